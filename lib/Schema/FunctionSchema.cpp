@@ -1,0 +1,168 @@
+//===- FunctionSchema.cpp - Operator schemas ------------------------------===//
+
+#include "opal/Schema/FunctionSchema.h"
+
+using namespace opal;
+
+//===----------------------------------------------------------------------===//
+// OperatorName
+//===----------------------------------------------------------------------===//
+
+std::string_view OperatorName::ns() const {
+  size_t pos = name.find("::");
+  if (pos == std::string::npos)
+    return {};
+  return std::string_view(name).substr(0, pos);
+}
+
+std::string_view OperatorName::baseName() const {
+  size_t pos = name.find("::");
+  if (pos == std::string::npos)
+    return name;
+  return std::string_view(name).substr(pos + 2);
+}
+
+std::string OperatorName::str() const {
+  if (overloadName.empty())
+    return name;
+  return name + "." + overloadName;
+}
+
+//===----------------------------------------------------------------------===//
+// Argument
+//===----------------------------------------------------------------------===//
+
+const AliasInfo *Argument::aliasInfo() const {
+  const SchemaType *type = type_.get();
+  if (type->isOptional())
+    type = type->element().get();
+  if (type->aliasInfo())
+    return &*type->aliasInfo();
+  if (type->isList()) {
+    const SchemaType *element = type->element().get();
+    if (element->isOptional())
+      element = element->element().get();
+    if (element->aliasInfo())
+      return &*element->aliasInfo();
+  }
+  return nullptr;
+}
+
+bool Argument::isWrite() const {
+  const AliasInfo *info = aliasInfo();
+  return info && info->isWrite();
+}
+
+std::optional<int64_t> Argument::fixedSize() const {
+  const SchemaType *type = type_.get();
+  if (type->isOptional())
+    type = type->element().get();
+  if (type->isList())
+    return type->fixedSize();
+  return std::nullopt;
+}
+
+/// True if every element of an int list default is the same, so that it
+/// prints as the single value (`int[2] stride=1`), as PyTorch does.
+static bool isUniformIntList(const DefaultValue &value) {
+  if (value.kind() != DefaultValue::Kind::IntList)
+    return false;
+  const std::vector<int64_t> &values = value.toIntList();
+  if (values.size() < 2)
+    return false;
+  for (int64_t v : values)
+    if (v != values.front())
+      return false;
+  return true;
+}
+
+std::string Argument::str() const {
+  std::string out = type_->str();
+  if (!name_.empty())
+    out += " " + name_;
+  if (defaultValue_) {
+    out += "=";
+    // A uniform default prints as one value only where it can be read back:
+    // on a sized list (`int[2] stride=1`).
+    if (fixedSize() && isUniformIntList(*defaultValue_))
+      out += std::to_string(defaultValue_->toIntList().front());
+    else
+      out += defaultValue_->str();
+  }
+  return out;
+}
+
+bool Argument::operator==(const Argument &other) const {
+  return name_ == other.name_ && *type_ == *other.type_ &&
+         defaultValue_ == other.defaultValue_ &&
+         kwargOnly_ == other.kwargOnly_;
+}
+
+//===----------------------------------------------------------------------===//
+// FunctionSchema
+//===----------------------------------------------------------------------===//
+
+bool FunctionSchema::isMutable() const {
+  for (const Argument &argument : arguments_)
+    if (argument.isWrite())
+      return true;
+  return false;
+}
+
+std::optional<size_t>
+FunctionSchema::argumentIndex(std::string_view name) const {
+  for (size_t i = 0; i < arguments_.size(); ++i)
+    if (arguments_[i].name() == name)
+      return i;
+  return std::nullopt;
+}
+
+FunctionSchema FunctionSchema::withName(OperatorName name) const {
+  FunctionSchema copy = *this;
+  copy.name_ = std::move(name);
+  return copy;
+}
+
+std::string FunctionSchema::str() const {
+  std::string out = name_.str();
+  out += "(";
+  bool seenKwargOnly = false;
+  for (size_t i = 0; i < arguments_.size(); ++i) {
+    if (i)
+      out += ", ";
+    if (arguments_[i].kwargOnly() && !seenKwargOnly) {
+      out += "*, ";
+      seenKwargOnly = true;
+    }
+    out += arguments_[i].str();
+  }
+  if (isVararg_)
+    out += arguments_.empty() ? "..." : ", ...";
+  out += ") -> ";
+
+  // One return prints bare, unless its text itself starts with '(' (a tuple
+  // type); `...` alone prints bare too.
+  bool parenthesize = !((returns_.size() == 1 && !isVarret_) ||
+                        (returns_.empty() && isVarret_));
+  if (returns_.size() == 1 && !isVarret_ &&
+      returns_.front().type()->kind() == TypeKind::Tuple)
+    parenthesize = true;
+  if (parenthesize)
+    out += "(";
+  for (size_t i = 0; i < returns_.size(); ++i) {
+    if (i)
+      out += ", ";
+    out += returns_[i].str();
+  }
+  if (isVarret_)
+    out += returns_.empty() ? "..." : ", ...";
+  if (parenthesize)
+    out += ")";
+  return out;
+}
+
+bool FunctionSchema::operator==(const FunctionSchema &other) const {
+  return name_ == other.name_ && arguments_ == other.arguments_ &&
+         returns_ == other.returns_ && isVararg_ == other.isVararg_ &&
+         isVarret_ == other.isVarret_;
+}

@@ -1,0 +1,19 @@
+//===- Bindings.h - Pieces of the opal._C module ----------------*- C++ -*-===//
+//
+// Each file of python/src binds one folder of the C++ core; Module.cpp calls
+// them in order.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPAL_PYTHON_BINDINGS_H
+#define OPAL_PYTHON_BINDINGS_H
+
+#include <pybind11/pybind11.h>
+
+namespace opal::python {
+
+void bindSchema(pybind11::module_ &m);
+
+} // namespace opal::python
+
+#endif // OPAL_PYTHON_BINDINGS_H

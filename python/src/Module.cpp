@@ -1,0 +1,8 @@
+//===- Module.cpp - The opal._C extension module --------------------------===//
+
+#include "Bindings.h"
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "opal's native core: schemas, dispatcher and runtime";
+  opal::python::bindSchema(m);
+}

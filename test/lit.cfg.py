@@ -1,0 +1,25 @@
+# -*- Python -*-
+# lit configuration for opal: FileCheck tests of the tools and IR, and
+# Python scripts run through %python.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "opal"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".schema", ".py"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.opal_obj_root, "test")
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.add_tool_substitutions(["opal-opt", "opal-schema"],
+                                   [config.opal_tools_dir])
+
+# %python: Debian's interpreter with the built opal package importable.
+config.substitutions.append(("%python", config.opal_python))
+llvm_config.with_environment("PYTHONPATH", config.opal_python_dir,
+                             append_path=True)
