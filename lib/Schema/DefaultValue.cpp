@@ -39,26 +39,29 @@ static std::string formatComplex(std::complex<double> value) {
 }
 
 std::string opal::quoteString(const std::string &value) {
+  // The escapes of PyTorch's printQuotedString: C escapes, `\'` and `\"`,
+  // and octal for other unprintable bytes.
   std::string out = "\"";
-  for (char c : value) {
+  for (unsigned char c : value) {
     switch (c) {
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    case '\n':
-      out += "\\n";
-      break;
-    case '\t':
-      out += "\\t";
-      break;
-    case '\r':
-      out += "\\r";
-      break;
+    case '\\': out += "\\\\"; break;
+    case '\'': out += "\\'"; break;
+    case '"': out += "\\\""; break;
+    case '\a': out += "\\a"; break;
+    case '\b': out += "\\b"; break;
+    case '\f': out += "\\f"; break;
+    case '\n': out += "\\n"; break;
+    case '\r': out += "\\r"; break;
+    case '\t': out += "\\t"; break;
+    case '\v': out += "\\v"; break;
     default:
-      out += c;
+      if (c >= 0x20 && c < 0x7f) {
+        out += static_cast<char>(c);
+      } else {
+        char octal[5];
+        std::snprintf(octal, sizeof(octal), "\\%03o", c);
+        out += octal;
+      }
     }
   }
   return out + "\"";

@@ -145,8 +145,8 @@ std::string FunctionSchema::str() const {
   bool parenthesize = !((returns_.size() == 1 && !isVarret_) ||
                         (returns_.empty() && isVarret_));
   if (returns_.size() == 1 && !isVarret_ &&
-      returns_.front().type()->kind() == TypeKind::Tuple)
-    parenthesize = true;
+      returns_.front().type()->str().front() == '(')
+    parenthesize = true; // a lone tuple-typed return: `-> ((int, t)[])`
   if (parenthesize)
     out += "(";
   for (size_t i = 0; i < returns_.size(); ++i) {

@@ -148,19 +148,25 @@ std::string opal::detail::unquoteString(std::string_view token) {
       out += c;
       continue;
     }
-    switch (char e = body[++i]) {
-    case 'n':
-      out += '\n';
-      break;
-    case 't':
-      out += '\t';
-      break;
-    case 'r':
-      out += '\r';
-      break;
-    case '0':
-      out += '\0';
-      break;
+    char e = body[++i];
+    if (e >= '0' && e <= '7') { // up to three octal digits
+      int code = 0;
+      for (int n = 0; n < 3 && i < body.size() && body[i] >= '0' &&
+                      body[i] <= '7';
+           ++n, ++i)
+        code = code * 8 + (body[i] - '0');
+      --i;
+      out += static_cast<char>(code);
+      continue;
+    }
+    switch (e) {
+    case 'a': out += '\a'; break;
+    case 'b': out += '\b'; break;
+    case 'f': out += '\f'; break;
+    case 'n': out += '\n'; break;
+    case 'r': out += '\r'; break;
+    case 't': out += '\t'; break;
+    case 'v': out += '\v'; break;
     default: // \\, \", \' and any other escaped character stand for themselves
       out += e;
     }

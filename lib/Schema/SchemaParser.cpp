@@ -97,23 +97,43 @@ constexpr NamedConstant kNamedConstants[] = {
     {"Mean", TypeKind::Int, 1},                  // at::Reduction::Mean
 };
 
-/// Levenshtein distance, for "did you mean" hints.
+/// Case-insensitive edit distance with transpositions (optimal string
+/// alignment), for "did you mean" hints: `flaot` is 1 from `float`.
 size_t editDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
+  auto lower = [](char c) {
+    return std::tolower(static_cast<unsigned char>(c));
+  };
+  std::vector<std::vector<size_t>> d(a.size() + 1,
+                                     std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i)
+    d[i][0] = i;
   for (size_t j = 0; j <= b.size(); ++j)
-    row[j] = j;
+    d[0][j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
     for (size_t j = 1; j <= b.size(); ++j) {
-      size_t above = row[j];
-      bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                  std::tolower(static_cast<unsigned char>(b[j - 1]));
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
-      diagonal = above;
+      size_t cost = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1,
+                          d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
+          lower(a[i - 2]) == lower(b[j - 1]))
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
   }
-  return row[b.size()];
+  return d[a.size()][b.size()];
+}
+
+/// The base type name closest to `name` within `maxDistance`, if any.
+std::string_view closestBaseType(std::string_view name, size_t maxDistance) {
+  std::string_view best;
+  size_t bestDistance = maxDistance + 1;
+  for (std::string_view candidate : allBaseTypeNames()) {
+    size_t distance = editDistance(name, candidate);
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best;
 }
 
 //===----------------------------------------------------------------------===//
@@ -150,7 +170,7 @@ private:
                    std::vector<Token> &nameTokens);
   bool parseType(TypePtr &type, bool isArgument);
   bool parseTypeAtom(TypePtr &type);
-  bool parseAliasAnnotation(TypePtr &type, const Token &typeToken);
+  bool parseAliasAnnotation(TypePtr &type);
   bool parseAliasSets(std::vector<std::string> &sets);
   bool parseLiteral(Literal &literal);
   bool parseNumber(const Token &token, bool negative, Literal &literal);
@@ -232,7 +252,8 @@ bool Parser::parseName(OperatorName &name) {
                                  "::', but found " + current().describe());
     name.name += "::" + std::string(consume().text);
   } else if (current().kind == TokenKind::Invalid && current().text == ":") {
-    return fail(current(), "expected '::' between namespace and name");
+    return failAt(current().offset, 1,
+                  "expected '::' between namespace and name");
   }
   if (current().is(".")) {
     consume();
@@ -342,7 +363,6 @@ bool Parser::parseArguments(std::vector<Argument> &arguments,
 bool Parser::parseArgument(bool kwargOnly, std::vector<Argument> &arguments,
                            std::vector<Token> &nameTokens) {
   TypePtr type;
-  Token typeToken = current();
   if (!parseType(type, /*isArgument=*/true))
     return false;
   if (!checkToken())
@@ -431,11 +451,10 @@ bool Parser::parseStandaloneType(TypePtr &type) {
 }
 
 bool Parser::parseType(TypePtr &type, bool isArgument) {
-  Token typeToken = current();
   if (!parseTypeAtom(type))
     return false;
   if (current().is("(") || current().is("!")) {
-    if (!parseAliasAnnotation(type, typeToken))
+    if (!parseAliasAnnotation(type))
       return false;
   }
   while (true) {
@@ -453,7 +472,7 @@ bool Parser::parseType(TypePtr &type, bool isArgument) {
     if (current().is("]")) {
       consume();
       type = SchemaType::list(type);
-      if (current().is("(") && !parseAliasAnnotation(type, typeToken))
+      if (current().is("(") && !parseAliasAnnotation(type))
         return false;
       continue;
     }
@@ -478,7 +497,7 @@ bool Parser::parseType(TypePtr &type, bool isArgument) {
     if (!expectPunct("]", "after the list size"))
       return false;
     type = SchemaType::list(type, n);
-    if (current().is("(") && !parseAliasAnnotation(type, typeToken))
+    if (current().is("(") && !parseAliasAnnotation(type))
       return false;
     if (current().is("?")) {
       consume();
@@ -528,26 +547,60 @@ bool Parser::parseTypeAtom(TypePtr &type) {
     type = SchemaType::dict(std::move(key), std::move(value));
     return true;
   }
+  if (std::optional<TypeKind> kind = lookupContainerType(token.text)) {
+    // Union(A, B, ...), Future(T), RRef(T), Await(T).
+    std::string name(token.text);
+    std::vector<TypePtr> elements;
+    if (!expectPunct("(", "after '" + name + "'"))
+      return false;
+    do {
+      if (!elements.empty())
+        consume(); // ','
+      TypePtr element;
+      if (!parseType(element, false))
+        return false;
+      elements.push_back(std::move(element));
+    } while (*kind == TypeKind::Union && current().is(","));
+    if (!expectPunct(")", "to close the " + name + " type"))
+      return false;
+    type = SchemaType::container(*kind, std::move(elements));
+    return true;
+  }
   if (std::optional<TypeKind> kind = lookupBaseType(token.text)) {
     type = SchemaType::get(*kind);
     return true;
   }
-  static constexpr std::string_view kUnsupported[] = {
-      "Union", "Future", "RRef", "Await", "Quantizer", "ConstQuantizerPtr",
-      "Capsule", "AnyClassType", "AnyEnumType"};
+  static constexpr std::string_view kUnsupported[] = {"Quantizer",
+                                                      "ConstQuantizerPtr"};
   for (std::string_view name : kUnsupported)
     if (token.text == name)
       return fail(token, "type '" + std::string(name) +
                              "' is not supported by opal");
+  // `__torch__.torch.classes.ns.Name`: a custom class.
+  if (token.text == "__torch__") {
+    std::string name(token.text);
+    do {
+      if (!expectPunct(".", "in the class name '" + name + "'"))
+        return false;
+      if (current().kind != TokenKind::Identifier)
+        return fail(current(), "expected a name after '" + name +
+                                   ".', but found " + current().describe());
+      name += "." + std::string(consume().text);
+    } while (current().is("."));
+    type = SchemaType::named(TypeKind::Class, std::move(name));
+    return true;
+  }
   std::string reason = "unknown type '" + std::string(token.text) + "'";
-  std::string_view best;
-  size_t bestDistance = 3;
-  for (std::string_view candidate : allBaseTypeNames()) {
-    size_t d = editDistance(token.text, candidate);
-    if (d < bestDistance) {
-      best = candidate;
-      bestDistance = d;
-    }
+  bool lowerCase = std::islower(static_cast<unsigned char>(token.text[0]));
+  // A lower-case identifier is a type variable (`t`, as in TorchScript's
+  // `aten::append.t(t[](a!) self, t(c -> *) el)`), unless it is a near miss
+  // of a type name (`tensor`, `flaot`).
+  size_t maxDistance =
+      !lowerCase ? 2 : token.text.size() < 3 ? 0 : token.text.size() < 6 ? 1 : 2;
+  std::string_view best = closestBaseType(token.text, maxDistance);
+  if (lowerCase && best.empty()) {
+    type = SchemaType::named(TypeKind::TypeVar, std::string(token.text));
+    return true;
   }
   if (!best.empty())
     return fail(token, reason + "; did you mean '" + std::string(best) + "'?");
@@ -558,15 +611,8 @@ bool Parser::parseTypeAtom(TypePtr &type) {
                          ", Dict(K, V) or a tuple");
 }
 
-bool Parser::parseAliasAnnotation(TypePtr &type, const Token &typeToken) {
+bool Parser::parseAliasAnnotation(TypePtr &type) {
   Token open = current();
-  bool annotatable = type->kind() == TypeKind::Tensor || !type->isBase();
-  if (!annotatable)
-    return fail(open, "alias annotations are only allowed on Tensor and "
-                      "container types, not on '" + type->str() + "'");
-  if (type->aliasInfo())
-    return fail(open, "type '" + type->str() + "' already has an alias "
-                      "annotation");
   if (open.is("!")) {
     if (type->kind() != TypeKind::Tensor)
       return fail(open, "'!' without a set name is only allowed right after "
@@ -593,7 +639,6 @@ bool Parser::parseAliasAnnotation(TypePtr &type, const Token &typeToken) {
   }
   if (!expectPunct(")", "to close the alias annotation"))
     return false;
-  (void)typeToken;
   type = type->withAlias(AliasInfo(std::move(before), isWrite, std::move(after)));
   return true;
 }
@@ -854,11 +899,8 @@ bool Parser::convertDefault(const Literal &literal, const TypePtr &type,
   std::optional<int64_t> size = target->fixedSize();
   if (literal.kind == K::List) {
     items = literal.elements;
-    if (size && static_cast<int64_t>(items.size()) != *size)
-      return failAt(literal.token.offset, literal.length,
-                    "invalid default for argument '" + argName + "' of type " +
-                        target->str() + ": expected " + std::to_string(*size) +
-                        " values, but found " + std::to_string(items.size()));
+    // As in PyTorch, the size of `int[N]` is a hint: `int[1] dim=[-2, -1]`
+    // (aten::fft_fft2) and `int[2] stride=[]` (max_pool2d) are legal.
   } else if (size) {
     items.assign(*size, literal); // `int[2] stride=1` means [1, 1]
   } else {

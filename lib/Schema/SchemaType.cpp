@@ -16,7 +16,7 @@ struct BaseTypeInfo {
 } // namespace
 
 // One row per base type, in the order of TypeKind.
-static constexpr std::array<BaseTypeInfo, 19> kBaseTypes = {{
+static constexpr std::array<BaseTypeInfo, 22> kBaseTypes = {{
     {TypeKind::Tensor, "Tensor", "Tensor"},
     {TypeKind::Int, "int", "int"},
     {TypeKind::SymInt, "SymInt", "SymInt"},
@@ -36,7 +36,30 @@ static constexpr std::array<BaseTypeInfo, 19> kBaseTypes = {{
     {TypeKind::QScheme, "QScheme", "QScheme"},
     {TypeKind::Any, "Any", "Any"},
     {TypeKind::None, "NoneType", "NoneType"},
+    {TypeKind::AnyClassType, "AnyClassType", "AnyClassType"},
+    {TypeKind::AnyEnumType, "AnyEnumType", "AnyEnumType"},
+    {TypeKind::Capsule, "Capsule", "Capsule"},
 }};
+
+/// The spelling of a TorchScript container kind.
+static const char *containerName(TypeKind kind) {
+  switch (kind) {
+  case TypeKind::Dict: return "Dict";
+  case TypeKind::Union: return "Union";
+  case TypeKind::Future: return "Future";
+  case TypeKind::RRef: return "RRef";
+  case TypeKind::Await: return "Await";
+  default: return nullptr;
+  }
+}
+
+std::optional<TypeKind> opal::lookupContainerType(std::string_view name) {
+  for (TypeKind kind : {TypeKind::Dict, TypeKind::Union, TypeKind::Future,
+                        TypeKind::RRef, TypeKind::Await})
+    if (name == containerName(kind))
+      return kind;
+  return std::nullopt;
+}
 
 const char *opal::baseTypeName(TypeKind kind) {
   assert(static_cast<size_t>(kind) < kBaseTypes.size() && "not a base type");
@@ -92,8 +115,21 @@ TypePtr SchemaType::tuple(std::vector<TypePtr> elements) {
 }
 
 TypePtr SchemaType::dict(TypePtr key, TypePtr value) {
-  auto type = std::shared_ptr<SchemaType>(new SchemaType(TypeKind::Dict));
-  type->contained_ = {std::move(key), std::move(value)};
+  return container(TypeKind::Dict, {std::move(key), std::move(value)});
+}
+
+TypePtr SchemaType::container(TypeKind kind, std::vector<TypePtr> elements) {
+  assert(containerName(kind) && "not a container kind");
+  auto type = std::shared_ptr<SchemaType>(new SchemaType(kind));
+  type->contained_ = std::move(elements);
+  return type;
+}
+
+TypePtr SchemaType::named(TypeKind kind, std::string name) {
+  assert((kind == TypeKind::TypeVar || kind == TypeKind::Class) &&
+         "not a named type kind");
+  auto type = std::shared_ptr<SchemaType>(new SchemaType(kind));
+  type->name_ = std::move(name);
   return type;
 }
 
@@ -140,7 +176,16 @@ std::string SchemaType::str() const {
     out = "(" + joinTypes(contained_, &SchemaType::str) + ")";
     break;
   case TypeKind::Dict:
-    out = "Dict(" + joinTypes(contained_, &SchemaType::str) + ")";
+  case TypeKind::Union:
+  case TypeKind::Future:
+  case TypeKind::RRef:
+  case TypeKind::Await:
+    out = std::string(containerName(kind_)) + "(" +
+          joinTypes(contained_, &SchemaType::str) + ")";
+    break;
+  case TypeKind::TypeVar:
+  case TypeKind::Class:
+    out = name_;
     break;
   default:
     out = baseTypeName(kind_);
@@ -160,7 +205,15 @@ std::string SchemaType::pythonStr() const {
   case TypeKind::Tuple:
     return "Tuple[" + joinTypes(contained_, &SchemaType::pythonStr) + "]";
   case TypeKind::Dict:
-    return "Dict[" + joinTypes(contained_, &SchemaType::pythonStr) + "]";
+  case TypeKind::Union:
+  case TypeKind::Future:
+  case TypeKind::RRef:
+  case TypeKind::Await:
+    return std::string(containerName(kind_)) + "[" +
+           joinTypes(contained_, &SchemaType::pythonStr) + "]";
+  case TypeKind::TypeVar:
+  case TypeKind::Class:
+    return name_;
   default:
     return kBaseTypes[static_cast<size_t>(kind_)].pythonName;
   }
@@ -195,6 +248,7 @@ bool SchemaType::isTensorLike() const {
 
 bool SchemaType::operator==(const SchemaType &other) const {
   if (kind_ != other.kind_ || size_ != other.size_ || alias_ != other.alias_ ||
+      name_ != other.name_ ||
       contained_.size() != other.contained_.size())
     return false;
   for (size_t i = 0; i < contained_.size(); ++i)

@@ -42,17 +42,30 @@ enum class TypeKind : uint8_t {
   QScheme,
   Any,
   None,
+  AnyClassType,
+  AnyEnumType,
+  Capsule,
   // Composite types.
   Optional,
   List,
   Tuple,
   Dict,
+  Union,  // TorchScript-only containers, parsed for fidelity with PyTorch
+  Future,
+  RRef,
+  Await,
+  // Named types.
+  TypeVar, // a lower-case identifier such as `t` (TorchScript builtins)
+  Class,   // `__torch__.torch.classes.ns.Name`
 };
 
 /// The spelling of a base type in a schema (`Tensor`, `int`, ...).
 const char *baseTypeName(TypeKind kind);
 /// The base type spelled `name`, if there is one.
 std::optional<TypeKind> lookupBaseType(std::string_view name);
+/// The container kind spelled `name` (`Dict`, `Union`, `Future`, `RRef`,
+/// `Await`), if there is one.
+std::optional<TypeKind> lookupContainerType(std::string_view name);
 /// Every base type name, in the order of TypeKind.
 std::vector<std::string_view> allBaseTypeNames();
 
@@ -67,6 +80,10 @@ public:
   static TypePtr list(TypePtr element, std::optional<int64_t> size = {});
   static TypePtr tuple(std::vector<TypePtr> elements);
   static TypePtr dict(TypePtr key, TypePtr value);
+  /// Dict, Union, Future, RRef or Await of `elements`.
+  static TypePtr container(TypeKind kind, std::vector<TypePtr> elements);
+  /// A type variable (`t`) or a custom class (`__torch__.torch.classes.X`).
+  static TypePtr named(TypeKind kind, std::string name);
   /// This type with `alias` attached to its outermost node.
   TypePtr withAlias(AliasInfo alias) const;
   /// This type without any alias annotation, at any depth.
@@ -84,6 +101,8 @@ public:
   /// The `N` of `T[N]`.
   std::optional<int64_t> fixedSize() const { return size_; }
   const std::optional<AliasInfo> &aliasInfo() const { return alias_; }
+  /// The name of a TypeVar or Class type.
+  const std::string &name() const { return name_; }
 
   /// The type written in a schema: `Tensor(a!)?`, `int[2]`, `Dict(str, int)`.
   std::string str() const;
@@ -110,6 +129,7 @@ private:
   std::vector<TypePtr> contained_;
   std::optional<int64_t> size_;
   std::optional<AliasInfo> alias_;
+  std::string name_;
 };
 
 } // namespace opal

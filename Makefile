@@ -1,0 +1,37 @@
+# opal's entry points. Each target first installs missing Debian packages,
+# then configures (once) and builds incrementally with Ninja.
+#
+#   make build   build everything into build/
+#   make test    build, then run every test (lit, GoogleTest, pytest)
+#   make demo    build, then run opal's main demo
+#   make clean   remove build/
+
+BUILD_DIR ?= build
+JOBS ?= 2
+PYTHON := /usr/bin/python3
+
+.PHONY: all build test demo clean bootstrap-build bootstrap-test
+
+all: build
+
+bootstrap-build:
+	@scripts/bootstrap.sh build
+
+bootstrap-test:
+	@scripts/bootstrap.sh test
+
+$(BUILD_DIR)/build.ninja:
+	cmake -G Ninja -S . -B $(BUILD_DIR) -DOPAL_PYTHON=$(PYTHON)
+
+build: bootstrap-build $(BUILD_DIR)/build.ninja
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+test: bootstrap-test $(BUILD_DIR)/build.ninja
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+	$(PYTHON) scripts/run-tests.py --build-dir $(BUILD_DIR)
+
+demo: build
+	PYTHONPATH=$(BUILD_DIR)/python $(PYTHON) examples/schema_tour.py
+
+clean:
+	rm -rf $(BUILD_DIR)

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Installs the Debian packages opal needs that are missing, and nothing else.
+#
+#   scripts/bootstrap.sh build   # what building opal needs
+#   scripts/bootstrap.sh test    # that, plus what the test suite needs
+#
+# Checks each package with `dpkg -s`; runs `apt-get update` and
+# `apt-get install` only when something is missing, so a second run is a no-op.
+set -euo pipefail
+
+profile="${1:-build}"
+
+build_packages=(
+  cmake ninja-build ccache g++ make
+  llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  pybind11-dev python3-dev python3-numpy
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+# python3-torch (PyTorch 1.13, CPU) is a behavioural reference for tests only;
+# opal itself never imports it.
+test_packages=(python3-pytest python3-torch)
+
+case "$profile" in
+  build) wanted=("${build_packages[@]}") ;;
+  test) wanted=("${build_packages[@]}" "${test_packages[@]}") ;;
+  *) echo "usage: $0 build|test" >&2; exit 2 ;;
+esac
+
+missing=()
+for package in "${wanted[@]}"; do
+  if ! dpkg -s "$package" >/dev/null 2>&1 ||
+     ! dpkg -s "$package" 2>/dev/null | grep -q '^Status: install ok installed'; then
+    missing+=("$package")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "bootstrap: installing missing packages: ${missing[*]}"
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then
+    sudo=(sudo)
+  else
+    echo "bootstrap: need root (or sudo) to install: ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -q
+"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
