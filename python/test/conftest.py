@@ -1,0 +1,14 @@
+"""pytest setup: the tests import the built package from build/python.
+
+scripts/run-tests.py puts it on PYTHONPATH; run by hand with
+    PYTHONPATH=build/python /usr/bin/python3 -m pytest python/test
+"""
+
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD_DIR = os.environ.get("OPAL_BUILD_DIR", os.path.join(ROOT, "build"))
+package_dir = os.path.join(BUILD_DIR, "python")
+if package_dir not in sys.path and os.path.isdir(package_dir):
+    sys.path.insert(0, package_dir)
