@@ -1,0 +1,64 @@
+//===- LocalDispatchKeySet.cpp - Thread-local include/exclude sets --------===//
+
+#include "opal/Dispatch/LocalDispatchKeySet.h"
+
+using namespace opal;
+
+static thread_local PODLocalDispatchKeySet tlsState;
+
+PODLocalDispatchKeySet &opal::tlsLocalDispatchKeySet() { return tlsState; }
+
+bool opal::tlsIsDispatchKeyIncluded(DispatchKey k) {
+  return tlsState.included().has(k);
+}
+
+bool opal::tlsIsDispatchKeyExcluded(DispatchKey k) {
+  return tlsState.excluded().has(k);
+}
+
+void opal::tlsSetDispatchKeyIncluded(DispatchKey k, bool included) {
+  DispatchKeySet current = tlsState.included();
+  tlsState.setIncluded(included ? current.add(k) : current.remove(k));
+}
+
+void opal::tlsSetDispatchKeyExcluded(DispatchKey k, bool excluded) {
+  DispatchKeySet current = tlsState.excluded();
+  tlsState.setExcluded(excluded ? current.add(k) : current.remove(k));
+}
+
+/// The bits of `keys` that `present` lacks: what a guard adds, and so what
+/// it removes again (functionality and backend bits alike).
+static DispatchKeySet missingFrom(DispatchKeySet present, DispatchKeySet keys) {
+  return DispatchKeySet(DispatchKeySet::RAW, keys.raw() & ~present.raw());
+}
+
+IncludeDispatchKeyGuard::IncludeDispatchKeyGuard(DispatchKeySet keys) {
+  DispatchKeySet current = tlsState.included();
+  added_ = missingFrom(current, keys);
+  tlsState.setIncluded(current | added_);
+}
+
+IncludeDispatchKeyGuard::~IncludeDispatchKeyGuard() {
+  tlsState.setIncluded(DispatchKeySet(
+      DispatchKeySet::RAW, tlsState.included().raw() & ~added_.raw()));
+}
+
+ExcludeDispatchKeyGuard::ExcludeDispatchKeyGuard(DispatchKeySet keys) {
+  DispatchKeySet current = tlsState.excluded();
+  added_ = missingFrom(current, keys);
+  tlsState.setExcluded(current | added_);
+}
+
+ExcludeDispatchKeyGuard::~ExcludeDispatchKeyGuard() {
+  tlsState.setExcluded(DispatchKeySet(
+      DispatchKeySet::RAW, tlsState.excluded().raw() & ~added_.raw()));
+}
+
+ForceDispatchKeyGuard::ForceDispatchKeyGuard(DispatchKeySet included,
+                                             DispatchKeySet excluded)
+    : saved_(tlsState) {
+  tlsState.setIncluded(included);
+  tlsState.setExcluded(excluded);
+}
+
+ForceDispatchKeyGuard::~ForceDispatchKeyGuard() { tlsState = saved_; }
