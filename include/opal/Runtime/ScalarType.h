@@ -1,0 +1,50 @@
+//===- ScalarType.h - Element types of tensors ------------------*- C++ -*-===//
+//
+// PyTorch's ScalarType numbering (schema defaults print `dtype=6` for
+// float32), the element size, and the names PyTorch prints.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPAL_RUNTIME_SCALARTYPE_H
+#define OPAL_RUNTIME_SCALARTYPE_H
+
+#include "opal/Support/Expected.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace opal {
+
+enum class ScalarType : int8_t {
+  Byte = 0,   // uint8
+  Char = 1,   // int8
+  Short = 2,  // int16
+  Int = 3,    // int32
+  Long = 4,   // int64
+  Half = 5,   // float16
+  Float = 6,  // float32
+  Double = 7, // float64
+  ComplexHalf = 8,
+  ComplexFloat = 9,
+  ComplexDouble = 10,
+  Bool = 11,
+  BFloat16 = 15,
+  Undefined = -1,
+};
+
+/// Bytes per element.
+size_t elementSize(ScalarType type);
+/// PyTorch's name of the dtype: "float32", "int64", "bool", ...
+const char *dtypeName(ScalarType type);
+/// The dtype called `name` ("float32", "float", "int64", "long", ...).
+Expected<ScalarType> parseScalarType(std::string_view name);
+bool isFloatingType(ScalarType type);
+bool isIntegralType(ScalarType type, bool includeBool);
+bool isComplexType(ScalarType type);
+/// True for the ScalarType values opal defines.
+bool isValidScalarType(int64_t value);
+
+} // namespace opal
+
+#endif // OPAL_RUNTIME_SCALARTYPE_H

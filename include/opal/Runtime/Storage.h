@@ -1,0 +1,51 @@
+//===- Storage.h - The memory behind tensors --------------------*- C++ -*-===//
+//
+// A Storage is a reference-counted block of device memory that views share.
+// CPU blocks are 64-byte aligned. Meta tensors have no storage.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPAL_RUNTIME_STORAGE_H
+#define OPAL_RUNTIME_STORAGE_H
+
+#include "opal/Runtime/Device.h"
+#include "opal/Support/IntrusivePtr.h"
+
+#include <cstddef>
+
+namespace opal {
+
+class StorageImpl : public RefCounted {
+public:
+  using Deleter = void (*)(void *data, void *context);
+
+  /// Takes ownership of `data`; `deleter(data, context)` frees it.
+  StorageImpl(void *data, size_t nbytes, Device device, Deleter deleter,
+              void *context)
+      : data_(data), nbytes_(nbytes), device_(device), deleter_(deleter),
+        context_(context) {}
+  ~StorageImpl() override;
+
+  /// A new, uninitialised, 64-byte aligned CPU block of `nbytes`.
+  static IntrusivePtr<StorageImpl> allocateCPU(size_t nbytes);
+
+  void *data() const { return data_; }
+  size_t nbytes() const { return nbytes_; }
+  Device device() const { return device_; }
+
+private:
+  void *data_;
+  size_t nbytes_;
+  Device device_;
+  Deleter deleter_;
+  void *context_;
+};
+
+using Storage = IntrusivePtr<StorageImpl>;
+
+/// The alignment of every CPU allocation.
+constexpr size_t kCPUAlignment = 64;
+
+} // namespace opal
+
+#endif // OPAL_RUNTIME_STORAGE_H

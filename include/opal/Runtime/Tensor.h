@@ -1,0 +1,102 @@
+//===- Tensor.h - The tensor handle -----------------------------*- C++ -*-===//
+//
+// A Tensor is a counted handle to a TensorImpl: storage (shared by views),
+// dtype, sizes, strides, storage offset, device, and the dispatch keys a call
+// with this tensor contributes. As in PyTorch 1.13, a CPU tensor carries
+// {CPU, ADInplaceOrView, AutogradCPU, AutocastCPU} and a meta tensor
+// {Meta, ADInplaceOrView, AutogradMeta}.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPAL_RUNTIME_TENSOR_H
+#define OPAL_RUNTIME_TENSOR_H
+
+#include "opal/Dispatch/DispatchKeySet.h"
+#include "opal/Runtime/ScalarType.h"
+#include "opal/Runtime/Storage.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace opal {
+
+class TensorImpl : public RefCounted {
+public:
+  TensorImpl(Storage storage, ScalarType dtype, Device device,
+             std::vector<int64_t> sizes, std::vector<int64_t> strides,
+             int64_t storageOffset);
+
+  const Storage &storage() const { return storage_; }
+  ScalarType dtype() const { return dtype_; }
+  Device device() const { return device_; }
+  const std::vector<int64_t> &sizes() const { return sizes_; }
+  const std::vector<int64_t> &strides() const { return strides_; }
+  int64_t storageOffset() const { return storageOffset_; }
+  int64_t numel() const { return numel_; }
+  DispatchKeySet keySet() const { return keySet_; }
+  /// Adds keys (e.g. Python for tensors that carry a Python subclass).
+  void addKeys(DispatchKeySet keys) { keySet_ = keySet_ | keys; }
+  void removeKeys(DispatchKeySet keys) { keySet_ = keySet_ - keys; }
+
+private:
+  Storage storage_;
+  ScalarType dtype_;
+  Device device_;
+  std::vector<int64_t> sizes_;
+  std::vector<int64_t> strides_;
+  int64_t storageOffset_;
+  int64_t numel_;
+  DispatchKeySet keySet_;
+};
+
+/// The keys PyTorch 1.13 gives a tensor on `device`.
+DispatchKeySet defaultTensorKeySet(Device device);
+/// Row-major strides of `sizes`.
+std::vector<int64_t> contiguousStrides(const std::vector<int64_t> &sizes);
+
+class Tensor {
+public:
+  /// An undefined tensor (what `None` becomes for a `Tensor?` argument).
+  Tensor() = default;
+  explicit Tensor(IntrusivePtr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  /// A new contiguous tensor; its memory is uninitialised (none on meta).
+  static Tensor empty(const std::vector<int64_t> &sizes,
+                      ScalarType dtype = ScalarType::Float,
+                      Device device = Device(DeviceType::CPU));
+
+  bool defined() const { return static_cast<bool>(impl_); }
+  TensorImpl *impl() const { return impl_.get(); }
+
+  ScalarType dtype() const { return impl_->dtype(); }
+  Device device() const { return impl_->device(); }
+  const std::vector<int64_t> &sizes() const { return impl_->sizes(); }
+  const std::vector<int64_t> &strides() const { return impl_->strides(); }
+  int64_t size(int64_t dim) const;
+  int64_t dim() const { return static_cast<int64_t>(impl_->sizes().size()); }
+  int64_t numel() const { return impl_->numel(); }
+  int64_t storageOffset() const { return impl_->storageOffset(); }
+  bool isContiguous() const;
+  /// The keys this tensor contributes to a call; empty if undefined.
+  DispatchKeySet keySet() const {
+    return impl_ ? impl_->keySet() : DispatchKeySet();
+  }
+  /// The address of the first element (null for meta tensors).
+  void *dataPtr() const;
+  template <typename T> T *data() const { return static_cast<T *>(dataPtr()); }
+
+  /// `tensor([1., 2.], dtype=float32)`-like summary (shape, dtype, device).
+  std::string str() const;
+
+  /// True if both handles share one TensorImpl.
+  bool isSame(const Tensor &other) const { return impl_ == other.impl_; }
+  uint32_t useCount() const { return impl_ ? impl_->useCount() : 0; }
+
+private:
+  IntrusivePtr<TensorImpl> impl_;
+};
+
+} // namespace opal
+
+#endif // OPAL_RUNTIME_TENSOR_H

@@ -1,0 +1,93 @@
+//===- Tensor.cpp - The tensor handle -------------------------------------===//
+
+#include "opal/Runtime/Tensor.h"
+
+#include <stdexcept>
+
+using namespace opal;
+
+DispatchKeySet opal::defaultTensorKeySet(Device device) {
+  switch (device.type()) {
+  case DeviceType::CPU:
+    return DispatchKeySet{DispatchKey::CPU, DispatchKey::ADInplaceOrView,
+                          DispatchKey::AutogradCPU, DispatchKey::AutocastCPU};
+  case DeviceType::CUDA:
+    return DispatchKeySet{DispatchKey::CUDA, DispatchKey::ADInplaceOrView,
+                          DispatchKey::AutogradCUDA, DispatchKey::AutocastCUDA};
+  case DeviceType::Meta:
+    return DispatchKeySet{DispatchKey::Meta, DispatchKey::ADInplaceOrView,
+                          DispatchKey::AutogradMeta};
+  }
+  return DispatchKeySet();
+}
+
+std::vector<int64_t> opal::contiguousStrides(const std::vector<int64_t> &sizes) {
+  std::vector<int64_t> strides(sizes.size());
+  int64_t stride = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = stride;
+    stride *= sizes[i] > 1 ? sizes[i] : 1;
+  }
+  return strides;
+}
+
+TensorImpl::TensorImpl(Storage storage, ScalarType dtype, Device device,
+                       std::vector<int64_t> sizes, std::vector<int64_t> strides,
+                       int64_t storageOffset)
+    : storage_(std::move(storage)), dtype_(dtype), device_(device),
+      sizes_(std::move(sizes)), strides_(std::move(strides)),
+      storageOffset_(storageOffset), keySet_(defaultTensorKeySet(device)) {
+  numel_ = 1;
+  for (int64_t size : sizes_)
+    numel_ *= size;
+}
+
+Tensor Tensor::empty(const std::vector<int64_t> &sizes, ScalarType dtype,
+                     Device device) {
+  int64_t numel = 1;
+  for (int64_t size : sizes) {
+    if (size < 0)
+      throw std::invalid_argument("negative dimension " + std::to_string(size));
+    numel *= size;
+  }
+  Storage storage;
+  if (device.isCPU())
+    storage = StorageImpl::allocateCPU(static_cast<size_t>(numel) *
+                                       elementSize(dtype));
+  else if (!device.isMeta())
+    throw std::invalid_argument("cannot allocate on device " + device.str());
+  return Tensor(IntrusivePtr<TensorImpl>::make(std::move(storage), dtype, device,
+                                               sizes, contiguousStrides(sizes),
+                                               0));
+}
+
+int64_t Tensor::size(int64_t dim) const {
+  int64_t rank = this->dim();
+  if (dim < -rank || dim >= rank)
+    throw std::out_of_range("dimension " + std::to_string(dim) +
+                            " out of range for a tensor of rank " +
+                            std::to_string(rank));
+  return sizes()[dim < 0 ? dim + rank : dim];
+}
+
+bool Tensor::isContiguous() const {
+  return impl_->strides() == contiguousStrides(impl_->sizes());
+}
+
+void *Tensor::dataPtr() const {
+  const Storage &storage = impl_->storage();
+  if (!storage)
+    return nullptr;
+  return static_cast<char *>(storage->data()) +
+         impl_->storageOffset() * static_cast<int64_t>(elementSize(dtype()));
+}
+
+std::string Tensor::str() const {
+  if (!defined())
+    return "Tensor(undefined)";
+  std::string shape;
+  for (size_t i = 0; i < sizes().size(); ++i)
+    shape += (i ? ", " : "") + std::to_string(sizes()[i]);
+  return "Tensor(shape=[" + shape + "], dtype=" + dtypeName(dtype()) +
+         ", device=" + device().str() + ")";
+}
