@@ -164,42 +164,27 @@ DispatchKeySet opal::getBackendKeySetFromAutograd(DispatchKey k) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-struct TableLayout {
-  // First slot of each functionality; per-backend ones span 14 slots.
-  std::array<uint16_t, kNumFunctionalityKeys> offsets{};
+/// The runtime key of every table slot, in PyTorch's dump order.
+struct TableKeys {
   std::array<DispatchKey, kNumRuntimeEntries> keys{};
-
-  TableLayout() {
-    uint16_t next = 1; // slot 0 is Undefined
+  TableKeys() {
     keys[0] = DispatchKey::Undefined;
     for (uint16_t f = 1; f < kNumFunctionalityKeys; ++f) {
       auto functionality = static_cast<DispatchKey>(f);
-      offsets[f] = next;
-      if (isPerBackendFunctionalityKey(functionality)) {
-        for (uint8_t b = 1; b <= kNumBackends; ++b)
-          keys[next++] = toRuntimePerBackendFunctionalityKey(
-              functionality, static_cast<BackendComponent>(b));
-      } else {
-        keys[next++] = functionality;
+      uint16_t offset = detail::kFunctionalityOffsets[f];
+      if (!isPerBackendFunctionalityKey(functionality)) {
+        keys[offset] = functionality;
+        continue;
       }
+      for (uint8_t b = 1; b <= kNumBackends; ++b)
+        keys[offset + b - 1] = toRuntimePerBackendFunctionalityKey(
+            functionality, static_cast<BackendComponent>(b));
     }
   }
 };
-const TableLayout &layout() {
-  static const TableLayout instance;
-  return instance;
-}
 } // namespace
 
-uint16_t opal::getDispatchTableIndexForDispatchKey(DispatchKey k) {
-  DispatchKey functionality = toFunctionalityKey(k);
-  uint16_t offset = layout().offsets[static_cast<uint16_t>(functionality)];
-  BackendComponent backend = toBackendComponent(k);
-  if (backend == BackendComponent::InvalidBit)
-    return functionality == DispatchKey::Undefined ? 0 : offset;
-  return offset + static_cast<uint8_t>(backend) - 1;
-}
-
 DispatchKey opal::getDispatchKeyForDispatchTableIndex(uint16_t index) {
-  return layout().keys[index];
+  static const TableKeys table;
+  return table.keys[index];
 }

@@ -12,7 +12,7 @@ template <typename T> static RefCounted *box(T value) {
   return boxed;
 }
 
-IValue::IValue(Tensor t) {
+IValue::IValue(Tensor t) : tag_(Tag::None) {
   if (!t.defined()) {
     tag_ = Tag::None; // an undefined tensor is None, as for `Tensor?`
     return;
@@ -26,7 +26,7 @@ IValue::IValue(std::complex<double> v) : tag_(Tag::Complex) {
   payload_.heap = box(v);
 }
 
-IValue::IValue(const Scalar &s) {
+IValue::IValue(const Scalar &s) : tag_(Tag::None) {
   switch (s.kind()) {
   case Scalar::Kind::Int: *this = IValue(s.toInt()); break;
   case Scalar::Kind::Double: *this = IValue(s.toDouble()); break;

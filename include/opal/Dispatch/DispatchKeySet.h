@@ -14,6 +14,7 @@
 
 #include "opal/Dispatch/DispatchKey.h"
 
+#include <array>
 #include <initializer_list>
 #include <string>
 
@@ -149,8 +150,30 @@ bool isIncludedInAlias(DispatchKey k, DispatchKey alias);
 /// NestedTensor on every backend, anything else → {}.
 DispatchKeySet getBackendKeySetFromAutograd(DispatchKey k);
 
+namespace detail {
+/// The first table slot of each functionality; per-backend ones span 14.
+constexpr std::array<uint16_t, kNumFunctionalityKeys> computeFunctionalityOffsets() {
+  std::array<uint16_t, kNumFunctionalityKeys> offsets{};
+  uint16_t next = 1; // slot 0 is Undefined
+  for (uint16_t f = 1; f < kNumFunctionalityKeys; ++f) {
+    offsets[f] = next;
+    next += isPerBackendFunctionalityKey(static_cast<DispatchKey>(f)) ? kNumBackends : 1;
+  }
+  return offsets;
+}
+inline constexpr auto kFunctionalityOffsets = computeFunctionalityOffsets();
+} // namespace detail
+
 /// The slot of a runtime key in a dispatch table, 0 .. kNumRuntimeEntries-1.
-uint16_t getDispatchTableIndexForDispatchKey(DispatchKey k);
+/// Inline: every call computes it.
+inline uint16_t getDispatchTableIndexForDispatchKey(DispatchKey k) {
+  DispatchKey functionality = toFunctionalityKey(k);
+  uint16_t offset = detail::kFunctionalityOffsets[static_cast<uint16_t>(functionality)];
+  BackendComponent backend = toBackendComponent(k);
+  if (backend == BackendComponent::InvalidBit)
+    return offset;
+  return offset + static_cast<uint8_t>(backend) - 1;
+}
 /// The runtime key at a dispatch-table slot.
 DispatchKey getDispatchKeyForDispatchTableIndex(uint16_t index);
 

@@ -1,0 +1,156 @@
+//===- OperatorEntry.h - One operator's kernels and table -------*- C++ -*-===//
+//
+// Everything the dispatcher knows about one `ns::name.overload`: its schema
+// (once def'd), the kernels registered per dispatch key (newest first; older
+// ones are kept and come back when the newest is removed), and the computed
+// dispatch table with one entry per runtime key.
+//
+// Registration (under the dispatcher's lock) recomputes the whole table, so no
+// entry can go stale. Calls read the table without locks: each entry is an
+// atomic pointer to an immutable KernelFunction, and a kernel that is removed
+// is retired, not freed, until the operator itself goes away.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPAL_DISPATCH_OPERATORENTRY_H
+#define OPAL_DISPATCH_OPERATORENTRY_H
+
+#include "opal/Dispatch/KernelFunction.h"
+#include "opal/Support/Exceptions.h"
+
+#include <array>
+#include <atomic>
+#include <list>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace opal {
+
+class Dispatcher;
+
+enum class AliasAnalysisKind { CONSERVATIVE, FROM_SCHEMA, PURE_FUNCTION };
+const char *toString(AliasAnalysisKind kind);
+
+/// A registered kernel with what the dumps show about it.
+struct AnnotatedKernel {
+  std::unique_ptr<KernelFunction> kernel;
+  std::optional<FunctionSchema> inferredSchema;
+  std::optional<CppSignature> cppSignature;
+  std::string debug; // "registered at file:line"
+};
+
+/// A computed dispatch-table entry and why it was chosen.
+struct ComputedEntry {
+  const KernelFunction *kernel;
+  const std::string *debug;
+  const char *provenance; // "kernel", "math kernel", "backend fallback", ...
+};
+
+class OperatorEntry {
+public:
+  explicit OperatorEntry(OperatorName name);
+  OperatorEntry(const OperatorEntry &) = delete;
+  OperatorEntry &operator=(const OperatorEntry &) = delete;
+
+  const OperatorName &operatorName() const { return name_; }
+  bool hasSchema() const { return schema_.has_value(); }
+  const FunctionSchema &schema() const { return schema_->schema; }
+  const std::string &schemaDebug() const { return schema_->debug; }
+  /// Which arguments carry dispatch keys (Tensor, Tensor?, Tensor[], Tensor?[]).
+  const std::vector<bool> &tensorArguments() const { return tensorArguments_; }
+  const std::optional<CppSignature> &cppSignature() const { return cppSignature_; }
+
+  //===--------------------------------------------------------------------===//
+  // The call path: no locks.
+  //===--------------------------------------------------------------------===//
+
+  /// ((argument keys ∪ TLS included) − TLS excluded) minus the functionalities
+  /// whose entry is a fallthrough for the arguments' highest backend.
+  DispatchKeySet computeCallKeySet(DispatchKeySet argumentKeys) const;
+  /// The kernel for a call keyset; raises NotImplementedError if missing.
+  const KernelFunction &lookup(DispatchKeySet callKeys) const {
+    DispatchKey key = callKeys.highestPriorityTypeId();
+    const KernelFunction *kernel =
+        table_[getDispatchTableIndexForDispatchKey(key)].load(
+            std::memory_order_acquire);
+    if (!kernel->isValid())
+      reportError(key);
+    return *kernel;
+  }
+  [[noreturn]] void reportError(DispatchKey key) const;
+
+  //===--------------------------------------------------------------------===//
+  // Registration: the caller holds the dispatcher's lock.
+  //===--------------------------------------------------------------------===//
+
+  /// Checks that `schema` agrees with every kernel already registered.
+  Expected<bool> checkSchemaAgainstKernels(const FunctionSchema &schema) const;
+  void registerSchema(FunctionSchema schema, std::string debug,
+                      AliasAnalysisKind kind, bool kindIsDefault);
+  void deregisterSchema();
+
+  using KernelHandle = std::list<AnnotatedKernel>::iterator;
+  /// Checks a kernel against the schema and the other kernels' signatures.
+  Expected<bool> checkKernel(DispatchKey key, const AnnotatedKernel &kernel) const;
+  KernelHandle registerKernel(const Dispatcher &dispatcher, DispatchKey key,
+                              AnnotatedKernel kernel);
+  void deregisterKernel(const Dispatcher &dispatcher, DispatchKey key,
+                        KernelHandle handle);
+  /// Recomputes every table entry and the fallthrough masks.
+  void updateDispatchTable(const Dispatcher &dispatcher);
+
+  /// The kernels registered at exactly `key` (newest first).
+  const std::list<AnnotatedKernel> &kernelsAt(DispatchKey key) const {
+    return kernels_[static_cast<size_t>(key)];
+  }
+  bool hasKernelAt(DispatchKey key) const { return !kernelsAt(key).empty(); }
+  size_t registrationCount() const { return registrations_; }
+  void addRegistration() { ++registrations_; }
+  void removeRegistration() { --registrations_; }
+
+  //===--------------------------------------------------------------------===//
+  // Introspection, in PyTorch's text formats.
+  //===--------------------------------------------------------------------===//
+
+  /// The entry resolution picks for runtime key `key` (section 5 of the spec).
+  ComputedEntry computeEntry(const Dispatcher &dispatcher, DispatchKey key) const;
+  /// `_dispatch_dump_table`: `Key: debug [provenance]` per valid entry.
+  std::string dumpComputedTable(const Dispatcher &dispatcher) const;
+  /// `_dispatch_dump`: name, schema, and every registered kernel.
+  std::string dumpState() const;
+  /// `[CPU, BackendSelect, ...]`: the keys whose live entry is valid.
+  std::string listAllDispatchKeys() const;
+  /// Differences between the live table and a fresh computation (none if
+  /// the invariant holds).
+  std::vector<std::string> checkInvariants(const Dispatcher &dispatcher) const;
+  /// True if the live entry for runtime key `key` is a real kernel.
+  bool hasKernelForDispatchKey(DispatchKey key) const;
+
+private:
+  bool hasKernelForAnyDispatchKey(DispatchKeySet keys) const;
+
+  struct SchemaEntry {
+    FunctionSchema schema;
+    std::string debug;
+    AliasAnalysisKind aliasAnalysis;
+    bool aliasAnalysisIsDefault;
+  };
+
+  static constexpr size_t kNumKeys =
+      static_cast<size_t>(DispatchKey::EndOfAliasKeys) + 1;
+
+  OperatorName name_;
+  std::optional<SchemaEntry> schema_;
+  std::vector<bool> tensorArguments_;
+  std::optional<CppSignature> cppSignature_;
+  std::array<std::list<AnnotatedKernel>, kNumKeys> kernels_;
+  std::array<std::atomic<const KernelFunction *>, kNumRuntimeEntries> table_;
+  std::array<std::atomic<uint64_t>, kNumBackends> nonFallthroughKeys_;
+  std::vector<std::unique_ptr<KernelFunction>> retired_;
+  size_t registrations_ = 0;
+};
+
+} // namespace opal
+
+#endif // OPAL_DISPATCH_OPERATORENTRY_H
