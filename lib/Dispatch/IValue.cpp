@@ -18,8 +18,7 @@ IValue::IValue(Tensor t) : tag_(Tag::None) {
     return;
   }
   tag_ = Tag::Tensor;
-  payload_.tensor = t.impl();
-  payload_.tensor->retain();
+  payload_.tensor = std::move(t).releaseImpl();
 }
 
 IValue::IValue(std::complex<double> v) : tag_(Tag::Complex) {
@@ -97,11 +96,19 @@ void IValue::assertTag(Tag expected) const {
                          ", but it holds " + tagName());
 }
 
-Tensor IValue::toTensor() const {
+Tensor IValue::toTensor() const & {
   if (isNone())
     return Tensor();
   assertTag(Tag::Tensor);
   return Tensor(IntrusivePtr<TensorImpl>(payload_.tensor));
+}
+
+Tensor IValue::toTensor() && {
+  if (isNone())
+    return Tensor();
+  assertTag(Tag::Tensor);
+  tag_ = Tag::None;
+  return Tensor::adopt(payload_.tensor);
 }
 
 int64_t IValue::toInt() const {

@@ -4,7 +4,9 @@
 
 using namespace opal;
 
-static thread_local PODLocalDispatchKeySet tlsState;
+// initial-exec: libopal.so reads its own TLS without a __tls_get_addr call.
+static thread_local PODLocalDispatchKeySet tlsState
+    __attribute__((tls_model("initial-exec")));
 
 PODLocalDispatchKeySet &opal::tlsLocalDispatchKeySet() { return tlsState; }
 

@@ -112,7 +112,9 @@ public:
 
   // Accessors; each requires the matching tag (checked: a mismatch throws
   // std::logic_error naming both kinds).
-  Tensor toTensor() const;
+  Tensor toTensor() const &;
+  /// Moves the tensor out, leaving None (no reference-count traffic).
+  Tensor toTensor() &&;
   int64_t toInt() const;
   double toDouble() const;
   bool toBool() const;

@@ -134,7 +134,7 @@ private:
       // Converted values live until the kernel returns, so reference
       // parameters bind to them.
       std::tuple<std::decay_t<Args>...> values(
-          detail::fromIValue<Args>(*(first + I))...);
+          detail::fromIValue<Args>(std::move(*(first + I)))...);
       return unboxed(functor, keys, std::get<I>(values)...);
     }
   };

@@ -91,6 +91,14 @@ public:
 
   /// True if both handles share one TensorImpl.
   bool isSame(const Tensor &other) const { return impl_ == other.impl_; }
+  /// Gives up the handle's reference without releasing it (for IValue).
+  TensorImpl *releaseImpl() && { return impl_.release(); }
+  /// Adopts a reference that was released with releaseImpl().
+  static Tensor adopt(TensorImpl *impl) {
+    Tensor t;
+    t.impl_ = IntrusivePtr<TensorImpl>::adopt(impl);
+    return t;
+  }
   uint32_t useCount() const { return impl_ ? impl_->useCount() : 0; }
 
 private:

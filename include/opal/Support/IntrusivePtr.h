@@ -60,6 +60,13 @@ public:
     return *this;
   }
 
+  /// Takes over a reference that was given up with release().
+  static IntrusivePtr adopt(T *object) {
+    IntrusivePtr ptr;
+    ptr.ptr_ = object;
+    return ptr;
+  }
+
   template <typename... Args> static IntrusivePtr make(Args &&...args) {
     return IntrusivePtr(new T(std::forward<Args>(args)...));
   }

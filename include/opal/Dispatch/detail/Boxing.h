@@ -37,6 +37,7 @@ template <typename T> struct FromIValue {
 };
 template <> struct FromIValue<Tensor> {
   static Tensor convert(const IValue &v) { return v.toTensor(); }
+  static Tensor convert(IValue &&v) { return std::move(v).toTensor(); }
 };
 template <> struct FromIValue<int64_t> {
   static int64_t convert(const IValue &v) { return v.toInt(); }
@@ -89,6 +90,10 @@ template <> struct FromIValue<std::vector<std::optional<Tensor>>> {
 template <typename T> std::decay_t<T> fromIValue(const IValue &v) {
   return FromIValue<std::decay_t<T>>::convert(v);
 }
+/// Converts and may steal from `v` (the boxed wrappers pop their arguments).
+template <typename T> std::decay_t<T> fromIValue(IValue &&v) {
+  return FromIValue<std::decay_t<T>>::convert(std::move(v));
+}
 
 //===----------------------------------------------------------------------===//
 // Returns: C++ ↔ stack
@@ -100,7 +105,7 @@ template <typename R> struct ReturnBoxing {
     stack.emplace_back(IValue(std::move(value)));
   }
   static R pop(Stack &stack) {
-    R value = fromIValue<R>(stack.back());
+    R value = fromIValue<R>(std::move(stack.back()));
     stack.pop_back();
     return value;
   }
@@ -127,7 +132,7 @@ private:
   template <size_t... I>
   static std::tuple<Ts...> popImpl(Stack::iterator first,
                                    std::index_sequence<I...>) {
-    return std::tuple<Ts...>(fromIValue<Ts>(*(first + I))...);
+    return std::tuple<Ts...>(fromIValue<Ts>(std::move(*(first + I)))...);
   }
 };
 
