@@ -258,17 +258,18 @@ void OperatorHandle::callBoxed(Stack *stack) const {
   if (!entry_->hasSchema())
     throw OpalError("Cannot call " + operatorName().str() +
                     ": it has no schema (it was never defined)");
-  const std::vector<bool> &tensorArguments = entry_->tensorArguments();
-  if (stack->size() < tensorArguments.size())
-    throw OpalError(operatorName().str() + " expects " +
-                    std::to_string(tensorArguments.size()) +
+  size_t count = entry_->numArguments();
+  if (stack->size() < count)
+    throw OpalError(operatorName().str() + " expects " + std::to_string(count) +
                     " arguments, but the stack holds " +
                     std::to_string(stack->size()));
-  auto first = stack->end() - tensorArguments.size();
+  auto first = stack->end() - count;
   DispatchKeySet keys;
-  for (size_t i = 0; i < tensorArguments.size(); ++i)
-    if (tensorArguments[i])
-      keys = keys | first[i].dispatchKeys();
+  for (uint32_t index : entry_->tensorArguments()) {
+    const IValue &value = first[index];
+    keys = keys | (value.isTensor() ? value.toTensorImpl()->keySet()
+                                    : value.dispatchKeys());
+  }
   keys = entry_->computeCallKeySet(keys);
   entry_->lookup(keys).callBoxed(*this, keys, stack);
 }

@@ -90,14 +90,17 @@ OperatorEntry::checkSchemaAgainstKernels(const FunctionSchema &schema) const {
 void OperatorEntry::registerSchema(FunctionSchema schema, std::string debug,
                                    AliasAnalysisKind kind, bool kindIsDefault) {
   tensorArguments_.clear();
-  for (const Argument &argument : schema.arguments())
-    tensorArguments_.push_back(argument.type()->isTensorLike());
+  numArguments_ = schema.arguments().size();
+  for (uint32_t i = 0; i < numArguments_; ++i)
+    if (schema.arguments()[i].type()->isTensorLike())
+      tensorArguments_.push_back(i);
   schema_ = SchemaEntry{std::move(schema), std::move(debug), kind, kindIsDefault};
 }
 
 void OperatorEntry::deregisterSchema() {
   schema_.reset();
   tensorArguments_.clear();
+  numArguments_ = 0;
 }
 
 Expected<bool> OperatorEntry::checkKernel(DispatchKey key,

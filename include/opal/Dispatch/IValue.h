@@ -110,6 +110,9 @@ public:
   bool isOptionalTensorList() const { return tag_ == Tag::OptionalTensorList; }
   bool isTuple() const { return tag_ == Tag::Tuple; }
 
+  /// The tensor without touching its reference count (requires isTensor()).
+  TensorImpl *toTensorImpl() const { return payload_.tensor; }
+
   // Accessors; each requires the matching tag (checked: a mismatch throws
   // std::logic_error naming both kinds).
   Tensor toTensor() const &;

@@ -57,8 +57,10 @@ public:
   bool hasSchema() const { return schema_.has_value(); }
   const FunctionSchema &schema() const { return schema_->schema; }
   const std::string &schemaDebug() const { return schema_->debug; }
-  /// Which arguments carry dispatch keys (Tensor, Tensor?, Tensor[], Tensor?[]).
-  const std::vector<bool> &tensorArguments() const { return tensorArguments_; }
+  /// The positions of the arguments that carry dispatch keys (Tensor,
+  /// Tensor?, Tensor[], Tensor?[]).
+  const std::vector<uint32_t> &tensorArguments() const { return tensorArguments_; }
+  size_t numArguments() const { return numArguments_; }
   const std::optional<CppSignature> &cppSignature() const { return cppSignature_; }
 
   //===--------------------------------------------------------------------===//
@@ -142,7 +144,8 @@ private:
 
   OperatorName name_;
   std::optional<SchemaEntry> schema_;
-  std::vector<bool> tensorArguments_;
+  std::vector<uint32_t> tensorArguments_;
+  size_t numArguments_ = 0;
   std::optional<CppSignature> cppSignature_;
   std::array<std::list<AnnotatedKernel>, kNumKeys> kernels_;
   std::array<std::atomic<const KernelFunction *>, kNumRuntimeEntries> table_;
