@@ -8,16 +8,9 @@ using K = DispatchKey;
 
 namespace {
 
-struct Op {
-  std::string ns = freshNamespace();
-  std::string name = ns + "::foo";
-  Library lib = makeLibrary(Library::DEF, ns);
-  explicit Op(const char *schema = "foo(Tensor x) -> Tensor") { lib.def(schema); }
-  OperatorHandle handle() const { return Dispatcher::singleton().findSchemaOrThrow(name, ""); }
-};
 
 TEST(Call, CpuAndMetaTensorsReachTheirKernels) {
-  Op op;
+  TestOp op;
   op.lib.impl("foo", K::CPU, tagKernel(1));
   op.lib.impl("foo", K::Meta, tagKernel(2));
   EXPECT_EQ(callTag(op.name, cpuTensor()), 1);
@@ -25,7 +18,7 @@ TEST(Call, CpuAndMetaTensorsReachTheirKernels) {
 }
 
 TEST(Call, HighestBackendWinsForMixedArguments) {
-  Op op("foo(Tensor a, Tensor b) -> Tensor");
+  TestOp op("foo(Tensor a, Tensor b) -> Tensor");
   op.lib.impl("foo", K::CPU, [](const Tensor &, const Tensor &) { return Tensor::empty({1}); });
   op.lib.impl("foo", K::Meta, [](const Tensor &, const Tensor &) { return Tensor::empty({2}); });
   auto typed = op.handle().typed<Tensor(const Tensor &, const Tensor &)>();
@@ -35,7 +28,7 @@ TEST(Call, HighestBackendWinsForMixedArguments) {
 }
 
 TEST(Call, MissingKernelRaisesNotImplemented) {
-  Op op;
+  TestOp op;
   op.lib.impl("foo", K::CPU, tagKernel(1));
   try {
     callTag(op.name, metaTensor());
@@ -54,7 +47,7 @@ TEST(Call, MissingKernelRaisesNotImplemented) {
 }
 
 TEST(Call, NoTensorArgumentsGoToUndefined) {
-  Op op("foo(int n) -> int");
+  TestOp op("foo(int n) -> int");
   auto typed = op.handle().typed<int64_t(int64_t)>();
   std::string message = errorOf([&] { typed.call(3); });
   EXPECT_EQ(message.rfind("There were no tensor arguments to this function (e.g., you "
@@ -68,7 +61,7 @@ TEST(Call, NoTensorArgumentsGoToUndefined) {
 }
 
 TEST(Call, EmptyTensorListGoesToUndefined) {
-  Op op("foo(Tensor[] xs) -> int");
+  TestOp op("foo(Tensor[] xs) -> int");
   op.lib.impl("foo", K::CPU, [](const std::vector<Tensor> &) -> int64_t { return 1; });
   op.lib.impl("foo", K::CompositeExplicitAutograd,
               [](const std::vector<Tensor> &) -> int64_t { return 2; });
@@ -78,7 +71,7 @@ TEST(Call, EmptyTensorListGoesToUndefined) {
 }
 
 TEST(Call, OptionalTensorNoneContributesNothing) {
-  Op op("foo(Tensor? x) -> int");
+  TestOp op("foo(Tensor? x) -> int");
   op.lib.impl("foo", K::CPU, [](const std::optional<Tensor> &) -> int64_t { return 1; });
   op.lib.impl("foo", K::CompositeExplicitAutograd,
               [](const std::optional<Tensor> &) -> int64_t { return 2; });
@@ -88,7 +81,7 @@ TEST(Call, OptionalTensorNoneContributesNothing) {
 }
 
 TEST(Call, TlsIncludedBackendWins) {
-  Op op;
+  TestOp op;
   op.lib.impl("foo", K::CPU, tagKernel(1));
   op.lib.impl("foo", K::Meta, tagKernel(2));
   IncludeDispatchKeyGuard include(K::Meta);
@@ -96,7 +89,7 @@ TEST(Call, TlsIncludedBackendWins) {
 }
 
 TEST(Call, ExclusionWinsOverInclusion) {
-  Op op;
+  TestOp op;
   op.lib.impl("foo", K::CPU, tagKernel(1));
   op.lib.impl("foo", K::Python, tagKernel(2));
   {
@@ -109,7 +102,7 @@ TEST(Call, ExclusionWinsOverInclusion) {
 }
 
 TEST(Call, AutogradKernelRunsAndRedispatches) {
-  Op op;
+  TestOp op;
   op.lib.impl("foo", K::CPU, tagKernel(1));
   auto handle = op.handle();
   int autogradCalls = 0;
@@ -129,7 +122,7 @@ TEST(Call, AutogradKernelRunsAndRedispatches) {
 }
 
 TEST(Call, PerOpFallthroughBeatsAutogradAlias) {
-  Op op;
+  TestOp op;
   op.lib.impl("foo", K::CPU, tagKernel(1));
   op.lib.impl("foo", K::Autograd, tagKernel(2));
   EXPECT_EQ(callTag(op.name, cpuTensor()), 2);
@@ -138,7 +131,7 @@ TEST(Call, PerOpFallthroughBeatsAutogradAlias) {
 }
 
 TEST(Call, FallthroughAtCpuFallsToUndefined) {
-  Op op;
+  TestOp op;
   op.lib.impl("foo", K::CPU, CppFunction::makeFallthrough());
   std::string message = errorOf([&] { callTag(op.name, cpuTensor()); });
   EXPECT_EQ(message.rfind("There were no tensor arguments to this function", 0), 0u) << message;
@@ -148,7 +141,7 @@ TEST(Call, FallthroughAtCpuFallsToUndefined) {
 }
 
 TEST(Call, BoxedCallOfAnUnboxedKernel) {
-  Op op("foo(Tensor x, int n, float f, bool b, str s, int[] l) -> (Tensor, int)");
+  TestOp op("foo(Tensor x, int n, float f, bool b, str s, int[] l) -> (Tensor, int)");
   op.lib.impl("foo", K::CPU,
               [](const Tensor &x, int64_t n, double f, bool b, const std::string &s,
                  const std::vector<int64_t> &l) {
@@ -165,7 +158,7 @@ TEST(Call, BoxedCallOfAnUnboxedKernel) {
 }
 
 TEST(Call, TypedCallOfABoxedKernel) {
-  Op op("foo(Tensor x, Scalar s) -> Tensor");
+  TestOp op("foo(Tensor x, Scalar s) -> Tensor");
   op.lib.impl("foo", K::CPU, CppFunction::makeFromBoxedFunction(
                                  [](const OperatorHandle &, DispatchKeySet keys, Stack *stack) {
                                    EXPECT_TRUE(keys.has(K::CPU));
@@ -178,13 +171,13 @@ TEST(Call, TypedCallOfABoxedKernel) {
 }
 
 TEST(Call, KernelExceptionsPropagate) {
-  Op op;
+  TestOp op;
   op.lib.impl("foo", K::CPU, [](const Tensor &) -> Tensor { throw std::invalid_argument("bad x"); });
   EXPECT_THROW(callTag(op.name, cpuTensor()), std::invalid_argument);
 }
 
 TEST(Call, AmbiguousKernelRaisesWhenReached) {
-  Op op;
+  TestOp op;
   op.lib.impl("foo", K::CompositeImplicitAutograd, tagKernel(1));
   op.lib.impl("foo", K::QuantizedCPU, tagKernel(2));
   auto typed = op.handle().typed<Tensor(const Tensor &)>();
@@ -197,14 +190,14 @@ TEST(Call, AmbiguousKernelRaisesWhenReached) {
 }
 
 TEST(Call, TypedAccessWithTheWrongSignature) {
-  Op op;
+  TestOp op;
   op.lib.impl("foo", K::CPU, tagKernel(1));
   std::string message = errorOf([&] { op.handle().typed<Tensor(const Tensor &, double)>(); });
   EXPECT_EQ(message, "Tried to access or call an operator with a wrong signature.\n"
                      "  operator: " + op.name + "\n"
                      "  correct signature: (Tensor _0) -> Tensor _0\n"
                      "  accessed/called as: (Tensor _0, float _1) -> Tensor _0");
-  Op plain("foo(Tensor x) -> Tensor");
+  TestOp plain("foo(Tensor x) -> Tensor");
   message = errorOf([&] { plain.handle().typed<int64_t(const Tensor &)>(); });
   EXPECT_EQ(message, "Tried to access or call an operator with a wrong signature.\n"
                      "  operator: " + plain.name + "\n"

@@ -15,18 +15,9 @@ using K = DispatchKey;
 
 namespace {
 
-struct OpWith {
-  std::string ns = freshNamespace();
-  std::string name = ns + "::foo";
-  Library def = makeLibrary(Library::DEF, ns);
-  Library impls = makeLibrary(Library::FRAGMENT, ns);
-  OpWith() { def.def("foo(Tensor x) -> Tensor"); }
-  void at(DispatchKey key, int64_t tag = 1) { impls.impl("foo", key, tagKernel(tag)); }
-  std::string prov(const std::string &key) const { return provenance(name, key); }
-};
 
 TEST(Resolution, CpuKernelAndMathKernel) {
-  OpWith op;
+  TestOp op;
   op.at(K::CPU);
   op.at(K::CompositeImplicitAutograd);
   EXPECT_EQ(op.prov("CPU"), "kernel");
@@ -42,7 +33,7 @@ TEST(Resolution, CpuKernelAndMathKernel) {
 }
 
 TEST(Resolution, MathBeatsAutogradWithoutBackendKernel) {
-  OpWith op;
+  TestOp op;
   op.at(K::CompositeImplicitAutograd);
   op.at(K::Autograd);
   EXPECT_EQ(op.prov("AutogradCPU"), "math kernel");
@@ -50,7 +41,7 @@ TEST(Resolution, MathBeatsAutogradWithoutBackendKernel) {
 }
 
 TEST(Resolution, AutogradKernelWithBackendKernel) {
-  OpWith op;
+  TestOp op;
   op.at(K::CPU);
   op.at(K::Autograd);
   op.at(K::CompositeImplicitAutograd);
@@ -59,7 +50,7 @@ TEST(Resolution, AutogradKernelWithBackendKernel) {
 }
 
 TEST(Resolution, ExplicitAutogradCoversBackends) {
-  OpWith op;
+  TestOp op;
   op.at(K::CompositeExplicitAutograd);
   EXPECT_EQ(op.prov("CPU"), "default backend kernel");
   EXPECT_EQ(op.prov("PrivateUse3"), "default backend kernel");
@@ -74,7 +65,7 @@ TEST(Resolution, ExplicitAutogradCoversBackends) {
 }
 
 TEST(Resolution, ExplicitSuppressesMathEverywhere) {
-  OpWith op;
+  TestOp op;
   op.at(K::CompositeImplicitAutograd);
   op.at(K::CompositeExplicitAutograd);
   EXPECT_EQ(op.prov("CPU"), "default backend kernel");
@@ -88,17 +79,17 @@ TEST(Resolution, ExplicitSuppressesMathEverywhere) {
 TEST(Resolution, NoStaleEntryWhenExplicitFollowsImplicit) {
   // PyTorch 1.13 leaves AutogradCPU pointing at the CIA kernel here; opal
   // recomputes every entry.
-  OpWith op;
+  TestOp op;
   op.at(K::CompositeImplicitAutograd, 1);
   op.at(K::CompositeExplicitAutograd, 2);
   EXPECT_EQ(op.prov("AutogradCPU"), "fallthrough backend fallback");
-  auto handle = *Dispatcher::singleton().findSchema({op.name, ""});
+  auto handle = op.handle();
   EXPECT_TRUE(handle.checkInvariants().empty());
   EXPECT_EQ(callTag(op.name, cpuTensor()), 2);
 }
 
 TEST(Resolution, MetaKernelWithMath) {
-  OpWith op;
+  TestOp op;
   op.at(K::CompositeImplicitAutograd, 1);
   op.at(K::Meta, 2);
   // PyTorch 1.13 has no AutogradMeta fallback, so this entry is missing
@@ -109,7 +100,7 @@ TEST(Resolution, MetaKernelWithMath) {
 }
 
 TEST(Resolution, AmbiguousAutogradOther) {
-  OpWith op;
+  TestOp op;
   op.at(K::CompositeImplicitAutograd);
   op.at(K::QuantizedCPU);
   EXPECT_EQ(op.prov("AutogradOther"), "ambiguous autogradother");
@@ -118,7 +109,7 @@ TEST(Resolution, AmbiguousAutogradOther) {
 }
 
 TEST(Resolution, AmbiguityComesBeforeExplicitAutograd) {
-  OpWith op;
+  TestOp op;
   op.at(K::CompositeImplicitAutograd);
   op.at(K::CompositeExplicitAutograd);
   op.at(K::FPGA);
@@ -127,7 +118,7 @@ TEST(Resolution, AmbiguityComesBeforeExplicitAutograd) {
 }
 
 TEST(Resolution, NonFunctionalExcludesSparseXlaLazy) {
-  OpWith op;
+  TestOp op;
   op.at(K::CompositeExplicitAutogradNonFunctional);
   EXPECT_EQ(op.prov("CPU"), "default backend kernel");
   EXPECT_EQ(op.prov("XLA"), "missing");
@@ -140,7 +131,7 @@ TEST(Resolution, NonFunctionalExcludesSparseXlaLazy) {
 }
 
 TEST(Resolution, NonFunctionalBeatsExplicit) {
-  OpWith op;
+  TestOp op;
   op.at(K::CompositeExplicitAutograd, 1);
   op.at(K::CompositeExplicitAutogradNonFunctional, 2);
   EXPECT_EQ(callTag(op.name, cpuTensor()), 2);
@@ -148,7 +139,7 @@ TEST(Resolution, NonFunctionalBeatsExplicit) {
 }
 
 TEST(Resolution, NestedTensorComposite) {
-  OpWith op;
+  TestOp op;
   op.at(K::CompositeImplicitAutogradNestedTensor);
   EXPECT_EQ(op.prov("NestedTensorCPU"), "nested kernel");
   EXPECT_EQ(op.prov("AutogradNestedTensor"), "nested kernel");
@@ -157,7 +148,7 @@ TEST(Resolution, NestedTensorComposite) {
 }
 
 TEST(Resolution, AutogradAliasCoversEveryAutogradKey) {
-  OpWith op;
+  TestOp op;
   op.at(K::Autograd);
   EXPECT_EQ(op.prov("AutogradCPU"), "autograd kernel");
   EXPECT_EQ(op.prov("AutogradHIP"), "autograd kernel");
@@ -167,10 +158,10 @@ TEST(Resolution, AutogradAliasCoversEveryAutogradKey) {
 }
 
 TEST(Resolution, CatchAllIsMath) {
-  OpWith op;
+  TestOp op;
   op.impls.impl("foo", tagKernel(1)); // no key
   EXPECT_EQ(op.prov("CPU"), "math kernel");
-  auto handle = *Dispatcher::singleton().findSchema({op.name, ""});
+  auto handle = op.handle();
   EXPECT_NE(handle.dumpState().find("CompositeImplicitAutograd[alias]: registered at test.cpp:1"),
             std::string::npos);
   EXPECT_TRUE(handle.hasKernelForDispatchKey(K::CompositeImplicitAutograd));
@@ -178,17 +169,17 @@ TEST(Resolution, CatchAllIsMath) {
 }
 
 TEST(Resolution, DirectFallthroughBeatsAliases) {
-  OpWith op;
+  TestOp op;
   op.at(K::CompositeExplicitAutograd);
   op.impls.impl("foo", K::CPU, CppFunction::makeFallthrough());
   EXPECT_EQ(op.prov("CPU"), "fallthrough kernel");
 }
 
 TEST(Resolution, DumpTableMatchesPyTorchText) {
-  OpWith op;
+  TestOp op;
   op.at(K::CPU);
   op.at(K::CompositeImplicitAutograd);
-  std::string table = (*Dispatcher::singleton().findSchema({op.name, ""})).dumpComputedTable();
+  std::string table = op.handle().dumpComputedTable();
   // PyTorch 1.13's first lines for this registration, word for word.
   EXPECT_EQ(table.substr(0, table.find("FPGA")),
             "Undefined: registered at test.cpp:1 [math kernel]\n"
@@ -217,7 +208,7 @@ TEST(Resolution, DumpTableMatchesPyTorchText) {
 }
 
 TEST(Resolution, BackendFallbackFillsMissingEntries) {
-  OpWith op;
+  TestOp op;
   op.at(K::CPU);
   EXPECT_EQ(op.prov("PrivateUse2"), "missing");
   {
@@ -237,18 +228,18 @@ TEST(Resolution, BackendFallbackFillsMissingEntries) {
 }
 
 TEST(Resolution, InvariantsHoldAfterManyChanges) {
-  OpWith op;
+  TestOp op;
   std::vector<Library> libraries;
   for (K key : {K::CPU, K::CompositeImplicitAutograd, K::Autograd, K::Meta,
                 K::CompositeExplicitAutograd, K::QuantizedCPU, K::AutogradCPU}) {
     libraries.push_back(makeLibrary(Library::FRAGMENT, op.ns));
     libraries.back().impl("foo", key, tagKernel(1));
-    auto handle = *Dispatcher::singleton().findSchema({op.name, ""});
+    auto handle = op.handle();
     EXPECT_TRUE(handle.checkInvariants().empty()) << toString(key);
   }
   while (!libraries.empty()) {
     libraries.pop_back();
-    auto handle = *Dispatcher::singleton().findSchema({op.name, ""});
+    auto handle = op.handle();
     EXPECT_TRUE(handle.checkInvariants().empty());
   }
 }

@@ -67,6 +67,20 @@ inline int64_t callTag(const std::string &name, const Tensor &x) {
   return op.typed<Tensor(const Tensor &)>().call(x).size(0);
 }
 
+/// An op `<fresh ns>::foo` with a DEF library (`lib`) and a FRAGMENT for
+/// more kernels (`impls`).
+struct TestOp {
+  std::string ns = freshNamespace();
+  std::string name = ns + "::foo";
+  Library lib = makeLibrary(Library::DEF, ns);
+  Library impls = makeLibrary(Library::FRAGMENT, ns);
+  explicit TestOp(const char *schema = "foo(Tensor x) -> Tensor") { lib.def(schema); }
+  /// Registers the tag kernel `tag` at `key`.
+  void at(DispatchKey key, int64_t tag = 1) { impls.impl("foo", key, tagKernel(tag)); }
+  std::string prov(const std::string &key) const { return provenance(name, key); }
+  OperatorHandle handle() const { return Dispatcher::singleton().findSchemaOrThrow(name, ""); }
+};
+
 /// Captures warnings for its lifetime.
 class WarningCapture {
 public:
