@@ -2,6 +2,8 @@
 
 #include "opal/Runtime/Storage.h"
 
+#include "opal/Runtime/Allocator.h"
+
 #include <cstdlib>
 #include <new>
 
@@ -12,14 +14,14 @@ StorageImpl::~StorageImpl() {
     deleter_(data_, context_);
 }
 
-static void freeAligned(void *data, void *) { std::free(data); }
+static void returnToCache(void *data, void *context) {
+  CPUCachingAllocator::singleton().free(data, reinterpret_cast<size_t>(context));
+}
 
 IntrusivePtr<StorageImpl> StorageImpl::allocateCPU(size_t nbytes) {
-  // aligned_alloc needs a size that is a multiple of the alignment.
-  size_t rounded = (nbytes + kCPUAlignment - 1) / kCPUAlignment * kCPUAlignment;
-  void *data = rounded ? std::aligned_alloc(kCPUAlignment, rounded) : nullptr;
-  if (rounded && !data)
-    throw std::bad_alloc();
+  void *data = CPUCachingAllocator::singleton().allocate(nbytes);
+  // The deleter's context is the requested size, which names the size class.
   return IntrusivePtr<StorageImpl>::make(data, nbytes, Device(DeviceType::CPU),
-                                         &freeAligned, nullptr);
+                                         &returnToCache,
+                                         reinterpret_cast<void *>(nbytes));
 }

@@ -50,6 +50,10 @@ private:
   DispatchKeySet keySet_;
 };
 
+/// Wraps `dim` (which may be negative) for a tensor of rank `rank`; throws
+/// OpalError naming the valid range if it is out of range.
+int64_t wrapDim(int64_t dim, int64_t rank);
+
 /// The keys PyTorch 1.13 gives a tensor on `device`.
 DispatchKeySet defaultTensorKeySet(Device device);
 /// Row-major strides of `sizes`.
@@ -86,8 +90,43 @@ public:
   void *dataPtr() const;
   template <typename T> T *data() const { return static_cast<T *>(dataPtr()); }
 
-  /// `tensor([1., 2.], dtype=float32)`-like summary (shape, dtype, device).
+  /// `Tensor(shape=[2], dtype=float32, device=cpu)`.
   std::string str() const;
+
+  //===--- Views: new metadata over the same storage (Runtime/TensorViews) --===//
+
+  /// A view with the given geometry over this tensor's storage.
+  Tensor asStrided(std::vector<int64_t> sizes, std::vector<int64_t> strides,
+                   int64_t storageOffset) const;
+  /// A view with a new shape (one size may be -1); the strides must allow it.
+  Tensor view(const std::vector<int64_t> &sizes) const;
+  /// view() when the strides allow it, else a contiguous copy reshaped.
+  Tensor reshape(const std::vector<int64_t> &sizes) const;
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor permute(const std::vector<int64_t> &dims) const;
+  /// Broadcasts size-1 dimensions (stride 0) and adds leading ones; -1 keeps
+  /// a size.
+  Tensor expand(const std::vector<int64_t> &sizes) const;
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor unsqueeze(int64_t dim) const;
+  /// Elements start, start+step, ... < end along `dim` (clamped like Python).
+  Tensor slice(int64_t dim, int64_t start, int64_t end, int64_t step = 1) const;
+  /// Removes `dim`, keeping position `index`.
+  Tensor select(int64_t dim, int64_t index) const;
+
+  //===--- Copies (Runtime/Copy) --------------------------------------------===//
+
+  /// This tensor if it is contiguous, else a contiguous copy.
+  Tensor contiguous() const;
+  /// A contiguous copy with its own storage.
+  Tensor clone() const;
+  /// Copies `source` (broadcast to this shape, converting dtype) into this.
+  Tensor &copyFrom(const Tensor &source);
+  /// A copy with another dtype (this tensor itself if the dtype is the same).
+  Tensor to(ScalarType dtype) const;
+  /// Sets every element to `value`.
+  Tensor &fill(double value);
 
   /// True if both handles share one TensorImpl.
   bool isSame(const Tensor &other) const { return impl_ == other.impl_; }

@@ -1,0 +1,185 @@
+//===- Copy.cpp - Copies between tensors of any layout and dtype ----------===//
+
+#include "opal/Runtime/Half.h"
+#include "opal/Runtime/Tensor.h"
+#include "opal/Support/Exceptions.h"
+
+#include <complex>
+#include <cstring>
+#include <type_traits>
+
+using namespace opal;
+
+// The dtypes copies convert between, with their C++ types.
+#define OPAL_FORALL_REAL_TYPES(_)                                              \
+  _(ScalarType::Bool, bool)                                                    \
+  _(ScalarType::Byte, uint8_t)                                                 \
+  _(ScalarType::Char, int8_t)                                                  \
+  _(ScalarType::Short, int16_t)                                                \
+  _(ScalarType::Int, int32_t)                                                  \
+  _(ScalarType::Long, int64_t)                                                 \
+  _(ScalarType::Half, Half)                                                    \
+  _(ScalarType::BFloat16, BFloat16)                                            \
+  _(ScalarType::Float, float)                                                  \
+  _(ScalarType::Double, double)
+
+namespace {
+
+template <typename T> constexpr bool isReduced =
+    std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
+template <typename D, typename S> D convert(S value) {
+  if constexpr (std::is_same_v<D, S>) {
+    return value;
+  } else if constexpr (isReduced<S>) {
+    return convert<D>(static_cast<float>(value));
+  } else if constexpr (std::is_same_v<D, bool>) {
+    return value != S(0);
+  } else if constexpr (isReduced<D>) {
+    return D(static_cast<float>(value));
+  } else {
+    return static_cast<D>(value);
+  }
+}
+
+/// Calls fn(dstOffset, srcOffset) (in elements) for every index of `sizes`.
+template <typename F>
+void forEachIndex(const std::vector<int64_t> &sizes,
+                  const std::vector<int64_t> &dstStrides,
+                  const std::vector<int64_t> &srcStrides, F fn) {
+  size_t rank = sizes.size();
+  for (int64_t size : sizes)
+    if (size == 0)
+      return;
+  if (rank == 0) {
+    fn(0, 0);
+    return;
+  }
+  std::vector<int64_t> counter(rank, 0);
+  int64_t inner = sizes[rank - 1];
+  int64_t dstInner = dstStrides[rank - 1], srcInner = srcStrides[rank - 1];
+  int64_t dstBase = 0, srcBase = 0;
+  while (true) {
+    for (int64_t i = 0; i < inner; ++i)
+      fn(dstBase + i * dstInner, srcBase + i * srcInner);
+    // Advance the outer dimensions like an odometer.
+    size_t d = rank - 1;
+    while (d-- > 0) {
+      ++counter[d];
+      dstBase += dstStrides[d];
+      srcBase += srcStrides[d];
+      if (counter[d] < sizes[d])
+        break;
+      dstBase -= counter[d] * dstStrides[d];
+      srcBase -= counter[d] * srcStrides[d];
+      counter[d] = 0;
+    }
+    if (d == static_cast<size_t>(-1))
+      return;
+  }
+}
+
+template <typename D, typename S>
+void copyTyped(const Tensor &dst, const Tensor &src) {
+  D *out = dst.data<D>();
+  const S *in = src.data<S>();
+  forEachIndex(dst.sizes(), dst.strides(), src.strides(),
+               [&](int64_t o, int64_t i) { out[o] = convert<D>(in[i]); });
+}
+
+template <typename D> void copyFromAny(const Tensor &dst, const Tensor &src) {
+  switch (src.dtype()) {
+#define OPAL_SOURCE_CASE(type, cpp)                                            \
+  case type:                                                                   \
+    return copyTyped<D, cpp>(dst, src);
+    OPAL_FORALL_REAL_TYPES(OPAL_SOURCE_CASE)
+#undef OPAL_SOURCE_CASE
+  default:
+    throw OpalError(std::string("copy from ") + dtypeName(src.dtype()) + " to " +
+                    dtypeName(dst.dtype()) + " is not supported");
+  }
+}
+
+/// Copies raw elements of one size (same dtype on both sides).
+template <size_t Size> void copyBytes(const Tensor &dst, const Tensor &src) {
+  struct Element {
+    char bytes[Size];
+  };
+  auto *out = static_cast<Element *>(dst.dataPtr());
+  auto *in = static_cast<const Element *>(src.dataPtr());
+  forEachIndex(dst.sizes(), dst.strides(), src.strides(),
+               [&](int64_t o, int64_t i) { out[o] = in[i]; });
+}
+
+} // namespace
+
+Tensor &Tensor::copyFrom(const Tensor &source) {
+  if (device().isMeta() || source.device().isMeta()) {
+    if (device() != source.device())
+      throw OpalError("cannot copy between " + source.device().str() + " and " +
+                      device().str() + " tensors");
+    return *this; // meta tensors have no data
+  }
+  if (!device().isCPU() || !source.device().isCPU())
+    throw OpalError("copies on " + device().str() + " are not supported yet");
+  Tensor src = source.sizes() == sizes() ? source : source.expand(sizes());
+  if (dtype() == src.dtype()) {
+    if (isContiguous() && src.isContiguous()) {
+      std::memmove(dataPtr(), src.dataPtr(), numel() * elementSize(dtype()));
+      return *this;
+    }
+    switch (elementSize(dtype())) {
+    case 1: copyBytes<1>(*this, src); return *this;
+    case 2: copyBytes<2>(*this, src); return *this;
+    case 4: copyBytes<4>(*this, src); return *this;
+    case 8: copyBytes<8>(*this, src); return *this;
+    case 16: copyBytes<16>(*this, src); return *this;
+    }
+  }
+  switch (dtype()) {
+#define OPAL_DEST_CASE(type, cpp)                                              \
+  case type:                                                                   \
+    copyFromAny<cpp>(*this, src);                                              \
+    return *this;
+    OPAL_FORALL_REAL_TYPES(OPAL_DEST_CASE)
+#undef OPAL_DEST_CASE
+  default:
+    throw OpalError(std::string("copy from ") + dtypeName(src.dtype()) + " to " +
+                    dtypeName(dtype()) + " is not supported");
+  }
+}
+
+Tensor Tensor::clone() const {
+  Tensor copy = Tensor::empty(sizes(), dtype(), device());
+  copy.copyFrom(*this);
+  return copy;
+}
+
+Tensor Tensor::contiguous() const { return isContiguous() ? *this : clone(); }
+
+Tensor Tensor::to(ScalarType target) const {
+  if (target == dtype())
+    return *this;
+  Tensor copy = Tensor::empty(sizes(), target, device());
+  copy.copyFrom(*this);
+  return copy;
+}
+
+Tensor &Tensor::fill(double value) {
+  if (device().isMeta())
+    return *this;
+  switch (dtype()) {
+#define OPAL_FILL_CASE(type, cpp)                                              \
+  case type: {                                                                 \
+    cpp converted = convert<cpp>(value);                                       \
+    cpp *out = data<cpp>();                                                    \
+    forEachIndex(sizes(), strides(), strides(),                                \
+                 [&](int64_t o, int64_t) { out[o] = converted; });             \
+    return *this;                                                              \
+  }
+    OPAL_FORALL_REAL_TYPES(OPAL_FILL_CASE)
+#undef OPAL_FILL_CASE
+  default:
+    throw OpalError(std::string("fill is not supported for ") + dtypeName(dtype()));
+  }
+}
