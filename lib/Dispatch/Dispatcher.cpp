@@ -162,21 +162,28 @@ Expected<RegistrationHandleRAII> Dispatcher::registerImpl(
   if (auto problem = invalidKernelKey(target))
     return makeUnexpected(Error(*problem));
 
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_lock<std::mutex> lock(mutex_);
   OperatorEntry &entry = findOrCreate(name);
   AnnotatedKernel annotated{std::make_unique<KernelFunction>(std::move(kernel)),
                             std::move(inferredSchema), std::move(cppSignature),
                             std::move(debug)};
   if (auto ok = entry.checkKernel(target, annotated); !ok)
     return makeUnexpected(ok.error());
-  auto handle = entry.registerKernel(*this, target, std::move(annotated));
+  std::optional<std::string> warning;
+  auto handle = entry.registerKernel(*this, target, std::move(annotated), warning);
   entry.addRegistration();
+  lock.unlock();
   OperatorEntry *op = &entry;
-  return RegistrationHandleRAII([this, op, target, handle] {
+  RegistrationHandleRAII registration([this, op, target, handle] {
     std::lock_guard<std::mutex> lock(mutex_);
     op->deregisterKernel(*this, target, handle);
     op->removeRegistration();
   });
+  // Warn outside the lock: a warning handler may take other locks (the GIL).
+  // If it throws (warnings as errors), `registration` undoes the impl.
+  if (warning)
+    warn(*warning);
+  return registration;
 }
 
 Expected<RegistrationHandleRAII>

@@ -126,12 +126,13 @@ Expected<bool> OperatorEntry::checkKernel(DispatchKey key,
   return true;
 }
 
-OperatorEntry::KernelHandle OperatorEntry::registerKernel(const Dispatcher &dispatcher,
-                                                          DispatchKey key,
-                                                          AnnotatedKernel kernel) {
+OperatorEntry::KernelHandle
+OperatorEntry::registerKernel(const Dispatcher &dispatcher, DispatchKey key,
+                              AnnotatedKernel kernel,
+                              std::optional<std::string> &warning) {
   auto &kernels = kernels_[static_cast<size_t>(key)];
   if (!kernels.empty())
-    warn("Overriding a previously registered kernel for the same operator and "
+    warning = ("Overriding a previously registered kernel for the same operator and "
          "the same dispatch key\n  operator: " +
          (schema_ ? schema_->schema.str() : name_.str()) + "\n    " +
          (schema_ ? schema_->debug : std::string("(no schema yet)")) +

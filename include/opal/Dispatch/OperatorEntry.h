@@ -95,8 +95,11 @@ public:
   using KernelHandle = std::list<AnnotatedKernel>::iterator;
   /// Checks a kernel against the schema and the other kernels' signatures.
   Expected<bool> checkKernel(DispatchKey key, const AnnotatedKernel &kernel) const;
+  /// Registers `kernel`; if it overrides one at the same key, sets `warning`
+  /// to the message to emit (after the caller has released its lock).
   KernelHandle registerKernel(const Dispatcher &dispatcher, DispatchKey key,
-                              AnnotatedKernel kernel);
+                              AnnotatedKernel kernel,
+                              std::optional<std::string> &warning);
   void deregisterKernel(const Dispatcher &dispatcher, DispatchKey key,
                         KernelHandle handle);
   /// Recomputes every table entry and the fallthrough masks.
