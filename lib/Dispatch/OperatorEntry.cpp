@@ -68,6 +68,16 @@ void OperatorEntry::reportError(DispatchKey key) const {
       available + ".\n\n" + table);
 }
 
+void OperatorEntry::logCall(DispatchKeySet callKeys, DispatchKey key) const {
+  Dispatcher &dispatcher = Dispatcher::singleton();
+  std::unique_lock<std::mutex> lock(dispatcher.registrationMutex());
+  ComputedEntry entry = computeEntry(dispatcher, key);
+  lock.unlock();
+  logLine(LogTopic::Dispatch, name_.str() + " keys=" + callKeys.str() + " -> " +
+                                  toString(key) + ": " + *entry.debug + " [" +
+                                  entry.provenance + "]");
+}
+
 //===----------------------------------------------------------------------===//
 // Registration
 //===----------------------------------------------------------------------===//

@@ -1,12 +1,32 @@
 """opal: an MLIR-based operator compiler and JIT dispatcher.
 
-The native core lives in ``opal._C``; this package grows the Python API
-(``opal.library``, ``opal.ops``) on top of it.
+    import opal
+    lib = opal.library.Library("mylib", "DEF")
+    lib.define("scale(Tensor x, float factor=2.0) -> Tensor")
+    lib.impl("scale", my_kernel, "CPU")
+    y = opal.ops.mylib.scale(opal.ones(3))
 """
 
 from opal import _C
-from opal._C import parse_schema
+from opal._C import (DispatchKey, DispatchKeySet, Tensor, device, dtype, manual_seed,
+                     parse_schema)
+from opal._C import (bfloat16, bool, complex64, complex128, float16, float32, float64,
+                     int8, int16, int32, int64, uint8)
+from opal._tensor import (arange, empty, empty_like, from_dlpack, from_numpy, full,
+                          full_like, ones, ones_like, rand, rand_like, randn, randn_like,
+                          tensor, zeros, zeros_like)
+from opal import library
+from opal._ops import ops
+from opal import utils
 
 __version__ = "0.1.0"
 
-__all__ = ["parse_schema", "__version__"]
+# PyTorch's short names.
+float = float32
+double = float64
+half = float16
+long = int64
+int = int32
+short = int16
+cfloat = complex64
+cdouble = complex128

@@ -1,7 +1,7 @@
 //===- Bindings.h - Pieces of the opal._C module ----------------*- C++ -*-===//
 //
 // Each file of python/src binds one folder of the C++ core; Module.cpp calls
-// them in order.
+// them in order. PythonValues.h holds the conversions they share.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +13,9 @@
 namespace opal::python {
 
 void bindSchema(pybind11::module_ &m);
+void bindRuntime(pybind11::module_ &m);
+void bindDispatch(pybind11::module_ &m);
+void bindOperators(pybind11::module_ &m);
 
 } // namespace opal::python
 

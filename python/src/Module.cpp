@@ -5,4 +5,7 @@
 PYBIND11_MODULE(_C, m) {
   m.doc() = "opal's native core: schemas, dispatcher and runtime";
   opal::python::bindSchema(m);
+  opal::python::bindRuntime(m);
+  opal::python::bindDispatch(m);
+  opal::python::bindOperators(m);
 }

@@ -16,6 +16,7 @@
 #define OPAL_DISPATCH_OPERATORENTRY_H
 
 #include "opal/Dispatch/KernelFunction.h"
+#include "opal/Support/Environment.h"
 #include "opal/Support/Exceptions.h"
 
 #include <array>
@@ -78,8 +79,12 @@ public:
             std::memory_order_acquire);
     if (!kernel->isValid())
       reportError(key);
+    if (logEnabled(LogTopic::Dispatch))
+      logCall(callKeys, key);
     return *kernel;
   }
+  /// The OPAL_LOG=dispatch line of one call.
+  void logCall(DispatchKeySet callKeys, DispatchKey key) const;
   [[noreturn]] void reportError(DispatchKey key) const;
 
   //===--------------------------------------------------------------------===//

@@ -1,0 +1,50 @@
+//===- Environment.h - Every environment variable opal reads ----*- C++ -*-===//
+//
+// One table of knobs. Each says whether it changes what a compiled kernel
+// contains (and so must be part of the kernel cache key) or not. Code reads
+// the environment only through this table.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPAL_SUPPORT_ENVIRONMENT_H
+#define OPAL_SUPPORT_ENVIRONMENT_H
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opal {
+
+struct EnvironmentKnob {
+  const char *name;
+  bool affectsKernelCache;
+  const char *description;
+};
+
+/// Every knob, in documentation order.
+const std::vector<EnvironmentKnob> &environmentKnobs();
+/// The value of a knob from the table; aborts on a name not in the table.
+std::optional<std::string> readKnob(const char *name);
+
+//===----------------------------------------------------------------------===//
+// Logging: OPAL_LOG=dispatch,jit,cache (comma-separated topics, or "all").
+//===----------------------------------------------------------------------===//
+
+enum class LogTopic { Dispatch, JIT, Cache };
+
+namespace detail {
+extern bool logTopics[3];
+} // namespace detail
+
+/// True if OPAL_LOG names `topic` (read once, at load).
+inline bool logEnabled(LogTopic topic) {
+  return detail::logTopics[static_cast<int>(topic)];
+}
+/// Turns a topic on or off (tests and opal._C._set_log).
+void setLogEnabled(LogTopic topic, bool enabled);
+/// Writes one line to stderr: `[opal:<topic>] <message>`.
+void logLine(LogTopic topic, const std::string &message);
+
+} // namespace opal
+
+#endif // OPAL_SUPPORT_ENVIRONMENT_H

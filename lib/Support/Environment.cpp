@@ -1,0 +1,60 @@
+//===- Environment.cpp - Every environment variable opal reads ------------===//
+
+#include "opal/Support/Environment.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <mutex>
+
+using namespace opal;
+
+const std::vector<EnvironmentKnob> &opal::environmentKnobs() {
+  static const std::vector<EnvironmentKnob> knobs = {
+      {"OPAL_LOG", false,
+       "comma-separated log topics: dispatch (one line per call), jit, cache; "
+       "or all"},
+  };
+  return knobs;
+}
+
+std::optional<std::string> opal::readKnob(const char *name) {
+  bool known = false;
+  for (const EnvironmentKnob &knob : environmentKnobs())
+    known |= std::strcmp(knob.name, name) == 0;
+  if (!known) {
+    std::fprintf(stderr, "opal: internal error: environment variable %s is not "
+                         "in the knob table (Support/Environment.cpp)\n", name);
+    std::abort();
+  }
+  const char *value = std::getenv(name);
+  if (!value)
+    return std::nullopt;
+  return std::string(value);
+}
+
+namespace {
+bool parseTopics(int index) {
+  static const std::optional<std::string> value = readKnob("OPAL_LOG");
+  static const char *names[] = {"dispatch", "jit", "cache"};
+  if (!value)
+    return false;
+  std::string list = "," + *value + ",";
+  return list.find(",all,") != std::string::npos ||
+         list.find("," + std::string(names[index]) + ",") != std::string::npos;
+}
+} // namespace
+
+bool opal::detail::logTopics[3] = {parseTopics(0), parseTopics(1), parseTopics(2)};
+
+void opal::setLogEnabled(LogTopic topic, bool enabled) {
+  detail::logTopics[static_cast<int>(topic)] = enabled;
+}
+
+void opal::logLine(LogTopic topic, const std::string &message) {
+  static const char *names[] = {"dispatch", "jit", "cache"};
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::cerr << "[opal:" << names[static_cast<int>(topic)] << "] " << message << std::endl;
+}

@@ -1,0 +1,144 @@
+"""Tensor factories and the Python half of opal.Tensor."""
+
+import numbers
+
+import numpy as np
+
+from opal import _C
+from opal._tensor_str import tensor_repr
+
+Tensor = _C.Tensor
+Tensor.__repr__ = tensor_repr
+Tensor.__str__ = tensor_repr
+Tensor.tolist = lambda self: self.numpy().tolist()
+Tensor.item = lambda self: self.numpy().item() if self.numel() == 1 else _item_error(self)
+Tensor.__iter__ = lambda self: (self[i] for i in range(len(self)))
+
+
+def _item_error(tensor):
+    raise ValueError(f"a Tensor with {tensor.numel()} elements cannot be converted to Scalar")
+
+
+_NUMPY_DTYPES = {
+    "bool": np.bool_, "uint8": np.uint8, "int8": np.int8, "int16": np.int16,
+    "int32": np.int32, "int64": np.int64, "float16": np.float16,
+    "float32": np.float32, "float64": np.float64, "complex64": np.complex64,
+    "complex128": np.complex128,
+}
+
+
+def _dtype_name(dtype):
+    return repr(dtype).split(".", 1)[1]
+
+
+def _device(device):
+    if device is None:
+        return _C.device("cpu")
+    if isinstance(device, _C.device):
+        return device
+    return _C.device(str(device))
+
+
+def _sizes(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        return list(size[0])
+    return list(size)
+
+
+def _infer_dtype(array):
+    if array.dtype == np.bool_:
+        return _C.bool
+    if np.issubdtype(array.dtype, np.integer):
+        return _C.int64
+    if np.issubdtype(array.dtype, np.complexfloating):
+        return _C.complex64
+    return _C.float32
+
+
+def tensor(data, dtype=None, device=None):
+    """A new tensor holding a copy of `data` (nested lists, numbers, numpy
+    arrays or tensors). Python floats become float32, ints int64, bools bool,
+    as in PyTorch."""
+    if isinstance(data, Tensor):
+        array = data.numpy()
+    else:
+        array = np.asarray(data)
+    if array.dtype == object:
+        raise TypeError(f"can't build a tensor from {type(data).__name__} data")
+    dtype = dtype or _infer_dtype(array)
+    name = _dtype_name(dtype)
+    device = _device(device)
+    if device.type == "meta":
+        return _C._empty(list(array.shape), dtype, device)
+    if name == "bfloat16":
+        return _C.from_numpy(np.ascontiguousarray(array, dtype=np.float32)).to(dtype)
+    converted = np.array(array, dtype=_NUMPY_DTYPES[name], copy=True, order="C")
+    return _C.from_numpy(converted).clone()
+
+
+def empty(*size, dtype=None, device=None):
+    return _C._empty(_sizes(size), dtype or _C.float32, _device(device))
+
+
+def full(size, fill_value, *, dtype=None, device=None):
+    if dtype is None:
+        dtype = (_C.bool if isinstance(fill_value, bool) else
+                 _C.int64 if isinstance(fill_value, numbers.Integral) else _C.float32)
+    return _C._full(list(size), float(fill_value), dtype, _device(device))
+
+
+def zeros(*size, dtype=None, device=None):
+    return _C._full(_sizes(size), 0.0, dtype or _C.float32, _device(device))
+
+
+def ones(*size, dtype=None, device=None):
+    return _C._full(_sizes(size), 1.0, dtype or _C.float32, _device(device))
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None):
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        integral = all(isinstance(v, numbers.Integral) for v in (start, end, step))
+        dtype = _C.int64 if integral else _C.float32
+    return _C._arange(float(start), float(end), float(step), dtype, _device(device))
+
+
+def rand(*size, dtype=None, device=None):
+    return _C._rand(_sizes(size), dtype or _C.float32, _device(device))
+
+
+def randn(*size, dtype=None, device=None):
+    return _C._randn(_sizes(size), dtype or _C.float32, _device(device))
+
+
+def empty_like(t, *, dtype=None, device=None):
+    return empty(*t.shape, dtype=dtype or t.dtype, device=device or t.device)
+
+
+def zeros_like(t, *, dtype=None, device=None):
+    return zeros(*t.shape, dtype=dtype or t.dtype, device=device or t.device)
+
+
+def ones_like(t, *, dtype=None, device=None):
+    return ones(*t.shape, dtype=dtype or t.dtype, device=device or t.device)
+
+
+def full_like(t, fill_value, *, dtype=None, device=None):
+    return full(t.shape, fill_value, dtype=dtype or t.dtype, device=device or t.device)
+
+
+def rand_like(t, *, dtype=None, device=None):
+    return rand(*t.shape, dtype=dtype or t.dtype, device=device or t.device)
+
+
+def randn_like(t, *, dtype=None, device=None):
+    return randn(*t.shape, dtype=dtype or t.dtype, device=device or t.device)
+
+
+def from_numpy(array):
+    return _C.from_numpy(array)
+
+
+def from_dlpack(ext_tensor):
+    return _C.from_dlpack(ext_tensor)

@@ -1,0 +1,201 @@
+"""opal.library: registering operators and kernels from Python.
+
+Mirrors torch.library (PyTorch 1.13, plus the FRAGMENT kind and the
+module-level define/impl/impl_abstract of later versions):
+
+    lib = opal.library.Library("mylib", "DEF")
+    lib.define("scale(Tensor x, float factor=2.0) -> Tensor")
+    lib.impl("scale", lambda x, factor: ..., "CPU")
+
+Destroying a Library (del, garbage collection, or _destroy()) removes every
+definition and kernel it registered.
+"""
+
+import sys
+import weakref
+
+from opal import _C
+
+__all__ = ["Library", "fallthrough_kernel", "define", "impl", "impl_abstract"]
+
+# "<lib ns>/<op name>/<key>" of every live Python impl, as torch.library keeps.
+_impls = set()
+
+# Namespaces a DEF/FRAGMENT library may not claim.
+_reserved_namespaces = ["prim"]
+
+
+def fallthrough_kernel():
+    """A marker: passed to Library.impl or fallback, it registers a
+    fallthrough, so calls skip the key."""
+    raise NotImplementedError("fallthrough_kernel() should never be called")
+
+
+def _caller_location(depth):
+    frame = sys._getframe(depth)
+    return frame.f_code.co_filename, frame.f_lineno
+
+
+class Library:
+    """A library of registrations for one namespace.
+
+    kind is "DEF" (defines ops; one per namespace), "FRAGMENT" (defines more
+    ops of a namespace) or "IMPL" (kernels only). dispatch_key, for IMPL
+    libraries, is the key impl() uses by default.
+    """
+
+    def __init__(self, ns, kind, dispatch_key=""):
+        if kind not in ("DEF", "IMPL", "FRAGMENT"):
+            raise ValueError("Unsupported kind: ", kind)
+        if ns in _reserved_namespaces and kind in ("DEF", "FRAGMENT"):
+            raise ValueError(ns, " is a reserved namespace. Please try creating a library "
+                                 "with another name.")
+        filename, line = _caller_location(2)
+        self.m = _C._DispatchLibrary(kind, ns, dispatch_key, filename, line)
+        self.ns = ns
+        self.kind = kind
+        self.dispatch_key = dispatch_key
+        self._op_impls = set()
+        self._defs = set()
+        # Runs when the Library is collected, or at exit.
+        self._finalizer = weakref.finalize(self, Library._cleanup, self.m, self._op_impls)
+
+    def __repr__(self):
+        return f"Library(kind={self.kind}, ns={self.ns}, dispatch_key={self.dispatch_key})>"
+
+    def define(self, schema, alias_analysis="", *, tags=()):
+        """Defines an op from a schema; returns its name without namespace or
+        overload. alias_analysis is "", "FROM_SCHEMA" or "CONSERVATIVE"."""
+        if alias_analysis not in ("", "FROM_SCHEMA", "CONSERVATIVE"):
+            raise RuntimeError(f"Invalid alias_analysis type {alias_analysis}")
+        name = self.m.define(schema, alias_analysis)
+        qualname = schema.split("(")[0].strip()
+        if "::" not in qualname:
+            qualname = f"{self.ns}::{qualname}"
+        self._defs.add(qualname)
+        from opal import _ops
+        _ops._refresh_packet(qualname.split(".")[0])
+        return name
+
+    def impl(self, op_name, fn, dispatch_key="", *, with_keyset=False):
+        """Registers `fn` as the kernel of `op_name` ("op", "op.overload",
+        "ns::op" or an OpOverload) for `dispatch_key` (default: the library's
+        key; none means a catch-all, i.e. CompositeImplicitAutograd). With
+        with_keyset=True, fn receives the call's DispatchKeySet first."""
+        if not callable(fn):
+            raise TypeError(f"Input function is required to be a callable but found type {type(fn)}")
+        if dispatch_key == "":
+            dispatch_key = self.dispatch_key
+        from opal._ops import OpOverload
+        if isinstance(op_name, str):
+            name = op_name
+        elif isinstance(op_name, OpOverload):
+            name = op_name._schema.name
+            if op_name._schema.overload_name:
+                name += "." + op_name._schema.overload_name
+        else:
+            raise RuntimeError("impl should be passed either a name or an OpOverload "
+                               "object as the first argument")
+        key = self.ns + "/" + name.split("::")[-1] + "/" + dispatch_key
+        if key in _impls:
+            raise RuntimeError(
+                "This is not allowed since there's already a kernel registered from python "
+                "overriding {}'s behavior for {} dispatch key and {} namespace.".format(
+                    name.split("::")[-1], dispatch_key, self.ns))
+        if dispatch_key == "Meta":
+            qualname = name if "::" in name else f"{self.ns}::{name}"
+            try:
+                has_math = _C._dispatch_has_kernel_for_dispatch_key(
+                    qualname, "CompositeImplicitAutograd")
+            except RuntimeError:
+                has_math = False
+            if has_math:
+                raise RuntimeError(
+                    f"We should not register a meta kernel directly to the operator '{name}', "
+                    "because it has a CompositeImplicitAutograd kernel in core. Instead we "
+                    "should let the operator decompose, and ensure that we have meta kernels "
+                    "for the base ops that it decomposes into.")
+        self.m.impl(name, dispatch_key, fn, with_keyset)
+        _impls.add(key)
+        self._op_impls.add(key)
+
+    def fallback(self, fn, dispatch_key=""):
+        """Registers `fn` (or fallthrough_kernel) as the backend fallback of
+        the library's key; needs an IMPL library of namespace "_"."""
+        if dispatch_key and dispatch_key != self.dispatch_key:
+            raise RuntimeError(f"fallback() for {dispatch_key} needs a library for that key "
+                               f"(this one is for {self.dispatch_key or 'no key'})")
+        if not callable(fn):
+            raise TypeError(f"Input function is required to be a callable but found type {type(fn)}")
+        self.m.fallback(fn)
+
+    @staticmethod
+    def _cleanup(m, op_impls):
+        _impls.difference_update(op_impls)
+        m.destroy()
+
+    def _destroy(self):
+        """Removes everything this library registered, now."""
+        self._finalizer()
+        from opal import _ops
+        for qualname in self._defs:
+            _ops._refresh_packet(qualname.split(".")[0])
+
+
+# Hidden FRAGMENT libraries for the module-level define/impl, kept alive for
+# the life of the process (as in later PyTorch versions).
+_keep_alive = []
+
+
+def _fragment(ns):
+    lib = Library(ns, "FRAGMENT")
+    _keep_alive.append(lib)
+    return lib
+
+
+def _split_qualname(qualname):
+    if "::" not in qualname:
+        raise ValueError(f"expected a qualified name like 'mylib::op', got '{qualname}'")
+    return qualname.split("::", 1)
+
+
+def define(qualname, schema, *, lib=None, tags=()):
+    """Defines `qualname` ("mylib::op") with `schema` ("(Tensor x) -> Tensor")."""
+    ns, name = _split_qualname(qualname)
+    library = lib or _fragment(ns)
+    return library.define(name + schema, tags=tags)
+
+
+_DEVICE_KEYS = {"cpu": "CPU", "cuda": "CUDA", "meta": "Meta",
+                "default": "CompositeExplicitAutograd"}
+
+
+def impl(qualname, types, func=None, *, lib=None):
+    """Registers a kernel for device types ("cpu", "cuda", "meta",
+    "default"; one or several). Usable as a decorator."""
+    ns, name = _split_qualname(qualname)
+    keys = [types] if isinstance(types, str) else list(types)
+    for t in keys:
+        if t not in _DEVICE_KEYS:
+            raise ValueError(f"unknown device type '{t}'; expected one of "
+                             f"{', '.join(_DEVICE_KEYS)}")
+
+    def register(fn):
+        library = lib or _fragment(ns)
+        for t in keys:
+            library.impl(name, fn, _DEVICE_KEYS[t])
+        return fn
+
+    return register if func is None else register(func)
+
+
+def impl_abstract(qualname, func=None, *, lib=None):
+    """Registers the abstract (Meta) kernel of `qualname`: it computes
+    output shapes and dtypes for meta tensors. Usable as a decorator."""
+    ns, name = _split_qualname(qualname)
+
+    def register(fn):
+        (lib or _fragment(ns)).impl(name, fn, "Meta")
+        return fn
+
+    return register if func is None else register(func)

@@ -1,0 +1,315 @@
+//===- PythonValues.cpp - Python objects ↔ IValues by schema type ---------===//
+
+#include "PythonValues.h"
+
+#include <pybind11/complex.h>
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+using namespace opal;
+using namespace opal::python;
+
+std::string opal::python::pythonTypeName(py::handle object) {
+  return Py_TYPE(object.ptr())->tp_name;
+}
+
+static bool isInt(py::handle object) {
+  return !PyBool_Check(object.ptr()) &&
+         (PyLong_Check(object.ptr()) || PyIndex_Check(object.ptr()));
+}
+
+static bool isFloatLike(py::handle object) {
+  return PyFloat_Check(object.ptr()) || isInt(object) ||
+         (!PyBool_Check(object.ptr()) && !PyUnicode_Check(object.ptr()) &&
+          Py_TYPE(object.ptr())->tp_as_number &&
+          Py_TYPE(object.ptr())->tp_as_number->nb_float);
+}
+
+static bool isSequence(py::handle object) {
+  return PyList_Check(object.ptr()) || PyTuple_Check(object.ptr());
+}
+
+/// Converts each element of a list or tuple with `convert`; false if any fails.
+template <typename T, typename F>
+static bool convertList(py::handle object, std::vector<T> &out, F convert) {
+  py::sequence sequence = py::reinterpret_borrow<py::sequence>(object);
+  out.reserve(sequence.size());
+  for (py::handle element : sequence) {
+    std::optional<T> value = convert(element);
+    if (!value)
+      return false;
+    out.push_back(std::move(*value));
+  }
+  return true;
+}
+
+static std::optional<int64_t> asInt(py::handle object) {
+  if (!isInt(object))
+    return std::nullopt;
+  return py::cast<int64_t>(py::reinterpret_borrow<py::object>(object));
+}
+
+static std::optional<double> asDouble(py::handle object) {
+  if (!isFloatLike(object))
+    return std::nullopt;
+  return PyFloat_AsDouble(object.ptr());
+}
+
+static std::optional<bool> asBool(py::handle object) {
+  if (!PyBool_Check(object.ptr()))
+    return std::nullopt;
+  return object.ptr() == Py_True;
+}
+
+static std::optional<Tensor> asTensor(py::handle object) {
+  if (!py::isinstance<Tensor>(object))
+    return std::nullopt;
+  return py::cast<const Tensor &>(object);
+}
+
+std::optional<IValue> opal::python::toIValue(py::handle object,
+                                             const SchemaType &type,
+                                             std::string &expected) {
+  expected = type.pythonStr();
+  switch (type.kind()) {
+  case TypeKind::Optional:
+    if (object.is_none())
+      return IValue();
+    return toIValue(object, *type.element(), expected);
+  case TypeKind::Tensor:
+    if (auto t = asTensor(object))
+      return IValue(std::move(*t));
+    return std::nullopt;
+  case TypeKind::Int:
+  case TypeKind::SymInt:
+  case TypeKind::Layout:
+  case TypeKind::MemoryFormat:
+    if (auto v = asInt(object))
+      return IValue(*v);
+    return std::nullopt;
+  case TypeKind::ScalarType:
+    if (auto t = scalarTypeOf(object))
+      return IValue(*t);
+    if (auto v = asInt(object); v && isValidScalarType(*v))
+      return IValue(*v);
+    expected = "dtype";
+    return std::nullopt;
+  case TypeKind::Float:
+    if (auto v = asDouble(object))
+      return IValue(*v);
+    return std::nullopt;
+  case TypeKind::Bool:
+    if (auto v = asBool(object))
+      return IValue(*v);
+    return std::nullopt;
+  case TypeKind::Complex:
+    if (PyComplex_Check(object.ptr()))
+      return IValue(py::cast<std::complex<double>>(object));
+    if (auto v = asDouble(object))
+      return IValue(std::complex<double>(*v));
+    return std::nullopt;
+  case TypeKind::Scalar:
+    if (auto v = asBool(object))
+      return IValue(*v);
+    if (auto v = asInt(object))
+      return IValue(*v);
+    if (PyComplex_Check(object.ptr()))
+      return IValue(py::cast<std::complex<double>>(object));
+    if (auto v = asDouble(object))
+      return IValue(*v);
+    return std::nullopt;
+  case TypeKind::Str:
+  case TypeKind::Dimname:
+    if (PyUnicode_Check(object.ptr()))
+      return IValue(py::cast<std::string>(object));
+    return std::nullopt;
+  case TypeKind::Device:
+    if (py::isinstance<Device>(object))
+      return IValue(py::cast<Device>(object));
+    if (PyUnicode_Check(object.ptr())) {
+      auto device = Device::parse(py::cast<std::string>(object));
+      if (device)
+        return IValue(*device);
+      expected = "a device (" + device.error().message() + ")";
+    }
+    return std::nullopt;
+  case TypeKind::List: {
+    const SchemaType &element = *type.element();
+    TypeKind kind = element.kind();
+    bool intLike = kind == TypeKind::Int || kind == TypeKind::SymInt;
+    // `int[2] stride=1` style: one int stands for all N.
+    if (intLike && type.fixedSize() && isInt(object))
+      return IValue(std::vector<int64_t>(*type.fixedSize(), *asInt(object)));
+    if (!isSequence(object))
+      return std::nullopt;
+    if (intLike) {
+      std::vector<int64_t> values;
+      return convertList(object, values, asInt) ? std::optional<IValue>(IValue(std::move(values)))
+                                                : std::nullopt;
+    }
+    if (kind == TypeKind::Float) {
+      std::vector<double> values;
+      return convertList(object, values, asDouble) ? std::optional<IValue>(IValue(std::move(values)))
+                                                   : std::nullopt;
+    }
+    if (kind == TypeKind::Bool) {
+      std::vector<bool> values;
+      return convertList(object, values, asBool) ? std::optional<IValue>(IValue(std::move(values)))
+                                                 : std::nullopt;
+    }
+    if (kind == TypeKind::Tensor) {
+      std::vector<Tensor> values;
+      return convertList(object, values, asTensor) ? std::optional<IValue>(IValue(std::move(values)))
+                                                   : std::nullopt;
+    }
+    if (kind == TypeKind::Optional && element.element()->kind() == TypeKind::Tensor) {
+      std::vector<std::optional<Tensor>> values;
+      bool ok = convertList(object, values, [](py::handle e) -> std::optional<std::optional<Tensor>> {
+        if (e.is_none())
+          return std::optional<Tensor>();
+        if (auto t = asTensor(e))
+          return std::optional<Tensor>(std::move(*t));
+        return std::nullopt;
+      });
+      return ok ? std::optional<IValue>(IValue(std::move(values))) : std::nullopt;
+    }
+    expected += " (not supported in opal calls yet)";
+    return std::nullopt;
+  }
+  default:
+    expected += " (not supported in opal calls yet)";
+    return std::nullopt;
+  }
+}
+
+static IValue defaultToIValue(const DefaultValue &value, const SchemaType &type) {
+  switch (value.kind()) {
+  case DefaultValue::Kind::None: return IValue();
+  case DefaultValue::Kind::Bool: return IValue(value.toBool());
+  case DefaultValue::Kind::Int: return IValue(value.toInt());
+  case DefaultValue::Kind::Double: return IValue(value.toDouble());
+  case DefaultValue::Kind::Complex: return IValue(value.toComplex());
+  case DefaultValue::Kind::String: {
+    const SchemaType &plain = type.isOptional() ? *type.element() : type;
+    if (plain.kind() == TypeKind::Device)
+      if (auto device = Device::parse(value.toString()))
+        return IValue(*device);
+    return IValue(value.toString());
+  }
+  case DefaultValue::Kind::IntList: return IValue(value.toIntList());
+  case DefaultValue::Kind::DoubleList: return IValue(value.toDoubleList());
+  case DefaultValue::Kind::BoolList: return IValue(value.toBoolList());
+  case DefaultValue::Kind::ComplexList: break;
+  }
+  throw OpalError("complex list defaults are not supported in opal calls");
+}
+
+std::optional<std::string> opal::python::parseArguments(const FunctionSchema &schema,
+                                                        py::handle args,
+                                                        py::handle kwargs, Stack &stack) {
+  const std::vector<Argument> &arguments = schema.arguments();
+  size_t given = PyTuple_GET_SIZE(args.ptr());
+  size_t positional = 0;
+  while (positional < arguments.size() && !arguments[positional].kwargOnly())
+    ++positional;
+  if (given > positional)
+    return "expected at most " + std::to_string(positional) +
+           " argument(s) but received " + std::to_string(given) + " argument(s)";
+  size_t start = stack.size();
+  auto fail = [&](std::string reason) {
+    stack.resize(start);
+    return std::optional<std::string>(std::move(reason));
+  };
+  bool haveKwargs = kwargs && !kwargs.is_none() && PyDict_GET_SIZE(kwargs.ptr()) > 0;
+  size_t kwargsUsed = 0;
+  std::string expected;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    const Argument &argument = arguments[i];
+    PyObject *value = nullptr;
+    PyObject *keyword =
+        haveKwargs ? PyDict_GetItemString(kwargs.ptr(), argument.name().c_str()) : nullptr;
+    if (i < given) {
+      if (keyword)
+        return fail("got multiple values for argument '" + argument.name() + "'");
+      value = PyTuple_GET_ITEM(args.ptr(), i);
+    } else if (keyword) {
+      value = keyword;
+      ++kwargsUsed;
+    }
+    if (!value) {
+      if (!argument.defaultValue())
+        return fail("missing value for argument '" + argument.name() + "'");
+      stack.push_back(defaultToIValue(*argument.defaultValue(), *argument.type()));
+      continue;
+    }
+    std::optional<IValue> converted = toIValue(value, *argument.type(), expected);
+    if (!converted)
+      return fail("argument '" + argument.name() + "'" +
+                  (i < given ? " (position " + std::to_string(i + 1) + ")" : "") +
+                  " must be " + expected + ", not " + pythonTypeName(value));
+    stack.push_back(std::move(*converted));
+  }
+  if (haveKwargs && kwargsUsed < static_cast<size_t>(PyDict_GET_SIZE(kwargs.ptr()))) {
+    for (auto item : py::reinterpret_borrow<py::dict>(kwargs)) {
+      std::string name = py::cast<std::string>(item.first);
+      bool known = false;
+      for (size_t i = given; i < arguments.size(); ++i)
+        known |= arguments[i].name() == name;
+      if (!known)
+        return fail("got an unexpected keyword argument '" + name + "'");
+    }
+  }
+  return std::nullopt;
+}
+
+py::object opal::python::toPython(IValue &&value) {
+  if (value.isTensor())
+    return py::cast(std::move(value).toTensor());
+  return toPython(static_cast<const IValue &>(value));
+}
+
+py::object opal::python::toPython(const IValue &value) {
+  switch (value.tag()) {
+  case IValue::Tag::None: return py::none();
+  case IValue::Tag::Tensor: return py::cast(value.toTensor());
+  case IValue::Tag::Int: return py::int_(value.toInt());
+  case IValue::Tag::Double: return py::float_(value.toDouble());
+  case IValue::Tag::Bool: return py::bool_(value.toBool());
+  case IValue::Tag::Complex: return py::cast(value.toComplex());
+  case IValue::Tag::String: return py::str(value.toStringRef());
+  case IValue::Tag::Device: return py::cast(value.toDevice());
+  case IValue::Tag::IntList: return py::cast(value.toIntList());
+  case IValue::Tag::DoubleList: return py::cast(value.toDoubleList());
+  case IValue::Tag::BoolList: return py::cast(value.toBoolList());
+  case IValue::Tag::TensorList: return py::cast(value.toTensorList());
+  case IValue::Tag::OptionalTensorList: return py::cast(value.toOptionalTensorList());
+  case IValue::Tag::Tuple: {
+    const auto &elements = value.toTupleElements();
+    py::tuple out(elements.size());
+    for (size_t i = 0; i < elements.size(); ++i)
+      out[i] = toPython(elements[i]);
+    return std::move(out);
+  }
+  }
+  return py::none();
+}
+
+static py::object returnToPython(IValue &&value, const SchemaType &type) {
+  const SchemaType &plain = type.isOptional() ? *type.element() : type;
+  if (plain.kind() == TypeKind::ScalarType && value.isInt())
+    return dtypeObject(value.toScalarType());
+  return toPython(std::move(value));
+}
+
+py::object opal::python::returnsToPython(const FunctionSchema &schema, Stack &stack) {
+  const std::vector<Argument> &returns = schema.returns();
+  if (returns.size() == 1 && !stack.empty())
+    return returnToPython(std::move(stack.back()), *returns[0].type());
+  if (returns.empty() && !schema.isVarret())
+    return py::none();
+  py::tuple out(stack.size());
+  for (size_t i = 0; i < stack.size(); ++i)
+    out[i] = i < returns.size() ? returnToPython(std::move(stack[i]), *returns[i].type())
+                                : toPython(std::move(stack[i]));
+  return std::move(out);
+}

@@ -1,0 +1,371 @@
+//===- RuntimeBindings.cpp - opal.Tensor, dtypes, devices, numpy, DLPack --===//
+
+#include "Bindings.h"
+#include "PythonValues.h"
+
+#include "opal/Runtime/Allocator.h"
+#include "opal/Runtime/DLPack.h"
+#include "opal/Runtime/Factories.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+using namespace opal;
+using namespace opal::python;
+
+namespace {
+
+/// `opal.float32` and friends: one object per ScalarType.
+struct DType {
+  ScalarType type;
+};
+
+constexpr ScalarType kDTypes[] = {
+    ScalarType::Bool,  ScalarType::Byte,   ScalarType::Char,         ScalarType::Short,
+    ScalarType::Int,   ScalarType::Long,   ScalarType::Half,         ScalarType::BFloat16,
+    ScalarType::Float, ScalarType::Double, ScalarType::ComplexFloat, ScalarType::ComplexDouble};
+
+std::vector<py::object> &dtypeObjects() {
+  // Leaked: these live as long as the interpreter.
+  static auto *objects = new std::vector<py::object>(16);
+  return *objects;
+}
+
+const char *numpyFormat(ScalarType type) {
+  switch (type) {
+  case ScalarType::Bool: return "?";
+  case ScalarType::Byte: return "B";
+  case ScalarType::Char: return "b";
+  case ScalarType::Short: return "h";
+  case ScalarType::Int: return "i";
+  case ScalarType::Long: return "q";
+  case ScalarType::Half: return "e";
+  case ScalarType::Float: return "f";
+  case ScalarType::Double: return "d";
+  case ScalarType::ComplexFloat: return "Zf";
+  case ScalarType::ComplexDouble: return "Zd";
+  default: return nullptr;
+  }
+}
+
+std::optional<ScalarType> fromNumpyDType(const py::dtype &dtype) {
+  char kind = dtype.kind();
+  size_t size = dtype.itemsize();
+  switch (kind) {
+  case 'b': return ScalarType::Bool;
+  case 'u': if (size == 1) return ScalarType::Byte; break;
+  case 'i':
+    if (size == 1) return ScalarType::Char;
+    if (size == 2) return ScalarType::Short;
+    if (size == 4) return ScalarType::Int;
+    if (size == 8) return ScalarType::Long;
+    break;
+  case 'f':
+    if (size == 2) return ScalarType::Half;
+    if (size == 4) return ScalarType::Float;
+    if (size == 8) return ScalarType::Double;
+    break;
+  case 'c':
+    if (size == 8) return ScalarType::ComplexFloat;
+    if (size == 16) return ScalarType::ComplexDouble;
+    break;
+  }
+  return std::nullopt;
+}
+
+py::array toNumpy(const Tensor &t) {
+  if (!t.device().isCPU())
+    throw py::type_error("can't convert " + t.device().str() +
+                         " tensor to numpy; only cpu tensors can be converted");
+  const char *format = numpyFormat(t.dtype());
+  if (!format)
+    throw py::type_error(std::string("Got unsupported ScalarType ") + dtypeName(t.dtype()));
+  size_t itemSize = elementSize(t.dtype());
+  std::vector<py::ssize_t> shape(t.sizes().begin(), t.sizes().end());
+  std::vector<py::ssize_t> strides;
+  for (int64_t s : t.strides())
+    strides.push_back(s * static_cast<py::ssize_t>(itemSize));
+  // The array's base owns a reference to the tensor, so the memory lives
+  // while either side does.
+  py::object base = py::cast(t);
+  return py::array(py::dtype(format), shape, strides, t.dataPtr(), base);
+}
+
+void releaseNumpyArray(void *, void *context) {
+  py::gil_scoped_acquire gil;
+  Py_DECREF(static_cast<PyObject *>(context));
+}
+
+Tensor fromNumpy(py::array array) {
+  auto type = fromNumpyDType(array.dtype());
+  if (!type)
+    throw py::type_error("can't convert np.ndarray of type " +
+                         py::str(array.dtype()).cast<std::string>() +
+                         ". The only supported types are: float64, float32, float16, "
+                         "complex64, complex128, int64, int32, int16, int8, uint8, and bool.");
+  size_t itemSize = elementSize(*type);
+  std::vector<int64_t> sizes, strides;
+  int64_t extent = 1;
+  for (py::ssize_t i = 0; i < array.ndim(); ++i) {
+    py::ssize_t stride = array.strides(i);
+    if (stride < 0 || stride % static_cast<py::ssize_t>(itemSize) != 0)
+      throw py::value_error("At least one stride in the given numpy array is negative "
+                            "or not a multiple of the element size; copy the array "
+                            "first (np.ascontiguousarray)");
+    sizes.push_back(array.shape(i));
+    strides.push_back(stride / static_cast<py::ssize_t>(itemSize));
+    if (array.shape(i) == 0)
+      extent = 0;
+    else if (extent)
+      extent += (array.shape(i) - 1) * strides.back();
+  }
+  PyObject *owner = array.ptr();
+  Py_INCREF(owner); // released by the storage's deleter
+  auto storage = IntrusivePtr<StorageImpl>::make(
+      const_cast<void *>(array.data()), static_cast<size_t>(extent) * itemSize,
+      Device(DeviceType::CPU), &releaseNumpyArray, owner);
+  return Tensor(IntrusivePtr<TensorImpl>::make(std::move(storage), *type,
+                                               Device(DeviceType::CPU), std::move(sizes),
+                                               std::move(strides), 0));
+}
+
+void deleteCapsule(PyObject *capsule) {
+  // A capsule that was never consumed still owns its DLManagedTensor.
+  if (PyCapsule_IsValid(capsule, "dltensor")) {
+    auto *managed = static_cast<DLManagedTensor *>(PyCapsule_GetPointer(capsule, "dltensor"));
+    if (managed && managed->deleter)
+      managed->deleter(managed);
+  }
+}
+
+py::capsule toDLPackCapsule(const Tensor &t) {
+  auto managed = toDLPack(t);
+  if (!managed)
+    throw py::type_error(managed.error().message());
+  return py::reinterpret_steal<py::capsule>(PyCapsule_New(*managed, "dltensor", &deleteCapsule));
+}
+
+void releaseWithGil(DLManagedTensor *managed) {
+  if (!managed->deleter)
+    return;
+  if (Py_IsInitialized()) {
+    PyGILState_STATE state = PyGILState_Ensure();
+    managed->deleter(managed);
+    PyGILState_Release(state);
+  } else {
+    managed->deleter(managed);
+  }
+}
+
+Tensor fromDLPackObject(py::object object) {
+  py::object capsule = object;
+  if (py::hasattr(object, "__dlpack__"))
+    capsule = object.attr("__dlpack__")();
+  if (!PyCapsule_IsValid(capsule.ptr(), "dltensor"))
+    throw py::type_error("from_dlpack expects an object with __dlpack__ or an unused "
+                         "'dltensor' capsule, got " + pythonTypeName(object));
+  auto *managed = static_cast<DLManagedTensor *>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
+  auto tensor = fromDLPack(managed, &releaseWithGil);
+  if (!tensor)
+    throw py::type_error(tensor.error().message());
+  PyCapsule_SetName(capsule.ptr(), "used_dltensor");
+  return std::move(*tensor);
+}
+
+std::vector<int64_t> shapeArgs(py::args args) {
+  // view(2, 3), view((2, 3)) and view([2, 3]) all mean the same.
+  if (args.size() == 1 && (py::isinstance<py::tuple>(args[0]) || py::isinstance<py::list>(args[0])))
+    return py::cast<std::vector<int64_t>>(args[0]);
+  return py::cast<std::vector<int64_t>>(args);
+}
+
+Tensor indexTensor(const Tensor &tensor, py::handle key) {
+  py::tuple items = py::isinstance<py::tuple>(key) ? py::reinterpret_borrow<py::tuple>(key)
+                                                   : py::make_tuple(key);
+  int64_t consumed = 0; // tensor dims that items address
+  for (py::handle item : items)
+    if (!item.is_none() && item.ptr() != Py_Ellipsis)
+      ++consumed;
+  if (consumed > tensor.dim())
+    throw py::index_error("too many indices for tensor of dimension " +
+                          std::to_string(tensor.dim()));
+  Tensor result = tensor;
+  int64_t dim = 0;
+  for (py::handle item : items) {
+    if (item.ptr() == Py_Ellipsis) {
+      dim += tensor.dim() - consumed;
+    } else if (item.is_none()) {
+      result = result.unsqueeze(dim++);
+    } else if (PySlice_Check(item.ptr())) {
+      Py_ssize_t start, stop, step;
+      if (PySlice_Unpack(item.ptr(), &start, &stop, &step) < 0)
+        throw py::error_already_set();
+      if (step <= 0)
+        throw py::value_error("step must be greater than zero");
+      result = result.slice(dim++, start, stop, step);
+    } else if (PyIndex_Check(item.ptr()) && !PyBool_Check(item.ptr())) {
+      int64_t i = py::cast<int64_t>(item);
+      int64_t size = result.sizes()[dim];
+      if (i < -size || i >= size)
+        throw py::index_error("index " + std::to_string(i) + " is out of bounds for "
+                              "dimension " + std::to_string(dim) + " with size " +
+                              std::to_string(size));
+      result = result.select(dim, i);
+    } else {
+      throw py::index_error("only integers, slices (`:`), ellipsis (`...`) and None "
+                            "are valid indices (got " + pythonTypeName(item) + ")");
+    }
+  }
+  return result;
+}
+
+} // namespace
+
+py::object opal::python::dtypeObject(ScalarType type) {
+  return dtypeObjects()[static_cast<size_t>(type)];
+}
+
+std::optional<ScalarType> opal::python::scalarTypeOf(py::handle object) {
+  if (py::isinstance<DType>(object))
+    return py::cast<const DType &>(object).type;
+  return std::nullopt;
+}
+
+void opal::python::bindRuntime(py::module_ &m) {
+  py::class_<DType>(m, "dtype", "An element type: opal.float32, opal.int64, ...")
+      .def_property_readonly("itemsize", [](const DType &d) { return elementSize(d.type); })
+      .def_property_readonly("is_floating_point", [](const DType &d) { return isFloatingType(d.type); })
+      .def_property_readonly("is_complex", [](const DType &d) { return isComplexType(d.type); })
+      .def("__repr__", [](const DType &d) { return std::string("opal.") + dtypeName(d.type); })
+      .def("__reduce__", [](const DType &d) { return std::string(dtypeName(d.type)); });
+  for (ScalarType type : kDTypes) {
+    py::object object = py::cast(DType{type});
+    dtypeObjects()[static_cast<size_t>(type)] = object;
+    m.attr(dtypeName(type)) = object;
+  }
+
+  py::class_<Device>(m, "device", "Where a tensor lives: cpu, cuda:N or meta.")
+      .def(py::init([](const std::string &text) {
+             auto device = Device::parse(text);
+             if (!device)
+               throw py::value_error(device.error().message());
+             return *device;
+           }),
+           py::arg("type"))
+      .def_property_readonly("type", [](const Device &d) {
+        std::string text = d.str();
+        return text.substr(0, text.find(':'));
+      })
+      .def_property_readonly("index", [](const Device &d) -> std::optional<int> {
+        return d.hasIndex() ? std::optional<int>(d.index()) : std::nullopt;
+      })
+      .def("__str__", &Device::str)
+      .def("__repr__", [](const Device &d) {
+        std::string type = d.str().substr(0, d.str().find(':'));
+        return d.hasIndex() ? "device(type='" + type + "', index=" + std::to_string(d.index()) + ")"
+                            : "device(type='" + type + "')";
+      })
+      .def("__eq__", [](const Device &a, const Device &b) { return a == b; })
+      .def("__eq__", [](const Device &a, const std::string &b) { return a.str() == b; })
+      .def("__hash__", [](const Device &d) { return std::hash<std::string>()(d.str()); });
+
+  py::class_<Tensor>(m, "Tensor", py::dynamic_attr(), "An n-dimensional array on a device.")
+      .def_property_readonly("shape", [](const Tensor &t) { return py::tuple(py::cast(t.sizes())); })
+      .def_property_readonly("dtype", [](const Tensor &t) { return dtypeObject(t.dtype()); })
+      .def_property_readonly("device", &Tensor::device)
+      .def_property_readonly("ndim", &Tensor::dim)
+      .def_property_readonly("is_meta", [](const Tensor &t) { return t.device().isMeta(); })
+      .def("size", [](const Tensor &t, std::optional<int64_t> dim) -> py::object {
+             if (!dim)
+               return py::tuple(py::cast(t.sizes()));
+             return py::int_(t.sizes()[wrapDim(*dim, t.dim())]);
+           }, py::arg("dim") = py::none())
+      .def("stride", [](const Tensor &t, std::optional<int64_t> dim) -> py::object {
+             if (!dim)
+               return py::tuple(py::cast(t.strides()));
+             return py::int_(t.strides()[wrapDim(*dim, t.dim())]);
+           }, py::arg("dim") = py::none())
+      .def("numel", &Tensor::numel)
+      .def("dim", &Tensor::dim)
+      .def("__len__", [](const Tensor &t) {
+        if (t.dim() == 0)
+          throw py::type_error("len() of a 0-d tensor");
+        return t.sizes()[0];
+      })
+      .def("storage_offset", &Tensor::storageOffset)
+      .def("data_ptr", [](const Tensor &t) { return reinterpret_cast<uintptr_t>(t.dataPtr()); })
+      .def("is_contiguous", &Tensor::isContiguous)
+      .def("contiguous", &Tensor::contiguous)
+      .def("clone", &Tensor::clone)
+      .def("view", [](const Tensor &t, py::args shape) { return t.view(shapeArgs(shape)); })
+      .def("reshape", [](const Tensor &t, py::args shape) { return t.reshape(shapeArgs(shape)); })
+      .def("expand", [](const Tensor &t, py::args shape) { return t.expand(shapeArgs(shape)); })
+      .def("permute", [](const Tensor &t, py::args dims) { return t.permute(shapeArgs(dims)); })
+      .def("transpose", &Tensor::transpose, py::arg("dim0"), py::arg("dim1"))
+      .def("t", [](const Tensor &t) {
+        if (t.dim() > 2)
+          throw py::value_error("t() expects a tensor with <= 2 dimensions, but self is " +
+                                std::to_string(t.dim()) + "D");
+        return t.dim() < 2 ? t : t.transpose(0, 1);
+      })
+      .def("squeeze", [](const Tensor &t, std::optional<int64_t> dim) {
+             return dim ? t.squeeze(*dim) : t.squeeze();
+           }, py::arg("dim") = py::none())
+      .def("unsqueeze", &Tensor::unsqueeze, py::arg("dim"))
+      .def("__getitem__", &indexTensor)
+      .def("to", [](const Tensor &t, py::object target) {
+        if (auto type = scalarTypeOf(target))
+          return t.to(*type);
+        std::string device = py::str(target);
+        if (device == t.device().str())
+          return t;
+        throw py::value_error("to(" + device + "): copies between devices are not supported yet");
+      })
+      .def("copy_", [](Tensor &t, const Tensor &source) { return t.copyFrom(source); })
+      .def("fill_", [](Tensor &t, double value) { return t.fill(value); })
+      .def("numpy", &toNumpy)
+      .def("__array__", [](const Tensor &t, py::object dtype) {
+             py::array array = toNumpy(t);
+             return dtype.is_none() ? py::object(array) : array.attr("astype")(dtype);
+           }, py::arg("dtype") = py::none())
+      .def("__dlpack__", [](const Tensor &t, py::object) { return toDLPackCapsule(t); },
+           py::arg("stream") = py::none())
+      .def("__dlpack_device__", [](const Tensor &t) {
+        if (!t.device().isCPU())
+          throw py::type_error("only cpu tensors support DLPack");
+        return py::make_tuple(static_cast<int>(kDLCPU), 0);
+      });
+
+  m.def("from_numpy", &fromNumpy, py::arg("array"),
+        "A tensor sharing memory with a numpy array.");
+  m.def("from_dlpack", &fromDLPackObject, py::arg("ext_tensor"),
+        "A tensor sharing memory with a DLPack producer (numpy, PyTorch, ...).");
+  m.def("_empty", [](std::vector<int64_t> sizes, const DType &dtype, const Device &device) {
+    return Tensor::empty(sizes, dtype.type, device);
+  });
+  m.def("_full", [](std::vector<int64_t> sizes, double value, const DType &dtype, const Device &device) {
+    return full(sizes, value, {dtype.type, device});
+  });
+  m.def("_arange", [](double start, double end, double step, const DType &dtype, const Device &device) {
+    return arange(start, end, step, {dtype.type, device});
+  });
+  m.def("_rand", [](std::vector<int64_t> sizes, const DType &dtype, const Device &device) {
+    return rand(sizes, {dtype.type, device});
+  });
+  m.def("_randn", [](std::vector<int64_t> sizes, const DType &dtype, const Device &device) {
+    return randn(sizes, {dtype.type, device});
+  });
+  m.def("manual_seed", [](uint64_t seed) { manualSeed(seed); }, py::arg("seed"),
+        "Seeds the generator of rand and randn.");
+  m.def("_allocator_stats", [] {
+    AllocatorStats s = CPUCachingAllocator::singleton().stats();
+    py::dict d;
+    d["allocations"] = s.allocations;
+    d["cache_hits"] = s.cacheHits;
+    d["bytes_in_use"] = s.bytesInUse;
+    d["bytes_cached"] = s.bytesCached;
+    return d;
+  });
+  m.def("_empty_cache", [] { CPUCachingAllocator::singleton().emptyCache(); });
+}
