@@ -61,7 +61,8 @@ class Library:
         self._finalizer = weakref.finalize(self, Library._cleanup, self.m, self._op_impls)
 
     def __repr__(self):
-        return f"Library(kind={self.kind}, ns={self.ns}, dispatch_key={self.dispatch_key})>"
+        return (f"Library(kind={getattr(self, 'kind', None)}, ns={getattr(self, 'ns', None)}, "
+                f"dispatch_key={getattr(self, 'dispatch_key', None)})>")
 
     def define(self, schema, alias_analysis="", *, tags=()):
         """Defines an op from a schema; returns its name without namespace or

@@ -1,0 +1,160 @@
+"""opal.Tensor: factories, views, numpy and DLPack interop, repr."""
+
+import gc
+import sys
+
+import numpy as np
+import pytest
+
+import opal
+
+
+def test_factories_and_dtypes():
+    assert opal.zeros(2, 3).shape == (2, 3)
+    assert opal.ones(2).dtype == opal.float32
+    assert opal.full((2,), 7).dtype == opal.int64
+    assert opal.full((2,), 7.5).tolist() == [7.5, 7.5]
+    assert opal.arange(4).tolist() == [0, 1, 2, 3]
+    assert opal.arange(0, 1, 0.25).dtype == opal.float32
+    assert opal.empty(3, dtype=opal.float64).dtype == opal.float64
+    assert opal.tensor([1, 2]).dtype == opal.int64
+    assert opal.tensor([1.0, 2]).dtype == opal.float32
+    assert opal.tensor([True]).dtype == opal.bool
+    assert opal.tensor([1, 2], dtype=opal.float16).tolist() == [1.0, 2.0]
+    assert opal.zeros_like(opal.ones(2, dtype=opal.int32)).dtype == opal.int32
+    assert opal.ones_like(opal.ones(2, 2)).tolist() == [[1, 1], [1, 1]]
+    assert opal.full_like(opal.ones(2), 3).tolist() == [3.0, 3.0]
+    assert repr(opal.float32) == "opal.float32" and opal.float is opal.float32
+    assert opal.int64.itemsize == 8 and opal.float16.is_floating_point
+
+
+def test_random_is_seedable():
+    opal.manual_seed(3)
+    a = opal.rand(5).tolist()
+    opal.manual_seed(3)
+    assert opal.rand(5).tolist() == a
+    assert all(0 <= v < 1 for v in a)
+    opal.manual_seed(3)
+    b = opal.randn(1000).numpy()
+    assert abs(b.mean()) < 0.15 and 0.8 < b.std() < 1.2
+    assert opal.rand_like(opal.ones(2, 2)).shape == (2, 2)
+
+
+def test_metadata():
+    t = opal.zeros(2, 3, 4)
+    assert t.stride() == (12, 4, 1) and t.stride(-1) == 1
+    assert t.size() == (2, 3, 4) and t.size(1) == 3
+    assert t.numel() == 24 and t.dim() == 3 and t.ndim == 3 and len(t) == 2
+    assert t.is_contiguous()
+    assert str(t.device) == "cpu" and repr(t.device) == "device(type='cpu')"
+    assert t.device == "cpu"
+    assert opal.empty(2, device="meta").is_meta
+
+
+def test_views_share_storage():
+    t = opal.arange(6).view(2, 3)
+    tt = t.transpose(0, 1)
+    assert tt.shape == (3, 2) and not tt.is_contiguous()
+    assert tt.data_ptr() == t.data_ptr()
+    tt[1].fill_(9)
+    assert t.tolist() == [[0, 9, 2], [3, 9, 5]]
+    assert t.permute(1, 0).tolist() == tt.tolist()
+    assert t.reshape(-1).tolist() == [0, 9, 2, 3, 9, 5]
+    assert t.unsqueeze(0).shape == (1, 2, 3)
+    assert t.unsqueeze(0).squeeze().shape == (2, 3)
+    assert t[:, None].shape == (2, 1, 3)
+    assert t[..., 1].tolist() == [9, 9]
+    assert t[1, ::2].tolist() == [3, 5]
+    assert t.expand(4, 2, 3).stride() == (0, 3, 1)
+    assert t.t().contiguous().is_contiguous()
+    c = t.clone()
+    assert c.data_ptr() != t.data_ptr() and c.tolist() == t.tolist()
+
+
+def test_view_errors_name_the_problem():
+    t = opal.arange(6).view(2, 3).t()
+    with pytest.raises(RuntimeError, match=r"view size is not compatible .* Use \.reshape\(\.\.\.\) instead\."):
+        t.view(6)
+    with pytest.raises(RuntimeError, match=r"shape '\[4, 4\]' is invalid for input of size 6"):
+        t.reshape(4, 4)
+    with pytest.raises(RuntimeError, match=r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 5\)"):
+        t.transpose(0, 5)
+    with pytest.raises(IndexError, match="index 3 is out of bounds for dimension 0 with size 3"):
+        t[3]
+    with pytest.raises(IndexError, match="too many indices for tensor of dimension 2"):
+        t[0, 0, 0]
+
+
+def test_numpy_round_trip_shares_memory():
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    t = opal.from_numpy(a)
+    a[0, 0] = 100
+    assert t[0, 0].item() == 100
+    back = t.numpy()
+    back[1, 1] = -1
+    assert a[1, 1] == -1
+    assert np.shares_memory(back, a)
+    # A transposed numpy array keeps its strides.
+    assert opal.from_numpy(a.T).stride() == (1, 4)
+    with pytest.raises(TypeError, match="can't convert np.ndarray of type uint16"):
+        opal.from_numpy(np.zeros(2, dtype=np.uint16))
+
+
+def test_numpy_lifetime():
+    a = np.arange(5, dtype=np.int64)
+    t = opal.from_numpy(a)
+    del a
+    gc.collect()
+    assert t.tolist() == [0, 1, 2, 3, 4]  # the tensor keeps the array alive
+    arr = opal.arange(4).numpy()
+    gc.collect()
+    assert arr.tolist() == [0, 1, 2, 3]  # the array keeps the tensor alive
+
+
+def test_dlpack_with_numpy():
+    t = opal.arange(6, dtype=opal.float64).view(2, 3)
+    a = np.from_dlpack(t)
+    assert a.tolist() == t.tolist()
+    t[0].fill_(7)  # numpy 1.24 marks DLPack imports read-only; write through opal
+    assert a[0, 0] == 7
+    u = opal.from_dlpack(np.arange(3.0))
+    assert u.tolist() == [0.0, 1.0, 2.0] and u.dtype == opal.float64
+    assert t.__dlpack_device__() == (1, 0)
+
+
+def test_dlpack_with_pytorch():
+    torch = pytest.importorskip("torch", reason="PyTorch is only the reference")
+    t = opal.arange(6, dtype=opal.float32).view(2, 3)
+    pt = torch.from_dlpack(t)
+    assert pt.tolist() == t.tolist()
+    pt[0, 1] = 42
+    assert t[0, 1].item() == 42
+    back = opal.from_dlpack(torch.arange(4))
+    assert back.dtype == opal.int64 and back.tolist() == [0, 1, 2, 3]
+    del pt
+    gc.collect()
+    assert t.tolist()[0][1] == 42
+
+
+def test_repr_matches_pytorch():
+    assert repr(opal.tensor([1.0, 2.0, 3.0])) == "tensor([1., 2., 3.])"
+    assert repr(opal.tensor([1.5, 2.0])) == "tensor([1.5000, 2.0000])"
+    assert repr(opal.tensor([[1, 2], [3, 4]])) == "tensor([[1, 2],\n        [3, 4]])"
+    assert repr(opal.tensor([1, 2], dtype=opal.int32)) == "tensor([1, 2], dtype=opal.int32)"
+    assert repr(opal.tensor([True, False])) == "tensor([True, False])"
+    assert repr(opal.tensor(3.0)) == "tensor(3.)"
+    assert repr(opal.empty(2, 3, device="meta")) == "tensor(..., device='meta', size=(2, 3))"
+
+
+def test_repr_agrees_with_torch_on_common_cases():
+    torch = pytest.importorskip("torch", reason="PyTorch is only the reference")
+    for data in ([1.0, 2.0], [0.5, 1.25, -3.0], [[1, 2, 3], [4, 5, 6]], [True]):
+        assert repr(opal.tensor(data)) == repr(torch.tensor(data))
+
+
+def test_allocator_reuses_blocks():
+    opal.empty(1000)
+    before = opal._C._allocator_stats()
+    opal.empty(1000)
+    after = opal._C._allocator_stats()
+    assert after["cache_hits"] == before["cache_hits"] + 1
