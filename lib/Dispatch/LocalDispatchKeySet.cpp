@@ -18,14 +18,21 @@ bool opal::tlsIsDispatchKeyExcluded(DispatchKey k) {
   return tlsState.excluded().has(k);
 }
 
+/// `set` without `k`: its functionality bit and, for a per-backend key, its
+/// backend bit too (PyTorch's remove() leaves the backend bit behind, so
+/// excluding Meta after including it would leave calls on Meta).
+static DispatchKeySet withoutKey(DispatchKeySet set, DispatchKey k) {
+  return set.remove(k).removeBackend(toBackendComponent(k));
+}
+
 void opal::tlsSetDispatchKeyIncluded(DispatchKey k, bool included) {
   DispatchKeySet current = tlsState.included();
-  tlsState.setIncluded(included ? current.add(k) : current.remove(k));
+  tlsState.setIncluded(included ? current.add(k) : withoutKey(current, k));
 }
 
 void opal::tlsSetDispatchKeyExcluded(DispatchKey k, bool excluded) {
   DispatchKeySet current = tlsState.excluded();
-  tlsState.setExcluded(excluded ? current.add(k) : current.remove(k));
+  tlsState.setExcluded(excluded ? current.add(k) : withoutKey(current, k));
 }
 
 /// The bits of `keys` that `present` lacks: what a guard adds, and so what
