@@ -93,3 +93,13 @@ void BM_BoxedCall(benchmark::State &state) {
 BENCHMARK(BM_BoxedCall);
 
 } // namespace
+
+namespace {
+
+void BM_EmptyTensorOneElement(benchmark::State &state) {
+  for (auto _ : state)
+    benchmark::DoNotOptimize(Tensor::empty({1}));
+}
+BENCHMARK(BM_EmptyTensorOneElement);
+
+} // namespace

@@ -22,8 +22,16 @@ constexpr size_t kDefaultCacheLimit = size_t(1) << 30;
 
 struct CPUCachingAllocator::State {
   mutable std::mutex mutex;
-  std::unordered_map<size_t, std::vector<void *>> freeLists;
+  // Power-of-two classes 64 B .. 1 MiB by log2 - 6; larger ones by size.
+  std::vector<void *> smallLists[15];
+  std::unordered_map<size_t, std::vector<void *>> largeLists;
   AllocatorStats stats;
+
+  std::vector<void *> &listFor(size_t size) {
+    if (size <= kSmallLimit)
+      return smallLists[__builtin_ctzll(size) - 6];
+    return largeLists[size];
+  }
 };
 
 CPUCachingAllocator &CPUCachingAllocator::singleton() {
@@ -53,10 +61,10 @@ void *CPUCachingAllocator::allocate(size_t nbytes) {
     std::lock_guard<std::mutex> lock(state_->mutex);
     ++state_->stats.allocations;
     state_->stats.bytesInUse += size;
-    auto it = state_->freeLists.find(size);
-    if (it != state_->freeLists.end() && !it->second.empty()) {
-      void *block = it->second.back();
-      it->second.pop_back();
+    std::vector<void *> &list = state_->listFor(size);
+    if (!list.empty()) {
+      void *block = list.back();
+      list.pop_back();
       ++state_->stats.cacheHits;
       state_->stats.bytesCached -= size;
       return block;
@@ -83,7 +91,7 @@ void CPUCachingAllocator::free(void *block, size_t nbytes) {
     std::lock_guard<std::mutex> lock(state_->mutex);
     state_->stats.bytesInUse -= size;
     if (state_->stats.bytesCached + size <= cacheLimit_) {
-      state_->freeLists[size].push_back(block);
+      state_->listFor(size).push_back(block);
       state_->stats.bytesCached += size;
       return;
     }
@@ -97,13 +105,17 @@ AllocatorStats CPUCachingAllocator::stats() const {
 }
 
 void CPUCachingAllocator::emptyCache() {
-  std::unordered_map<size_t, std::vector<void *>> lists;
+  std::vector<std::vector<void *>> lists;
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
-    lists.swap(state_->freeLists);
+    for (auto &list : state_->smallLists)
+      lists.push_back(std::move(list)), list.clear();
+    for (auto &[size, list] : state_->largeLists)
+      lists.push_back(std::move(list));
+    state_->largeLists.clear();
     state_->stats.bytesCached = 0;
   }
-  for (auto &[size, blocks] : lists)
+  for (auto &blocks : lists)
     for (void *block : blocks)
       std::free(block);
 }

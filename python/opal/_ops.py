@@ -92,6 +92,9 @@ class OpOverload(_C._OpHandle):
         raise AttributeError(f"'{self}' has no attribute '{name}'")
 
 
+_C._install_fast_call(OpOverload)
+
+
 class OpOverloadPacket:
     """All overloads of an operator: `opal.ops.ns.op`."""
 
@@ -101,9 +104,11 @@ class OpOverloadPacket:
         self.__name__ = op_name
         self._overload_names = list(overload_names)
         self._overloads = {}
+        self._call_list = None  # the overloads in call order, built on first call
 
     def _refresh(self, overload_names):
         self._overload_names = list(overload_names)
+        self._call_list = None
         for name in list(self._overloads):
             if name not in self._overload_names:
                 attr = "default" if name == "" else name
@@ -141,8 +146,12 @@ class OpOverloadPacket:
         return result
 
     def __call__(self, *args, **kwargs):
-        return _C._call_overloads([self._overload(n) for n in self._overload_names],
-                                  *args, **kwargs)
+        calls = self._call_list
+        if calls is None:
+            calls = self._call_list = [self._overload(n) for n in self._overload_names]
+        if len(calls) == 1:
+            return calls[0](*args, **kwargs)
+        return _C._call_overloads(calls, *args, **kwargs)
 
     def __str__(self):
         return self._qualified_op_name.replace("::", ".")

@@ -39,7 +39,7 @@ py::object callWithStack(const OperatorHandle &op, Stack &stack) {
   return returnsToPython(op.schema(), stack);
 }
 
-py::object call(const OperatorHandle &op, py::args args, py::kwargs kwargs) {
+py::object call(const OperatorHandle &op, py::handle args, py::handle kwargs) {
   const FunctionSchema &schema = op.schema();
   Stack stack;
   stack.reserve(schema.arguments().size());
@@ -47,6 +47,34 @@ py::object call(const OperatorHandle &op, py::args args, py::kwargs kwargs) {
     throw py::type_error(schema.operatorName().str() + "() " + *error +
                          ". Declaration: " + schema.str());
   return callWithStack(op, stack);
+}
+
+/// Turns the C++ exception in flight into a Python error, as pybind11 does
+/// for bound functions (custom translators first).
+void setPythonError() {
+  auto &local = py::detail::get_local_internals().registered_exception_translators;
+  if (py::detail::apply_exception_translators(local))
+    return;
+  auto &global = py::detail::get_internals().registered_exception_translators;
+  if (py::detail::apply_exception_translators(global))
+    return;
+  PyErr_SetString(PyExc_SystemError, "opal: unknown C++ exception");
+}
+
+/// tp_call of _OpHandle (and so of OpOverload): straight from CPython to
+/// the argument parser, without pybind11's overload dispatch.
+PyObject *callOpHandle(PyObject *self, PyObject *args, PyObject *kwargs) {
+  try {
+    auto *instance = reinterpret_cast<py::detail::instance *>(self);
+    auto &handle = *static_cast<PyOpHandle *>(
+        instance->get_value_and_holder().value_ptr());
+    return call(handle.handle, args, kwargs).release().ptr();
+  } catch (py::error_already_set &error) {
+    error.restore();
+  } catch (...) {
+    setPythonError();
+  }
+  return nullptr;
 }
 
 } // namespace
@@ -58,7 +86,7 @@ void opal::python::bindOperators(py::module_ &m) {
            }),
            py::arg("name"), py::arg("overload"))
       .def("__call__", [](const PyOpHandle &self, py::args args, py::kwargs kwargs) {
-        return call(self.handle, std::move(args), std::move(kwargs));
+        return call(self.handle, args, kwargs);
       })
       .def_property_readonly("_schema", [](const PyOpHandle &self) { return self.handle.schema(); })
       .def("_handle_eq", [](const PyOpHandle &a, const PyOpHandle &b) { return a.handle == b.handle; })
@@ -77,6 +105,18 @@ void opal::python::bindOperators(py::module_ &m) {
         py::gil_scoped_acquire gil;
         return returnsToPython(schema, stack);
       });
+
+  // `op(...)` bypasses pybind11's dispatcher: opal.ops installs this
+  // tp_call on OpOverload once the class exists (a subclass created later
+  // would otherwise take the slower `__call__` of the base).
+  m.def("_install_fast_call", [](py::type cls) {
+    if (!PyType_IsSubtype(reinterpret_cast<PyTypeObject *>(cls.ptr()),
+                          reinterpret_cast<PyTypeObject *>(
+                              py::module_::import("opal._C").attr("_OpHandle").ptr())))
+      throw py::type_error("_install_fast_call needs a subclass of _OpHandle");
+    reinterpret_cast<PyTypeObject *>(cls.ptr())->tp_call = &callOpHandle;
+    PyType_Modified(reinterpret_cast<PyTypeObject *>(cls.ptr()));
+  });
 
   m.def("_overload_names", [](const std::string &name) {
     // Every defined overload of `ns::op`, "" for the default one.

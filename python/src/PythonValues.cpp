@@ -62,9 +62,15 @@ static std::optional<bool> asBool(py::handle object) {
 }
 
 static std::optional<Tensor> asTensor(py::handle object) {
-  if (!py::isinstance<Tensor>(object))
+  // The Tensor class object, looked up once; then a type-pointer compare
+  // and a direct read of the pybind11 instance's value.
+  static PyTypeObject *tensorType = reinterpret_cast<PyTypeObject *>(
+      py::detail::get_type_handle(typeid(Tensor), true).ptr());
+  if (Py_TYPE(object.ptr()) != tensorType &&
+      !PyType_IsSubtype(Py_TYPE(object.ptr()), tensorType))
     return std::nullopt;
-  return py::cast<const Tensor &>(object);
+  auto *instance = reinterpret_cast<py::detail::instance *>(object.ptr());
+  return *static_cast<Tensor *>(instance->get_value_and_holder().value_ptr());
 }
 
 std::optional<IValue> opal::python::toIValue(py::handle object,
