@@ -44,9 +44,8 @@ template <typename D, typename S> D convert(S value) {
 
 /// Calls fn(dstOffset, srcOffset) (in elements) for every index of `sizes`.
 template <typename F>
-void forEachIndex(const std::vector<int64_t> &sizes,
-                  const std::vector<int64_t> &dstStrides,
-                  const std::vector<int64_t> &srcStrides, F fn) {
+void forEachIndex(IntArrayRef sizes, IntArrayRef dstStrides, IntArrayRef srcStrides,
+                  F fn) {
   size_t rank = sizes.size();
   for (int64_t size : sizes)
     if (size == 0)
@@ -55,7 +54,7 @@ void forEachIndex(const std::vector<int64_t> &sizes,
     fn(0, 0);
     return;
   }
-  std::vector<int64_t> counter(rank, 0);
+  DimVector counter(rank, 0);
   int64_t inner = sizes[rank - 1];
   int64_t dstInner = dstStrides[rank - 1], srcInner = srcStrides[rank - 1];
   int64_t dstBase = 0, srcBase = 0;

@@ -51,7 +51,7 @@ Expected<DLManagedTensor *> opal::toDLPack(const Tensor &tensor) {
   if (!code)
     return makeUnexpected(Error(std::string("DLPack export of dtype ") +
                                 dtypeName(tensor.dtype()) + " is not supported"));
-  auto *e = new Export{tensor, tensor.sizes(), tensor.strides(), {}};
+  auto *e = new Export{tensor, tensor.sizes().vec(), tensor.strides().vec(), {}};
   DLTensor &dl = e->managed.dl_tensor;
   dl.data = tensor.dataPtr();
   dl.device = DLDevice{kDLCPU, 0};
@@ -82,10 +82,9 @@ Expected<Tensor> opal::fromDLPack(DLManagedTensor *managed,
     return makeUnexpected(Error("from_dlpack: unsupported DLPack dtype (code " +
                                 std::to_string(dl.dtype.code) + ", " +
                                 std::to_string(dl.dtype.bits) + " bits)"));
-  std::vector<int64_t> sizes(dl.shape, dl.shape + dl.ndim);
-  std::vector<int64_t> strides =
-      dl.strides ? std::vector<int64_t>(dl.strides, dl.strides + dl.ndim)
-                 : contiguousStrides(sizes);
+  DimVector sizes(IntArrayRef(dl.shape, dl.ndim));
+  DimVector strides =
+      dl.strides ? DimVector(IntArrayRef(dl.strides, dl.ndim)) : contiguousStrides(sizes);
   size_t itemSize = elementSize(code->type);
   int64_t extent = 1; // elements spanned, for nbytes
   for (int64_t i = 0; i < dl.ndim; ++i) {

@@ -21,8 +21,8 @@ DispatchKeySet opal::defaultTensorKeySet(Device device) {
   return DispatchKeySet();
 }
 
-std::vector<int64_t> opal::contiguousStrides(const std::vector<int64_t> &sizes) {
-  std::vector<int64_t> strides(sizes.size());
+DimVector opal::contiguousStrides(IntArrayRef sizes) {
+  DimVector strides(sizes.size(), 0);
   int64_t stride = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = stride;
@@ -32,8 +32,7 @@ std::vector<int64_t> opal::contiguousStrides(const std::vector<int64_t> &sizes) 
 }
 
 TensorImpl::TensorImpl(Storage storage, ScalarType dtype, Device device,
-                       std::vector<int64_t> sizes, std::vector<int64_t> strides,
-                       int64_t storageOffset)
+                       DimVector sizes, DimVector strides, int64_t storageOffset)
     : storage_(std::move(storage)), dtype_(dtype), device_(device),
       sizes_(std::move(sizes)), strides_(std::move(strides)),
       storageOffset_(storageOffset), keySet_(defaultTensorKeySet(device)) {
@@ -42,7 +41,7 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, Device device,
     numel_ *= size;
 }
 
-Tensor Tensor::empty(const std::vector<int64_t> &sizes, ScalarType dtype,
+Tensor Tensor::empty(IntArrayRef sizes, ScalarType dtype,
                      Device device) {
   int64_t numel = 1;
   for (int64_t size : sizes) {
@@ -57,7 +56,7 @@ Tensor Tensor::empty(const std::vector<int64_t> &sizes, ScalarType dtype,
   else if (!device.isMeta())
     throw std::invalid_argument("cannot allocate on device " + device.str());
   return Tensor(IntrusivePtr<TensorImpl>::make(std::move(storage), dtype, device,
-                                               sizes, contiguousStrides(sizes),
+                                               DimVector(sizes), contiguousStrides(sizes),
                                                0));
 }
 
@@ -71,7 +70,17 @@ int64_t Tensor::size(int64_t dim) const {
 }
 
 bool Tensor::isContiguous() const {
-  return impl_->strides() == contiguousStrides(impl_->sizes());
+  // Strides of size-1 dimensions do not matter.
+  int64_t expected = 1;
+  IntArrayRef sizes = impl_->sizes(), strides = impl_->strides();
+  for (size_t i = sizes.size(); i-- > 0;) {
+    if (sizes[i] == 1)
+      continue;
+    if (strides[i] != expected)
+      return false;
+    expected *= sizes[i];
+  }
+  return true;
 }
 
 void *Tensor::dataPtr() const {

@@ -9,7 +9,7 @@
 
 using namespace opal;
 
-static std::string listStr(const std::vector<int64_t> &values) {
+static std::string listStr(IntArrayRef values) {
   std::string out = "[";
   for (size_t i = 0; i < values.size(); ++i)
     out += (i ? ", " : "") + std::to_string(values[i]);
@@ -25,7 +25,7 @@ int64_t opal::wrapDim(int64_t dim, int64_t rank) {
   return dim < 0 ? dim + bound : dim;
 }
 
-Tensor Tensor::asStrided(std::vector<int64_t> sizes, std::vector<int64_t> strides,
+Tensor Tensor::asStrided(DimVector sizes, DimVector strides,
                          int64_t storageOffset) const {
   auto impl = IntrusivePtr<TensorImpl>::make(impl_->storage(), dtype(), device(),
                                              std::move(sizes), std::move(strides),
@@ -35,7 +35,7 @@ Tensor Tensor::asStrided(std::vector<int64_t> sizes, std::vector<int64_t> stride
 }
 
 /// Resolves one -1 in `sizes` so that they hold `numel` elements.
-static std::vector<int64_t> inferSize(std::vector<int64_t> sizes, int64_t numel) {
+static DimVector inferSize(DimVector sizes, int64_t numel) {
   std::optional<size_t> inferred;
   int64_t product = 1;
   for (size_t i = 0; i < sizes.size(); ++i) {
@@ -64,11 +64,10 @@ static std::vector<int64_t> inferSize(std::vector<int64_t> sizes, int64_t numel)
 /// The strides of a view of (sizes, strides) as `newSizes`, if one exists
 /// without copying: each run of old dimensions that is contiguous in memory
 /// can be split or merged freely.
-static std::optional<std::vector<int64_t>>
-computeViewStrides(const std::vector<int64_t> &sizes,
-                   const std::vector<int64_t> &strides,
-                   const std::vector<int64_t> &newSizes) {
-  std::vector<int64_t> newStrides(newSizes.size());
+static std::optional<DimVector> computeViewStrides(IntArrayRef sizes,
+                                                  IntArrayRef strides,
+                                                  IntArrayRef newSizes) {
+  DimVector newStrides(newSizes.size(), 0);
   int64_t numel = 1;
   for (int64_t s : sizes)
     numel *= s;
@@ -104,8 +103,8 @@ computeViewStrides(const std::vector<int64_t> &sizes,
   return newStrides;
 }
 
-Tensor Tensor::view(const std::vector<int64_t> &requested) const {
-  std::vector<int64_t> sizes = inferSize(requested, numel());
+Tensor Tensor::view(IntArrayRef requested) const {
+  DimVector sizes = inferSize(requested, numel());
   auto strides = computeViewStrides(this->sizes(), this->strides(), sizes);
   if (!strides)
     throw OpalError("view size is not compatible with input tensor's size and "
@@ -114,8 +113,8 @@ Tensor Tensor::view(const std::vector<int64_t> &requested) const {
   return asStrided(std::move(sizes), std::move(*strides), storageOffset());
 }
 
-Tensor Tensor::reshape(const std::vector<int64_t> &requested) const {
-  std::vector<int64_t> sizes = inferSize(requested, numel());
+Tensor Tensor::reshape(IntArrayRef requested) const {
+  DimVector sizes = inferSize(requested, numel());
   if (auto strides = computeViewStrides(this->sizes(), this->strides(), sizes))
     return asStrided(std::move(sizes), std::move(*strides), storageOffset());
   return clone().view(sizes);
@@ -127,20 +126,20 @@ Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
     return *this;
   dim0 = wrapDim(dim0, rank);
   dim1 = wrapDim(dim1, rank);
-  std::vector<int64_t> sizes = this->sizes(), strides = this->strides();
+  DimVector sizes = this->sizes(), strides = this->strides();
   std::swap(sizes[dim0], sizes[dim1]);
   std::swap(strides[dim0], strides[dim1]);
   return asStrided(std::move(sizes), std::move(strides), storageOffset());
 }
 
-Tensor Tensor::permute(const std::vector<int64_t> &dims) const {
+Tensor Tensor::permute(IntArrayRef dims) const {
   int64_t rank = dim();
   if (static_cast<int64_t>(dims.size()) != rank)
     throw OpalError("permute(sparse_coo): number of dimensions in the tensor input "
                     "does not match the length of the desired ordering of "
                     "dimensions i.e. input.dim() = " + std::to_string(rank) +
                     " is not equal to len(dims) = " + std::to_string(dims.size()));
-  std::vector<int64_t> sizes(rank), strides(rank);
+  DimVector sizes(rank, 0), strides(rank, 0);
   std::vector<bool> seen(rank, false);
   for (int64_t i = 0; i < rank; ++i) {
     int64_t d = wrapDim(dims[i], rank);
@@ -153,7 +152,7 @@ Tensor Tensor::permute(const std::vector<int64_t> &dims) const {
   return asStrided(std::move(sizes), std::move(strides), storageOffset());
 }
 
-Tensor Tensor::expand(const std::vector<int64_t> &target) const {
+Tensor Tensor::expand(IntArrayRef target) const {
   int64_t rank = dim();
   int64_t newRank = static_cast<int64_t>(target.size());
   if (newRank < rank)
@@ -163,7 +162,7 @@ Tensor Tensor::expand(const std::vector<int64_t> &target) const {
                     "): the number of sizes provided (" + std::to_string(newRank) +
                     ") must be greater or equal to the number of dimensions in "
                     "the tensor (" + std::to_string(rank) + ")");
-  std::vector<int64_t> sizes(newRank), strides(newRank);
+  DimVector sizes(newRank, 0), strides(newRank, 0);
   for (int64_t i = newRank - 1; i >= 0; --i) {
     int64_t offset = rank - newRank + i; // matching old dim, if any
     int64_t size = offset >= 0 ? this->sizes()[offset] : 1;
@@ -192,7 +191,7 @@ Tensor Tensor::expand(const std::vector<int64_t> &target) const {
 }
 
 Tensor Tensor::squeeze() const {
-  std::vector<int64_t> sizes, strides;
+  DimVector sizes, strides;
   for (int64_t i = 0; i < dim(); ++i)
     if (this->sizes()[i] != 1) {
       sizes.push_back(this->sizes()[i]);
@@ -207,18 +206,18 @@ Tensor Tensor::squeeze(int64_t d) const {
   d = wrapDim(d, dim());
   if (sizes()[d] != 1)
     return asStrided(sizes(), strides(), storageOffset());
-  std::vector<int64_t> sizes = this->sizes(), strides = this->strides();
-  sizes.erase(sizes.begin() + d);
-  strides.erase(strides.begin() + d);
+  DimVector sizes = this->sizes(), strides = this->strides();
+  sizes.erase(d);
+  strides.erase(d);
   return asStrided(std::move(sizes), std::move(strides), storageOffset());
 }
 
 Tensor Tensor::unsqueeze(int64_t d) const {
   d = wrapDim(d, dim() + 1);
-  std::vector<int64_t> sizes = this->sizes(), strides = this->strides();
+  DimVector sizes = this->sizes(), strides = this->strides();
   int64_t stride = d < dim() ? sizes[d] * strides[d] : 1;
-  sizes.insert(sizes.begin() + d, 1);
-  strides.insert(strides.begin() + d, stride);
+  sizes.insert(d, 1);
+  strides.insert(d, stride);
   return asStrided(std::move(sizes), std::move(strides), storageOffset());
 }
 
@@ -236,7 +235,7 @@ Tensor Tensor::slice(int64_t d, int64_t start, int64_t end, int64_t step) const 
   };
   start = clamp(start);
   end = std::max(clamp(end), start);
-  std::vector<int64_t> sizes = this->sizes(), strides = this->strides();
+  DimVector sizes = this->sizes(), strides = this->strides();
   sizes[d] = (end - start + step - 1) / step;
   int64_t offset = storageOffset() + start * strides[d];
   strides[d] *= step;
@@ -254,9 +253,9 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
                     " at dimension " + std::to_string(d));
   if (index < 0)
     index += size;
-  std::vector<int64_t> sizes = this->sizes(), strides = this->strides();
+  DimVector sizes = this->sizes(), strides = this->strides();
   int64_t offset = storageOffset() + index * strides[d];
-  sizes.erase(sizes.begin() + d);
-  strides.erase(strides.begin() + d);
+  sizes.erase(d);
+  strides.erase(d);
   return asStrided(std::move(sizes), std::move(strides), offset);
 }

@@ -105,7 +105,7 @@ Tensor fromNumpy(py::array array) {
                          ". The only supported types are: float64, float32, float16, "
                          "complex64, complex128, int64, int32, int16, int8, uint8, and bool.");
   size_t itemSize = elementSize(*type);
-  std::vector<int64_t> sizes, strides;
+  DimVector sizes, strides;
   int64_t extent = 1;
   for (py::ssize_t i = 0; i < array.ndim(); ++i) {
     py::ssize_t stride = array.strides(i);
@@ -271,19 +271,19 @@ void opal::python::bindRuntime(py::module_ &m) {
       .def("__hash__", [](const Device &d) { return std::hash<std::string>()(d.str()); });
 
   py::class_<Tensor>(m, "Tensor", py::dynamic_attr(), "An n-dimensional array on a device.")
-      .def_property_readonly("shape", [](const Tensor &t) { return py::tuple(py::cast(t.sizes())); })
+      .def_property_readonly("shape", [](const Tensor &t) { return py::tuple(py::cast(t.sizes().vec())); })
       .def_property_readonly("dtype", [](const Tensor &t) { return dtypeObject(t.dtype()); })
       .def_property_readonly("device", &Tensor::device)
       .def_property_readonly("ndim", &Tensor::dim)
       .def_property_readonly("is_meta", [](const Tensor &t) { return t.device().isMeta(); })
       .def("size", [](const Tensor &t, std::optional<int64_t> dim) -> py::object {
              if (!dim)
-               return py::tuple(py::cast(t.sizes()));
+               return py::tuple(py::cast(t.sizes().vec()));
              return py::int_(t.sizes()[wrapDim(*dim, t.dim())]);
            }, py::arg("dim") = py::none())
       .def("stride", [](const Tensor &t, std::optional<int64_t> dim) -> py::object {
              if (!dim)
-               return py::tuple(py::cast(t.strides()));
+               return py::tuple(py::cast(t.strides().vec()));
              return py::int_(t.strides()[wrapDim(*dim, t.dim())]);
            }, py::arg("dim") = py::none())
       .def("numel", &Tensor::numel)

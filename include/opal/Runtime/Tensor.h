@@ -14,6 +14,7 @@
 #include "opal/Dispatch/DispatchKeySet.h"
 #include "opal/Runtime/ScalarType.h"
 #include "opal/Runtime/Storage.h"
+#include "opal/Support/ArrayRef.h"
 
 #include <cstdint>
 #include <string>
@@ -23,15 +24,14 @@ namespace opal {
 
 class TensorImpl : public RefCounted {
 public:
-  TensorImpl(Storage storage, ScalarType dtype, Device device,
-             std::vector<int64_t> sizes, std::vector<int64_t> strides,
-             int64_t storageOffset);
+  TensorImpl(Storage storage, ScalarType dtype, Device device, DimVector sizes,
+             DimVector strides, int64_t storageOffset);
 
   const Storage &storage() const { return storage_; }
   ScalarType dtype() const { return dtype_; }
   Device device() const { return device_; }
-  const std::vector<int64_t> &sizes() const { return sizes_; }
-  const std::vector<int64_t> &strides() const { return strides_; }
+  IntArrayRef sizes() const { return sizes_; }
+  IntArrayRef strides() const { return strides_; }
   int64_t storageOffset() const { return storageOffset_; }
   int64_t numel() const { return numel_; }
   DispatchKeySet keySet() const { return keySet_; }
@@ -43,8 +43,8 @@ private:
   Storage storage_;
   ScalarType dtype_;
   Device device_;
-  std::vector<int64_t> sizes_;
-  std::vector<int64_t> strides_;
+  DimVector sizes_;
+  DimVector strides_;
   int64_t storageOffset_;
   int64_t numel_;
   DispatchKeySet keySet_;
@@ -57,7 +57,7 @@ int64_t wrapDim(int64_t dim, int64_t rank);
 /// The keys PyTorch 1.13 gives a tensor on `device`.
 DispatchKeySet defaultTensorKeySet(Device device);
 /// Row-major strides of `sizes`.
-std::vector<int64_t> contiguousStrides(const std::vector<int64_t> &sizes);
+DimVector contiguousStrides(IntArrayRef sizes);
 
 class Tensor {
 public:
@@ -66,7 +66,7 @@ public:
   explicit Tensor(IntrusivePtr<TensorImpl> impl) : impl_(std::move(impl)) {}
 
   /// A new contiguous tensor; its memory is uninitialised (none on meta).
-  static Tensor empty(const std::vector<int64_t> &sizes,
+  static Tensor empty(IntArrayRef sizes,
                       ScalarType dtype = ScalarType::Float,
                       Device device = Device(DeviceType::CPU));
 
@@ -75,8 +75,8 @@ public:
 
   ScalarType dtype() const { return impl_->dtype(); }
   Device device() const { return impl_->device(); }
-  const std::vector<int64_t> &sizes() const { return impl_->sizes(); }
-  const std::vector<int64_t> &strides() const { return impl_->strides(); }
+  IntArrayRef sizes() const { return impl_->sizes(); }
+  IntArrayRef strides() const { return impl_->strides(); }
   int64_t size(int64_t dim) const;
   int64_t dim() const { return static_cast<int64_t>(impl_->sizes().size()); }
   int64_t numel() const { return impl_->numel(); }
@@ -96,17 +96,16 @@ public:
   //===--- Views: new metadata over the same storage (Runtime/TensorViews) --===//
 
   /// A view with the given geometry over this tensor's storage.
-  Tensor asStrided(std::vector<int64_t> sizes, std::vector<int64_t> strides,
-                   int64_t storageOffset) const;
+  Tensor asStrided(DimVector sizes, DimVector strides, int64_t storageOffset) const;
   /// A view with a new shape (one size may be -1); the strides must allow it.
-  Tensor view(const std::vector<int64_t> &sizes) const;
+  Tensor view(IntArrayRef sizes) const;
   /// view() when the strides allow it, else a contiguous copy reshaped.
-  Tensor reshape(const std::vector<int64_t> &sizes) const;
+  Tensor reshape(IntArrayRef sizes) const;
   Tensor transpose(int64_t dim0, int64_t dim1) const;
-  Tensor permute(const std::vector<int64_t> &dims) const;
+  Tensor permute(IntArrayRef dims) const;
   /// Broadcasts size-1 dimensions (stride 0) and adds leading ones; -1 keeps
   /// a size.
-  Tensor expand(const std::vector<int64_t> &sizes) const;
+  Tensor expand(IntArrayRef sizes) const;
   Tensor squeeze() const;
   Tensor squeeze(int64_t dim) const;
   Tensor unsqueeze(int64_t dim) const;
