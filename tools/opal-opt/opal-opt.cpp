@@ -1,9 +1,15 @@
 //===- opal-opt.cpp - opal's optimizer driver -----------------------------===//
 //
-// MlirOptMain with the upstream dialects and passes opal compiles through.
-// opal's own dialects and passes register here as they are added.
+// MlirOptMain with the opal dialect, the upstream dialects and passes opal
+// compiles through, and the schema dialects of the op libraries named with
+// --op-library=FILE (repeatable), which are loaded before the input is
+// parsed.
 //
 //===----------------------------------------------------------------------===//
+
+#include "opal/Dialect/OpLibrary.h"
+#include "opal/Dialect/OpalDialect.h"
+#include "opal/Dialect/SchemaDialect.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -25,10 +31,51 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
+#include <iostream>
+#include <string_view>
+#include <vector>
+
+/// Takes the --op-library=FILE options out of argv (MlirOptMain does not know
+/// them) and returns the files.
+static std::vector<std::string> takeOpLibraryOptions(int &argc, char **argv) {
+  static constexpr std::string_view kOption = "--op-library=";
+  std::vector<std::string> files;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg.substr(0, kOption.size()) == kOption)
+      files.emplace_back(arg.substr(kOption.size()));
+    else
+      argv[kept++] = argv[i];
+  }
+  argc = kept;
+  argv[argc] = nullptr;
+  return files;
+}
+
 int main(int argc, char **argv) {
+  std::vector<std::string> libraries = takeOpLibraryOptions(argc, argv);
   mlir::registerTransformsPasses();
 
   mlir::DialectRegistry registry;
+  registry.insert<opal::ir::OpalDialect>();
+  std::vector<opal::FunctionSchema> schemas;
+  for (const std::string &path : libraries) {
+    auto found = opal::ir::readOpLibrarySchemas(path);
+    if (!found) {
+      std::cerr << found.error().message() << "\n";
+      return 1;
+    }
+    for (opal::FunctionSchema &schema : *found) {
+      std::string problem = opal::ir::schemaOpProblem(schema);
+      if (!problem.empty()) {
+        std::cerr << path << ": error: " << problem << "\n";
+        return 1;
+      }
+      schemas.push_back(std::move(schema));
+    }
+  }
+  opal::ir::registerSchemaDialects(registry, schemas);
   registry.insert<mlir::affine::AffineDialect, mlir::arith::ArithDialect,
                   mlir::bufferization::BufferizationDialect,
                   mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,

@@ -1,0 +1,34 @@
+//===- OpLibrary.h - Op-library files ---------------------------*- C++ -*-===//
+//
+// An op library is an MLIR file with one `opal.library "ns" { ... }` per
+// namespace, holding `opal.def "schema"` ops (and, later, decompositions and
+// kernels). Loading happens in two steps, because the file's own bodies may
+// use the ops it defines: the schemas are read first (scanning for the
+// `opal.def "..."` strings), their dialects registered, then the whole file
+// is parsed and verified.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPAL_DIALECT_OPLIBRARY_H
+#define OPAL_DIALECT_OPLIBRARY_H
+
+#include "opal/Schema/FunctionSchema.h"
+#include "opal/Support/Expected.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace opal::ir {
+
+/// The schemas an op-library text defines, with their namespaces filled in
+/// from the enclosing `opal.library`. Errors name the file, line and column.
+Expected<std::vector<FunctionSchema>> scanOpLibrarySchemas(std::string_view text,
+                                                           std::string_view fileName);
+
+/// Reads a file and scans it (scanOpLibrarySchemas).
+Expected<std::vector<FunctionSchema>> readOpLibrarySchemas(const std::string &path);
+
+} // namespace opal::ir
+
+#endif // OPAL_DIALECT_OPLIBRARY_H

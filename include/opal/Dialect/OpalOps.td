@@ -1,0 +1,61 @@
+//===- OpalOps.td - Ops of the opal dialect ----------------*- tablegen -*-===//
+
+#ifndef OPAL_DIALECT_OPALOPS_TD
+#define OPAL_DIALECT_OPALOPS_TD
+
+include "opal/Dialect/OpalTypes.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
+
+def Opal_NoneOp : Opal_Op<"none", [Pure]> {
+  let summary = "the None value";
+  let results = (outs Opal_NoneType:$result);
+  let assemblyFormat = "attr-dict";
+}
+
+def Opal_StrOp : Opal_Op<"str", [Pure]> {
+  let summary = "a string constant";
+  let arguments = (ins StrAttr:$value);
+  let results = (outs Opal_StrType:$result);
+  let assemblyFormat = "$value attr-dict";
+}
+
+def Opal_DeviceOp : Opal_Op<"device", [Pure]> {
+  let summary = "a device constant: \"cpu\", \"cuda:0\", \"meta\"";
+  let arguments = (ins StrAttr:$name);
+  let results = (outs Opal_DeviceType:$result);
+  let assemblyFormat = "$name attr-dict";
+  let hasVerifier = 1;
+}
+
+def Opal_ListOp : Opal_Op<"list", [Pure]> {
+  let summary = "builds a list from its elements";
+  let arguments = (ins Variadic<AnyType>:$elements);
+  let results = (outs Opal_ListType:$result);
+  let assemblyFormat = "($elements^ `:` type($elements))? attr-dict `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Opal_LibraryOp : Opal_Op<"library", [NoTerminator, SingleBlock]> {
+  let summary = "an op library: the schemas and decompositions of a namespace";
+  let description = [{
+    ```mlir
+    opal.library "mylib" {
+      opal.def "softplus(Tensor x, float beta=1.0) -> Tensor"
+    }
+    ```
+  }];
+  let arguments = (ins StrAttr:$ns);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$ns attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+}
+
+def Opal_DefOp : Opal_Op<"def", [HasParent<"LibraryOp">]> {
+  let summary = "defines an operator by its schema";
+  let arguments = (ins StrAttr:$schema);
+  let assemblyFormat = "$schema attr-dict";
+  let hasVerifier = 1;
+}
+
+#endif // OPAL_DIALECT_OPALOPS_TD

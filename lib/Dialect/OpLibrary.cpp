@@ -1,0 +1,169 @@
+//===- OpLibrary.cpp - Op-library files -----------------------------------===//
+
+#include "opal/Dialect/OpLibrary.h"
+
+#include "opal/Schema/SchemaParser.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+using namespace opal;
+using namespace opal::ir;
+
+namespace {
+
+/// Just enough of MLIR's lexical structure to find `opal.library "ns"` and
+/// `opal.def "schema"`: comments, string literals and bare identifiers.
+class Scanner {
+public:
+  Scanner(std::string_view text, std::string_view file) : text_(text), file_(file) {}
+
+  Expected<std::vector<FunctionSchema>> run() {
+    std::vector<FunctionSchema> schemas;
+    std::string ns;
+    while (skipTrivia()) {
+      char c = text_[pos_];
+      if (c == '"') {
+        size_t start = pos_;
+        auto literal = readString();
+        if (!literal)
+          return makeUnexpected(literal.error());
+        if (*literal == "opal.def" || *literal == "opal.library")
+          return fail(start, "write " + *literal + " in its custom form in op-library "
+                             "files (opal.def \"schema\"), not in the generic form");
+        continue;
+      }
+      if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+        std::string_view word = readWord();
+        if (word != "opal.def" && word != "opal.library")
+          continue;
+        if (!skipTrivia() || text_[pos_] != '"')
+          return fail(pos_, std::string("expected a string after ") + std::string(word));
+        size_t start = pos_;
+        auto literal = readString();
+        if (!literal)
+          return makeUnexpected(literal.error());
+        if (word == "opal.library") {
+          ns = *literal;
+          continue;
+        }
+        if (ns.empty())
+          return fail(start, "opal.def outside an opal.library");
+        auto schema = parseSchema(*literal);
+        if (!schema)
+          return fail(start + 1 + schema.error().column() - 1,
+                      "invalid schema: " + schema.error().reason());
+        std::string_view given = schema->ns();
+        if (!given.empty() && given != ns)
+          return fail(start, "schema namespace '" + std::string(given) +
+                                 "' does not match the library's namespace '" + ns + "'");
+        if (given.empty())
+          schemas.push_back(schema->withName(
+              {ns + "::" + schema->name(), schema->overloadName()}));
+        else
+          schemas.push_back(std::move(*schema));
+        continue;
+      }
+      ++pos_;
+    }
+    return schemas;
+  }
+
+private:
+  /// Skips whitespace and `//` comments; false at the end of the text.
+  bool skipTrivia() {
+    while (pos_ < text_.size()) {
+      char c = text_[pos_];
+      if (std::isspace(static_cast<unsigned char>(c))) {
+        ++pos_;
+      } else if (c == '/' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '/') {
+        while (pos_ < text_.size() && text_[pos_] != '\n')
+          ++pos_;
+      } else {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  std::string_view readWord() {
+    size_t start = pos_;
+    while (pos_ < text_.size() &&
+           (std::isalnum(static_cast<unsigned char>(text_[pos_])) ||
+            std::string_view("_.$-").find(text_[pos_]) != std::string_view::npos))
+      ++pos_;
+    return text_.substr(start, pos_ - start);
+  }
+
+  /// Reads an MLIR string literal (escapes: \" \\ \n \t and two hex digits).
+  Expected<std::string> readString() {
+    size_t start = pos_++;
+    std::string out;
+    while (pos_ < text_.size() && text_[pos_] != '"') {
+      char c = text_[pos_++];
+      if (c == '\n')
+        break;
+      if (c != '\\') {
+        out += c;
+        continue;
+      }
+      if (pos_ >= text_.size())
+        break;
+      char e = text_[pos_++];
+      if (e == 'n')
+        out += '\n';
+      else if (e == 't')
+        out += '\t';
+      else if (std::isxdigit(static_cast<unsigned char>(e)) && pos_ < text_.size() &&
+               std::isxdigit(static_cast<unsigned char>(text_[pos_])))
+        out += static_cast<char>(std::stoi(std::string{e, text_[pos_++]}, nullptr, 16));
+      else
+        out += e;
+    }
+    if (pos_ >= text_.size() || text_[pos_] != '"')
+      return makeUnexpected(failMessage(start, "unterminated string"));
+    ++pos_;
+    return out;
+  }
+
+  std::string failMessage(size_t offset, const std::string &message) const {
+    size_t line = 1, column = 1;
+    for (size_t i = 0; i < offset && i < text_.size(); ++i) {
+      if (text_[i] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+    return std::string(file_) + ":" + std::to_string(line) + ":" + std::to_string(column) +
+           ": error: " + message;
+  }
+  Unexpected<Error> fail(size_t offset, const std::string &message) const {
+    return makeUnexpected(Error(failMessage(offset, message)));
+  }
+
+  std::string_view text_;
+  std::string_view file_;
+  size_t pos_ = 0;
+};
+
+} // namespace
+
+Expected<std::vector<FunctionSchema>>
+opal::ir::scanOpLibrarySchemas(std::string_view text, std::string_view fileName) {
+  return Scanner(text, fileName).run();
+}
+
+Expected<std::vector<FunctionSchema>> opal::ir::readOpLibrarySchemas(const std::string &path) {
+  std::ifstream file(path);
+  if (!file)
+    return makeUnexpected(
+        Error(path + ": error: cannot open op library: " + std::strerror(errno)));
+  std::stringstream buffer;
+  buffer << file.rdbuf();
+  return scanOpLibrarySchemas(buffer.str(), path);
+}

@@ -1,0 +1,3 @@
+opal.library "genlib" {
+  "opal.def"() {schema = "f(Tensor x) -> Tensor"} : () -> ()
+}
