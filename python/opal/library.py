@@ -16,7 +16,7 @@ import weakref
 
 from opal import _C
 
-__all__ = ["Library", "fallthrough_kernel", "define", "impl", "impl_abstract"]
+__all__ = ["Library", "fallthrough_kernel", "define", "impl", "impl_abstract", "load"]
 
 # "<lib ns>/<op name>/<key>" of every live Python impl, as torch.library keeps.
 _impls = set()
@@ -200,3 +200,32 @@ def impl_abstract(qualname, func=None, *, lib=None):
         return fn
 
     return register if func is None else register(func)
+
+
+# Op-library files loaded by load(), by real path.
+_loaded_files = {}
+
+
+def load(path):
+    """Defines the ops of an op-library file (the format opal-opt
+    --op-library reads) in the dispatcher, one FRAGMENT library per
+    namespace, and returns those libraries; they stay alive until
+    `_destroy()`ed. Loading the same file twice is an error."""
+    import os
+    real = os.path.realpath(path)
+    if real in _loaded_files:
+        raise RuntimeError(f"op library {path} is already loaded")
+    schemas = _C._read_op_library_schemas(path)
+    libraries = {}
+    try:
+        for schema in schemas:
+            ns = schema.namespace
+            if ns not in libraries:
+                libraries[ns] = Library(ns, "FRAGMENT")
+            libraries[ns].define(str(schema))
+    except Exception:
+        for lib in libraries.values():
+            lib._destroy()
+        raise
+    _loaded_files[real] = list(libraries.values())
+    return _loaded_files[real]

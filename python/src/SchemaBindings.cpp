@@ -8,6 +8,7 @@
 
 #include "Bindings.h"
 
+#include "opal/Schema/OpLibraryFile.h"
 #include "opal/Schema/SchemaParser.h"
 
 #include <pybind11/complex.h>
@@ -127,6 +128,16 @@ void opal::python::bindSchema(py::module_ &m) {
       py::arg("schema"),
       "Parses an operator schema in PyTorch's grammar. Raises RuntimeError "
       "with the column and a caret line if it is invalid.");
+  m.def(
+      "_read_op_library_schemas",
+      [](const std::string &path) {
+        auto schemas = readOpLibrarySchemas(path);
+        if (!schemas)
+          throw std::runtime_error(schemas.error().message());
+        return *schemas;
+      },
+      py::arg("path"),
+      "The schemas an op-library file defines (namespaces filled in).");
   m.def(
       "parse_type",
       [](const std::string &text) { return unwrap(parseType(text))->str(); },

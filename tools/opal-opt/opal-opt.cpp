@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "opal/Dialect/OpLibrary.h"
 #include "opal/Dialect/OpalDialect.h"
 #include "opal/Dialect/SchemaDialect.h"
+#include "opal/Schema/OpLibraryFile.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -61,7 +61,7 @@ int main(int argc, char **argv) {
   registry.insert<opal::ir::OpalDialect>();
   std::vector<opal::FunctionSchema> schemas;
   for (const std::string &path : libraries) {
-    auto found = opal::ir::readOpLibrarySchemas(path);
+    auto found = opal::readOpLibrarySchemas(path);
     if (!found) {
       std::cerr << found.error().message() << "\n";
       return 1;

@@ -1,16 +1,17 @@
-//===- OpLibrary.h - Op-library files ---------------------------*- C++ -*-===//
+//===- OpLibraryFile.h - Reading the schemas of op-library files -*- C++ -*-===//
 //
 // An op library is an MLIR file with one `opal.library "ns" { ... }` per
 // namespace, holding `opal.def "schema"` ops (and, later, decompositions and
 // kernels). Loading happens in two steps, because the file's own bodies may
 // use the ops it defines: the schemas are read first (scanning for the
-// `opal.def "..."` strings), their dialects registered, then the whole file
-// is parsed and verified.
+// `opal.def "..."` strings, which needs no MLIR, so the Python runtime can
+// load the same files), their dialects registered, then the whole file is
+// parsed and verified.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef OPAL_DIALECT_OPLIBRARY_H
-#define OPAL_DIALECT_OPLIBRARY_H
+#ifndef OPAL_SCHEMA_OPLIBRARYFILE_H
+#define OPAL_SCHEMA_OPLIBRARYFILE_H
 
 #include "opal/Schema/FunctionSchema.h"
 #include "opal/Support/Expected.h"
@@ -19,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-namespace opal::ir {
+namespace opal {
 
 /// The schemas an op-library text defines, with their namespaces filled in
 /// from the enclosing `opal.library`. Errors name the file, line and column.
@@ -29,6 +30,6 @@ Expected<std::vector<FunctionSchema>> scanOpLibrarySchemas(std::string_view text
 /// Reads a file and scans it (scanOpLibrarySchemas).
 Expected<std::vector<FunctionSchema>> readOpLibrarySchemas(const std::string &path);
 
-} // namespace opal::ir
+} // namespace opal
 
-#endif // OPAL_DIALECT_OPLIBRARY_H
+#endif // OPAL_SCHEMA_OPLIBRARYFILE_H

@@ -1,6 +1,6 @@
-//===- OpLibrary.cpp - Op-library files -----------------------------------===//
+//===- OpLibraryFile.cpp - Reading the schemas of op-library files --------===//
 
-#include "opal/Dialect/OpLibrary.h"
+#include "opal/Schema/OpLibraryFile.h"
 
 #include "opal/Schema/SchemaParser.h"
 
@@ -11,7 +11,6 @@
 #include <sstream>
 
 using namespace opal;
-using namespace opal::ir;
 
 namespace {
 
@@ -154,11 +153,11 @@ private:
 } // namespace
 
 Expected<std::vector<FunctionSchema>>
-opal::ir::scanOpLibrarySchemas(std::string_view text, std::string_view fileName) {
+opal::scanOpLibrarySchemas(std::string_view text, std::string_view fileName) {
   return Scanner(text, fileName).run();
 }
 
-Expected<std::vector<FunctionSchema>> opal::ir::readOpLibrarySchemas(const std::string &path) {
+Expected<std::vector<FunctionSchema>> opal::readOpLibrarySchemas(const std::string &path) {
   std::ifstream file(path);
   if (!file)
     return makeUnexpected(
