@@ -10,6 +10,8 @@
 #include "opal/Dialect/OpalDialect.h"
 #include "opal/Dialect/SchemaDialect.h"
 #include "opal/Schema/OpLibraryFile.h"
+#include "opal/Dialect/BuiltinLibraries.h"
+#include "opal/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -56,10 +58,12 @@ static std::vector<std::string> takeOpLibraryOptions(int &argc, char **argv) {
 int main(int argc, char **argv) {
   std::vector<std::string> libraries = takeOpLibraryOptions(argc, argv);
   mlir::registerTransformsPasses();
+  opal::ir::registerOpalPasses();
 
   mlir::DialectRegistry registry;
   registry.insert<opal::ir::OpalDialect>();
-  std::vector<opal::FunctionSchema> schemas;
+  // The built-in libraries (prims, ...) are always there.
+  std::vector<opal::FunctionSchema> schemas = opal::ir::builtinSchemas();
   for (const std::string &path : libraries) {
     auto found = opal::readOpLibrarySchemas(path);
     if (!found) {

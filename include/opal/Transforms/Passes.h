@@ -1,0 +1,31 @@
+//===- Passes.h - opal's passes ---------------------------------*- C++ -*-===//
+
+#ifndef OPAL_TRANSFORMS_PASSES_H
+#define OPAL_TRANSFORMS_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+
+#include <string>
+
+namespace mlir {
+class RewritePatternSet;
+} // namespace mlir
+
+namespace opal::ir {
+
+#define GEN_PASS_DECL
+#include "opal/Transforms/Passes.h.inc"
+
+/// Patterns that lower elementwise prims to linalg.generic (the body of
+/// opal-lower-to-linalg, reusable by the JIT's pipelines).
+void populateElementwiseToLinalgPatterns(mlir::RewritePatternSet &patterns);
+
+/// Why `op` (an elementwise prim) cannot be lowered, or "" if it can.
+std::string elementwiseLoweringProblem(mlir::Operation *op);
+
+#define GEN_PASS_REGISTRATION
+#include "opal/Transforms/Passes.h.inc"
+
+} // namespace opal::ir
+
+#endif // OPAL_TRANSFORMS_PASSES_H

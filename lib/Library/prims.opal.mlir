@@ -1,0 +1,37 @@
+// The primitive ops: the small set every composite decomposes into and that
+// opal-lower-to-linalg lowers. Names and schemas follow PyTorch's prims.
+// Elementwise prims take operands of one shape and one dtype (broadcasting
+// and type promotion are the composites' job, through broadcast_in_dim and
+// convert_element_type).
+opal.library "prims" {
+  // Elementwise, unary.
+  opal.def "neg(Tensor self) -> Tensor"
+  opal.def "abs(Tensor self) -> Tensor"
+  opal.def "exp(Tensor self) -> Tensor"
+  opal.def "log(Tensor self) -> Tensor"
+  opal.def "log1p(Tensor self) -> Tensor"
+  opal.def "sqrt(Tensor self) -> Tensor"
+  opal.def "rsqrt(Tensor self) -> Tensor"
+  opal.def "sin(Tensor self) -> Tensor"
+  opal.def "cos(Tensor self) -> Tensor"
+  opal.def "tanh(Tensor self) -> Tensor"
+  opal.def "erf(Tensor self) -> Tensor"
+  // Elementwise, binary.
+  opal.def "add(Tensor self, Tensor other) -> Tensor"
+  opal.def "sub(Tensor self, Tensor other) -> Tensor"
+  opal.def "mul(Tensor self, Tensor other) -> Tensor"
+  opal.def "div(Tensor self, Tensor other) -> Tensor"
+  opal.def "maximum(Tensor self, Tensor other) -> Tensor"
+  opal.def "minimum(Tensor self, Tensor other) -> Tensor"
+  opal.def "pow(Tensor self, Tensor other) -> Tensor"
+  // Comparisons: the result is a bool (i1) tensor.
+  opal.def "eq(Tensor self, Tensor other) -> Tensor"
+  opal.def "ne(Tensor self, Tensor other) -> Tensor"
+  opal.def "lt(Tensor self, Tensor other) -> Tensor"
+  opal.def "le(Tensor self, Tensor other) -> Tensor"
+  opal.def "gt(Tensor self, Tensor other) -> Tensor"
+  opal.def "ge(Tensor self, Tensor other) -> Tensor"
+  // Selection and conversion.
+  opal.def "where(Tensor pred, Tensor a, Tensor b) -> Tensor"
+  opal.def "convert_element_type(Tensor a, ScalarType dtype) -> Tensor"
+}

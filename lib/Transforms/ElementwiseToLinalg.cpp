@@ -1,0 +1,291 @@
+//===- ElementwiseToLinalg.cpp - Elementwise prims to linalg.generic ------===//
+//
+// One pattern per elementwise prim, each a payload builder over scalars:
+// the pattern checks the operands (ranked tensors of one shape and a
+// supported element type), makes the output with tensor.empty and wraps the
+// payload in a linalg.generic with identity maps.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opal/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <functional>
+#include <map>
+
+using namespace mlir;
+
+namespace {
+
+/// Builds the scalar result from the scalar operands. The element types were
+/// checked before (elementwiseLoweringProblem), so a payload always succeeds.
+using Payload = std::function<Value(OpBuilder &, Location, ValueRange, Type resultElement)>;
+
+bool isFloat(Type t) { return isa<FloatType>(t); }
+bool isInt(Type t) { return isa<IntegerType>(t); }
+
+std::string typeString(Type type) {
+  std::string text;
+  llvm::raw_string_ostream(text) << type;
+  return text;
+}
+
+Payload unaryFloat(std::function<Value(OpBuilder &, Location, Value)> build) {
+  return [build](OpBuilder &b, Location loc, ValueRange args, Type) {
+    return build(b, loc, args[0]);
+  };
+}
+
+template <typename FloatOp, typename IntOp> Payload binary() {
+  return [](OpBuilder &b, Location loc, ValueRange args, Type) -> Value {
+    if (isFloat(args[0].getType()))
+      return FloatOp::create(b, loc, args[0], args[1]);
+    return IntOp::create(b, loc, args[0], args[1]);
+  };
+}
+
+Payload compare(arith::CmpFPredicate floatPredicate, arith::CmpIPredicate signedPredicate,
+                arith::CmpIPredicate unsignedPredicate) {
+  return [=](OpBuilder &b, Location loc, ValueRange args, Type) -> Value {
+    Type type = args[0].getType();
+    if (isFloat(type))
+      return arith::CmpFOp::create(b, loc, floatPredicate, args[0], args[1]);
+    return arith::CmpIOp::create(b, loc, type.isInteger(1) ? unsignedPredicate : signedPredicate,
+                                 args[0], args[1]);
+  };
+}
+
+Value convertScalar(OpBuilder &b, Location loc, Value value, Type to) {
+  Type from = value.getType();
+  if (from == to)
+    return value;
+  if (to.isInteger(1)) { // anything → bool is "!= 0"
+    if (isFloat(from)) {
+      Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(from, 0.0));
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, value, zero);
+    }
+    Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(from, 0));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, value, zero);
+  }
+  if (isFloat(from) && isFloat(to))
+    return cast<FloatType>(to).getWidth() > cast<FloatType>(from).getWidth()
+               ? Value(arith::ExtFOp::create(b, loc, to, value))
+               : Value(arith::TruncFOp::create(b, loc, to, value));
+  if (isInt(from) && isFloat(to))
+    return from.isInteger(1) ? Value(arith::UIToFPOp::create(b, loc, to, value))
+                             : Value(arith::SIToFPOp::create(b, loc, to, value));
+  if (isFloat(from) && isInt(to))
+    return arith::FPToSIOp::create(b, loc, to, value);
+  unsigned fromWidth = from.getIntOrFloatBitWidth(), toWidth = to.getIntOrFloatBitWidth();
+  if (toWidth > fromWidth)
+    return from.isInteger(1) ? Value(arith::ExtUIOp::create(b, loc, to, value))
+                             : Value(arith::ExtSIOp::create(b, loc, to, value));
+  return arith::TruncIOp::create(b, loc, to, value);
+}
+
+const std::map<std::string, Payload> &payloads() {
+  using namespace arith;
+  static const std::map<std::string, Payload> table = {
+      {"prims.neg",
+       [](OpBuilder &b, Location loc, ValueRange args, Type) -> Value {
+         Type type = args[0].getType();
+         if (isFloat(type))
+           return NegFOp::create(b, loc, args[0]);
+         Value zero = ConstantOp::create(b, loc, b.getIntegerAttr(type, 0));
+         return SubIOp::create(b, loc, zero, args[0]);
+       }},
+      {"prims.abs",
+       [](OpBuilder &b, Location loc, ValueRange args, Type) -> Value {
+         if (isFloat(args[0].getType()))
+           return math::AbsFOp::create(b, loc, args[0]);
+         return math::AbsIOp::create(b, loc, args[0]);
+       }},
+      {"prims.exp", unaryFloat([](OpBuilder &b, Location l, Value x) { return math::ExpOp::create(b, l, x); })},
+      {"prims.log", unaryFloat([](OpBuilder &b, Location l, Value x) { return math::LogOp::create(b, l, x); })},
+      {"prims.log1p", unaryFloat([](OpBuilder &b, Location l, Value x) { return math::Log1pOp::create(b, l, x); })},
+      {"prims.sqrt", unaryFloat([](OpBuilder &b, Location l, Value x) { return math::SqrtOp::create(b, l, x); })},
+      {"prims.rsqrt", unaryFloat([](OpBuilder &b, Location l, Value x) { return math::RsqrtOp::create(b, l, x); })},
+      {"prims.sin", unaryFloat([](OpBuilder &b, Location l, Value x) { return math::SinOp::create(b, l, x); })},
+      {"prims.cos", unaryFloat([](OpBuilder &b, Location l, Value x) { return math::CosOp::create(b, l, x); })},
+      {"prims.tanh", unaryFloat([](OpBuilder &b, Location l, Value x) { return math::TanhOp::create(b, l, x); })},
+      {"prims.erf", unaryFloat([](OpBuilder &b, Location l, Value x) { return math::ErfOp::create(b, l, x); })},
+      {"prims.add", binary<AddFOp, AddIOp>()},
+      {"prims.sub", binary<SubFOp, SubIOp>()},
+      {"prims.mul", binary<MulFOp, MulIOp>()},
+      {"prims.div", binary<DivFOp, DivSIOp>()},
+      {"prims.maximum", binary<MaximumFOp, MaxSIOp>()},
+      {"prims.minimum", binary<MinimumFOp, MinSIOp>()},
+      {"prims.pow", binary<math::PowFOp, math::IPowIOp>()},
+      {"prims.eq", compare(CmpFPredicate::OEQ, CmpIPredicate::eq, CmpIPredicate::eq)},
+      {"prims.ne", compare(CmpFPredicate::UNE, CmpIPredicate::ne, CmpIPredicate::ne)},
+      {"prims.lt", compare(CmpFPredicate::OLT, CmpIPredicate::slt, CmpIPredicate::ult)},
+      {"prims.le", compare(CmpFPredicate::OLE, CmpIPredicate::sle, CmpIPredicate::ule)},
+      {"prims.gt", compare(CmpFPredicate::OGT, CmpIPredicate::sgt, CmpIPredicate::ugt)},
+      {"prims.ge", compare(CmpFPredicate::OGE, CmpIPredicate::sge, CmpIPredicate::uge)},
+      {"prims.where",
+       [](OpBuilder &b, Location loc, ValueRange args, Type) -> Value {
+         return SelectOp::create(b, loc, args[0], args[1], args[2]);
+       }},
+      {"prims.convert_element_type",
+       [](OpBuilder &b, Location loc, ValueRange args, Type to) -> Value {
+         return convertScalar(b, loc, args[0], to);
+       }},
+  };
+  return table;
+}
+
+bool isComparison(StringRef name) {
+  return name == "prims.eq" || name == "prims.ne" || name == "prims.lt" ||
+         name == "prims.le" || name == "prims.gt" || name == "prims.ge";
+}
+
+/// The operands that are tensors the payload reads (convert_element_type's
+/// dtype operand is not).
+SmallVector<Value> tensorInputs(Operation *op) {
+  SmallVector<Value> inputs;
+  for (Value operand : op->getOperands())
+    if (isa<TensorType>(operand.getType()))
+      inputs.push_back(operand);
+  return inputs;
+}
+
+/// Prims defined only on floating-point elements, and those not on bool.
+bool floatOnly(StringRef name) {
+  return llvm::is_contained({"prims.exp", "prims.log", "prims.log1p", "prims.sqrt",
+                             "prims.rsqrt", "prims.sin", "prims.cos", "prims.tanh",
+                             "prims.erf"},
+                            name);
+}
+bool noBool(StringRef name) {
+  return llvm::is_contained({"prims.neg", "prims.add", "prims.sub", "prims.mul",
+                             "prims.div", "prims.pow", "prims.abs"},
+                            name);
+}
+
+/// The MLIR element type of a PyTorch ScalarType code (float = 6, ...).
+Type elementTypeFor(int64_t scalarType, MLIRContext *context) {
+  Builder b(context);
+  switch (scalarType) {
+  case 0: case 1: return b.getIntegerType(8);  // uint8, int8
+  case 2: return b.getIntegerType(16);
+  case 3: return b.getIntegerType(32);
+  case 4: return b.getIntegerType(64);
+  case 5: return b.getF16Type();
+  case 6: return b.getF32Type();
+  case 7: return b.getF64Type();
+  case 11: return b.getI1Type();
+  case 15: return b.getBF16Type();
+  default: return nullptr;
+  }
+}
+
+} // namespace
+
+std::string opal::ir::elementwiseLoweringProblem(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  if (!payloads().count(name.str()))
+    return "is not an elementwise prim";
+  SmallVector<Value> inputs = tensorInputs(op);
+  auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!resultType)
+    return "needs a ranked result tensor, got " + typeString(op->getResult(0).getType());
+  Type element;
+  for (auto [index, input] : llvm::enumerate(inputs)) {
+    auto type = dyn_cast<RankedTensorType>(input.getType());
+    if (!type)
+      return "needs ranked tensors, but operand #" + std::to_string(index) + " is " +
+             typeString(input.getType());
+    if (type.getShape() != resultType.getShape())
+      return "needs operands of the result's shape (" + typeString(resultType) +
+             "), but operand #" + std::to_string(index) + " is " + typeString(type) +
+             "; broadcast with prims.broadcast_in_dim first";
+    bool isPredicate = name == "prims.where" && index == 0;
+    if (isPredicate) {
+      if (!type.getElementType().isInteger(1))
+        return "needs a bool (i1) predicate, got " + typeString(type);
+      continue;
+    }
+    if (!element)
+      element = type.getElementType();
+    else if (type.getElementType() != element)
+      return "needs operands of one element type, got " + typeString(element) + " and " +
+             typeString(type.getElementType()) + "; convert with prims.convert_element_type first";
+  }
+  Type expected = isComparison(name) ? Type(IntegerType::get(op->getContext(), 1)) : element;
+  if (name != "prims.convert_element_type" && resultType.getElementType() != expected)
+    return "produces " + typeString(expected) + " elements, but its result is " +
+           typeString(resultType);
+  if (!isa<IntegerType, FloatType>(element))
+    return "does not support element type " + typeString(element);
+  if (name == "prims.convert_element_type") {
+    IntegerAttr code;
+    if (matchPattern(op->getOperand(1), m_Constant(&code))) {
+      Type wanted = elementTypeFor(code.getInt(), op->getContext());
+      if (!wanted)
+        return "has an unsupported dtype code " + std::to_string(code.getInt());
+      if (wanted != resultType.getElementType())
+        return "converts to " + typeString(wanted) + " (dtype " +
+               std::to_string(code.getInt()) + "), but its result is " + typeString(resultType);
+    }
+  }
+  if (floatOnly(name) && !isFloat(element))
+    return "needs a floating-point element type, got " + typeString(element);
+  if (noBool(name) && element.isInteger(1))
+    return "does not support bool (i1) elements";
+  return "";
+}
+
+namespace {
+
+class ElementwiseToLinalg : public RewritePattern {
+public:
+  ElementwiseToLinalg(StringRef name, Payload payload, MLIRContext *context)
+      : RewritePattern(name, /*benefit=*/1, context), payload_(std::move(payload)) {}
+
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    std::string problem = opal::ir::elementwiseLoweringProblem(op);
+    if (!problem.empty())
+      return rewriter.notifyMatchFailure(op, problem);
+    Location loc = op->getLoc();
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    SmallVector<Value> inputs = tensorInputs(op);
+
+    // The output: dynamic sizes from the first input.
+    SmallVector<Value> dynamicSizes;
+    for (int64_t dim = 0; dim < resultType.getRank(); ++dim)
+      if (resultType.isDynamicDim(dim))
+        dynamicSizes.push_back(tensor::DimOp::create(rewriter, loc, inputs[0], dim));
+    Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                         resultType.getElementType(), dynamicSizes);
+
+    AffineMap identity = rewriter.getMultiDimIdentityMap(resultType.getRank());
+    SmallVector<AffineMap> maps(inputs.size() + 1, identity);
+    SmallVector<utils::IteratorType> iterators(resultType.getRank(),
+                                               utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps, iterators,
+        [&](OpBuilder &b, Location bodyLoc, ValueRange args) {
+          linalg::YieldOp::create(
+              b, bodyLoc,
+              payload_(b, bodyLoc, args.drop_back(), resultType.getElementType()));
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+
+private:
+  Payload payload_;
+};
+
+} // namespace
+
+void opal::ir::populateElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
+  for (const auto &[name, payload] : payloads())
+    patterns.add<ElementwiseToLinalg>(name, payload, patterns.getContext());
+}

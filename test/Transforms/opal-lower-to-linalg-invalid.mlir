@@ -1,0 +1,57 @@
+// Prims that cannot be lowered are reported with the reason.
+// RUN: opal-opt %s --opal-lower-to-linalg --split-input-file --verify-diagnostics
+
+func.func @shapes(%a: tensor<3xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{'prims.add' op cannot be lowered to linalg: it needs operands of the result's shape (tensor<3xf32>), but operand #1 is tensor<4xf32>; broadcast with prims.broadcast_in_dim first}}
+  %r = prims.add %a, %b : (tensor<3xf32>, tensor<4xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @mixed(%a: tensor<3xf32>, %b: tensor<3xf64>) {
+  // expected-error @+1 {{'prims.mul' op cannot be lowered to linalg: it needs operands of one element type, got f32 and f64; convert with prims.convert_element_type first}}
+  %r = prims.mul %a, %b : (tensor<3xf32>, tensor<3xf64>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @exp_of_int(%a: tensor<3xi64>) {
+  // expected-error @+1 {{'prims.exp' op cannot be lowered to linalg: it needs a floating-point element type, got i64}}
+  %r = prims.exp %a : (tensor<3xi64>) -> tensor<3xi64>
+  return
+}
+
+// -----
+
+func.func @unranked(%a: tensor<*xf32>) {
+  // expected-error @+1 {{'prims.sin' op cannot be lowered to linalg: it needs a ranked result tensor, got tensor<*xf32>}}
+  %r = prims.sin %a : (tensor<*xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @bool_add(%a: tensor<3xi1>) {
+  // expected-error @+1 {{'prims.add' op cannot be lowered to linalg: it does not support bool (i1) elements}}
+  %r = prims.add %a, %a : (tensor<3xi1>, tensor<3xi1>) -> tensor<3xi1>
+  return
+}
+
+// -----
+
+func.func @wrong_result(%a: tensor<3xf32>) {
+  // expected-error @+1 {{'prims.lt' op cannot be lowered to linalg: it produces i1 elements, but its result is tensor<3xf32>}}
+  %r = prims.lt %a, %a : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @convert_mismatch(%a: tensor<3xf32>) {
+  %long = arith.constant 4 : i64
+  // expected-error @+1 {{'prims.convert_element_type' op cannot be lowered to linalg: it converts to i64 (dtype 4), but its result is tensor<3xf64>}}
+  %r = prims.convert_element_type %a, %long : (tensor<3xf32>, i64) -> tensor<3xf64>
+  return
+}
