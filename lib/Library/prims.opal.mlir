@@ -34,4 +34,16 @@ opal.library "prims" {
   // Selection and conversion.
   opal.def "where(Tensor pred, Tensor a, Tensor b) -> Tensor"
   opal.def "convert_element_type(Tensor a, ScalarType dtype) -> Tensor"
+  // Shapes: dims, shape and permutation operands must be constant lists.
+  opal.def "broadcast_in_dim(Tensor(a) a, SymInt[] shape, int[] broadcast_dimensions) -> Tensor(a)"
+  opal.def "transpose(Tensor(a) a, int[] permutation) -> Tensor(a)"
+  // Reductions over `dims` (all dimensions if None); the reduced dimensions
+  // are removed.
+  opal.def "sum(Tensor inp, int[]? dims, *, ScalarType? output_dtype=None) -> Tensor"
+  opal.def "prod(Tensor inp, int[]? dims, *, ScalarType? output_dtype=None) -> Tensor"
+  opal.def "amax(Tensor inp, int[]? dims, *, ScalarType? output_dtype=None) -> Tensor"
+  opal.def "amin(Tensor inp, int[]? dims, *, ScalarType? output_dtype=None) -> Tensor"
+  // Matrix products (opal's additions to the prims set).
+  opal.def "mm(Tensor self, Tensor mat2) -> Tensor"
+  opal.def "bmm(Tensor self, Tensor mat2) -> Tensor"
 }

@@ -55,3 +55,34 @@ func.func @convert_mismatch(%a: tensor<3xf32>) {
   %r = prims.convert_element_type %a, %long : (tensor<3xf32>, i64) -> tensor<3xf64>
   return
 }
+
+// -----
+
+func.func @broadcast_bad(%x: tensor<3x2xf32>) {
+  %c1 = arith.constant 1 : i64
+  %c2 = arith.constant 2 : i64
+  %c3 = arith.constant 3 : i64
+  %c4 = arith.constant 4 : i64
+  %shape = opal.list %c2, %c3, %c4 : i64, i64, i64 -> !opal.list<i64>
+  %dims = opal.list %c1, %c2 : i64, i64 -> !opal.list<i64>
+  // expected-error @+1 {{'prims.broadcast_in_dim' op cannot be lowered to linalg: it cannot broadcast dimension 1 of size 2 to size 4}}
+  %r = prims.broadcast_in_dim %x, %shape, %dims : (tensor<3x2xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @dims_not_constant(%x: tensor<3x2xf32>, %dims: !opal.list<i64>) {
+  %none = opal.none
+  // expected-error @+1 {{'prims.sum' op cannot be lowered to linalg: it needs a constant dims list (or None)}}
+  %r = prims.sum %x, %dims, %none : (tensor<3x2xf32>, !opal.list<i64>, !opal.none) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @inner_mismatch(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) {
+  // expected-error @+1 {{'prims.mm' op cannot be lowered to linalg: it has mismatched inner dimensions: tensor<2x3xf32> and tensor<4x5xf32>}}
+  %r = prims.mm %a, %b : (tensor<2x3xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
+  return
+}

@@ -75,3 +75,81 @@ func.func @static_and_scalar(%x: tensor<f32>) -> tensor<f32> {
   %r = prims.neg %x : (tensor<f32>) -> tensor<f32>
   return %r : tensor<f32>
 }
+
+// -----
+
+// broadcast_in_dim: size-1 input dimensions read index 0.
+// CHECK-DAG: #[[BCAST:.*]] = affine_map<(d0, d1, d2) -> (d1, 0)>
+// CHECK-LABEL: func.func @broadcast
+// CHECK: linalg.generic {indexing_maps = [#[[BCAST]], #{{.*}}]
+// CHECK-SAME: ins(%arg0 : tensor<3x1xf32>) outs(%{{.*}} : tensor<2x3x4xf32>)
+func.func @broadcast(%x: tensor<3x1xf32>) -> tensor<2x3x4xf32> {
+  %c1 = arith.constant 1 : i64
+  %c2 = arith.constant 2 : i64
+  %c3 = arith.constant 3 : i64
+  %c4 = arith.constant 4 : i64
+  %shape = opal.list %c2, %c3, %c4 : i64, i64, i64 -> !opal.list<i64>
+  %dims = opal.list %c1, %c2 : i64, i64 -> !opal.list<i64>
+  %r = prims.broadcast_in_dim %x, %shape, %dims : (tensor<3x1xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3x4xf32>
+  return %r : tensor<2x3x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @transpose
+// CHECK: %[[D:.*]] = tensor.dim %arg0, %c0
+// CHECK: %[[E:.*]] = tensor.empty(%[[D]]) : tensor<5x?x4xf32>
+// CHECK: linalg.transpose ins(%arg0 : tensor<?x4x5xf32>) outs(%[[E]] : tensor<5x?x4xf32>) permutation = [2, 0, 1]
+func.func @transpose(%y: tensor<?x4x5xf32>) -> tensor<5x?x4xf32> {
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %c2 = arith.constant 2 : i64
+  %perm = opal.list %c2, %c0, %c1 : i64, i64, i64 -> !opal.list<i64>
+  %t = prims.transpose %y, %perm : (tensor<?x4x5xf32>, !opal.list<i64>) -> tensor<5x?x4xf32>
+  return %t : tensor<5x?x4xf32>
+}
+
+// -----
+
+// Reductions: an init filled with the identity, then linalg.reduce.
+// CHECK-LABEL: func.func @reductions
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-DAG: %[[IMAX:.*]] = arith.constant 9223372036854775807 : i64
+// CHECK: linalg.fill ins(%[[ZERO]] : f32)
+// CHECK: linalg.reduce ins(%arg0 : tensor<?x4x5xf32>) outs(%{{.*}} : tensor<4xf32>) dimensions = [0, 2]
+// CHECK: arith.addf
+// CHECK: linalg.fill ins(%[[NEGINF]] : f32)
+// CHECK: dimensions = [0, 1, 2]
+// CHECK: arith.maximumf
+// CHECK: linalg.fill ins(%[[IMAX]] : i64)
+// CHECK: dimensions = [1]
+// CHECK: arith.minsi
+func.func @reductions(%y: tensor<?x4x5xf32>, %i: tensor<3x7xi64>) -> (tensor<4xf32>, tensor<f32>, tensor<3xi64>) {
+  %c0 = arith.constant 0 : i64
+  %c2 = arith.constant 2 : i64
+  %cm1 = arith.constant -1 : i64
+  %none = opal.none
+  %d02 = opal.list %c0, %c2 : i64, i64 -> !opal.list<i64>
+  %dlast = opal.list %cm1 : i64 -> !opal.list<i64>
+  %s = prims.sum %y, %d02, %none : (tensor<?x4x5xf32>, !opal.list<i64>, !opal.none) -> tensor<4xf32>
+  %m = prims.amax %y, %none, %none : (tensor<?x4x5xf32>, !opal.none, !opal.none) -> tensor<f32>
+  %n = prims.amin %i, %dlast, %none : (tensor<3x7xi64>, !opal.list<i64>, !opal.none) -> tensor<3xi64>
+  return %s, %m, %n : tensor<4xf32>, tensor<f32>, tensor<3xi64>
+}
+
+// -----
+
+// Matrix products accumulate into a zero-filled init.
+// CHECK-LABEL: func.func @products
+// CHECK: %[[ROWS:.*]] = tensor.dim %arg0, %c0
+// CHECK: %[[COLS:.*]] = tensor.dim %arg1, %c1
+// CHECK: tensor.empty(%[[ROWS]], %[[COLS]]) : tensor<?x?xf32>
+// CHECK: linalg.matmul ins(%arg0, %arg1 : tensor<?x8xf32>, tensor<8x?xf32>)
+// CHECK: linalg.batch_matmul ins(%arg2, %arg3 : tensor<2x3x4xf64>, tensor<2x4x5xf64>)
+func.func @products(%a: tensor<?x8xf32>, %b: tensor<8x?xf32>, %p: tensor<2x3x4xf64>, %q: tensor<2x4x5xf64>)
+    -> (tensor<?x?xf32>, tensor<2x3x5xf64>) {
+  %mm = prims.mm %a, %b : (tensor<?x8xf32>, tensor<8x?xf32>) -> tensor<?x?xf32>
+  %bmm = prims.bmm %p, %q : (tensor<2x3x4xf64>, tensor<2x4x5xf64>) -> tensor<2x3x5xf64>
+  return %mm, %bmm : tensor<?x?xf32>, tensor<2x3x5xf64>
+}

@@ -23,6 +23,13 @@ void populateElementwiseToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// Why `op` (an elementwise prim) cannot be lowered, or "" if it can.
 std::string elementwiseLoweringProblem(mlir::Operation *op);
 
+/// Patterns for broadcast_in_dim, transpose, reductions and matrix products.
+void populateStructuredToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// True for the prims populateStructuredToLinalgPatterns handles.
+bool isStructuredPrim(mlir::Operation *op);
+/// Why such a prim cannot be lowered, or "" if it can.
+std::string structuredLoweringProblem(mlir::Operation *op);
+
 #define GEN_PASS_REGISTRATION
 #include "opal/Transforms/Passes.h.inc"
 

@@ -1,0 +1,386 @@
+//===- StructuredToLinalg.cpp - Shape, reduction and matmul prims ---------===//
+//
+// broadcast_in_dim and transpose (linalg.generic / linalg.transpose),
+// reductions (linalg.reduce over a filled init) and matrix products
+// (linalg.matmul / linalg.batch_matmul over a zero-filled init). Their list
+// operands (shape, dims, permutation) must be constants: `opal.list` of
+// `arith.constant`s, or `opal.none` for "all dimensions".
+//
+//===----------------------------------------------------------------------===//
+
+#include "opal/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <limits>
+#include <optional>
+
+using namespace mlir;
+
+namespace {
+
+std::string typeString(Type type) {
+  std::string text;
+  llvm::raw_string_ostream(text) << type;
+  return text;
+}
+
+/// The values of a constant int list (`opal.list` of `arith.constant`s).
+std::optional<SmallVector<int64_t>> constantIntList(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (!def || def->getName().getStringRef() != "opal.list")
+    return std::nullopt;
+  SmallVector<int64_t> values;
+  for (Value element : def->getOperands()) {
+    IntegerAttr attr;
+    if (!matchPattern(element, m_Constant(&attr)))
+      return std::nullopt;
+    values.push_back(attr.getInt());
+  }
+  return values;
+}
+
+bool isNone(Value value) {
+  Operation *def = value.getDefiningOp();
+  return def && def->getName().getStringRef() == "opal.none";
+}
+
+/// Dynamic sizes of `type` taken from `source` (which has the same sizes at
+/// the given positions `sourceDims[i]` for result dim i).
+SmallVector<Value> dynamicSizes(OpBuilder &b, Location loc, RankedTensorType type,
+                                Value source, ArrayRef<int64_t> sourceDims) {
+  SmallVector<Value> sizes;
+  for (int64_t dim = 0; dim < type.getRank(); ++dim)
+    if (type.isDynamicDim(dim))
+      sizes.push_back(tensor::DimOp::create(b, loc, source, sourceDims[dim]));
+  return sizes;
+}
+
+/// A fresh tensor of `type` filled with `value` (an attribute of the element type).
+Value filled(OpBuilder &b, Location loc, RankedTensorType type, ValueRange sizes,
+             TypedAttr value) {
+  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(), sizes);
+  Value scalar = arith::ConstantOp::create(b, loc, value);
+  return linalg::FillOp::create(b, loc, scalar, empty).getResult(0);
+}
+
+/// The common checks: ranked tensors, one element type; returns the problem.
+std::string rankedOperands(Operation *op, unsigned tensorOperands) {
+  Type element;
+  for (unsigned i = 0; i < tensorOperands; ++i) {
+    auto type = dyn_cast<RankedTensorType>(op->getOperand(i).getType());
+    if (!type)
+      return "needs ranked tensors, but operand #" + std::to_string(i) + " is " +
+             typeString(op->getOperand(i).getType());
+    if (element && element != type.getElementType())
+      return "needs operands of one element type";
+    element = type.getElementType();
+  }
+  if (!isa<RankedTensorType>(op->getResult(0).getType()))
+    return "needs a ranked result tensor";
+  if (cast<RankedTensorType>(op->getResult(0).getType()).getElementType() != element)
+    return "needs a result of the operands' element type";
+  return "";
+}
+
+//===----------------------------------------------------------------------===//
+// broadcast_in_dim, transpose
+//===----------------------------------------------------------------------===//
+
+std::string broadcastProblem(Operation *op) {
+  if (std::string p = rankedOperands(op, 1); !p.empty())
+    return p;
+  auto input = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto result = cast<RankedTensorType>(op->getResult(0).getType());
+  auto shape = constantIntList(op->getOperand(1));
+  auto dims = constantIntList(op->getOperand(2));
+  if (!shape || !dims)
+    return "needs constant shape and broadcast_dimensions lists";
+  if (static_cast<int64_t>(shape->size()) != result.getRank())
+    return "has a shape of rank " + std::to_string(shape->size()) + ", but its result is " +
+           typeString(result);
+  if (static_cast<int64_t>(dims->size()) != input.getRank())
+    return "needs one broadcast dimension per input dimension";
+  for (auto [i, d] : llvm::enumerate(*dims)) {
+    if (d < 0 || d >= result.getRank() || (i > 0 && d <= (*dims)[i - 1]))
+      return "needs increasing broadcast_dimensions within the result's rank";
+    int64_t in = input.getDimSize(i), out = result.getDimSize(d);
+    if (!ShapedType::isDynamic(in) && in != 1 && !ShapedType::isDynamic(out) && in != out)
+      return "cannot broadcast dimension " + std::to_string(i) + " of size " +
+             std::to_string(in) + " to size " + std::to_string(out);
+  }
+  return "";
+}
+
+LogicalResult lowerBroadcast(Operation *op, PatternRewriter &rewriter) {
+  Location loc = op->getLoc();
+  Value input = op->getOperand(0);
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<int64_t> dims = *constantIntList(op->getOperand(2));
+  SmallVector<int64_t> shape = *constantIntList(op->getOperand(1));
+  // Dynamic result sizes come from the shape operand's constants.
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < resultType.getRank(); ++d)
+    if (resultType.isDynamicDim(d))
+      sizes.push_back(arith::ConstantIndexOp::create(rewriter, loc, shape[d]));
+  Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                       resultType.getElementType(), sizes);
+  SmallVector<AffineExpr> exprs;
+  for (auto [i, d] : llvm::enumerate(dims))
+    exprs.push_back(inputType.getDimSize(i) == 1 && resultType.getDimSize(d) != 1
+                        ? rewriter.getAffineConstantExpr(0)
+                        : rewriter.getAffineDimExpr(d));
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(resultType.getRank(), 0, exprs, rewriter.getContext()),
+      rewriter.getMultiDimIdentityMap(resultType.getRank())};
+  SmallVector<utils::IteratorType> iterators(resultType.getRank(), utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{resultType}, ValueRange{input}, ValueRange{init}, maps, iterators,
+      [](OpBuilder &b, Location l, ValueRange args) { linalg::YieldOp::create(b, l, args[0]); });
+  rewriter.replaceOp(op, generic.getResults());
+  return success();
+}
+
+std::string transposeProblem(Operation *op) {
+  if (std::string p = rankedOperands(op, 1); !p.empty())
+    return p;
+  auto input = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto result = cast<RankedTensorType>(op->getResult(0).getType());
+  auto permutation = constantIntList(op->getOperand(1));
+  if (!permutation)
+    return "needs a constant permutation list";
+  if (static_cast<int64_t>(permutation->size()) != input.getRank() ||
+      !isPermutationVector(*permutation))
+    return "needs a permutation of the input's dimensions";
+  for (auto [i, p] : llvm::enumerate(*permutation))
+    if (result.getDimSize(i) != input.getDimSize(p))
+      return "has result " + typeString(result) + ", which is not the input permuted";
+  return "";
+}
+
+LogicalResult lowerTranspose(Operation *op, PatternRewriter &rewriter) {
+  Location loc = op->getLoc();
+  Value input = op->getOperand(0);
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<int64_t> permutation = *constantIntList(op->getOperand(1));
+  Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                       resultType.getElementType(),
+                                       dynamicSizes(rewriter, loc, resultType, input, permutation));
+  auto transpose = linalg::TransposeOp::create(rewriter, loc, input, init, permutation);
+  rewriter.replaceOp(op, transpose.getResult());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+std::optional<SmallVector<int64_t>> reducedDims(Operation *op, int64_t rank) {
+  if (isNone(op->getOperand(1))) {
+    SmallVector<int64_t> all;
+    for (int64_t d = 0; d < rank; ++d)
+      all.push_back(d);
+    return all;
+  }
+  auto dims = constantIntList(op->getOperand(1));
+  if (!dims)
+    return std::nullopt;
+  for (int64_t &d : *dims)
+    if (d < 0)
+      d += rank;
+  llvm::sort(*dims);
+  return dims;
+}
+
+std::string reductionProblem(Operation *op) {
+  if (std::string p = rankedOperands(op, 1); !p.empty())
+    return p + " (output_dtype conversions are the composites' job)";
+  auto input = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto result = cast<RankedTensorType>(op->getResult(0).getType());
+  if (!isNone(op->getOperand(2)))
+    return "supports output_dtype=None only; convert with prims.convert_element_type";
+  auto dims = reducedDims(op, input.getRank());
+  if (!dims)
+    return "needs a constant dims list (or None)";
+  for (auto [i, d] : llvm::enumerate(*dims))
+    if (d < 0 || d >= input.getRank() || (i > 0 && d == (*dims)[i - 1]))
+      return "has an out-of-range or repeated dimension in dims";
+  SmallVector<int64_t> kept;
+  for (int64_t d = 0; d < input.getRank(); ++d)
+    if (!llvm::is_contained(*dims, d))
+      kept.push_back(input.getDimSize(d));
+  if (result.getShape() != ArrayRef<int64_t>(kept))
+    return "has result " + typeString(result) + ", but reducing " + typeString(input) +
+           " leaves the other dimensions";
+  if (!isa<FloatType, IntegerType>(input.getElementType()))
+    return "does not support element type " + typeString(input.getElementType());
+  return "";
+}
+
+TypedAttr reductionIdentity(StringRef name, Type element, Builder &b) {
+  bool isFloat = isa<FloatType>(element);
+  if (name == "prims.sum")
+    return isFloat ? TypedAttr(b.getFloatAttr(element, 0.0)) : b.getIntegerAttr(element, 0);
+  if (name == "prims.prod")
+    return isFloat ? TypedAttr(b.getFloatAttr(element, 1.0)) : b.getIntegerAttr(element, 1);
+  bool max = name == "prims.amax";
+  if (isFloat)
+    return b.getFloatAttr(element, max ? -std::numeric_limits<double>::infinity()
+                                       : std::numeric_limits<double>::infinity());
+  unsigned width = element.getIntOrFloatBitWidth();
+  APInt limit = max ? APInt::getSignedMinValue(width) : APInt::getSignedMaxValue(width);
+  return b.getIntegerAttr(element, limit);
+}
+
+Value combine(OpBuilder &b, Location loc, StringRef name, Value acc, Value x) {
+  bool isFloat = isa<FloatType>(x.getType());
+  if (name == "prims.sum")
+    return isFloat ? Value(arith::AddFOp::create(b, loc, x, acc))
+                   : Value(arith::AddIOp::create(b, loc, x, acc));
+  if (name == "prims.prod")
+    return isFloat ? Value(arith::MulFOp::create(b, loc, x, acc))
+                   : Value(arith::MulIOp::create(b, loc, x, acc));
+  if (name == "prims.amax")
+    return isFloat ? Value(arith::MaximumFOp::create(b, loc, x, acc))
+                   : Value(arith::MaxSIOp::create(b, loc, x, acc));
+  return isFloat ? Value(arith::MinimumFOp::create(b, loc, x, acc))
+                 : Value(arith::MinSIOp::create(b, loc, x, acc));
+}
+
+LogicalResult lowerReduction(Operation *op, PatternRewriter &rewriter) {
+  Location loc = op->getLoc();
+  StringRef name = op->getName().getStringRef();
+  Value input = op->getOperand(0);
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<int64_t> dims = *reducedDims(op, inputType.getRank());
+  SmallVector<int64_t> keptDims;
+  for (int64_t d = 0; d < inputType.getRank(); ++d)
+    if (!llvm::is_contained(dims, d))
+      keptDims.push_back(d);
+  Value init = filled(rewriter, loc, resultType,
+                      dynamicSizes(rewriter, loc, resultType, input, keptDims),
+                      reductionIdentity(name, resultType.getElementType(), rewriter));
+  auto reduce = linalg::ReduceOp::create(
+      rewriter, loc, ValueRange{input}, ValueRange{init}, dims,
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        linalg::YieldOp::create(b, l, combine(b, l, name, args[1], args[0]));
+      });
+  rewriter.replaceOp(op, reduce.getResults());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix products
+//===----------------------------------------------------------------------===//
+
+std::string matmulProblem(Operation *op) {
+  if (std::string p = rankedOperands(op, 2); !p.empty())
+    return p;
+  bool batched = op->getName().getStringRef() == "prims.bmm";
+  int64_t rank = batched ? 3 : 2;
+  auto a = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto b = cast<RankedTensorType>(op->getOperand(1).getType());
+  auto c = cast<RankedTensorType>(op->getResult(0).getType());
+  if (a.getRank() != rank || b.getRank() != rank || c.getRank() != rank)
+    return std::string("needs ") + (batched ? "3-d" : "2-d") + " operands and result";
+  auto compatible = [](int64_t x, int64_t y) {
+    return ShapedType::isDynamic(x) || ShapedType::isDynamic(y) || x == y;
+  };
+  if (!compatible(a.getDimSize(rank - 1), b.getDimSize(rank - 2)))
+    return "has mismatched inner dimensions: " + typeString(a) + " and " + typeString(b);
+  if (!compatible(c.getDimSize(rank - 2), a.getDimSize(rank - 2)) ||
+      !compatible(c.getDimSize(rank - 1), b.getDimSize(rank - 1)))
+    return "has result " + typeString(c) + ", which does not fit its operands";
+  return "";
+}
+
+LogicalResult lowerMatmul(Operation *op, PatternRewriter &rewriter) {
+  Location loc = op->getLoc();
+  bool batched = op->getName().getStringRef() == "prims.bmm";
+  Value a = op->getOperand(0), b = op->getOperand(1);
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  Type element = resultType.getElementType();
+  // Sizes: batch and rows from `a`, columns from `b`.
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < resultType.getRank(); ++d) {
+    if (!resultType.isDynamicDim(d))
+      continue;
+    bool column = d == resultType.getRank() - 1;
+    sizes.push_back(tensor::DimOp::create(rewriter, loc, column ? b : a, d));
+  }
+  TypedAttr zero = isa<FloatType>(element) ? TypedAttr(rewriter.getFloatAttr(element, 0.0))
+                                           : rewriter.getIntegerAttr(element, 0);
+  Value init = filled(rewriter, loc, resultType, sizes, zero);
+  Operation *product =
+      batched ? linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{resultType},
+                                              ValueRange{a, b}, ValueRange{init})
+                    .getOperation()
+              : linalg::MatmulOp::create(rewriter, loc, TypeRange{resultType},
+                                         ValueRange{a, b}, ValueRange{init})
+                    .getOperation();
+  rewriter.replaceOp(op, product->getResults());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The pattern table
+//===----------------------------------------------------------------------===//
+
+struct Lowering {
+  std::string (*problem)(Operation *);
+  LogicalResult (*lower)(Operation *, PatternRewriter &);
+};
+
+const llvm::StringMap<Lowering> &lowerings() {
+  static const llvm::StringMap<Lowering> table = {
+      {"prims.broadcast_in_dim", {broadcastProblem, lowerBroadcast}},
+      {"prims.transpose", {transposeProblem, lowerTranspose}},
+      {"prims.sum", {reductionProblem, lowerReduction}},
+      {"prims.prod", {reductionProblem, lowerReduction}},
+      {"prims.amax", {reductionProblem, lowerReduction}},
+      {"prims.amin", {reductionProblem, lowerReduction}},
+      {"prims.mm", {matmulProblem, lowerMatmul}},
+      {"prims.bmm", {matmulProblem, lowerMatmul}},
+  };
+  return table;
+}
+
+class StructuredToLinalg : public RewritePattern {
+public:
+  StructuredToLinalg(StringRef name, Lowering lowering, MLIRContext *context)
+      : RewritePattern(name, 1, context), lowering_(lowering) {}
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    std::string problem = lowering_.problem(op);
+    if (!problem.empty())
+      return rewriter.notifyMatchFailure(op, problem);
+    return lowering_.lower(op, rewriter);
+  }
+
+private:
+  Lowering lowering_;
+};
+
+} // namespace
+
+std::string opal::ir::structuredLoweringProblem(Operation *op) {
+  auto it = lowerings().find(op->getName().getStringRef());
+  if (it == lowerings().end())
+    return "";
+  return it->second.problem(op);
+}
+
+bool opal::ir::isStructuredPrim(Operation *op) {
+  return lowerings().count(op->getName().getStringRef()) != 0;
+}
+
+void opal::ir::populateStructuredToLinalgPatterns(RewritePatternSet &patterns) {
+  for (const auto &entry : lowerings())
+    patterns.add<StructuredToLinalg>(entry.getKey(), entry.getValue(), patterns.getContext());
+}
