@@ -37,6 +37,10 @@ opal.library "prims" {
   // Shapes: dims, shape and permutation operands must be constant lists.
   opal.def "broadcast_in_dim(Tensor(a) a, SymInt[] shape, int[] broadcast_dimensions) -> Tensor(a)"
   opal.def "transpose(Tensor(a) a, int[] permutation) -> Tensor(a)"
+  opal.def "reshape(Tensor a, SymInt[] shape) -> Tensor"
+  // Creation.
+  opal.def "full(SymInt[] shape, Scalar fill_value, *, ScalarType dtype, Device device, bool requires_grad) -> Tensor"
+  opal.def "iota(SymInt length, *, SymInt start, SymInt step, ScalarType dtype, Device device, bool requires_grad) -> Tensor"
   // Reductions over `dims` (all dimensions if None); the reduced dimensions
   // are removed.
   opal.def "sum(Tensor inp, int[]? dims, *, ScalarType? output_dtype=None) -> Tensor"

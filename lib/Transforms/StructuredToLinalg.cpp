@@ -1,6 +1,7 @@
-//===- StructuredToLinalg.cpp - Shape, reduction and matmul prims ---------===//
+//===- StructuredToLinalg.cpp - Shape, creation, reduction, matmul prims --===//
 //
-// broadcast_in_dim and transpose (linalg.generic / linalg.transpose),
+// broadcast_in_dim and transpose (linalg.generic / linalg.transpose), reshape
+// (tensor.reshape), full and iota (linalg.fill / linalg.generic),
 // reductions (linalg.reduce over a filled init) and matrix products
 // (linalg.matmul / linalg.batch_matmul over a zero-filled init). Their list
 // operands (shape, dims, permutation) must be constants: `opal.list` of
@@ -177,6 +178,135 @@ LogicalResult lowerTranspose(Operation *op, PatternRewriter &rewriter) {
   return success();
 }
 
+std::string reshapeProblem(Operation *op) {
+  if (std::string p = rankedOperands(op, 1); !p.empty())
+    return p;
+  auto input = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto result = cast<RankedTensorType>(op->getResult(0).getType());
+  auto shape = constantIntList(op->getOperand(1));
+  if (!shape)
+    return "needs a constant shape list";
+  if (static_cast<int64_t>(shape->size()) != result.getRank())
+    return "has a shape of rank " + std::to_string(shape->size()) + ", but its result is " +
+           typeString(result);
+  int64_t elements = 1;
+  for (auto [i, size] : llvm::enumerate(*shape)) {
+    if (size < 0)
+      return "needs non-negative sizes (infer -1 before prims.reshape)";
+    if (!result.isDynamicDim(i) && result.getDimSize(i) != size)
+      return "has shape sizes that disagree with its result " + typeString(result);
+    elements *= size;
+  }
+  if (input.hasStaticShape() && input.getNumElements() != elements)
+    return "reshapes " + std::to_string(input.getNumElements()) + " elements into " +
+           std::to_string(elements);
+  return "";
+}
+
+LogicalResult lowerReshape(Operation *op, PatternRewriter &rewriter) {
+  Location loc = op->getLoc();
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<int64_t> shape = *constantIntList(op->getOperand(1));
+  SmallVector<Value> sizes;
+  for (int64_t size : shape)
+    sizes.push_back(arith::ConstantIndexOp::create(rewriter, loc, size));
+  Value shapeTensor = tensor::FromElementsOp::create(rewriter, loc, sizes);
+  auto reshape =
+      tensor::ReshapeOp::create(rewriter, loc, resultType, op->getOperand(0), shapeTensor);
+  rewriter.replaceOp(op, reshape.getResult());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Creation: full, iota
+//===----------------------------------------------------------------------===//
+
+/// Converts a scalar (i64, f64 or i1) to `element`.
+Value castScalar(OpBuilder &b, Location loc, Value value, Type element) {
+  Type from = value.getType();
+  if (from == element)
+    return value;
+  if (isa<FloatType>(element))
+    return isa<FloatType>(from)
+               ? (cast<FloatType>(element).getWidth() < cast<FloatType>(from).getWidth()
+                      ? Value(arith::TruncFOp::create(b, loc, element, value))
+                      : Value(arith::ExtFOp::create(b, loc, element, value)))
+               : (from.isInteger(1) ? Value(arith::UIToFPOp::create(b, loc, element, value))
+                                    : Value(arith::SIToFPOp::create(b, loc, element, value)));
+  if (isa<FloatType>(from))
+    return arith::FPToSIOp::create(b, loc, element, value);
+  unsigned fromWidth = from.getIntOrFloatBitWidth(), toWidth = element.getIntOrFloatBitWidth();
+  if (toWidth > fromWidth)
+    return from.isInteger(1) ? Value(arith::ExtUIOp::create(b, loc, element, value))
+                             : Value(arith::ExtSIOp::create(b, loc, element, value));
+  return arith::TruncIOp::create(b, loc, element, value);
+}
+
+std::string fullProblem(Operation *op) {
+  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!result)
+    return "needs a ranked result tensor";
+  auto shape = constantIntList(op->getOperand(0));
+  if (!shape)
+    return "needs a constant shape list";
+  if (static_cast<int64_t>(shape->size()) != result.getRank())
+    return "has a shape of rank " + std::to_string(shape->size()) + ", but its result is " +
+           typeString(result);
+  if (!isa<FloatType, IntegerType>(result.getElementType()))
+    return "does not support element type " + typeString(result.getElementType());
+  if (isa<ComplexType>(op->getOperand(1).getType()))
+    return "does not support complex fill values";
+  return "";
+}
+
+LogicalResult lowerFull(Operation *op, PatternRewriter &rewriter) {
+  Location loc = op->getLoc();
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<int64_t> shape = *constantIntList(op->getOperand(0));
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < resultType.getRank(); ++d)
+    if (resultType.isDynamicDim(d))
+      sizes.push_back(arith::ConstantIndexOp::create(rewriter, loc, shape[d]));
+  Value empty = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                        resultType.getElementType(), sizes);
+  Value value = castScalar(rewriter, loc, op->getOperand(1), resultType.getElementType());
+  rewriter.replaceOp(op, linalg::FillOp::create(rewriter, loc, value, empty).getResults());
+  return success();
+}
+
+std::string iotaProblem(Operation *op) {
+  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!result || result.getRank() != 1)
+    return "needs a 1-d ranked result tensor";
+  if (!isa<FloatType, IntegerType>(result.getElementType()))
+    return "does not support element type " + typeString(result.getElementType());
+  return "";
+}
+
+LogicalResult lowerIota(Operation *op, PatternRewriter &rewriter) {
+  Location loc = op->getLoc();
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  Type element = resultType.getElementType();
+  SmallVector<Value> sizes;
+  if (resultType.isDynamicDim(0))
+    sizes.push_back(arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(),
+                                               op->getOperand(0)));
+  Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), element, sizes);
+  Value start = op->getOperand(1), step = op->getOperand(2);
+  AffineMap identity = rewriter.getMultiDimIdentityMap(1);
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{resultType}, ValueRange{}, ValueRange{init},
+      ArrayRef<AffineMap>{identity}, ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
+      [&](OpBuilder &b, Location l, ValueRange) {
+        Value index = linalg::IndexOp::create(b, l, 0);
+        Value i = arith::IndexCastOp::create(b, l, b.getI64Type(), index);
+        Value value = arith::AddIOp::create(b, l, start, arith::MulIOp::create(b, l, i, step));
+        linalg::YieldOp::create(b, l, castScalar(b, l, value, element));
+      });
+  rewriter.replaceOp(op, generic.getResults());
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//
@@ -342,6 +472,9 @@ const llvm::StringMap<Lowering> &lowerings() {
   static const llvm::StringMap<Lowering> table = {
       {"prims.broadcast_in_dim", {broadcastProblem, lowerBroadcast}},
       {"prims.transpose", {transposeProblem, lowerTranspose}},
+      {"prims.reshape", {reshapeProblem, lowerReshape}},
+      {"prims.full", {fullProblem, lowerFull}},
+      {"prims.iota", {iotaProblem, lowerIota}},
       {"prims.sum", {reductionProblem, lowerReduction}},
       {"prims.prod", {reductionProblem, lowerReduction}},
       {"prims.amax", {reductionProblem, lowerReduction}},

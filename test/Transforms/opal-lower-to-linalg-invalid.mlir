@@ -86,3 +86,13 @@ func.func @inner_mismatch(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) {
   %r = prims.mm %a, %b : (tensor<2x3xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
   return
 }
+
+// -----
+
+func.func @reshape_count(%x: tensor<2x6xf32>) {
+  %c5 = arith.constant 5 : i64
+  %shape = opal.list %c5, %c5 : i64, i64 -> !opal.list<i64>
+  // expected-error @+1 {{'prims.reshape' op cannot be lowered to linalg: it reshapes 12 elements into 25}}
+  %r = prims.reshape %x, %shape : (tensor<2x6xf32>, !opal.list<i64>) -> tensor<5x5xf32>
+  return
+}

@@ -153,3 +153,32 @@ func.func @products(%a: tensor<?x8xf32>, %b: tensor<8x?xf32>, %p: tensor<2x3x4xf
   %bmm = prims.bmm %p, %q : (tensor<2x3x4xf64>, tensor<2x4x5xf64>) -> tensor<2x3x5xf64>
   return %mm, %bmm : tensor<?x?xf32>, tensor<2x3x5xf64>
 }
+
+// -----
+
+// Creation and reshape.
+// CHECK-LABEL: func.func @creation
+// CHECK: %[[SHAPE:.*]] = arith.constant dense<[3, 4]> : tensor<2xindex>
+// CHECK: tensor.reshape %arg0(%[[SHAPE]]) : (tensor<2x6xf32>, tensor<2xindex>) -> tensor<3x4xf32>
+// CHECK: %[[V:.*]] = arith.truncf %arg1 : f64 to f32
+// CHECK: linalg.fill ins(%[[V]] : f32) outs(%{{.*}} : tensor<2x3xf32>)
+// CHECK: %[[N:.*]] = arith.index_cast %arg2 : i64 to index
+// CHECK: tensor.empty(%[[N]]) : tensor<?xi64>
+// CHECK: linalg.index 0
+// CHECK: arith.muli
+func.func @creation(%x: tensor<2x6xf32>, %fill: f64, %n: i64) -> (tensor<3x4xf32>, tensor<2x3xf32>, tensor<?xi64>) {
+  %c0 = arith.constant 0 : i64
+  %c2 = arith.constant 2 : i64
+  %c3 = arith.constant 3 : i64
+  %c4 = arith.constant 4 : i64
+  %f32 = arith.constant 6 : i64
+  %long = arith.constant 4 : i64
+  %cpu = opal.device "cpu"
+  %false = arith.constant false
+  %s34 = opal.list %c3, %c4 : i64, i64 -> !opal.list<i64>
+  %r = prims.reshape %x, %s34 : (tensor<2x6xf32>, !opal.list<i64>) -> tensor<3x4xf32>
+  %s23 = opal.list %c2, %c3 : i64, i64 -> !opal.list<i64>
+  %full = prims.full %s23, %fill, %f32, %cpu, %false : (!opal.list<i64>, f64, i64, !opal.device, i1) -> tensor<2x3xf32>
+  %iota = prims.iota %n, %c0, %c2, %long, %cpu, %false : (i64, i64, i64, i64, !opal.device, i1) -> tensor<?xi64>
+  return %r, %full, %iota : tensor<3x4xf32>, tensor<2x3xf32>, tensor<?xi64>
+}
