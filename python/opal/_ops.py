@@ -298,7 +298,7 @@ class PyOperator:
     def dispatch(self, keys, *args, **kwargs):
         while True:
             key = keys.highestPriorityTypeId()
-            if key == _C.DispatchKey.Python and _mode_stack_ref():
+            if key == _C.DispatchKey.Python and _mode_stack:
                 return _dispatch_to_mode_with(self, args, kwargs)
             kernel = self._kernel_for(key)
             if kernel is _FALLTHROUGH or (kernel is None and key != _C.DispatchKey.Undefined
@@ -328,10 +328,6 @@ class PyOperator:
 #===------------------------------------------------------------------------===#
 
 _mode_stack = []
-
-
-def _mode_stack_ref():
-    return _mode_stack
 
 
 def _dispatch_to_mode_with(func, args, kwargs):
