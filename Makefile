@@ -32,6 +32,8 @@ test: bootstrap-test $(BUILD_DIR)/build.ninja
 
 demo: build
 	PYTHONPATH=$(BUILD_DIR)/python $(PYTHON) examples/schema_tour.py
+	@echo
+	PYTHONPATH=$(BUILD_DIR)/python $(PYTHON) examples/operator_tour.py
 
 clean:
 	rm -rf $(BUILD_DIR)

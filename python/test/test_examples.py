@@ -1,0 +1,24 @@
+"""The examples run (they are `make demo`)."""
+
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def run(name):
+    result = subprocess.run([sys.executable, os.path.join(ROOT, "examples", name)],
+                            capture_output=True, text=True, env=dict(os.environ))
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_operator_tour():
+    out = run("operator_tour.py")
+    assert "tour::softplus(Tensor x, float beta=1., float threshold=20.) -> Tensor" in out
+    assert "softplus(x)     = tensor([ 0.1269,  0.6931,  2.1269, 30.0000])" in out
+    assert "bad call        -> tour::softplus() argument 'x' (position 1) must be Tensor, not str" in out
+    assert "meta tensor     -> Could not run 'tour::softplus' with arguments from the 'Meta' backend." in out
+    assert "CPU: registered at" in out and "[kernel]" in out
+    assert "ops called: ['tour.softplus.default', 'tour.softplus.default']" in out
