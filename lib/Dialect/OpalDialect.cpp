@@ -4,6 +4,7 @@
 
 #include "opal/Dialect/OpalOps.h"
 #include "opal/Dialect/OpalTypes.h"
+#include "opal/Dialect/SchemaDialect.h"
 #include "opal/Runtime/Device.h"
 #include "opal/Schema/SchemaParser.h"
 
@@ -72,5 +73,55 @@ LogicalResult DefOp::verify() {
                          << library.getNs() << "'";
   if (schema->name().empty())
     return emitOpError() << "the schema needs an operator name";
+  return success();
+}
+
+/// The schema of the library op named `name` ("op", "op.overload" or
+/// "ns::op..."), if the library defines it.
+static std::optional<opal::FunctionSchema> findDefinition(LibraryOp library,
+                                                          StringRef name) {
+  std::string qualified = name.contains("::") ? name.str()
+                                              : (library.getNs() + "::" + name).str();
+  for (auto def : library.getBody().front().getOps<DefOp>()) {
+    auto schema = opal::parseSchema(def.getSchema().str());
+    if (!schema)
+      continue;
+    std::string defined = schema->ns().empty()
+                              ? library.getNs().str() + "::" + schema->operatorName().str()
+                              : schema->operatorName().str();
+    if (defined == qualified)
+      return *schema;
+  }
+  return std::nullopt;
+}
+
+LogicalResult DecompositionOp::verify() {
+  auto library = (*this)->getParentOfType<LibraryOp>();
+  auto schema = findDefinition(library, getOp());
+  if (!schema)
+    return emitOpError() << "decomposes '" << getOp()
+                         << "', which this library does not define (opal.def)";
+  Block &block = getBody().front();
+  const auto &arguments = schema->arguments();
+  if (block.getNumArguments() != arguments.size())
+    return emitOpError() << "has " << block.getNumArguments() << " block arguments, but "
+                         << schema->operatorName().str() << " takes " << arguments.size();
+  for (auto [index, argument] : llvm::enumerate(block.getArguments()))
+    if (!typeFitsSchema(argument.getType(), *arguments[index].type()))
+      return emitOpError() << "block argument #" << index << " ('"
+                           << arguments[index].name() << "') must be "
+                           << describeSchemaType(*arguments[index].type()) << ", but is "
+                           << argument.getType();
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  if (!yield)
+    return emitOpError() << "must end with opal.yield";
+  const auto &returns = schema->returns();
+  if (yield.getValues().size() != returns.size())
+    return emitOpError() << "yields " << yield.getValues().size() << " values, but "
+                         << schema->operatorName().str() << " returns " << returns.size();
+  for (auto [index, value] : llvm::enumerate(yield.getValues()))
+    if (!typeFitsSchema(value.getType(), *returns[index].type()))
+      return emitOpError() << "yields " << value.getType() << " as result #" << index
+                           << ", which must be " << describeSchemaType(*returns[index].type());
   return success();
 }

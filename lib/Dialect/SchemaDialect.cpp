@@ -31,6 +31,8 @@ bool opal::ir::typeFitsSchema(Type type, const SchemaType &schemaType) {
   case TypeKind::Optional:
     return isa<ir::NoneType>(type) || typeFitsSchema(type, *schemaType.element());
   case TypeKind::Tensor:
+    if (isa<ir::GenericTensorType>(type))
+      return true; // decided when a decomposition body is instantiated
     if (auto tensor = dyn_cast<TensorType>(type))
       return isTensorElement(tensor.getElementType());
     return false;

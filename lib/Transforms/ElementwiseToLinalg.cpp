@@ -9,6 +9,8 @@
 
 #include "opal/Transforms/Passes.h"
 
+#include "PrimUtils.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -20,6 +22,7 @@
 #include <map>
 
 using namespace mlir;
+using namespace opal::ir::detail;
 
 namespace {
 
@@ -29,12 +32,6 @@ using Payload = std::function<Value(OpBuilder &, Location, ValueRange, Type resu
 
 bool isFloat(Type t) { return isa<FloatType>(t); }
 bool isInt(Type t) { return isa<IntegerType>(t); }
-
-std::string typeString(Type type) {
-  std::string text;
-  llvm::raw_string_ostream(text) << type;
-  return text;
-}
 
 Payload unaryFloat(std::function<Value(OpBuilder &, Location, Value)> build) {
   return [build](OpBuilder &b, Location loc, ValueRange args, Type) {
@@ -168,23 +165,6 @@ bool noBool(StringRef name) {
                             name);
 }
 
-/// The MLIR element type of a PyTorch ScalarType code (float = 6, ...).
-Type elementTypeFor(int64_t scalarType, MLIRContext *context) {
-  Builder b(context);
-  switch (scalarType) {
-  case 0: case 1: return b.getIntegerType(8);  // uint8, int8
-  case 2: return b.getIntegerType(16);
-  case 3: return b.getIntegerType(32);
-  case 4: return b.getIntegerType(64);
-  case 5: return b.getF16Type();
-  case 6: return b.getF32Type();
-  case 7: return b.getF64Type();
-  case 11: return b.getI1Type();
-  case 15: return b.getBF16Type();
-  default: return nullptr;
-  }
-}
-
 } // namespace
 
 std::string opal::ir::elementwiseLoweringProblem(Operation *op) {
@@ -224,14 +204,13 @@ std::string opal::ir::elementwiseLoweringProblem(Operation *op) {
   if (!isa<IntegerType, FloatType>(element))
     return "does not support element type " + typeString(element);
   if (name == "prims.convert_element_type") {
-    IntegerAttr code;
-    if (matchPattern(op->getOperand(1), m_Constant(&code))) {
-      Type wanted = elementTypeFor(code.getInt(), op->getContext());
+    if (auto code = constantInt(op->getOperand(1))) {
+      Type wanted = elementTypeFor(*code, op->getContext());
       if (!wanted)
-        return "has an unsupported dtype code " + std::to_string(code.getInt());
+        return "has an unsupported dtype code " + std::to_string(*code);
       if (wanted != resultType.getElementType())
-        return "converts to " + typeString(wanted) + " (dtype " +
-               std::to_string(code.getInt()) + "), but its result is " + typeString(resultType);
+        return "converts to " + typeString(wanted) + " (dtype " + std::to_string(*code) +
+               "), but its result is " + typeString(resultType);
     }
   }
   if (floatOnly(name) && !isFloat(element))

@@ -11,6 +11,8 @@
 
 #include "opal/Transforms/Passes.h"
 
+#include "PrimUtils.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -22,34 +24,9 @@
 #include <optional>
 
 using namespace mlir;
+using namespace opal::ir::detail;
 
 namespace {
-
-std::string typeString(Type type) {
-  std::string text;
-  llvm::raw_string_ostream(text) << type;
-  return text;
-}
-
-/// The values of a constant int list (`opal.list` of `arith.constant`s).
-std::optional<SmallVector<int64_t>> constantIntList(Value value) {
-  Operation *def = value.getDefiningOp();
-  if (!def || def->getName().getStringRef() != "opal.list")
-    return std::nullopt;
-  SmallVector<int64_t> values;
-  for (Value element : def->getOperands()) {
-    IntegerAttr attr;
-    if (!matchPattern(element, m_Constant(&attr)))
-      return std::nullopt;
-    values.push_back(attr.getInt());
-  }
-  return values;
-}
-
-bool isNone(Value value) {
-  Operation *def = value.getDefiningOp();
-  return def && def->getName().getStringRef() == "opal.none";
-}
 
 /// Dynamic sizes of `type` taken from `source` (which has the same sizes at
 /// the given positions `sourceDims[i]` for result dim i).

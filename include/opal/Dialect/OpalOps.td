@@ -58,4 +58,30 @@ def Opal_DefOp : Opal_Op<"def", [HasParent<"LibraryOp">]> {
   let hasVerifier = 1;
 }
 
+def Opal_DecompositionOp : Opal_Op<"decomposition", [HasParent<"LibraryOp">]> {
+  let summary = "the body an operator decomposes into";
+  let description = [{
+    ```mlir
+    opal.decomposition "softplus" {
+    ^bb0(%x: !opal.tensor, %beta: f64, %threshold: f64):
+      ...
+      opal.yield %result : !opal.tensor
+    }
+    ```
+    The block takes the op's arguments (tensors as `!opal.tensor` or a
+    concrete tensor type) and yields its returns. `opal-decompose` replaces
+    each use of the op with a copy of the body, inferring the tensor types.
+  }];
+  let arguments = (ins StrAttr:$op);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$op attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+}
+
+def Opal_YieldOp : Opal_Op<"yield", [Pure, Terminator, HasParent<"DecompositionOp">]> {
+  let summary = "the results of a decomposition body";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
 #endif // OPAL_DIALECT_OPALOPS_TD

@@ -23,6 +23,15 @@ def Opal_DeviceType : Opal_Type<"Device", "device"> {
   let summary = "a device (`Device` in a schema)";
 }
 
+def Opal_GenericTensorType : Opal_Type<"GenericTensor", "tensor"> {
+  let summary = "a tensor whose shape and dtype are decided where it is used";
+  let description = [{
+    The tensor type of decomposition bodies: a body is written once and
+    instantiated for each use, and the types of its values are inferred then
+    from the operands of that use.
+  }];
+}
+
 def Opal_ListType : Opal_Type<"List", "list"> {
   let summary = "a list of values of one type (`int[]`, `Tensor[]`, ...)";
   let parameters = (ins "::mlir::Type":$elementType);

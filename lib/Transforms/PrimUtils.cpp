@@ -1,0 +1,57 @@
+//===- PrimUtils.cpp - Helpers shared by the prims passes -----------------===//
+
+#include "PrimUtils.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+std::string opal::ir::detail::typeString(Type type) {
+  std::string text;
+  llvm::raw_string_ostream(text) << type;
+  return text;
+}
+
+std::optional<SmallVector<int64_t>> opal::ir::detail::constantIntList(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (!def || def->getName().getStringRef() != "opal.list")
+    return std::nullopt;
+  SmallVector<int64_t> values;
+  for (Value element : def->getOperands()) {
+    auto constant = constantInt(element);
+    if (!constant)
+      return std::nullopt;
+    values.push_back(*constant);
+  }
+  return values;
+}
+
+std::optional<int64_t> opal::ir::detail::constantInt(Value value) {
+  IntegerAttr attr;
+  if (!matchPattern(value, m_Constant(&attr)))
+    return std::nullopt;
+  return attr.getInt();
+}
+
+bool opal::ir::detail::isNone(Value value) {
+  Operation *def = value.getDefiningOp();
+  return def && def->getName().getStringRef() == "opal.none";
+}
+
+Type opal::ir::detail::elementTypeFor(int64_t scalarType, MLIRContext *context) {
+  Builder b(context);
+  switch (scalarType) {
+  case 0: case 1: return b.getIntegerType(8); // uint8, int8
+  case 2: return b.getIntegerType(16);
+  case 3: return b.getIntegerType(32);
+  case 4: return b.getIntegerType(64);
+  case 5: return b.getF16Type();
+  case 6: return b.getF32Type();
+  case 7: return b.getF64Type();
+  case 11: return b.getI1Type();
+  case 15: return b.getBF16Type();
+  default: return nullptr;
+  }
+}

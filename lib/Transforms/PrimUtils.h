@@ -1,0 +1,34 @@
+//===- PrimUtils.h - Helpers shared by the prims passes ---------*- C++ -*-===//
+//
+// Private to lib/Transforms: reading constant operands of prims and naming
+// types in diagnostics.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPAL_LIB_TRANSFORMS_PRIMUTILS_H
+#define OPAL_LIB_TRANSFORMS_PRIMUTILS_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Types.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+#include <string>
+
+namespace opal::ir::detail {
+
+/// `type` as MLIR prints it.
+std::string typeString(mlir::Type type);
+/// The values of a constant int list (`opal.list` of `arith.constant`s).
+std::optional<llvm::SmallVector<int64_t>> constantIntList(mlir::Value value);
+/// The value of a constant integer operand.
+std::optional<int64_t> constantInt(mlir::Value value);
+/// True if `value` is made by `opal.none`.
+bool isNone(mlir::Value value);
+/// The MLIR element type of a PyTorch ScalarType code (float32 = 6, ...), or
+/// null for codes opal does not lower.
+mlir::Type elementTypeFor(int64_t scalarType, mlir::MLIRContext *context);
+
+} // namespace opal::ir::detail
+
+#endif // OPAL_LIB_TRANSFORMS_PRIMUTILS_H
