@@ -30,6 +30,16 @@ bool isStructuredPrim(mlir::Operation *op);
 /// Why such a prim cannot be lowered, or "" if it can.
 std::string structuredLoweringProblem(mlir::Operation *op);
 
+/// The result types of a prim whose tensor operands have concrete types
+/// (used when a decomposition body is instantiated). On failure, `problem`
+/// says why.
+mlir::FailureOr<llvm::SmallVector<mlir::Type>> inferPrimResultTypes(mlir::Operation *op,
+                                                                    std::string &problem);
+
+/// Makes the text of an op-library file available to opal-decompose (which
+/// parses it in its own context). opal-opt adds every --op-library file.
+void addOpLibraryText(std::string name, std::string text);
+
 #define GEN_PASS_REGISTRATION
 #include "opal/Transforms/Passes.h.inc"
 

@@ -23,4 +23,25 @@ def OpalLowerToLinalg : Pass<"opal-lower-to-linalg"> {
   ];
 }
 
+def OpalDecompose : Pass<"opal-decompose", "::mlir::ModuleOp"> {
+  let summary = "Replaces composite ops with their decomposition bodies";
+  let description = [{
+    Every op whose op library gives an `opal.decomposition` is replaced by a
+    copy of the body, with the op's operands for the block arguments; the
+    body's ops that are themselves composites are decomposed in turn, down to
+    prims and to ops named in `legal-ops`. Tensor types of the body
+    (`!opal.tensor`) are inferred from the operands of each use, prim by
+    prim. A decomposition that reaches itself is reported as a cycle.
+
+    The decompositions come from the op libraries opal-opt loaded
+    (`--op-library`), the built-in libraries, and any `opal.library` in the
+    input.
+  }];
+  let options = [
+    ListOption<"legalOps", "legal-ops", "std::string",
+               "ops to keep, by MLIR name (e.g. mylib.softplus)">,
+  ];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
 #endif // OPAL_TRANSFORMS_PASSES_TD

@@ -1,0 +1,252 @@
+//===- Decompose.cpp - The opal-decompose pass ----------------------------===//
+//
+// Composite ops become copies of their decomposition bodies. A body is
+// instantiated per use: block arguments take the op's operands, ops are
+// cloned in order, nested composites are instantiated recursively, and the
+// `!opal.tensor` results of prims get concrete types from their operands
+// (inferPrimResultTypes).
+//
+//===----------------------------------------------------------------------===//
+
+#include "opal/Transforms/Passes.h"
+
+#include "opal/Dialect/BuiltinLibraries.h"
+#include "opal/Dialect/OpalOps.h"
+#include "opal/Dialect/OpalTypes.h"
+#include "opal/Schema/SchemaParser.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Parser/Parser.h"
+
+#include <map>
+#include <set>
+#include <mutex>
+
+namespace opal::ir {
+#define GEN_PASS_DEF_OPALDECOMPOSE
+#include "opal/Transforms/Passes.h.inc"
+} // namespace opal::ir
+
+using namespace mlir;
+using namespace opal::ir;
+
+namespace {
+
+std::mutex &textsMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::vector<std::pair<std::string, std::string>> &libraryTexts() {
+  static std::vector<std::pair<std::string, std::string>> texts;
+  return texts;
+}
+
+/// The MLIR op name a decomposition is for: "ns.op" or "ns.op.overload".
+std::string decomposedOpName(DecompositionOp decomposition) {
+  auto library = decomposition->getParentOfType<LibraryOp>();
+  std::string name = decomposition.getOp().str();
+  if (name.find("::") == std::string::npos)
+    name = library.getNs().str() + "::" + name;
+  auto parsed = opal::parseOperatorName(name);
+  if (!parsed)
+    return name;
+  std::string mlirName = std::string(parsed->ns()) + "." + std::string(parsed->baseName());
+  if (!parsed->overloadName.empty())
+    mlirName += "." + parsed->overloadName;
+  return mlirName;
+}
+
+bool isPrim(Operation *op) { return op->getName().getDialectNamespace() == "prims"; }
+
+bool hasGenericResults(Operation *op) {
+  return llvm::any_of(op->getResultTypes(),
+                      [](Type t) { return isa<GenericTensorType>(t); });
+}
+
+struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
+  using OpalDecomposeBase::OpalDecomposeBase;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    std::vector<std::pair<std::string, std::string>> texts;
+    for (auto [name, text] : builtinLibraries())
+      texts.emplace_back(std::string(name), std::string(text));
+    {
+      std::lock_guard<std::mutex> lock(textsMutex());
+      texts.insert(texts.end(), libraryTexts().begin(), libraryTexts().end());
+    }
+    for (auto &[name, text] : texts) {
+      ParserConfig config(context);
+      auto module = parseSourceString<ModuleOp>(text, config, name);
+      if (!module)
+        return failure();
+      libraries.push_back(std::make_shared<OwningOpRef<ModuleOp>>(std::move(module)));
+    }
+    for (const std::string &op : legalOps)
+      legal.insert(op);
+    return success();
+  }
+
+  void collect(Operation *root) {
+    root->walk([&](DecompositionOp decomposition) {
+      decompositions[decomposedOpName(decomposition)] = decomposition;
+    });
+  }
+
+  /// The decomposition of `op`'s name, legal or not.
+  DecompositionOp anyDecompositionFor(Operation *op) {
+    auto it = decompositions.find(op->getName().getStringRef().str());
+    return it == decompositions.end() ? nullptr : it->second;
+  }
+  /// The decomposition to apply to `op` (none for ops in legal-ops).
+  DecompositionOp decompositionFor(Operation *op) {
+    if (legal.count(op->getName().getStringRef().str()))
+      return nullptr;
+    return anyDecompositionFor(op);
+  }
+
+  /// The result types `decomposition` would give for `operands`, found by
+  /// instantiating it in a scratch block (for legal ops inside bodies).
+  FailureOr<SmallVector<Type>> typesFromDecomposition(Operation *use,
+                                                      DecompositionOp decomposition,
+                                                      ValueRange operands,
+                                                      SmallVectorImpl<std::string> &stack) {
+    // A detached module is the scratch space; it is destroyed afterwards.
+    OwningOpRef<ModuleOp> scratch = ModuleOp::create(use->getLoc());
+    OpBuilder builder = OpBuilder::atBlockBegin(scratch->getBody());
+    auto results = instantiate(builder, use, decomposition, operands, stack);
+    SmallVector<Type> types;
+    if (succeeded(results))
+      for (Value result : *results)
+        types.push_back(result.getType());
+    Block *body = scratch->getBody();
+    while (!body->empty()) {
+      body->back().dropAllUses();
+      body->back().erase();
+    }
+    if (failed(results))
+      return failure();
+    return types;
+  }
+
+  /// Instantiates `decomposition` at the builder's insertion point with
+  /// `operands`; `stack` holds the composites being expanded (for cycles).
+  FailureOr<SmallVector<Value>> instantiate(OpBuilder &builder, Operation *use,
+                                            DecompositionOp decomposition,
+                                            ValueRange operands,
+                                            SmallVectorImpl<std::string> &stack) {
+    std::string name = decomposedOpName(decomposition);
+    if (llvm::is_contained(stack, name)) {
+      std::string cycle;
+      for (const std::string &entry : stack)
+        cycle += entry + " -> ";
+      use->emitError() << "decomposition cycle: " << cycle << name;
+      return failure();
+    }
+    stack.push_back(name);
+    Block &body = decomposition.getBody().front();
+    IRMapping mapping;
+    for (auto [argument, operand] : llvm::zip(body.getArguments(), operands))
+      mapping.map(argument, operand);
+    for (Operation &bodyOp : body.without_terminator()) {
+      if (DecompositionOp nested = decompositionFor(&bodyOp)) {
+        SmallVector<Value> nestedOperands;
+        for (Value operand : bodyOp.getOperands())
+          nestedOperands.push_back(mapping.lookup(operand));
+        auto results = instantiate(builder, use, nested, nestedOperands, stack);
+        if (failed(results))
+          return failure();
+        for (auto [original, result] : llvm::zip(bodyOp.getResults(), *results))
+          mapping.map(original, result);
+        continue;
+      }
+      Operation *clone = builder.clone(bodyOp, mapping);
+      if (!hasGenericResults(clone))
+        continue;
+      if (DecompositionOp kept = anyDecompositionFor(clone)) {
+        // A legal op: its types are those its decomposition would give.
+        auto types = typesFromDecomposition(use, kept, clone->getOperands(), stack);
+        if (failed(types))
+          return failure();
+        for (auto [result, type] : llvm::zip(clone->getResults(), *types))
+          result.setType(type);
+        continue;
+      }
+      if (!isPrim(clone)) {
+        use->emitError() << "while decomposing " << name << ": cannot infer the result type of '"
+                         << clone->getName() << "': it is neither a prim nor an op with a "
+                         << "decomposition";
+        return failure();
+      }
+      std::string problem;
+      auto types = inferPrimResultTypes(clone, problem);
+      if (failed(types)) {
+        use->emitError() << "while decomposing " << name << ": '" << clone->getName()
+                         << "' " << problem;
+        return failure();
+      }
+      for (auto [result, type] : llvm::zip(clone->getResults(), *types))
+        result.setType(type);
+    }
+    SmallVector<Value> results;
+    for (Value value : body.getTerminator()->getOperands())
+      results.push_back(mapping.lookup(value));
+    stack.pop_back();
+    return results;
+  }
+
+  void runOnOperation() override {
+    decompositions.clear();
+    for (auto &library : libraries)
+      collect(library->get());
+    collect(getOperation());
+
+    // The uses to expand: everything outside op libraries.
+    SmallVector<Operation *> uses;
+    getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<LibraryOp>(op))
+        return WalkResult::skip();
+      if (decompositionFor(op))
+        uses.push_back(op);
+      return WalkResult::advance();
+    });
+
+    for (Operation *use : uses) {
+      OpBuilder builder(use);
+      SmallVector<std::string> stack;
+      auto results = instantiate(builder, use, decompositionFor(use), use->getOperands(), stack);
+      if (failed(results))
+        return signalPassFailure();
+      SmallVector<Value> replacements;
+      for (auto [result, value] : llvm::zip(use->getResults(), *results)) {
+        Type declared = result.getType();
+        if (value.getType() == declared) {
+          replacements.push_back(value);
+          continue;
+        }
+        if (!tensor::CastOp::areCastCompatible(value.getType(), declared)) {
+          use->emitError() << "the decomposition of " << use->getName() << " produces "
+                           << value.getType() << ", but the op's result is " << declared;
+          return signalPassFailure();
+        }
+        replacements.push_back(
+            tensor::CastOp::create(builder, use->getLoc(), declared, value));
+      }
+      use->replaceAllUsesWith(replacements);
+      use->erase();
+    }
+  }
+
+  // Shared, because the pass manager copies passes (one per thread).
+  std::vector<std::shared_ptr<OwningOpRef<ModuleOp>>> libraries;
+  std::map<std::string, DecompositionOp> decompositions;
+  std::set<std::string> legal;
+};
+
+} // namespace
+
+void opal::ir::addOpLibraryText(std::string name, std::string text) {
+  std::lock_guard<std::mutex> lock(textsMutex());
+  libraryTexts().emplace_back(std::move(name), std::move(text));
+}

@@ -1,0 +1,183 @@
+//===- PrimTypes.cpp - Result types of prims from their operands ----------===//
+//
+// When a decomposition body is instantiated, its prims get concrete result
+// types from their operands: the rule of each prim, as its semantics say
+// (elementwise ops keep the shape, comparisons make bools, reductions remove
+// dimensions, ...). List and dtype operands must be constants.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opal/Transforms/Passes.h"
+
+#include "PrimUtils.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+using namespace opal::ir::detail;
+
+namespace {
+
+using Result = FailureOr<SmallVector<Type>>;
+
+/// Fails with `problem`, for the caller's diagnostic.
+Result fail(std::string &problem, std::string reason) {
+  problem = std::move(reason);
+  return failure();
+}
+
+/// The more static of two shapes of one rank; fails if they disagree.
+std::optional<SmallVector<int64_t>> mergeShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  if (a.size() != b.size())
+    return std::nullopt;
+  SmallVector<int64_t> merged;
+  for (auto [x, y] : llvm::zip(a, b)) {
+    if (!ShapedType::isDynamic(x) && !ShapedType::isDynamic(y) && x != y)
+      return std::nullopt;
+    merged.push_back(ShapedType::isDynamic(x) ? y : x);
+  }
+  return merged;
+}
+
+/// A tensor type with `element` and the merged shape of `operands` (ranked
+/// if any operand is).
+Result elementwise(ArrayRef<Value> operands, Type element, std::string &problem) {
+  std::optional<SmallVector<int64_t>> shape;
+  for (Value operand : operands) {
+    auto type = dyn_cast<TensorType>(operand.getType());
+    if (!type)
+      return fail(problem, "needs concrete tensor operands, got " + typeString(operand.getType()));
+    if (!type.hasRank())
+      continue;
+    if (!shape) {
+      shape = SmallVector<int64_t>(type.getShape());
+      continue;
+    }
+    shape = mergeShapes(*shape, type.getShape());
+    if (!shape)
+      return fail(problem, "needs operands of one shape; broadcast with "
+                           "prims.broadcast_in_dim first");
+  }
+  if (!shape)
+    return SmallVector<Type>{UnrankedTensorType::get(element)};
+  return SmallVector<Type>{RankedTensorType::get(*shape, element)};
+}
+
+Type elementOf(Value value) { return cast<TensorType>(value.getType()).getElementType(); }
+
+bool isComparison(StringRef name) {
+  return llvm::is_contained({"prims.eq", "prims.ne", "prims.lt", "prims.le", "prims.gt",
+                             "prims.ge"},
+                            name);
+}
+
+} // namespace
+
+FailureOr<SmallVector<Type>> opal::ir::inferPrimResultTypes(Operation *op,
+                                                            std::string &problem) {
+  StringRef name = op->getName().getStringRef();
+  MLIRContext *context = op->getContext();
+  SmallVector<Value> operands(op->getOperands());
+  auto tensorOperand = [&](unsigned i) { return isa<TensorType>(operands[i].getType()); };
+
+  if (name == "prims.where") {
+    if (!tensorOperand(0) || !tensorOperand(1) || !tensorOperand(2))
+      return fail(problem, "needs concrete tensor operands");
+    if (elementOf(operands[1]) != elementOf(operands[2]))
+      return fail(problem, "needs a and b of one element type");
+    return elementwise(operands, elementOf(operands[1]), problem);
+  }
+  if (name == "prims.convert_element_type") {
+    auto code = constantInt(operands[1]);
+    if (!code)
+      return fail(problem, "needs a constant dtype");
+    Type element = elementTypeFor(*code, context);
+    if (!element)
+      return fail(problem, "has an unsupported dtype code " + std::to_string(*code));
+    return elementwise({operands[0]}, element, problem);
+  }
+  if (name == "prims.broadcast_in_dim" || name == "prims.reshape") {
+    auto shape = constantIntList(operands[1]);
+    if (!tensorOperand(0) || !shape)
+      return fail(problem, "needs a concrete tensor and a constant shape list");
+    return SmallVector<Type>{RankedTensorType::get(*shape, elementOf(operands[0]))};
+  }
+  if (name == "prims.transpose") {
+    auto permutation = constantIntList(operands[1]);
+    auto type = dyn_cast<RankedTensorType>(operands[0].getType());
+    if (!type || !permutation || static_cast<int64_t>(permutation->size()) != type.getRank())
+      return fail(problem, "needs a ranked tensor and a constant permutation of its dimensions");
+    SmallVector<int64_t> shape;
+    for (int64_t p : *permutation) {
+      if (p < 0 || p >= type.getRank())
+        return fail(problem, "has a permutation entry out of range");
+      shape.push_back(type.getDimSize(p));
+    }
+    return SmallVector<Type>{RankedTensorType::get(shape, type.getElementType())};
+  }
+  if (llvm::is_contained({"prims.sum", "prims.prod", "prims.amax", "prims.amin"}, name)) {
+    auto type = dyn_cast<RankedTensorType>(operands[0].getType());
+    if (!type)
+      return fail(problem, "needs a ranked tensor");
+    SmallVector<int64_t> dims;
+    if (isNone(operands[1])) {
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        dims.push_back(d);
+    } else if (auto list = constantIntList(operands[1])) {
+      for (int64_t d : *list)
+        dims.push_back(d < 0 ? d + type.getRank() : d);
+    } else {
+      return fail(problem, "needs a constant dims list (or None)");
+    }
+    Type element = type.getElementType();
+    if (!isNone(operands[2])) {
+      auto code = constantInt(operands[2]);
+      element = code ? elementTypeFor(*code, context) : nullptr;
+      if (!element)
+        return fail(problem, "needs a constant, supported output_dtype");
+    }
+    SmallVector<int64_t> shape;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (!llvm::is_contained(dims, d))
+        shape.push_back(type.getDimSize(d));
+    return SmallVector<Type>{RankedTensorType::get(shape, element)};
+  }
+  if (name == "prims.mm" || name == "prims.bmm") {
+    auto a = dyn_cast<RankedTensorType>(operands[0].getType());
+    auto b = dyn_cast<RankedTensorType>(operands[1].getType());
+    int64_t rank = name == "prims.bmm" ? 3 : 2;
+    if (!a || !b || a.getRank() != rank || b.getRank() != rank)
+      return fail(problem, std::string("needs ") + (rank == 3 ? "3-d" : "2-d") + " tensors");
+    SmallVector<int64_t> shape(a.getShape().drop_back());
+    shape.push_back(b.getDimSize(rank - 1));
+    return SmallVector<Type>{RankedTensorType::get(shape, a.getElementType())};
+  }
+  if (name == "prims.full") {
+    auto shape = constantIntList(operands[0]);
+    auto code = constantInt(operands[2]);
+    Type element = code ? elementTypeFor(*code, context) : nullptr;
+    if (!shape || !element)
+      return fail(problem, "needs a constant shape list and dtype");
+    return SmallVector<Type>{RankedTensorType::get(*shape, element)};
+  }
+  if (name == "prims.iota") {
+    auto code = constantInt(operands[3]);
+    Type element = code ? elementTypeFor(*code, context) : nullptr;
+    if (!element)
+      return fail(problem, "needs a constant dtype");
+    auto length = constantInt(operands[0]);
+    return SmallVector<Type>{
+        RankedTensorType::get({length ? *length : ShapedType::kDynamic}, element)};
+  }
+  // The elementwise unary and binary prims.
+  for (unsigned i = 0; i < operands.size(); ++i)
+    if (!tensorOperand(i))
+      return fail(problem, "needs concrete tensor operands");
+  Type element = elementOf(operands[0]);
+  for (Value operand : operands)
+    if (elementOf(operand) != element)
+      return fail(problem, "needs operands of one element type; convert with "
+                           "prims.convert_element_type first");
+  return elementwise(operands, isComparison(name) ? IntegerType::get(context, 1) : element,
+                     problem);
+}
