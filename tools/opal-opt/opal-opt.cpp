@@ -61,6 +61,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> libraries = takeOpLibraryOptions(argc, argv);
   mlir::registerTransformsPasses();
   opal::ir::registerOpalPasses();
+  opal::ir::registerOpalPipelines();
 
   mlir::DialectRegistry registry;
   registry.insert<opal::ir::OpalDialect>();

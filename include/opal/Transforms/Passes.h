@@ -4,6 +4,7 @@
 #define OPAL_TRANSFORMS_PASSES_H
 
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassOptions.h"
 
 #include <string>
 
@@ -39,6 +40,22 @@ mlir::FailureOr<llvm::SmallVector<mlir::Type>> inferPrimResultTypes(mlir::Operat
 /// Makes the text of an op-library file available to opal-decompose (which
 /// parses it in its own context). opal-opt adds every --op-library file.
 void addOpLibraryText(std::string name, std::string text);
+
+/// Options of the opal-to-linalg pipeline.
+struct OpalToLinalgPipelineOptions
+    : public mlir::PassPipelineOptions<OpalToLinalgPipelineOptions> {
+  ListOption<std::string> legalOps{
+      *this, "legal-ops",
+      llvm::cl::desc("ops to keep, by MLIR name (passed to opal-decompose)")};
+};
+
+/// opal-decompose, opal-lower-to-linalg, canonicalize and cse: schema ops to
+/// linalg on tensors. The JIT builds its pipelines on this one.
+void buildOpalToLinalgPipeline(mlir::OpPassManager &pm,
+                               const OpalToLinalgPipelineOptions &options);
+
+/// Registers the named pipelines (opal-to-linalg) with MLIR's pass registry.
+void registerOpalPipelines();
 
 #define GEN_PASS_REGISTRATION
 #include "opal/Transforms/Passes.h.inc"
