@@ -4,7 +4,8 @@
 // instantiated per use: block arguments take the op's operands, ops are
 // cloned in order, nested composites are instantiated recursively, and the
 // `!opal.tensor` results of prims get concrete types from their operands
-// (inferPrimResultTypes).
+// (inferPrimResultTypes). Each decomposition is a rewrite pattern for its op,
+// and the greedy driver applies them to a fixed point.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,7 +19,9 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <map>
 #include <set>
@@ -64,6 +67,8 @@ bool hasGenericResults(Operation *op) {
   return llvm::any_of(op->getResultTypes(),
                       [](Type t) { return isa<GenericTensorType>(t); });
 }
+
+struct DecompositionPattern;
 
 struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
   using OpalDecomposeBase::OpalDecomposeBase;
@@ -196,52 +201,83 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
     return results;
   }
 
+  /// Replaces `use` (a composite outside op libraries) with its
+  /// decomposition, fully expanded. On failure the error is reported and the
+  /// IR is left as it was.
+  LogicalResult expand(Operation *use, PatternRewriter &rewriter) {
+    Operation *before = use->getPrevNode();
+    auto eraseCreated = [&] {
+      while (use->getPrevNode() != before)
+        rewriter.eraseOp(use->getPrevNode());
+    };
+    SmallVector<std::string> stack;
+    auto results = instantiate(rewriter, use, decompositionFor(use), use->getOperands(), stack);
+    if (failed(results)) {
+      eraseCreated();
+      return failure();
+    }
+    SmallVector<Value> replacements;
+    for (auto [result, value] : llvm::zip(use->getResults(), *results)) {
+      Type declared = result.getType();
+      if (value.getType() == declared) {
+        replacements.push_back(value);
+        continue;
+      }
+      if (!tensor::CastOp::areCastCompatible(value.getType(), declared)) {
+        use->emitError() << "the decomposition of " << use->getName() << " produces "
+                         << value.getType() << ", but the op's result is " << declared;
+        eraseCreated();
+        return failure();
+      }
+      replacements.push_back(tensor::CastOp::create(rewriter, use->getLoc(), declared, value));
+    }
+    rewriter.replaceOp(use, replacements);
+    return success();
+  }
+
   void runOnOperation() override {
     decompositions.clear();
     for (auto &library : libraries)
       collect(library->get());
     collect(getOperation());
 
-    // The uses to expand: everything outside op libraries.
-    SmallVector<Operation *> uses;
-    getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (isa<LibraryOp>(op))
-        return WalkResult::skip();
-      if (decompositionFor(op))
-        uses.push_back(op);
-      return WalkResult::advance();
-    });
-
-    for (Operation *use : uses) {
-      OpBuilder builder(use);
-      SmallVector<std::string> stack;
-      auto results = instantiate(builder, use, decompositionFor(use), use->getOperands(), stack);
-      if (failed(results))
-        return signalPassFailure();
-      SmallVector<Value> replacements;
-      for (auto [result, value] : llvm::zip(use->getResults(), *results)) {
-        Type declared = result.getType();
-        if (value.getType() == declared) {
-          replacements.push_back(value);
-          continue;
-        }
-        if (!tensor::CastOp::areCastCompatible(value.getType(), declared)) {
-          use->emitError() << "the decomposition of " << use->getName() << " produces "
-                           << value.getType() << ", but the op's result is " << declared;
-          return signalPassFailure();
-        }
-        replacements.push_back(
-            tensor::CastOp::create(builder, use->getLoc(), declared, value));
-      }
-      use->replaceAllUsesWith(replacements);
-      use->erase();
-    }
+    // One pattern per decomposition, driven to a fixed point.
+    bool reported = false;
+    RewritePatternSet patterns(&getContext());
+    for (auto &[name, decomposition] : decompositions)
+      if (!legal.count(name))
+        patterns.add<DecompositionPattern>(name, &getContext(), *this, reported);
+    GreedyRewriteConfig config;
+    config.enableFolding(false);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)) || reported)
+      signalPassFailure();
   }
 
   // Shared, because the pass manager copies passes (one per thread).
   std::vector<std::shared_ptr<OwningOpRef<ModuleOp>>> libraries;
   std::map<std::string, DecompositionOp> decompositions;
   std::set<std::string> legal;
+};
+
+/// Applies one decomposition: matches its op by name, outside op libraries
+/// (whose bodies use composites over !opal.tensor).
+struct DecompositionPattern : public RewritePattern {
+  DecompositionPattern(StringRef opName, MLIRContext *context, OpalDecompose &pass,
+                       bool &reported)
+      : RewritePattern(opName, /*benefit=*/1, context), pass(pass), reported(reported) {}
+
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    if (op->getParentOfType<LibraryOp>())
+      return failure();
+    if (failed(pass.expand(op, rewriter))) {
+      reported = true;
+      return failure();
+    }
+    return success();
+  }
+
+  OpalDecompose &pass;
+  bool &reported;
 };
 
 } // namespace

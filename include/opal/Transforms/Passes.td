@@ -31,7 +31,9 @@ def OpalDecompose : Pass<"opal-decompose", "::mlir::ModuleOp"> {
     body's ops that are themselves composites are decomposed in turn, down to
     prims and to ops named in `legal-ops`. Tensor types of the body
     (`!opal.tensor`) are inferred from the operands of each use, prim by
-    prim. A decomposition that reaches itself is reported as a cycle.
+    prim. Each decomposition is a rewrite pattern for its op, applied to a
+    fixed point by the greedy driver; a decomposition that reaches itself is
+    reported as a cycle, not expanded forever.
 
     The decompositions come from the op libraries opal-opt loaded
     (`--op-library`), the built-in libraries, and any `opal.library` in the
