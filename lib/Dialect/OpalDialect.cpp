@@ -50,6 +50,31 @@ LogicalResult ListOp::verify() {
   return success();
 }
 
+LogicalResult PromoteOp::verify() {
+  if (getValues().size() != getResults().size())
+    return emitOpError() << "has " << getValues().size() << " operands but "
+                         << getResults().size() << " results; it needs one result per operand";
+  if (getValues().empty())
+    return emitOpError() << "needs at least one operand";
+  for (auto [index, value] : llvm::enumerate(getValues())) {
+    Type type = value.getType();
+    bool scalar = type.isSignlessInteger(1) || type.isSignlessInteger(64) || type.isF64();
+    if (!scalar && !isa<TensorType, ir::GenericTensorType>(type))
+      return emitOpError() << "operand #" << index << " has type " << type
+                           << "; expected a tensor, !opal.tensor, i1, i64 or f64";
+  }
+  return success();
+}
+
+LogicalResult BroadcastTensorsOp::verify() {
+  if (getValues().size() != getResults().size())
+    return emitOpError() << "has " << getValues().size() << " operands but "
+                         << getResults().size() << " results; it needs one result per operand";
+  if (getValues().empty())
+    return emitOpError() << "needs at least one operand";
+  return success();
+}
+
 LogicalResult LibraryOp::verify() {
   StringRef ns = getNs();
   bool identifier = !ns.empty() && (std::isalpha(ns.front()) || ns.front() == '_') &&

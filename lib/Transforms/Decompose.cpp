@@ -11,6 +11,8 @@
 
 #include "opal/Transforms/Passes.h"
 
+#include "TypeDirected.h"
+
 #include "opal/Dialect/BuiltinLibraries.h"
 #include "opal/Dialect/OpalOps.h"
 #include "opal/Dialect/OpalTypes.h"
@@ -34,6 +36,7 @@ namespace opal::ir {
 
 using namespace mlir;
 using namespace opal::ir;
+using namespace opal::ir::detail;
 
 namespace {
 
@@ -162,6 +165,21 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
         auto results = instantiate(builder, use, nested, nestedOperands, stack);
         if (failed(results))
           return failure();
+        for (auto [original, result] : llvm::zip(bodyOp.getResults(), *results))
+          mapping.map(original, result);
+        continue;
+      }
+      if (isTypeDirected(&bodyOp)) {
+        SmallVector<Value> concrete;
+        for (Value operand : bodyOp.getOperands())
+          concrete.push_back(mapping.lookup(operand));
+        std::string problem;
+        auto results = expandTypeDirected(builder, &bodyOp, concrete, problem);
+        if (failed(results)) {
+          use->emitError() << "while decomposing " << name << ": '" << bodyOp.getName()
+                           << "' " << problem;
+          return failure();
+        }
         for (auto [original, result] : llvm::zip(bodyOp.getResults(), *results))
           mapping.map(original, result);
         continue;

@@ -55,3 +55,25 @@ Type opal::ir::detail::elementTypeFor(int64_t scalarType, MLIRContext *context) 
   default: return nullptr;
   }
 }
+
+std::optional<int64_t> opal::ir::detail::scalarTypeCodeFor(Type element) {
+  if (element.isInteger(1))
+    return 11;
+  if (element.isSignlessInteger())
+    switch (element.getIntOrFloatBitWidth()) {
+    case 8: return 1;
+    case 16: return 2;
+    case 32: return 3;
+    case 64: return 4;
+    default: return std::nullopt;
+    }
+  if (element.isF16())
+    return 5;
+  if (element.isF32())
+    return 6;
+  if (element.isF64())
+    return 7;
+  if (element.isBF16())
+    return 15;
+  return std::nullopt;
+}

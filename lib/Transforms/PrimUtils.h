@@ -28,6 +28,8 @@ bool isNone(mlir::Value value);
 /// The MLIR element type of a PyTorch ScalarType code (float32 = 6, ...), or
 /// null for codes opal does not lower.
 mlir::Type elementTypeFor(int64_t scalarType, mlir::MLIRContext *context);
+/// The PyTorch ScalarType code of an element type (i8 is int8), if any.
+std::optional<int64_t> scalarTypeCodeFor(mlir::Type element);
 
 } // namespace opal::ir::detail
 

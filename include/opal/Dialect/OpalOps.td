@@ -84,4 +84,50 @@ def Opal_YieldOp : Opal_Op<"yield", [Pure, Terminator, HasParent<"DecompositionO
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";
 }
 
+//===----------------------------------------------------------------------===//
+// Type-directed ops of decomposition bodies
+//===----------------------------------------------------------------------===//
+// They say what to do with types that are known only per use; opal-decompose
+// replaces them with prims when it instantiates a body.
+
+def Opal_PromoteOp : Opal_Op<"promote", [Pure, HasParent<"DecompositionOp">]> {
+  let summary = "converts tensors and scalars to PyTorch's promoted dtype";
+  let description = [{
+    ```mlir
+    %a, %b = opal.promote %self, %other : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
+    %f = opal.promote %x {to_float} : !opal.tensor -> !opal.tensor
+    ```
+    The result dtype follows PyTorch's `result_type`: tensors with
+    dimensions decide it, then 0-d tensors, then scalars (i1 bool, i64 int,
+    f64 float), and a lower group wins only with a higher category (bool <
+    integer < floating); an int scalar defaults to int64, a float scalar to
+    float32. With `to_float`, an integer or bool result becomes float32 (as
+    ops like `exp` and true `div` do). Each tensor is converted with
+    `prims.convert_element_type` where its dtype differs; each scalar
+    becomes a 0-d tensor (`prims.full`) of the result dtype.
+  }];
+  let arguments = (ins Variadic<AnyType>:$values, UnitAttr:$to_float);
+  let results = (outs Variadic<AnyTensorOrGeneric>:$results);
+  let assemblyFormat = "$values attr-dict `:` type($values) `->` type($results)";
+  let hasVerifier = 1;
+}
+
+def Opal_BroadcastTensorsOp
+    : Opal_Op<"broadcast_tensors", [Pure, HasParent<"DecompositionOp">]> {
+  let summary = "broadcasts tensors to their common shape";
+  let description = [{
+    ```mlir
+    %a, %b = opal.broadcast_tensors %x, %y : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    ```
+    PyTorch's broadcasting: shapes align at the right, size 1 stretches,
+    missing leading dimensions are added. Each tensor whose shape differs
+    from the common one becomes a `prims.broadcast_in_dim`; a dynamic size
+    that would need stretching is reported.
+  }];
+  let arguments = (ins Variadic<AnyTensorOrGeneric>:$values);
+  let results = (outs Variadic<AnyTensorOrGeneric>:$results);
+  let assemblyFormat = "$values attr-dict `:` type($values) `->` type($results)";
+  let hasVerifier = 1;
+}
+
 #endif // OPAL_DIALECT_OPALOPS_TD

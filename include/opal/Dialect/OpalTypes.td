@@ -32,6 +32,10 @@ def Opal_GenericTensorType : Opal_Type<"GenericTensor", "tensor"> {
   }];
 }
 
+/// A builtin tensor or `!opal.tensor` (in decomposition bodies).
+def AnyTensorOrGeneric : AnyTypeOf<[AnyTensor, Opal_GenericTensorType],
+                                   "a tensor or !opal.tensor">;
+
 def Opal_ListType : Opal_Type<"List", "list"> {
   let summary = "a list of values of one type (`int[]`, `Tensor[]`, ...)";
   let parameters = (ins "::mlir::Type":$elementType);

@@ -43,7 +43,7 @@ def OpalDecompose : Pass<"opal-decompose", "::mlir::ModuleOp"> {
     ListOption<"legalOps", "legal-ops", "std::string",
                "ops to keep, by MLIR name (e.g. mylib.softplus)">,
   ];
-  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::tensor::TensorDialect"];
 }
 
 #endif // OPAL_TRANSFORMS_PASSES_TD

@@ -1,0 +1,35 @@
+//===- TypeDirected.h - Expanding opal.promote and friends ------*- C++ -*-===//
+//
+// Private to lib/Transforms: the type-directed ops of decomposition bodies
+// (opal.promote, opal.broadcast_tensors) become prims once the types of a use
+// are known.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPAL_LIB_TRANSFORMS_TYPEDIRECTED_H
+#define OPAL_LIB_TRANSFORMS_TYPEDIRECTED_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Operation.h"
+
+#include <string>
+
+namespace opal::ir::detail {
+
+/// True for opal.promote and opal.broadcast_tensors.
+bool isTypeDirected(mlir::Operation *op);
+
+/// Creates, at `builder`, the prims that `op` (a type-directed op of a body)
+/// stands for when its operands are `operands` (concrete types), and returns
+/// the values of its results. On failure, `problem` says why.
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+expandTypeDirected(mlir::OpBuilder &builder, mlir::Operation *op, mlir::ValueRange operands,
+                   std::string &problem);
+
+/// PyTorch's promotion of two element types (bool < integers < floats;
+/// float16 with bfloat16 gives float32).
+mlir::Type promoteElementTypes(mlir::Type a, mlir::Type b);
+
+} // namespace opal::ir::detail
+
+#endif // OPAL_LIB_TRANSFORMS_TYPEDIRECTED_H
