@@ -10,11 +10,12 @@ opal.library "aten" {
   opal.def "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"
   opal.decomposition "add.Tensor" {
   ^bb0(%self: !opal.tensor, %other: !opal.tensor, %alpha: f64):
-    %o, %al = opal.promote %other, %alpha : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
-    %ob, %alb = opal.broadcast_tensors %o, %al : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %a, %o = opal.promote %self, %other : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %o2, %al = opal.promote %o, %alpha : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
+    %ob, %alb = opal.broadcast_tensors %o2, %al : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
     %scaled = prims.mul %ob, %alb : (!opal.tensor, !opal.tensor) -> !opal.tensor
-    %a, %b = opal.promote %self, %scaled : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
-    %x, %y = opal.broadcast_tensors %a, %b : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %a2, %b = opal.promote %a, %scaled : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %x, %y = opal.broadcast_tensors %a2, %b : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
     %r = prims.add %x, %y : (!opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
@@ -32,11 +33,12 @@ opal.library "aten" {
   opal.def "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"
   opal.decomposition "sub.Tensor" {
   ^bb0(%self: !opal.tensor, %other: !opal.tensor, %alpha: f64):
-    %o, %al = opal.promote %other, %alpha : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
-    %ob, %alb = opal.broadcast_tensors %o, %al : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %a, %o = opal.promote %self, %other : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %o2, %al = opal.promote %o, %alpha : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
+    %ob, %alb = opal.broadcast_tensors %o2, %al : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
     %scaled = prims.mul %ob, %alb : (!opal.tensor, !opal.tensor) -> !opal.tensor
-    %a, %b = opal.promote %self, %scaled : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
-    %x, %y = opal.broadcast_tensors %a, %b : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %a2, %b = opal.promote %a, %scaled : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %x, %y = opal.broadcast_tensors %a2, %b : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
     %r = prims.sub %x, %y : (!opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
@@ -84,7 +86,7 @@ opal.library "aten" {
     %r = prims.div %x, %y : (!opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
-  opal.def "pow.Tensor_Tensor(Tensor self, Tensor other) -> Tensor"
+  opal.def "pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"
   opal.decomposition "pow.Tensor_Tensor" {
   ^bb0(%self: !opal.tensor, %other: !opal.tensor):
     %a, %b = opal.promote %self, %other : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor

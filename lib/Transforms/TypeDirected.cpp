@@ -94,7 +94,7 @@ FailureOr<SmallVector<Value>> expandPromote(OpBuilder &b, PromoteOp op, ValueRan
     result = b.getF32Type();
   std::optional<int64_t> code = scalarTypeCodeFor(result);
   if (!code)
-    return fail(problem, "cannot convert to " + typeString(result));
+    return fail(problem, "cannot convert to '" + typeString(result) + "'");
 
   SmallVector<Value> results;
   for (Value value : operands) {
@@ -132,7 +132,7 @@ FailureOr<SmallVector<Value>> expandBroadcast(OpBuilder &b, Operation *op, Value
   for (Value value : operands) {
     auto type = dyn_cast<RankedTensorType>(value.getType());
     if (!type)
-      return fail(problem, "needs ranked tensors, got " + typeString(value.getType()));
+      return fail(problem, "needs ranked tensors, got '" + typeString(value.getType()) + "'");
     types.push_back(type);
     rank = std::max<size_t>(rank, type.getRank());
   }
@@ -171,7 +171,7 @@ FailureOr<SmallVector<Value>> expandBroadcast(OpBuilder &b, Operation *op, Value
       continue;
     }
     if (llvm::any_of(shape, ShapedType::isDynamic))
-      return fail(problem, "cannot broadcast " + typeString(type) + " to the dynamic shape " +
+      return fail(problem, "cannot broadcast '" + typeString(type) + "' to the dynamic shape " +
                                shapeString(shape) + " (broadcasting needs static sizes)");
     SmallVector<int64_t> dimensions;
     for (size_t i = 0; i < static_cast<size_t>(type.getRank()); ++i)

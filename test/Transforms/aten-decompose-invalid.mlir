@@ -1,0 +1,65 @@
+// RUN: opal-opt %s --opal-decompose --split-input-file --verify-diagnostics
+
+func.func @incompatible(%x: tensor<2x3xf32>, %y: tensor<4xf32>) -> tensor<2x3xf32> {
+  // expected-error @below {{while decomposing aten.mul.Tensor: 'opal.broadcast_tensors' cannot broadcast shapes [2, 3] and [4]: size 4 against 3 in dimension 1}}
+  %r = aten.mul.Tensor %x, %y : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @dynamic_stretch(%x: tensor<?x3xf32>, %y: tensor<3xf32>) -> tensor<?x3xf32> {
+  %c1 = arith.constant 1 : i64
+  // expected-error @below {{while decomposing aten.add.Tensor: 'opal.broadcast_tensors' cannot broadcast 'tensor<3xf32>' to the dynamic shape [?, 3] (broadcasting needs static sizes)}}
+  %r = aten.add.Tensor %x, %y, %c1 : (tensor<?x3xf32>, tensor<3xf32>, i64) -> tensor<?x3xf32>
+  return %r : tensor<?x3xf32>
+}
+
+// -----
+
+func.func @unranked(%x: tensor<*xf32>) -> tensor<*xf32> {
+  // expected-error @below {{while decomposing aten.relu: 'opal.broadcast_tensors' needs ranked tensors, got 'tensor<*xf32>'}}
+  %r = aten.relu %x : (tensor<*xf32>) -> tensor<*xf32>
+  return %r : tensor<*xf32>
+}
+
+// -----
+
+func.func @result_dtype(%x: tensor<3xi64>) -> tensor<3xi64> {
+  // expected-error @below {{the decomposition of aten.exp produces 'tensor<3xf32>', but the op's result is 'tensor<3xi64>'}}
+  %r = aten.exp %x : (tensor<3xi64>) -> tensor<3xi64>
+  return %r : tensor<3xi64>
+}
+
+// -----
+
+opal.library "bad" {
+  opal.def "f(Tensor x) -> Tensor"
+  opal.decomposition "f" {
+  ^bb0(%x: !opal.tensor):
+    // expected-error @below {{'opal.promote' op has 1 operands but 2 results; it needs one result per operand}}
+    %a, %b = opal.promote %x : !opal.tensor -> !opal.tensor, !opal.tensor
+    opal.yield %a : !opal.tensor
+  }
+}
+
+// -----
+
+opal.library "bad" {
+  opal.def "f(Tensor x) -> Tensor"
+  opal.decomposition "f" {
+  ^bb0(%x: !opal.tensor):
+    %s = opal.str "no"
+    // expected-error @below {{'opal.promote' op operand #1 has type '!opal.str'; expected a tensor, !opal.tensor, i1, i64 or f64}}
+    %a, %b = opal.promote %x, %s : !opal.tensor, !opal.str -> !opal.tensor, !opal.tensor
+    opal.yield %a : !opal.tensor
+  }
+}
+
+// -----
+
+func.func @outside(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @below {{'opal.promote' op expects parent op 'opal.decomposition'}}
+  %r = opal.promote %x : tensor<3xf32> -> tensor<3xf32>
+  return %r : tensor<3xf32>
+}

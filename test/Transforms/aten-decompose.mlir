@@ -1,0 +1,534 @@
+// RUN: opal-opt %s --opal-decompose --split-input-file | FileCheck %s
+// RUN: opal-opt %s --opal-to-linalg --split-input-file | FileCheck %s --check-prefix=LOWER
+// Every case also goes all the way to linalg.
+// LOWER-NOT: aten.
+// LOWER-NOT: prims.
+// LOWER: linalg.generic
+// LOWER-NOT: aten.
+// LOWER-NOT: prims.
+// One test per aten composite: the prims it becomes, with PyTorch's type
+// promotion (convert_element_type, full) and broadcasting (broadcast_in_dim).
+// add.Tensor: int tensor broadcast to the float one, alpha scales other
+// CHECK-LABEL: func.func @add_tensor
+// CHECK: prims.convert_element_type {{.*}} : (tensor<3xi32>, i64) -> tensor<3xf32>
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, i64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<3xf32>
+// CHECK: prims.mul {{.*}} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<3xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.add {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @add_tensor(%x: tensor<2x3xf32>, %y: tensor<3xi32>) -> tensor<2x3xf32> {
+  %c2 = arith.constant 2 : i64
+  %r = aten.add.Tensor %x, %y, %c2 : (tensor<2x3xf32>, tensor<3xi32>, i64) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// add.Scalar: a float scalar makes an int tensor float32
+// CHECK-LABEL: func.func @add_scalar
+// CHECK: prims.convert_element_type {{.*}} : (tensor<2x3xi64>, i64) -> tensor<2x3xf32>
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, f64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, i64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.mul {{.*}} : (tensor<f32>, tensor<f32>) -> tensor<f32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.add {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @add_scalar(%x: tensor<2x3xi64>) -> tensor<2x3xf32> {
+  %s = arith.constant 1.5 : f64
+  %c1 = arith.constant 1 : i64
+  %r = aten.add.Scalar %x, %s, %c1 : (tensor<2x3xi64>, f64, i64) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// sub.Tensor: int tensor broadcast to the float one, alpha scales other
+// CHECK-LABEL: func.func @sub_tensor
+// CHECK: prims.convert_element_type {{.*}} : (tensor<3xi32>, i64) -> tensor<3xf32>
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, i64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<3xf32>
+// CHECK: prims.mul {{.*}} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<3xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.sub {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @sub_tensor(%x: tensor<2x3xf32>, %y: tensor<3xi32>) -> tensor<2x3xf32> {
+  %c2 = arith.constant 2 : i64
+  %r = aten.sub.Tensor %x, %y, %c2 : (tensor<2x3xf32>, tensor<3xi32>, i64) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// sub.Scalar: a float scalar makes an int tensor float32
+// CHECK-LABEL: func.func @sub_scalar
+// CHECK: prims.convert_element_type {{.*}} : (tensor<2x3xi64>, i64) -> tensor<2x3xf32>
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, f64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, i64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.mul {{.*}} : (tensor<f32>, tensor<f32>) -> tensor<f32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.sub {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @sub_scalar(%x: tensor<2x3xi64>) -> tensor<2x3xf32> {
+  %s = arith.constant 1.5 : f64
+  %c1 = arith.constant 1 : i64
+  %r = aten.sub.Scalar %x, %s, %c1 : (tensor<2x3xi64>, f64, i64) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// mul.Tensor: same dtype, rank-1 operand broadcast
+// CHECK-LABEL: func.func @mul_tensor
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<3xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.mul {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @mul_tensor(%x: tensor<2x3xf32>, %y: tensor<3xf32>) -> tensor<2x3xf32> {
+  %r = aten.mul.Tensor %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// mul.Scalar: an int scalar keeps an int tensor int
+// CHECK-LABEL: func.func @mul_scalar
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, i64, i64, !opal.device, i1) -> tensor<i64>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<i64>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xi64>
+// CHECK: prims.mul {{.*}} : (tensor<2x3xi64>, tensor<2x3xi64>) -> tensor<2x3xi64>
+// CHECK-NOT: aten.
+func.func @mul_scalar(%x: tensor<2x3xi64>) -> tensor<2x3xi64> {
+  %s = arith.constant 3 : i64
+  %r = aten.mul.Scalar %x, %s : (tensor<2x3xi64>, i64) -> tensor<2x3xi64>
+  return %r : tensor<2x3xi64>
+}
+
+// -----
+
+// div.Tensor: true division of ints computes in float32
+// CHECK-LABEL: func.func @div_tensor
+// CHECK: prims.convert_element_type {{.*}} : (tensor<2x3xi64>, i64) -> tensor<2x3xf32>
+// CHECK: prims.convert_element_type {{.*}} : (tensor<2x3xi64>, i64) -> tensor<2x3xf32>
+// CHECK: prims.div {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @div_tensor(%x: tensor<2x3xi64>, %y: tensor<2x3xi64>) -> tensor<2x3xf32> {
+  %r = aten.div.Tensor %x, %y : (tensor<2x3xi64>, tensor<2x3xi64>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// div.Scalar
+// CHECK-LABEL: func.func @div_scalar
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, f64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.div {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @div_scalar(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %s = arith.constant 2.0 : f64
+  %r = aten.div.Scalar %x, %s : (tensor<2x3xf32>, f64) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// pow.Tensor_Tensor: a 0-d float64 tensor does not widen float32 (same category)
+// CHECK-LABEL: func.func @pow_tensor_tensor
+// CHECK: prims.convert_element_type {{.*}} : (tensor<f64>, i64) -> tensor<f32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.pow {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @pow_tensor_tensor(%x: tensor<2x3xf32>, %y: tensor<f64>) -> tensor<2x3xf32> {
+  %r = aten.pow.Tensor_Tensor %x, %y : (tensor<2x3xf32>, tensor<f64>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// pow.Tensor_Scalar
+// CHECK-LABEL: func.func @pow_tensor_scalar
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, f64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.pow {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @pow_tensor_scalar(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %s = arith.constant 2.0 : f64
+  %r = aten.pow.Tensor_Scalar %x, %s : (tensor<2x3xf32>, f64) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// maximum: a 0-d float tensor of higher category makes an int tensor float
+// CHECK-LABEL: func.func @maximum
+// CHECK: prims.convert_element_type {{.*}} : (tensor<2x3xi64>, i64) -> tensor<2x3xf64>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f64>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf64>
+// CHECK: prims.maximum {{.*}} : (tensor<2x3xf64>, tensor<2x3xf64>) -> tensor<2x3xf64>
+// CHECK-NOT: aten.
+func.func @maximum(%x: tensor<2x3xi64>, %y: tensor<f64>) -> tensor<2x3xf64> {
+  %r = aten.maximum %x, %y : (tensor<2x3xi64>, tensor<f64>) -> tensor<2x3xf64>
+  return %r : tensor<2x3xf64>
+}
+
+// -----
+
+// minimum: float16 with bfloat16 gives float32
+// CHECK-LABEL: func.func @minimum
+// CHECK: prims.convert_element_type {{.*}} : (tensor<2x3xf16>, i64) -> tensor<2x3xf32>
+// CHECK: prims.convert_element_type {{.*}} : (tensor<2x3xbf16>, i64) -> tensor<2x3xf32>
+// CHECK: prims.minimum {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @minimum(%x: tensor<2x3xf16>, %y: tensor<2x3xbf16>) -> tensor<2x3xf32> {
+  %r = aten.minimum %x, %y : (tensor<2x3xf16>, tensor<2x3xbf16>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// eq.Tensor: compared in the promoted dtype, bool result
+// CHECK-LABEL: func.func @eq_tensor
+// CHECK: prims.convert_element_type {{.*}} : (tensor<3xi32>, i64) -> tensor<3xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<3xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.eq {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+// CHECK-NOT: aten.
+func.func @eq_tensor(%x: tensor<2x3xf32>, %y: tensor<3xi32>) -> tensor<2x3xi1> {
+  %r = aten.eq.Tensor %x, %y : (tensor<2x3xf32>, tensor<3xi32>) -> tensor<2x3xi1>
+  return %r : tensor<2x3xi1>
+}
+
+// -----
+
+// eq.Scalar
+// CHECK-LABEL: func.func @eq_scalar
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, i64, i64, !opal.device, i1) -> tensor<i64>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<i64>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xi64>
+// CHECK: prims.eq {{.*}} : (tensor<2x3xi64>, tensor<2x3xi64>) -> tensor<2x3xi1>
+// CHECK-NOT: aten.
+func.func @eq_scalar(%x: tensor<2x3xi64>) -> tensor<2x3xi1> {
+  %s = arith.constant 0 : i64
+  %r = aten.eq.Scalar %x, %s : (tensor<2x3xi64>, i64) -> tensor<2x3xi1>
+  return %r : tensor<2x3xi1>
+}
+
+// -----
+
+// ne.Tensor: compared in the promoted dtype, bool result
+// CHECK-LABEL: func.func @ne_tensor
+// CHECK: prims.convert_element_type {{.*}} : (tensor<3xi32>, i64) -> tensor<3xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<3xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.ne {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+// CHECK-NOT: aten.
+func.func @ne_tensor(%x: tensor<2x3xf32>, %y: tensor<3xi32>) -> tensor<2x3xi1> {
+  %r = aten.ne.Tensor %x, %y : (tensor<2x3xf32>, tensor<3xi32>) -> tensor<2x3xi1>
+  return %r : tensor<2x3xi1>
+}
+
+// -----
+
+// ne.Scalar
+// CHECK-LABEL: func.func @ne_scalar
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, i64, i64, !opal.device, i1) -> tensor<i64>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<i64>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xi64>
+// CHECK: prims.ne {{.*}} : (tensor<2x3xi64>, tensor<2x3xi64>) -> tensor<2x3xi1>
+// CHECK-NOT: aten.
+func.func @ne_scalar(%x: tensor<2x3xi64>) -> tensor<2x3xi1> {
+  %s = arith.constant 0 : i64
+  %r = aten.ne.Scalar %x, %s : (tensor<2x3xi64>, i64) -> tensor<2x3xi1>
+  return %r : tensor<2x3xi1>
+}
+
+// -----
+
+// lt.Tensor: compared in the promoted dtype, bool result
+// CHECK-LABEL: func.func @lt_tensor
+// CHECK: prims.convert_element_type {{.*}} : (tensor<3xi32>, i64) -> tensor<3xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<3xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.lt {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+// CHECK-NOT: aten.
+func.func @lt_tensor(%x: tensor<2x3xf32>, %y: tensor<3xi32>) -> tensor<2x3xi1> {
+  %r = aten.lt.Tensor %x, %y : (tensor<2x3xf32>, tensor<3xi32>) -> tensor<2x3xi1>
+  return %r : tensor<2x3xi1>
+}
+
+// -----
+
+// lt.Scalar
+// CHECK-LABEL: func.func @lt_scalar
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, i64, i64, !opal.device, i1) -> tensor<i64>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<i64>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xi64>
+// CHECK: prims.lt {{.*}} : (tensor<2x3xi64>, tensor<2x3xi64>) -> tensor<2x3xi1>
+// CHECK-NOT: aten.
+func.func @lt_scalar(%x: tensor<2x3xi64>) -> tensor<2x3xi1> {
+  %s = arith.constant 0 : i64
+  %r = aten.lt.Scalar %x, %s : (tensor<2x3xi64>, i64) -> tensor<2x3xi1>
+  return %r : tensor<2x3xi1>
+}
+
+// -----
+
+// le.Tensor: compared in the promoted dtype, bool result
+// CHECK-LABEL: func.func @le_tensor
+// CHECK: prims.convert_element_type {{.*}} : (tensor<3xi32>, i64) -> tensor<3xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<3xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.le {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+// CHECK-NOT: aten.
+func.func @le_tensor(%x: tensor<2x3xf32>, %y: tensor<3xi32>) -> tensor<2x3xi1> {
+  %r = aten.le.Tensor %x, %y : (tensor<2x3xf32>, tensor<3xi32>) -> tensor<2x3xi1>
+  return %r : tensor<2x3xi1>
+}
+
+// -----
+
+// le.Scalar
+// CHECK-LABEL: func.func @le_scalar
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, i64, i64, !opal.device, i1) -> tensor<i64>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<i64>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xi64>
+// CHECK: prims.le {{.*}} : (tensor<2x3xi64>, tensor<2x3xi64>) -> tensor<2x3xi1>
+// CHECK-NOT: aten.
+func.func @le_scalar(%x: tensor<2x3xi64>) -> tensor<2x3xi1> {
+  %s = arith.constant 0 : i64
+  %r = aten.le.Scalar %x, %s : (tensor<2x3xi64>, i64) -> tensor<2x3xi1>
+  return %r : tensor<2x3xi1>
+}
+
+// -----
+
+// gt.Tensor: compared in the promoted dtype, bool result
+// CHECK-LABEL: func.func @gt_tensor
+// CHECK: prims.convert_element_type {{.*}} : (tensor<3xi32>, i64) -> tensor<3xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<3xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.gt {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+// CHECK-NOT: aten.
+func.func @gt_tensor(%x: tensor<2x3xf32>, %y: tensor<3xi32>) -> tensor<2x3xi1> {
+  %r = aten.gt.Tensor %x, %y : (tensor<2x3xf32>, tensor<3xi32>) -> tensor<2x3xi1>
+  return %r : tensor<2x3xi1>
+}
+
+// -----
+
+// gt.Scalar
+// CHECK-LABEL: func.func @gt_scalar
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, i64, i64, !opal.device, i1) -> tensor<i64>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<i64>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xi64>
+// CHECK: prims.gt {{.*}} : (tensor<2x3xi64>, tensor<2x3xi64>) -> tensor<2x3xi1>
+// CHECK-NOT: aten.
+func.func @gt_scalar(%x: tensor<2x3xi64>) -> tensor<2x3xi1> {
+  %s = arith.constant 0 : i64
+  %r = aten.gt.Scalar %x, %s : (tensor<2x3xi64>, i64) -> tensor<2x3xi1>
+  return %r : tensor<2x3xi1>
+}
+
+// -----
+
+// ge.Tensor: compared in the promoted dtype, bool result
+// CHECK-LABEL: func.func @ge_tensor
+// CHECK: prims.convert_element_type {{.*}} : (tensor<3xi32>, i64) -> tensor<3xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<3xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.ge {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+// CHECK-NOT: aten.
+func.func @ge_tensor(%x: tensor<2x3xf32>, %y: tensor<3xi32>) -> tensor<2x3xi1> {
+  %r = aten.ge.Tensor %x, %y : (tensor<2x3xf32>, tensor<3xi32>) -> tensor<2x3xi1>
+  return %r : tensor<2x3xi1>
+}
+
+// -----
+
+// ge.Scalar
+// CHECK-LABEL: func.func @ge_scalar
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, i64, i64, !opal.device, i1) -> tensor<i64>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<i64>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xi64>
+// CHECK: prims.ge {{.*}} : (tensor<2x3xi64>, tensor<2x3xi64>) -> tensor<2x3xi1>
+// CHECK-NOT: aten.
+func.func @ge_scalar(%x: tensor<2x3xi64>) -> tensor<2x3xi1> {
+  %s = arith.constant 0 : i64
+  %r = aten.ge.Scalar %x, %s : (tensor<2x3xi64>, i64) -> tensor<2x3xi1>
+  return %r : tensor<2x3xi1>
+}
+
+// -----
+
+// neg keeps an int dtype
+// CHECK-LABEL: func.func @neg
+// CHECK: prims.neg {{.*}} : (tensor<2x3xi64>) -> tensor<2x3xi64>
+// CHECK-NOT: aten.
+func.func @neg(%x: tensor<2x3xi64>) -> tensor<2x3xi64> {
+  %r = aten.neg %x : (tensor<2x3xi64>) -> tensor<2x3xi64>
+  return %r : tensor<2x3xi64>
+}
+
+// -----
+
+// abs
+// CHECK-LABEL: func.func @abs
+// CHECK: prims.abs {{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @abs(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %r = aten.abs %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// exp: an int tensor is computed in float32
+// CHECK-LABEL: func.func @exp
+// CHECK: prims.convert_element_type {{.*}} : (tensor<2x3xi64>, i64) -> tensor<2x3xf32>
+// CHECK: prims.exp {{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @exp(%x: tensor<2x3xi64>) -> tensor<2x3xf32> {
+  %r = aten.exp %x : (tensor<2x3xi64>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// log: an int tensor is computed in float32
+// CHECK-LABEL: func.func @log
+// CHECK: prims.convert_element_type {{.*}} : (tensor<2x3xi64>, i64) -> tensor<2x3xf32>
+// CHECK: prims.log {{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @log(%x: tensor<2x3xi64>) -> tensor<2x3xf32> {
+  %r = aten.log %x : (tensor<2x3xi64>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// log1p: an int tensor is computed in float32
+// CHECK-LABEL: func.func @log1p
+// CHECK: prims.convert_element_type {{.*}} : (tensor<2x3xi64>, i64) -> tensor<2x3xf32>
+// CHECK: prims.log1p {{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @log1p(%x: tensor<2x3xi64>) -> tensor<2x3xf32> {
+  %r = aten.log1p %x : (tensor<2x3xi64>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// sqrt: an int tensor is computed in float32
+// CHECK-LABEL: func.func @sqrt
+// CHECK: prims.convert_element_type {{.*}} : (tensor<2x3xi64>, i64) -> tensor<2x3xf32>
+// CHECK: prims.sqrt {{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @sqrt(%x: tensor<2x3xi64>) -> tensor<2x3xf32> {
+  %r = aten.sqrt %x : (tensor<2x3xi64>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// rsqrt: an int tensor is computed in float32
+// CHECK-LABEL: func.func @rsqrt
+// CHECK: prims.convert_element_type {{.*}} : (tensor<2x3xi64>, i64) -> tensor<2x3xf32>
+// CHECK: prims.rsqrt {{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @rsqrt(%x: tensor<2x3xi64>) -> tensor<2x3xf32> {
+  %r = aten.rsqrt %x : (tensor<2x3xi64>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// sin: an int tensor is computed in float32
+// CHECK-LABEL: func.func @sin
+// CHECK: prims.convert_element_type {{.*}} : (tensor<2x3xi64>, i64) -> tensor<2x3xf32>
+// CHECK: prims.sin {{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @sin(%x: tensor<2x3xi64>) -> tensor<2x3xf32> {
+  %r = aten.sin %x : (tensor<2x3xi64>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// cos: an int tensor is computed in float32
+// CHECK-LABEL: func.func @cos
+// CHECK: prims.convert_element_type {{.*}} : (tensor<2x3xi64>, i64) -> tensor<2x3xf32>
+// CHECK: prims.cos {{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @cos(%x: tensor<2x3xi64>) -> tensor<2x3xf32> {
+  %r = aten.cos %x : (tensor<2x3xi64>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// tanh: an int tensor is computed in float32
+// CHECK-LABEL: func.func @tanh
+// CHECK: prims.convert_element_type {{.*}} : (tensor<2x3xi64>, i64) -> tensor<2x3xf32>
+// CHECK: prims.tanh {{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @tanh(%x: tensor<2x3xi64>) -> tensor<2x3xf32> {
+  %r = aten.tanh %x : (tensor<2x3xi64>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// erf: an int tensor is computed in float32
+// CHECK-LABEL: func.func @erf
+// CHECK: prims.convert_element_type {{.*}} : (tensor<2x3xi64>, i64) -> tensor<2x3xf32>
+// CHECK: prims.erf {{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @erf(%x: tensor<2x3xi64>) -> tensor<2x3xf32> {
+  %r = aten.erf %x : (tensor<2x3xi64>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// relu: maximum with a broadcast zero
+// CHECK-LABEL: func.func @relu
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, i64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.maximum {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @relu(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %r = aten.relu %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// sigmoid: 1 / (1 + exp(-x))
+// CHECK-LABEL: func.func @sigmoid
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, f64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.neg {{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: prims.exp {{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.add {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: prims.div {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @sigmoid(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %r = aten.sigmoid %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// silu: x * sigmoid(x), through aten.sigmoid
+// CHECK-LABEL: func.func @silu
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, f64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.neg {{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: prims.exp {{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.add {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: prims.div {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: prims.mul {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @silu(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %r = aten.silu %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// where.self: the condition broadcasts too
+// CHECK-LABEL: func.func @where_self
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<3xi1>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xi1>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.where {{.*}} : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @where_self(%c: tensor<3xi1>, %x: tensor<2x3xf32>, %y: tensor<f32>) -> tensor<2x3xf32> {
+  %r = aten.where.self %c, %x, %y : (tensor<3xi1>, tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
