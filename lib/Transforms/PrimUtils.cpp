@@ -3,6 +3,7 @@
 #include "PrimUtils.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -26,6 +27,16 @@ std::optional<SmallVector<int64_t>> opal::ir::detail::constantIntList(Value valu
     values.push_back(*constant);
   }
   return values;
+}
+
+std::optional<SmallVector<int64_t>> opal::ir::detail::shapeList(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (!def || def->getName().getStringRef() != "opal.list")
+    return std::nullopt;
+  SmallVector<int64_t> sizes;
+  for (Value element : def->getOperands())
+    sizes.push_back(constantInt(element).value_or(ShapedType::kDynamic));
+  return sizes;
 }
 
 std::optional<int64_t> opal::ir::detail::constantInt(Value value) {

@@ -21,6 +21,9 @@ namespace opal::ir::detail {
 std::string typeString(mlir::Type type);
 /// The values of a constant int list (`opal.list` of `arith.constant`s).
 std::optional<llvm::SmallVector<int64_t>> constantIntList(mlir::Value value);
+/// The sizes in a shape list (`opal.list` of i64s): constants, and
+/// ShapedType::kDynamic for sizes computed at run time.
+std::optional<llvm::SmallVector<int64_t>> shapeList(mlir::Value value);
 /// The value of a constant integer operand.
 std::optional<int64_t> constantInt(mlir::Value value);
 /// True if `value` is made by `opal.none`.

@@ -75,10 +75,10 @@ std::string broadcastProblem(Operation *op) {
     return p;
   auto input = cast<RankedTensorType>(op->getOperand(0).getType());
   auto result = cast<RankedTensorType>(op->getResult(0).getType());
-  auto shape = constantIntList(op->getOperand(1));
+  auto shape = shapeList(op->getOperand(1));
   auto dims = constantIntList(op->getOperand(2));
   if (!shape || !dims)
-    return "needs constant shape and broadcast_dimensions lists";
+    return "needs a shape list and a constant broadcast_dimensions list";
   if (static_cast<int64_t>(shape->size()) != result.getRank())
     return "has a shape of rank " + std::to_string(shape->size()) + ", but its result is " +
            typeString(result);
@@ -101,12 +101,19 @@ LogicalResult lowerBroadcast(Operation *op, PatternRewriter &rewriter) {
   auto inputType = cast<RankedTensorType>(input.getType());
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   SmallVector<int64_t> dims = *constantIntList(op->getOperand(2));
-  SmallVector<int64_t> shape = *constantIntList(op->getOperand(1));
-  // Dynamic result sizes come from the shape operand's constants.
+  // Dynamic result sizes come from the shape list: constants, or i64 values
+  // computed at run time.
   SmallVector<Value> sizes;
-  for (int64_t d = 0; d < resultType.getRank(); ++d)
-    if (resultType.isDynamicDim(d))
-      sizes.push_back(arith::ConstantIndexOp::create(rewriter, loc, shape[d]));
+  auto elements = op->getOperand(1).getDefiningOp()->getOperands();
+  for (int64_t d = 0; d < resultType.getRank(); ++d) {
+    if (!resultType.isDynamicDim(d))
+      continue;
+    if (auto size = constantInt(elements[d]))
+      sizes.push_back(arith::ConstantIndexOp::create(rewriter, loc, *size));
+    else
+      sizes.push_back(arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(),
+                                                 elements[d]));
+  }
   Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                        resultType.getElementType(), sizes);
   SmallVector<AffineExpr> exprs;

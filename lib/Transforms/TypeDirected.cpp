@@ -14,6 +14,7 @@
 #include "opal/Dialect/OpalTypes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
 
 using namespace mlir;
@@ -159,8 +160,32 @@ FailureOr<SmallVector<Value>> expandBroadcast(OpBuilder &b, Operation *op, Value
                                " in dimension " + std::to_string(offset + i));
     }
   }
-  SmallVector<Value> results;
   Location loc = op->getLoc();
+  // The shape list: constants, and for dynamic sizes the size of an operand
+  // that has it, read at run time.
+  Value shapeValue;
+  auto makeShape = [&]() {
+    if (shapeValue)
+      return shapeValue;
+    SmallVector<Value> sizes;
+    for (auto [d, size] : llvm::enumerate(shape)) {
+      if (!ShapedType::isDynamic(size)) {
+        sizes.push_back(constantI64(b, loc, size));
+        continue;
+      }
+      for (auto [value, type] : llvm::zip(operands, types)) {
+        int64_t local = static_cast<int64_t>(d) - static_cast<int64_t>(rank - type.getRank());
+        if (local < 0 || !type.isDynamicDim(local))
+          continue;
+        Value dim = tensor::DimOp::create(b, loc, value, local);
+        sizes.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(), dim));
+        break;
+      }
+    }
+    shapeValue = ListOp::create(b, loc, ListType::get(b.getContext(), b.getI64Type()), sizes);
+    return shapeValue;
+  };
+  SmallVector<Value> results;
   for (auto [value, type] : llvm::zip(operands, types)) {
     size_t offset = rank - type.getRank();
     bool stretches = static_cast<size_t>(type.getRank()) != rank;
@@ -170,15 +195,11 @@ FailureOr<SmallVector<Value>> expandBroadcast(OpBuilder &b, Operation *op, Value
       results.push_back(value);
       continue;
     }
-    if (llvm::any_of(shape, ShapedType::isDynamic))
-      return fail(problem, "cannot broadcast '" + typeString(type) + "' to the dynamic shape " +
-                               shapeString(shape) + " (broadcasting needs static sizes)");
     SmallVector<int64_t> dimensions;
     for (size_t i = 0; i < static_cast<size_t>(type.getRank()); ++i)
       dimensions.push_back(offset + i);
     results.push_back(createPrim(b, loc, "prims.broadcast_in_dim",
-                                 {value, constantList(b, loc, shape),
-                                  constantList(b, loc, dimensions)},
+                                 {value, makeShape(), constantList(b, loc, dimensions)},
                                  RankedTensorType::get(shape, type.getElementType())));
   }
   return results;

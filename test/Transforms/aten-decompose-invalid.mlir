@@ -8,15 +8,6 @@ func.func @incompatible(%x: tensor<2x3xf32>, %y: tensor<4xf32>) -> tensor<2x3xf3
 
 // -----
 
-func.func @dynamic_stretch(%x: tensor<?x3xf32>, %y: tensor<3xf32>) -> tensor<?x3xf32> {
-  %c1 = arith.constant 1 : i64
-  // expected-error @below {{while decomposing aten.add.Tensor: 'opal.broadcast_tensors' cannot broadcast 'tensor<3xf32>' to the dynamic shape [?, 3] (broadcasting needs static sizes)}}
-  %r = aten.add.Tensor %x, %y, %c1 : (tensor<?x3xf32>, tensor<3xf32>, i64) -> tensor<?x3xf32>
-  return %r : tensor<?x3xf32>
-}
-
-// -----
-
 func.func @unranked(%x: tensor<*xf32>) -> tensor<*xf32> {
   // expected-error @below {{while decomposing aten.relu: 'opal.broadcast_tensors' needs ranked tensors, got 'tensor<*xf32>'}}
   %r = aten.relu %x : (tensor<*xf32>) -> tensor<*xf32>
