@@ -332,4 +332,101 @@ opal.library "aten" {
     %r = prims.where %c, %x, %y : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
+  // More activations.
+  opal.def "softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor"
+  opal.decomposition "softplus" {
+  ^bb0(%self: !opal.tensor, %beta: f64, %threshold: f64):
+    %x, %b = opal.promote %self, %beta {to_float} : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
+    %xs, %bs = opal.broadcast_tensors %x, %b : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %xb = prims.mul %xs, %bs : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %xb2, %t = opal.promote %xb, %threshold : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
+    %xb3, %ts = opal.broadcast_tensors %xb2, %t : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %linear = prims.gt %xb3, %ts : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %e = prims.exp %xb3 : (!opal.tensor) -> !opal.tensor
+    %l = prims.log1p %e : (!opal.tensor) -> !opal.tensor
+    %soft = prims.div %l, %bs : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %r = prims.where %linear, %xs, %soft : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor"
+  opal.decomposition "leaky_relu" {
+  ^bb0(%self: !opal.tensor, %slope: f64):
+    %c0 = arith.constant 0 : i64
+    %x, %s = opal.promote %self, %slope : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
+    %x2, %z = opal.promote %x, %c0 : !opal.tensor, i64 -> !opal.tensor, !opal.tensor
+    %a, %sb, %zb = opal.broadcast_tensors %x2, %s, %z : !opal.tensor, !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor, !opal.tensor
+    %positive = prims.gt %a, %zb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %scaled = prims.mul %a, %sb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %r = prims.where %positive, %a, %scaled : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor"
+  opal.decomposition "hardtanh" {
+  ^bb0(%self: !opal.tensor, %lo: f64, %hi: f64):
+    %x, %l, %h = opal.promote %self, %lo, %hi : !opal.tensor, f64, f64 -> !opal.tensor, !opal.tensor, !opal.tensor
+    %xb, %lb, %hb = opal.broadcast_tensors %x, %l, %h : !opal.tensor, !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor, !opal.tensor
+    %above = prims.maximum %xb, %lb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %r = prims.minimum %above, %hb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  // Clamping (NaN stays NaN, as prims.maximum/minimum propagate it).
+  opal.def "clamp_min(Tensor self, Scalar min) -> Tensor"
+  opal.decomposition "clamp_min" {
+  ^bb0(%self: !opal.tensor, %min: f64):
+    %x, %m = opal.promote %self, %min : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
+    %xb, %mb = opal.broadcast_tensors %x, %m : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %r = prims.maximum %xb, %mb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "clamp_max(Tensor self, Scalar max) -> Tensor"
+  opal.decomposition "clamp_max" {
+  ^bb0(%self: !opal.tensor, %max: f64):
+    %x, %m = opal.promote %self, %max : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
+    %xb, %mb = opal.broadcast_tensors %x, %m : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %r = prims.minimum %xb, %mb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  // More arithmetic.
+  opal.def "rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor"
+  opal.decomposition "rsub.Scalar" {
+  ^bb0(%self: !opal.tensor, %other: f64, %alpha: f64):
+    %a, %o = opal.promote %self, %other : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
+    %a2, %al = opal.promote %a, %alpha : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
+    %ab, %alb = opal.broadcast_tensors %a2, %al : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %scaled = prims.mul %ab, %alb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %s2, %o2 = opal.promote %scaled, %o : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %sb, %ob = opal.broadcast_tensors %s2, %o2 : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %r = prims.sub %ob, %sb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "reciprocal(Tensor self) -> Tensor"
+  opal.decomposition "reciprocal" {
+  ^bb0(%self: !opal.tensor):
+    %c1 = arith.constant 1.0 : f64
+    %x, %one = opal.promote %self, %c1 {to_float} : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
+    %xb, %oneb = opal.broadcast_tensors %x, %one : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %r = prims.div %oneb, %xb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "square(Tensor self) -> Tensor"
+  opal.decomposition "square" {
+  ^bb0(%self: !opal.tensor):
+    %r = prims.mul %self, %self : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  // Matrix products (operands promoted to one dtype).
+  opal.def "mm(Tensor self, Tensor mat2) -> Tensor"
+  opal.decomposition "mm" {
+  ^bb0(%self: !opal.tensor, %mat2: !opal.tensor):
+    %a, %b = opal.promote %self, %mat2 : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %r = prims.mm %a, %b : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "bmm(Tensor self, Tensor mat2) -> Tensor"
+  opal.decomposition "bmm" {
+  ^bb0(%self: !opal.tensor, %mat2: !opal.tensor):
+    %a, %b = opal.promote %self, %mat2 : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %r = prims.bmm %a, %b : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
 }

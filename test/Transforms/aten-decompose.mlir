@@ -3,11 +3,12 @@
 // Every case also goes all the way to linalg.
 // LOWER-NOT: aten.
 // LOWER-NOT: prims.
-// LOWER: linalg.generic
+// LOWER: linalg.
 // LOWER-NOT: aten.
 // LOWER-NOT: prims.
 // One test per aten composite: the prims it becomes, with PyTorch's type
 // promotion (convert_element_type, full) and broadcasting (broadcast_in_dim).
+
 // add.Tensor: int tensor broadcast to the float one, alpha scales other
 // CHECK-LABEL: func.func @add_tensor
 // CHECK: prims.convert_element_type {{.*}} : (tensor<3xi32>, i64) -> tensor<3xf32>
@@ -531,4 +532,156 @@ func.func @silu(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 func.func @where_self(%c: tensor<3xi1>, %x: tensor<2x3xf32>, %y: tensor<f32>) -> tensor<2x3xf32> {
   %r = aten.where.self %c, %x, %y : (tensor<3xi1>, tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
   return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// softplus: linear above threshold / beta, log1p(exp(x * beta)) / beta below
+// CHECK-LABEL: func.func @softplus
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, f64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.mul {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, f64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.gt {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+// CHECK: prims.exp {{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: prims.log1p {{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: prims.div {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: prims.where {{.*}} : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @softplus(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %b = arith.constant 1.0 : f64
+  %t = arith.constant 20.0 : f64
+  %r = aten.softplus %x, %b, %t : (tensor<2x3xf32>, f64, f64) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// leaky_relu: where(x > 0, x, x * slope)
+// CHECK-LABEL: func.func @leaky_relu
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, f64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, i64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.gt {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+// CHECK: prims.mul {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: prims.where {{.*}} : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @leaky_relu(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %s = arith.constant 0.01 : f64
+  %r = aten.leaky_relu %x, %s : (tensor<2x3xf32>, f64) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// hardtanh: minimum(maximum(x, min_val), max_val)
+// CHECK-LABEL: func.func @hardtanh
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, f64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, f64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.maximum {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: prims.minimum {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @hardtanh(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %lo = arith.constant -1.0 : f64
+  %hi = arith.constant 1.0 : f64
+  %r = aten.hardtanh %x, %lo, %hi : (tensor<2x3xf32>, f64, f64) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// clamp_min: an int bound keeps a float tensor float
+// CHECK-LABEL: func.func @clamp_min
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, i64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.maximum {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @clamp_min(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %m = arith.constant 0 : i64
+  %r = aten.clamp_min %x, %m : (tensor<2x3xf32>, i64) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// clamp_max
+// CHECK-LABEL: func.func @clamp_max
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, i64, i64, !opal.device, i1) -> tensor<i64>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<i64>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xi64>
+// CHECK: prims.minimum {{.*}} : (tensor<2x3xi64>, tensor<2x3xi64>) -> tensor<2x3xi64>
+// CHECK-NOT: aten.
+func.func @clamp_max(%x: tensor<2x3xi64>) -> tensor<2x3xi64> {
+  %m = arith.constant 5 : i64
+  %r = aten.clamp_max %x, %m : (tensor<2x3xi64>, i64) -> tensor<2x3xi64>
+  return %r : tensor<2x3xi64>
+}
+
+// -----
+
+// rsub.Scalar: other - alpha * self
+// CHECK-LABEL: func.func @rsub_scalar
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, f64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, i64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.mul {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.sub {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @rsub_scalar(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %o = arith.constant 1.0 : f64
+  %c1 = arith.constant 1 : i64
+  %r = aten.rsub.Scalar %x, %o, %c1 : (tensor<2x3xf32>, f64, i64) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// reciprocal: 1 / x, in float32 for ints
+// CHECK-LABEL: func.func @reciprocal
+// CHECK: prims.convert_element_type {{.*}} : (tensor<2x3xi64>, i64) -> tensor<2x3xf32>
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, f64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.div {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @reciprocal(%x: tensor<2x3xi64>) -> tensor<2x3xf32> {
+  %r = aten.reciprocal %x : (tensor<2x3xi64>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// square: x * x
+// CHECK-LABEL: func.func @square
+// CHECK: prims.mul {{.*}} : (tensor<2x3xi64>, tensor<2x3xi64>) -> tensor<2x3xi64>
+// CHECK-NOT: aten.
+func.func @square(%x: tensor<2x3xi64>) -> tensor<2x3xi64> {
+  %r = aten.square %x : (tensor<2x3xi64>) -> tensor<2x3xi64>
+  return %r : tensor<2x3xi64>
+}
+
+// -----
+
+// mm: a float16 operand is promoted to the other's float32
+// CHECK-LABEL: func.func @mm
+// CHECK: prims.convert_element_type {{.*}} : (tensor<3x4xf16>, i64) -> tensor<3x4xf32>
+// CHECK: prims.mm {{.*}} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+// CHECK-NOT: aten.
+func.func @mm(%a: tensor<2x3xf32>, %b: tensor<3x4xf16>) -> tensor<2x4xf32> {
+  %r = aten.mm %a, %b : (tensor<2x3xf32>, tensor<3x4xf16>) -> tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
+}
+
+// -----
+
+// bmm
+// CHECK-LABEL: func.func @bmm
+// CHECK: prims.bmm {{.*}} : (tensor<5x2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>
+// CHECK-NOT: aten.
+func.func @bmm(%a: tensor<5x2x3xf32>, %b: tensor<5x3x4xf32>) -> tensor<5x2x4xf32> {
+  %r = aten.bmm %a, %b : (tensor<5x2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>
+  return %r : tensor<5x2x4xf32>
 }
