@@ -429,4 +429,109 @@ opal.library "aten" {
     %r = prims.bmm %a, %b : (!opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
+  // Reductions: dims normalized per use, keepdim puts size-1 dims back.
+  opal.def "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"
+  opal.decomposition "sum.dim_IntList" {
+  ^bb0(%self: !opal.tensor, %dim: !opal.list<i64>, %keepdim: i1, %dtype: i64):
+    %x = opal.to_dtype %self, %dtype {integral_to_long} : !opal.tensor, i64 -> !opal.tensor
+    %dims = opal.normalize_dims %x, %dim : !opal.tensor, !opal.list<i64> -> !opal.list<i64>
+    %none = opal.none
+    %s = prims.sum %x, %dims, %none : (!opal.tensor, !opal.list<i64>, !opal.none) -> !opal.tensor
+    %r = opal.keep_dims %s, %dims, %keepdim : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"
+  opal.decomposition "mean.dim" {
+  ^bb0(%self: !opal.tensor, %dim: !opal.list<i64>, %keepdim: i1, %dtype: i64):
+    %x = opal.to_dtype %self, %dtype {to_float} : !opal.tensor, i64 -> !opal.tensor
+    %dims = opal.normalize_dims %x, %dim : !opal.tensor, !opal.list<i64> -> !opal.list<i64>
+    %none = opal.none
+    %s = prims.sum %x, %dims, %none : (!opal.tensor, !opal.list<i64>, !opal.none) -> !opal.tensor
+    %n = opal.count %x, %dims : !opal.tensor, !opal.list<i64> -> i64
+    %sp, %np = opal.promote %s, %n : !opal.tensor, i64 -> !opal.tensor, !opal.tensor
+    %sb, %nb = opal.broadcast_tensors %sp, %np : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %m = prims.div %sb, %nb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %r = opal.keep_dims %m, %dims, %keepdim : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"
+  opal.decomposition "amax" {
+  ^bb0(%self: !opal.tensor, %dim: !opal.list<i64>, %keepdim: i1):
+    %dims = opal.normalize_dims %self, %dim : !opal.tensor, !opal.list<i64> -> !opal.list<i64>
+    %none = opal.none
+    %s = prims.amax %self, %dims, %none : (!opal.tensor, !opal.list<i64>, !opal.none) -> !opal.tensor
+    %r = opal.keep_dims %s, %dims, %keepdim : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"
+  opal.decomposition "amin" {
+  ^bb0(%self: !opal.tensor, %dim: !opal.list<i64>, %keepdim: i1):
+    %dims = opal.normalize_dims %self, %dim : !opal.tensor, !opal.list<i64> -> !opal.list<i64>
+    %none = opal.none
+    %s = prims.amin %self, %dims, %none : (!opal.tensor, !opal.list<i64>, !opal.none) -> !opal.tensor
+    %r = opal.keep_dims %s, %dims, %keepdim : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  // softmax and log_softmax subtract the maximum first, for stability.
+  opal.def "softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"
+  opal.decomposition "softmax.int" {
+  ^bb0(%self: !opal.tensor, %dim: i64, %dtype: i64):
+    %x = opal.to_dtype %self, %dtype {to_float} : !opal.tensor, i64 -> !opal.tensor
+    %dims = opal.normalize_dims %x, %dim : !opal.tensor, i64 -> !opal.list<i64>
+    %none = opal.none
+    %true = arith.constant true
+    %m = prims.amax %x, %dims, %none : (!opal.tensor, !opal.list<i64>, !opal.none) -> !opal.tensor
+    %mk = opal.keep_dims %m, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+    %xb, %mb = opal.broadcast_tensors %x, %mk : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %shifted = prims.sub %xb, %mb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %e = prims.exp %shifted : (!opal.tensor) -> !opal.tensor
+    %s = prims.sum %e, %dims, %none : (!opal.tensor, !opal.list<i64>, !opal.none) -> !opal.tensor
+    %sk = opal.keep_dims %s, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+    %eb, %sb = opal.broadcast_tensors %e, %sk : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %r = prims.div %eb, %sb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"
+  opal.decomposition "log_softmax.int" {
+  ^bb0(%self: !opal.tensor, %dim: i64, %dtype: i64):
+    %x = opal.to_dtype %self, %dtype {to_float} : !opal.tensor, i64 -> !opal.tensor
+    %dims = opal.normalize_dims %x, %dim : !opal.tensor, i64 -> !opal.list<i64>
+    %none = opal.none
+    %true = arith.constant true
+    %m = prims.amax %x, %dims, %none : (!opal.tensor, !opal.list<i64>, !opal.none) -> !opal.tensor
+    %mk = opal.keep_dims %m, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+    %xb, %mb = opal.broadcast_tensors %x, %mk : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %shifted = prims.sub %xb, %mb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %e = prims.exp %shifted : (!opal.tensor) -> !opal.tensor
+    %s = prims.sum %e, %dims, %none : (!opal.tensor, !opal.list<i64>, !opal.none) -> !opal.tensor
+    %sk = opal.keep_dims %s, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+    %l = prims.log %sk : (!opal.tensor) -> !opal.tensor
+    %shb, %lb = opal.broadcast_tensors %shifted, %l : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %r = prims.sub %shb, %lb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  // Dimension reordering.
+  opal.def "transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"
+  opal.decomposition "transpose.int" {
+  ^bb0(%self: !opal.tensor, %dim0: i64, %dim1: i64):
+    %p = opal.transpose_perm %self, %dim0, %dim1 : !opal.tensor -> !opal.list<i64>
+    %r = prims.transpose %self, %p : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "t(Tensor(a) self) -> Tensor(a)"
+  opal.decomposition "t" {
+  ^bb0(%self: !opal.tensor):
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %p = opal.transpose_perm %self, %c0, %c1 : !opal.tensor -> !opal.list<i64>
+    %r = prims.transpose %self, %p : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "permute(Tensor(a) self, int[] dims) -> Tensor(a)"
+  opal.decomposition "permute" {
+  ^bb0(%self: !opal.tensor, %dims: !opal.list<i64>):
+    %p = opal.normalize_dims %self, %dims : !opal.tensor, !opal.list<i64> -> !opal.list<i64>
+    %r = prims.transpose %self, %p : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
 }

@@ -67,6 +67,16 @@ Value createPrim(OpBuilder &b, Location loc, StringRef name, ValueRange operands
   return b.create(state)->getResult(0);
 }
 
+/// The size of dimension `d` of `tensor` as an i64 value (a constant when
+/// static, a tensor.dim otherwise).
+Value sizeOf(OpBuilder &b, Location loc, Value tensor, int64_t d) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  if (!type.isDynamicDim(d))
+    return constantI64(b, loc, type.getDimSize(d));
+  Value dim = tensor::DimOp::create(b, loc, tensor, d);
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), dim);
+}
+
 FailureOr<SmallVector<Value>> fail(std::string &problem, std::string reason) {
   problem = std::move(reason);
   return failure();
@@ -177,8 +187,7 @@ FailureOr<SmallVector<Value>> expandBroadcast(OpBuilder &b, Operation *op, Value
         int64_t local = static_cast<int64_t>(d) - static_cast<int64_t>(rank - type.getRank());
         if (local < 0 || !type.isDynamicDim(local))
           continue;
-        Value dim = tensor::DimOp::create(b, loc, value, local);
-        sizes.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(), dim));
+        sizes.push_back(sizeOf(b, loc, value, local));
         break;
       }
     }
@@ -205,6 +214,177 @@ FailureOr<SmallVector<Value>> expandBroadcast(OpBuilder &b, Operation *op, Value
   return results;
 }
 
+/// The constant dims a dims operand names (an int, an int list or None),
+/// normalized for `rank`; None and [] mean all.
+FailureOr<SmallVector<int64_t>> normalizedDims(Value dims, int64_t rank, std::string &problem) {
+  SmallVector<int64_t> named;
+  if (isNone(dims)) {
+    // all, below
+  } else if (auto one = constantInt(dims)) {
+    named.push_back(*one);
+  } else if (auto list = constantIntList(dims)) {
+    named = *list;
+  } else {
+    problem = "needs constant dimensions (an int, an int list or None)";
+    return failure();
+  }
+  if (named.empty()) {
+    for (int64_t d = 0; d < rank; ++d)
+      named.push_back(d);
+    return named;
+  }
+  int64_t bound = std::max<int64_t>(rank, 1); // a 0-d tensor accepts 0 and -1
+  for (int64_t &d : named) {
+    if (d < -bound || d >= bound) {
+      problem = "dimension " + std::to_string(d) + " is out of range for a tensor of rank " +
+                std::to_string(rank);
+      return failure();
+    }
+    if (d < 0)
+      d += bound;
+  }
+  for (size_t i = 0; i < named.size(); ++i)
+    if (llvm::is_contained(ArrayRef<int64_t>(named).take_front(i), named[i])) {
+      problem = "dimension " + std::to_string(named[i]) + " is named twice";
+      return failure();
+    }
+  if (rank == 0)
+    named.clear();
+  return named;
+}
+
+RankedTensorType rankedOperand(Value value, std::string &problem) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type)
+    problem = "needs a ranked tensor, got '" + typeString(value.getType()) + "'";
+  return type;
+}
+
+FailureOr<SmallVector<Value>> expandNormalizeDims(OpBuilder &b, Operation *op,
+                                                  ValueRange operands, std::string &problem) {
+  RankedTensorType type = rankedOperand(operands[0], problem);
+  if (!type)
+    return failure();
+  auto dims = normalizedDims(operands[1], type.getRank(), problem);
+  if (failed(dims))
+    return failure();
+  return SmallVector<Value>{constantList(b, op->getLoc(), *dims)};
+}
+
+FailureOr<SmallVector<Value>> expandToDtype(OpBuilder &b, ToDtypeOp op, ValueRange operands,
+                                            std::string &problem) {
+  auto type = dyn_cast<TensorType>(operands[0].getType());
+  if (!type)
+    return fail(problem, "needs a tensor of known type");
+  Type element = type.getElementType();
+  Type target = element;
+  if (auto code = constantInt(operands[1])) {
+    target = elementTypeFor(*code, b.getContext());
+    if (!target)
+      return fail(problem, "has an unsupported dtype code " + std::to_string(*code));
+  } else if (!isNone(operands[1])) {
+    return fail(problem, "needs a constant dtype or None");
+  } else if (category(element) < 2 && op.getToFloat()) {
+    target = b.getF32Type();
+  } else if (category(element) < 2 && op.getIntegralToLong()) {
+    target = b.getI64Type();
+  }
+  if (target == element)
+    return SmallVector<Value>{operands[0]};
+  Location loc = op.getLoc();
+  return SmallVector<Value>{createPrim(b, loc, "prims.convert_element_type",
+                                       {operands[0], constantI64(b, loc, *scalarTypeCodeFor(target))},
+                                       type.clone(target))};
+}
+
+FailureOr<SmallVector<Value>> expandKeepDims(OpBuilder &b, Operation *op, ValueRange operands,
+                                             std::string &problem) {
+  RankedTensorType type = rankedOperand(operands[0], problem);
+  if (!type)
+    return failure();
+  auto dims = constantIntList(operands[1]);
+  auto keep = constantInt(operands[2]);
+  if (!dims || !keep)
+    return fail(problem, "needs constant dims and keepdim");
+  if (!*keep)
+    return SmallVector<Value>{operands[0]};
+  Location loc = op->getLoc();
+  int64_t rank = type.getRank() + static_cast<int64_t>(dims->size());
+  SmallVector<int64_t> shape;
+  SmallVector<Value> sizes;
+  SmallVector<int64_t> kept;
+  int64_t next = 0;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (llvm::is_contained(*dims, d)) {
+      shape.push_back(1);
+      sizes.push_back(constantI64(b, loc, 1));
+      continue;
+    }
+    if (next >= type.getRank())
+      return fail(problem, "has dims that do not fit a tensor of rank " +
+                               std::to_string(type.getRank()));
+    shape.push_back(type.getDimSize(next));
+    sizes.push_back(sizeOf(b, loc, operands[0], next));
+    kept.push_back(d);
+    ++next;
+  }
+  Value shapeList = ListOp::create(b, loc, ListType::get(b.getContext(), b.getI64Type()), sizes);
+  return SmallVector<Value>{createPrim(b, loc, "prims.broadcast_in_dim",
+                                       {operands[0], shapeList, constantList(b, loc, kept)},
+                                       RankedTensorType::get(shape, type.getElementType()))};
+}
+
+FailureOr<SmallVector<Value>> expandCount(OpBuilder &b, Operation *op, ValueRange operands,
+                                          std::string &problem) {
+  RankedTensorType type = rankedOperand(operands[0], problem);
+  if (!type)
+    return failure();
+  auto dims = constantIntList(operands[1]);
+  if (!dims)
+    return fail(problem, "needs constant dims");
+  Location loc = op->getLoc();
+  int64_t known = 1;
+  Value product;
+  for (int64_t d : *dims) {
+    if (d < 0 || d >= type.getRank())
+      return fail(problem, "has dimension " + std::to_string(d) + " outside rank " +
+                               std::to_string(type.getRank()));
+    if (!type.isDynamicDim(d)) {
+      known *= type.getDimSize(d);
+      continue;
+    }
+    Value size = sizeOf(b, loc, operands[0], d);
+    product = product ? Value(arith::MulIOp::create(b, loc, product, size)) : size;
+  }
+  Value count = constantI64(b, loc, known);
+  if (product)
+    count = arith::MulIOp::create(b, loc, product, count);
+  return SmallVector<Value>{count};
+}
+
+FailureOr<SmallVector<Value>> expandTransposePerm(OpBuilder &b, Operation *op,
+                                                  ValueRange operands, std::string &problem) {
+  RankedTensorType type = rankedOperand(operands[0], problem);
+  if (!type)
+    return failure();
+  auto d0 = constantInt(operands[1]), d1 = constantInt(operands[2]);
+  if (!d0 || !d1)
+    return fail(problem, "needs constant dimensions");
+  SmallVector<int64_t> permutation;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    permutation.push_back(d);
+  if (type.getRank() >= 2) {
+    auto first = normalizedDims(operands[1], type.getRank(), problem);
+    if (failed(first))
+      return failure();
+    auto second = normalizedDims(operands[2], type.getRank(), problem);
+    if (failed(second))
+      return failure();
+    std::swap(permutation[(*first)[0]], permutation[(*second)[0]]);
+  }
+  return SmallVector<Value>{constantList(b, op->getLoc(), permutation)};
+}
+
 } // namespace
 
 Type opal::ir::detail::promoteElementTypes(Type a, Type b) {
@@ -219,7 +399,8 @@ Type opal::ir::detail::promoteElementTypes(Type a, Type b) {
 }
 
 bool opal::ir::detail::isTypeDirected(Operation *op) {
-  return isa<PromoteOp, BroadcastTensorsOp>(op);
+  return isa<PromoteOp, BroadcastTensorsOp, ToDtypeOp, NormalizeDimsOp, KeepDimsOp, CountOp,
+             TransposePermOp>(op);
 }
 
 FailureOr<SmallVector<Value>> opal::ir::detail::expandTypeDirected(OpBuilder &builder,
@@ -228,5 +409,15 @@ FailureOr<SmallVector<Value>> opal::ir::detail::expandTypeDirected(OpBuilder &bu
                                                                    std::string &problem) {
   if (auto promote = dyn_cast<PromoteOp>(op))
     return expandPromote(builder, promote, operands, problem);
+  if (auto toDtype = dyn_cast<ToDtypeOp>(op))
+    return expandToDtype(builder, toDtype, operands, problem);
+  if (isa<NormalizeDimsOp>(op))
+    return expandNormalizeDims(builder, op, operands, problem);
+  if (isa<KeepDimsOp>(op))
+    return expandKeepDims(builder, op, operands, problem);
+  if (isa<CountOp>(op))
+    return expandCount(builder, op, operands, problem);
+  if (isa<TransposePermOp>(op))
+    return expandTransposePerm(builder, op, operands, problem);
   return expandBroadcast(builder, op, operands, problem);
 }

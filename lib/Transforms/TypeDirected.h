@@ -16,7 +16,9 @@
 
 namespace opal::ir::detail {
 
-/// True for opal.promote and opal.broadcast_tensors.
+/// True for the type-directed ops (opal.promote, opal.broadcast_tensors,
+/// opal.to_dtype, opal.normalize_dims, opal.keep_dims, opal.count,
+/// opal.transpose_perm).
 bool isTypeDirected(mlir::Operation *op);
 
 /// Creates, at `builder`, the prims that `op` (a type-directed op of a body)

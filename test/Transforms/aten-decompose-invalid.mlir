@@ -54,3 +54,34 @@ func.func @outside(%x: tensor<3xf32>) -> tensor<3xf32> {
   %r = opal.promote %x : tensor<3xf32> -> tensor<3xf32>
   return %r : tensor<3xf32>
 }
+
+// -----
+
+func.func @dim_out_of_range(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %d = arith.constant 2 : i64
+  %n = opal.none
+  // expected-error @below {{while decomposing aten.softmax.int: 'opal.normalize_dims' dimension 2 is out of range for a tensor of rank 2}}
+  %r = aten.softmax.int %x, %d, %n : (tensor<2x3xf32>, i64, !opal.none) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @dim_twice(%x: tensor<2x3xf32>) -> tensor<2xf32> {
+  %a = arith.constant 1 : i64
+  %b = arith.constant -1 : i64
+  %l = opal.list %a, %b : i64, i64 -> !opal.list<i64>
+  %k = arith.constant false
+  // expected-error @below {{while decomposing aten.amax: 'opal.normalize_dims' dimension 1 is named twice}}
+  %r = aten.amax %x, %l, %k : (tensor<2x3xf32>, !opal.list<i64>, i1) -> tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+
+// -----
+
+func.func @keepdim_unknown(%x: tensor<2x3xf32>, %k: i1) -> tensor<2xf32> {
+  %l = opal.list -> !opal.list<i64>
+  // expected-error @below {{while decomposing aten.amax: 'opal.keep_dims' needs constant dims and keepdim}}
+  %r = aten.amax %x, %l, %k : (tensor<2x3xf32>, !opal.list<i64>, i1) -> tensor<2xf32>
+  return %r : tensor<2xf32>
+}

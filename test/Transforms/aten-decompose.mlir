@@ -685,3 +685,162 @@ func.func @bmm(%a: tensor<5x2x3xf32>, %b: tensor<5x3x4xf32>) -> tensor<5x2x4xf32
   %r = aten.bmm %a, %b : (tensor<5x2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>
   return %r : tensor<5x2x4xf32>
 }
+
+// -----
+
+// sum.dim_IntList: int32 sums in int64, a negative dim is normalized
+// CHECK-LABEL: func.func @sum_dim
+// CHECK: prims.convert_element_type {{.*}} : (tensor<2x3xi32>, i64) -> tensor<2x3xi64>
+// CHECK: prims.sum {{.*}} : (tensor<2x3xi64>, !opal.list<i64>, !opal.none) -> tensor<2xi64>
+// CHECK-NOT: aten.
+func.func @sum_dim(%x: tensor<2x3xi32>) -> tensor<2xi64> {
+  %d = arith.constant -1 : i64
+  %l = opal.list %d : i64 -> !opal.list<i64>
+  %k = arith.constant false
+  %n = opal.none
+  %r = aten.sum.dim_IntList %x, %l, %k, %n : (tensor<2x3xi32>, !opal.list<i64>, i1, !opal.none) -> tensor<2xi64>
+  return %r : tensor<2xi64>
+}
+
+// -----
+
+// sum.dim_IntList: None means every dim; keepdim restores them as size 1; dtype converts first
+// CHECK-LABEL: func.func @sum_all_keepdim
+// CHECK: prims.convert_element_type {{.*}} : (tensor<2x3xf32>, i64) -> tensor<2x3xf64>
+// CHECK: prims.sum {{.*}} : (tensor<2x3xf64>, !opal.list<i64>, !opal.none) -> tensor<f64>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f64>, !opal.list<i64>, !opal.list<i64>) -> tensor<1x1xf64>
+// CHECK-NOT: aten.
+func.func @sum_all_keepdim(%x: tensor<2x3xf32>) -> tensor<1x1xf64> {
+  %n = opal.none
+  %k = arith.constant true
+  %dt = arith.constant 7 : i64
+  %r = aten.sum.dim_IntList %x, %n, %k, %dt : (tensor<2x3xf32>, !opal.none, i1, i64) -> tensor<1x1xf64>
+  return %r : tensor<1x1xf64>
+}
+
+// -----
+
+// mean.dim: sum divided by the count of the reduced dims (read at run time when dynamic)
+// CHECK-LABEL: func.func @mean_dim
+// CHECK: prims.sum {{.*}} : (tensor<?x4xf32>, !opal.list<i64>, !opal.none) -> tensor<4xf32>
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, i64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<4xf32>
+// CHECK: prims.div {{.*}} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<4xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<1x4xf32>
+// CHECK-NOT: aten.
+func.func @mean_dim(%x: tensor<?x4xf32>) -> tensor<1x4xf32> {
+  %d = arith.constant 0 : i64
+  %l = opal.list %d : i64 -> !opal.list<i64>
+  %k = arith.constant true
+  %n = opal.none
+  %r = aten.mean.dim %x, %l, %k, %n : (tensor<?x4xf32>, !opal.list<i64>, i1, !opal.none) -> tensor<1x4xf32>
+  return %r : tensor<1x4xf32>
+}
+
+// -----
+
+// amax: [] means every dim
+// CHECK-LABEL: func.func @amax
+// CHECK: prims.amax {{.*}} : (tensor<2x3xf32>, !opal.list<i64>, !opal.none) -> tensor<f32>
+// CHECK-NOT: aten.
+func.func @amax(%x: tensor<2x3xf32>) -> tensor<f32> {
+  %l = opal.list -> !opal.list<i64>
+  %k = arith.constant false
+  %r = aten.amax %x, %l, %k : (tensor<2x3xf32>, !opal.list<i64>, i1) -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// -----
+
+// amin: [] means every dim
+// CHECK-LABEL: func.func @amin
+// CHECK: prims.amin {{.*}} : (tensor<2x3xf32>, !opal.list<i64>, !opal.none) -> tensor<f32>
+// CHECK-NOT: aten.
+func.func @amin(%x: tensor<2x3xf32>) -> tensor<f32> {
+  %l = opal.list -> !opal.list<i64>
+  %k = arith.constant false
+  %r = aten.amin %x, %l, %k : (tensor<2x3xf32>, !opal.list<i64>, i1) -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// -----
+
+// softmax.int: exp(x - amax) / sum, along a dynamic batch
+// CHECK-LABEL: func.func @softmax
+// CHECK: prims.amax {{.*}} : (tensor<?x4xf32>, !opal.list<i64>, !opal.none) -> tensor<?xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<?xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<?x1xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<?x1xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<?x4xf32>
+// CHECK: prims.sub {{.*}} : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+// CHECK: prims.exp {{.*}} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+// CHECK: prims.sum {{.*}} : (tensor<?x4xf32>, !opal.list<i64>, !opal.none) -> tensor<?xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<?xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<?x1xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<?x1xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<?x4xf32>
+// CHECK: prims.div {{.*}} : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+// CHECK-NOT: aten.
+func.func @softmax(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %d = arith.constant 1 : i64
+  %n = opal.none
+  %r = aten.softmax.int %x, %d, %n : (tensor<?x4xf32>, i64, !opal.none) -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}
+
+// -----
+
+// log_softmax.int: (x - amax) - log(sum(exp(x - amax)))
+// CHECK-LABEL: func.func @log_softmax
+// CHECK: prims.amax {{.*}} : (tensor<2x3xf32>, !opal.list<i64>, !opal.none) -> tensor<2xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<2xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x1xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<2x1xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.sub {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: prims.exp {{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: prims.sum {{.*}} : (tensor<2x3xf32>, !opal.list<i64>, !opal.none) -> tensor<2xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<2xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x1xf32>
+// CHECK: prims.log {{.*}} : (tensor<2x1xf32>) -> tensor<2x1xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<2x1xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.sub {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @log_softmax(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %d = arith.constant -1 : i64
+  %n = opal.none
+  %r = aten.log_softmax.int %x, %d, %n : (tensor<2x3xf32>, i64, !opal.none) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// transpose.int: negative dims count from the end
+// CHECK-LABEL: func.func @transpose_int
+// CHECK: prims.transpose {{.*}} : (tensor<2x3x4xf32>, !opal.list<i64>) -> tensor<4x3x2xf32>
+// CHECK-NOT: aten.
+func.func @transpose_int(%x: tensor<2x3x4xf32>) -> tensor<4x3x2xf32> {
+  %a = arith.constant 0 : i64
+  %b = arith.constant -1 : i64
+  %r = aten.transpose.int %x, %a, %b : (tensor<2x3x4xf32>, i64, i64) -> tensor<4x3x2xf32>
+  return %r : tensor<4x3x2xf32>
+}
+
+// -----
+
+// t
+// CHECK-LABEL: func.func @t
+// CHECK: prims.transpose {{.*}} : (tensor<2x?xf32>, !opal.list<i64>) -> tensor<?x2xf32>
+// CHECK-NOT: aten.
+func.func @t(%x: tensor<2x?xf32>) -> tensor<?x2xf32> {
+  %r = aten.t %x : (tensor<2x?xf32>) -> tensor<?x2xf32>
+  return %r : tensor<?x2xf32>
+}
+
+// -----
+
+// permute
+// CHECK-LABEL: func.func @permute
+// CHECK: prims.transpose {{.*}} : (tensor<2x3x4xf32>, !opal.list<i64>) -> tensor<4x2x3xf32>
+// CHECK-NOT: aten.
+func.func @permute(%x: tensor<2x3x4xf32>) -> tensor<4x2x3xf32> {
+  %a = arith.constant 2 : i64
+  %b = arith.constant 0 : i64
+  %c = arith.constant -2 : i64
+  %l = opal.list %a, %b, %c : i64, i64, i64 -> !opal.list<i64>
+  %r = aten.permute %x, %l : (tensor<2x3x4xf32>, !opal.list<i64>) -> tensor<4x2x3xf32>
+  return %r : tensor<4x2x3xf32>
+}

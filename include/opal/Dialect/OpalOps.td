@@ -130,4 +130,80 @@ def Opal_BroadcastTensorsOp
   let hasVerifier = 1;
 }
 
+def Opal_ToDtypeOp : Opal_Op<"to_dtype", [Pure, HasParent<"DecompositionOp">]> {
+  let summary = "converts a tensor to an optional dtype argument";
+  let description = [{
+    ```mlir
+    %y = opal.to_dtype %x, %dtype {integral_to_long} : !opal.tensor, !opal.none -> !opal.tensor
+    ```
+    With a dtype (a constant ScalarType code), the tensor is converted to it.
+    With None it keeps its dtype, except that `integral_to_long` makes bool
+    and integer tensors int64 (as `sum` does) and `to_float` makes them
+    float32 (as `softmax` needs).
+  }];
+  let arguments = (ins AnyTensorOrGeneric:$value, AnyType:$dtype, UnitAttr:$integral_to_long,
+                       UnitAttr:$to_float);
+  let results = (outs AnyTensorOrGeneric:$result);
+  let assemblyFormat = "$value `,` $dtype attr-dict `:` type($value) `,` type($dtype) `->` type($result)";
+}
+
+def Opal_NormalizeDimsOp : Opal_Op<"normalize_dims", [Pure, HasParent<"DecompositionOp">]> {
+  let summary = "the dimensions an argument names, as non-negative constants";
+  let description = [{
+    ```mlir
+    %d = opal.normalize_dims %x, %dim : !opal.tensor, !opal.list<i64> -> !opal.list<i64>
+    ```
+    `dims` is an int, a list of ints or None. Negative dimensions count from
+    the end; None and the empty list mean every dimension (PyTorch's rule for
+    reductions). A dimension out of range or named twice is an error.
+  }];
+  let arguments = (ins AnyTensorOrGeneric:$value, AnyType:$dims);
+  let results = (outs Opal_ListType:$result);
+  let assemblyFormat = "$value `,` $dims attr-dict `:` type($value) `,` type($dims) `->` qualified(type($result))";
+}
+
+def Opal_KeepDimsOp : Opal_Op<"keep_dims", [Pure, HasParent<"DecompositionOp">]> {
+  let summary = "puts reduced dimensions back as size 1 when keepdim is true";
+  let description = [{
+    ```mlir
+    %k = opal.keep_dims %reduced, %dims, %keepdim : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+    ```
+    `dims` are the (normalized) dimensions that were reduced and `keepdim` a
+    constant: when true the result has size-1 dimensions there (a
+    `prims.broadcast_in_dim`), otherwise it is the reduced tensor.
+  }];
+  let arguments = (ins AnyTensorOrGeneric:$value, Opal_ListType:$dims, I1:$keepdim);
+  let results = (outs AnyTensorOrGeneric:$result);
+  let assemblyFormat = "$value `,` $dims `,` $keepdim attr-dict `:` type($value) `,` qualified(type($dims)) `,` type($keepdim) `->` type($result)";
+}
+
+def Opal_CountOp : Opal_Op<"count", [Pure, HasParent<"DecompositionOp">]> {
+  let summary = "the number of elements along some dimensions";
+  let description = [{
+    ```mlir
+    %n = opal.count %x, %dims : !opal.tensor, !opal.list<i64> -> i64
+    ```
+    The product of the sizes of `dims` (a constant, or computed with
+    `tensor.dim` for dynamic sizes); what `mean` divides by.
+  }];
+  let arguments = (ins AnyTensorOrGeneric:$value, Opal_ListType:$dims);
+  let results = (outs I64:$result);
+  let assemblyFormat = "$value `,` $dims attr-dict `:` type($value) `,` qualified(type($dims)) `->` type($result)";
+}
+
+def Opal_TransposePermOp : Opal_Op<"transpose_perm", [Pure, HasParent<"DecompositionOp">]> {
+  let summary = "the permutation that swaps two dimensions";
+  let description = [{
+    ```mlir
+    %p = opal.transpose_perm %x, %dim0, %dim1 : !opal.tensor, i64, i64 -> !opal.list<i64>
+    ```
+    The identity permutation of the tensor's rank with `dim0` and `dim1`
+    (negative ones count from the end) swapped; for `t`, a tensor of rank
+    below 2 gets the identity.
+  }];
+  let arguments = (ins AnyTensorOrGeneric:$value, I64:$dim0, I64:$dim1);
+  let results = (outs Opal_ListType:$result);
+  let assemblyFormat = "$value `,` $dim0 `,` $dim1 attr-dict `:` type($value) `->` qualified(type($result))";
+}
+
 #endif // OPAL_DIALECT_OPALOPS_TD
