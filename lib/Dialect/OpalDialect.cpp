@@ -75,6 +75,26 @@ LogicalResult BroadcastTensorsOp::verify() {
   return success();
 }
 
+LogicalResult StrEqOp::verify() {
+  if (!(*this)->getParentOfType<DecompositionOp>())
+    return emitOpError() << "may only appear in an opal.decomposition body";
+  return success();
+}
+
+LogicalResult StaticIfOp::verify() {
+  if (!(*this)->getParentOfType<DecompositionOp>())
+    return emitOpError() << "may only appear in an opal.decomposition body";
+  for (Region *region : {&getThenRegion(), &getElseRegion()}) {
+    auto yield = dyn_cast<YieldOp>(region->front().getTerminator());
+    if (!yield)
+      return emitOpError() << "branches must end with opal.yield";
+    if (yield.getValues().size() != getNumResults())
+      return emitOpError() << "has " << getNumResults() << " results, but a branch yields "
+                           << yield.getValues().size();
+  }
+  return success();
+}
+
 LogicalResult LibraryOp::verify() {
   StringRef ns = getNs();
   bool identifier = !ns.empty() && (std::isalpha(ns.front()) || ns.front() == '_') &&

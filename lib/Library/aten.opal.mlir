@@ -534,4 +534,64 @@ opal.library "aten" {
     %r = prims.transpose %self, %p : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
+  // Optional and string arguments: static_if picks a branch per use.
+  opal.def "clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor"
+  opal.decomposition "clamp" {
+  ^bb0(%self: !opal.tensor, %min: f64, %max: f64):
+    %no_min = opal.is_none %min : f64 -> i1
+    %low = opal.static_if %no_min -> !opal.tensor {
+      opal.yield %self : !opal.tensor
+    } else {
+      %x, %m = opal.promote %self, %min : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
+      %xb, %mb = opal.broadcast_tensors %x, %m : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+      %c = prims.maximum %xb, %mb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      opal.yield %c : !opal.tensor
+    }
+    %no_max = opal.is_none %max : f64 -> i1
+    %r = opal.static_if %no_max -> !opal.tensor {
+      opal.yield %low : !opal.tensor
+    } else {
+      %x, %m = opal.promote %low, %max : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
+      %xb, %mb = opal.broadcast_tensors %x, %m : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+      %c = prims.minimum %xb, %mb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      opal.yield %c : !opal.tensor
+    }
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "gelu(Tensor self, *, str approximate=\"none\") -> Tensor"
+  opal.decomposition "gelu" {
+  ^bb0(%self: !opal.tensor, %approximate: !opal.str):
+    %tanh = opal.str_eq %approximate, "tanh" : !opal.str -> i1
+    %half = arith.constant 0.5 : f64
+    %one = arith.constant 1.0 : f64
+    %r = opal.static_if %tanh -> !opal.tensor {
+      // 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))
+      %k = arith.constant 0.7978845608028654 : f64
+      %a = arith.constant 0.044715 : f64
+      %x, %h, %kt, %at, %o = opal.promote %self, %half, %k, %a, %one {to_float} : !opal.tensor, f64, f64, f64, f64 -> !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor
+      %xb, %hb, %kb, %ab, %ob = opal.broadcast_tensors %x, %h, %kt, %at, %o : !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor
+      %x2 = prims.mul %xb, %xb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %x3 = prims.mul %x2, %xb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %ax3 = prims.mul %ab, %x3 : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %inner = prims.add %xb, %ax3 : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %scaled = prims.mul %kb, %inner : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %t = prims.tanh %scaled : (!opal.tensor) -> !opal.tensor
+      %onep = prims.add %ob, %t : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %hx = prims.mul %hb, %xb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %g = prims.mul %hx, %onep : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      opal.yield %g : !opal.tensor
+    } else {
+      // 0.5 * x * (1 + erf(x / sqrt(2)))
+      %k = arith.constant 0.7071067811865476 : f64
+      %x, %h, %kt, %o = opal.promote %self, %half, %k, %one {to_float} : !opal.tensor, f64, f64, f64 -> !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor
+      %xb, %hb, %kb, %ob = opal.broadcast_tensors %x, %h, %kt, %o : !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor
+      %scaled = prims.mul %xb, %kb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %e = prims.erf %scaled : (!opal.tensor) -> !opal.tensor
+      %onep = prims.add %ob, %e : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %hx = prims.mul %hb, %xb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %g = prims.mul %hx, %onep : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      opal.yield %g : !opal.tensor
+    }
+    opal.yield %r : !opal.tensor
+  }
 }

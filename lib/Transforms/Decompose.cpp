@@ -11,6 +11,7 @@
 
 #include "opal/Transforms/Passes.h"
 
+#include "PrimUtils.h"
 #include "TypeDirected.h"
 
 #include "opal/Dialect/BuiltinLibraries.h"
@@ -157,7 +158,35 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
     IRMapping mapping;
     for (auto [argument, operand] : llvm::zip(body.getArguments(), operands))
       mapping.map(argument, operand);
-    for (Operation &bodyOp : body.without_terminator()) {
+    auto results = instantiateBlock(builder, use, name, body, mapping, stack);
+    if (succeeded(results))
+      stack.pop_back();
+    return results;
+  }
+
+  /// Instantiates the ops of `block` (a body or a static_if branch) with
+  /// `mapping`, and returns the values it yields.
+  FailureOr<SmallVector<Value>> instantiateBlock(OpBuilder &builder, Operation *use,
+                                                 const std::string &name, Block &block,
+                                                 IRMapping &mapping,
+                                                 SmallVectorImpl<std::string> &stack) {
+    for (Operation &bodyOp : block.without_terminator()) {
+      if (auto staticIf = dyn_cast<StaticIfOp>(bodyOp)) {
+        auto condition = constantInt(mapping.lookup(staticIf.getCondition()));
+        if (!condition) {
+          use->emitError() << "while decomposing " << name << ": 'opal.static_if' needs a "
+                           << "condition known for the use (a constant, opal.is_none or "
+                           << "opal.str_eq)";
+          return failure();
+        }
+        Region &branch = *condition ? staticIf.getThenRegion() : staticIf.getElseRegion();
+        auto results = instantiateBlock(builder, use, name, branch.front(), mapping, stack);
+        if (failed(results))
+          return failure();
+        for (auto [original, result] : llvm::zip(staticIf.getResults(), *results))
+          mapping.map(original, result);
+        continue;
+      }
       if (DecompositionOp nested = decompositionFor(&bodyOp)) {
         SmallVector<Value> nestedOperands;
         for (Value operand : bodyOp.getOperands())
@@ -213,9 +242,8 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
         result.setType(type);
     }
     SmallVector<Value> results;
-    for (Value value : body.getTerminator()->getOperands())
+    for (Value value : block.getTerminator()->getOperands())
       results.push_back(mapping.lookup(value));
-    stack.pop_back();
     return results;
   }
 

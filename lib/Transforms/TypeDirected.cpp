@@ -385,6 +385,21 @@ FailureOr<SmallVector<Value>> expandTransposePerm(OpBuilder &b, Operation *op,
   return SmallVector<Value>{constantList(b, op->getLoc(), permutation)};
 }
 
+FailureOr<SmallVector<Value>> expandIsNone(OpBuilder &b, Operation *op, ValueRange operands,
+                                           std::string &problem) {
+  return SmallVector<Value>{
+      arith::ConstantIntOp::create(b, op->getLoc(), isNone(operands[0]) ? 1 : 0, 1)};
+}
+
+FailureOr<SmallVector<Value>> expandStrEq(OpBuilder &b, StrEqOp op, ValueRange operands,
+                                          std::string &problem) {
+  auto str = operands[0].getDefiningOp<StrOp>();
+  if (!str)
+    return fail(problem, "needs a constant string (opal.str)");
+  bool equal = str.getValue() == op.getExpected();
+  return SmallVector<Value>{arith::ConstantIntOp::create(b, op.getLoc(), equal ? 1 : 0, 1)};
+}
+
 } // namespace
 
 Type opal::ir::detail::promoteElementTypes(Type a, Type b) {
@@ -400,7 +415,7 @@ Type opal::ir::detail::promoteElementTypes(Type a, Type b) {
 
 bool opal::ir::detail::isTypeDirected(Operation *op) {
   return isa<PromoteOp, BroadcastTensorsOp, ToDtypeOp, NormalizeDimsOp, KeepDimsOp, CountOp,
-             TransposePermOp>(op);
+             TransposePermOp, IsNoneOp, StrEqOp>(op);
 }
 
 FailureOr<SmallVector<Value>> opal::ir::detail::expandTypeDirected(OpBuilder &builder,
@@ -417,6 +432,10 @@ FailureOr<SmallVector<Value>> opal::ir::detail::expandTypeDirected(OpBuilder &bu
     return expandKeepDims(builder, op, operands, problem);
   if (isa<CountOp>(op))
     return expandCount(builder, op, operands, problem);
+  if (isa<IsNoneOp>(op))
+    return expandIsNone(builder, op, operands, problem);
+  if (auto strEq = dyn_cast<StrEqOp>(op))
+    return expandStrEq(builder, strEq, operands, problem);
   if (isa<TransposePermOp>(op))
     return expandTransposePerm(builder, op, operands, problem);
   return expandBroadcast(builder, op, operands, problem);

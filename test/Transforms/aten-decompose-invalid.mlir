@@ -50,7 +50,7 @@ opal.library "bad" {
 // -----
 
 func.func @outside(%x: tensor<3xf32>) -> tensor<3xf32> {
-  // expected-error @below {{'opal.promote' op expects parent op 'opal.decomposition'}}
+  // expected-error @below {{'opal.promote' op expects parent op to be one of 'opal.decomposition, opal.static_if'}}
   %r = opal.promote %x : tensor<3xf32> -> tensor<3xf32>
   return %r : tensor<3xf32>
 }
@@ -83,5 +83,13 @@ func.func @keepdim_unknown(%x: tensor<2x3xf32>, %k: i1) -> tensor<2xf32> {
   %l = opal.list -> !opal.list<i64>
   // expected-error @below {{while decomposing aten.amax: 'opal.keep_dims' needs constant dims and keepdim}}
   %r = aten.amax %x, %l, %k : (tensor<2x3xf32>, !opal.list<i64>, i1) -> tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+
+// -----
+
+func.func @approximate_unknown(%x: tensor<2xf32>, %a: !opal.str) -> tensor<2xf32> {
+  // expected-error @below {{while decomposing aten.gelu: 'opal.str_eq' needs a constant string (opal.str)}}
+  %r = aten.gelu %x, %a : (tensor<2xf32>, !opal.str) -> tensor<2xf32>
   return %r : tensor<2xf32>
 }

@@ -844,3 +844,86 @@ func.func @permute(%x: tensor<2x3x4xf32>) -> tensor<4x2x3xf32> {
   %r = aten.permute %x, %l : (tensor<2x3x4xf32>, !opal.list<i64>) -> tensor<4x2x3xf32>
   return %r : tensor<4x2x3xf32>
 }
+
+// -----
+
+// gelu, approximate="none": 0.5 * x * (1 + erf(x / sqrt(2)))
+// CHECK-LABEL: func.func @gelu_none
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, f64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, f64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, f64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.mul {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: prims.erf {{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: prims.add {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: prims.mul {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: prims.mul {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @gelu_none(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %a = opal.str "none"
+  %r = aten.gelu %x, %a : (tensor<2x3xf32>, !opal.str) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// gelu, approximate="tanh": the tanh formula, and no erf
+// CHECK-LABEL: func.func @gelu_tanh
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, f64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, f64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, f64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, f64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.mul {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: prims.mul {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: prims.mul {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: prims.add {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: prims.mul {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: prims.tanh {{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: prims.add {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: prims.mul {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: prims.mul {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @gelu_tanh(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %a = opal.str "tanh"
+  %r = aten.gelu %x, %a : (tensor<2x3xf32>, !opal.str) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// clamp with both bounds: maximum, then minimum
+// CHECK-LABEL: func.func @clamp_both
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, f64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.maximum {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, f64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.minimum {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @clamp_both(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %lo = arith.constant -1.0 : f64
+  %hi = arith.constant 1.0 : f64
+  %r = aten.clamp %x, %lo, %hi : (tensor<2x3xf32>, f64, f64) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// clamp with min=None: only the minimum
+// CHECK-LABEL: func.func @clamp_max_only
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, f64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK: prims.minimum {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @clamp_max_only(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %n = opal.none
+  %hi = arith.constant 1.0 : f64
+  %r = aten.clamp %x, %n, %hi : (tensor<2x3xf32>, !opal.none, f64) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}

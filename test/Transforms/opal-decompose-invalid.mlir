@@ -29,3 +29,20 @@ func.func @bad_mm(%x: tensor<3xf32>) -> tensor<3x3xf32> {
   %r = comp.gram %x : (tensor<3xf32>) -> tensor<3x3xf32>
   return %r : tensor<3x3xf32>
 }
+
+// -----
+
+opal.library "bad" {
+  opal.def "f(Tensor x) -> Tensor"
+  opal.decomposition "f" {
+  ^bb0(%x: !opal.tensor):
+    %c = arith.constant true
+    // expected-error @below {{'opal.static_if' op has 1 results, but a branch yields 0}}
+    %r = opal.static_if %c -> !opal.tensor {
+      opal.yield
+    } else {
+      opal.yield %x : !opal.tensor
+    }
+    opal.yield %r : !opal.tensor
+  }
+}

@@ -78,8 +78,9 @@ def Opal_DecompositionOp : Opal_Op<"decomposition", [HasParent<"LibraryOp">]> {
   let hasVerifier = 1;
 }
 
-def Opal_YieldOp : Opal_Op<"yield", [Pure, Terminator, HasParent<"DecompositionOp">]> {
-  let summary = "the results of a decomposition body";
+def Opal_YieldOp : Opal_Op<"yield", [Pure, Terminator,
+                                     ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
+  let summary = "the results of a decomposition body or of a static_if branch";
   let arguments = (ins Variadic<AnyType>:$values);
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";
 }
@@ -90,7 +91,7 @@ def Opal_YieldOp : Opal_Op<"yield", [Pure, Terminator, HasParent<"DecompositionO
 // They say what to do with types that are known only per use; opal-decompose
 // replaces them with prims when it instantiates a body.
 
-def Opal_PromoteOp : Opal_Op<"promote", [Pure, HasParent<"DecompositionOp">]> {
+def Opal_PromoteOp : Opal_Op<"promote", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
   let summary = "converts tensors and scalars to PyTorch's promoted dtype";
   let description = [{
     ```mlir
@@ -113,7 +114,7 @@ def Opal_PromoteOp : Opal_Op<"promote", [Pure, HasParent<"DecompositionOp">]> {
 }
 
 def Opal_BroadcastTensorsOp
-    : Opal_Op<"broadcast_tensors", [Pure, HasParent<"DecompositionOp">]> {
+    : Opal_Op<"broadcast_tensors", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
   let summary = "broadcasts tensors to their common shape";
   let description = [{
     ```mlir
@@ -130,7 +131,7 @@ def Opal_BroadcastTensorsOp
   let hasVerifier = 1;
 }
 
-def Opal_ToDtypeOp : Opal_Op<"to_dtype", [Pure, HasParent<"DecompositionOp">]> {
+def Opal_ToDtypeOp : Opal_Op<"to_dtype", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
   let summary = "converts a tensor to an optional dtype argument";
   let description = [{
     ```mlir
@@ -147,7 +148,7 @@ def Opal_ToDtypeOp : Opal_Op<"to_dtype", [Pure, HasParent<"DecompositionOp">]> {
   let assemblyFormat = "$value `,` $dtype attr-dict `:` type($value) `,` type($dtype) `->` type($result)";
 }
 
-def Opal_NormalizeDimsOp : Opal_Op<"normalize_dims", [Pure, HasParent<"DecompositionOp">]> {
+def Opal_NormalizeDimsOp : Opal_Op<"normalize_dims", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
   let summary = "the dimensions an argument names, as non-negative constants";
   let description = [{
     ```mlir
@@ -162,7 +163,7 @@ def Opal_NormalizeDimsOp : Opal_Op<"normalize_dims", [Pure, HasParent<"Decomposi
   let assemblyFormat = "$value `,` $dims attr-dict `:` type($value) `,` type($dims) `->` qualified(type($result))";
 }
 
-def Opal_KeepDimsOp : Opal_Op<"keep_dims", [Pure, HasParent<"DecompositionOp">]> {
+def Opal_KeepDimsOp : Opal_Op<"keep_dims", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
   let summary = "puts reduced dimensions back as size 1 when keepdim is true";
   let description = [{
     ```mlir
@@ -177,7 +178,7 @@ def Opal_KeepDimsOp : Opal_Op<"keep_dims", [Pure, HasParent<"DecompositionOp">]>
   let assemblyFormat = "$value `,` $dims `,` $keepdim attr-dict `:` type($value) `,` qualified(type($dims)) `,` type($keepdim) `->` type($result)";
 }
 
-def Opal_CountOp : Opal_Op<"count", [Pure, HasParent<"DecompositionOp">]> {
+def Opal_CountOp : Opal_Op<"count", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
   let summary = "the number of elements along some dimensions";
   let description = [{
     ```mlir
@@ -191,7 +192,7 @@ def Opal_CountOp : Opal_Op<"count", [Pure, HasParent<"DecompositionOp">]> {
   let assemblyFormat = "$value `,` $dims attr-dict `:` type($value) `,` qualified(type($dims)) `->` type($result)";
 }
 
-def Opal_TransposePermOp : Opal_Op<"transpose_perm", [Pure, HasParent<"DecompositionOp">]> {
+def Opal_TransposePermOp : Opal_Op<"transpose_perm", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
   let summary = "the permutation that swaps two dimensions";
   let description = [{
     ```mlir
@@ -204,6 +205,56 @@ def Opal_TransposePermOp : Opal_Op<"transpose_perm", [Pure, HasParent<"Decomposi
   let arguments = (ins AnyTensorOrGeneric:$value, I64:$dim0, I64:$dim1);
   let results = (outs Opal_ListType:$result);
   let assemblyFormat = "$value `,` $dim0 `,` $dim1 attr-dict `:` type($value) `->` qualified(type($result))";
+}
+
+def Opal_IsNoneOp : Opal_Op<"is_none", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
+  let summary = "whether an optional argument is None, known per use";
+  let description = [{
+    ```mlir
+    %absent = opal.is_none %min : f64 -> i1
+    ```
+    Becomes a constant: true when the use passed `opal.none`.
+  }];
+  let arguments = (ins AnyType:$value);
+  let results = (outs I1:$result);
+  let assemblyFormat = "$value attr-dict `:` type($value) `->` type($result)";
+}
+
+def Opal_StrEqOp : Opal_Op<"str_eq", [Pure]> {
+  let summary = "whether a string argument equals a constant, known per use";
+  let description = [{
+    ```mlir
+    %tanh = opal.str_eq %approximate, "tanh" : !opal.str -> i1
+    ```
+    Becomes a constant; the use must pass an `opal.str` constant.
+  }];
+  let arguments = (ins Opal_StrType:$value, StrAttr:$expected);
+  let results = (outs I1:$result);
+  let assemblyFormat = "$value `,` $expected attr-dict `:` qualified(type($value)) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Opal_StaticIfOp : Opal_Op<"static_if", []> {
+  let summary = "picks one of two branches by a condition known per use";
+  let description = [{
+    ```mlir
+    %r = opal.static_if %absent -> !opal.tensor {
+      opal.yield %x : !opal.tensor
+    } else {
+      %c = prims.maximum %x, %m : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      opal.yield %c : !opal.tensor
+    }
+    ```
+    The condition must be constant once the body is instantiated for a use
+    (an `arith.constant`, `opal.is_none` or `opal.str_eq`); only the branch
+    it picks is instantiated, so the other may use what does not exist for
+    that use (a None argument, say).
+  }];
+  let arguments = (ins I1:$condition);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$then_region, SizedRegion<1>:$else_region);
+  let assemblyFormat = "$condition (`->` type($results)^)? $then_region `else` $else_region attr-dict";
+  let hasVerifier = 1;
 }
 
 #endif // OPAL_DIALECT_OPALOPS_TD
