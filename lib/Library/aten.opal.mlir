@@ -594,4 +594,131 @@ opal.library "aten" {
     }
     opal.yield %r : !opal.tensor
   }
+  // Shapes and views.
+  opal.def "unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"
+  opal.decomposition "unsqueeze" {
+  ^bb0(%self: !opal.tensor, %dim: i64):
+    %d = opal.normalize_dims %self, %dim {insert} : !opal.tensor, i64 -> !opal.list<i64>
+    %true = arith.constant true
+    %r = opal.keep_dims %self, %d, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)"
+  opal.decomposition "expand" {
+  ^bb0(%self: !opal.tensor, %size: !opal.list<i64>, %implicit: i1):
+    %r = opal.broadcast_to %self, %size : !opal.tensor, !opal.list<i64> -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"
+  opal.decomposition "reshape" {
+  ^bb0(%self: !opal.tensor, %shape: !opal.list<i64>):
+    %s = opal.infer_shape %self, %shape : !opal.tensor, !opal.list<i64> -> !opal.list<i64>
+    %r = prims.reshape %self, %s : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "view(Tensor(a) self, SymInt[] size) -> Tensor(a)"
+  opal.decomposition "view" {
+  ^bb0(%self: !opal.tensor, %size: !opal.list<i64>):
+    %s = opal.infer_shape %self, %size : !opal.tensor, !opal.list<i64> -> !opal.list<i64>
+    %r = prims.reshape %self, %s : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  // Creation from another tensor's shape (dtype and device may be given).
+  opal.def "zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"
+  opal.decomposition "zeros_like" {
+  ^bb0(%self: !opal.tensor, %dtype: i64, %layout: i64, %device: !opal.device, %pin_memory: i1, %memory_format: i64):
+    %fill = arith.constant 0 : i64
+    %shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %code = opal.dtype_of %self, %dtype : !opal.tensor, i64 -> i64
+    %no_device = opal.is_none %device : !opal.device -> i1
+    %dev = opal.static_if %no_device -> !opal.device {
+      %cpu = opal.device "cpu"
+      opal.yield %cpu : !opal.device
+    } else {
+      opal.yield %device : !opal.device
+    }
+    %false = arith.constant false
+    %r = prims.full %shape, %fill, %code, %dev, %false : (!opal.list<i64>, i64, i64, !opal.device, i1) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"
+  opal.decomposition "ones_like" {
+  ^bb0(%self: !opal.tensor, %dtype: i64, %layout: i64, %device: !opal.device, %pin_memory: i1, %memory_format: i64):
+    %fill = arith.constant 1 : i64
+    %shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %code = opal.dtype_of %self, %dtype : !opal.tensor, i64 -> i64
+    %no_device = opal.is_none %device : !opal.device -> i1
+    %dev = opal.static_if %no_device -> !opal.device {
+      %cpu = opal.device "cpu"
+      opal.yield %cpu : !opal.device
+    } else {
+      opal.yield %device : !opal.device
+    }
+    %false = arith.constant false
+    %r = prims.full %shape, %fill, %code, %dev, %false : (!opal.list<i64>, i64, i64, !opal.device, i1) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"
+  opal.decomposition "full_like" {
+  ^bb0(%self: !opal.tensor, %fill: f64, %dtype: i64, %layout: i64, %device: !opal.device, %pin_memory: i1, %memory_format: i64):
+    %shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %code = opal.dtype_of %self, %dtype : !opal.tensor, i64 -> i64
+    %no_device = opal.is_none %device : !opal.device -> i1
+    %dev = opal.static_if %no_device -> !opal.device {
+      %cpu = opal.device "cpu"
+      opal.yield %cpu : !opal.device
+    } else {
+      opal.yield %device : !opal.device
+    }
+    %false = arith.constant false
+    %r = prims.full %shape, %fill, %code, %dev, %false : (!opal.list<i64>, f64, i64, !opal.device, i1) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  // Normalization over the last dims, with optional affine weight and bias.
+  opal.def "layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1.0000000000000001e-05, bool cudnn_enable=True) -> Tensor"
+  opal.decomposition "layer_norm" {
+  ^bb0(%input: !opal.tensor, %normalized_shape: !opal.list<i64>, %weight: !opal.tensor, %bias: !opal.tensor, %eps: f64, %cudnn_enable: i1):
+    %x = opal.promote %input {to_float} : !opal.tensor -> !opal.tensor
+    %dims = opal.trailing_dims %x, %normalized_shape : !opal.tensor, !opal.list<i64> -> !opal.list<i64>
+    %none = opal.none
+    %true = arith.constant true
+    %n = opal.count %x, %dims : !opal.tensor, !opal.list<i64> -> i64
+    %s = prims.sum %x, %dims, %none : (!opal.tensor, !opal.list<i64>, !opal.none) -> !opal.tensor
+    %sp, %np = opal.promote %s, %n : !opal.tensor, i64 -> !opal.tensor, !opal.tensor
+    %sb, %nb = opal.broadcast_tensors %sp, %np : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %mean = prims.div %sb, %nb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %mean_k = opal.keep_dims %mean, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+    %xb, %mb = opal.broadcast_tensors %x, %mean_k : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %centered = prims.sub %xb, %mb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %sq = prims.mul %centered, %centered : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %ssq = prims.sum %sq, %dims, %none : (!opal.tensor, !opal.list<i64>, !opal.none) -> !opal.tensor
+    %ssq_b, %nb2 = opal.broadcast_tensors %ssq, %np : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %var = prims.div %ssq_b, %nb2 : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %var_p, %e = opal.promote %var, %eps : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
+    %var_b, %e_b = opal.broadcast_tensors %var_p, %e : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %var_eps = prims.add %var_b, %e_b : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %rstd = prims.rsqrt %var_eps : (!opal.tensor) -> !opal.tensor
+    %rstd_k = opal.keep_dims %rstd, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+    %cb, %rb = opal.broadcast_tensors %centered, %rstd_k : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %y = prims.mul %cb, %rb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %no_weight = opal.is_none %weight : !opal.tensor -> i1
+    %scaled = opal.static_if %no_weight -> !opal.tensor {
+      opal.yield %y : !opal.tensor
+    } else {
+      %yp, %wp = opal.promote %y, %weight : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+      %yb, %wb = opal.broadcast_tensors %yp, %wp : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+      %m = prims.mul %yb, %wb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      opal.yield %m : !opal.tensor
+    }
+    %no_bias = opal.is_none %bias : !opal.tensor -> i1
+    %r = opal.static_if %no_bias -> !opal.tensor {
+      opal.yield %scaled : !opal.tensor
+    } else {
+      %yp, %bp = opal.promote %scaled, %bias : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+      %yb, %bb = opal.broadcast_tensors %yp, %bp : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+      %a = prims.add %yb, %bb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      opal.yield %a : !opal.tensor
+    }
+    opal.yield %r : !opal.tensor
+  }
 }

@@ -154,7 +154,7 @@ FailureOr<SmallVector<Type>> opal::ir::inferPrimResultTypes(Operation *op,
     return SmallVector<Type>{RankedTensorType::get(shape, a.getElementType())};
   }
   if (name == "prims.full") {
-    auto shape = constantIntList(operands[0]);
+    auto shape = shapeList(operands[0]);
     auto code = constantInt(operands[2]);
     Type element = code ? elementTypeFor(*code, context) : nullptr;
     if (!shape || !element)

@@ -70,6 +70,23 @@ std::string rankedOperands(Operation *op, unsigned tensorOperands) {
 // broadcast_in_dim, transpose
 //===----------------------------------------------------------------------===//
 
+/// The sizes of `type`'s dynamic dimensions, from a shape list (an
+/// opal.list of constants or i64 values computed at run time).
+SmallVector<Value> dynamicSizes(OpBuilder &b, Location loc, RankedTensorType type,
+                                Value shapeList) {
+  SmallVector<Value> sizes;
+  auto elements = shapeList.getDefiningOp()->getOperands();
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d))
+      continue;
+    if (auto size = constantInt(elements[d]))
+      sizes.push_back(arith::ConstantIndexOp::create(b, loc, *size));
+    else
+      sizes.push_back(arith::IndexCastOp::create(b, loc, b.getIndexType(), elements[d]));
+  }
+  return sizes;
+}
+
 std::string broadcastProblem(Operation *op) {
   if (std::string p = rankedOperands(op, 1); !p.empty())
     return p;
@@ -101,19 +118,7 @@ LogicalResult lowerBroadcast(Operation *op, PatternRewriter &rewriter) {
   auto inputType = cast<RankedTensorType>(input.getType());
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   SmallVector<int64_t> dims = *constantIntList(op->getOperand(2));
-  // Dynamic result sizes come from the shape list: constants, or i64 values
-  // computed at run time.
-  SmallVector<Value> sizes;
-  auto elements = op->getOperand(1).getDefiningOp()->getOperands();
-  for (int64_t d = 0; d < resultType.getRank(); ++d) {
-    if (!resultType.isDynamicDim(d))
-      continue;
-    if (auto size = constantInt(elements[d]))
-      sizes.push_back(arith::ConstantIndexOp::create(rewriter, loc, *size));
-    else
-      sizes.push_back(arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(),
-                                                 elements[d]));
-  }
+  SmallVector<Value> sizes = dynamicSizes(rewriter, loc, resultType, op->getOperand(1));
   Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                        resultType.getElementType(), sizes);
   SmallVector<AffineExpr> exprs;
@@ -230,9 +235,9 @@ std::string fullProblem(Operation *op) {
   auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
   if (!result)
     return "needs a ranked result tensor";
-  auto shape = constantIntList(op->getOperand(0));
+  auto shape = shapeList(op->getOperand(0));
   if (!shape)
-    return "needs a constant shape list";
+    return "needs a shape list";
   if (static_cast<int64_t>(shape->size()) != result.getRank())
     return "has a shape of rank " + std::to_string(shape->size()) + ", but its result is " +
            typeString(result);
@@ -246,11 +251,7 @@ std::string fullProblem(Operation *op) {
 LogicalResult lowerFull(Operation *op, PatternRewriter &rewriter) {
   Location loc = op->getLoc();
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-  SmallVector<int64_t> shape = *constantIntList(op->getOperand(0));
-  SmallVector<Value> sizes;
-  for (int64_t d = 0; d < resultType.getRank(); ++d)
-    if (resultType.isDynamicDim(d))
-      sizes.push_back(arith::ConstantIndexOp::create(rewriter, loc, shape[d]));
+  SmallVector<Value> sizes = dynamicSizes(rewriter, loc, resultType, op->getOperand(0));
   Value empty = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                         resultType.getElementType(), sizes);
   Value value = castScalar(rewriter, loc, op->getOperand(1), resultType.getElementType());

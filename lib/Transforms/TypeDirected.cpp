@@ -216,7 +216,8 @@ FailureOr<SmallVector<Value>> expandBroadcast(OpBuilder &b, Operation *op, Value
 
 /// The constant dims a dims operand names (an int, an int list or None),
 /// normalized for `rank`; None and [] mean all.
-FailureOr<SmallVector<int64_t>> normalizedDims(Value dims, int64_t rank, std::string &problem) {
+FailureOr<SmallVector<int64_t>> normalizedDims(Value dims, int64_t rank, std::string &problem,
+                                               bool allIfEmpty = true) {
   SmallVector<int64_t> named;
   if (isNone(dims)) {
     // all, below
@@ -229,6 +230,8 @@ FailureOr<SmallVector<int64_t>> normalizedDims(Value dims, int64_t rank, std::st
     return failure();
   }
   if (named.empty()) {
+    if (!allIfEmpty)
+      return named;
     for (int64_t d = 0; d < rank; ++d)
       named.push_back(d);
     return named;
@@ -265,7 +268,8 @@ FailureOr<SmallVector<Value>> expandNormalizeDims(OpBuilder &b, Operation *op,
   RankedTensorType type = rankedOperand(operands[0], problem);
   if (!type)
     return failure();
-  auto dims = normalizedDims(operands[1], type.getRank(), problem);
+  bool insert = cast<NormalizeDimsOp>(op).getInsert();
+  auto dims = normalizedDims(operands[1], type.getRank() + (insert ? 1 : 0), problem, !insert);
   if (failed(dims))
     return failure();
   return SmallVector<Value>{constantList(b, op->getLoc(), *dims)};
@@ -400,6 +404,135 @@ FailureOr<SmallVector<Value>> expandStrEq(OpBuilder &b, StrEqOp op, ValueRange o
   return SmallVector<Value>{arith::ConstantIntOp::create(b, op.getLoc(), equal ? 1 : 0, 1)};
 }
 
+FailureOr<SmallVector<Value>> expandShapeOf(OpBuilder &b, Operation *op, ValueRange operands,
+                                            std::string &problem) {
+  RankedTensorType type = rankedOperand(operands[0], problem);
+  if (!type)
+    return failure();
+  Location loc = op->getLoc();
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    sizes.push_back(sizeOf(b, loc, operands[0], d));
+  return SmallVector<Value>{
+      ListOp::create(b, loc, ListType::get(b.getContext(), b.getI64Type()), sizes)};
+}
+
+FailureOr<SmallVector<Value>> expandDtypeOf(OpBuilder &b, Operation *op, ValueRange operands,
+                                            std::string &problem) {
+  auto type = dyn_cast<TensorType>(operands[0].getType());
+  if (!type)
+    return fail(problem, "needs a tensor of known type");
+  std::optional<int64_t> code;
+  if (isNone(operands[1]))
+    code = scalarTypeCodeFor(type.getElementType());
+  else
+    code = constantInt(operands[1]);
+  if (!code)
+    return fail(problem, "needs a constant dtype or None");
+  return SmallVector<Value>{constantI64(b, op->getLoc(), *code)};
+}
+
+FailureOr<SmallVector<Value>> expandTrailingDims(OpBuilder &b, Operation *op,
+                                                 ValueRange operands, std::string &problem) {
+  RankedTensorType type = rankedOperand(operands[0], problem);
+  if (!type)
+    return failure();
+  auto shape = constantIntList(operands[1]);
+  if (!shape)
+    return fail(problem, "needs a constant shape");
+  int64_t count = static_cast<int64_t>(shape->size()), rank = type.getRank();
+  if (count > rank)
+    return fail(problem, "has a shape of " + std::to_string(count) +
+                             " dimensions for a tensor of rank " + std::to_string(rank));
+  SmallVector<int64_t> dims;
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t d = rank - count + i, size = type.getDimSize(d);
+    if (!ShapedType::isDynamic(size) && size != (*shape)[i])
+      return fail(problem, "expects the last dimensions to be " + shapeString(*shape) +
+                               ", but the tensor is '" + typeString(type) + "'");
+    dims.push_back(d);
+  }
+  return SmallVector<Value>{constantList(b, op->getLoc(), dims)};
+}
+
+FailureOr<SmallVector<Value>> expandBroadcastTo(OpBuilder &b, Operation *op, ValueRange operands,
+                                                std::string &problem) {
+  RankedTensorType type = rankedOperand(operands[0], problem);
+  if (!type)
+    return failure();
+  auto sizes = shapeList(operands[1]);
+  if (!sizes)
+    return fail(problem, "needs a shape list");
+  Operation *list = operands[1].getDefiningOp();
+  int64_t rank = static_cast<int64_t>(sizes->size()), offset = rank - type.getRank();
+  if (offset < 0)
+    return fail(problem, "cannot expand '" + typeString(type) + "' to " +
+                             std::to_string(rank) + " dimensions");
+  Location loc = op->getLoc();
+  SmallVector<int64_t> shape;
+  SmallVector<Value> values;
+  SmallVector<int64_t> dims;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t size = (*sizes)[d];
+    Value value = list->getOperand(d);
+    if (d >= offset) {
+      int64_t local = d - offset, have = type.getDimSize(local);
+      dims.push_back(d);
+      if (size == -1) {
+        size = have;
+        value = sizeOf(b, loc, operands[0], local);
+      } else if (!ShapedType::isDynamic(size) && !ShapedType::isDynamic(have) && have != 1 &&
+                 have != size) {
+        return fail(problem, "cannot expand dimension " + std::to_string(local) + " of size " +
+                                 std::to_string(have) + " to size " + std::to_string(size));
+      }
+    } else if (size == -1) {
+      return fail(problem, "cannot use -1 for the new leading dimension " + std::to_string(d));
+    }
+    shape.push_back(size);
+    values.push_back(value);
+  }
+  Value shapeList = ListOp::create(b, loc, ListType::get(b.getContext(), b.getI64Type()), values);
+  return SmallVector<Value>{createPrim(b, loc, "prims.broadcast_in_dim",
+                                       {operands[0], shapeList, constantList(b, loc, dims)},
+                                       RankedTensorType::get(shape, type.getElementType()))};
+}
+
+FailureOr<SmallVector<Value>> expandInferShape(OpBuilder &b, Operation *op, ValueRange operands,
+                                               std::string &problem) {
+  RankedTensorType type = rankedOperand(operands[0], problem);
+  if (!type)
+    return failure();
+  if (!type.hasStaticShape())
+    return fail(problem, "needs a static shape, got '" + typeString(type) +
+                             "' (reshaping dynamic shapes is not supported yet)");
+  auto shape = constantIntList(operands[1]);
+  if (!shape)
+    return fail(problem, "needs a constant shape");
+  int64_t known = 1, inferred = -1;
+  for (auto [i, size] : llvm::enumerate(*shape)) {
+    if (size == -1) {
+      if (inferred >= 0)
+        return fail(problem, "can infer only one dimension (-1)");
+      inferred = i;
+    } else if (size < 0) {
+      return fail(problem, "has an invalid size " + std::to_string(size));
+    } else {
+      known *= size;
+    }
+  }
+  int64_t elements = type.getNumElements();
+  if (inferred >= 0) {
+    if (known == 0 || elements % known != 0)
+      return fail(problem, "cannot reshape '" + typeString(type) + "' to " + shapeString(*shape));
+    (*shape)[inferred] = elements / known;
+  } else if (known != elements) {
+    return fail(problem, "cannot reshape '" + typeString(type) + "' (" + std::to_string(elements) +
+                             " elements) to " + shapeString(*shape));
+  }
+  return SmallVector<Value>{constantList(b, op->getLoc(), *shape)};
+}
+
 } // namespace
 
 Type opal::ir::detail::promoteElementTypes(Type a, Type b) {
@@ -415,7 +548,8 @@ Type opal::ir::detail::promoteElementTypes(Type a, Type b) {
 
 bool opal::ir::detail::isTypeDirected(Operation *op) {
   return isa<PromoteOp, BroadcastTensorsOp, ToDtypeOp, NormalizeDimsOp, KeepDimsOp, CountOp,
-             TransposePermOp, IsNoneOp, StrEqOp>(op);
+             TransposePermOp, IsNoneOp, StrEqOp, ShapeOfOp, DtypeOfOp, TrailingDimsOp,
+             BroadcastToOp, InferShapeOp>(op);
 }
 
 FailureOr<SmallVector<Value>> opal::ir::detail::expandTypeDirected(OpBuilder &builder,
@@ -432,6 +566,16 @@ FailureOr<SmallVector<Value>> opal::ir::detail::expandTypeDirected(OpBuilder &bu
     return expandKeepDims(builder, op, operands, problem);
   if (isa<CountOp>(op))
     return expandCount(builder, op, operands, problem);
+  if (isa<ShapeOfOp>(op))
+    return expandShapeOf(builder, op, operands, problem);
+  if (isa<DtypeOfOp>(op))
+    return expandDtypeOf(builder, op, operands, problem);
+  if (isa<TrailingDimsOp>(op))
+    return expandTrailingDims(builder, op, operands, problem);
+  if (isa<BroadcastToOp>(op))
+    return expandBroadcastTo(builder, op, operands, problem);
+  if (isa<InferShapeOp>(op))
+    return expandInferShape(builder, op, operands, problem);
   if (isa<IsNoneOp>(op))
     return expandIsNone(builder, op, operands, problem);
   if (auto strEq = dyn_cast<StrEqOp>(op))

@@ -93,3 +93,48 @@ func.func @approximate_unknown(%x: tensor<2xf32>, %a: !opal.str) -> tensor<2xf32
   %r = aten.gelu %x, %a : (tensor<2xf32>, !opal.str) -> tensor<2xf32>
   return %r : tensor<2xf32>
 }
+
+// -----
+
+func.func @reshape_count(%x: tensor<2x6xf32>) -> tensor<5x2xf32> {
+  %a = arith.constant 5 : i64
+  %b = arith.constant 2 : i64
+  %l = opal.list %a, %b : i64, i64 -> !opal.list<i64>
+  // expected-error @below {{while decomposing aten.reshape: 'opal.infer_shape' cannot reshape 'tensor<2x6xf32>' (12 elements) to [5, 2]}}
+  %r = aten.reshape %x, %l : (tensor<2x6xf32>, !opal.list<i64>) -> tensor<5x2xf32>
+  return %r : tensor<5x2xf32>
+}
+
+// -----
+
+func.func @reshape_dynamic(%x: tensor<?x6xf32>) -> tensor<?xf32> {
+  %a = arith.constant -1 : i64
+  %l = opal.list %a : i64 -> !opal.list<i64>
+  // expected-error @below {{while decomposing aten.view: 'opal.infer_shape' needs a static shape, got 'tensor<?x6xf32>' (reshaping dynamic shapes is not supported yet)}}
+  %r = aten.view %x, %l : (tensor<?x6xf32>, !opal.list<i64>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+func.func @expand_size(%x: tensor<3xf32>) -> tensor<4xf32> {
+  %a = arith.constant 4 : i64
+  %l = opal.list %a : i64 -> !opal.list<i64>
+  %f = arith.constant false
+  // expected-error @below {{while decomposing aten.expand: 'opal.broadcast_to' cannot expand dimension 0 of size 3 to size 4}}
+  %r = aten.expand %x, %l, %f : (tensor<3xf32>, !opal.list<i64>, i1) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @layer_norm_shape(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %c4 = arith.constant 4 : i64
+  %ns = opal.list %c4 : i64 -> !opal.list<i64>
+  %n = opal.none
+  %eps = arith.constant 1.0e-5 : f64
+  %t = arith.constant true
+  // expected-error @below {{while decomposing aten.layer_norm: 'opal.trailing_dims' expects the last dimensions to be [4], but the tensor is 'tensor<2x8xf32>'}}
+  %r = aten.layer_norm %x, %ns, %n, %n, %eps, %t : (tensor<2x8xf32>, !opal.list<i64>, !opal.none, !opal.none, f64, i1) -> tensor<2x8xf32>
+  return %r : tensor<2x8xf32>
+}

@@ -927,3 +927,133 @@ func.func @clamp_max_only(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %r = aten.clamp %x, %n, %hi : (tensor<2x3xf32>, !opal.none, f64) -> tensor<2x3xf32>
   return %r : tensor<2x3xf32>
 }
+
+// -----
+
+// unsqueeze: a negative dim counts in the result's rank
+// CHECK-LABEL: func.func @unsqueeze
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<2x?xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x?x1xf32>
+// CHECK-NOT: aten.
+func.func @unsqueeze(%x: tensor<2x?xf32>) -> tensor<2x?x1xf32> {
+  %d = arith.constant -1 : i64
+  %r = aten.unsqueeze %x, %d : (tensor<2x?xf32>, i64) -> tensor<2x?x1xf32>
+  return %r : tensor<2x?x1xf32>
+}
+
+// -----
+
+// expand: -1 keeps a size, a new leading dim is added
+// CHECK-LABEL: func.func @expand
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<3x1xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<2x3x4xf32>
+// CHECK-NOT: aten.
+func.func @expand(%x: tensor<3x1xf32>) -> tensor<2x3x4xf32> {
+  %a = arith.constant 2 : i64
+  %b = arith.constant -1 : i64
+  %c = arith.constant 4 : i64
+  %l = opal.list %a, %b, %c : i64, i64, i64 -> !opal.list<i64>
+  %f = arith.constant false
+  %r = aten.expand %x, %l, %f : (tensor<3x1xf32>, !opal.list<i64>, i1) -> tensor<2x3x4xf32>
+  return %r : tensor<2x3x4xf32>
+}
+
+// -----
+
+// reshape: -1 is inferred
+// CHECK-LABEL: func.func @reshape
+// CHECK: prims.reshape {{.*}} : (tensor<2x6xf32>, !opal.list<i64>) -> tensor<3x4xf32>
+// CHECK-NOT: aten.
+func.func @reshape(%x: tensor<2x6xf32>) -> tensor<3x4xf32> {
+  %a = arith.constant -1 : i64
+  %b = arith.constant 4 : i64
+  %l = opal.list %a, %b : i64, i64 -> !opal.list<i64>
+  %r = aten.reshape %x, %l : (tensor<2x6xf32>, !opal.list<i64>) -> tensor<3x4xf32>
+  return %r : tensor<3x4xf32>
+}
+
+// -----
+
+// view
+// CHECK-LABEL: func.func @view
+// CHECK: prims.reshape {{.*}} : (tensor<12xi32>, !opal.list<i64>) -> tensor<3x4xi32>
+// CHECK-NOT: aten.
+func.func @view(%x: tensor<12xi32>) -> tensor<3x4xi32> {
+  %a = arith.constant 3 : i64
+  %b = arith.constant 4 : i64
+  %l = opal.list %a, %b : i64, i64 -> !opal.list<i64>
+  %r = aten.view %x, %l : (tensor<12xi32>, !opal.list<i64>) -> tensor<3x4xi32>
+  return %r : tensor<3x4xi32>
+}
+
+// -----
+
+// zeros_like: the shape is read at run time where dynamic
+// CHECK-LABEL: func.func @zeros_like
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, i64, i64, !opal.device, i1) -> tensor<?x3xf32>
+// CHECK-NOT: aten.
+func.func @zeros_like(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  %n = opal.none
+  %r = aten.zeros_like %x, %n, %n, %n, %n, %n : (tensor<?x3xf32>, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> tensor<?x3xf32>
+  return %r : tensor<?x3xf32>
+}
+
+// -----
+
+// ones_like with a dtype (float64 = 7)
+// CHECK-LABEL: func.func @ones_like
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, i64, i64, !opal.device, i1) -> tensor<2x3xf64>
+// CHECK-NOT: aten.
+func.func @ones_like(%x: tensor<2x3xi64>) -> tensor<2x3xf64> {
+  %n = opal.none
+  %dt = arith.constant 7 : i64
+  %r = aten.ones_like %x, %dt, %n, %n, %n, %n : (tensor<2x3xi64>, i64, !opal.none, !opal.none, !opal.none, !opal.none) -> tensor<2x3xf64>
+  return %r : tensor<2x3xf64>
+}
+
+// -----
+
+// full_like
+// CHECK-LABEL: func.func @full_like
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, f64, i64, !opal.device, i1) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @full_like(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %n = opal.none
+  %v = arith.constant 2.5 : f64
+  %r = aten.full_like %x, %v, %n, %n, %n, %n, %n : (tensor<2x3xf32>, f64, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// layer_norm over the last dim, with weight and bias
+// CHECK-LABEL: func.func @layer_norm
+// CHECK: prims.sum {{.*}} : (tensor<?x8xf32>, !opal.list<i64>, !opal.none) -> tensor<?xf32>
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, i64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<?xf32>
+// CHECK: prims.div {{.*}} : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<?xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<?x1xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<?x1xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<?x8xf32>
+// CHECK: prims.sub {{.*}} : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+// CHECK: prims.mul {{.*}} : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+// CHECK: prims.sum {{.*}} : (tensor<?x8xf32>, !opal.list<i64>, !opal.none) -> tensor<?xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<?xf32>
+// CHECK: prims.div {{.*}} : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, f64, i64, !opal.device, i1) -> tensor<f32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<?xf32>
+// CHECK: prims.add {{.*}} : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+// CHECK: prims.rsqrt {{.*}} : (tensor<?xf32>) -> tensor<?xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<?xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<?x1xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<?x1xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<?x8xf32>
+// CHECK: prims.mul {{.*}} : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<8xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<?x8xf32>
+// CHECK: prims.mul {{.*}} : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<8xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<?x8xf32>
+// CHECK: prims.add {{.*}} : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+// CHECK-NOT: aten.
+func.func @layer_norm(%x: tensor<?x8xf32>, %w: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<?x8xf32> {
+  %c8 = arith.constant 8 : i64
+  %ns = opal.list %c8 : i64 -> !opal.list<i64>
+  %eps = arith.constant 1.0e-5 : f64
+  %t = arith.constant true
+  %r = aten.layer_norm %x, %ns, %w, %b, %eps, %t : (tensor<?x8xf32>, !opal.list<i64>, tensor<8xf32>, tensor<8xf32>, f64, i1) -> tensor<?x8xf32>
+  return %r : tensor<?x8xf32>
+}

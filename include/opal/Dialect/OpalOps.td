@@ -156,9 +156,11 @@ def Opal_NormalizeDimsOp : Opal_Op<"normalize_dims", [Pure, ParentOneOf<["Decomp
     ```
     `dims` is an int, a list of ints or None. Negative dimensions count from
     the end; None and the empty list mean every dimension (PyTorch's rule for
-    reductions). A dimension out of range or named twice is an error.
+    reductions). A dimension out of range or named twice is an error. With
+    `insert`, dims name positions of a result with one more dimension (as
+    `unsqueeze` does).
   }];
-  let arguments = (ins AnyTensorOrGeneric:$value, AnyType:$dims);
+  let arguments = (ins AnyTensorOrGeneric:$value, AnyType:$dims, UnitAttr:$insert);
   let results = (outs Opal_ListType:$result);
   let assemblyFormat = "$value `,` $dims attr-dict `:` type($value) `,` type($dims) `->` qualified(type($result))";
 }
@@ -255,6 +257,77 @@ def Opal_StaticIfOp : Opal_Op<"static_if", []> {
   let regions = (region SizedRegion<1>:$then_region, SizedRegion<1>:$else_region);
   let assemblyFormat = "$condition (`->` type($results)^)? $then_region `else` $else_region attr-dict";
   let hasVerifier = 1;
+}
+
+def Opal_ShapeOfOp : Opal_Op<"shape_of", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
+  let summary = "the shape of a tensor as a shape list";
+  let description = [{
+    ```mlir
+    %shape = opal.shape_of %x : !opal.tensor -> !opal.list<i64>
+    ```
+    Static sizes become constants, dynamic ones `tensor.dim` values.
+  }];
+  let arguments = (ins AnyTensorOrGeneric:$value);
+  let results = (outs Opal_ListType:$result);
+  let assemblyFormat = "$value attr-dict `:` type($value) `->` qualified(type($result))";
+}
+
+def Opal_DtypeOfOp : Opal_Op<"dtype_of", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
+  let summary = "an optional dtype argument, or else the tensor's dtype";
+  let description = [{
+    ```mlir
+    %code = opal.dtype_of %self, %dtype : !opal.tensor, !opal.none -> i64
+    ```
+    The ScalarType code (a constant) of `dtype` if the use passed one, else
+    of the tensor's element type.
+  }];
+  let arguments = (ins AnyTensorOrGeneric:$value, AnyType:$dtype);
+  let results = (outs I64:$result);
+  let assemblyFormat = "$value `,` $dtype attr-dict `:` type($value) `,` type($dtype) `->` type($result)";
+}
+
+def Opal_TrailingDimsOp : Opal_Op<"trailing_dims", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
+  let summary = "the last dimensions of a tensor, matched against a shape";
+  let description = [{
+    ```mlir
+    %dims = opal.trailing_dims %x, %normalized_shape : !opal.tensor, !opal.list<i64> -> !opal.list<i64>
+    ```
+    The last `len(shape)` dimensions of the tensor, whose sizes must be the
+    shape's (as `layer_norm` requires).
+  }];
+  let arguments = (ins AnyTensorOrGeneric:$value, Opal_ListType:$shape);
+  let results = (outs Opal_ListType:$result);
+  let assemblyFormat = "$value `,` $shape attr-dict `:` type($value) `,` qualified(type($shape)) `->` qualified(type($result))";
+}
+
+def Opal_BroadcastToOp : Opal_Op<"broadcast_to", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
+  let summary = "broadcasts a tensor to a given shape (-1 keeps a size)";
+  let description = [{
+    ```mlir
+    %e = opal.broadcast_to %x, %size : !opal.tensor, !opal.list<i64> -> !opal.tensor
+    ```
+    PyTorch's `expand`: sizes align at the right, new leading dimensions
+    are added, `-1` keeps the tensor's size, and only size-1 dimensions
+    stretch. Becomes a `prims.broadcast_in_dim`.
+  }];
+  let arguments = (ins AnyTensorOrGeneric:$value, Opal_ListType:$size);
+  let results = (outs AnyTensorOrGeneric:$result);
+  let assemblyFormat = "$value `,` $size attr-dict `:` type($value) `,` qualified(type($size)) `->` type($result)";
+}
+
+def Opal_InferShapeOp : Opal_Op<"infer_shape", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
+  let summary = "a reshape target with its -1 resolved";
+  let description = [{
+    ```mlir
+    %s = opal.infer_shape %x, %shape : !opal.tensor, !opal.list<i64> -> !opal.list<i64>
+    ```
+    The shape with one `-1` replaced by the size that keeps the number of
+    elements; the tensor's shape must be static and the element counts must
+    match.
+  }];
+  let arguments = (ins AnyTensorOrGeneric:$value, Opal_ListType:$shape);
+  let results = (outs Opal_ListType:$result);
+  let assemblyFormat = "$value `,` $shape attr-dict `:` type($value) `,` qualified(type($shape)) `->` qualified(type($result))";
 }
 
 #endif // OPAL_DIALECT_OPALOPS_TD
