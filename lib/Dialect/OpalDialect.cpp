@@ -50,12 +50,19 @@ LogicalResult ListOp::verify() {
   return success();
 }
 
+/// opal.promote and opal.broadcast_tensors map operand i to result i.
+static LogicalResult verifyOneResultPerOperand(Operation *op) {
+  if (op->getNumOperands() != op->getNumResults())
+    return op->emitOpError() << "has " << op->getNumOperands() << " operands but "
+                             << op->getNumResults() << " results; it needs one result per operand";
+  if (op->getNumOperands() == 0)
+    return op->emitOpError() << "needs at least one operand";
+  return success();
+}
+
 LogicalResult PromoteOp::verify() {
-  if (getValues().size() != getResults().size())
-    return emitOpError() << "has " << getValues().size() << " operands but "
-                         << getResults().size() << " results; it needs one result per operand";
-  if (getValues().empty())
-    return emitOpError() << "needs at least one operand";
+  if (failed(verifyOneResultPerOperand(*this)))
+    return failure();
   for (auto [index, value] : llvm::enumerate(getValues())) {
     Type type = value.getType();
     bool scalar = type.isSignlessInteger(1) || type.isSignlessInteger(64) || type.isF64();
@@ -66,14 +73,7 @@ LogicalResult PromoteOp::verify() {
   return success();
 }
 
-LogicalResult BroadcastTensorsOp::verify() {
-  if (getValues().size() != getResults().size())
-    return emitOpError() << "has " << getValues().size() << " operands but "
-                         << getResults().size() << " results; it needs one result per operand";
-  if (getValues().empty())
-    return emitOpError() << "needs at least one operand";
-  return success();
-}
+LogicalResult BroadcastTensorsOp::verify() { return verifyOneResultPerOperand(*this); }
 
 LogicalResult StrEqOp::verify() {
   if (!(*this)->getParentOfType<DecompositionOp>())

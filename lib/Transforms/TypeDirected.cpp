@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringMap.h"
 
 using namespace mlir;
 using namespace opal::ir;
@@ -546,41 +547,52 @@ Type opal::ir::detail::promoteElementTypes(Type a, Type b) {
   return wa > wb ? a : b;
 }
 
+namespace {
+
+using Expander = FailureOr<SmallVector<Value>> (*)(OpBuilder &, Operation *, ValueRange,
+                                                   std::string &);
+
+/// The expansion of each type-directed op, by op name.
+const llvm::StringMap<Expander> &expanders() {
+  static const llvm::StringMap<Expander> table = [] {
+    llvm::StringMap<Expander> t;
+    t[PromoteOp::getOperationName()] = [](OpBuilder &b, Operation *op, ValueRange operands,
+                                          std::string &problem) {
+      return expandPromote(b, cast<PromoteOp>(op), operands, problem);
+    };
+    t[ToDtypeOp::getOperationName()] = [](OpBuilder &b, Operation *op, ValueRange operands,
+                                          std::string &problem) {
+      return expandToDtype(b, cast<ToDtypeOp>(op), operands, problem);
+    };
+    t[StrEqOp::getOperationName()] = [](OpBuilder &b, Operation *op, ValueRange operands,
+                                        std::string &problem) {
+      return expandStrEq(b, cast<StrEqOp>(op), operands, problem);
+    };
+    t[BroadcastTensorsOp::getOperationName()] = expandBroadcast;
+    t[NormalizeDimsOp::getOperationName()] = expandNormalizeDims;
+    t[KeepDimsOp::getOperationName()] = expandKeepDims;
+    t[CountOp::getOperationName()] = expandCount;
+    t[ShapeOfOp::getOperationName()] = expandShapeOf;
+    t[DtypeOfOp::getOperationName()] = expandDtypeOf;
+    t[TrailingDimsOp::getOperationName()] = expandTrailingDims;
+    t[BroadcastToOp::getOperationName()] = expandBroadcastTo;
+    t[InferShapeOp::getOperationName()] = expandInferShape;
+    t[IsNoneOp::getOperationName()] = expandIsNone;
+    t[TransposePermOp::getOperationName()] = expandTransposePerm;
+    return t;
+  }();
+  return table;
+}
+
+} // namespace
+
 bool opal::ir::detail::isTypeDirected(Operation *op) {
-  return isa<PromoteOp, BroadcastTensorsOp, ToDtypeOp, NormalizeDimsOp, KeepDimsOp, CountOp,
-             TransposePermOp, IsNoneOp, StrEqOp, ShapeOfOp, DtypeOfOp, TrailingDimsOp,
-             BroadcastToOp, InferShapeOp>(op);
+  return expanders().count(op->getName().getStringRef());
 }
 
 FailureOr<SmallVector<Value>> opal::ir::detail::expandTypeDirected(OpBuilder &builder,
                                                                    Operation *op,
                                                                    ValueRange operands,
                                                                    std::string &problem) {
-  if (auto promote = dyn_cast<PromoteOp>(op))
-    return expandPromote(builder, promote, operands, problem);
-  if (auto toDtype = dyn_cast<ToDtypeOp>(op))
-    return expandToDtype(builder, toDtype, operands, problem);
-  if (isa<NormalizeDimsOp>(op))
-    return expandNormalizeDims(builder, op, operands, problem);
-  if (isa<KeepDimsOp>(op))
-    return expandKeepDims(builder, op, operands, problem);
-  if (isa<CountOp>(op))
-    return expandCount(builder, op, operands, problem);
-  if (isa<ShapeOfOp>(op))
-    return expandShapeOf(builder, op, operands, problem);
-  if (isa<DtypeOfOp>(op))
-    return expandDtypeOf(builder, op, operands, problem);
-  if (isa<TrailingDimsOp>(op))
-    return expandTrailingDims(builder, op, operands, problem);
-  if (isa<BroadcastToOp>(op))
-    return expandBroadcastTo(builder, op, operands, problem);
-  if (isa<InferShapeOp>(op))
-    return expandInferShape(builder, op, operands, problem);
-  if (isa<IsNoneOp>(op))
-    return expandIsNone(builder, op, operands, problem);
-  if (auto strEq = dyn_cast<StrEqOp>(op))
-    return expandStrEq(builder, strEq, operands, problem);
-  if (isa<TransposePermOp>(op))
-    return expandTransposePerm(builder, op, operands, problem);
-  return expandBroadcast(builder, op, operands, problem);
+  return expanders().lookup(op->getName().getStringRef())(builder, op, operands, problem);
 }
