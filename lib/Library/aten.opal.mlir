@@ -603,6 +603,13 @@ opal.library "aten" {
     %r = opal.keep_dims %self, %d, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
+  opal.def "squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)"
+  opal.decomposition "squeeze.dim" {
+  ^bb0(%self: !opal.tensor, %dim: i64):
+    %d = opal.normalize_dims %self, %dim {size_one} : !opal.tensor, i64 -> !opal.list<i64>
+    %r = prims.squeeze %self, %d : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
   opal.def "expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)"
   opal.decomposition "expand" {
   ^bb0(%self: !opal.tensor, %size: !opal.list<i64>, %implicit: i1):

@@ -37,6 +37,7 @@ opal.library "prims" {
   // Shapes: dims, shape and permutation operands must be constant lists.
   opal.def "broadcast_in_dim(Tensor(a) a, SymInt[] shape, int[] broadcast_dimensions) -> Tensor(a)"
   opal.def "transpose(Tensor(a) a, int[] permutation) -> Tensor(a)"
+  opal.def "squeeze(Tensor(a) a, int[] dimensions) -> Tensor(a)"
   opal.def "reshape(Tensor a, SymInt[] shape) -> Tensor"
   // Creation.
   opal.def "full(SymInt[] shape, Scalar fill_value, *, ScalarType dtype, Device device, bool requires_grad) -> Tensor"

@@ -103,6 +103,23 @@ FailureOr<SmallVector<Type>> opal::ir::inferPrimResultTypes(Operation *op,
       return fail(problem, "needs a concrete tensor and a constant shape list");
     return SmallVector<Type>{RankedTensorType::get(*shape, elementOf(operands[0]))};
   }
+  if (name == "prims.squeeze") {
+    auto dims = constantIntList(operands[1]);
+    auto type = dyn_cast<RankedTensorType>(operands[0].getType());
+    if (!type || !dims)
+      return fail(problem, "needs a ranked tensor and constant dimensions");
+    SmallVector<int64_t> shape;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!llvm::is_contained(*dims, d)) {
+        shape.push_back(type.getDimSize(d));
+        continue;
+      }
+      if (type.getDimSize(d) != 1)
+        return fail(problem, "can only remove dimensions of static size 1, but dimension " +
+                                 std::to_string(d) + " of " + typeString(type) + " is not");
+    }
+    return SmallVector<Type>{RankedTensorType::get(shape, type.getElementType())};
+  }
   if (name == "prims.transpose") {
     auto permutation = constantIntList(operands[1]);
     auto type = dyn_cast<RankedTensorType>(operands[0].getType());

@@ -167,6 +167,50 @@ LogicalResult lowerTranspose(Operation *op, PatternRewriter &rewriter) {
   return success();
 }
 
+std::string squeezeProblem(Operation *op) {
+  if (std::string p = rankedOperands(op, 1); !p.empty())
+    return p;
+  auto input = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto result = cast<RankedTensorType>(op->getResult(0).getType());
+  auto dims = constantIntList(op->getOperand(1));
+  if (!dims)
+    return "needs a constant dimensions list";
+  SmallVector<int64_t> kept;
+  for (int64_t d = 0; d < input.getRank(); ++d) {
+    bool removed = llvm::is_contained(*dims, d);
+    if (removed && input.getDimSize(d) != 1)
+      return "can only remove dimensions of static size 1, but dimension " + std::to_string(d) +
+             " of " + typeString(input) + " is not";
+    if (!removed)
+      kept.push_back(input.getDimSize(d));
+  }
+  if (ArrayRef<int64_t>(kept) != result.getShape())
+    return "has result " + typeString(result) + ", which is not the input without dimensions " +
+           "of size 1";
+  return "";
+}
+
+/// A collapse_shape: each kept dimension takes the removed ones before it;
+/// removed ones at the end join the last kept dimension.
+LogicalResult lowerSqueeze(Operation *op, PatternRewriter &rewriter) {
+  auto input = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<int64_t> dims = *constantIntList(op->getOperand(1));
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices pending;
+  for (int64_t d = 0; d < input.getRank(); ++d) {
+    pending.push_back(d);
+    if (llvm::is_contained(dims, d))
+      continue;
+    groups.push_back(pending);
+    pending.clear();
+  }
+  if (!groups.empty())
+    groups.back().append(pending.begin(), pending.end());
+  rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, resultType, op->getOperand(0), groups);
+  return success();
+}
+
 std::string reshapeProblem(Operation *op) {
   if (std::string p = rankedOperands(op, 1); !p.empty())
     return p;
@@ -458,6 +502,7 @@ const llvm::StringMap<Lowering> &lowerings() {
       {"prims.broadcast_in_dim", {broadcastProblem, lowerBroadcast}},
       {"prims.transpose", {transposeProblem, lowerTranspose}},
       {"prims.reshape", {reshapeProblem, lowerReshape}},
+      {"prims.squeeze", {squeezeProblem, lowerSqueeze}},
       {"prims.full", {fullProblem, lowerFull}},
       {"prims.iota", {iotaProblem, lowerIota}},
       {"prims.sum", {reductionProblem, lowerReduction}},

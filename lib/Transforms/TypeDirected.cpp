@@ -273,6 +273,8 @@ FailureOr<SmallVector<Value>> expandNormalizeDims(OpBuilder &b, Operation *op,
   auto dims = normalizedDims(operands[1], type.getRank() + (insert ? 1 : 0), problem, !insert);
   if (failed(dims))
     return failure();
+  if (cast<NormalizeDimsOp>(op).getSizeOne())
+    llvm::erase_if(*dims, [&](int64_t d) { return type.getDimSize(d) != 1; });
   return SmallVector<Value>{constantList(b, op->getLoc(), *dims)};
 }
 

@@ -1057,3 +1057,27 @@ func.func @layer_norm(%x: tensor<?x8xf32>, %w: tensor<8xf32>, %b: tensor<8xf32>)
   %r = aten.layer_norm %x, %ns, %w, %b, %eps, %t : (tensor<?x8xf32>, !opal.list<i64>, tensor<8xf32>, tensor<8xf32>, f64, i1) -> tensor<?x8xf32>
   return %r : tensor<?x8xf32>
 }
+
+// -----
+
+// squeeze.dim: removes a dim of size 1
+// CHECK-LABEL: func.func @squeeze_dim
+// CHECK: prims.squeeze {{.*}} : (tensor<2x1x?xf32>, !opal.list<i64>) -> tensor<2x?xf32>
+// CHECK-NOT: aten.
+func.func @squeeze_dim(%x: tensor<2x1x?xf32>) -> tensor<2x?xf32> {
+  %d = arith.constant -2 : i64
+  %r = aten.squeeze.dim %x, %d : (tensor<2x1x?xf32>, i64) -> tensor<2x?xf32>
+  return %r : tensor<2x?xf32>
+}
+
+// -----
+
+// squeeze.dim: a dim of another size stays
+// CHECK-LABEL: func.func @squeeze_dim_kept
+// CHECK: prims.squeeze {{.*}} : (tensor<2x3xf32>, !opal.list<i64>) -> tensor<2x3xf32>
+// CHECK-NOT: aten.
+func.func @squeeze_dim_kept(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %d = arith.constant 0 : i64
+  %r = aten.squeeze.dim %x, %d : (tensor<2x3xf32>, i64) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}

@@ -96,3 +96,13 @@ func.func @reshape_count(%x: tensor<2x6xf32>) {
   %r = prims.reshape %x, %shape : (tensor<2x6xf32>, !opal.list<i64>) -> tensor<5x5xf32>
   return
 }
+
+// -----
+
+func.func @squeeze_not_one(%x: tensor<2x3xf32>) {
+  %c0 = arith.constant 0 : i64
+  %l = opal.list %c0 : i64 -> !opal.list<i64>
+  // expected-error @+1 {{'prims.squeeze' op cannot be lowered to linalg: it can only remove dimensions of static size 1, but dimension 0 of tensor<2x3xf32> is not}}
+  %r = prims.squeeze %x, %l : (tensor<2x3xf32>, !opal.list<i64>) -> tensor<3xf32>
+  return
+}

@@ -182,3 +182,22 @@ func.func @creation(%x: tensor<2x6xf32>, %fill: f64, %n: i64) -> (tensor<3x4xf32
   %iota = prims.iota %n, %c0, %c2, %long, %cpu, %false : (i64, i64, i64, i64, !opal.device, i1) -> tensor<?xi64>
   return %r, %full, %iota : tensor<3x4xf32>, tensor<2x3xf32>, tensor<?xi64>
 }
+
+// -----
+
+// squeeze: a collapse_shape; removed dims join the kept dim after them, or
+// the last one; removing every dim gives a 0-d tensor.
+// CHECK-LABEL: func.func @squeeze
+// CHECK: tensor.collapse_shape %arg0 {{\[\[}}0, 1], [2, 3, 4]] : tensor<1x?x1x4x1xf32> into tensor<?x4xf32>
+// CHECK: tensor.collapse_shape %arg1 [] : tensor<1x1xf32> into tensor<f32>
+func.func @squeeze(%x: tensor<1x?x1x4x1xf32>, %y: tensor<1x1xf32>) -> (tensor<?x4xf32>, tensor<f32>) {
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %c2 = arith.constant 2 : i64
+  %c4 = arith.constant 4 : i64
+  %l = opal.list %c0, %c2, %c4 : i64, i64, i64 -> !opal.list<i64>
+  %r = prims.squeeze %x, %l : (tensor<1x?x1x4x1xf32>, !opal.list<i64>) -> tensor<?x4xf32>
+  %l2 = opal.list %c0, %c1 : i64, i64 -> !opal.list<i64>
+  %s = prims.squeeze %y, %l2 : (tensor<1x1xf32>, !opal.list<i64>) -> tensor<f32>
+  return %r, %s : tensor<?x4xf32>, tensor<f32>
+}

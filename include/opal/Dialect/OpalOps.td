@@ -158,9 +158,11 @@ def Opal_NormalizeDimsOp : Opal_Op<"normalize_dims", [Pure, ParentOneOf<["Decomp
     the end; None and the empty list mean every dimension (PyTorch's rule for
     reductions). A dimension out of range or named twice is an error. With
     `insert`, dims name positions of a result with one more dimension (as
-    `unsqueeze` does).
+    `unsqueeze` does). With `size_one`, only the dims of static size 1 are
+    kept (those `squeeze` removes).
   }];
-  let arguments = (ins AnyTensorOrGeneric:$value, AnyType:$dims, UnitAttr:$insert);
+  let arguments = (ins AnyTensorOrGeneric:$value, AnyType:$dims, UnitAttr:$insert,
+                       UnitAttr:$size_one);
   let results = (outs Opal_ListType:$result);
   let assemblyFormat = "$value `,` $dims attr-dict `:` type($value) `,` type($dims) `->` qualified(type($result))";
 }
