@@ -728,4 +728,89 @@ opal.library "aten" {
     }
     opal.yield %r : !opal.tensor
   }
+  // matmul by rank: dot, vector-matrix, matrix-vector, mm, and bmm for 3-d
+  // operands (a 2-d operand is broadcast along the other's batch).
+  opal.def "matmul(Tensor self, Tensor other) -> Tensor"
+  opal.decomposition "matmul" {
+  ^bb0(%self: !opal.tensor, %other: !opal.tensor):
+    %a, %b = opal.promote %self, %other : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %true = arith.constant true
+    %a1 = opal.has_rank %a, 1 : !opal.tensor -> i1
+    %b1 = opal.has_rank %b, 1 : !opal.tensor -> i1
+    %a2 = opal.has_rank %a, 2 : !opal.tensor -> i1
+    %b2 = opal.has_rank %b, 2 : !opal.tensor -> i1
+    %r = opal.static_if %a1 -> !opal.tensor {
+      %v = opal.static_if %b1 -> !opal.tensor {
+        %m = prims.mul %a, %b : (!opal.tensor, !opal.tensor) -> !opal.tensor
+        %none = opal.none
+        %s = prims.sum %m, %none, %none : (!opal.tensor, !opal.none, !opal.none) -> !opal.tensor
+        opal.yield %s : !opal.tensor
+      } else {
+        %c0 = arith.constant 0 : i64
+        %d = opal.normalize_dims %a, %c0 {insert} : !opal.tensor, i64 -> !opal.list<i64>
+        %row = opal.keep_dims %a, %d, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+        %p = prims.mm %row, %b : (!opal.tensor, !opal.tensor) -> !opal.tensor
+        %s = prims.squeeze %p, %d : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+        opal.yield %s : !opal.tensor
+      }
+      opal.yield %v : !opal.tensor
+    } else {
+      %v = opal.static_if %b1 -> !opal.tensor {
+        %c1 = arith.constant 1 : i64
+        %d = opal.normalize_dims %b, %c1 {insert} : !opal.tensor, i64 -> !opal.list<i64>
+        %col = opal.keep_dims %b, %d, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+        %p = prims.mm %a, %col : (!opal.tensor, !opal.tensor) -> !opal.tensor
+        %last = opal.normalize_dims %a, %c1 : !opal.tensor, i64 -> !opal.list<i64>
+        %s = prims.squeeze %p, %last : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+        opal.yield %s : !opal.tensor
+      } else {
+        %both2 = opal.static_if %a2 -> !opal.tensor {
+          %w = opal.static_if %b2 -> !opal.tensor {
+            %p = prims.mm %a, %b : (!opal.tensor, !opal.tensor) -> !opal.tensor
+            opal.yield %p : !opal.tensor
+          } else {
+            %batch = opal.dim_size %b, 0 : !opal.tensor -> i64
+            %keep = arith.constant -1 : i64
+            %shape = opal.list %batch, %keep, %keep : i64, i64, i64 -> !opal.list<i64>
+            %ab = opal.broadcast_to %a, %shape : !opal.tensor, !opal.list<i64> -> !opal.tensor
+            %p = prims.bmm %ab, %b : (!opal.tensor, !opal.tensor) -> !opal.tensor
+            opal.yield %p : !opal.tensor
+          }
+          opal.yield %w : !opal.tensor
+        } else {
+          %w = opal.static_if %b2 -> !opal.tensor {
+            %batch = opal.dim_size %a, 0 : !opal.tensor -> i64
+            %keep = arith.constant -1 : i64
+            %shape = opal.list %batch, %keep, %keep : i64, i64, i64 -> !opal.list<i64>
+            %bb = opal.broadcast_to %b, %shape : !opal.tensor, !opal.list<i64> -> !opal.tensor
+            %p = prims.bmm %a, %bb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+            opal.yield %p : !opal.tensor
+          } else {
+            %p = prims.bmm %a, %b : (!opal.tensor, !opal.tensor) -> !opal.tensor
+            opal.yield %p : !opal.tensor
+          }
+          opal.yield %w : !opal.tensor
+        }
+        opal.yield %both2 : !opal.tensor
+      }
+      opal.yield %v : !opal.tensor
+    }
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor"
+  opal.decomposition "linear" {
+  ^bb0(%input: !opal.tensor, %weight: !opal.tensor, %bias: !opal.tensor):
+    %wt = aten.t %weight : (!opal.tensor) -> !opal.tensor
+    %y = aten.matmul %input, %wt : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %no_bias = opal.is_none %bias : !opal.tensor -> i1
+    %r = opal.static_if %no_bias -> !opal.tensor {
+      opal.yield %y : !opal.tensor
+    } else {
+      %yp, %bp = opal.promote %y, %bias : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+      %yb, %bb = opal.broadcast_tensors %yp, %bp : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+      %a = prims.add %yb, %bb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      opal.yield %a : !opal.tensor
+    }
+    opal.yield %r : !opal.tensor
+  }
 }

@@ -536,6 +536,29 @@ FailureOr<SmallVector<Value>> expandInferShape(OpBuilder &b, Operation *op, Valu
   return SmallVector<Value>{constantList(b, op->getLoc(), *shape)};
 }
 
+FailureOr<SmallVector<Value>> expandHasRank(OpBuilder &b, Operation *op, ValueRange operands,
+                                            std::string &problem) {
+  RankedTensorType type = rankedOperand(operands[0], problem);
+  if (!type)
+    return failure();
+  bool has = type.getRank() == cast<HasRankOp>(op).getRank();
+  return SmallVector<Value>{arith::ConstantIntOp::create(b, op->getLoc(), has ? 1 : 0, 1)};
+}
+
+FailureOr<SmallVector<Value>> expandDimSize(OpBuilder &b, Operation *op, ValueRange operands,
+                                            std::string &problem) {
+  RankedTensorType type = rankedOperand(operands[0], problem);
+  if (!type)
+    return failure();
+  int64_t d = cast<DimSizeOp>(op).getDim();
+  if (d < -type.getRank() || d >= type.getRank())
+    return fail(problem, "dimension " + std::to_string(d) + " is out of range for '" +
+                             typeString(type) + "'");
+  if (d < 0)
+    d += type.getRank();
+  return SmallVector<Value>{sizeOf(b, op->getLoc(), operands[0], d)};
+}
+
 } // namespace
 
 Type opal::ir::detail::promoteElementTypes(Type a, Type b) {
@@ -581,6 +604,8 @@ const llvm::StringMap<Expander> &expanders() {
     t[InferShapeOp::getOperationName()] = expandInferShape;
     t[IsNoneOp::getOperationName()] = expandIsNone;
     t[TransposePermOp::getOperationName()] = expandTransposePerm;
+    t[HasRankOp::getOperationName()] = expandHasRank;
+    t[DimSizeOp::getOperationName()] = expandDimSize;
     return t;
   }();
   return table;

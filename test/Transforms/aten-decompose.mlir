@@ -1081,3 +1081,78 @@ func.func @squeeze_dim_kept(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %r = aten.squeeze.dim %x, %d : (tensor<2x3xf32>, i64) -> tensor<2x3xf32>
   return %r : tensor<2x3xf32>
 }
+
+// -----
+
+// matmul of two vectors: a dot product (0-d)
+// CHECK-LABEL: func.func @matmul_dot
+// CHECK: prims.mul {{.*}} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+// CHECK: prims.sum {{.*}} : (tensor<3xf32>, !opal.none, !opal.none) -> tensor<f32>
+// CHECK-NOT: aten.
+func.func @matmul_dot(%a: tensor<3xf32>) -> tensor<f32> {
+  %r = aten.matmul %a, %a : (tensor<3xf32>, tensor<3xf32>) -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// -----
+
+// matmul vector @ matrix: unsqueeze, mm, squeeze
+// CHECK-LABEL: func.func @matmul_vm
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<3xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<1x3xf32>
+// CHECK: prims.mm {{.*}} : (tensor<1x3xf32>, tensor<3x4xf32>) -> tensor<1x4xf32>
+// CHECK: prims.squeeze {{.*}} : (tensor<1x4xf32>, !opal.list<i64>) -> tensor<4xf32>
+// CHECK-NOT: aten.
+func.func @matmul_vm(%a: tensor<3xf32>, %b: tensor<3x4xf32>) -> tensor<4xf32> {
+  %r = aten.matmul %a, %b : (tensor<3xf32>, tensor<3x4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// matmul matrix @ vector
+// CHECK-LABEL: func.func @matmul_mv
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<3xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<3x1xf32>
+// CHECK: prims.mm {{.*}} : (tensor<5x3xf32>, tensor<3x1xf32>) -> tensor<5x1xf32>
+// CHECK: prims.squeeze {{.*}} : (tensor<5x1xf32>, !opal.list<i64>) -> tensor<5xf32>
+// CHECK-NOT: aten.
+func.func @matmul_mv(%a: tensor<5x3xf32>, %b: tensor<3xf32>) -> tensor<5xf32> {
+  %r = aten.matmul %a, %b : (tensor<5x3xf32>, tensor<3xf32>) -> tensor<5xf32>
+  return %r : tensor<5xf32>
+}
+
+// -----
+
+// matmul of matrices: mm
+// CHECK-LABEL: func.func @matmul_mm
+// CHECK: prims.mm {{.*}} : (tensor<5x3xf32>, tensor<3x4xf32>) -> tensor<5x4xf32>
+// CHECK-NOT: aten.
+func.func @matmul_mm(%a: tensor<5x3xf32>, %b: tensor<3x4xf32>) -> tensor<5x4xf32> {
+  %r = aten.matmul %a, %b : (tensor<5x3xf32>, tensor<3x4xf32>) -> tensor<5x4xf32>
+  return %r : tensor<5x4xf32>
+}
+
+// -----
+
+// matmul 3-d @ 2-d: the matrix is broadcast along the (dynamic) batch, then bmm
+// CHECK-LABEL: func.func @matmul_batched
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<3x4xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<?x3x4xf32>
+// CHECK: prims.bmm {{.*}} : (tensor<?x5x3xf32>, tensor<?x3x4xf32>) -> tensor<?x5x4xf32>
+// CHECK-NOT: aten.
+func.func @matmul_batched(%a: tensor<?x5x3xf32>, %b: tensor<3x4xf32>) -> tensor<?x5x4xf32> {
+  %r = aten.matmul %a, %b : (tensor<?x5x3xf32>, tensor<3x4xf32>) -> tensor<?x5x4xf32>
+  return %r : tensor<?x5x4xf32>
+}
+
+// -----
+
+// linear: input @ weight.t() + bias
+// CHECK-LABEL: func.func @linear
+// CHECK: prims.transpose {{.*}} : (tensor<4x3xf32>, !opal.list<i64>) -> tensor<3x4xf32>
+// CHECK: prims.mm {{.*}} : (tensor<?x3xf32>, tensor<3x4xf32>) -> tensor<?x4xf32>
+// CHECK: prims.broadcast_in_dim {{.*}} : (tensor<4xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<?x4xf32>
+// CHECK: prims.add {{.*}} : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+// CHECK-NOT: aten.
+func.func @linear(%x: tensor<?x3xf32>, %w: tensor<4x3xf32>, %b: tensor<4xf32>) -> tensor<?x4xf32> {
+  %r = aten.linear %x, %w, %b : (tensor<?x3xf32>, tensor<4x3xf32>, tensor<4xf32>) -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}

@@ -332,4 +332,31 @@ def Opal_InferShapeOp : Opal_Op<"infer_shape", [Pure, ParentOneOf<["Decompositio
   let assemblyFormat = "$value `,` $shape attr-dict `:` type($value) `,` qualified(type($shape)) `->` qualified(type($result))";
 }
 
+def Opal_HasRankOp : Opal_Op<"has_rank", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
+  let summary = "whether a tensor has a given rank, known per use";
+  let description = [{
+    ```mlir
+    %vector = opal.has_rank %x, 1 : !opal.tensor -> i1
+    ```
+    Becomes a constant, for `opal.static_if` (as `matmul` needs).
+  }];
+  let arguments = (ins AnyTensorOrGeneric:$value, I64Attr:$rank);
+  let results = (outs I1:$result);
+  let assemblyFormat = "$value `,` $rank attr-dict `:` type($value) `->` type($result)";
+}
+
+def Opal_DimSizeOp : Opal_Op<"dim_size", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
+  let summary = "the size of one dimension of a tensor";
+  let description = [{
+    ```mlir
+    %batch = opal.dim_size %x, 0 : !opal.tensor -> i64
+    ```
+    A constant when static, a `tensor.dim` otherwise; negative dims count
+    from the end.
+  }];
+  let arguments = (ins AnyTensorOrGeneric:$value, I64Attr:$dim);
+  let results = (outs I64:$result);
+  let assemblyFormat = "$value `,` $dim attr-dict `:` type($value) `->` type($result)";
+}
+
 #endif // OPAL_DIALECT_OPALOPS_TD
