@@ -45,3 +45,40 @@ def test_aten_schemas_match_pytorch():
         key = text.split("(")[0]
         assert key in theirs, f"{key} is not a PyTorch operator"
         assert text == theirs[key]
+
+
+# The built-in operators are defined in the dispatcher when opal loads.
+
+import opal  # noqa: E402
+
+
+def test_builtin_operators_are_in_the_dispatcher():
+    assert str(opal.ops.aten.add.Tensor._schema) == (
+        "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")
+    assert str(opal.ops.prims.squeeze.default._schema) == (
+        "prims::squeeze(Tensor(a) a, int[] dimensions) -> Tensor(a)")
+    for schema in builtin("aten.opal.mlir"):
+        name, _, overload = str(schema).split("(")[0].split("::")[1].partition(".")
+        packet = getattr(opal.ops.aten, name)
+        assert str(getattr(packet, overload or "default")._schema) == str(schema)
+
+
+def test_builtin_operator_without_kernel_raises_pytorchs_error():
+    x = opal.tensor([1.0, 2.0])
+    with pytest.raises(NotImplementedError, match=r"Could not run 'aten::add.Tensor' with "
+                                                  r"arguments from the 'CPU' backend"):
+        opal.ops.aten.add.Tensor(x, x)
+
+
+def test_aten_namespace_is_taken_but_open_to_kernels():
+    with pytest.raises(RuntimeError, match="Only a single OPAL_LIBRARY can be used to register "
+                                           "the namespace aten"):
+        opal.library.Library("aten", "DEF")
+    lib = opal.library.Library("aten", "IMPL")
+    try:
+        lib.impl("relu", lambda t: opal.tensor([max(v, 0.0) for v in t.tolist()]), "CPU")
+        assert opal.ops.aten.relu(opal.tensor([-1.0, 2.0])).tolist() == [0.0, 2.0]
+    finally:
+        lib._destroy()
+    with pytest.raises(NotImplementedError):
+        opal.ops.aten.relu(opal.tensor([-1.0, 2.0]))

@@ -1,0 +1,30 @@
+//===- BuiltinOperators.h - The operators opal ships ------------*- C++ -*-===//
+//
+// The built-in op-library files (lib/Library/prims.opal.mlir and
+// aten.opal.mlir) are embedded in libopal. Their schemas are defined in the
+// dispatcher when libopal loads, as PyTorch's operators are: `aten::add.Tensor`
+// exists for every program and Python (`opal.ops.aten.add.Tensor`), and a
+// library may IMPL kernels for it. The compiler (libopal_compiler) reads the
+// same texts for their MLIR ops and decompositions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPAL_LIBRARY_BUILTINOPERATORS_H
+#define OPAL_LIBRARY_BUILTINOPERATORS_H
+
+#include "opal/Schema/FunctionSchema.h"
+
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace opal {
+
+/// (file name, text) of every built-in op library.
+const std::vector<std::pair<std::string_view, std::string_view>> &builtinLibraryTexts();
+/// Every schema the built-in libraries define, in file order.
+const std::vector<FunctionSchema> &builtinOperatorSchemas();
+
+} // namespace opal
+
+#endif // OPAL_LIBRARY_BUILTINOPERATORS_H

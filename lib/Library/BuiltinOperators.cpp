@@ -1,0 +1,56 @@
+//===- BuiltinOperators.cpp - The operators opal ships --------------------===//
+
+#include "opal/Library/BuiltinOperators.h"
+
+#include "opal/Dispatch/Library.h"
+#include "opal/Schema/OpLibraryFile.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+
+using namespace opal;
+
+const std::vector<std::pair<std::string_view, std::string_view>> &opal::builtinLibraryTexts() {
+  static const std::vector<std::pair<std::string_view, std::string_view>> libraries = {
+#include "opal/Library/BuiltinLibraries.inc"
+  };
+  return libraries;
+}
+
+const std::vector<FunctionSchema> &opal::builtinOperatorSchemas() {
+  static const std::vector<FunctionSchema> schemas = [] {
+    std::vector<FunctionSchema> all;
+    for (auto [name, text] : builtinLibraryTexts()) {
+      auto found = scanOpLibrarySchemas(text, name);
+      if (!found) { // the build embeds these files; a bad one is a bug
+        std::fprintf(stderr, "opal: built-in library: %s\n", found.error().message().c_str());
+        std::abort();
+      }
+      all.insert(all.end(), found->begin(), found->end());
+    }
+    return all;
+  }();
+  return schemas;
+}
+
+namespace {
+
+/// One DEF library per built-in namespace, alive as long as libopal.
+struct BuiltinRegistration {
+  BuiltinRegistration() {
+    std::map<std::string, std::vector<const FunctionSchema *>> byNamespace;
+    for (const FunctionSchema &schema : builtinOperatorSchemas())
+      byNamespace[std::string(schema.ns())].push_back(&schema);
+    for (const auto &[ns, schemas] : byNamespace) {
+      Library &library = libraries.emplace_back(Library::DEF, ns, std::nullopt, __FILE__, __LINE__);
+      for (const FunctionSchema *schema : schemas)
+        library.def(schema->str());
+    }
+  }
+  std::vector<Library> libraries;
+};
+
+const BuiltinRegistration registration;
+
+} // namespace
