@@ -23,3 +23,9 @@ llvm_config.add_tool_substitutions(["opal-opt", "opal-schema"],
 config.substitutions.append(("%python", config.opal_python))
 llvm_config.with_environment("PYTHONPATH", config.opal_python_dir,
                              append_path=True)
+
+# %mlir_runner_libs: the runtime libraries mlir-runner needs to print memrefs.
+_llvm_lib = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
+config.substitutions.append(("%mlir_runner_libs", "-shared-libs=" + ",".join(
+    os.path.join(_llvm_lib, lib) for lib in
+    ["libmlir_c_runner_utils.so", "libmlir_runner_utils.so"])))

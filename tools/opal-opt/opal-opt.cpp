@@ -11,6 +11,7 @@
 #include "opal/Dialect/SchemaDialect.h"
 #include "opal/Schema/OpLibraryFile.h"
 #include "opal/Dialect/BuiltinLibraries.h"
+#include "opal/Compiler/CpuPipeline.h"
 #include "opal/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -96,6 +97,7 @@ int main(int argc, char **argv) {
                   mlir::pdl::PDLDialect, mlir::pdl_interp::PDLInterpDialect,
                   mlir::scf::SCFDialect, mlir::tensor::TensorDialect,
                   mlir::vector::VectorDialect>();
+  opal::ir::registerCpuPipeline(registry);
 
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "opal optimizer driver\n", registry));

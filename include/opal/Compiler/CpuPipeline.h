@@ -1,0 +1,36 @@
+//===- CpuPipeline.h - From schema ops to LLVM for the host CPU -*- C++ -*-===//
+//
+// The CPU compile path's passes: opal-to-linalg, elementwise fusion, one-shot
+// bufferization (function boundaries included), loops, and the lowering to
+// the LLVM dialect with math through libm (so log1p/expm1 keep their
+// precision). The JIT (issue 6) runs it before the ExecutionEngine; opal-opt
+// exposes it as --opal-to-llvm so lit tests can run kernels with mlir-runner.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPAL_COMPILER_CPUPIPELINE_H
+#define OPAL_COMPILER_CPUPIPELINE_H
+
+#include "opal/Transforms/Passes.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace opal::ir {
+
+/// The text of the passes after opal-to-linalg (an MLIR pass pipeline).
+const char *cpuLoweringPipelineText();
+
+/// opal-to-linalg, then the CPU lowering to the LLVM dialect. Fails if the
+/// upstream passes were not registered (registerCpuPipeline).
+mlir::LogicalResult buildCpuPipeline(mlir::OpPassManager &pm,
+                                     const OpalToLinalgPipelineOptions &options);
+
+/// Adds what the pipeline needs to `registry` (bufferization models of the
+/// dialects it bufferizes), registers its upstream passes by name and the
+/// --opal-to-llvm pipeline.
+void registerCpuPipeline(mlir::DialectRegistry &registry);
+
+} // namespace opal::ir
+
+#endif // OPAL_COMPILER_CPUPIPELINE_H
