@@ -87,12 +87,211 @@ func.func @matmul_mv() {
   call @printMemrefF32(%u) : (memref<*xf32>) -> ()
   return
 }
+
+func.func @exp() {
+  %x = arith.constant dense<[0.25, 0.5, 1.5, 3.0]> : tensor<4xf32>
+  %r = aten.exp %x : (tensor<4xf32>) -> tensor<4xf32>
+  %buf = bufferization.to_buffer %r : tensor<4xf32> to memref<4xf32>
+  %u = memref.cast %buf : memref<4xf32> to memref<*xf32>
+  call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return
+}
+
+func.func @log() {
+  %x = arith.constant dense<[0.25, 0.5, 1.5, 3.0]> : tensor<4xf32>
+  %r = aten.log %x : (tensor<4xf32>) -> tensor<4xf32>
+  %buf = bufferization.to_buffer %r : tensor<4xf32> to memref<4xf32>
+  %u = memref.cast %buf : memref<4xf32> to memref<*xf32>
+  call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return
+}
+
+func.func @log1p() {
+  %x = arith.constant dense<[0.25, 0.5, 1.5, 3.0]> : tensor<4xf32>
+  %r = aten.log1p %x : (tensor<4xf32>) -> tensor<4xf32>
+  %buf = bufferization.to_buffer %r : tensor<4xf32> to memref<4xf32>
+  %u = memref.cast %buf : memref<4xf32> to memref<*xf32>
+  call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return
+}
+
+func.func @sqrt() {
+  %x = arith.constant dense<[0.25, 0.5, 1.5, 3.0]> : tensor<4xf32>
+  %r = aten.sqrt %x : (tensor<4xf32>) -> tensor<4xf32>
+  %buf = bufferization.to_buffer %r : tensor<4xf32> to memref<4xf32>
+  %u = memref.cast %buf : memref<4xf32> to memref<*xf32>
+  call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return
+}
+
+func.func @rsqrt() {
+  %x = arith.constant dense<[0.25, 0.5, 1.5, 3.0]> : tensor<4xf32>
+  %r = aten.rsqrt %x : (tensor<4xf32>) -> tensor<4xf32>
+  %buf = bufferization.to_buffer %r : tensor<4xf32> to memref<4xf32>
+  %u = memref.cast %buf : memref<4xf32> to memref<*xf32>
+  call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return
+}
+
+func.func @sin() {
+  %x = arith.constant dense<[0.25, 0.5, 1.5, 3.0]> : tensor<4xf32>
+  %r = aten.sin %x : (tensor<4xf32>) -> tensor<4xf32>
+  %buf = bufferization.to_buffer %r : tensor<4xf32> to memref<4xf32>
+  %u = memref.cast %buf : memref<4xf32> to memref<*xf32>
+  call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return
+}
+
+func.func @cos() {
+  %x = arith.constant dense<[0.25, 0.5, 1.5, 3.0]> : tensor<4xf32>
+  %r = aten.cos %x : (tensor<4xf32>) -> tensor<4xf32>
+  %buf = bufferization.to_buffer %r : tensor<4xf32> to memref<4xf32>
+  %u = memref.cast %buf : memref<4xf32> to memref<*xf32>
+  call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return
+}
+
+func.func @tanh() {
+  %x = arith.constant dense<[0.25, 0.5, 1.5, 3.0]> : tensor<4xf32>
+  %r = aten.tanh %x : (tensor<4xf32>) -> tensor<4xf32>
+  %buf = bufferization.to_buffer %r : tensor<4xf32> to memref<4xf32>
+  %u = memref.cast %buf : memref<4xf32> to memref<*xf32>
+  call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return
+}
+
+func.func @erf() {
+  %x = arith.constant dense<[0.25, 0.5, 1.5, 3.0]> : tensor<4xf32>
+  %r = aten.erf %x : (tensor<4xf32>) -> tensor<4xf32>
+  %buf = bufferization.to_buffer %r : tensor<4xf32> to memref<4xf32>
+  %u = memref.cast %buf : memref<4xf32> to memref<*xf32>
+  call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return
+}
+
+func.func @sigmoid() {
+  %x = arith.constant dense<[0.25, 0.5, 1.5, 3.0]> : tensor<4xf32>
+  %r = aten.sigmoid %x : (tensor<4xf32>) -> tensor<4xf32>
+  %buf = bufferization.to_buffer %r : tensor<4xf32> to memref<4xf32>
+  %u = memref.cast %buf : memref<4xf32> to memref<*xf32>
+  call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return
+}
+
+func.func @silu() {
+  %x = arith.constant dense<[0.25, 0.5, 1.5, 3.0]> : tensor<4xf32>
+  %r = aten.silu %x : (tensor<4xf32>) -> tensor<4xf32>
+  %buf = bufferization.to_buffer %r : tensor<4xf32> to memref<4xf32>
+  %u = memref.cast %buf : memref<4xf32> to memref<*xf32>
+  call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return
+}
+
+func.func @reciprocal() {
+  %x = arith.constant dense<[0.25, 0.5, 1.5, 3.0]> : tensor<4xf32>
+  %r = aten.reciprocal %x : (tensor<4xf32>) -> tensor<4xf32>
+  %buf = bufferization.to_buffer %r : tensor<4xf32> to memref<4xf32>
+  %u = memref.cast %buf : memref<4xf32> to memref<*xf32>
+  call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return
+}
+
+func.func @relu() {
+  %x = arith.constant dense<[-3.0, -0.5, 0.5, 3.0]> : tensor<4xf32>
+  %r = aten.relu %x : (tensor<4xf32>) -> tensor<4xf32>
+  %buf = bufferization.to_buffer %r : tensor<4xf32> to memref<4xf32>
+  %u = memref.cast %buf : memref<4xf32> to memref<*xf32>
+  call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return
+}
+
+func.func @leaky_relu() {
+  %x = arith.constant dense<[-3.0, -0.5, 0.5, 3.0]> : tensor<4xf32>
+  %s = arith.constant 0.1 : f64
+  %r = aten.leaky_relu %x, %s : (tensor<4xf32>, f64) -> tensor<4xf32>
+  %buf = bufferization.to_buffer %r : tensor<4xf32> to memref<4xf32>
+  %u = memref.cast %buf : memref<4xf32> to memref<*xf32>
+  call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return
+}
+
+func.func @clamp() {
+  %x = arith.constant dense<[-3.0, -0.5, 0.5, 3.0]> : tensor<4xf32>
+  %lo = arith.constant -1 : i64
+  %hi = arith.constant 2.0 : f64
+  %r = aten.clamp %x, %lo, %hi : (tensor<4xf32>, i64, f64) -> tensor<4xf32>
+  %buf = bufferization.to_buffer %r : tensor<4xf32> to memref<4xf32>
+  %u = memref.cast %buf : memref<4xf32> to memref<*xf32>
+  call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return
+}
+
+func.func @div_int() {
+  %x = arith.constant dense<[7, -7, 1, 0]> : tensor<4xi64>
+  %y = arith.constant dense<[2, 2, 3, 5]> : tensor<4xi64>
+  %r = aten.div.Tensor %x, %y : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xf32>
+  %buf = bufferization.to_buffer %r : tensor<4xf32> to memref<4xf32>
+  %u = memref.cast %buf : memref<4xf32> to memref<*xf32>
+  call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return
+}
+
+func.func @pow_scalar() {
+  %x = arith.constant dense<[0.25, 0.5, 1.5, 3.0]> : tensor<4xf32>
+  %e = arith.constant 1.5 : f64
+  %r = aten.pow.Tensor_Scalar %x, %e : (tensor<4xf32>, f64) -> tensor<4xf32>
+  %buf = bufferization.to_buffer %r : tensor<4xf32> to memref<4xf32>
+  %u = memref.cast %buf : memref<4xf32> to memref<*xf32>
+  call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return
+}
+
+func.func @log_softmax() {
+  %x = arith.constant dense<[-3.0, -0.5, 0.5, 3.0]> : tensor<4xf32>
+  %d = arith.constant -1 : i64
+  %n = opal.none
+  %r = aten.log_softmax.int %x, %d, %n : (tensor<4xf32>, i64, !opal.none) -> tensor<4xf32>
+  %buf = bufferization.to_buffer %r : tensor<4xf32> to memref<4xf32>
+  %u = memref.cast %buf : memref<4xf32> to memref<*xf32>
+  call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return
+}
+
+func.func @mean_keepdim_amax() {
+  %x = arith.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %c1 = arith.constant 1 : i64
+  %dims = opal.list %c1 : i64 -> !opal.list<i64>
+  %t = arith.constant true
+  %n = opal.none
+  %mean = aten.mean.dim %x, %dims, %t, %n : (tensor<2x3xf32>, !opal.list<i64>, i1, !opal.none) -> tensor<2x1xf32>
+  %max = aten.amax %x, %dims, %t : (tensor<2x3xf32>, !opal.list<i64>, i1) -> tensor<2x1xf32>
+  %one = arith.constant 1 : i64
+  %d = aten.sub.Tensor %mean, %max, %one : (tensor<2x1xf32>, tensor<2x1xf32>, i64) -> tensor<2x1xf32>
+  %r = aten.squeeze.dim %d, %c1 : (tensor<2x1xf32>, i64) -> tensor<2xf32>
+  %buf = bufferization.to_buffer %r : tensor<2xf32> to memref<2xf32>
+  %u = memref.cast %buf : memref<2xf32> to memref<*xf32>
+  call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return
+}
+
+func.func @where_lt() {
+  %x = arith.constant dense<[-3.0, -0.5, 0.5, 3.0]> : tensor<4xf32>
+  %c0 = arith.constant 0 : i64
+  %c = aten.lt.Scalar %x, %c0 : (tensor<4xf32>, i64) -> tensor<4xi1>
+  %neg = aten.neg %x : (tensor<4xf32>) -> tensor<4xf32>
+  %c2 = arith.constant 2 : i64
+  %dbl = aten.mul.Scalar %x, %c2 : (tensor<4xf32>, i64) -> tensor<4xf32>
+  %r = aten.where.self %c, %neg, %dbl : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %buf = bufferization.to_buffer %r : tensor<4xf32> to memref<4xf32>
+  %u = memref.cast %buf : memref<4xf32> to memref<*xf32>
+  call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return
+}
 func.func @main() {
   // softplus: log1p(exp(x)) below the threshold, x above
   // CHECK: [0.126928,  0.693147,  0.974077,  30]
   call @softplus() : () -> ()
   // gelu, approximate=none (erf)
-  // (0.75 gives 0.5800295 exactly; PyTorch's vectorized erf prints 0.58003)
   // CHECK: [-0.100211,  -0.100323,  0,  {{0\.58003|0\.580029}},  1.9545]
   call @gelu_none() : () -> ()
   // gelu, approximate=tanh
@@ -110,6 +309,66 @@ func.func @main() {
   // matmul of a matrix and a vector
   // CHECK: [-1.5,  -2.5,  -3.5]
   call @matmul_mv() : () -> ()
+  // exp
+  // CHECK: [1.28403,  1.64872,  4.48169,  20.0855]
+  call @exp() : () -> ()
+  // log
+  // CHECK: [-1.38629,  -0.693147,  0.405465,  1.09861]
+  call @log() : () -> ()
+  // log1p
+  // CHECK: [0.223144,  0.405465,  0.916291,  1.38629]
+  call @log1p() : () -> ()
+  // sqrt
+  // CHECK: [0.5,  0.707107,  1.22474,  1.73205]
+  call @sqrt() : () -> ()
+  // rsqrt
+  // CHECK: [2,  1.41421,  0.816497,  0.57735]
+  call @rsqrt() : () -> ()
+  // sin
+  // CHECK: [0.247404,  0.479426,  0.997495,  0.14112]
+  call @sin() : () -> ()
+  // cos
+  // CHECK: [0.968912,  0.877583,  0.0707372,  -0.989992]
+  call @cos() : () -> ()
+  // tanh
+  // CHECK: [0.244919,  0.462117,  0.905148,  0.995055]
+  call @tanh() : () -> ()
+  // erf
+  // CHECK: [0.276326,  0.5205,  0.966105,  0.999978]
+  call @erf() : () -> ()
+  // sigmoid
+  // CHECK: [0.562177,  0.622459,  0.817574,  0.952574]
+  call @sigmoid() : () -> ()
+  // silu
+  // CHECK: [0.140544,  0.31123,  1.22636,  2.85772]
+  call @silu() : () -> ()
+  // reciprocal
+  // CHECK: [4,  2,  0.666667,  0.333333]
+  call @reciprocal() : () -> ()
+  // relu
+  // CHECK: [0,  0,  0.5,  3]
+  call @relu() : () -> ()
+  // leaky_relu, slope 0.1
+  // CHECK: [-0.3,  -0.05,  0.5,  3]
+  call @leaky_relu() : () -> ()
+  // clamp to [-1, 2] with an int and a float bound
+  // CHECK: [-1,  -0.5,  0.5,  2]
+  call @clamp() : () -> ()
+  // div.Tensor of int64 tensors is true division in float32
+  // CHECK: [3.5,  -3.5,  0.333333,  0]
+  call @div_int() : () -> ()
+  // pow.Tensor_Scalar
+  // CHECK: [0.125,  0.353553,  1.83712,  5.19615]
+  call @pow_scalar() : () -> ()
+  // log_softmax
+  // CHECK: [-6.10864,  -3.60864,  -2.60864,  -0.10864]
+  call @log_softmax() : () -> ()
+  // mean over dim 1 (keepdim) minus amax over dim 1, then squeezed
+  // CHECK: [-1,  -1]
+  call @mean_keepdim_amax() : () -> ()
+  // where(x < 0, -x, 2 * x)
+  // CHECK: [3,  0.5,  1,  6]
+  call @where_lt() : () -> ()
   return
 }
 
