@@ -287,6 +287,95 @@ func.func @where_lt() {
   call @printMemrefF32(%u) : (memref<*xf32>) -> ()
   return
 }
+
+func.func @mm_t() {
+  %a = arith.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %b = arith.constant dense<[[0.5, -1.0], [2.0, 1.0]]> : tensor<2x2xf32>
+  %bt = aten.t %b : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  %y = aten.mm %a, %bt : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  %cm1 = arith.constant -1 : i64
+  %flat_shape = opal.list %cm1 : i64 -> !opal.list<i64>
+  %r = aten.reshape %y, %flat_shape : (tensor<2x2xf32>, !opal.list<i64>) -> tensor<4xf32>
+  %buf = bufferization.to_buffer %r : tensor<4xf32> to memref<4xf32>
+  %u = memref.cast %buf : memref<4xf32> to memref<*xf32>
+  call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return
+}
+
+func.func @bmm_expand() {
+  %a = arith.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %b = arith.constant dense<[[0.5, -1.0], [2.0, 1.0]]> : tensor<2x2xf32>
+  %c2 = arith.constant 2 : i64
+  %cm = arith.constant -1 : i64
+  %sz = opal.list %c2, %cm, %cm : i64, i64, i64 -> !opal.list<i64>
+  %f = arith.constant false
+  %c0 = arith.constant 0 : i64
+  %au = aten.unsqueeze %a, %c0 : (tensor<2x2xf32>, i64) -> tensor<1x2x2xf32>
+  %ae = aten.expand %au, %sz, %f : (tensor<1x2x2xf32>, !opal.list<i64>, i1) -> tensor<2x2x2xf32>
+  %bu = aten.unsqueeze %b, %c0 : (tensor<2x2xf32>, i64) -> tensor<1x2x2xf32>
+  %be = aten.expand %bu, %sz, %f : (tensor<1x2x2xf32>, !opal.list<i64>, i1) -> tensor<2x2x2xf32>
+  %c1 = arith.constant 1 : i64
+  %c2b = arith.constant 2 : i64
+  %perm = opal.list %c0, %c2b, %c1 : i64, i64, i64 -> !opal.list<i64>
+  %bp = aten.permute %be, %perm : (tensor<2x2x2xf32>, !opal.list<i64>) -> tensor<2x2x2xf32>
+  %y = aten.bmm %ae, %bp : (tensor<2x2x2xf32>, tensor<2x2x2xf32>) -> tensor<2x2x2xf32>
+  %cm1 = arith.constant -1 : i64
+  %flat_shape = opal.list %cm1 : i64 -> !opal.list<i64>
+  %r = aten.reshape %y, %flat_shape : (tensor<2x2x2xf32>, !opal.list<i64>) -> tensor<8xf32>
+  %buf = bufferization.to_buffer %r : tensor<8xf32> to memref<8xf32>
+  %u = memref.cast %buf : memref<8xf32> to memref<*xf32>
+  call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return
+}
+
+func.func @softmax_dim0() {
+  %a = arith.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %b = arith.constant dense<[[0.5, -1.0], [2.0, 1.0]]> : tensor<2x2xf32>
+  %c0 = arith.constant 0 : i64
+  %n = opal.none
+  %y = aten.softmax.int %a, %c0, %n : (tensor<2x2xf32>, i64, !opal.none) -> tensor<2x2xf32>
+  %cm1 = arith.constant -1 : i64
+  %flat_shape = opal.list %cm1 : i64 -> !opal.list<i64>
+  %r = aten.reshape %y, %flat_shape : (tensor<2x2xf32>, !opal.list<i64>) -> tensor<4xf32>
+  %buf = bufferization.to_buffer %r : tensor<4xf32> to memref<4xf32>
+  %u = memref.cast %buf : memref<4xf32> to memref<*xf32>
+  call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return
+}
+
+func.func @like() {
+  %a = arith.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %b = arith.constant dense<[[0.5, -1.0], [2.0, 1.0]]> : tensor<2x2xf32>
+  %n = opal.none
+  %h = arith.constant 0.5 : f64
+  %full = aten.full_like %a, %h, %n, %n, %n, %n, %n : (tensor<2x2xf32>, f64, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> tensor<2x2xf32>
+  %ones = aten.ones_like %a, %n, %n, %n, %n, %n : (tensor<2x2xf32>, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> tensor<2x2xf32>
+  %zeros = aten.zeros_like %a, %n, %n, %n, %n, %n : (tensor<2x2xf32>, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> tensor<2x2xf32>
+  %c1 = arith.constant 1 : i64
+  %s = aten.add.Tensor %full, %ones, %c1 : (tensor<2x2xf32>, tensor<2x2xf32>, i64) -> tensor<2x2xf32>
+  %y = aten.sub.Tensor %s, %zeros, %c1 : (tensor<2x2xf32>, tensor<2x2xf32>, i64) -> tensor<2x2xf32>
+  %cm1 = arith.constant -1 : i64
+  %flat_shape = opal.list %cm1 : i64 -> !opal.list<i64>
+  %r = aten.reshape %y, %flat_shape : (tensor<2x2xf32>, !opal.list<i64>) -> tensor<4xf32>
+  %buf = bufferization.to_buffer %r : tensor<4xf32> to memref<4xf32>
+  %u = memref.cast %buf : memref<4xf32> to memref<*xf32>
+  call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return
+}
+
+func.func @linear_bias() {
+  %a = arith.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %b = arith.constant dense<[[0.5, -1.0], [2.0, 1.0]]> : tensor<2x2xf32>
+  %bias = arith.constant dense<[0.25, -0.25]> : tensor<2xf32>
+  %y = aten.linear %a, %b, %bias : (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<2x2xf32>
+  %cm1 = arith.constant -1 : i64
+  %flat_shape = opal.list %cm1 : i64 -> !opal.list<i64>
+  %r = aten.reshape %y, %flat_shape : (tensor<2x2xf32>, !opal.list<i64>) -> tensor<4xf32>
+  %buf = bufferization.to_buffer %r : tensor<4xf32> to memref<4xf32>
+  %u = memref.cast %buf : memref<4xf32> to memref<*xf32>
+  call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return
+}
 func.func @main() {
   // softplus: log1p(exp(x)) below the threshold, x above
   // CHECK: [0.126928,  0.693147,  0.974077,  30]
@@ -369,6 +458,21 @@ func.func @main() {
   // where(x < 0, -x, 2 * x)
   // CHECK: [3,  0.5,  1,  6]
   call @where_lt() : () -> ()
+  // mm(a, t(b)), flattened with reshape(-1)
+  // CHECK: [-1.5,  4,  -2.5,  10]
+  call @mm_t() : () -> ()
+  // bmm of a expanded to a batch of 2 with a stacked pair
+  // CHECK: [-1.5,  4,  -2.5,  10,  -1.5,  4,  -2.5,  10]
+  call @bmm_expand() : () -> ()
+  // softmax over dim 0 of a matrix
+  // CHECK: [0.119203,  0.119203,  0.880797,  0.880797]
+  call @softmax_dim0() : () -> ()
+  // full_like(a, 0.5) + ones_like(a) - zeros_like(a)
+  // CHECK: [1.5,  1.5,  1.5,  1.5]
+  call @like() : () -> ()
+  // linear with bias, then view(-1)
+  // CHECK: [-1.25,  3.75,  -2.25,  9.75]
+  call @linear_bias() : () -> ()
   return
 }
 
