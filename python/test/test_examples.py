@@ -22,3 +22,13 @@ def test_operator_tour():
     assert "meta tensor     -> Could not run 'tour::softplus' with arguments from the 'Meta' backend." in out
     assert "CPU: registered at" in out and "[kernel]" in out
     assert "ops called: ['tour.softplus.default', 'tour.softplus.default']" in out
+
+
+def test_compile_tour():
+    out = run("compile_tour.py")
+    assert "prims ops after opal-decompose:      21" in out
+    gelu = [line for line in out.splitlines() if line.startswith("gelu")][0]
+    assert gelu.split()[2:] == ["-0.045500", "-0.154269", "0.000000", "0.580029", "2.995950"]
+    differences = [float(line.split()[2]) for line in out.splitlines()
+                   if "largest difference" in line]
+    assert len(differences) == 2 and max(differences) < 1e-5
