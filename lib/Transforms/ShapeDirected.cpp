@@ -1,0 +1,376 @@
+//===- ShapeDirected.cpp - Broadcasting, dims and shapes per use ----------===//
+//
+// opal.broadcast_tensors and opal.broadcast_to follow PyTorch's broadcasting
+// and expand; the dims ops normalize dimension arguments; shape_of,
+// trailing_dims, infer_shape and dim_size read the shapes of a use.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TypeDirectedImpl.h"
+
+#include "PrimUtils.h"
+#include "opal/Dialect/OpalOps.h"
+#include "opal/Dialect/OpalTypes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+using namespace opal::ir;
+using namespace opal::ir::detail;
+
+FailureOr<SmallVector<int64_t>>
+opal::ir::detail::normalizedDims(Value dims, int64_t rank, std::string &problem, bool allIfEmpty) {
+  SmallVector<int64_t> named;
+  if (isNone(dims)) {
+    // all, below
+  } else if (auto one = constantInt(dims)) {
+    named.push_back(*one);
+  } else if (auto list = constantIntList(dims)) {
+    named = *list;
+  } else {
+    problem = "needs constant dimensions (an int, an int list or None)";
+    return failure();
+  }
+  if (named.empty()) {
+    if (!allIfEmpty)
+      return named;
+    for (int64_t d = 0; d < rank; ++d)
+      named.push_back(d);
+    return named;
+  }
+  int64_t bound = std::max<int64_t>(rank, 1); // a 0-d tensor accepts 0 and -1
+  for (int64_t &d : named) {
+    if (d < -bound || d >= bound) {
+      problem = "dimension " + std::to_string(d) + " is out of range for a tensor of rank " +
+                std::to_string(rank);
+      return failure();
+    }
+    if (d < 0)
+      d += bound;
+  }
+  for (size_t i = 0; i < named.size(); ++i)
+    if (llvm::is_contained(ArrayRef<int64_t>(named).take_front(i), named[i])) {
+      problem = "dimension " + std::to_string(named[i]) + " is named twice";
+      return failure();
+    }
+  if (rank == 0)
+    named.clear();
+  return named;
+}
+
+Expanded opal::ir::detail::expandBroadcast(OpBuilder &b, Operation *op, ValueRange operands,
+                                           std::string &problem) {
+  SmallVector<RankedTensorType> types;
+  size_t rank = 0;
+  for (Value value : operands) {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type)
+      return expansionFailure(problem,
+                              "needs ranked tensors, got '" + typeString(value.getType()) + "'");
+    types.push_back(type);
+    rank = std::max<size_t>(rank, type.getRank());
+  }
+  // The common shape, aligned at the right. A dynamic size is taken to be
+  // the other operand's size (it cannot be checked before run time).
+  SmallVector<int64_t> shape(rank, 1);
+  for (RankedTensorType type : types) {
+    size_t offset = rank - type.getRank();
+    for (auto [i, size] : llvm::enumerate(type.getShape())) {
+      int64_t &common = shape[offset + i];
+      if (size == 1 || size == common)
+        continue;
+      if (common == 1 || ShapedType::isDynamic(common)) {
+        common = size;
+        continue;
+      }
+      if (ShapedType::isDynamic(size))
+        continue;
+      std::string shapes;
+      for (RankedTensorType each : types)
+        shapes += (shapes.empty() ? "" : " and ") + shapeString(each.getShape());
+      return expansionFailure(problem, "cannot broadcast shapes " + shapes + ": size " +
+                                           std::to_string(size) + " against " +
+                                           std::to_string(common) + " in dimension " +
+                                           std::to_string(offset + i));
+    }
+  }
+  Location loc = op->getLoc();
+  // The shape list: constants, and for dynamic sizes the size of an operand
+  // that has it, read at run time.
+  Value shapeValue;
+  auto makeShape = [&]() {
+    if (shapeValue)
+      return shapeValue;
+    SmallVector<Value> sizes;
+    for (auto [d, size] : llvm::enumerate(shape)) {
+      if (!ShapedType::isDynamic(size)) {
+        sizes.push_back(constantI64(b, loc, size));
+        continue;
+      }
+      for (auto [value, type] : llvm::zip(operands, types)) {
+        int64_t local = static_cast<int64_t>(d) - static_cast<int64_t>(rank - type.getRank());
+        if (local < 0 || !type.isDynamicDim(local))
+          continue;
+        sizes.push_back(sizeOf(b, loc, value, local));
+        break;
+      }
+    }
+    shapeValue = ListOp::create(b, loc, ListType::get(b.getContext(), b.getI64Type()), sizes);
+    return shapeValue;
+  };
+  SmallVector<Value> results;
+  for (auto [value, type] : llvm::zip(operands, types)) {
+    size_t offset = rank - type.getRank();
+    bool stretches = static_cast<size_t>(type.getRank()) != rank;
+    for (auto [i, size] : llvm::enumerate(type.getShape()))
+      stretches |= size == 1 && shape[offset + i] != 1;
+    if (!stretches) {
+      results.push_back(value);
+      continue;
+    }
+    SmallVector<int64_t> dimensions;
+    for (size_t i = 0; i < static_cast<size_t>(type.getRank()); ++i)
+      dimensions.push_back(offset + i);
+    results.push_back(createPrim(b, loc, "prims.broadcast_in_dim",
+                                 {value, makeShape(), constantList(b, loc, dimensions)},
+                                 RankedTensorType::get(shape, type.getElementType())));
+  }
+  return results;
+}
+
+Expanded opal::ir::detail::expandNormalizeDims(OpBuilder &b, Operation *op, ValueRange operands,
+                                               std::string &problem) {
+  RankedTensorType type = rankedOperand(operands[0], problem);
+  if (!type)
+    return failure();
+  bool insert = cast<NormalizeDimsOp>(op).getInsert();
+  auto dims = normalizedDims(operands[1], type.getRank() + (insert ? 1 : 0), problem, !insert);
+  if (failed(dims))
+    return failure();
+  if (cast<NormalizeDimsOp>(op).getSizeOne())
+    llvm::erase_if(*dims, [&](int64_t d) { return type.getDimSize(d) != 1; });
+  return SmallVector<Value>{constantList(b, op->getLoc(), *dims)};
+}
+
+Expanded opal::ir::detail::expandKeepDims(OpBuilder &b, Operation *op, ValueRange operands,
+                                          std::string &problem) {
+  RankedTensorType type = rankedOperand(operands[0], problem);
+  if (!type)
+    return failure();
+  auto dims = constantIntList(operands[1]);
+  auto keep = constantInt(operands[2]);
+  if (!dims || !keep)
+    return expansionFailure(problem, "needs constant dims and keepdim");
+  if (!*keep)
+    return SmallVector<Value>{operands[0]};
+  Location loc = op->getLoc();
+  int64_t rank = type.getRank() + static_cast<int64_t>(dims->size());
+  SmallVector<int64_t> shape;
+  SmallVector<Value> sizes;
+  SmallVector<int64_t> kept;
+  int64_t next = 0;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (llvm::is_contained(*dims, d)) {
+      shape.push_back(1);
+      sizes.push_back(constantI64(b, loc, 1));
+      continue;
+    }
+    if (next >= type.getRank())
+      return expansionFailure(problem, "has dims that do not fit a tensor of rank " +
+                                           std::to_string(type.getRank()));
+    shape.push_back(type.getDimSize(next));
+    sizes.push_back(sizeOf(b, loc, operands[0], next));
+    kept.push_back(d);
+    ++next;
+  }
+  Value shapeList = ListOp::create(b, loc, ListType::get(b.getContext(), b.getI64Type()), sizes);
+  return SmallVector<Value>{createPrim(b, loc, "prims.broadcast_in_dim",
+                                       {operands[0], shapeList, constantList(b, loc, kept)},
+                                       RankedTensorType::get(shape, type.getElementType()))};
+}
+
+Expanded opal::ir::detail::expandCount(OpBuilder &b, Operation *op, ValueRange operands,
+                                       std::string &problem) {
+  RankedTensorType type = rankedOperand(operands[0], problem);
+  if (!type)
+    return failure();
+  auto dims = constantIntList(operands[1]);
+  if (!dims)
+    return expansionFailure(problem, "needs constant dims");
+  Location loc = op->getLoc();
+  int64_t known = 1;
+  Value product;
+  for (int64_t d : *dims) {
+    if (d < 0 || d >= type.getRank())
+      return expansionFailure(problem, "has dimension " + std::to_string(d) + " outside rank " +
+                                           std::to_string(type.getRank()));
+    if (!type.isDynamicDim(d)) {
+      known *= type.getDimSize(d);
+      continue;
+    }
+    Value size = sizeOf(b, loc, operands[0], d);
+    product = product ? Value(arith::MulIOp::create(b, loc, product, size)) : size;
+  }
+  Value count = constantI64(b, loc, known);
+  if (product)
+    count = arith::MulIOp::create(b, loc, product, count);
+  return SmallVector<Value>{count};
+}
+
+Expanded opal::ir::detail::expandTransposePerm(OpBuilder &b, Operation *op, ValueRange operands,
+                                               std::string &problem) {
+  RankedTensorType type = rankedOperand(operands[0], problem);
+  if (!type)
+    return failure();
+  auto d0 = constantInt(operands[1]), d1 = constantInt(operands[2]);
+  if (!d0 || !d1)
+    return expansionFailure(problem, "needs constant dimensions");
+  SmallVector<int64_t> permutation;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    permutation.push_back(d);
+  if (type.getRank() >= 2) {
+    auto first = normalizedDims(operands[1], type.getRank(), problem);
+    if (failed(first))
+      return failure();
+    auto second = normalizedDims(operands[2], type.getRank(), problem);
+    if (failed(second))
+      return failure();
+    std::swap(permutation[(*first)[0]], permutation[(*second)[0]]);
+  }
+  return SmallVector<Value>{constantList(b, op->getLoc(), permutation)};
+}
+
+Expanded opal::ir::detail::expandShapeOf(OpBuilder &b, Operation *op, ValueRange operands,
+                                         std::string &problem) {
+  RankedTensorType type = rankedOperand(operands[0], problem);
+  if (!type)
+    return failure();
+  Location loc = op->getLoc();
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    sizes.push_back(sizeOf(b, loc, operands[0], d));
+  return SmallVector<Value>{
+      ListOp::create(b, loc, ListType::get(b.getContext(), b.getI64Type()), sizes)};
+}
+
+Expanded opal::ir::detail::expandTrailingDims(OpBuilder &b, Operation *op, ValueRange operands,
+                                              std::string &problem) {
+  RankedTensorType type = rankedOperand(operands[0], problem);
+  if (!type)
+    return failure();
+  auto shape = constantIntList(operands[1]);
+  if (!shape)
+    return expansionFailure(problem, "needs a constant shape");
+  int64_t count = static_cast<int64_t>(shape->size()), rank = type.getRank();
+  if (count > rank)
+    return expansionFailure(problem, "has a shape of " + std::to_string(count) +
+                                         " dimensions for a tensor of rank " +
+                                         std::to_string(rank));
+  SmallVector<int64_t> dims;
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t d = rank - count + i, size = type.getDimSize(d);
+    if (!ShapedType::isDynamic(size) && size != (*shape)[i])
+      return expansionFailure(problem, "expects the last dimensions to be " + shapeString(*shape) +
+                                           ", but the tensor is '" + typeString(type) + "'");
+    dims.push_back(d);
+  }
+  return SmallVector<Value>{constantList(b, op->getLoc(), dims)};
+}
+
+Expanded opal::ir::detail::expandBroadcastTo(OpBuilder &b, Operation *op, ValueRange operands,
+                                             std::string &problem) {
+  RankedTensorType type = rankedOperand(operands[0], problem);
+  if (!type)
+    return failure();
+  auto sizes = shapeList(operands[1]);
+  if (!sizes)
+    return expansionFailure(problem, "needs a shape list");
+  Operation *list = operands[1].getDefiningOp();
+  int64_t rank = static_cast<int64_t>(sizes->size()), offset = rank - type.getRank();
+  if (offset < 0)
+    return expansionFailure(problem, "cannot expand '" + typeString(type) + "' to " +
+                                         std::to_string(rank) + " dimensions");
+  Location loc = op->getLoc();
+  SmallVector<int64_t> shape;
+  SmallVector<Value> values;
+  SmallVector<int64_t> dims;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t size = (*sizes)[d];
+    Value value = list->getOperand(d);
+    if (d >= offset) {
+      int64_t local = d - offset, have = type.getDimSize(local);
+      dims.push_back(d);
+      if (size == -1) {
+        size = have;
+        value = sizeOf(b, loc, operands[0], local);
+      } else if (!ShapedType::isDynamic(size) && !ShapedType::isDynamic(have) && have != 1 &&
+                 have != size) {
+        return expansionFailure(problem, "cannot expand dimension " + std::to_string(local) +
+                                             " of size " + std::to_string(have) + " to size " +
+                                             std::to_string(size));
+      }
+    } else if (size == -1) {
+      return expansionFailure(problem,
+                              "cannot use -1 for the new leading dimension " + std::to_string(d));
+    }
+    shape.push_back(size);
+    values.push_back(value);
+  }
+  Value shapeList = ListOp::create(b, loc, ListType::get(b.getContext(), b.getI64Type()), values);
+  return SmallVector<Value>{createPrim(b, loc, "prims.broadcast_in_dim",
+                                       {operands[0], shapeList, constantList(b, loc, dims)},
+                                       RankedTensorType::get(shape, type.getElementType()))};
+}
+
+Expanded opal::ir::detail::expandInferShape(OpBuilder &b, Operation *op, ValueRange operands,
+                                            std::string &problem) {
+  RankedTensorType type = rankedOperand(operands[0], problem);
+  if (!type)
+    return failure();
+  if (!type.hasStaticShape())
+    return expansionFailure(problem, "needs a static shape, got '" + typeString(type) +
+                                         "' (reshaping dynamic shapes is not supported yet)");
+  auto shape = constantIntList(operands[1]);
+  if (!shape)
+    return expansionFailure(problem, "needs a constant shape");
+  int64_t known = 1, inferred = -1;
+  for (auto [i, size] : llvm::enumerate(*shape)) {
+    if (size == -1) {
+      if (inferred >= 0)
+        return expansionFailure(problem, "can infer only one dimension (-1)");
+      inferred = i;
+    } else if (size < 0) {
+      return expansionFailure(problem, "has an invalid size " + std::to_string(size));
+    } else {
+      known *= size;
+    }
+  }
+  int64_t elements = type.getNumElements();
+  if (inferred >= 0) {
+    if (known == 0 || elements % known != 0)
+      return expansionFailure(problem, "cannot reshape '" + typeString(type) + "' to " +
+                                           shapeString(*shape));
+    (*shape)[inferred] = elements / known;
+  } else if (known != elements) {
+    return expansionFailure(problem, "cannot reshape '" + typeString(type) + "' (" +
+                                         std::to_string(elements) + " elements) to " +
+                                         shapeString(*shape));
+  }
+  return SmallVector<Value>{constantList(b, op->getLoc(), *shape)};
+}
+
+Expanded opal::ir::detail::expandDimSize(OpBuilder &b, Operation *op, ValueRange operands,
+                                         std::string &problem) {
+  RankedTensorType type = rankedOperand(operands[0], problem);
+  if (!type)
+    return failure();
+  int64_t d = cast<DimSizeOp>(op).getDim();
+  if (d < -type.getRank() || d >= type.getRank())
+    return expansionFailure(problem, "dimension " + std::to_string(d) + " is out of range for '" +
+                                         typeString(type) + "'");
+  if (d < 0)
+    d += type.getRank();
+  return SmallVector<Value>{sizeOf(b, op->getLoc(), operands[0], d)};
+}

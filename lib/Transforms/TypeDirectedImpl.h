@@ -1,0 +1,75 @@
+//===- TypeDirectedImpl.h - Shared by the type-directed expansions -*- C++ -*-===//
+//
+// Private to lib/Transforms: the helpers and expansion functions of
+// TypeDirected.cpp (the table and the conditions), Promotion.cpp (dtypes) and
+// ShapeDirected.cpp (broadcasting, dims and shapes).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPAL_LIB_TRANSFORMS_TYPEDIRECTEDIMPL_H
+#define OPAL_LIB_TRANSFORMS_TYPEDIRECTEDIMPL_H
+
+#include "TypeDirected.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <string>
+
+namespace opal::ir::detail {
+
+using Expanded = mlir::FailureOr<llvm::SmallVector<mlir::Value>>;
+
+/// PyTorch's type categories: 0 for bool, 1 for integers, 2 for floats.
+int category(mlir::Type type);
+/// `b` if `a` is null, `a` if `b` is null, else their promotion.
+mlir::Type promoteOrTake(mlir::Type a, mlir::Type b);
+/// The group of higher priority, unless the lower one has a higher category.
+mlir::Type combineGroups(mlir::Type higher, mlir::Type lower);
+mlir::Value constantI64(mlir::OpBuilder &b, mlir::Location loc, int64_t value);
+mlir::Value constantList(mlir::OpBuilder &b, mlir::Location loc, llvm::ArrayRef<int64_t> values);
+/// Creates the prim `name` with `operands` and one result of `type`.
+mlir::Value createPrim(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
+                       mlir::ValueRange operands, mlir::Type type);
+/// The size of dimension `d` of `tensor` as an i64 value (a constant when
+/// static, a tensor.dim otherwise).
+mlir::Value sizeOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor, int64_t d);
+/// Fails with `reason` as the problem.
+Expanded expansionFailure(std::string &problem, std::string reason);
+/// "[2, ?, 3]".
+std::string shapeString(llvm::ArrayRef<int64_t> shape);
+/// The operand's ranked type, or null with the problem set.
+mlir::RankedTensorType rankedOperand(mlir::Value value, std::string &problem);
+/// The constant dims a dims operand names (an int, an int list or None),
+/// normalized for `rank`; None and [] mean all unless `allIfEmpty` is false.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+normalizedDims(mlir::Value dims, int64_t rank, std::string &problem, bool allIfEmpty = true);
+
+// The expansions, by file; each takes the op, its operands as instantiated
+// for the use, and sets `problem` on failure.
+#define OPAL_EXPANDER(name)                                                                        \
+  Expanded name(mlir::OpBuilder &b, mlir::Operation *op, mlir::ValueRange operands,                \
+                std::string &problem)
+// Promotion.cpp
+OPAL_EXPANDER(expandPromote);
+OPAL_EXPANDER(expandToDtype);
+OPAL_EXPANDER(expandDtypeOf);
+// ShapeDirected.cpp
+OPAL_EXPANDER(expandBroadcast);
+OPAL_EXPANDER(expandBroadcastTo);
+OPAL_EXPANDER(expandNormalizeDims);
+OPAL_EXPANDER(expandKeepDims);
+OPAL_EXPANDER(expandCount);
+OPAL_EXPANDER(expandTransposePerm);
+OPAL_EXPANDER(expandShapeOf);
+OPAL_EXPANDER(expandTrailingDims);
+OPAL_EXPANDER(expandInferShape);
+OPAL_EXPANDER(expandDimSize);
+// TypeDirected.cpp (conditions for opal.static_if)
+OPAL_EXPANDER(expandIsNone);
+OPAL_EXPANDER(expandStrEq);
+OPAL_EXPANDER(expandHasRank);
+#undef OPAL_EXPANDER
+
+} // namespace opal::ir::detail
+
+#endif // OPAL_LIB_TRANSFORMS_TYPEDIRECTEDIMPL_H
