@@ -17,7 +17,6 @@
 #include "opal/Dialect/BuiltinLibraries.h"
 #include "opal/Dialect/OpalOps.h"
 #include "opal/Dialect/OpalTypes.h"
-#include "opal/Schema/SchemaParser.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -26,8 +25,9 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
-#include <map>
-#include <set>
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
 #include <mutex>
 
 namespace opal::ir {
@@ -50,19 +50,14 @@ std::vector<std::pair<std::string, std::string>> &libraryTexts() {
   return texts;
 }
 
-/// The MLIR op name a decomposition is for: "ns.op" or "ns.op.overload".
+/// The MLIR op name a decomposition is for: "ns.op" or "ns.op.overload"
+/// (its `op` is "op[.overload]" or "ns::op[.overload]").
 std::string decomposedOpName(DecompositionOp decomposition) {
-  auto library = decomposition->getParentOfType<LibraryOp>();
-  std::string name = decomposition.getOp().str();
-  if (name.find("::") == std::string::npos)
-    name = library.getNs().str() + "::" + name;
-  auto parsed = opal::parseOperatorName(name);
-  if (!parsed)
-    return name;
-  std::string mlirName = std::string(parsed->ns()) + "." + std::string(parsed->baseName());
-  if (!parsed->overloadName.empty())
-    mlirName += "." + parsed->overloadName;
-  return mlirName;
+  StringRef op = decomposition.getOp();
+  auto [ns, name] = op.split("::");
+  if (name.empty())
+    return (decomposition->getParentOfType<LibraryOp>().getNs() + "." + op).str();
+  return (ns + "." + name).str();
 }
 
 bool isPrim(Operation *op) { return op->getName().getDialectNamespace() == "prims"; }
@@ -78,20 +73,25 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
   using OpalDecomposeBase::OpalDecomposeBase;
 
   LogicalResult initialize(MLIRContext *context) override {
-    std::vector<std::pair<std::string, std::string>> texts;
-    for (auto [name, text] : builtinLibraries())
-      texts.emplace_back(std::string(name), std::string(text));
-    {
-      std::lock_guard<std::mutex> lock(textsMutex());
-      texts.insert(texts.end(), libraryTexts().begin(), libraryTexts().end());
-    }
-    for (auto &[name, text] : texts) {
+    auto parse = [&](StringRef text, StringRef name) {
       ParserConfig config(context);
       auto module = parseSourceString<ModuleOp>(text, config, name);
       if (!module)
-        return failure();
+        return false;
       libraries.push_back(std::make_shared<OwningOpRef<ModuleOp>>(std::move(module)));
+      return true;
+    };
+    for (auto [name, text] : builtinLibraries())
+      if (!parse(text, name))
+        return failure();
+    std::vector<std::pair<std::string, std::string>> added;
+    {
+      std::lock_guard<std::mutex> lock(textsMutex());
+      added = libraryTexts();
     }
+    for (const auto &[name, text] : added)
+      if (!parse(text, name))
+        return failure();
     for (const std::string &op : legalOps)
       legal.insert(op);
     return success();
@@ -105,12 +105,11 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
 
   /// The decomposition of `op`'s name, legal or not.
   DecompositionOp anyDecompositionFor(Operation *op) {
-    auto it = decompositions.find(op->getName().getStringRef().str());
-    return it == decompositions.end() ? nullptr : it->second;
+    return decompositions.lookup(op->getName().getStringRef());
   }
   /// The decomposition to apply to `op` (none for ops in legal-ops).
   DecompositionOp decompositionFor(Operation *op) {
-    if (legal.count(op->getName().getStringRef().str()))
+    if (legal.contains(op->getName().getStringRef()))
       return nullptr;
     return anyDecompositionFor(op);
   }
@@ -290,9 +289,9 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
     // One pattern per decomposition, driven to a fixed point.
     bool reported = false;
     RewritePatternSet patterns(&getContext());
-    for (auto &[name, decomposition] : decompositions)
-      if (!legal.count(name))
-        patterns.add<DecompositionPattern>(name, &getContext(), *this, reported);
+    for (const auto &entry : decompositions)
+      if (!legal.contains(entry.getKey()))
+        patterns.add<DecompositionPattern>(entry.getKey(), &getContext(), *this, reported);
     GreedyRewriteConfig config;
     config.enableFolding(false);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)) || reported)
@@ -301,8 +300,8 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
 
   // Shared, because the pass manager copies passes (one per thread).
   std::vector<std::shared_ptr<OwningOpRef<ModuleOp>>> libraries;
-  std::map<std::string, DecompositionOp> decompositions;
-  std::set<std::string> legal;
+  llvm::StringMap<DecompositionOp> decompositions;
+  llvm::StringSet<> legal;
 };
 
 /// Applies one decomposition: matches its op by name, outside op libraries

@@ -117,7 +117,7 @@ Expanded opal::ir::detail::expandBroadcast(OpBuilder &b, Operation *op, ValueRan
         break;
       }
     }
-    shapeValue = ListOp::create(b, loc, ListType::get(b.getContext(), b.getI64Type()), sizes);
+    shapeValue = i64List(b, loc, sizes);
     return shapeValue;
   };
   SmallVector<Value> results;
@@ -133,9 +133,7 @@ Expanded opal::ir::detail::expandBroadcast(OpBuilder &b, Operation *op, ValueRan
     SmallVector<int64_t> dimensions;
     for (size_t i = 0; i < static_cast<size_t>(type.getRank()); ++i)
       dimensions.push_back(offset + i);
-    results.push_back(createPrim(b, loc, "prims.broadcast_in_dim",
-                                 {value, makeShape(), constantList(b, loc, dimensions)},
-                                 RankedTensorType::get(shape, type.getElementType())));
+    results.push_back(broadcastInDim(b, loc, value, makeShape(), shape, dimensions));
   }
   return results;
 }
@@ -185,10 +183,8 @@ Expanded opal::ir::detail::expandKeepDims(OpBuilder &b, Operation *op, ValueRang
     kept.push_back(d);
     ++next;
   }
-  Value shapeList = ListOp::create(b, loc, ListType::get(b.getContext(), b.getI64Type()), sizes);
-  return SmallVector<Value>{createPrim(b, loc, "prims.broadcast_in_dim",
-                                       {operands[0], shapeList, constantList(b, loc, kept)},
-                                       RankedTensorType::get(shape, type.getElementType()))};
+  return SmallVector<Value>{
+      broadcastInDim(b, loc, operands[0], i64List(b, loc, sizes), shape, kept)};
 }
 
 Expanded opal::ir::detail::expandCount(OpBuilder &b, Operation *op, ValueRange operands,
@@ -251,8 +247,7 @@ Expanded opal::ir::detail::expandShapeOf(OpBuilder &b, Operation *op, ValueRange
   SmallVector<Value> sizes;
   for (int64_t d = 0; d < type.getRank(); ++d)
     sizes.push_back(sizeOf(b, loc, operands[0], d));
-  return SmallVector<Value>{
-      ListOp::create(b, loc, ListType::get(b.getContext(), b.getI64Type()), sizes)};
+  return SmallVector<Value>{i64List(b, loc, sizes)};
 }
 
 Expanded opal::ir::detail::expandTrailingDims(OpBuilder &b, Operation *op, ValueRange operands,
@@ -318,10 +313,8 @@ Expanded opal::ir::detail::expandBroadcastTo(OpBuilder &b, Operation *op, ValueR
     shape.push_back(size);
     values.push_back(value);
   }
-  Value shapeList = ListOp::create(b, loc, ListType::get(b.getContext(), b.getI64Type()), values);
-  return SmallVector<Value>{createPrim(b, loc, "prims.broadcast_in_dim",
-                                       {operands[0], shapeList, constantList(b, loc, dims)},
-                                       RankedTensorType::get(shape, type.getElementType()))};
+  return SmallVector<Value>{
+      broadcastInDim(b, loc, operands[0], i64List(b, loc, values), shape, dims)};
 }
 
 Expanded opal::ir::detail::expandInferShape(OpBuilder &b, Operation *op, ValueRange operands,

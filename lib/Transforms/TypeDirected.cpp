@@ -25,11 +25,23 @@ Value opal::ir::detail::constantI64(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIntOp::create(b, loc, value, 64);
 }
 
+Value opal::ir::detail::i64List(OpBuilder &b, Location loc, ValueRange elements) {
+  return ListOp::create(b, loc, ListType::get(b.getContext(), b.getI64Type()), elements);
+}
+
 Value opal::ir::detail::constantList(OpBuilder &b, Location loc, ArrayRef<int64_t> values) {
   SmallVector<Value> elements;
   for (int64_t value : values)
     elements.push_back(constantI64(b, loc, value));
-  return ListOp::create(b, loc, ListType::get(b.getContext(), b.getI64Type()), elements);
+  return i64List(b, loc, elements);
+}
+
+Value opal::ir::detail::broadcastInDim(OpBuilder &b, Location loc, Value input, Value shapeList,
+                                       ArrayRef<int64_t> shape, ArrayRef<int64_t> dims) {
+  auto type = cast<RankedTensorType>(input.getType());
+  return createPrim(b, loc, "prims.broadcast_in_dim",
+                    {input, shapeList, constantList(b, loc, dims)},
+                    RankedTensorType::get(shape, type.getElementType()));
 }
 
 Value opal::ir::detail::createPrim(OpBuilder &b, Location loc, StringRef name, ValueRange operands,

@@ -26,7 +26,15 @@ mlir::Type promoteOrTake(mlir::Type a, mlir::Type b);
 /// The group of higher priority, unless the lower one has a higher category.
 mlir::Type combineGroups(mlir::Type higher, mlir::Type lower);
 mlir::Value constantI64(mlir::OpBuilder &b, mlir::Location loc, int64_t value);
+/// An `opal.list` of i64 values.
+mlir::Value i64List(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange elements);
+/// An `opal.list` of i64 constants.
 mlir::Value constantList(mlir::OpBuilder &b, mlir::Location loc, llvm::ArrayRef<int64_t> values);
+/// `prims.broadcast_in_dim` of `input` to `shape` (its sizes as the i64 list
+/// `shapeList`), input dimension i going to result dimension `dims[i]`.
+mlir::Value broadcastInDim(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+                           mlir::Value shapeList, llvm::ArrayRef<int64_t> shape,
+                           llvm::ArrayRef<int64_t> dims);
 /// Creates the prim `name` with `operands` and one result of `type`.
 mlir::Value createPrim(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
                        mlir::ValueRange operands, mlir::Type type);
