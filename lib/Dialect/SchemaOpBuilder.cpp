@@ -177,21 +177,27 @@ FailureOr<Operation *> opal::ir::buildSchemaOp(
   // Everything is known to be good: only now create the defaults and the op.
   b.getContext()->getOrLoadDialect<arith::ArithDialect>();
   b.getContext()->getOrLoadDialect<OpalDialect>();
-  std::vector<Operation *> created;
+  std::vector<Value> defaults;
   for (size_t i = 0; i < arguments.size(); ++i) {
     if (values[i])
       continue;
     auto value = materializeDefault(b, loc, arguments[i], error);
     if (failed(value)) {
       error = op + "(): " + error;
-      for (auto it = created.rbegin(); it != created.rend(); ++it)
-        (*it)->erase(); // a list's elements come before the list: erase the list first
+      // Newest first; a list goes before the constants it holds.
+      for (auto it = defaults.rbegin(); it != defaults.rend(); ++it) {
+        Operation *made = it->getDefiningOp();
+        SmallVector<Operation *> elements;
+        for (Value element : made->getOperands())
+          elements.push_back(element.getDefiningOp());
+        made->erase();
+        for (Operation *element : elements)
+          element->erase();
+      }
       return failure();
     }
     values[i] = *value;
-    created.push_back(value->getDefiningOp());
-    for (Value element : value->getDefiningOp()->getOperands())
-      created.insert(created.end() - 1, element.getDefiningOp());
+    defaults.push_back(*value);
   }
   OperationState state(loc, schemaOpName(schema));
   state.addOperands(values);
