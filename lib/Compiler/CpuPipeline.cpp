@@ -5,6 +5,7 @@
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
@@ -14,24 +15,50 @@
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Pass/PassRegistry.h"
 
+#include <mutex>
+#include <string>
+
 using namespace mlir;
 
+namespace {
+/// From bufferized loops to the LLVM dialect.
+constexpr const char *kLoopsToLLVM =
+    "convert-linalg-to-loops,"
+    "convert-scf-to-cf,"
+    // libm has no rsqrt; half-precision math computes in f32.
+    "math-expand-ops{ops=rsqrt},"
+    "math-extend-to-supported-types,"
+    "convert-math-to-libm,"
+    "convert-math-to-llvm,"
+    "expand-strided-metadata,"
+    "finalize-memref-to-llvm,"
+    "convert-arith-to-llvm,"
+    "convert-cf-to-llvm,"
+    "convert-func-to-llvm,"
+    "reconcile-unrealized-casts";
+} // namespace
+
 const char *opal::ir::cpuLoweringPipelineText() {
-  return "linalg-fuse-elementwise-ops,"
-         "one-shot-bufferize{bufferize-function-boundaries},"
-         "convert-linalg-to-loops,"
-         "convert-scf-to-cf,"
-         // libm has no rsqrt; half-precision math computes in f32.
-         "math-expand-ops{ops=rsqrt},"
-         "math-extend-to-supported-types,"
-         "convert-math-to-libm,"
-         "convert-math-to-llvm,"
-         "expand-strided-metadata,"
-         "finalize-memref-to-llvm,"
-         "convert-arith-to-llvm,"
-         "convert-cf-to-llvm,"
-         "convert-func-to-llvm,"
-         "reconcile-unrealized-casts";
+  static const std::string text = std::string("linalg-fuse-elementwise-ops,"
+                                              "one-shot-bufferize{bufferize-function-boundaries},") +
+                                  kLoopsToLLVM;
+  return text.c_str();
+}
+
+const char *opal::ir::jitCpuPipelineText() {
+  static const std::string text =
+      std::string("opal-lower-to-linalg,canonicalize,cse,"
+                  "linalg-fuse-elementwise-ops,"
+                  // The shapes entry keeps only the size computations.
+                  "resolve-ranked-shaped-type-result-dims,canonicalize,cse,"
+                  // Results are computed in the output buffers the runtime
+                  // allocates; temporaries are freed.
+                  "eliminate-empty-tensors,"
+                  "one-shot-bufferize{bufferize-function-boundaries "
+                  "function-boundary-type-conversion=identity-layout-map},"
+                  "buffer-deallocation-pipeline,canonicalize,") +
+      kLoopsToLLVM;
+  return text.c_str();
 }
 
 LogicalResult opal::ir::buildCpuPipeline(OpPassManager &pm,
@@ -46,17 +73,22 @@ void opal::ir::registerCpuPipeline(DialectRegistry &registry) {
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
-  registerConversionPasses();
-  registerLinalgPasses();
-  bufferization::registerBufferizationPasses();
-  memref::registerMemRefPasses();
-  math::registerMathPasses();
-  PassPipelineRegistration<OpalToLinalgPipelineOptions>(
-      "opal-to-llvm",
-      "opal-to-linalg, then elementwise fusion, one-shot bufferization, loops and the "
-      "lowering to the LLVM dialect (math through libm) for the host CPU",
-      [](OpPassManager &pm, const OpalToLinalgPipelineOptions &options) {
-        if (failed(buildCpuPipeline(pm, options)))
-          llvm::report_fatal_error("opal-to-llvm: an upstream pass is not registered");
-      });
+  // The passes are registered once per process, however often this runs.
+  static std::once_flag once;
+  std::call_once(once, [] {
+    registerConversionPasses();
+    registerLinalgPasses();
+    bufferization::registerBufferizationPasses();
+    bufferization::registerBufferizationPipelines();
+    memref::registerMemRefPasses();
+    math::registerMathPasses();
+    PassPipelineRegistration<OpalToLinalgPipelineOptions>(
+        "opal-to-llvm",
+        "opal-to-linalg, then elementwise fusion, one-shot bufferization, loops and the "
+        "lowering to the LLVM dialect (math through libm) for the host CPU",
+        [](OpPassManager &pm, const OpalToLinalgPipelineOptions &options) {
+          if (failed(buildCpuPipeline(pm, options)))
+            llvm::report_fatal_error("opal-to-llvm: an upstream pass is not registered");
+        });
+  });
 }

@@ -171,7 +171,17 @@ void OperatorEntry::deregisterKernel(const Dispatcher &dispatcher, DispatchKey k
   updateDispatchTable(dispatcher);
 }
 
+namespace {
+std::atomic<uint64_t> registrationCounter{1};
+} // namespace
+
+uint64_t OperatorEntry::currentEpoch() {
+  return registrationCounter.load(std::memory_order_acquire);
+}
+
 void OperatorEntry::updateDispatchTable(const Dispatcher &dispatcher) {
+  epoch_.store(registrationCounter.fetch_add(1, std::memory_order_acq_rel) + 1,
+               std::memory_order_release);
   for (uint16_t index = 0; index < kNumRuntimeEntries; ++index) {
     DispatchKey key = getDispatchKeyForDispatchTableIndex(index);
     table_[index].store(computeEntry(dispatcher, key).kernel,

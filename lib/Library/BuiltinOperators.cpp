@@ -3,11 +3,13 @@
 #include "opal/Library/BuiltinOperators.h"
 
 #include "opal/Dispatch/Library.h"
+#include "opal/JIT/MlirKernel.h"
 #include "opal/Schema/OpLibraryFile.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <set>
 
 using namespace opal;
 
@@ -36,16 +38,30 @@ const std::vector<FunctionSchema> &opal::builtinOperatorSchemas() {
 
 namespace {
 
-/// One DEF library per built-in namespace, alive as long as libopal.
+/// One DEF library per built-in namespace, alive as long as libopal. Every
+/// op's kernel is its MLIR definition: a decomposition is the op's
+/// CompositeImplicitAutograd kernel (as in PyTorch), a prim's lowering to
+/// linalg its CompositeExplicitAutograd kernel. The JIT compiles them.
 struct BuiltinRegistration {
   BuiltinRegistration() {
     std::map<std::string, std::vector<const FunctionSchema *>> byNamespace;
+    std::set<std::string> decomposed;
+    for (auto [name, text] : builtinLibraryTexts()) {
+      auto contents = scanOpLibrary(text, name);
+      if (contents)
+        decomposed.insert(contents->decomposed.begin(), contents->decomposed.end());
+    }
     for (const FunctionSchema &schema : builtinOperatorSchemas())
       byNamespace[std::string(schema.ns())].push_back(&schema);
     for (const auto &[ns, schemas] : byNamespace) {
       Library &library = libraries.emplace_back(Library::DEF, ns, std::nullopt, __FILE__, __LINE__);
-      for (const FunctionSchema *schema : schemas)
+      for (const FunctionSchema *schema : schemas) {
         library.def(schema->str());
+        std::string name = schema->operatorName().str();
+        library.impl(name, decomposed.count(name) ? DispatchKey::CompositeImplicitAutograd
+                                                   : DispatchKey::CompositeExplicitAutograd,
+                     CppFunction::makeFromKernelFunction(jit::MlirKernel::make()));
+      }
     }
   }
   std::vector<Library> libraries;

@@ -20,8 +20,9 @@ class Scanner {
 public:
   Scanner(std::string_view text, std::string_view file) : text_(text), file_(file) {}
 
-  Expected<std::vector<FunctionSchema>> run() {
-    std::vector<FunctionSchema> schemas;
+  Expected<OpLibraryContents> run() {
+    OpLibraryContents contents;
+    std::vector<FunctionSchema> &schemas = contents.schemas;
     std::string ns;
     while (skipTrivia()) {
       char c = text_[pos_];
@@ -37,7 +38,7 @@ public:
       }
       if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
         std::string_view word = readWord();
-        if (word != "opal.def" && word != "opal.library")
+        if (word != "opal.def" && word != "opal.library" && word != "opal.decomposition")
           continue;
         if (!skipTrivia() || text_[pos_] != '"')
           return fail(pos_, std::string("expected a string after ") + std::string(word));
@@ -50,7 +51,14 @@ public:
           continue;
         }
         if (ns.empty())
-          return fail(start, "opal.def outside an opal.library");
+          return fail(start, std::string(word) + " outside an opal.library");
+        if (word == "opal.decomposition") {
+          // "op[.overload]" or "ns::op[.overload]"
+          contents.decomposed.push_back(literal->find("::") == std::string::npos
+                                            ? ns + "::" + *literal
+                                            : *literal);
+          continue;
+        }
         auto schema = parseSchema(*literal);
         if (!schema)
           return fail(start + 1 + schema.error().column() - 1,
@@ -68,7 +76,7 @@ public:
       }
       ++pos_;
     }
-    return schemas;
+    return contents;
   }
 
 private:
@@ -152,9 +160,17 @@ private:
 
 } // namespace
 
+Expected<OpLibraryContents> opal::scanOpLibrary(std::string_view text,
+                                                std::string_view fileName) {
+  return Scanner(text, fileName).run();
+}
+
 Expected<std::vector<FunctionSchema>>
 opal::scanOpLibrarySchemas(std::string_view text, std::string_view fileName) {
-  return Scanner(text, fileName).run();
+  auto contents = scanOpLibrary(text, fileName);
+  if (!contents)
+    return makeUnexpected(contents.error());
+  return std::move(contents->schemas);
 }
 
 Expected<std::vector<FunctionSchema>> opal::readOpLibrarySchemas(const std::string &path) {

@@ -15,6 +15,14 @@ const std::vector<EnvironmentKnob> &opal::environmentKnobs() {
       {"OPAL_LOG", false,
        "comma-separated log topics: dispatch (one line per call), jit, cache; "
        "or all"},
+      {"OPAL_CACHE_DIR", false,
+       "where compiled kernels are kept (default $XDG_CACHE_HOME/opal, else ~/.cache/opal)"},
+      {"OPAL_CACHE_DISABLE", false,
+       "1: neither read nor write the disk cache (the in-memory cache stays)"},
+      {"OPAL_DUMP_DIR", false,
+       "a directory where the JIT writes each kernel's IR after every stage"},
+      {"XDG_CACHE_HOME", false, "the base of the default OPAL_CACHE_DIR"},
+      {"HOME", false, "the base of the default OPAL_CACHE_DIR without XDG_CACHE_HOME"},
   };
   return knobs;
 }

@@ -18,6 +18,7 @@
 #include "opal/Dialect/OpalOps.h"
 #include "opal/Dialect/OpalTypes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -40,6 +41,12 @@ using namespace opal::ir;
 using namespace opal::ir::detail;
 
 namespace {
+
+/// The ops expanded by the last run on this thread.
+std::vector<std::string> &decomposedOps() {
+  thread_local std::vector<std::string> names;
+  return names;
+}
 
 std::mutex &textsMutex() {
   static std::mutex mutex;
@@ -250,6 +257,7 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
   /// decomposition, fully expanded. On failure the error is reported and the
   /// IR is left as it was.
   LogicalResult expand(Operation *use, PatternRewriter &rewriter) {
+    decomposedOps().push_back(use->getName().getStringRef().str());
     Operation *before = use->getPrevNode();
     auto eraseCreated = [&] {
       while (use->getPrevNode() != before)
@@ -264,7 +272,8 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
     SmallVector<Value> replacements;
     for (auto [result, value] : llvm::zip(use->getResults(), *results)) {
       Type declared = result.getType();
-      if (value.getType() == declared) {
+      // A generic result (!opal.tensor) takes the decomposition's type.
+      if (value.getType() == declared || isa<GenericTensorType>(declared)) {
         replacements.push_back(value);
         continue;
       }
@@ -281,6 +290,7 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
   }
 
   void runOnOperation() override {
+    decomposedOps().clear();
     decompositions.clear();
     for (auto &library : libraries)
       collect(library->get());
@@ -295,7 +305,22 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
     GreedyRewriteConfig config;
     config.enableFolding(false);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)) || reported)
-      signalPassFailure();
+      return signalPassFailure();
+    refineGenericFunctionResults();
+  }
+
+  /// A function declared to return !opal.tensor returns what its body
+  /// computes once the composites are gone (the JIT builds its kernels so).
+  void refineGenericFunctionResults() {
+    getOperation()->walk([](func::FuncOp function) {
+      if (function.isExternal() ||
+          !llvm::any_of(function.getResultTypes(),
+                        [](Type t) { return isa<GenericTensorType>(t); }))
+        return;
+      auto ret = cast<func::ReturnOp>(function.getBody().back().getTerminator());
+      function.setFunctionType(FunctionType::get(
+          function.getContext(), function.getArgumentTypes(), ret.getOperandTypes()));
+    });
   }
 
   // Shared, because the pass manager copies passes (one per thread).
@@ -326,6 +351,8 @@ struct DecompositionPattern : public RewritePattern {
 };
 
 } // namespace
+
+const std::vector<std::string> &opal::ir::lastDecomposedOps() { return decomposedOps(); }
 
 void opal::ir::addOpLibraryText(std::string name, std::string text) {
   std::lock_guard<std::mutex> lock(textsMutex());

@@ -2,6 +2,8 @@
 
 #include "PrimUtils.h"
 
+#include "opal/Transforms/Passes.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
@@ -87,4 +89,12 @@ std::optional<int64_t> opal::ir::detail::scalarTypeCodeFor(Type element) {
   if (element.isBF16())
     return 15;
   return std::nullopt;
+}
+
+Type opal::ir::elementTypeForDtype(int64_t dtype, MLIRContext *context) {
+  return dtype == 0 ? nullptr : detail::elementTypeFor(dtype, context); // no unsigned types yet
+}
+
+std::optional<int64_t> opal::ir::dtypeForElementType(Type element) {
+  return detail::scalarTypeCodeFor(element);
 }

@@ -11,6 +11,7 @@
 #include "PythonValues.h"
 
 #include "opal/Dispatch/Library.h"
+#include "opal/JIT/MlirKernel.h"
 #include "opal/Schema/SchemaParser.h"
 
 #include <pybind11/stl.h>
@@ -358,6 +359,11 @@ void opal::python::bindDispatch(py::module_ &m) {
              else
                lib.library().impl(name, keyFromString(key), std::move(kernel));
            }, py::arg("name"), py::arg("dispatch_key"), py::arg("fn"), py::arg("with_keyset") = false)
+      .def("impl_mlir", [](PyLibrary &lib, const std::string &name, const std::string &key) {
+             lib.library().impl(name, keyFromString(key),
+                                CppFunction::makeFromKernelFunction(jit::MlirKernel::make()));
+           }, py::arg("name"), py::arg("dispatch_key"),
+           "Registers the op's MLIR definition (compiled by the JIT) as its kernel for the key.")
       .def("fallback", [](PyLibrary &lib, py::object fn) {
              lib.library().fallback(kernelFor(std::move(fn), false));
            }, py::arg("fn"))

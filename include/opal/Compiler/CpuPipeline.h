@@ -21,6 +21,12 @@ namespace opal::ir {
 /// The text of the passes after opal-to-linalg (an MLIR pass pipeline).
 const char *cpuLoweringPipelineText();
 
+/// The JIT's passes after opal-decompose, for a module split into entry
+/// points (KernelBuilder.h): lowering to linalg, fusion, size reification,
+/// bufferization into the output arguments, deallocation of temporaries,
+/// and the lowering to the LLVM dialect.
+const char *jitCpuPipelineText();
+
 /// opal-to-linalg, then the CPU lowering to the LLVM dialect. Fails if the
 /// upstream passes were not registered (registerCpuPipeline).
 mlir::LogicalResult buildCpuPipeline(mlir::OpPassManager &pm,

@@ -77,6 +77,10 @@ public:
   bool isFallthrough() const;
   bool isAmbiguousAutogradOther() const;
   bool hasUnboxed() const { return unboxed_ != nullptr; }
+  /// True if this is a boxed kernel made from `fn` (how the JIT recognizes
+  /// its own MLIR kernels).
+  bool isBoxedFunction(BoxedFunction fn) const { return boxed_ == fn && !unboxed_; }
+  OperatorKernel *functor() const { return functor_.get(); }
   /// PyTorch's dumpState: "boxed " and/or "unboxed ".
   std::string dumpState() const;
 

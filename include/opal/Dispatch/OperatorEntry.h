@@ -83,6 +83,18 @@ public:
       logCall(callKeys, key);
     return *kernel;
   }
+  /// The table entry for a runtime key (an invalid kernel if missing).
+  const KernelFunction &tableEntry(DispatchKey key) const {
+    return *table_[getDispatchTableIndexForDispatchKey(key)].load(std::memory_order_acquire);
+  }
+  /// The registration epoch of this op's table: the value of the global
+  /// registration counter when the table last changed. Compiled kernels
+  /// remember the epochs of the ops they reached and are dropped when one
+  /// moves on.
+  uint64_t epoch() const { return epoch_.load(std::memory_order_acquire); }
+  /// The global registration counter (bumped by every table change).
+  static uint64_t currentEpoch();
+
   /// The OPAL_LOG=dispatch line of one call.
   void logCall(DispatchKeySet callKeys, DispatchKey key) const;
   [[noreturn]] void reportError(DispatchKey key) const;
@@ -160,6 +172,7 @@ private:
   std::array<std::atomic<uint64_t>, kNumBackends> nonFallthroughKeys_;
   std::vector<std::unique_ptr<KernelFunction>> retired_;
   size_t registrations_ = 0;
+  std::atomic<uint64_t> epoch_{0};
 };
 
 } // namespace opal

@@ -22,6 +22,17 @@
 
 namespace opal {
 
+/// What an op-library text declares, found without MLIR.
+struct OpLibraryContents {
+  /// The schemas, with their namespaces filled in from `opal.library`.
+  std::vector<FunctionSchema> schemas;
+  /// The ops with an `opal.decomposition`, as "ns::op" or "ns::op.overload".
+  std::vector<std::string> decomposed;
+};
+
+/// Scans an op-library text. Errors name the file, line and column.
+Expected<OpLibraryContents> scanOpLibrary(std::string_view text, std::string_view fileName);
+
 /// The schemas an op-library text defines, with their namespaces filled in
 /// from the enclosing `opal.library`. Errors name the file, line and column.
 Expected<std::vector<FunctionSchema>> scanOpLibrarySchemas(std::string_view text,

@@ -6,7 +6,9 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassOptions.h"
 
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace mlir {
 class RewritePatternSet;
@@ -37,9 +39,20 @@ std::string structuredLoweringProblem(mlir::Operation *op);
 mlir::FailureOr<llvm::SmallVector<mlir::Type>> inferPrimResultTypes(mlir::Operation *op,
                                                                     std::string &problem);
 
+/// The MLIR element type of a dtype code (PyTorch's ScalarType numbering:
+/// 6 is float32), or null if MLIR has none opal lowers.
+mlir::Type elementTypeForDtype(int64_t dtype, mlir::MLIRContext *context);
+/// The dtype code of an element type, if it has one.
+std::optional<int64_t> dtypeForElementType(mlir::Type element);
+
 /// Makes the text of an op-library file available to opal-decompose (which
 /// parses it in its own context). opal-opt adds every --op-library file.
 void addOpLibraryText(std::string name, std::string text);
+
+/// The MLIR names of the ops the last opal-decompose run on this thread
+/// expanded (with repeats). The JIT records them as the ops a kernel
+/// reached.
+const std::vector<std::string> &lastDecomposedOps();
 
 /// Options of the opal-to-linalg pipeline.
 struct OpalToLinalgPipelineOptions

@@ -1,0 +1,62 @@
+//===- DiskCache.h - Compiled kernels on disk -------------------*- C++ -*-===//
+//
+// Each entry is a directory named by the sha256 of everything that decides
+// the object code (compiler identity, pass pipeline, target, the kernel's
+// decomposed IR, which holds the specialization):
+//
+//   $OPAL_CACHE_DIR/v1/<first two hex digits>/<sha256>/
+//     kernel.o       the object code
+//     manifest.txt   the key parts in the clear, the object's size and
+//                    sha256 (written last)
+//
+// Entries are written in a temporary directory and renamed into place, so a
+// reader never sees half an entry and processes compiling the same kernel
+// at once leave one whole entry. A manifest whose checksum does not match
+// its object (a torn or corrupted entry) is reported, removed and the
+// kernel recompiled. OPAL_CACHE_DIR defaults to $XDG_CACHE_HOME/opal, else
+// ~/.cache/opal; OPAL_CACHE_DISABLE=1 turns the cache off.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPAL_COMPILER_DISKCACHE_H
+#define OPAL_COMPILER_DISKCACHE_H
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opal::ir {
+
+class DiskCache {
+public:
+  DiskCache(std::string root, bool enabled);
+
+  bool enabled() const { return enabled_; }
+  const std::string &root() const { return root_; }
+  /// The object of entry `key`, or nothing (absent, disabled or corrupt).
+  std::optional<std::string> load(const std::string &key) const;
+  /// Stores an entry; failures (read-only disk, races) only log.
+  void store(const std::string &key, const std::string &object,
+             const std::string &manifest) const;
+
+private:
+  std::string entryDir(const std::string &key) const;
+  std::string root_;
+  bool enabled_;
+};
+
+/// The process's cache, configured from the environment.
+const DiskCache &diskCache();
+
+/// Lowercase hex sha256 of the parts (each length-prefixed).
+std::string diskCacheKey(const std::vector<std::string> &parts);
+/// Lowercase hex sha256 of a byte string.
+std::string sha256Hex(const std::string &bytes);
+
+/// "opal <version> (libopal <build id>, libopal_compiler <build id>) LLVM
+/// <version> cache-format 1": a rebuilt opal never reuses old entries.
+const std::string &compilerIdentity();
+
+} // namespace opal::ir
+
+#endif // OPAL_COMPILER_DISKCACHE_H

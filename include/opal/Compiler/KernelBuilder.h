@@ -1,0 +1,48 @@
+//===- KernelBuilder.h - The IR of one call, and its entry points -*- C++ -*-===//
+//
+// The JIT turns a call into a module:
+//
+//   func.func @opal_kernel(%x: tensor<?x1xf32>, %beta: f64) -> !opal.tensor {
+//     %threshold = arith.constant 20.0 : f64        // a specialized argument
+//     %r = aten.softplus %x, %beta, %threshold : ... -> !opal.tensor
+//     return %r : !opal.tensor
+//   }
+//
+// Tensors are arguments (dims of size 1 static, others dynamic), float and
+// Scalar values are f64/i64 arguments, and every other argument is a
+// constant. opal-decompose gives the result its concrete type; then
+// splitEntryPoints makes the two entry points of CompiledKernel.h:
+// `opal_kernel` writes its results into output arguments (destination-passing
+// style), `opal_kernel_shapes` computes the dynamic output sizes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPAL_COMPILER_KERNELBUILDER_H
+#define OPAL_COMPILER_KERNELBUILDER_H
+
+#include "opal/JIT/CompiledKernel.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <string>
+
+namespace opal::ir {
+
+inline constexpr const char *kKernelName = "opal_kernel";
+inline constexpr const char *kShapesName = "opal_kernel_shapes";
+
+/// The module of a call to `schema` specialized as `spec`; on failure
+/// `error` names the op and argument.
+mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
+buildCallModule(mlir::MLIRContext *context, const FunctionSchema &schema,
+                const jit::CallSpec &spec, std::string &error);
+
+/// After opal-decompose: the outputs of `opal_kernel` (dtype and static
+/// sizes), with the module rewritten into the two entry points.
+mlir::FailureOr<std::vector<jit::OutputSpec>> splitEntryPoints(mlir::ModuleOp module,
+                                                               std::string &error);
+
+} // namespace opal::ir
+
+#endif // OPAL_COMPILER_KERNELBUILDER_H

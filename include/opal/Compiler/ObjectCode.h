@@ -1,0 +1,46 @@
+//===- ObjectCode.h - LLVM-dialect modules to loaded host code --*- C++ -*-===//
+//
+// The last steps of the CPU JIT: an LLVM-dialect module becomes LLVM IR,
+// gets a packed entry point (`void _opal_packed_<f>(void **slots)`) per
+// function the runtime calls, is optimized at O3 for the host CPU (its
+// features included) and emitted as an ELF object. The object is what the
+// disk cache stores; loading one (fresh or from disk) links it into the
+// process with ORC.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPAL_COMPILER_OBJECTCODE_H
+#define OPAL_COMPILER_OBJECTCODE_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace opal::ir {
+
+/// "triple cpu +feature,..." of the host: what an object is compiled for.
+const std::string &hostTargetDescription();
+
+/// The object code of `module` (LLVM dialect) with packed entry points for
+/// `entryPoints`, each of which must return nothing.
+mlir::FailureOr<std::string> emitHostObject(mlir::ModuleOp module,
+                                            const std::vector<std::string> &entryPoints,
+                                            std::string &error);
+
+/// An object linked into the process; `addresses` are its packed entry
+/// points in the order asked for. Loaded code stays for the process's life.
+struct LoadedObject {
+  std::vector<void *> addresses;
+};
+mlir::FailureOr<LoadedObject> loadObject(const std::string &object,
+                                         const std::vector<std::string> &entryPoints,
+                                         std::string &error);
+
+/// The name of the packed entry point of function `name`.
+std::string packedName(const std::string &name);
+
+} // namespace opal::ir
+
+#endif // OPAL_COMPILER_OBJECTCODE_H

@@ -1,0 +1,89 @@
+//===- CompiledKernel.h - A compiled kernel and the compiler's hook -*- C++ -*-===//
+//
+// libopal runs compiled kernels; libopal_compiler (MLIR and LLVM) makes
+// them. The runtime never links the compiler: the first call that needs a
+// compile loads libopal_compiler.so, whose static initializer installs its
+// KernelCompiler here. A process that only calls native kernels never loads
+// LLVM.
+//
+// Calling convention. A kernel has two entry points with MLIR's packed
+// convention, `void f(void **slots)`, one slot per LLVM argument of the
+// lowered function:
+//  - `run(inputs..., outputs...)`: each tensor is an exploded memref
+//    descriptor (allocated pointer, aligned pointer, offset, sizes...,
+//    strides...), each runtime scalar an f64 or i64. Outputs are allocated by
+//    the runtime and written in place (destination-passing style).
+//  - `shapes(inputs..., dims)`: writes every dynamic output size, in output
+//    order, into the i64 buffer `dims`. The compiler reifies these sizes
+//    from the IR, so every MLIR-defined op gets shape inference (and meta
+//    tensors) without an abstract kernel. Absent when all sizes are static.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPAL_JIT_COMPILEDKERNEL_H
+#define OPAL_JIT_COMPILEDKERNEL_H
+
+#include "opal/Dispatch/DispatchKey.h"
+#include "opal/JIT/Specialization.h"
+#include "opal/Runtime/Tensor.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace opal::jit {
+
+struct OutputSpec {
+  ScalarType dtype = ScalarType::Undefined;
+  std::vector<int64_t> sizes; ///< -1 for a size the shapes entry computes
+};
+
+class CompiledKernel {
+public:
+  using PackedFunction = void (*)(void **);
+
+  PackedFunction run = nullptr;
+  PackedFunction shapes = nullptr;
+  std::vector<ArgKind> argKinds; ///< one per schema argument
+  std::vector<OutputSpec> outputs;
+  /// The ops (`ns::name[.overload]`) whose definitions went into the kernel.
+  std::vector<OperatorName> reached;
+  std::string cacheKey;        ///< hex sha256 of the disk cache entry
+  double compileMilliseconds = 0;
+  bool fromDisk = false;
+  /// Keeps the loaded code alive.
+  std::shared_ptr<void> code;
+
+  /// The output sizes of a call (runs `shapes` if some are dynamic).
+  std::vector<std::vector<int64_t>> outputSizes(const IValue *args) const;
+  /// Runs the kernel on a call's arguments (one per schema argument) and
+  /// returns its outputs, allocated on `device`. On the meta device only
+  /// the sizes are computed.
+  std::vector<Tensor> invoke(const IValue *args, Device device) const;
+};
+
+/// What libopal_compiler provides.
+class KernelCompiler {
+public:
+  virtual ~KernelCompiler() = default;
+  /// Compiles `spec` for `key` (CPU), or loads it from the disk cache.
+  virtual Expected<std::shared_ptr<const CompiledKernel>> compile(const CallSpec &spec,
+                                                                  DispatchKey key) = 0;
+};
+
+/// Makes the decompositions of an op-library text known to the JIT (the
+/// compiler reads them at its next compile). `opal.library.load` adds every
+/// file it loads.
+void addOpLibraryText(std::string name, std::string text);
+/// Every text added so far; `generation` counts the additions.
+std::vector<std::pair<std::string, std::string>> opLibraryTexts(uint64_t &generation);
+
+/// Installs the compiler (called by libopal_compiler's static initializer).
+void installKernelCompiler(KernelCompiler *compiler);
+/// The compiler: loads libopal_compiler.so (next to libopal.so) on first
+/// use. Fails with the loader's message if it cannot be loaded.
+Expected<KernelCompiler *> kernelCompiler();
+
+} // namespace opal::jit
+
+#endif // OPAL_JIT_COMPILEDKERNEL_H

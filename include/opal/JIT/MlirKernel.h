@@ -1,0 +1,81 @@
+//===- MlirKernel.h - The kernel kind of ops defined in MLIR ----*- C++ -*-===//
+//
+// An MlirKernel is what the dispatcher calls for an op whose kernel is an
+// MLIR definition: a decomposition (registered under
+// CompositeImplicitAutograd, as every aten composite is) or a prim's
+// lowering (CompositeExplicitAutograd). On a call it computes the call's
+// specialization key (Specialization.h), looks it up in its own in-memory
+// cache without locks, and on a miss compiles once (single flight: threads
+// that miss on the same op wait for the compile and then hit).
+//
+// A compiled kernel remembers the registration epoch of every op its
+// compilation reached; a registration on any of them after the compile
+// makes the kernel stale, and the next call recompiles.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPAL_JIT_MLIRKERNEL_H
+#define OPAL_JIT_MLIRKERNEL_H
+
+#include "opal/Dispatch/KernelFunction.h"
+#include "opal/JIT/CompiledKernel.h"
+
+#include <atomic>
+#include <mutex>
+
+namespace opal {
+class OperatorEntry;
+}
+
+namespace opal::jit {
+
+class MlirKernel : public OperatorKernel {
+public:
+  /// The dispatcher's kernel for an op defined in MLIR.
+  static KernelFunction make();
+  /// True if `kernel` is an MLIR kernel.
+  static bool isMlirKernel(const KernelFunction &kernel);
+
+  ~MlirKernel() override;
+  /// The specializations compiled so far (for tests and opal.jit).
+  size_t compiledCount() const;
+
+private:
+  struct Entry {
+    std::vector<uint64_t> words;
+    std::shared_ptr<const CompiledKernel> kernel;
+    uint64_t epoch; ///< OperatorEntry::currentEpoch() before the compile
+    std::vector<const OperatorEntry *> reached;
+    bool current() const;
+  };
+  /// An immutable snapshot; a compile publishes a new one.
+  struct Table {
+    std::vector<Entry> entries;
+  };
+
+  static void boxedCall(OperatorKernel *functor, const OperatorHandle &op,
+                        DispatchKeySet keys, Stack *stack);
+  const CompiledKernel *find(const std::vector<uint64_t> &words) const;
+  const CompiledKernel &compile(const OperatorHandle &op, DispatchKey key, const IValue *args,
+                                DeviceType device, const std::vector<uint64_t> &words);
+
+  std::atomic<const Table *> table_{nullptr};
+  mutable std::mutex mutex_;
+  std::vector<std::unique_ptr<const Table>> tables_; ///< every snapshot, freed with the kernel
+};
+
+/// The JIT's counters (opal.jit.stats()).
+struct JitStats {
+  uint64_t hits = 0;       ///< calls that found their kernel in memory
+  uint64_t misses = 0;     ///< calls that did not (compiled or loaded from disk)
+  uint64_t compiles = 0;   ///< kernels compiled
+  uint64_t diskHits = 0;   ///< kernels loaded from the disk cache
+  uint64_t stale = 0;      ///< kernels dropped by a later registration
+  double compileMilliseconds = 0; ///< time spent compiling (and loading)
+};
+JitStats jitStats();
+void resetJitStats();
+
+} // namespace opal::jit
+
+#endif // OPAL_JIT_MLIRKERNEL_H

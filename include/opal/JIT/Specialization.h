@@ -1,0 +1,73 @@
+//===- Specialization.h - What a compiled kernel is specialized on -*- C++ -*-===//
+//
+// A call's arguments decide which compiled kernel runs it. Tensors enter a
+// kernel by dtype and rank, with the dims of size 1 static (broadcasting
+// depends on them) and every other dim dynamic. `float` and `Scalar`
+// arguments are runtime values (`x * 0.5` and `x * 0.7` share a kernel; a
+// Scalar's kind, int or float, is part of the key because it changes type
+// promotion). Every other argument (dims, keepdim, dtype, strings, lists,
+// None) is baked into the IR as a constant.
+//
+// The key of a call is a short array of 64-bit words that holds all of
+// this exactly (no hashing of values, no strings): the in-memory cache
+// compares it word by word.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPAL_JIT_SPECIALIZATION_H
+#define OPAL_JIT_SPECIALIZATION_H
+
+#include "opal/Dispatch/IValue.h"
+#include "opal/Runtime/Device.h"
+#include "opal/Runtime/ScalarType.h"
+#include "opal/Schema/FunctionSchema.h"
+#include "opal/Support/Expected.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace opal::jit {
+
+/// How one schema argument enters a compiled kernel.
+enum class ArgKind : uint8_t {
+  Tensor,   ///< a memref (pointers, offset, sizes, strides)
+  Float,    ///< an f64 passed at run time
+  Int,      ///< an i64 passed at run time
+  Constant, ///< the value is part of the IR
+};
+
+struct ArgSpec {
+  ArgKind kind = ArgKind::Constant;
+  // Tensor:
+  ScalarType dtype = ScalarType::Undefined;
+  int rank = 0;
+  uint64_t sizeOneDims = 0; ///< bit d set: dim d has size 1
+  // Constant:
+  IValue constant;
+};
+
+/// The specialization of one call: the op, where it runs, its arguments.
+struct CallSpec {
+  OperatorName op;
+  DeviceType device = DeviceType::CPU;
+  std::vector<ArgSpec> args;
+
+  /// The specialization in words, e.g.
+  /// "(f32[?,1], float, int[]=[1], bool=false)", for logs and manifests.
+  std::string str() const;
+};
+
+/// The key words of a call (see the file comment) appended to `words`.
+/// Fails with a message naming the op and argument when an argument cannot
+/// be compiled (complex scalars, tensors on two devices, rank above 64).
+Expected<bool> appendKeyWords(const FunctionSchema &schema, const IValue *args,
+                              DeviceType device, std::vector<uint64_t> &words);
+
+/// The specialization of a call with arguments `args` (one per schema
+/// argument, defaults filled).
+CallSpec makeCallSpec(const FunctionSchema &schema, const IValue *args, DeviceType device);
+
+} // namespace opal::jit
+
+#endif // OPAL_JIT_SPECIALIZATION_H

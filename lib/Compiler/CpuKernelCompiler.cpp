@@ -1,0 +1,290 @@
+//===- CpuKernelCompiler.cpp - The JIT's compiler for the host CPU --------===//
+//
+// Installed into libopal when libopal_compiler loads. One compile at a time
+// (one MLIRContext); the context and the pass managers are reused across
+// compiles and rebuilt when an op library is added.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opal/Compiler/CpuPipeline.h"
+#include "opal/Compiler/DiskCache.h"
+#include "opal/Compiler/KernelBuilder.h"
+#include "opal/Compiler/ObjectCode.h"
+#include "opal/Dialect/BuiltinLibraries.h"
+#include "opal/Dialect/OpalDialect.h"
+#include "opal/Dialect/SchemaDialect.h"
+#include "opal/Dispatch/Dispatcher.h"
+#include "opal/Schema/OpLibraryFile.h"
+#include "opal/Support/Environment.h"
+#include "opal/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <sys/stat.h>
+
+using namespace mlir;
+using namespace opal;
+using namespace opal::ir;
+
+namespace {
+
+double millisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+std::string printed(ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream stream(text);
+  module->print(stream, OpPrintingFlags().printGenericOpForm().enableDebugInfo(false));
+  return text;
+}
+
+/// Writes each stage's IR under OPAL_DUMP_DIR/<n>-<op>/.
+class StageDumper {
+public:
+  StageDumper(const std::string &op) {
+    static const std::optional<std::string> root = readKnob("OPAL_DUMP_DIR");
+    static int counter = 0;
+    if (!root || root->empty())
+      return;
+    ::mkdir(root->c_str(), 0755);
+    std::string name = op;
+    for (char &c : name)
+      if (c == ':' || c == '/')
+        c = '_';
+    dir_ = *root + "/" + std::to_string(counter++) + "-" + name;
+    ::mkdir(dir_.c_str(), 0755);
+  }
+  void dump(const std::string &stage, const std::string &text) const {
+    if (dir_.empty())
+      return;
+    std::ofstream(dir_ + "/" + stage, std::ios::binary) << text;
+  }
+  void dump(const std::string &stage, ModuleOp module) const {
+    if (dir_.empty())
+      return;
+    std::string text;
+    llvm::raw_string_ostream stream(text);
+    module->print(stream);
+    dump(stage, text);
+  }
+
+private:
+  std::string dir_;
+};
+
+class CpuKernelCompiler final : public jit::KernelCompiler {
+public:
+  Expected<std::shared_ptr<const jit::CompiledKernel>> compile(const jit::CallSpec &spec,
+                                                               DispatchKey key) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto start = std::chrono::steady_clock::now();
+    std::string op = spec.op.str();
+    auto fail = [&](const std::string &message) {
+      return makeUnexpected(Error("opal JIT: " + message));
+    };
+    auto handle = Dispatcher::singleton().findSchema(spec.op);
+    if (!handle)
+      return fail(op + " is not defined");
+    if (!prepare())
+      return fail(setupError_);
+
+    std::string error, diagnostics;
+    ScopedDiagnosticHandler handler(context_.get(), [&](Diagnostic &diagnostic) {
+      llvm::raw_string_ostream(diagnostics) << "\n  " << diagnostic;
+      return success();
+    });
+    StageDumper dumper(op);
+    auto module = buildCallModule(context_.get(), handle->schema(), spec, error);
+    if (failed(module))
+      return fail(error);
+    dumper.dump("0-call.mlir", **module);
+
+    // Decomposition: the ops the kernel is made of.
+    if (failed(decompose_->run(**module)))
+      return fail("cannot decompose " + op + spec.str() + ":" + diagnostics);
+    dumper.dump("1-decomposed.mlir", **module);
+    std::vector<OperatorName> reached = reachedOps(**module);
+    reached.push_back(spec.op);
+    std::string decomposed = printed(**module);
+
+    std::string cacheKey = diskCacheKey({compilerIdentity(), jitCpuPipelineText(),
+                                         hostTargetDescription(), decomposed});
+    auto kernel = std::make_shared<jit::CompiledKernel>();
+    kernel->cacheKey = cacheKey;
+    kernel->reached = std::move(reached);
+    for (const jit::ArgSpec &arg : spec.args)
+      kernel->argKinds.push_back(arg.kind);
+
+    auto outputs = splitEntryPoints(**module, error);
+    if (failed(outputs))
+      return fail(op + spec.str() + ": " + error);
+    kernel->outputs = std::move(*outputs);
+    bool hasShapes = static_cast<bool>((*module)->lookupSymbol(kShapesName));
+    std::vector<std::string> entryPoints = {kKernelName};
+    if (hasShapes)
+      entryPoints.push_back(kShapesName);
+
+    std::optional<std::string> object = diskCache().load(cacheKey);
+    if (object) {
+      kernel->fromDisk = true;
+    } else {
+      dumper.dump("2-entry-points.mlir", **module);
+      if (failed(lower_->run(**module)))
+        return fail("cannot lower " + op + spec.str() + " to LLVM:" + diagnostics);
+      dumper.dump("3-llvm.mlir", **module);
+      auto emitted = emitHostObject(**module, entryPoints, error);
+      if (failed(emitted))
+        return fail(op + spec.str() + ": " + error);
+      object = std::move(*emitted);
+      dumper.dump("4-kernel.o", *object);
+      diskCache().store(cacheKey, *object, manifest(spec, key, *kernel));
+    }
+    auto loaded = loadObject(*object, entryPoints, error);
+    if (failed(loaded))
+      return fail(op + spec.str() + ": " + error);
+    kernel->run = reinterpret_cast<jit::CompiledKernel::PackedFunction>(loaded->addresses[0]);
+    if (hasShapes)
+      kernel->shapes =
+          reinterpret_cast<jit::CompiledKernel::PackedFunction>(loaded->addresses[1]);
+    kernel->compileMilliseconds = millisecondsSince(start);
+    if (logEnabled(LogTopic::JIT)) {
+      std::ostringstream line;
+      line << (kernel->fromDisk ? "loaded " : "compiled ") << op << spec.str() << " for "
+           << toString(key) << " in " << std::fixed << std::setprecision(1)
+           << kernel->compileMilliseconds << " ms" << (kernel->fromDisk ? " from disk" : "")
+           << " [" << cacheKey.substr(0, 16) << "]";
+      logLine(LogTopic::JIT, line.str());
+    }
+    return std::shared_ptr<const jit::CompiledKernel>(std::move(kernel));
+  }
+
+private:
+  /// (Re)creates the context and pass managers when op libraries were added.
+  bool prepare() {
+    uint64_t generation = 0;
+    auto texts = jit::opLibraryTexts(generation);
+    if (context_ && generation == generation_)
+      return true;
+    static std::once_flag once;
+    std::call_once(once, [] {
+      registerTransformsPasses();
+      registerOpalPasses();
+    });
+    std::vector<FunctionSchema> schemas = builtinSchemas();
+    for (size_t i = addedTexts_; i < texts.size(); ++i)
+      addOpLibraryText(texts[i].first, texts[i].second);
+    addedTexts_ = texts.size();
+    for (const auto &[name, text] : texts) {
+      auto found = scanOpLibrarySchemas(text, name);
+      if (!found) {
+        setupError_ = found.error().message();
+        return false;
+      }
+      for (FunctionSchema &schema : *found)
+        if (schemaOpProblem(schema).empty())
+          schemas.push_back(std::move(schema));
+    }
+    opNames_.clear();
+    for (const FunctionSchema &schema : schemas)
+      opNames_.emplace(schemaOpName(schema), schema.operatorName());
+
+    DialectRegistry registry;
+    registry.insert<OpalDialect, affine::AffineDialect, arith::ArithDialect,
+                    bufferization::BufferizationDialect, cf::ControlFlowDialect,
+                    func::FuncDialect, LLVM::LLVMDialect, linalg::LinalgDialect,
+                    math::MathDialect, memref::MemRefDialect, scf::SCFDialect,
+                    tensor::TensorDialect, vector::VectorDialect>();
+    registerSchemaDialects(registry, schemas);
+    registerCpuPipeline(registry);
+    auto context = std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
+    context->loadAllAvailableDialects();
+
+    auto decompose = std::make_unique<PassManager>(context.get());
+    decompose->addPass(createOpalDecompose());
+    auto lower = std::make_unique<PassManager>(context.get());
+    if (failed(parsePassPipeline(jitCpuPipelineText(), *lower))) {
+      setupError_ = "internal error: the JIT's pass pipeline does not parse";
+      return false;
+    }
+    decompose_ = std::move(decompose);
+    lower_ = std::move(lower);
+    context_ = std::move(context);
+    generation_ = generation;
+    return true;
+  }
+
+  /// The schema ops left after decomposition (prims, ops in legal-ops) and
+  /// the composites the decomposition went through.
+  std::vector<OperatorName> reachedOps(ModuleOp module) {
+    std::map<std::string, OperatorName> found;
+    module->walk([&](Operation *op) {
+      auto it = opNames_.find(op->getName().getStringRef().str());
+      if (it != opNames_.end())
+        found.emplace(it->first, it->second);
+    });
+    for (const std::string &name : lastDecomposedOps())
+      if (auto it = opNames_.find(name); it != opNames_.end())
+        found.emplace(it->first, it->second);
+    std::vector<OperatorName> names;
+    for (auto &[mlirName, name] : found)
+      names.push_back(name);
+    return names;
+  }
+
+  std::string manifest(const jit::CallSpec &spec, DispatchKey key,
+                       const jit::CompiledKernel &kernel) {
+    std::ostringstream text;
+    text << "op: " << spec.op.str() << "\n"
+         << "specialization: " << spec.str() << "\n"
+         << "dispatch key: " << toString(key) << "\n"
+         << "target: " << hostTargetDescription() << "\n"
+         << "compiler: " << compilerIdentity() << "\n"
+         << "pipeline: " << jitCpuPipelineText() << "\n"
+         << "reached:";
+    for (const OperatorName &name : kernel.reached)
+      text << " " << name.str();
+    text << "\n";
+    return text.str();
+  }
+
+  std::mutex mutex_;
+  std::unique_ptr<MLIRContext> context_;
+  std::unique_ptr<PassManager> decompose_, lower_;
+  std::map<std::string, OperatorName> opNames_;
+  uint64_t generation_ = ~uint64_t(0);
+  size_t addedTexts_ = 0;
+  std::string setupError_;
+};
+
+/// Installs the compiler when libopal_compiler is loaded.
+struct Installer {
+  Installer() { jit::installKernelCompiler(new CpuKernelCompiler()); }
+} installer;
+
+} // namespace

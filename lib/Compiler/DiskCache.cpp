@@ -1,0 +1,244 @@
+//===- DiskCache.cpp - Compiled kernels on disk ---------------------------===//
+
+#include "opal/Compiler/DiskCache.h"
+
+#include "opal/JIT/CompiledKernel.h"
+#include "opal/Support/Environment.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/SHA256.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+using namespace opal;
+using namespace opal::ir;
+
+#ifndef OPAL_VERSION
+#define OPAL_VERSION "unknown"
+#endif
+
+namespace {
+
+std::string hex(llvm::ArrayRef<uint8_t> bytes) {
+  static const char *digits = "0123456789abcdef";
+  std::string text;
+  for (uint8_t byte : bytes) {
+    text += digits[byte >> 4];
+    text += digits[byte & 15];
+  }
+  return text;
+}
+
+std::optional<std::string> readFile(const std::string &path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file)
+    return std::nullopt;
+  std::stringstream buffer;
+  buffer << file.rdbuf();
+  return buffer.str();
+}
+
+bool writeFile(const std::string &path, const std::string &bytes) {
+  std::ofstream file(path, std::ios::binary);
+  file << bytes;
+  file.close();
+  return static_cast<bool>(file);
+}
+
+/// Removes a directory and the files in it.
+void removeEntry(const std::string &dir) {
+  if (DIR *d = ::opendir(dir.c_str())) {
+    while (dirent *e = ::readdir(d))
+      if (std::strcmp(e->d_name, ".") && std::strcmp(e->d_name, ".."))
+        ::unlink((dir + "/" + e->d_name).c_str());
+    ::closedir(d);
+  }
+  ::rmdir(dir.c_str());
+}
+
+bool makeDirs(const std::string &path) {
+  for (size_t at = 1; at <= path.size(); ++at)
+    if (at == path.size() || path[at] == '/')
+      if (::mkdir(path.substr(0, at).c_str(), 0755) != 0 && errno != EEXIST)
+        return false;
+  return true;
+}
+
+/// The value of "name: value" in a manifest.
+std::string field(const std::string &manifest, const std::string &name) {
+  std::string prefix = "\n" + name + ": ";
+  size_t at = ("\n" + manifest).find(prefix);
+  if (at == std::string::npos)
+    return "";
+  size_t start = at + prefix.size() - 1;
+  return manifest.substr(start, manifest.find('\n', start) - start);
+}
+
+/// The GNU build id of the shared object that contains `address`.
+std::string buildIdOf(const void *address) {
+  struct Search {
+    const void *address;
+    std::string id;
+  } search{address, ""};
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, size_t, void *data) {
+        auto &search = *static_cast<Search *>(data);
+        auto target = reinterpret_cast<ElfW(Addr)>(search.address);
+        bool contains = false;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr) &header = info->dlpi_phdr[i];
+          ElfW(Addr) start = info->dlpi_addr + header.p_vaddr;
+          if (header.p_type == PT_LOAD && target >= start && target < start + header.p_memsz)
+            contains = true;
+        }
+        if (!contains)
+          return 0;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr) &header = info->dlpi_phdr[i];
+          if (header.p_type != PT_NOTE)
+            continue;
+          auto *at = reinterpret_cast<const char *>(info->dlpi_addr + header.p_vaddr);
+          const char *end = at + header.p_memsz;
+          while (at + sizeof(ElfW(Nhdr)) <= end) {
+            auto *note = reinterpret_cast<const ElfW(Nhdr) *>(at);
+            const char *name = at + sizeof(ElfW(Nhdr));
+            const char *desc = name + ((note->n_namesz + 3) & ~3u);
+            if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 &&
+                std::memcmp(name, "GNU", 4) == 0)
+              search.id = hex(llvm::ArrayRef<uint8_t>(
+                  reinterpret_cast<const uint8_t *>(desc), note->n_descsz));
+            at = desc + ((note->n_descsz + 3) & ~3u);
+          }
+        }
+        return 1;
+      },
+      &search);
+  return search.id.empty() ? "no-build-id" : search.id;
+}
+
+std::string defaultRoot() {
+  if (auto dir = readKnob("OPAL_CACHE_DIR"); dir && !dir->empty())
+    return *dir;
+  if (auto xdg = readKnob("XDG_CACHE_HOME"); xdg && !xdg->empty())
+    return *xdg + "/opal";
+  if (auto home = readKnob("HOME"); home && !home->empty())
+    return *home + "/.cache/opal";
+  return "/tmp/opal-cache-" + std::to_string(::getuid());
+}
+
+} // namespace
+
+std::string opal::ir::sha256Hex(const std::string &bytes) {
+  llvm::SHA256 hasher;
+  hasher.update(llvm::StringRef(bytes));
+  auto digest = hasher.final();
+  return hex(digest);
+}
+
+std::string opal::ir::diskCacheKey(const std::vector<std::string> &parts) {
+  llvm::SHA256 hasher;
+  for (const std::string &part : parts) {
+    std::string length = std::to_string(part.size()) + ":";
+    hasher.update(llvm::StringRef(length));
+    hasher.update(llvm::StringRef(part));
+  }
+  auto digest = hasher.final();
+  return hex(digest);
+}
+
+const std::string &opal::ir::compilerIdentity() {
+  static const std::string identity =
+      std::string("opal ") + OPAL_VERSION + " (libopal " +
+      buildIdOf(reinterpret_cast<const void *>(&jit::installKernelCompiler)) +
+      ", libopal_compiler " + buildIdOf(reinterpret_cast<const void *>(&compilerIdentity)) +
+      ") LLVM " LLVM_VERSION_STRING " cache-format 1";
+  return identity;
+}
+
+DiskCache::DiskCache(std::string root, bool enabled) : root_(std::move(root)), enabled_(enabled) {}
+
+std::string DiskCache::entryDir(const std::string &key) const {
+  return root_ + "/v1/" + key.substr(0, 2) + "/" + key;
+}
+
+std::optional<std::string> DiskCache::load(const std::string &key) const {
+  if (!enabled_)
+    return std::nullopt;
+  std::string dir = entryDir(key);
+  std::optional<std::string> manifest = readFile(dir + "/manifest.txt");
+  if (!manifest) {
+    if (logEnabled(LogTopic::Cache))
+      logLine(LogTopic::Cache, "disk miss " + key.substr(0, 16) + ": no entry in " + root_);
+    return std::nullopt;
+  }
+  std::optional<std::string> object = readFile(dir + "/kernel.o");
+  std::string problem;
+  if (!object)
+    problem = "kernel.o is missing";
+  else if (field(*manifest, "object-bytes") != std::to_string(object->size()))
+    problem = "kernel.o has " + std::to_string(object->size()) + " bytes, the manifest says " +
+              field(*manifest, "object-bytes");
+  else if (field(*manifest, "object-sha256") != sha256Hex(*object))
+    problem = "kernel.o does not match its checksum";
+  if (!problem.empty()) {
+    logLine(LogTopic::Cache, "corrupt entry " + dir + ": " + problem + "; removing it and "
+                             "recompiling");
+    removeEntry(dir);
+    return std::nullopt;
+  }
+  if (logEnabled(LogTopic::Cache))
+    logLine(LogTopic::Cache, "disk hit " + key.substr(0, 16));
+  return object;
+}
+
+void DiskCache::store(const std::string &key, const std::string &object,
+                      const std::string &manifest) const {
+  if (!enabled_)
+    return;
+  std::string dir = entryDir(key);
+  std::string parent = dir.substr(0, dir.rfind('/'));
+  static std::atomic<uint64_t> counter{0};
+  std::string temporary = parent + "/.tmp-" + key.substr(0, 16) + "-" +
+                          std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  auto give_up = [&](const std::string &why) {
+    logLine(LogTopic::Cache, "cannot store " + dir + ": " + why);
+    removeEntry(temporary);
+  };
+  if (!makeDirs(parent) || ::mkdir(temporary.c_str(), 0755) != 0)
+    return give_up(std::strerror(errno));
+  std::string full = manifest + "object-bytes: " + std::to_string(object.size()) + "\n" +
+                     "object-sha256: " + sha256Hex(object) + "\n";
+  if (!writeFile(temporary + "/kernel.o", object) ||
+      !writeFile(temporary + "/manifest.txt", full))
+    return give_up("write failed");
+  if (::rename(temporary.c_str(), dir.c_str()) != 0) {
+    // Another process stored it first (ENOTEMPTY/EEXIST): keep theirs.
+    removeEntry(temporary);
+    return;
+  }
+  if (logEnabled(LogTopic::Cache))
+    logLine(LogTopic::Cache, "stored " + dir);
+}
+
+const DiskCache &opal::ir::diskCache() {
+  static const DiskCache cache = [] {
+    std::optional<std::string> disable = readKnob("OPAL_CACHE_DISABLE");
+    bool enabled = !disable || disable->empty() || *disable == "0";
+    return DiskCache(defaultRoot(), enabled);
+  }();
+  return cache;
+}

@@ -1,0 +1,226 @@
+//===- KernelBuilder.cpp - The IR of one call, and its entry points -------===//
+
+#include "opal/Compiler/KernelBuilder.h"
+
+#include "opal/Dialect/OpalOps.h"
+#include "opal/Dialect/OpalTypes.h"
+#include "opal/Dialect/SchemaOpBuilder.h"
+#include "opal/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace opal;
+using namespace opal::ir;
+
+namespace {
+
+/// A call's constant argument as the default of a copy of its schema
+/// argument, so materializeDefault builds it the way it builds defaults.
+std::optional<DefaultValue> asDefault(const IValue &value) {
+  switch (value.tag()) {
+  case IValue::Tag::None:
+    return DefaultValue::none();
+  case IValue::Tag::Int:
+    return DefaultValue::fromInt(value.toInt());
+  case IValue::Tag::Double:
+    return DefaultValue::fromDouble(value.toDouble());
+  case IValue::Tag::Bool:
+    return DefaultValue::fromBool(value.toBool());
+  case IValue::Tag::String:
+    return DefaultValue::fromString(value.toStringRef());
+  case IValue::Tag::IntList:
+    return DefaultValue::fromIntList(value.toIntList());
+  case IValue::Tag::DoubleList:
+    return DefaultValue::fromDoubleList(value.toDoubleList());
+  case IValue::Tag::BoolList:
+    return DefaultValue::fromBoolList(value.toBoolList());
+  default:
+    return std::nullopt;
+  }
+}
+
+FailureOr<Value> constantArgument(OpBuilder &b, Location loc, const Argument &argument,
+                                  const IValue &value, const std::string &op,
+                                  std::string &error) {
+  if (value.isDevice())
+    return Value(DeviceOp::create(b, loc, ir::DeviceType::get(b.getContext()),
+                                  value.toDevice().str()));
+  std::optional<DefaultValue> asValue = asDefault(value);
+  if (!asValue) {
+    error = op + ": argument '" + argument.name() + "': the JIT cannot compile a " +
+            value.tagName() + " value";
+    return failure();
+  }
+  Argument withValue(argument.name(), argument.type(), std::move(*asValue),
+                     argument.kwargOnly());
+  auto built = materializeDefault(b, loc, withValue, error);
+  if (failed(built))
+    error = op + ": " + error;
+  return built;
+}
+
+} // namespace
+
+FailureOr<OwningOpRef<ModuleOp>> opal::ir::buildCallModule(MLIRContext *context,
+                                                           const FunctionSchema &schema,
+                                                           const jit::CallSpec &spec,
+                                                           std::string &error) {
+  const std::string op = schema.operatorName().str();
+  OpBuilder b(context);
+  Location loc = NameLoc::get(b.getStringAttr(op));
+  SmallVector<Type> inputTypes;
+  for (size_t i = 0; i < spec.args.size(); ++i) {
+    const jit::ArgSpec &arg = spec.args[i];
+    switch (arg.kind) {
+    case jit::ArgKind::Tensor: {
+      Type element = elementTypeForDtype(static_cast<int64_t>(arg.dtype), context);
+      if (!element) {
+        error = op + ": argument '" + schema.arguments()[i].name() + "': the JIT does not "
+                "compile " + dtypeName(arg.dtype) + " tensors";
+        return failure();
+      }
+      SmallVector<int64_t> shape;
+      for (int d = 0; d < arg.rank; ++d)
+        shape.push_back((arg.sizeOneDims >> d & 1) ? 1 : ShapedType::kDynamic);
+      inputTypes.push_back(RankedTensorType::get(shape, element));
+      break;
+    }
+    case jit::ArgKind::Float:
+      inputTypes.push_back(b.getF64Type());
+      break;
+    case jit::ArgKind::Int:
+      inputTypes.push_back(b.getI64Type());
+      break;
+    case jit::ArgKind::Constant:
+      break;
+    }
+  }
+  SmallVector<Type> resultTypes(schema.returns().size(), GenericTensorType::get(context));
+  for (const Argument &ret : schema.returns())
+    if (!ret.type()->isTensorLike() || ret.type()->isList() || ret.type()->isOptional()) {
+      error = op + ": the JIT compiles ops that return tensors; this one returns " +
+              ret.type()->str();
+      return failure();
+    }
+
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  b.setInsertionPointToEnd(module->getBody());
+  auto function = func::FuncOp::create(b, loc, kKernelName,
+                                       b.getFunctionType(inputTypes, resultTypes));
+  Block *entry = function.addEntryBlock();
+  b.setInsertionPointToEnd(entry);
+  SmallVector<Value> operands;
+  unsigned nextInput = 0;
+  for (size_t i = 0; i < spec.args.size(); ++i) {
+    if (spec.args[i].kind != jit::ArgKind::Constant) {
+      operands.push_back(entry->getArgument(nextInput++));
+      continue;
+    }
+    auto constant =
+        constantArgument(b, loc, schema.arguments()[i], spec.args[i].constant, op, error);
+    if (failed(constant))
+      return failure();
+    operands.push_back(*constant);
+  }
+  // Keyword-only arguments go by name; every argument is given.
+  SmallVector<Value> positional;
+  std::vector<std::pair<std::string, Value>> keywords;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    if (schema.arguments()[i].kwargOnly())
+      keywords.emplace_back(schema.arguments()[i].name(), operands[i]);
+    else
+      positional.push_back(operands[i]);
+  }
+  auto call = buildSchemaOp(b, loc, schema, positional, keywords, resultTypes, error);
+  if (failed(call))
+    return failure();
+  func::ReturnOp::create(b, loc, (*call)->getResults());
+  return module;
+}
+
+FailureOr<std::vector<jit::OutputSpec>> opal::ir::splitEntryPoints(ModuleOp module,
+                                                                   std::string &error) {
+  auto kernel = module.lookupSymbol<func::FuncOp>(kKernelName);
+  auto ret = cast<func::ReturnOp>(kernel.getBody().back().getTerminator());
+  std::vector<jit::OutputSpec> outputs;
+  size_t dynamicCount = 0;
+  for (Type type : ret.getOperandTypes()) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    std::optional<int64_t> dtype = tensor ? dtypeForElementType(tensor.getElementType())
+                                          : std::nullopt;
+    if (!dtype) {
+      error = "the kernel's result has type " + std::to_string(outputs.size()) +
+              " that the JIT cannot return";
+      return failure();
+    }
+    jit::OutputSpec output;
+    output.dtype = static_cast<ScalarType>(*dtype);
+    for (int64_t size : tensor.getShape()) {
+      output.sizes.push_back(ShapedType::isDynamic(size) ? -1 : size);
+      dynamicCount += ShapedType::isDynamic(size);
+    }
+    outputs.push_back(std::move(output));
+  }
+  if (dynamicCount > 1024) {
+    error = "the kernel has more than 1024 dynamic output sizes";
+    return failure();
+  }
+
+  OpBuilder b(module.getContext());
+  Location loc = kernel.getLoc();
+  if (dynamicCount) {
+    // opal_kernel_shapes(inputs..., dims: memref<?xi64>): the same body, its
+    // results reduced to their dynamic sizes; canonicalization and
+    // resolve-ranked-shaped-type-result-dims later remove the computation.
+    b.setInsertionPointAfter(kernel);
+    auto shapes = cast<func::FuncOp>(b.clone(*kernel));
+    shapes.setSymName(kShapesName);
+    Type dimsType = MemRefType::get({ShapedType::kDynamic}, b.getI64Type());
+    Block &body = shapes.getBody().back();
+    Value dims = body.addArgument(dimsType, loc);
+    auto shapesReturn = cast<func::ReturnOp>(body.getTerminator());
+    b.setInsertionPoint(shapesReturn);
+    int64_t next = 0;
+    for (Value result : shapesReturn.getOperands()) {
+      auto type = cast<RankedTensorType>(result.getType());
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        if (!type.isDynamicDim(d))
+          continue;
+        Value size = tensor::DimOp::create(b, loc, result, d);
+        Value asI64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), size);
+        Value at = arith::ConstantIndexOp::create(b, loc, next++);
+        memref::StoreOp::create(b, loc, asI64, dims, at);
+      }
+    }
+    func::ReturnOp::create(b, loc);
+    shapesReturn.erase();
+    SmallVector<Type> inputs(shapes.getArgumentTypes());
+    inputs.push_back(dimsType);
+    shapes.setFunctionType(b.getFunctionType(inputs, {}));
+  }
+
+  // opal_kernel(inputs..., outputs...): each result is materialized in an
+  // output memref; empty-tensor elimination and bufferization then compute
+  // it in place there.
+  Block &body = kernel.getBody().back();
+  b.setInsertionPoint(ret);
+  for (Value result : ret.getOperands()) {
+    auto type = cast<RankedTensorType>(result.getType());
+    Value out = body.addArgument(MemRefType::get(type.getShape(), type.getElementType()), loc);
+    bufferization::MaterializeInDestinationOp::create(b, loc, Type(), result, out,
+                                                      /*restrict=*/true, /*writable=*/true);
+  }
+  func::ReturnOp::create(b, loc);
+  ret.erase();
+  SmallVector<Type> inputs;
+  for (BlockArgument argument : body.getArguments())
+    inputs.push_back(argument.getType());
+  kernel.setFunctionType(b.getFunctionType(inputs, {}));
+  return outputs;
+}

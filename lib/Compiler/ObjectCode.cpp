@@ -1,0 +1,180 @@
+//===- ObjectCode.cpp - LLVM-dialect modules to loaded host code ----------===//
+
+#include "opal/Compiler/ObjectCode.h"
+
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <atomic>
+#include <mutex>
+
+using namespace mlir;
+using namespace opal::ir;
+
+namespace {
+
+void initializeNativeTarget() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+llvm::orc::JITTargetMachineBuilder hostMachineBuilder() {
+  initializeNativeTarget();
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder)
+    llvm::report_fatal_error(llvm::Twine("opal JIT: cannot describe the host CPU: ") +
+                             llvm::toString(builder.takeError()));
+  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  return std::move(*builder);
+}
+
+/// `void _opal_packed_<name>(void **slots)`: loads each argument of `name`
+/// from its slot and calls it.
+void addPackedEntryPoint(llvm::Module &module, llvm::Function *function) {
+  llvm::LLVMContext &context = module.getContext();
+  llvm::IRBuilder<> b(context);
+  auto *pointer = llvm::PointerType::getUnqual(context);
+  auto *wrapper = llvm::Function::Create(
+      llvm::FunctionType::get(b.getVoidTy(), {pointer}, false),
+      llvm::GlobalValue::ExternalLinkage, packedName(function->getName().str()), module);
+  b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", wrapper));
+  llvm::SmallVector<llvm::Value *> arguments;
+  for (llvm::Argument &argument : function->args()) {
+    llvm::Value *slot = b.CreateConstGEP1_64(pointer, wrapper->getArg(0), argument.getArgNo());
+    llvm::Value *address = b.CreateLoad(pointer, slot);
+    arguments.push_back(b.CreateLoad(argument.getType(), address));
+  }
+  b.CreateCall(function, arguments);
+  b.CreateRetVoid();
+}
+
+} // namespace
+
+std::string opal::ir::packedName(const std::string &name) { return "_opal_packed_" + name; }
+
+const std::string &opal::ir::hostTargetDescription() {
+  static const std::string description = [] {
+    auto builder = hostMachineBuilder();
+    std::string text = builder.getTargetTriple().str() + " " + builder.getCPU() + " " +
+                       builder.getFeatures().getString();
+    return text;
+  }();
+  return description;
+}
+
+FailureOr<std::string> opal::ir::emitHostObject(ModuleOp module,
+                                                const std::vector<std::string> &entryPoints,
+                                                std::string &error) {
+  auto machine = hostMachineBuilder().createTargetMachine();
+  if (!machine) {
+    error = "cannot create the host target machine: " + llvm::toString(machine.takeError());
+    return failure();
+  }
+  DialectRegistry registry;
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  module->getContext()->appendDialectRegistry(registry);
+
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(module, context);
+  if (!llvmModule) {
+    error = "cannot translate the kernel to LLVM IR";
+    return failure();
+  }
+  for (const std::string &name : entryPoints) {
+    llvm::Function *function = llvmModule->getFunction(name);
+    if (!function || !function->getReturnType()->isVoidTy()) {
+      error = "internal error: entry point " + name + " is missing or returns a value";
+      return failure();
+    }
+    addPackedEntryPoint(*llvmModule, function);
+  }
+  llvmModule->setDataLayout((*machine)->createDataLayout());
+  llvmModule->setTargetTriple((*machine)->getTargetTriple());
+  // Host CPU and features on every function, so the vectorizers use them.
+  for (llvm::Function &function : *llvmModule) {
+    if (function.isDeclaration())
+      continue;
+    function.addFnAttr("target-cpu", (*machine)->getTargetCPU());
+    function.addFnAttr("target-features", (*machine)->getTargetFeatureString());
+  }
+  auto optimize = makeOptimizingTransformer(3, 0, machine->get());
+  if (llvm::Error failed = optimize(llvmModule.get())) {
+    error = "LLVM optimization failed: " + llvm::toString(std::move(failed));
+    return failure();
+  }
+  llvm::SmallVector<char, 0> object;
+  llvm::raw_svector_ostream stream(object);
+  llvm::legacy::PassManager passes;
+  if ((*machine)->addPassesToEmitFile(passes, stream, nullptr,
+                                      llvm::CodeGenFileType::ObjectFile)) {
+    error = "the host target cannot emit object files";
+    return failure();
+  }
+  passes.run(*llvmModule);
+  return std::string(object.begin(), object.end());
+}
+
+FailureOr<LoadedObject> opal::ir::loadObject(const std::string &object,
+                                             const std::vector<std::string> &entryPoints,
+                                             std::string &error) {
+  static std::mutex mutex;
+  static std::unique_ptr<llvm::orc::LLJIT> jit;
+  static std::atomic<uint64_t> count{0};
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!jit) {
+    auto created = llvm::orc::LLJITBuilder()
+                       .setJITTargetMachineBuilder(hostMachineBuilder())
+                       .create();
+    if (!created) {
+      error = "cannot create the ORC JIT: " + llvm::toString(created.takeError());
+      return failure();
+    }
+    jit = std::move(*created);
+  }
+  // One JITDylib per object: entry points have the same names in each.
+  auto dylib = jit->createJITDylib("opal_kernel_" + std::to_string(count++));
+  if (!dylib) {
+    error = llvm::toString(dylib.takeError());
+    return failure();
+  }
+  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      jit->getDataLayout().getGlobalPrefix());
+  if (!process) {
+    error = llvm::toString(process.takeError());
+    return failure();
+  }
+  dylib->addGenerator(std::move(*process));
+  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(object, "opal_kernel.o");
+  if (llvm::Error failed = jit->addObjectFile(*dylib, std::move(buffer))) {
+    error = "cannot load the kernel's object code: " + llvm::toString(std::move(failed));
+    return failure();
+  }
+  LoadedObject loaded;
+  for (const std::string &name : entryPoints) {
+    auto address = jit->lookup(*dylib, packedName(name));
+    if (!address) {
+      error = "cannot link the kernel's object code: " + llvm::toString(address.takeError());
+      return failure();
+    }
+    loaded.addresses.push_back(address->toPtr<void *>());
+  }
+  return loaded;
+}

@@ -1,0 +1,178 @@
+//===- MlirKernel.cpp - The kernel kind of ops defined in MLIR ------------===//
+
+#include "opal/JIT/MlirKernel.h"
+
+#include "opal/Dispatch/Dispatcher.h"
+#include "opal/Support/Environment.h"
+#include "opal/Support/Exceptions.h"
+
+#include <chrono>
+#include <sstream>
+
+using namespace opal;
+using namespace opal::jit;
+
+namespace {
+
+struct Counters {
+  std::atomic<uint64_t> hits{0}, misses{0}, compiles{0}, diskHits{0}, stale{0};
+  std::atomic<uint64_t> compileMicroseconds{0};
+};
+Counters counters;
+
+/// The device of a call's tensors; all must agree.
+Device callDevice(const FunctionSchema &schema, const IValue *args) {
+  std::optional<Device> device;
+  for (size_t i = 0; i < schema.arguments().size(); ++i) {
+    if (!args[i].isTensor())
+      continue;
+    Device here = args[i].toTensor().device();
+    if (device && *device != here)
+      throw OpalError(schema.operatorName().str() + ": expected all tensors on one device, "
+                      "but argument '" + schema.arguments()[i].name() + "' is on " +
+                      here.str() + " and an earlier one on " + device->str());
+    device = here;
+  }
+  return device.value_or(Device(DeviceType::CPU));
+}
+
+} // namespace
+
+KernelFunction MlirKernel::make() {
+  return KernelFunction::makeFromBoxedFunctor(IntrusivePtr<OperatorKernel>(new MlirKernel()),
+                                              &MlirKernel::boxedCall);
+}
+
+bool MlirKernel::isMlirKernel(const KernelFunction &kernel) {
+  return kernel.isBoxedFunction(&MlirKernel::boxedCall);
+}
+
+MlirKernel::~MlirKernel() = default;
+
+size_t MlirKernel::compiledCount() const {
+  const Table *table = table_.load(std::memory_order_acquire);
+  return table ? table->entries.size() : 0;
+}
+
+bool MlirKernel::Entry::current() const {
+  for (const OperatorEntry *entry : reached)
+    if (entry->epoch() > epoch)
+      return false;
+  return true;
+}
+
+const CompiledKernel *MlirKernel::find(const std::vector<uint64_t> &words) const {
+  const Table *table = table_.load(std::memory_order_acquire);
+  if (!table)
+    return nullptr;
+  for (const Entry &entry : table->entries)
+    if (entry.words == words) {
+      if (entry.current())
+        return entry.kernel.get();
+      return nullptr;
+    }
+  return nullptr;
+}
+
+const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey key,
+                                          const IValue *args, DeviceType device,
+                                          const std::vector<uint64_t> &words) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  // Another thread may have compiled it while this one waited.
+  if (const CompiledKernel *kernel = find(words))
+    return *kernel;
+
+  const Table *old = table_.load(std::memory_order_acquire);
+  bool wasStale = false;
+  if (old)
+    for (const Entry &entry : old->entries)
+      wasStale |= entry.words == words;
+  CallSpec spec = makeCallSpec(op.schema(), args, device);
+  if (logEnabled(LogTopic::Cache))
+    logLine(LogTopic::Cache, "miss " + spec.op.str() + spec.str() + ": " +
+                                 (wasStale ? "an op it reached was registered again since "
+                                             "it was compiled"
+                                           : "not compiled in this process"));
+  auto compiler = kernelCompiler();
+  if (!compiler)
+    throw OpalError(compiler.error().message());
+  uint64_t epoch = OperatorEntry::currentEpoch();
+  auto start = std::chrono::steady_clock::now();
+  auto compiled = (*compiler)->compile(spec, key);
+  auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                    std::chrono::steady_clock::now() - start).count();
+  if (!compiled)
+    throw OpalError(compiled.error().message());
+  counters.compileMicroseconds += micros;
+  if ((*compiled)->fromDisk)
+    ++counters.diskHits;
+  else
+    ++counters.compiles;
+  if (wasStale)
+    ++counters.stale;
+
+  Entry entry{words, *compiled, epoch, {}};
+  for (const OperatorName &name : (*compiled)->reached)
+    if (auto handle = Dispatcher::singleton().findOp(name))
+      entry.reached.push_back(&handle->entry());
+
+  auto table = std::make_unique<Table>();
+  if (old)
+    for (const Entry &existing : old->entries)
+      if (existing.words != words)
+        table->entries.push_back(existing);
+  table->entries.push_back(std::move(entry));
+  const CompiledKernel &result = *table->entries.back().kernel;
+  table_.store(table.get(), std::memory_order_release);
+  tables_.push_back(std::move(table));
+  return result;
+}
+
+void MlirKernel::boxedCall(OperatorKernel *functor, const OperatorHandle &op,
+                           DispatchKeySet keys, Stack *stack) {
+  auto &self = *static_cast<MlirKernel *>(functor);
+  const FunctionSchema &schema = op.schema();
+  size_t count = schema.arguments().size();
+  IValue *args = stack->data() + stack->size() - count;
+  Device device = callDevice(schema, args);
+  if (device.type() == DeviceType::CUDA)
+    throw NotImplementedError(schema.operatorName().str() +
+                              ": the JIT compiles MLIR-defined ops for the CPU only so far; "
+                              "the CUDA pipeline is not built yet");
+  thread_local std::vector<uint64_t> words;
+  words.clear();
+  auto ok = appendKeyWords(schema, args, DeviceType::CPU, words);
+  if (!ok)
+    throw OpalError(ok.error().message());
+  const CompiledKernel *kernel = self.find(words);
+  if (kernel) {
+    counters.hits.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    ++counters.misses;
+    kernel = &self.compile(op, DispatchKey::CPU, args, DeviceType::CPU, words);
+  }
+  std::vector<Tensor> results = kernel->invoke(args, device);
+  stack->erase(stack->end() - static_cast<std::ptrdiff_t>(count), stack->end());
+  for (Tensor &result : results)
+    stack->emplace_back(std::move(result));
+}
+
+JitStats jit::jitStats() {
+  JitStats stats;
+  stats.hits = counters.hits.load();
+  stats.misses = counters.misses.load();
+  stats.compiles = counters.compiles.load();
+  stats.diskHits = counters.diskHits.load();
+  stats.stale = counters.stale.load();
+  stats.compileMilliseconds = counters.compileMicroseconds.load() / 1000.0;
+  return stats;
+}
+
+void jit::resetJitStats() {
+  counters.hits = 0;
+  counters.misses = 0;
+  counters.compiles = 0;
+  counters.diskHits = 0;
+  counters.stale = 0;
+  counters.compileMicroseconds = 0;
+}
