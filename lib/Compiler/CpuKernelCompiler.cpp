@@ -155,7 +155,12 @@ public:
       kernel->fromDisk = true;
     } else {
       dumper.dump("2-entry-points.mlir", **module);
-      if (failed(lower_->run(**module)))
+      // A fresh pass manager per compile: some upstream passes (e.g.
+      // convert-math-to-funcs) keep state from their previous run.
+      PassManager lower(context_.get());
+      if (failed(parsePassPipeline(jitCpuPipelineText(), lower)))
+        return fail("internal error: the JIT's pass pipeline does not parse");
+      if (failed(lower.run(**module)))
         return fail("cannot lower " + op + spec.str() + " to LLVM:" + diagnostics);
       dumper.dump("3-llvm.mlir", **module);
       auto emitted = emitHostObject(**module, entryPoints, error);
@@ -227,13 +232,7 @@ private:
 
     auto decompose = std::make_unique<PassManager>(context.get());
     decompose->addPass(createOpalDecompose());
-    auto lower = std::make_unique<PassManager>(context.get());
-    if (failed(parsePassPipeline(jitCpuPipelineText(), *lower))) {
-      setupError_ = "internal error: the JIT's pass pipeline does not parse";
-      return false;
-    }
     decompose_ = std::move(decompose);
-    lower_ = std::move(lower);
     context_ = std::move(context);
     generation_ = generation;
     return true;
@@ -275,7 +274,7 @@ private:
 
   std::mutex mutex_;
   std::unique_ptr<MLIRContext> context_;
-  std::unique_ptr<PassManager> decompose_, lower_;
+  std::unique_ptr<PassManager> decompose_;
   std::map<std::string, OperatorName> opNames_;
   uint64_t generation_ = ~uint64_t(0);
   size_t addedTexts_ = 0;

@@ -27,6 +27,8 @@ constexpr const char *kLoopsToLLVM =
     "convert-scf-to-cf,"
     // libm has no rsqrt; half-precision math computes in f32.
     "math-expand-ops{ops=rsqrt},"
+    // Integer powers become loops in helper functions.
+    "convert-math-to-funcs,"
     "math-extend-to-supported-types,"
     "convert-math-to-libm,"
     "convert-math-to-llvm,"

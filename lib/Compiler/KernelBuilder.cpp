@@ -87,7 +87,9 @@ FailureOr<OwningOpRef<ModuleOp>> opal::ir::buildCallModule(MLIRContext *context,
       }
       SmallVector<int64_t> shape;
       for (int d = 0; d < arg.rank; ++d)
-        shape.push_back((arg.sizeOneDims >> d & 1) ? 1 : ShapedType::kDynamic);
+        shape.push_back(!arg.sizes.empty()         ? arg.sizes[d]
+                        : (arg.sizeOneDims >> d & 1) ? 1
+                                                     : ShapedType::kDynamic);
       inputTypes.push_back(RankedTensorType::get(shape, element));
       break;
     }

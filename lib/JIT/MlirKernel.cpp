@@ -76,7 +76,7 @@ const CompiledKernel *MlirKernel::find(const std::vector<uint64_t> &words) const
 
 const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey key,
                                           const IValue *args, DeviceType device,
-                                          const std::vector<uint64_t> &words) {
+                                          std::vector<uint64_t> &words) {
   std::lock_guard<std::mutex> lock(mutex_);
   // Another thread may have compiled it while this one waited.
   if (const CompiledKernel *kernel = find(words))
@@ -87,7 +87,8 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
   if (old)
     for (const Entry &entry : old->entries)
       wasStale |= entry.words == words;
-  CallSpec spec = makeCallSpec(op.schema(), args, device);
+  bool staticShapes = staticShapes_.load();
+  CallSpec spec = makeCallSpec(op.schema(), args, device, staticShapes);
   if (logEnabled(LogTopic::Cache))
     logLine(LogTopic::Cache, "miss " + spec.op.str() + spec.str() + ": " +
                                  (wasStale ? "an op it reached was registered again since "
@@ -99,33 +100,54 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
   uint64_t epoch = OperatorEntry::currentEpoch();
   auto start = std::chrono::steady_clock::now();
   auto compiled = (*compiler)->compile(spec, key);
+  if (!compiled && !staticShapes) {
+    // Some decompositions need static shapes (a reshape of dynamic dims):
+    // compile for this call's shapes, and from now on per shape.
+    CallSpec exact = makeCallSpec(op.schema(), args, device, /*staticShapes=*/true);
+    auto retried = (*compiler)->compile(exact, key);
+    if (retried) {
+      if (logEnabled(LogTopic::JIT))
+        logLine(LogTopic::JIT, spec.op.str() + " compiles for static shapes only (" +
+                                   compiled.error().message() + ")");
+      staticShapes_.store(true);
+      words.clear();
+      auto ok = appendKeyWords(op.schema(), args, device, true, words);
+      if (!ok)
+        throw OpalError(ok.error().message());
+      compiled = std::move(retried);
+    }
+  }
   auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
                     std::chrono::steady_clock::now() - start).count();
+  counters.compileMicroseconds += micros;
   if (!compiled)
     throw OpalError(compiled.error().message());
-  counters.compileMicroseconds += micros;
   if ((*compiled)->fromDisk)
     ++counters.diskHits;
   else
     ++counters.compiles;
   if (wasStale)
     ++counters.stale;
+  const CompiledKernel &result = **compiled;
+  insert(words, *compiled, epoch);
+  return result;
+}
 
-  Entry entry{words, *compiled, epoch, {}};
-  for (const OperatorName &name : (*compiled)->reached)
+void MlirKernel::insert(std::vector<uint64_t> words, std::shared_ptr<const CompiledKernel> kernel,
+                        uint64_t epoch) {
+  Entry entry{std::move(words), std::move(kernel), epoch, {}};
+  for (const OperatorName &name : entry.kernel->reached)
     if (auto handle = Dispatcher::singleton().findOp(name))
       entry.reached.push_back(&handle->entry());
-
+  const Table *old = table_.load(std::memory_order_acquire);
   auto table = std::make_unique<Table>();
   if (old)
     for (const Entry &existing : old->entries)
-      if (existing.words != words)
+      if (existing.words != entry.words)
         table->entries.push_back(existing);
   table->entries.push_back(std::move(entry));
-  const CompiledKernel &result = *table->entries.back().kernel;
   table_.store(table.get(), std::memory_order_release);
   tables_.push_back(std::move(table));
-  return result;
 }
 
 void MlirKernel::boxedCall(OperatorKernel *functor, const OperatorHandle &op,
@@ -141,7 +163,8 @@ void MlirKernel::boxedCall(OperatorKernel *functor, const OperatorHandle &op,
                               "the CUDA pipeline is not built yet");
   thread_local std::vector<uint64_t> words;
   words.clear();
-  auto ok = appendKeyWords(schema, args, DeviceType::CPU, words);
+  auto ok = appendKeyWords(schema, args, DeviceType::CPU,
+                           self.staticShapes_.load(std::memory_order_relaxed), words);
   if (!ok)
     throw OpalError(ok.error().message());
   const CompiledKernel *kernel = self.find(words);

@@ -53,8 +53,9 @@ std::string problem(const FunctionSchema &schema, const Argument &argument,
 } // namespace
 
 Expected<bool> jit::appendKeyWords(const FunctionSchema &schema, const IValue *args,
-                                   DeviceType device, std::vector<uint64_t> &words) {
-  words.push_back(static_cast<uint64_t>(device));
+                                   DeviceType device, bool staticShapes,
+                                   std::vector<uint64_t> &words) {
+  words.push_back(static_cast<uint64_t>(device) | uint64_t(staticShapes) << 8);
   const auto &arguments = schema.arguments();
   for (size_t i = 0; i < arguments.size(); ++i) {
     const IValue &value = args[i];
@@ -68,6 +69,9 @@ Expected<bool> jit::appendKeyWords(const FunctionSchema &schema, const IValue *a
       words.push_back(head | uint64_t(static_cast<uint8_t>(tensor.dtype())) << 8 |
                       uint64_t(tensor.dim()) << 16);
       words.push_back(sizeOneDims(tensor));
+      if (staticShapes)
+        for (int64_t size : tensor.sizes())
+          words.push_back(static_cast<uint64_t>(size));
       continue;
     }
     if (kind != ArgKind::Constant) {
@@ -129,10 +133,11 @@ Expected<bool> jit::appendKeyWords(const FunctionSchema &schema, const IValue *a
 }
 
 CallSpec jit::makeCallSpec(const FunctionSchema &schema, const IValue *args,
-                           DeviceType device) {
+                           DeviceType device, bool staticShapes) {
   CallSpec spec;
   spec.op = schema.operatorName();
   spec.device = device;
+  spec.staticShapes = staticShapes;
   const auto &arguments = schema.arguments();
   for (size_t i = 0; i < arguments.size(); ++i) {
     ArgSpec arg;
@@ -142,6 +147,8 @@ CallSpec jit::makeCallSpec(const FunctionSchema &schema, const IValue *args,
       arg.dtype = tensor.dtype();
       arg.rank = static_cast<int>(tensor.dim());
       arg.sizeOneDims = sizeOneDims(tensor);
+      if (staticShapes)
+        arg.sizes.assign(tensor.sizes().begin(), tensor.sizes().end());
     } else if (arg.kind == ArgKind::Constant) {
       arg.constant = args[i];
     }
@@ -160,8 +167,13 @@ std::string CallSpec::str() const {
     switch (arg.kind) {
     case ArgKind::Tensor:
       out << dtypeName(arg.dtype) << "[";
-      for (int d = 0; d < arg.rank; ++d)
-        out << (d ? "," : "") << ((arg.sizeOneDims >> d & 1) ? "1" : "?");
+      for (int d = 0; d < arg.rank; ++d) {
+        out << (d ? "," : "");
+        if (!arg.sizes.empty())
+          out << arg.sizes[d];
+        else
+          out << ((arg.sizeOneDims >> d & 1) ? "1" : "?");
+      }
       out << "]";
       break;
     case ArgKind::Float:

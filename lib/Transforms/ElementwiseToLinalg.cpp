@@ -101,7 +101,10 @@ const std::map<std::string, Payload> &payloads() {
        [](OpBuilder &b, Location loc, ValueRange args, Type) -> Value {
          if (isFloat(args[0].getType()))
            return math::AbsFOp::create(b, loc, args[0]);
-         return math::AbsIOp::create(b, loc, args[0]);
+         // max(x, -x): plain arith, which every backend lowers.
+         Value zero = ConstantOp::create(b, loc, b.getIntegerAttr(args[0].getType(), 0));
+         Value negated = SubIOp::create(b, loc, zero, args[0]);
+         return MaxSIOp::create(b, loc, args[0], negated);
        }},
       {"prims.exp", unaryFloat([](OpBuilder &b, Location l, Value x) { return math::ExpOp::create(b, l, x); })},
       {"prims.log", unaryFloat([](OpBuilder &b, Location l, Value x) { return math::LogOp::create(b, l, x); })},

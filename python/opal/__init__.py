@@ -18,6 +18,7 @@ from opal._tensor import (arange, empty, empty_like, from_dlpack, from_numpy, fu
 from opal import library
 from opal._ops import ops
 from opal import utils
+from opal import jit
 
 __version__ = "0.1.0"
 

@@ -26,6 +26,8 @@ _NUMPY_DTYPES = {
     "complex128": np.complex128,
 }
 
+_NUMPY_TO_OPAL = {name: getattr(_C, name) for name in _NUMPY_DTYPES}
+
 
 def _dtype_name(dtype):
     return repr(dtype).split(".", 1)[1]
@@ -46,6 +48,7 @@ def _sizes(size):
 
 
 def _infer_dtype(array):
+    """The dtype of Python data: floats float32, ints int64, bools bool."""
     if array.dtype == np.bool_:
         return _C.bool
     if np.issubdtype(array.dtype, np.integer):
@@ -57,14 +60,18 @@ def _infer_dtype(array):
 
 def tensor(data, dtype=None, device=None):
     """A new tensor holding a copy of `data` (nested lists, numbers, numpy
-    arrays or tensors). Python floats become float32, ints int64, bools bool,
-    as in PyTorch."""
+    arrays or tensors). Python floats become float32, ints int64, bools bool;
+    numpy arrays and tensors keep their dtype, as in PyTorch."""
     if isinstance(data, Tensor):
         array = data.numpy()
+        dtype = dtype or data.dtype
     else:
         array = np.asarray(data)
     if array.dtype == object:
         raise TypeError(f"can't build a tensor from {type(data).__name__} data")
+    if dtype is None and isinstance(data, (np.ndarray, np.generic)):
+        # numpy data keeps its dtype, as torch.tensor does.
+        dtype = _NUMPY_TO_OPAL.get(array.dtype.name)
     dtype = dtype or _infer_dtype(array)
     name = _dtype_name(dtype)
     device = _device(device)

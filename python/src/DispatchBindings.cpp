@@ -284,6 +284,19 @@ void opal::python::bindDispatch(py::module_ &m) {
   m.def("_dispatch_tls_local_exclude_set", [] { return tlsLocalDispatchKeySet().excluded(); });
 
   m.def("_dispatch_keys", [](const Tensor &t) { return t.keySet(); });
+  m.def("_jit_stats", [] {
+    jit::JitStats stats = jit::jitStats();
+    py::dict out;
+    out["hits"] = stats.hits;
+    out["misses"] = stats.misses;
+    out["compiles"] = stats.compiles;
+    out["disk_hits"] = stats.diskHits;
+    out["stale"] = stats.stale;
+    out["compile_ms"] = stats.compileMilliseconds;
+    return out;
+  });
+  m.def("_jit_reset_stats", &jit::resetJitStats);
+  m.def("_jit_add_op_library_text", &jit::addOpLibraryText, py::arg("name"), py::arg("text"));
   m.def("_dispatch_dump_table", [](const std::string &name) {
     return findOpOrThrow(name).dumpComputedTable();
   });

@@ -12,3 +12,8 @@ BUILD_DIR = os.environ.get("OPAL_BUILD_DIR", os.path.join(ROOT, "build"))
 package_dir = os.path.join(BUILD_DIR, "python")
 if package_dir not in sys.path and os.path.isdir(package_dir):
     sys.path.insert(0, package_dir)
+
+# Compiled kernels go to a cache of this run's own, unless the caller chose one.
+if "OPAL_CACHE_DIR" not in os.environ:
+    import tempfile
+    os.environ["OPAL_CACHE_DIR"] = tempfile.mkdtemp(prefix="opal-test-cache-")

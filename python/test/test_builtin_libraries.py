@@ -63,11 +63,17 @@ def test_builtin_operators_are_in_the_dispatcher():
         assert str(getattr(packet, overload or "default")._schema) == str(schema)
 
 
-def test_builtin_operator_without_kernel_raises_pytorchs_error():
+def test_builtin_operators_have_their_mlir_definitions_as_kernels():
+    # A decomposition is the op's CompositeImplicitAutograd kernel, a prim's
+    # lowering its CompositeExplicitAutograd kernel, as in PyTorch.
+    table = opal._C._dispatch_dump_table("aten::add.Tensor")
+    assert "CPU: registered at" in table and "[math kernel]" in table
+    assert opal._C._dispatch_has_kernel_for_dispatch_key("aten::add.Tensor",
+                                                         "CompositeImplicitAutograd")
+    assert opal._C._dispatch_has_kernel_for_dispatch_key("prims::exp",
+                                                         "CompositeExplicitAutograd")
     x = opal.tensor([1.0, 2.0])
-    with pytest.raises(NotImplementedError, match=r"Could not run 'aten::add.Tensor' with "
-                                                  r"arguments from the 'CPU' backend"):
-        opal.ops.aten.add.Tensor(x, x)
+    assert opal.ops.aten.add.Tensor(x, x, alpha=3).tolist() == [4.0, 8.0]
 
 
 def test_aten_namespace_is_taken_but_open_to_kernels():
@@ -76,9 +82,10 @@ def test_aten_namespace_is_taken_but_open_to_kernels():
         opal.library.Library("aten", "DEF")
     lib = opal.library.Library("aten", "IMPL")
     try:
-        lib.impl("relu", lambda t: opal.tensor([max(v, 0.0) for v in t.tolist()]), "CPU")
-        assert opal.ops.aten.relu(opal.tensor([-1.0, 2.0])).tolist() == [0.0, 2.0]
+        # A CPU kernel wins over the built-in decomposition...
+        lib.impl("relu", lambda t: opal.tensor([7.0 for v in t.tolist()]), "CPU")
+        assert opal.ops.aten.relu(opal.tensor([-1.0, 2.0])).tolist() == [7.0, 7.0]
     finally:
         lib._destroy()
-    with pytest.raises(NotImplementedError):
-        opal.ops.aten.relu(opal.tensor([-1.0, 2.0]))
+    # ... and removing it brings the compiled decomposition back.
+    assert opal.ops.aten.relu(opal.tensor([-1.0, 2.0])).tolist() == [0.0, 2.0]

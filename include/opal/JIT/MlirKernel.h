@@ -57,9 +57,14 @@ private:
                         DispatchKeySet keys, Stack *stack);
   const CompiledKernel *find(const std::vector<uint64_t> &words) const;
   const CompiledKernel &compile(const OperatorHandle &op, DispatchKey key, const IValue *args,
-                                DeviceType device, const std::vector<uint64_t> &words);
+                                DeviceType device, std::vector<uint64_t> &words);
+  void insert(std::vector<uint64_t> words, std::shared_ptr<const CompiledKernel> kernel,
+              uint64_t epoch);
 
   std::atomic<const Table *> table_{nullptr};
+  /// Set once a shape-polymorphic compile of this op failed and a compile
+  /// for static shapes worked: later calls specialize on every size.
+  std::atomic<bool> staticShapes_{false};
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<const Table>> tables_; ///< every snapshot, freed with the kernel
 };

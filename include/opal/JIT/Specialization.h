@@ -2,7 +2,8 @@
 //
 // A call's arguments decide which compiled kernel runs it. Tensors enter a
 // kernel by dtype and rank, with the dims of size 1 static (broadcasting
-// depends on them) and every other dim dynamic. `float` and `Scalar`
+// depends on them) and every other dim dynamic (or, for the few ops whose
+// decomposition needs them, every dim static). `float` and `Scalar`
 // arguments are runtime values (`x * 0.5` and `x * 0.7` share a kernel; a
 // Scalar's kind, int or float, is part of the key because it changes type
 // promotion). Every other argument (dims, keepdim, dtype, strings, lists,
@@ -43,6 +44,7 @@ struct ArgSpec {
   ScalarType dtype = ScalarType::Undefined;
   int rank = 0;
   uint64_t sizeOneDims = 0; ///< bit d set: dim d has size 1
+  std::vector<int64_t> sizes; ///< every size, when the spec has static shapes
   // Constant:
   IValue constant;
 };
@@ -51,6 +53,9 @@ struct ArgSpec {
 struct CallSpec {
   OperatorName op;
   DeviceType device = DeviceType::CPU;
+  /// Every dim static: for ops whose decomposition needs static shapes
+  /// (reshape of dynamic dims); the kernel is then compiled per shape.
+  bool staticShapes = false;
   std::vector<ArgSpec> args;
 
   /// The specialization in words, e.g.
@@ -62,11 +67,13 @@ struct CallSpec {
 /// Fails with a message naming the op and argument when an argument cannot
 /// be compiled (complex scalars, tensors on two devices, rank above 64).
 Expected<bool> appendKeyWords(const FunctionSchema &schema, const IValue *args,
-                              DeviceType device, std::vector<uint64_t> &words);
+                              DeviceType device, bool staticShapes,
+                              std::vector<uint64_t> &words);
 
 /// The specialization of a call with arguments `args` (one per schema
 /// argument, defaults filled).
-CallSpec makeCallSpec(const FunctionSchema &schema, const IValue *args, DeviceType device);
+CallSpec makeCallSpec(const FunctionSchema &schema, const IValue *args, DeviceType device,
+                      bool staticShapes);
 
 } // namespace opal::jit
 

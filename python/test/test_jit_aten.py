@@ -1,0 +1,308 @@
+"""Every built-in aten op, compiled by the CPU JIT, against PyTorch 1.13 on
+random inputs: dtypes, broadcasting, non-contiguous inputs, 0-d and empty
+tensors, reductions over each dim with and without keepdim."""
+
+import numpy as np
+import pytest
+
+import opal
+
+torch = pytest.importorskip("torch", reason="PyTorch (python3-torch) is the numerical reference")
+
+A = opal.ops.aten
+rng = np.random.default_rng(1234)
+
+FLOATS = [np.float32, np.float64]
+SHAPES = [(), (0,), (5,), (3, 4), (2, 3, 4)]
+
+
+def array(shape, dtype=np.float32, low=-2.0, high=2.0):
+    if dtype == np.bool_:
+        return rng.random(shape) > 0.5
+    if np.issubdtype(dtype, np.integer):
+        return rng.integers(-6, 7, size=shape).astype(dtype)
+    return rng.uniform(low, high, size=shape).astype(dtype)
+
+
+def to_opal(value):
+    if isinstance(value, np.ndarray):
+        return opal.tensor(value)
+    return value
+
+
+def to_torch(value):
+    if isinstance(value, np.ndarray):
+        return torch.from_numpy(value.copy())
+    return value
+
+
+def tolerance(dtype):
+    return (1e-5, 1e-6) if dtype == "float32" else (1e-12, 1e-12)
+
+
+def check(opal_fn, torch_fn, *args, rtol=None, atol=None, **kwargs):
+    got = opal_fn(*[to_opal(a) for a in args], **kwargs)
+    want = torch_fn(*[to_torch(a) for a in args], **kwargs)
+    want_dtype = str(want.dtype).replace("torch.", "")
+    assert str(got.dtype) == "opal." + want_dtype
+    assert tuple(got.shape) == tuple(want.shape)
+    default_rtol, default_atol = tolerance(want_dtype)
+    np.testing.assert_allclose(np.asarray(got), want.numpy(),
+                               rtol=rtol or default_rtol, atol=atol or default_atol)
+    return got
+
+
+def transposed(a):
+    """A non-contiguous opal tensor with the values of a.T."""
+    return opal.tensor(np.ascontiguousarray(a)).transpose(0, 1)
+
+
+UNARY = {
+    "neg": (A.neg, torch.neg, {}),
+    "abs": (A.abs, torch.abs, {}),
+    "exp": (A.exp, torch.exp, {}),
+    "log": (A.log, torch.log, {"low": 0.01, "high": 4.0}),
+    "log1p": (A.log1p, torch.log1p, {"low": -0.9, "high": 3.0}),
+    "sqrt": (A.sqrt, torch.sqrt, {"low": 0.0, "high": 4.0}),
+    "rsqrt": (A.rsqrt, torch.rsqrt, {"low": 0.1, "high": 4.0}),
+    "sin": (A.sin, torch.sin, {}),
+    "cos": (A.cos, torch.cos, {}),
+    "tanh": (A.tanh, torch.tanh, {}),
+    "erf": (A.erf, torch.erf, {}),
+    "relu": (A.relu, torch.relu, {}),
+    "sigmoid": (A.sigmoid, torch.sigmoid, {}),
+    "silu": (A.silu, torch.nn.functional.silu, {}),
+    "reciprocal": (A.reciprocal, torch.reciprocal, {"low": 0.5, "high": 3.0}),
+    "square": (A.square, torch.square, {}),
+    "softplus": (A.softplus, torch.nn.functional.softplus, {"low": -30.0, "high": 30.0}),
+    "leaky_relu": (A.leaky_relu, torch.nn.functional.leaky_relu, {}),
+    "hardtanh": (A.hardtanh, torch.nn.functional.hardtanh, {}),
+    "gelu": (A.gelu, torch.nn.functional.gelu, {}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_unary(name, dtype, shape):
+    opal_fn, torch_fn, domain = UNARY[name]
+    check(opal_fn, torch_fn, array(shape, dtype, **domain))
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_non_contiguous(name):
+    opal_fn, torch_fn, domain = UNARY[name]
+    a = array((4, 3), np.float32, **domain)
+    got = opal_fn(transposed(a))
+    np.testing.assert_allclose(np.asarray(got), torch_fn(torch.from_numpy(a).t()).numpy(),
+                               rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["neg", "abs", "relu", "square"])
+def test_unary_int64(name):
+    opal_fn, torch_fn, _ = UNARY[name]
+    check(opal_fn, torch_fn, array((3, 4), np.int64))
+
+
+@pytest.mark.parametrize("name", ["exp", "sigmoid", "sqrt"])
+def test_unary_int_promotes_to_float(name):
+    opal_fn, torch_fn, _ = UNARY[name]
+    check(opal_fn, torch_fn, np.abs(array((5,), np.int64)))
+
+
+def test_gelu_tanh_and_scalar_arguments():
+    a = array((3, 4))
+    check(A.gelu, torch.nn.functional.gelu, a, approximate="tanh")
+    check(A.softplus, torch.nn.functional.softplus, a, 2.0, 1.5)
+    check(A.leaky_relu, torch.nn.functional.leaky_relu, a, 0.2)
+    check(A.hardtanh, torch.nn.functional.hardtanh, a, -0.5, 0.5)
+
+
+BROADCAST = [((3, 4), (3, 4)), ((3, 4), (4,)), ((2, 1, 4), (3, 1)), ((), (3,)), ((0, 3), (3,)),
+             ((1,), (2, 1))]
+BINARY = {
+    "add": (A.add.Tensor, torch.add),
+    "sub": (A.sub.Tensor, torch.sub),
+    "mul": (A.mul.Tensor, torch.mul),
+    "div": (A.div.Tensor, torch.div),
+    "maximum": (A.maximum, torch.maximum),
+    "minimum": (A.minimum, torch.minimum),
+    "pow": (A.pow.Tensor_Tensor, torch.pow),
+    "eq": (A.eq.Tensor, torch.eq),
+    "ne": (A.ne.Tensor, torch.ne),
+    "lt": (A.lt.Tensor, torch.lt),
+    "le": (A.le.Tensor, torch.le),
+    "gt": (A.gt.Tensor, torch.gt),
+    "ge": (A.ge.Tensor, torch.ge),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+@pytest.mark.parametrize("shapes", BROADCAST)
+def test_binary_broadcasting(name, shapes):
+    opal_fn, torch_fn = BINARY[name]
+    low = 0.5 if name == "pow" else -2.0
+    check(opal_fn, torch_fn, array(shapes[0], low=low), array(shapes[1], low=low))
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+@pytest.mark.parametrize("dtypes", [(np.float64, np.float64), (np.int64, np.int64),
+                                    (np.float32, np.int64), (np.int32, np.float64),
+                                    (np.float32, np.float64)])
+def test_binary_type_promotion(name, dtypes):
+    opal_fn, torch_fn = BINARY[name]
+    a, b = array((3, 4), dtypes[0]), array((4,), dtypes[1])
+    if name == "pow":
+        a, b = np.abs(a) + 1, np.abs(b)
+        if np.issubdtype(b.dtype, np.integer):
+            b = b % 4
+    if name == "div" and np.issubdtype(b.dtype, np.integer):
+        b[b == 0] = 1
+    check(opal_fn, torch_fn, a, b)
+
+
+@pytest.mark.parametrize("name", ["add", "sub", "mul"])
+def test_binary_non_contiguous(name):
+    opal_fn, torch_fn = BINARY[name]
+    a, b = array((4, 3)), array((3, 4))
+    got = opal_fn(transposed(a), opal.tensor(b))
+    np.testing.assert_allclose(np.asarray(got), torch_fn(torch.from_numpy(a).t(),
+                                                         torch.from_numpy(b)).numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("alpha", [1, 2, 0.5])
+def test_add_sub_alpha(alpha):
+    a, b = array((3, 4)), array((4,))
+    check(A.add.Tensor, torch.add, a, b, alpha=alpha)
+    check(A.sub.Tensor, torch.sub, a, b, alpha=alpha)
+
+
+SCALAR = {
+    "add": (A.add.Scalar, lambda t, s: torch.add(t, s)),
+    "sub": (A.sub.Scalar, lambda t, s: torch.sub(t, s)),
+    "mul": (A.mul.Scalar, lambda t, s: torch.mul(t, s)),
+    "div": (A.div.Scalar, lambda t, s: torch.div(t, s)),
+    "pow": (A.pow.Tensor_Scalar, lambda t, s: torch.pow(t, s)),
+    "rsub": (A.rsub.Scalar, lambda t, s: torch.rsub(t, s)),
+    "eq": (A.eq.Scalar, torch.eq),
+    "lt": (A.lt.Scalar, torch.lt),
+    "ge": (A.ge.Scalar, torch.ge),
+    "clamp_min": (A.clamp_min, torch.clamp_min),
+    "clamp_max": (A.clamp_max, torch.clamp_max),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCALAR))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+@pytest.mark.parametrize("scalar", [2, 0.5])
+def test_scalar_overloads(name, dtype, scalar):
+    opal_fn, torch_fn = SCALAR[name]
+    a = array((3, 4), dtype)
+    if name == "pow":
+        a = np.abs(a) + 1
+    check(opal_fn, torch_fn, a, scalar)
+
+
+def test_scalar_values_share_one_kernel():
+    a = opal.tensor(array((8,)))
+    A.mul.Scalar(a, 0.5)
+    before = opal.jit.stats()
+    out = A.mul.Scalar(a, 0.7)
+    after = opal.jit.stats()
+    assert after["compiles"] == before["compiles"] and after["disk_hits"] == before["disk_hits"]
+    np.testing.assert_allclose(np.asarray(out), np.asarray(a) * np.float32(0.7), rtol=1e-6)
+
+
+def test_where_and_clamp():
+    c, a, b = array((3, 4), np.bool_), array((3, 4)), array((4,), np.float64)
+    check(A.where.self, torch.where, c, a, b)
+    a = array((3, 4))
+    check(A.clamp, torch.clamp, a, -0.5, 0.5)
+    check(A.clamp, torch.clamp, a, None, 0.5)
+    check(A.clamp, torch.clamp, a, -0.5)
+
+
+REDUCTIONS = {
+    "sum": (A.sum.dim_IntList, torch.sum),
+    "mean": (A.mean.dim, torch.mean),
+    "amax": (A.amax, torch.amax),
+    "amin": (A.amin, torch.amin),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REDUCTIONS))
+@pytest.mark.parametrize("dim", [0, 1, 2, -1, [0, 2]])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_reductions(name, dim, keepdim):
+    opal_fn, torch_fn = REDUCTIONS[name]
+    a = array((2, 3, 4), np.float64)
+    check(opal_fn, torch_fn, a, dim, keepdim)
+
+
+def test_reduction_dtypes():
+    a = array((3, 4), np.int64)
+    check(A.sum.dim_IntList, torch.sum, a, [1])
+    check(A.sum.dim_IntList, torch.sum, a, [0], dtype=opal.float64,
+          ) if False else None
+    got = A.sum.dim_IntList(opal.tensor(a), [0], False, dtype=opal.float64)
+    assert got.dtype == opal.float64
+    np.testing.assert_allclose(np.asarray(got), a.sum(0).astype(np.float64))
+    got = A.mean.dim(opal.tensor(array((3, 4))), [1], True, dtype=opal.float64)
+    assert got.dtype == opal.float64 and tuple(got.shape) == (3, 1)
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_softmax(op, dim, dtype):
+    opal_fn = getattr(A, op).int
+    torch_fn = getattr(torch, op)
+    check(opal_fn, torch_fn, array((3, 5), dtype, -5, 5), dim)
+
+
+def test_matrix_products():
+    check(A.mm, torch.mm, array((3, 4)), array((4, 5)))
+    check(A.bmm, torch.bmm, array((2, 3, 4)), array((2, 4, 5)))
+    check(A.matmul, torch.matmul, array((3, 4), np.float64), array((4,), np.float64))
+    check(A.matmul, torch.matmul, array((4,)), array((4, 5)))
+    check(A.matmul, torch.matmul, array((2, 3, 4)), array((4, 5)))
+    check(A.linear, torch.nn.functional.linear, array((3, 4)), array((5, 4)), array((5,)))
+    check(A.linear, torch.nn.functional.linear, array((2, 3, 4)), array((5, 4)))
+
+
+def test_layer_norm():
+    a, w, b = array((2, 3, 4)), array((4,)), array((4,))
+    check(A.layer_norm, torch.nn.functional.layer_norm, a, [4], w, b, atol=1e-5)
+    check(A.layer_norm, torch.nn.functional.layer_norm, a, [3, 4], atol=1e-5)
+
+
+def test_shape_ops():
+    a = array((2, 3, 4))
+    check(A.transpose.int, torch.transpose, a, 0, 2)
+    check(A.t, torch.t, array((3, 4)))
+    check(A.permute, torch.permute, a, [2, 0, 1])
+    check(A.unsqueeze, torch.unsqueeze, a, 1)
+    check(A.squeeze.dim, torch.squeeze, array((2, 1, 4)), 1)
+    check(A.expand, lambda t, s: t.expand(s), array((3, 1)), [2, 3, 4])
+    check(A.reshape, torch.reshape, a, [4, 6])
+    check(A.view, lambda t, s: t.view(s), a, [6, 4])
+
+
+def test_factories_like():
+    a = array((3, 4), np.float64)
+    check(A.zeros_like, torch.zeros_like, a)
+    check(A.ones_like, torch.ones_like, a)
+    check(A.full_like, torch.full_like, a, 2.5)
+    got = A.zeros_like(opal.tensor(a), dtype=opal.int64)
+    assert got.dtype == opal.int64 and np.asarray(got).sum() == 0
+
+
+def test_meta_tensors_get_shapes_from_the_compiled_kernel():
+    x = opal.empty(3, 1, 5, device="meta")
+    y = opal.empty(4, 5, device="meta")
+    out = A.add.Tensor(x, y)
+    assert out.is_meta and tuple(out.shape) == (3, 4, 5)
+    out = A.sum.dim_IntList(opal.empty(2, 7, device="meta"), [1], True)
+    assert tuple(out.shape) == (2, 1)
+    out = A.mm(opal.empty(6, 2, device="meta"), opal.empty(2, 9, device="meta"))
+    assert tuple(out.shape) == (6, 9)
