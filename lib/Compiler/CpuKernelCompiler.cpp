@@ -10,11 +10,9 @@
 #include "opal/Compiler/DiskCache.h"
 #include "opal/Compiler/KernelBuilder.h"
 #include "opal/Compiler/ObjectCode.h"
-#include "opal/Dialect/BuiltinLibraries.h"
 #include "opal/Dialect/OpalDialect.h"
 #include "opal/Dialect/SchemaDialect.h"
 #include "opal/Dispatch/Dispatcher.h"
-#include "opal/Schema/OpLibraryFile.h"
 #include "opal/Support/Environment.h"
 #include "opal/Transforms/Passes.h"
 
@@ -32,6 +30,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -42,6 +41,7 @@
 #include <fstream>
 #include <iomanip>
 #include <map>
+#include <set>
 #include <mutex>
 #include <sstream>
 #include <sys/stat.h>
@@ -111,7 +111,7 @@ public:
     auto handle = Dispatcher::singleton().findSchema(spec.op);
     if (!handle)
       return fail(op + " is not defined");
-    if (!prepare())
+    if (!prepare(spec.op))
       return fail(setupError_);
 
     std::string error, diagnostics;
@@ -130,7 +130,6 @@ public:
       return fail("cannot decompose " + op + spec.str() + ":" + diagnostics);
     dumper.dump("1-decomposed.mlir", **module);
     std::vector<OperatorName> reached = reachedOps(**module);
-    reached.push_back(spec.op);
     std::string decomposed = printed(**module);
 
     std::string cacheKey = diskCacheKey({compilerIdentity(), jitCpuPipelineText(),
@@ -183,37 +182,62 @@ public:
       line << (kernel->fromDisk ? "loaded " : "compiled ") << op << spec.str() << " for "
            << toString(key) << " in " << std::fixed << std::setprecision(1)
            << kernel->compileMilliseconds << " ms" << (kernel->fromDisk ? " from disk" : "")
-           << " [" << cacheKey.substr(0, 16) << "]";
+           << " [" << cacheKey.substr(0, 16) << "]; reached:";
+      for (const OperatorName &name : kernel->reached)
+        line << " " << name.str();
       logLine(LogTopic::JIT, line.str());
     }
     return std::shared_ptr<const jit::CompiledKernel>(std::move(kernel));
   }
 
+  Expected<bool> checkLibraryText(const std::string &name, const std::string &text) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!prepare(std::nullopt))
+      return makeUnexpected(Error("opal JIT: " + setupError_));
+    std::string problem = parseProblem(name, text);
+    if (!problem.empty())
+      return makeUnexpected(Error(problem));
+    return true;
+  }
+
 private:
-  /// (Re)creates the context and pass managers when op libraries were added.
-  bool prepare() {
+  /// Why `text` does not parse and verify in the current context ("" if it
+  /// does).
+  std::string parseProblem(const std::string &name, const std::string &text) {
+    std::string diagnostics;
+    ScopedDiagnosticHandler handler(context_.get(), [&](Diagnostic &diagnostic) {
+      llvm::raw_string_ostream(diagnostics) << "\n  " << diagnostic.getLocation() << ": "
+                                            << diagnostic;
+      return success();
+    });
+    ParserConfig config(context_.get());
+    if (parseSourceString<ModuleOp>(text, config, name))
+      return "";
+    return name + ": invalid op-library text:" + diagnostics;
+  }
+
+  /// (Re)creates the context and pass managers when op libraries were
+  /// added or `op` is not in the context yet (defined since, e.g. from
+  /// Python): the schema dialects hold every op the dispatcher defines.
+  bool prepare(const std::optional<OperatorName> &op) {
     uint64_t generation = 0;
     auto texts = jit::opLibraryTexts(generation);
-    if (context_ && generation == generation_)
+    if (context_ && generation == generation_ && (!op || knownOps_.count(op->str())))
       return true;
     static std::once_flag once;
     std::call_once(once, [] {
       registerTransformsPasses();
       registerOpalPasses();
     });
-    std::vector<FunctionSchema> schemas = builtinSchemas();
-    for (size_t i = addedTexts_; i < texts.size(); ++i)
-      addOpLibraryText(texts[i].first, texts[i].second);
-    addedTexts_ = texts.size();
-    for (const auto &[name, text] : texts) {
-      auto found = scanOpLibrarySchemas(text, name);
-      if (!found) {
-        setupError_ = found.error().message();
-        return false;
-      }
-      for (FunctionSchema &schema : *found)
-        if (schemaOpProblem(schema).empty())
-          schemas.push_back(std::move(schema));
+    std::vector<FunctionSchema> schemas;
+    knownOps_.clear();
+    Dispatcher &dispatcher = Dispatcher::singleton();
+    for (const OperatorName &name : dispatcher.allOpNames()) {
+      auto handle = dispatcher.findSchema(name);
+      if (!handle || !schemaOpProblem(handle->schema()).empty())
+        continue;
+      schemas.push_back(handle->schema());
+      knownOps_.insert(name.str());
     }
     opNames_.clear();
     for (const FunctionSchema &schema : schemas)
@@ -234,6 +258,16 @@ private:
     decompose->addPass(createOpalDecompose());
     decompose_ = std::move(decompose);
     context_ = std::move(context);
+    // Texts that do not parse (an op they use was removed since) are left
+    // out, so that one bad library cannot break every compile.
+    for (size_t i = addedTexts_; i < texts.size(); ++i) {
+      std::string problem = parseProblem(texts[i].first, texts[i].second);
+      if (problem.empty())
+        addOpLibraryText(texts[i].first, texts[i].second);
+      else if (logEnabled(LogTopic::JIT))
+        logLine(LogTopic::JIT, "ignoring " + problem);
+    }
+    addedTexts_ = texts.size();
     generation_ = generation;
     return true;
   }
@@ -276,6 +310,7 @@ private:
   std::unique_ptr<MLIRContext> context_;
   std::unique_ptr<PassManager> decompose_;
   std::map<std::string, OperatorName> opNames_;
+  std::set<std::string> knownOps_;
   uint64_t generation_ = ~uint64_t(0);
   size_t addedTexts_ = 0;
   std::string setupError_;

@@ -194,6 +194,7 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
         continue;
       }
       if (DecompositionOp nested = decompositionFor(&bodyOp)) {
+        decomposedOps().push_back(bodyOp.getName().getStringRef().str());
         SmallVector<Value> nestedOperands;
         for (Value operand : bodyOp.getOperands())
           nestedOperands.push_back(mapping.lookup(operand));

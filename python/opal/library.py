@@ -16,7 +16,8 @@ import weakref
 
 from opal import _C
 
-__all__ = ["Library", "fallthrough_kernel", "define", "impl", "impl_abstract", "load"]
+__all__ = ["Library", "fallthrough_kernel", "define", "impl", "impl_abstract", "load",
+           "register_decomposition"]
 
 # "<lib ns>/<op name>/<key>" of every live Python impl, as torch.library keeps.
 _impls = set()
@@ -207,25 +208,75 @@ _loaded_files = {}
 
 
 def load(path):
-    """Defines the ops of an op-library file (the format opal-opt
-    --op-library reads) in the dispatcher, one FRAGMENT library per
-    namespace, and returns those libraries; they stay alive until
-    `_destroy()`ed. Loading the same file twice is an error."""
+    """Loads an op-library file (the format opal-opt --op-library reads):
+    defines its ops in the dispatcher, one FRAGMENT library per namespace,
+    registers each decomposition as its op's CompositeImplicitAutograd
+    kernel (compiled by the JIT on first call) and returns the libraries;
+    they stay alive until `_destroy()`ed. Loading the same file twice is an
+    error."""
     import os
     real = os.path.realpath(path)
     if real in _loaded_files:
         raise RuntimeError(f"op library {path} is already loaded")
-    schemas = _C._read_op_library_schemas(path)
+    schemas, decomposed, text = _C._read_op_library(path)
     libraries = {}
+
+    def library(ns):
+        if ns not in libraries:
+            libraries[ns] = Library(ns, "FRAGMENT")
+        return libraries[ns]
+
     try:
         for schema in schemas:
-            ns = schema.namespace
-            if ns not in libraries:
-                libraries[ns] = Library(ns, "FRAGMENT")
-            libraries[ns].define(str(schema))
+            library(schema.namespace).define(str(schema))
+        if decomposed:
+            _C._jit_check_op_library_text(real, text)
+        for qualname in decomposed:
+            ns, name = qualname.split("::", 1)
+            library(ns).m.impl_mlir(name, "CompositeImplicitAutograd")
     except Exception:
         for lib in libraries.values():
             lib._destroy()
         raise
+    _C._jit_add_op_library_text(real, text)
     _loaded_files[real] = list(libraries.values())
     return _loaded_files[real]
+
+
+def register_decomposition(qualname, func=None, *, lib=None):
+    """Registers a Python function over opal ops as the decomposition of
+    `qualname` ("ns::op" or "ns::op.overload"): it is traced once into MLIR
+    and becomes the op's CompositeImplicitAutograd kernel, which the JIT
+    compiles into one fused kernel per specialization. Use as a decorator;
+    returns the function unchanged.
+
+        @opal.library.register_decomposition("mylib::softplus")
+        def softplus(x, beta):
+            return opal.ops.aten.log1p(opal.ops.aten.exp(x * beta)) / beta
+    """
+    from opal import _trace
+
+    def register(fn):
+        ns, name = _split_qualname(qualname)
+        base, _, overload = name.partition(".")
+        from opal._ops import ops
+        packet = getattr(getattr(ops, ns), base)
+        schema = getattr(packet, overload or "default")._schema
+        text = _trace.trace_decomposition(schema, fn)
+        target = lib if lib is not None else _fragment(ns)
+        key = ns + "/" + name + "/CompositeImplicitAutograd"
+        if key in _impls:
+            raise RuntimeError(f"{qualname} already has a CompositeImplicitAutograd kernel "
+                               "registered from Python")
+        source = f"<decomposition of {qualname}: {fn.__module__}.{fn.__qualname__}>"
+        _C._jit_check_op_library_text(source, text)
+        _C._jit_add_op_library_text(source, text)
+        target.m.impl_mlir(name, "CompositeImplicitAutograd")
+        _impls.add(key)
+        target._op_impls.add(key)
+        fn._opal_decomposition = text
+        return fn
+
+    if func is None:
+        return register
+    return register(func)

@@ -297,6 +297,15 @@ void opal::python::bindDispatch(py::module_ &m) {
   });
   m.def("_jit_reset_stats", &jit::resetJitStats);
   m.def("_jit_add_op_library_text", &jit::addOpLibraryText, py::arg("name"), py::arg("text"));
+  m.def("_jit_check_op_library_text", [](const std::string &name, const std::string &text) {
+    auto compiler = jit::kernelCompiler();
+    if (!compiler)
+      throw OpalError(compiler.error().message());
+    auto checked = (*compiler)->checkLibraryText(name, text);
+    if (!checked)
+      throw OpalError(checked.error().message());
+  }, py::arg("name"), py::arg("text"),
+  "Raises if an op-library text does not parse against the ops defined now.");
   m.def("_dispatch_dump_table", [](const std::string &name) {
     return findOpOrThrow(name).dumpComputedTable();
   });

@@ -61,6 +61,16 @@ void setPythonError() {
   PyErr_SetString(PyExc_SystemError, "opal: unknown C++ exception");
 }
 
+/// While a Python decomposition is traced (opal.library.register_decomposition),
+/// op calls go to the tracer instead of the dispatcher: hook(schemas, args,
+/// kwargs). Null otherwise, so calls pay one pointer test.
+PyObject *traceHook = nullptr;
+
+py::object traceCall(std::vector<FunctionSchema> schemas, py::handle args, py::handle kwargs) {
+  py::object kw = kwargs ? py::reinterpret_borrow<py::object>(kwargs) : py::object(py::dict());
+  return py::reinterpret_borrow<py::object>(traceHook)(schemas, args, kw);
+}
+
 /// tp_call of _OpHandle (and so of OpOverload): straight from CPython to
 /// the argument parser, without pybind11's overload dispatch.
 PyObject *callOpHandle(PyObject *self, PyObject *args, PyObject *kwargs) {
@@ -68,6 +78,8 @@ PyObject *callOpHandle(PyObject *self, PyObject *args, PyObject *kwargs) {
     auto *instance = reinterpret_cast<py::detail::instance *>(self);
     auto &handle = *static_cast<PyOpHandle *>(
         instance->get_value_and_holder().value_ptr());
+    if (traceHook)
+      return traceCall({handle.handle.schema()}, args, kwargs).release().ptr();
     return call(handle.handle, args, kwargs).release().ptr();
   } catch (py::error_already_set &error) {
     error.restore();
@@ -118,6 +130,11 @@ void opal::python::bindOperators(py::module_ &m) {
     PyType_Modified(reinterpret_cast<PyTypeObject *>(cls.ptr()));
   });
 
+  m.def("_set_trace_hook", [](py::object hook) {
+    Py_XDECREF(traceHook);
+    traceHook = hook.is_none() ? nullptr : hook.inc_ref().ptr();
+  }, py::arg("hook"), "Routes op calls to `hook(schemas, args, kwargs)` (None: to the dispatcher).");
+
   m.def("_overload_names", [](const std::string &name) {
     // Every defined overload of `ns::op`, "" for the default one.
     std::vector<std::string> names;
@@ -129,6 +146,12 @@ void opal::python::bindOperators(py::module_ &m) {
 
   m.def("_call_overloads", [](py::list overloads, py::args args, py::kwargs kwargs) {
     // A packet's call: the first overload whose schema accepts the arguments.
+    if (traceHook) {
+      std::vector<FunctionSchema> schemas;
+      for (py::handle item : overloads)
+        schemas.push_back(py::cast<const PyOpHandle &>(item).handle.schema());
+      return traceCall(std::move(schemas), args, kwargs);
+    }
     std::string tried;
     for (py::handle item : overloads) {
       const OperatorHandle &op = py::cast<const PyOpHandle &>(item).handle;

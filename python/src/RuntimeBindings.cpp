@@ -238,7 +238,9 @@ void opal::python::bindRuntime(py::module_ &m) {
       .def_property_readonly("is_floating_point", [](const DType &d) { return isFloatingType(d.type); })
       .def_property_readonly("is_complex", [](const DType &d) { return isComplexType(d.type); })
       .def("__repr__", [](const DType &d) { return std::string("opal.") + dtypeName(d.type); })
-      .def("__reduce__", [](const DType &d) { return std::string(dtypeName(d.type)); });
+      .def("__reduce__", [](const DType &d) { return std::string(dtypeName(d.type)); })
+      .def("__int__", [](const DType &d) { return static_cast<int>(d.type); },
+           "PyTorch's ScalarType number (float32 is 6).");
   for (ScalarType type : kDTypes) {
     py::object object = py::cast(DType{type});
     dtypeObjects()[static_cast<size_t>(type)] = object;

@@ -11,6 +11,11 @@
 #include "opal/Schema/OpLibraryFile.h"
 #include "opal/Schema/SchemaParser.h"
 
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
 #include <pybind11/complex.h>
 #include <pybind11/stl.h>
 
@@ -138,6 +143,22 @@ void opal::python::bindSchema(py::module_ &m) {
       },
       py::arg("path"),
       "The schemas an op-library file defines (namespaces filled in).");
+  m.def(
+      "_read_op_library",
+      [](const std::string &path) {
+        std::ifstream file(path);
+        if (!file)
+          throw std::runtime_error(path + ": error: cannot open op library: " +
+                                   std::strerror(errno));
+        std::stringstream buffer;
+        buffer << file.rdbuf();
+        auto contents = scanOpLibrary(buffer.str(), path);
+        if (!contents)
+          throw std::runtime_error(contents.error().message());
+        return py::make_tuple(contents->schemas, contents->decomposed, buffer.str());
+      },
+      py::arg("path"),
+      "(schemas, ops with a decomposition, text) of an op-library file.");
   m.def(
       "parse_type",
       [](const std::string &text) { return unwrap(parseType(text))->str(); },

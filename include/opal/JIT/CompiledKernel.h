@@ -69,6 +69,10 @@ public:
   /// Compiles `spec` for `key` (CPU), or loads it from the disk cache.
   virtual Expected<std::shared_ptr<const CompiledKernel>> compile(const CallSpec &spec,
                                                                   DispatchKey key) = 0;
+  /// Parses and verifies an op-library text against the ops the dispatcher
+  /// defines now; the error carries MLIR's diagnostics.
+  virtual Expected<bool> checkLibraryText(const std::string &name,
+                                          const std::string &text) = 0;
 };
 
 /// Makes the decompositions of an op-library text known to the JIT (the
