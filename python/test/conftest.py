@@ -12,6 +12,10 @@ BUILD_DIR = os.environ.get("OPAL_BUILD_DIR", os.path.join(ROOT, "build"))
 package_dir = os.path.join(BUILD_DIR, "python")
 if package_dir not in sys.path and os.path.isdir(package_dir):
     sys.path.insert(0, package_dir)
+# Subprocesses started by the tests import the same package.
+if os.path.isdir(package_dir) and package_dir not in os.environ.get("PYTHONPATH", "").split(":"):
+    os.environ["PYTHONPATH"] = ":".join(p for p in (package_dir, os.environ.get("PYTHONPATH"))
+                                        if p)
 
 # Compiled kernels go to a cache of this run's own, unless the caller chose one.
 if "OPAL_CACHE_DIR" not in os.environ:

@@ -1,0 +1,137 @@
+"""The JIT's caches: in-memory hits and misses, the disk cache across
+processes, corrupted entries, concurrent compiles, and the cache CLI."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+
+import opal
+import opal.cache
+
+A = opal.ops.aten
+
+SCRIPT = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import opal
+    x = opal.tensor(np.linspace(-3, 3, 12, dtype=np.float32).reshape(3, 4))
+    out = [opal.ops.aten.softplus(x, 2.0).tolist(),
+           opal.ops.aten.gelu(x, approximate="tanh").tolist(),
+           opal.ops.aten.sum.dim_IntList(x, [1]).tolist()]
+    json.dump({"stats": opal.jit.stats(), "out": out}, sys.stdout)
+""")
+
+
+def run_process(cache_dir, extra_env=None):
+    env = dict(os.environ, OPAL_CACHE_DIR=str(cache_dir))
+    env.update(extra_env or {})
+    result = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    import json
+    return json.loads(result.stdout), result.stderr
+
+
+def test_in_memory_hits_and_misses():
+    x = opal.tensor(np.ones((3, 3), dtype=np.float32))
+    A.neg(x)
+    before = opal.jit.stats()
+    for _ in range(5):
+        A.neg(x)
+    after = opal.jit.stats()
+    assert after["hits"] - before["hits"] == 5
+    assert after["misses"] == before["misses"]
+    # A new rank is a new specialization: one miss, then hits.
+    A.neg(opal.tensor(np.ones((2, 2, 2), dtype=np.float32)))
+    assert opal.jit.stats()["misses"] == after["misses"] + 1
+    assert set(after) >= {"hits", "misses", "compiles", "compile_ms", "disk_hits"}
+
+
+def test_a_second_process_loads_everything_from_disk(tmp_path):
+    first, _ = run_process(tmp_path)
+    assert first["stats"]["compiles"] == 3 and first["stats"]["disk_hits"] == 0
+    second, _ = run_process(tmp_path)
+    assert second["stats"]["compiles"] == 0 and second["stats"]["disk_hits"] == 3
+    assert second["out"] == first["out"]
+    listed = opal.cache.entries(str(tmp_path))
+    assert sorted(m["op"] for _, _, m in listed) == ["aten::gelu", "aten::softplus",
+                                                      "aten::sum.dim_IntList"]
+    assert opal.cache.verify(str(tmp_path)) == []
+
+
+def test_a_corrupted_entry_is_detected_and_recompiled(tmp_path):
+    first, _ = run_process(tmp_path)
+    key, directory, _ = opal.cache.entries(str(tmp_path))[0]
+    with open(os.path.join(directory, "kernel.o"), "r+b") as f:
+        f.seek(100)
+        f.write(b"\xff\xff\xff\xff")
+    assert opal.cache.verify(str(tmp_path)) == [(key, "kernel.o does not match its checksum")]
+    second, stderr = run_process(tmp_path)
+    assert "corrupt entry" in stderr and "does not match its checksum" in stderr
+    assert second["stats"]["compiles"] == 1 and second["stats"]["disk_hits"] == 2
+    assert second["out"] == first["out"]
+    assert opal.cache.verify(str(tmp_path)) == []
+    # A truncated object too.
+    key, directory, _ = opal.cache.entries(str(tmp_path))[1]
+    with open(os.path.join(directory, "kernel.o"), "r+b") as f:
+        f.truncate(10)
+    third, stderr = run_process(tmp_path)
+    assert "has 10 bytes" in stderr and third["stats"]["compiles"] == 1
+
+
+def test_processes_compiling_together_corrupt_nothing(tmp_path):
+    env = dict(os.environ, OPAL_CACHE_DIR=str(tmp_path))
+    procs = [subprocess.Popen([sys.executable, "-c", SCRIPT], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    outputs = [p.communicate(timeout=300) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [o[1] for o in outputs]
+    assert len(opal.cache.entries(str(tmp_path))) == 3
+    assert opal.cache.verify(str(tmp_path)) == []
+    leftovers = [name for prefix in os.listdir(tmp_path / "v1")
+                 for name in os.listdir(tmp_path / "v1" / prefix) if name.startswith(".tmp-")]
+    assert leftovers == []
+    again, _ = run_process(tmp_path)
+    assert again["stats"]["compiles"] == 0
+
+
+def test_cache_disable_and_the_cli(tmp_path):
+    result, _ = run_process(tmp_path, {"OPAL_CACHE_DISABLE": "1"})
+    assert result["stats"]["compiles"] == 3 and not (tmp_path / "v1").exists()
+    run_process(tmp_path)
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "opal.cache", "--dir", str(tmp_path),
+                               *args], capture_output=True, text=True, timeout=60)
+
+    listed = cli("list")
+    assert listed.returncode == 0 and "3 entries in" in listed.stdout
+    assert "aten::softplus(float32[?,?], float, int)" in listed.stdout
+    key = opal.cache.entries(str(tmp_path))[0][0]
+    shown = cli("show", key[:12])
+    assert shown.returncode == 0 and "pipeline: " in shown.stdout and "target: " in shown.stdout
+    assert "object-sha256: " in shown.stdout
+    assert cli("verify").stdout.strip().endswith("3 entries, 0 bad")
+    assert "removed 3 entries" in cli("clear").stdout
+    assert opal.cache.entries(str(tmp_path)) == []
+
+
+def test_logging_says_why_a_kernel_compiles(tmp_path):
+    _, stderr = run_process(tmp_path, {"OPAL_LOG": "jit,cache"})
+    assert "[opal:cache] miss aten::softplus(float32[?,?], float, int): not compiled in this " \
+           "process" in stderr
+    assert "[opal:cache] disk miss" in stderr
+    assert "[opal:jit] compiled aten::softplus(float32[?,?], float, int) for CPU in" in stderr
+    _, stderr = run_process(tmp_path, {"OPAL_LOG": "jit,cache"})
+    assert "[opal:cache] disk hit" in stderr and "from disk" in stderr
+
+
+def test_dump_dir_holds_every_stage(tmp_path):
+    run_process(tmp_path / "cache", {"OPAL_DUMP_DIR": str(tmp_path / "dump"),
+                                     "OPAL_CACHE_DISABLE": "1"})
+    dumps = sorted(os.listdir(tmp_path / "dump"))
+    assert len(dumps) == 3 and dumps[0].endswith("aten__softplus")
+    assert sorted(os.listdir(tmp_path / "dump" / dumps[0])) == [
+        "0-call.mlir", "1-decomposed.mlir", "2-entry-points.mlir", "3-llvm.mlir", "4-kernel.o"]
