@@ -58,7 +58,9 @@ const char *opal::ir::jitCpuPipelineText() {
                   "eliminate-empty-tensors,"
                   "one-shot-bufferize{bufferize-function-boundaries "
                   "function-boundary-type-conversion=identity-layout-map},"
-                  "buffer-deallocation-pipeline,canonicalize,") +
+                  "buffer-deallocation-pipeline,canonicalize,"
+                  // exp/log/tanh/erf in f32 as SIMD-friendly polynomials.
+                  "opal-approximate-math,") +
       kLoopsToLLVM;
   return text.c_str();
 }

@@ -397,13 +397,17 @@ TypedAttr reductionIdentity(StringRef name, Type element, Builder &b) {
   return b.getIntegerAttr(element, limit);
 }
 
+/// Float sums and products may be reassociated (fastmath<reassoc>), so the
+/// CPU backend vectorizes them; like numpy's pairwise summation, the result
+/// can differ from a sequential sum in the last bits.
 Value combine(OpBuilder &b, Location loc, StringRef name, Value acc, Value x) {
   bool isFloat = isa<FloatType>(x.getType());
+  auto reassoc = arith::FastMathFlags::reassoc;
   if (name == "prims.sum")
-    return isFloat ? Value(arith::AddFOp::create(b, loc, x, acc))
+    return isFloat ? Value(arith::AddFOp::create(b, loc, x, acc, reassoc))
                    : Value(arith::AddIOp::create(b, loc, x, acc));
   if (name == "prims.prod")
-    return isFloat ? Value(arith::MulFOp::create(b, loc, x, acc))
+    return isFloat ? Value(arith::MulFOp::create(b, loc, x, acc, reassoc))
                    : Value(arith::MulIOp::create(b, loc, x, acc));
   if (name == "prims.amax")
     return isFloat ? Value(arith::MaximumFOp::create(b, loc, x, acc))

@@ -45,7 +45,7 @@ def test_in_memory_hits_and_misses():
     assert after["hits"] - before["hits"] == 5
     assert after["misses"] == before["misses"]
     # A new rank is a new specialization: one miss, then hits.
-    A.neg(opal.tensor(np.ones((2, 2, 2), dtype=np.float32)))
+    A.neg(opal.tensor(np.ones((2, 2, 2, 2, 2, 2, 2), dtype=np.float32)))
     assert opal.jit.stats()["misses"] == after["misses"] + 1
     assert set(after) >= {"hits", "misses", "compiles", "compile_ms", "disk_hits"}
 

@@ -47,3 +47,24 @@ def OpalDecompose : Pass<"opal-decompose", "::mlir::ModuleOp"> {
 }
 
 #endif // OPAL_TRANSFORMS_PASSES_TD
+
+def OpalApproximateMath : Pass<"opal-approximate-math"> {
+  let summary = "Replaces f32 transcendental math ops with polynomial approximations";
+  let description = [{
+    `math.exp`, `math.log` and the other ops named in `ops` on f32 (scalars
+    or vectors) become MLIR's polynomial approximations: plain arithmetic
+    that LLVM vectorizes, instead of one libm call per element, so that
+    elementwise kernels with exp/log/tanh/erf stay memory-bound (the
+    approximations' fused multiply-adds become `llvm.intr.fma`). f64 and
+    every op not listed keep their libm calls. The error bound per op is
+    measured against numpy in python/test/test_jit_precision.py and stated in
+    docs/jit.md.
+  }];
+  let options = [
+    ListOption<"ops", "ops", "std::string",
+               "math ops to approximate, by name without the dialect "
+               "(default: exp, expm1, log, log1p, log2, tanh, erf)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect", "::mlir::LLVM::LLVMDialect"];
+}
