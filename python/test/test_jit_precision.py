@@ -1,0 +1,62 @@
+"""Precision of the JIT's vectorized f32 math (opal-approximate-math)
+against float64 references, in units in the last place of the float32
+result. The bounds are the ones docs/jit.md states."""
+
+import math
+
+import numpy as np
+import pytest
+
+import opal
+
+A = opal.ops.aten
+rng = np.random.default_rng(2024)
+N = 1 << 16
+
+CASES = {
+    # op: (opal op, float64 reference, inputs, max ulp)
+    "exp": (A.exp, np.exp, rng.uniform(-87, 88, N), 2),
+    "log": (A.log, np.log, np.exp(rng.uniform(-80, 80, N)), 2),
+    "log1p": (A.log1p, np.log1p,
+              np.concatenate([rng.uniform(-0.999, 10, N // 2), 10 ** rng.uniform(-30, 30, N // 2)]),
+              3),
+    "tanh": (A.tanh, np.tanh, rng.uniform(-10, 10, N), 6),
+    "erf": (A.erf, np.vectorize(math.erf), rng.uniform(-5, 5, N), 6),
+    "sigmoid": (A.sigmoid, lambda x: 1 / (1 + np.exp(-x)), rng.uniform(-30, 30, N), 3),
+    "softplus": (A.softplus, lambda x: np.where(x > 20, x, np.log1p(np.exp(x))),
+                 rng.uniform(-30, 30, N), 4),
+}
+
+
+def max_ulp(got, reference):
+    spacing = np.spacing(np.abs(reference.astype(np.float32))).astype(np.float64)
+    return float(np.max(np.abs(got.astype(np.float64) - reference) / spacing))
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_float32_math_is_within_its_ulp_bound(name):
+    op, reference, inputs, bound = CASES[name]
+    x = inputs.astype(np.float32)
+    got = np.asarray(op(opal.tensor(x)))
+    assert max_ulp(got, reference(x.astype(np.float64))) <= bound
+
+
+def test_special_values():
+    x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 89.0, -104.0], dtype=np.float32)
+    got = np.asarray(A.exp(opal.tensor(x)))
+    with np.errstate(over="ignore"):
+        want = np.exp(x)
+    np.testing.assert_array_equal(got[:4], want[:4])
+    assert np.isnan(got[4]) and np.isinf(got[5]) and got[6] == 0.0
+    got = np.asarray(A.log(opal.tensor(np.array([0.0, 1.0, np.inf, -1.0], dtype=np.float32))))
+    assert got[0] == -np.inf and got[1] == 0.0 and got[2] == np.inf and np.isnan(got[3])
+    got = np.asarray(A.tanh(opal.tensor(np.array([-np.inf, np.inf, 0.0], dtype=np.float32))))
+    np.testing.assert_array_equal(got, [-1.0, 1.0, 0.0])
+
+
+def test_float64_math_stays_libm():
+    # libm's exp: correctly rounded or within one ulp of numpy's.
+    x = rng.uniform(-10, 10, 1000)
+    got = np.asarray(A.exp(opal.tensor(x)))
+    np.testing.assert_array_equal(got, [math.exp(v) for v in x])
+    np.testing.assert_allclose(got, np.exp(x), rtol=5e-16, atol=0)
