@@ -24,6 +24,7 @@ namespace {
 /// From bufferized loops to the LLVM dialect.
 constexpr const char *kLoopsToLLVM =
     "convert-linalg-to-loops,"
+    "lower-affine,"
     "convert-scf-to-cf,"
     // libm has no rsqrt; half-precision math computes in f32.
     "math-expand-ops{ops=rsqrt},"
@@ -33,6 +34,7 @@ constexpr const char *kLoopsToLLVM =
     "convert-math-to-libm,"
     "convert-math-to-llvm,"
     "expand-strided-metadata,"
+    "lower-affine,"
     "finalize-memref-to-llvm,"
     "convert-arith-to-llvm,"
     "convert-cf-to-llvm,"
@@ -60,7 +62,9 @@ const char *opal::ir::jitCpuPipelineText() {
                   "function-boundary-type-conversion=identity-layout-map},"
                   "buffer-deallocation-pipeline,canonicalize,"
                   // exp/log/tanh/erf in f32 as SIMD-friendly polynomials.
-                  "opal-approximate-math,") +
+                  "opal-approximate-math,"
+                  // Matrix products: loop order and L2 tiles.
+                  "func.func(opal-tile-matmul),") +
       kLoopsToLLVM;
   return text.c_str();
 }

@@ -68,3 +68,21 @@ def OpalApproximateMath : Pass<"opal-approximate-math"> {
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
                            "::mlir::vector::VectorDialect", "::mlir::LLVM::LLVMDialect"];
 }
+
+def OpalTileMatmul : Pass<"opal-tile-matmul", "::mlir::func::FuncOp"> {
+  let summary = "Orders and tiles matrix products on buffers for CPU caches";
+  let description = [{
+    Each `linalg.matmul` and `linalg.batch_matmul` on memrefs becomes a
+    `linalg.generic` whose loops run (batch,) row, reduction, column, so the
+    innermost loop walks rows of B and C contiguously and LLVM vectorizes it
+    with fused multiply-adds; the reduction and column loops are then tiled
+    (`tile-k`, `tile-n`) so a block of B stays in the L2 cache while every
+    row of A passes over it.
+  }];
+  let options = [
+    Option<"tileK", "tile-k", "int64_t", "256", "reduction tile size">,
+    Option<"tileN", "tile-n", "int64_t", "512", "column tile size">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::affine::AffineDialect", "::mlir::memref::MemRefDialect"];
+}
