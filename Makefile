@@ -36,6 +36,8 @@ demo: build
 	PYTHONPATH=$(BUILD_DIR)/python $(PYTHON) examples/operator_tour.py
 	@echo
 	OPAL_BUILD_DIR=$(BUILD_DIR) $(PYTHON) examples/compile_tour.py
+	@echo
+	PYTHONPATH=$(BUILD_DIR)/python $(PYTHON) examples/jit_tour.py
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -32,3 +32,15 @@ def test_compile_tour():
     differences = [float(line.split()[2]) for line in out.splitlines()
                    if "largest difference" in line]
     assert len(differences) == 2 and max(differences) < 1e-5
+
+
+def test_jit_tour():
+    out = run("jit_tour.py")
+    assert 'opal.decomposition "softplus" {' in out
+    assert "%v2 = aten.exp %v1 : (!opal.tensor) -> !opal.tensor" in out
+    assert "CompositeImplicitAutograd" not in out.split("dispatch table")[0]
+    assert "AutogradCPU: registered at" in out and "[math kernel]" in out
+    assert "(1 compile)" in out and "compiles still 1" in out
+    difference = float(out.split("largest difference from numpy: ")[1].split()[0])
+    assert difference < 1e-5
+    assert "x faster (one fused pass)" in out
