@@ -6,6 +6,7 @@
 
 #include <dlfcn.h>
 
+#include <cstring>
 #include <mutex>
 
 using namespace opal;
@@ -13,39 +14,30 @@ using namespace opal::jit;
 
 namespace {
 
-/// The slots of one packed call. Values live in fixed arrays reserved up
-/// front, so the pointers in `slots` stay valid; thread-local and reused,
-/// so a call allocates nothing here after the first.
-struct Packer {
-  std::vector<void *> slots;
-  std::vector<void *> pointers;
-  std::vector<int64_t> integers;
-  std::vector<double> doubles;
+constexpr size_t kMaxDynamicDims = 1024;
 
-  void reset(size_t pointerCount, size_t integerCount, size_t doubleCount) {
-    slots.clear();
-    pointers.clear();
-    integers.clear();
-    doubles.clear();
-    slots.reserve(2 * pointerCount + integerCount + doubleCount + 8);
-    pointers.reserve(pointerCount + 2);
-    integers.reserve(integerCount + 8);
-    doubles.reserve(doubleCount + 1);
+/// The slots of one packed call, on the caller's stack. Every value lives in
+/// an array of its own, so the pointers in `slots` stay valid; calls with
+/// many or high-rank tensors spill to the heap.
+class Packer {
+public:
+  Packer(size_t slotCount, size_t valueCount) {
+    if (slotCount > kInline || valueCount > kInline) {
+      heapSlots_.resize(slotCount);
+      heapValues_.resize(valueCount);
+      slots_ = heapSlots_.data();
+      values_ = heapValues_.data();
+    }
   }
-  void pointer(void *p) {
-    pointers.push_back(p);
-    slots.push_back(&pointers.back());
-  }
-  void integer(int64_t v) {
-    integers.push_back(v);
-    slots.push_back(&integers.back());
-  }
-  void real(double v) {
-    doubles.push_back(v);
-    slots.push_back(&doubles.back());
-  }
-  /// An exploded memref descriptor of `tensor` (contiguous or with strides
-  /// the kernel ignores because its layout is the identity).
+  void **slots() { return slots_; }
+  size_t size() const { return slotCount_; }
+  void truncate(size_t count) { slotCount_ = count; }
+
+  void pointer(void *p) { std::memcpy(push(), &p, sizeof p); }
+  void integer(int64_t v) { std::memcpy(push(), &v, sizeof v); }
+  void real(double v) { std::memcpy(push(), &v, sizeof v); }
+  /// An exploded memref descriptor (allocated and aligned pointers, offset,
+  /// sizes, strides; strides are ignored by identity layouts).
   void memref(void *data, IntArrayRef sizes, IntArrayRef strides) {
     pointer(data);
     pointer(data);
@@ -55,39 +47,52 @@ struct Packer {
     for (int64_t stride : strides)
       integer(stride);
   }
+
+private:
+  static constexpr size_t kInline = 128;
+  /// One 8-byte value per slot.
+  uint64_t *push() {
+    uint64_t *value = &values_[valueCount_++];
+    slots_[slotCount_++] = value;
+    return value;
+  }
+  void *inlineSlots_[kInline];
+  uint64_t inlineValues_[kInline];
+  void **slots_ = inlineSlots_;
+  uint64_t *values_ = inlineValues_;
+  size_t slotCount_ = 0, valueCount_ = 0;
+  std::vector<void *> heapSlots_;
+  std::vector<uint64_t> heapValues_;
 };
 
-thread_local Packer packer;
-
-constexpr size_t kMaxRank = 64;
-constexpr size_t kMaxDynamicDims = 1024;
-
-/// The inputs of a call as contiguous tensors (copies of strided ones; the
-/// kernels take dense memrefs, see docs/jit.md).
-void packInputs(const std::vector<ArgKind> &kinds, const IValue *args,
-                std::vector<Tensor> &inputs, size_t outputCount) {
-  size_t pointerCount = 0, integerCount = 0, doubleCount = 0;
-  for (size_t i = 0; i < kinds.size(); ++i) {
-    if (kinds[i] == ArgKind::Tensor) {
-      Tensor tensor = args[i].toTensor();
-      pointerCount += 2;
-      integerCount += 1 + 2 * tensor.dim();
-      inputs.push_back(tensor.isContiguous() ? tensor : tensor.contiguous());
-    } else if (kinds[i] == ArgKind::Float) {
-      ++doubleCount;
-    } else if (kinds[i] == ArgKind::Int) {
-      ++integerCount;
-    }
+/// The values one packed call needs: every input, every output and the
+/// sizes buffer.
+size_t packedValueCount(const CompiledKernel &kernel, const IValue *args) {
+  size_t count = 0;
+  for (size_t i = 0; i < kernel.argKinds.size(); ++i) {
+    if (kernel.argKinds[i] == ArgKind::Tensor)
+      count += 3 + 2 * static_cast<size_t>(args[i].toTensorImpl()->sizes().size());
+    else if (kernel.argKinds[i] != ArgKind::Constant)
+      ++count;
   }
-  // Room for the outputs and the dims buffer as well.
-  packer.reset(pointerCount + 2 * (outputCount + 1),
-               integerCount + (outputCount + 1) * (1 + 2 * kMaxRank), doubleCount);
-  size_t next = 0;
-  for (size_t i = 0; i < kinds.size(); ++i) {
-    switch (kinds[i]) {
+  for (const OutputSpec &output : kernel.outputs)
+    count += 3 + 2 * output.sizes.size();
+  return count + 5;
+}
+
+/// Packs the inputs; a non-contiguous one is copied to a contiguous tensor
+/// kept in `copies` (the kernels take dense memrefs, see docs/jit.md).
+void packInputs(const CompiledKernel &kernel, const IValue *args, Packer &packer,
+                std::vector<Tensor> &copies) {
+  for (size_t i = 0; i < kernel.argKinds.size(); ++i) {
+    switch (kernel.argKinds[i]) {
     case ArgKind::Tensor: {
-      const Tensor &tensor = inputs[next++];
-      packer.memref(tensor.dataPtr(), tensor.sizes(), tensor.strides());
+      TensorImpl *impl = args[i].toTensorImpl();
+      if (!impl->isContiguous()) {
+        copies.push_back(args[i].toTensor().contiguous());
+        impl = copies.back().impl();
+      }
+      packer.memref(impl->data(), impl->sizes(), impl->strides());
       break;
     }
     case ArgKind::Float:
@@ -102,58 +107,81 @@ void packInputs(const std::vector<ArgKind> &kinds, const IValue *args,
   }
 }
 
-/// Runs `shapes` on the packed inputs and fills in the dynamic sizes.
-void computeDynamicSizes(CompiledKernel::PackedFunction shapes,
-                         std::vector<std::vector<int64_t>> &sizes) {
-  size_t dynamicCount = 0;
-  for (const auto &list : sizes)
-    for (int64_t size : list)
+/// The output sizes, all outputs' lists one after the other, with the
+/// dynamic ones computed by `shapes` on the packed inputs.
+void outputSizesInto(const CompiledKernel &kernel, Packer &packer, int64_t *sizes) {
+  size_t at = 0, dynamicCount = 0;
+  for (const OutputSpec &output : kernel.outputs)
+    for (int64_t size : output.sizes) {
+      sizes[at++] = size;
       dynamicCount += size < 0;
+    }
+  if (!kernel.shapes)
+    return;
   int64_t dims[kMaxDynamicDims];
   int64_t count = static_cast<int64_t>(dynamicCount), one = 1;
-  size_t mark = packer.slots.size();
+  size_t mark = packer.size();
   packer.memref(dims, IntArrayRef(&count, 1), IntArrayRef(&one, 1));
-  shapes(packer.slots.data());
-  packer.slots.resize(mark);
+  kernel.shapes(packer.slots());
+  packer.truncate(mark);
   size_t next = 0;
-  for (auto &list : sizes)
-    for (int64_t &size : list)
-      if (size < 0)
-        size = dims[next++];
+  for (size_t i = 0; i < at; ++i)
+    if (sizes[i] < 0)
+      sizes[i] = dims[next++];
+}
+
+size_t totalRank(const CompiledKernel &kernel) {
+  size_t rank = 0;
+  for (const OutputSpec &output : kernel.outputs)
+    rank += output.sizes.size();
+  return rank;
 }
 
 } // namespace
 
 std::vector<std::vector<int64_t>> CompiledKernel::outputSizes(const IValue *args) const {
-  std::vector<std::vector<int64_t>> sizes;
-  for (const OutputSpec &output : outputs)
-    sizes.push_back(output.sizes);
-  if (shapes) {
-    std::vector<Tensor> inputs;
-    packInputs(argKinds, args, inputs, outputs.size());
-    computeDynamicSizes(shapes, sizes);
+  size_t values = packedValueCount(*this, args);
+  Packer packer(values, values);
+  std::vector<Tensor> copies;
+  packInputs(*this, args, packer, copies);
+  std::vector<int64_t> sizes(totalRank(*this));
+  outputSizesInto(*this, packer, sizes.data());
+  std::vector<std::vector<int64_t>> lists;
+  size_t at = 0;
+  for (const OutputSpec &output : outputs) {
+    lists.emplace_back(sizes.begin() + at, sizes.begin() + at + output.sizes.size());
+    at += output.sizes.size();
   }
-  return sizes;
+  return lists;
 }
 
 std::vector<Tensor> CompiledKernel::invoke(const IValue *args, Device device) const {
-  std::vector<Tensor> inputs;
-  packInputs(argKinds, args, inputs, outputs.size());
-  std::vector<std::vector<int64_t>> sizes;
-  sizes.reserve(outputs.size());
-  for (const OutputSpec &output : outputs)
-    sizes.push_back(output.sizes);
-  if (shapes)
-    computeDynamicSizes(shapes, sizes);
+  size_t values = packedValueCount(*this, args);
+  Packer packer(values, values);
+  std::vector<Tensor> copies;
+  packInputs(*this, args, packer, copies);
+  int64_t inlineSizes[64];
+  std::vector<int64_t> heapSizes;
+  size_t rank = totalRank(*this);
+  int64_t *sizes = inlineSizes;
+  if (rank > 64) {
+    heapSizes.resize(rank);
+    sizes = heapSizes.data();
+  }
+  outputSizesInto(*this, packer, sizes);
   std::vector<Tensor> results;
   results.reserve(outputs.size());
-  for (size_t i = 0; i < outputs.size(); ++i)
-    results.push_back(Tensor::empty(sizes[i], outputs[i].dtype, device));
+  size_t at = 0;
+  for (const OutputSpec &output : outputs) {
+    results.push_back(Tensor::empty(IntArrayRef(sizes + at, output.sizes.size()), output.dtype,
+                                    device));
+    at += output.sizes.size();
+  }
   if (device.isMeta())
     return results;
   for (const Tensor &result : results)
     packer.memref(result.dataPtr(), result.sizes(), result.strides());
-  run(packer.slots.data());
+  run(packer.slots());
   return results;
 }
 

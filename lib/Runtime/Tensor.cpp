@@ -69,10 +69,12 @@ int64_t Tensor::size(int64_t dim) const {
   return sizes()[dim < 0 ? dim + rank : dim];
 }
 
-bool Tensor::isContiguous() const {
+bool Tensor::isContiguous() const { return impl_->isContiguous(); }
+
+bool TensorImpl::isContiguous() const {
   // Strides of size-1 dimensions do not matter.
   int64_t expected = 1;
-  IntArrayRef sizes = impl_->sizes(), strides = impl_->strides();
+  IntArrayRef sizes = sizes_, strides = strides_;
   for (size_t i = sizes.size(); i-- > 0;) {
     if (sizes[i] == 1)
       continue;
@@ -83,12 +85,13 @@ bool Tensor::isContiguous() const {
   return true;
 }
 
-void *Tensor::dataPtr() const {
-  const Storage &storage = impl_->storage();
-  if (!storage)
+void *Tensor::dataPtr() const { return impl_->data(); }
+
+void *TensorImpl::data() const {
+  if (!storage_)
     return nullptr;
-  return static_cast<char *>(storage->data()) +
-         impl_->storageOffset() * static_cast<int64_t>(elementSize(dtype()));
+  return static_cast<char *>(storage_->data()) +
+         storageOffset_ * static_cast<int64_t>(elementSize(dtype_));
 }
 
 std::string Tensor::str() const {

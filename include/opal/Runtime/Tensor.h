@@ -35,6 +35,10 @@ public:
   int64_t storageOffset() const { return storageOffset_; }
   int64_t numel() const { return numel_; }
   DispatchKeySet keySet() const { return keySet_; }
+  /// Row-major dense (strides of size-1 dims do not matter).
+  bool isContiguous() const;
+  /// The address of element 0 (null without storage).
+  void *data() const;
   /// Adds keys (e.g. Python for tensors that carry a Python subclass).
   void addKeys(DispatchKeySet keys) { keySet_ = keySet_ | keys; }
   void removeKeys(DispatchKeySet keys) { keySet_ = keySet_ - keys; }
