@@ -10,9 +10,11 @@
 #include "opal/Compiler/DiskCache.h"
 #include "opal/Compiler/KernelBuilder.h"
 #include "opal/Compiler/ObjectCode.h"
+#include "opal/Compiler/OpByOpPlan.h"
 #include "opal/Dialect/OpalDialect.h"
 #include "opal/Dialect/SchemaDialect.h"
 #include "opal/Dispatch/Dispatcher.h"
+#include "opal/JIT/MlirKernel.h"
 #include "opal/Support/Environment.h"
 #include "opal/Transforms/Passes.h"
 
@@ -130,6 +132,9 @@ public:
       return fail("cannot decompose " + op + spec.str() + ":" + diagnostics);
     dumper.dump("1-decomposed.mlir", **module);
     std::vector<OperatorName> reached = reachedOps(**module);
+    if (std::string opaque = opaqueOp(reached, spec.op, key); !opaque.empty())
+      return planOpByOp(spec, key, handle->schema(), std::move(reached), opaque, start,
+                        dumper);
     std::string decomposed = printed(**module);
 
     std::string cacheKey = diskCacheKey({compilerIdentity(), jitCpuPipelineText(),
@@ -201,6 +206,69 @@ public:
   }
 
 private:
+  /// The first op (other than `top`) among `reached` whose kernel for
+  /// `key` is opaque (not an MLIR kernel), as "ns::op (a <kind> kernel)";
+  /// "" if every reached op is defined in MLIR.
+  std::string opaqueOp(const std::vector<OperatorName> &reached, const OperatorName &top,
+                       DispatchKey key) {
+    for (const OperatorName &name : reached) {
+      if (name == top)
+        continue;
+      auto handle = Dispatcher::singleton().findOp(name);
+      if (!handle)
+        continue;
+      const KernelFunction &kernel = handle->entry().tableEntry(key);
+      if (kernel.isValid() && !kernel.isFallthrough() && !jit::MlirKernel::isMlirKernel(kernel))
+        return name.str();
+    }
+    return "";
+  }
+
+  /// The composite decomposed one level and planned op by op.
+  Expected<std::shared_ptr<const jit::CompiledKernel>>
+  planOpByOp(const jit::CallSpec &spec, DispatchKey key, const FunctionSchema &schema,
+             std::vector<OperatorName> reached, const std::string &opaque,
+             std::chrono::steady_clock::time_point start, const StageDumper &dumper) {
+    std::string op = spec.op.str(), error, diagnostics;
+    auto fail = [&](const std::string &message) {
+      return makeUnexpected(Error("opal JIT: " + op + spec.str() + " reaches " + opaque +
+                                  ", whose kernel is not defined in MLIR, so it runs op by "
+                                  "op; but " + message));
+    };
+    ScopedDiagnosticHandler handler(context_.get(), [&](Diagnostic &diagnostic) {
+      llvm::raw_string_ostream(diagnostics) << "\n  " << diagnostic;
+      return success();
+    });
+    auto module = buildCallModule(context_.get(), schema, spec, error);
+    if (failed(module))
+      return fail(error);
+    // One level: every op but this one is legal.
+    OpalDecomposeOptions options;
+    std::string self = schemaOpName(schema);
+    for (const auto &[mlirName, name] : opNames_)
+      if (mlirName != self)
+        options.legalOps.push_back(mlirName);
+    PassManager decompose(context_.get());
+    decompose.addPass(createOpalDecompose(options));
+    if (failed(decompose.run(**module)))
+      return fail("its decomposition fails:" + diagnostics);
+    dumper.dump("1-op-by-op.mlir", **module);
+    auto kernel = std::make_shared<jit::CompiledKernel>();
+    kernel->reached = std::move(reached);
+    for (const jit::ArgSpec &arg : spec.args)
+      kernel->argKinds.push_back(arg.kind);
+    auto function = (*module)->lookupSymbol<func::FuncOp>(kKernelName);
+    if (failed(buildOpByOpPlan(function, spec, opNames_, *kernel, error)))
+      return fail(error);
+    kernel->compileMilliseconds = millisecondsSince(start);
+    if (logEnabled(LogTopic::JIT))
+      logLine(LogTopic::JIT, op + spec.str() + " runs op by op (" +
+                                 std::to_string(kernel->plan.size()) + " steps): it reaches " +
+                                 opaque + ", whose " + toString(key) +
+                                 " kernel is not defined in MLIR");
+    return std::shared_ptr<const jit::CompiledKernel>(std::move(kernel));
+  }
+
   /// Why `text` does not parse and verify in the current context ("" if it
   /// does).
   std::string parseProblem(const std::string &name, const std::string &text) {

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace opal;
@@ -157,8 +158,10 @@ FailureOr<std::vector<jit::OutputSpec>> opal::ir::splitEntryPoints(ModuleOp modu
     std::optional<int64_t> dtype = tensor ? dtypeForElementType(tensor.getElementType())
                                           : std::nullopt;
     if (!dtype) {
-      error = "the kernel's result has type " + std::to_string(outputs.size()) +
-              " that the JIT cannot return";
+      std::string text;
+      llvm::raw_string_ostream(text) << type;
+      error = "result " + std::to_string(outputs.size()) + " has type " + text +
+              ", which the JIT cannot return (a ranked tensor of a supported dtype)";
       return failure();
     }
     jit::OutputSpec output;

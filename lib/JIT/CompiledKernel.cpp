@@ -2,6 +2,7 @@
 
 #include "opal/JIT/CompiledKernel.h"
 
+#include "opal/Dispatch/Dispatcher.h"
 #include "opal/Support/Exceptions.h"
 
 #include <dlfcn.h>
@@ -156,6 +157,8 @@ std::vector<std::vector<int64_t>> CompiledKernel::outputSizes(const IValue *args
 }
 
 std::vector<Tensor> CompiledKernel::invoke(const IValue *args, Device device) const {
+  if (runsOpByOp())
+    return runPlan(args);
   size_t values = packedValueCount(*this, args);
   Packer packer(values, values);
   std::vector<Tensor> copies;
@@ -182,6 +185,50 @@ std::vector<Tensor> CompiledKernel::invoke(const IValue *args, Device device) co
   for (const Tensor &result : results)
     packer.memref(result.dataPtr(), result.sizes(), result.strides());
   run(packer.slots());
+  return results;
+}
+
+std::vector<Tensor> CompiledKernel::runPlan(const IValue *args) const {
+  std::vector<IValue> slots(static_cast<size_t>(slotCount));
+  for (size_t i = 0; i < argumentSlots.size(); ++i)
+    if (argumentSlots[i] >= 0)
+      slots[argumentSlots[i]] = args[i];
+  for (const auto &[slot, value] : constants)
+    slots[slot] = value;
+  Stack stack;
+  for (const PlanStep &step : plan) {
+    if (step.kind == PlanStep::Kind::List) {
+      if (step.listTag == IValue::Tag::DoubleList) {
+        std::vector<double> list;
+        for (int operand : step.operands)
+          list.push_back(slots[operand].toDouble());
+        slots[step.results[0]] = IValue(std::move(list));
+      } else if (step.listTag == IValue::Tag::BoolList) {
+        std::vector<bool> list;
+        for (int operand : step.operands)
+          list.push_back(slots[operand].toBool());
+        slots[step.results[0]] = IValue(std::move(list));
+      } else {
+        std::vector<int64_t> list;
+        for (int operand : step.operands)
+          list.push_back(slots[operand].toInt());
+        slots[step.results[0]] = IValue(std::move(list));
+      }
+      continue;
+    }
+    auto handle = Dispatcher::singleton().findSchema(step.op);
+    if (!handle)
+      throw OpalError(step.op.str() + " is no longer defined");
+    stack.clear();
+    for (int operand : step.operands)
+      stack.push_back(slots[operand]);
+    handle->callBoxed(stack);
+    for (size_t i = 0; i < step.results.size() && i < stack.size(); ++i)
+      slots[step.results[i]] = std::move(stack[i]);
+  }
+  std::vector<Tensor> results;
+  for (int slot : outputSlots)
+    results.push_back(slots[slot].toTensor());
   return results;
 }
 

@@ -307,7 +307,29 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
     config.enableFolding(false);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)) || reported)
       return signalPassFailure();
+    if (failed(refineGenericPrims()))
+      return signalPassFailure();
     refineGenericFunctionResults();
+  }
+
+  /// Prims used directly (outside decompositions) with !opal.tensor results
+  /// get the types their operands give, as inside instantiated bodies.
+  LogicalResult refineGenericPrims() {
+    WalkResult walked = getOperation()->walk([](Operation *op) {
+      if (!isPrim(op) || !hasGenericResults(op) || op->getParentOfType<LibraryOp>() ||
+          llvm::any_of(op->getOperandTypes(), [](Type t) { return isa<GenericTensorType>(t); }))
+        return WalkResult::advance();
+      std::string problem;
+      auto types = inferPrimResultTypes(op, problem);
+      if (failed(types)) {
+        op->emitError() << "'" << op->getName() << "' " << problem;
+        return WalkResult::interrupt();
+      }
+      for (auto [result, type] : llvm::zip(op->getResults(), *types))
+        result.setType(type);
+      return WalkResult::advance();
+    });
+    return failure(walked.wasInterrupted());
   }
 
   /// A function declared to return !opal.tensor returns what its body

@@ -306,3 +306,18 @@ def test_meta_tensors_get_shapes_from_the_compiled_kernel():
     assert tuple(out.shape) == (2, 1)
     out = A.mm(opal.empty(6, 2, device="meta"), opal.empty(2, 9, device="meta"))
     assert tuple(out.shape) == (6, 9)
+
+
+def test_prims_compile_when_called_directly():
+    P = opal.ops.prims
+    a, b = array((3, 4)), array((3, 4))
+    np.testing.assert_allclose(np.asarray(P.add(opal.tensor(a), opal.tensor(b))), a + b)
+    np.testing.assert_allclose(np.asarray(P.exp(opal.tensor(a))), np.exp(a), rtol=1e-6)
+    got = P.convert_element_type(opal.tensor(a), opal.float64)
+    assert got.dtype == opal.float64
+    got = P.broadcast_in_dim(opal.tensor(array((4,))), [3, 4], [1])
+    assert tuple(got.shape) == (3, 4)
+    got = P.sum(opal.tensor(a), [1])
+    np.testing.assert_allclose(np.asarray(got), a.sum(1), rtol=1e-6)
+    got = P.full([2, 3], 1.5, dtype=opal.float32, device=opal.device("cpu"), requires_grad=False)
+    np.testing.assert_array_equal(np.asarray(got), np.full((2, 3), 1.5, np.float32))

@@ -96,14 +96,39 @@ def test_late_registration_invalidates_a_compiled_composite(lib):
     np.testing.assert_allclose(np.asarray(opal.ops.pyjit.twice_exp(x)), 2 * np.exp([0.0, 1.0]),
                                rtol=1e-6)
     stale = opal.jit.stats()["stale"]
-    # A kernel registered later for an op the composite reached: the next
-    # call sees it (here the composite is recompiled; PyTorch would call it).
+    # A kernel registered later for an op the composite reached makes that op
+    # a boundary: the composite now runs op by op, calling it (as PyTorch).
     impl = opal.library.Library("aten", "IMPL")
+    calls = []
+
+    def python_mul(t, s):
+        calls.append(s)
+        return opal.tensor(np.asarray(t) * s + 100.0)
+
     try:
-        impl.impl("mul.Scalar", lambda t, s: opal.tensor([99.0] * t.numel()), "CPU")
+        impl.impl("mul.Scalar", python_mul, "CPU")
         out = opal.ops.pyjit.twice_exp(x)
         assert opal.jit.stats()["stale"] == stale + 1
+        assert calls == [2.0]
+        np.testing.assert_allclose(np.asarray(out), 2 * np.exp([0.0, 1.0]) + 100.0, rtol=1e-6)
     finally:
         impl._destroy()
+    # Removing it makes the composite one fused kernel again.
     out = opal.ops.pyjit.twice_exp(x)
+    assert calls == [2.0]
     np.testing.assert_allclose(np.asarray(out), 2 * np.exp([0.0, 1.0]), rtol=1e-6)
+
+
+def test_builtin_composite_with_an_opaque_inner_kernel_runs_op_by_op():
+    # aten::silu decomposes through aten::sigmoid; a Python CPU kernel for
+    # sigmoid is called by silu, as in PyTorch.
+    x = np.array([-1.0, 0.0, 2.0], dtype=np.float32)
+    impl = opal.library.Library("aten", "IMPL")
+    try:
+        impl.impl("sigmoid", lambda t: opal.tensor(np.full(t.numel(), 0.5, np.float32)), "CPU")
+        out = A.silu(opal.tensor(x))
+        np.testing.assert_allclose(np.asarray(out), x * 0.5, rtol=1e-6)
+    finally:
+        impl._destroy()
+    np.testing.assert_allclose(np.asarray(A.silu(opal.tensor(x))), x / (1 + np.exp(-x)),
+                               rtol=1e-6)

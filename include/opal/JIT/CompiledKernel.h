@@ -33,6 +33,19 @@
 
 namespace opal::jit {
 
+/// One step of a composite run op by op (see CompiledKernel::plan).
+struct PlanStep {
+  enum class Kind : uint8_t {
+    Call, ///< dispatch `op` on the operand values, results into `results`
+    List, ///< build a list of `listTag` from the operand values
+  };
+  Kind kind = Kind::Call;
+  OperatorName op;
+  IValue::Tag listTag = IValue::Tag::IntList;
+  std::vector<int> operands;
+  std::vector<int> results;
+};
+
 struct OutputSpec {
   ScalarType dtype = ScalarType::Undefined;
   std::vector<int64_t> sizes; ///< -1 for a size the shapes entry computes
@@ -44,6 +57,19 @@ public:
 
   PackedFunction run = nullptr;
   PackedFunction shapes = nullptr;
+
+  /// A composite that reaches an op with an opaque (C++ or Python) kernel
+  /// is not compiled: it runs op by op, as PyTorch runs it. Its body, one
+  /// level deep, becomes this plan over value slots: the call's arguments
+  /// go to `argumentSlots` (-1 for constants folded into the plan),
+  /// `constants` fill their slots, and each step dispatches one op.
+  std::vector<PlanStep> plan;
+  std::vector<int> argumentSlots;
+  std::vector<std::pair<int, IValue>> constants;
+  std::vector<int> outputSlots;
+  int slotCount = 0;
+  bool runsOpByOp() const { return !plan.empty() || !outputSlots.empty(); }
+
   std::vector<ArgKind> argKinds; ///< one per schema argument
   std::vector<OutputSpec> outputs;
   /// The ops (`ns::name[.overload]`) whose definitions went into the kernel.
@@ -60,6 +86,8 @@ public:
   /// returns its outputs, allocated on `device`. On the meta device only
   /// the sizes are computed.
   std::vector<Tensor> invoke(const IValue *args, Device device) const;
+  /// Runs the plan: each step through the dispatcher.
+  std::vector<Tensor> runPlan(const IValue *args) const;
 };
 
 /// What libopal_compiler provides.
