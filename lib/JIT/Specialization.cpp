@@ -183,7 +183,10 @@ std::string CallSpec::str() const {
       out << "int";
       break;
     case ArgKind::Constant:
-      out << arg.constant.tagName() << "=" << arg.constant.str();
+      if (arg.constant.isNone())
+        out << "None";
+      else
+        out << arg.constant.tagName() << "=" << arg.constant.str();
       break;
     }
   }

@@ -1,0 +1,88 @@
+//===- SpecializationTest.cpp - Specialization keys -----------------------===//
+
+#include "opal/JIT/Specialization.h"
+
+#include "opal/Runtime/Tensor.h"
+#include "opal/Schema/SchemaParser.h"
+
+#include <gtest/gtest.h>
+
+using namespace opal;
+using namespace opal::jit;
+
+namespace {
+
+FunctionSchema schema(const char *text) { return *parseSchema(text); }
+
+std::vector<uint64_t> keyOf(const FunctionSchema &s, std::vector<IValue> args,
+                            bool staticShapes = false) {
+  std::vector<uint64_t> words;
+  auto ok = appendKeyWords(s, args.data(), DeviceType::CPU, staticShapes, words);
+  EXPECT_TRUE(ok.hasValue());
+  return words;
+}
+
+TEST(Specialization, FloatScalarsAreRuntimeValues) {
+  auto s = schema("t::mul(Tensor x, Scalar s) -> Tensor");
+  Tensor x = Tensor::empty({4, 5});
+  EXPECT_EQ(keyOf(s, {x, 0.5}), keyOf(s, {x, 0.7}));
+  // An int Scalar promotes differently: another kernel.
+  EXPECT_NE(keyOf(s, {x, 0.5}), keyOf(s, {x, int64_t(2)}));
+  EXPECT_EQ(keyOf(s, {x, int64_t(2)}), keyOf(s, {x, int64_t(3)}));
+}
+
+TEST(Specialization, DimsAndFlagsAreSpecialized) {
+  auto s = schema("t::sum(Tensor x, int[] dim, bool keepdim) -> Tensor");
+  Tensor x = Tensor::empty({4, 5});
+  EXPECT_NE(keyOf(s, {x, std::vector<int64_t>{0}, false}),
+            keyOf(s, {x, std::vector<int64_t>{1}, false}));
+  EXPECT_NE(keyOf(s, {x, std::vector<int64_t>{0}, false}),
+            keyOf(s, {x, std::vector<int64_t>{0}, true}));
+  // A longer list is not a prefix match.
+  EXPECT_NE(keyOf(s, {x, std::vector<int64_t>{0}, false}),
+            keyOf(s, {x, std::vector<int64_t>{0, 1}, false}));
+}
+
+TEST(Specialization, TensorsByDtypeRankAndSizeOneDims) {
+  auto s = schema("t::f(Tensor x) -> Tensor");
+  EXPECT_EQ(keyOf(s, {Tensor::empty({4, 5})}), keyOf(s, {Tensor::empty({7, 9})}));
+  EXPECT_NE(keyOf(s, {Tensor::empty({4, 5})}), keyOf(s, {Tensor::empty({4, 1})}));
+  EXPECT_NE(keyOf(s, {Tensor::empty({4, 5})}), keyOf(s, {Tensor::empty({20})}));
+  EXPECT_NE(keyOf(s, {Tensor::empty({4, 5})}),
+            keyOf(s, {Tensor::empty({4, 5}, ScalarType::Double)}));
+  // With static shapes every size counts.
+  EXPECT_NE(keyOf(s, {Tensor::empty({4, 5})}, true), keyOf(s, {Tensor::empty({7, 9})}, true));
+}
+
+TEST(Specialization, StringsAreComparedWhole) {
+  auto s = schema("t::gelu(Tensor x, str approximate) -> Tensor");
+  Tensor x = Tensor::empty({3});
+  EXPECT_NE(keyOf(s, {x, "none"}), keyOf(s, {x, "tanh"}));
+  EXPECT_NE(keyOf(s, {x, "abcdefgh"}), keyOf(s, {x, "abcdefghi"}));
+}
+
+TEST(Specialization, SpecDescribesTheCall) {
+  auto s = schema("t::f(Tensor x, float beta, int dim, Tensor? w=None) -> Tensor");
+  std::vector<IValue> args = {Tensor::empty({4, 1}), 2.0, int64_t(1), IValue()};
+  CallSpec spec = makeCallSpec(s, args.data(), DeviceType::CPU, false);
+  EXPECT_EQ(spec.str(), "(float32[?,1], float, int=1, None)");
+  ASSERT_EQ(spec.args.size(), 4u);
+  EXPECT_EQ(spec.args[0].kind, ArgKind::Tensor);
+  EXPECT_EQ(spec.args[0].sizeOneDims, 2u);
+  EXPECT_EQ(spec.args[1].kind, ArgKind::Float);
+  EXPECT_EQ(spec.args[2].kind, ArgKind::Constant);
+  spec = makeCallSpec(s, args.data(), DeviceType::CPU, true);
+  EXPECT_EQ(spec.str(), "(float32[4,1], float, int=1, None)");
+}
+
+TEST(Specialization, UncompilableArgumentsAreReported) {
+  auto s = schema("t::f(Tensor x, Scalar s) -> Tensor");
+  std::vector<IValue> args = {Tensor::empty({2}), IValue(std::complex<double>(1, 2))};
+  std::vector<uint64_t> words;
+  auto ok = appendKeyWords(s, args.data(), DeviceType::CPU, false, words);
+  ASSERT_FALSE(ok.hasValue());
+  EXPECT_EQ(ok.error().message(),
+            "t::f: argument 's': the JIT cannot compile a call with a complex here");
+}
+
+} // namespace
