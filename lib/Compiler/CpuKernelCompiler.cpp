@@ -128,6 +128,14 @@ public:
     dumper.dump("0-call.mlir", **module);
 
     // Decomposition: the ops the kernel is made of.
+    double stageStart = millisecondsSince(start);
+    auto stage = [&](double &into) {
+      double now = millisecondsSince(start);
+      into = now - stageStart;
+      stageStart = now;
+    };
+    double buildMs = 0, decomposeMs = 0, lowerMs = 0, llvmMs = 0, loadMs = 0;
+    stage(buildMs);
     if (failed(decompose_->run(**module)))
       return fail("cannot decompose " + op + spec.str() + ":" + diagnostics);
     dumper.dump("1-decomposed.mlir", **module);
@@ -136,6 +144,7 @@ public:
       return planOpByOp(spec, key, handle->schema(), std::move(reached), opaque, start,
                         dumper);
     std::string decomposed = printed(**module);
+    stage(decomposeMs);
 
     std::string cacheKey = diskCacheKey({compilerIdentity(), jitCpuPipelineText(),
                                          hostTargetDescription(), decomposed});
@@ -166,6 +175,7 @@ public:
         return fail("internal error: the JIT's pass pipeline does not parse");
       if (failed(lower.run(**module)))
         return fail("cannot lower " + op + spec.str() + " to LLVM:" + diagnostics);
+      stage(lowerMs);
       dumper.dump("3-llvm.mlir", **module);
       auto emitted = emitHostObject(**module, entryPoints, error);
       if (failed(emitted))
@@ -174,7 +184,9 @@ public:
       dumper.dump("4-kernel.o", *object);
       diskCache().store(cacheKey, *object, manifest(spec, key, *kernel));
     }
+    stage(llvmMs);
     auto loaded = loadObject(*object, entryPoints, error);
+    stage(loadMs);
     if (failed(loaded))
       return fail(op + spec.str() + ": " + error);
     kernel->run = reinterpret_cast<jit::CompiledKernel::PackedFunction>(loaded->addresses[0]);
@@ -187,6 +199,8 @@ public:
       line << (kernel->fromDisk ? "loaded " : "compiled ") << op << spec.str() << " for "
            << toString(key) << " in " << std::fixed << std::setprecision(1)
            << kernel->compileMilliseconds << " ms" << (kernel->fromDisk ? " from disk" : "")
+           << " (decompose " << decomposeMs << ", MLIR passes " << lowerMs << ", LLVM "
+           << llvmMs << ", load " << loadMs << ")"
            << " [" << cacheKey.substr(0, 16) << "]; reached:";
       for (const OperatorName &name : kernel->reached)
         line << " " << name.str();

@@ -227,5 +227,10 @@ FailureOr<std::vector<jit::OutputSpec>> opal::ir::splitEntryPoints(ModuleOp modu
   for (BlockArgument argument : body.getArguments())
     inputs.push_back(argument.getType());
   kernel.setFunctionType(b.getFunctionType(inputs, {}));
+  // Outputs are fresh buffers and inputs are only read, so no buffer of a
+  // call aliases a buffer it writes: LLVM needs no runtime alias checks.
+  for (unsigned i = 0; i < body.getNumArguments(); ++i)
+    if (isa<BaseMemRefType, TensorType>(body.getArgument(i).getType()))
+      kernel.setArgAttr(i, "llvm.noalias", b.getUnitAttr());
   return outputs;
 }

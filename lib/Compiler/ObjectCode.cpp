@@ -82,7 +82,8 @@ const std::string &opal::ir::hostTargetDescription() {
 FailureOr<std::string> opal::ir::emitHostObject(ModuleOp module,
                                                 const std::vector<std::string> &entryPoints,
                                                 std::string &error) {
-  auto machine = hostMachineBuilder().createTargetMachine();
+  // One target machine for the process (callers hold the JIT's compile lock).
+  static auto machine = hostMachineBuilder().createTargetMachine();
   if (!machine) {
     error = "cannot create the host target machine: " + llvm::toString(machine.takeError());
     return failure();
@@ -115,7 +116,9 @@ FailureOr<std::string> opal::ir::emitHostObject(ModuleOp module,
     function.addFnAttr("target-cpu", (*machine)->getTargetCPU());
     function.addFnAttr("target-features", (*machine)->getTargetFeatureString());
   }
-  auto optimize = makeOptimizingTransformer(3, 0, machine->get());
+  // O2 (the issue asks for O2 or above): the throughput benchmarks ran as fast
+  // as at O3, and LLVM is most of a compile.
+  auto optimize = makeOptimizingTransformer(2, 0, machine->get());
   if (llvm::Error failed = optimize(llvmModule.get())) {
     error = "LLVM optimization failed: " + llvm::toString(std::move(failed));
     return failure();
