@@ -156,9 +156,9 @@ std::vector<std::vector<int64_t>> CompiledKernel::outputSizes(const IValue *args
   return lists;
 }
 
-std::vector<Tensor> CompiledKernel::invoke(const IValue *args, Device device) const {
+void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const {
   if (runsOpByOp())
-    return runPlan(args);
+    return runPlan(args, out);
   size_t values = packedValueCount(*this, args);
   Packer packer(values, values);
   std::vector<Tensor> copies;
@@ -172,23 +172,19 @@ std::vector<Tensor> CompiledKernel::invoke(const IValue *args, Device device) co
     sizes = heapSizes.data();
   }
   outputSizesInto(*this, packer, sizes);
-  std::vector<Tensor> results;
-  results.reserve(outputs.size());
   size_t at = 0;
   for (const OutputSpec &output : outputs) {
-    results.push_back(Tensor::empty(IntArrayRef(sizes + at, output.sizes.size()), output.dtype,
-                                    device));
+    Tensor result = Tensor::empty(IntArrayRef(sizes + at, output.sizes.size()), output.dtype,
+                                  device);
     at += output.sizes.size();
-  }
-  if (device.isMeta())
-    return results;
-  for (const Tensor &result : results)
     packer.memref(result.dataPtr(), result.sizes(), result.strides());
-  run(packer.slots());
-  return results;
+    out.emplace_back(std::move(result));
+  }
+  if (!device.isMeta())
+    run(packer.slots());
 }
 
-std::vector<Tensor> CompiledKernel::runPlan(const IValue *args) const {
+void CompiledKernel::runPlan(const IValue *args, Stack &out) const {
   std::vector<IValue> slots(static_cast<size_t>(slotCount));
   for (size_t i = 0; i < argumentSlots.size(); ++i)
     if (argumentSlots[i] >= 0)
@@ -226,10 +222,8 @@ std::vector<Tensor> CompiledKernel::runPlan(const IValue *args) const {
     for (size_t i = 0; i < step.results.size() && i < stack.size(); ++i)
       slots[step.results[i]] = std::move(stack[i]);
   }
-  std::vector<Tensor> results;
   for (int slot : outputSlots)
-    results.push_back(slots[slot].toTensor());
-  return results;
+    out.push_back(std::move(slots[slot]));
 }
 
 //===----------------------------------------------------------------------===//

@@ -26,7 +26,7 @@ Device callDevice(const FunctionSchema &schema, const IValue *args) {
   for (size_t i = 0; i < schema.arguments().size(); ++i) {
     if (!args[i].isTensor())
       continue;
-    Device here = args[i].toTensor().device();
+    Device here = args[i].toTensorImpl()->device();
     if (device && *device != here)
       throw OpalError(schema.operatorName().str() + ": expected all tensors on one device, "
                       "but argument '" + schema.arguments()[i].name() + "' is on " +
@@ -174,10 +174,14 @@ void MlirKernel::boxedCall(OperatorKernel *functor, const OperatorHandle &op,
     ++counters.misses;
     kernel = &self.compile(op, DispatchKey::CPU, args, DeviceType::CPU, words);
   }
-  std::vector<Tensor> results = kernel->invoke(args, device);
-  stack->erase(stack->end() - static_cast<std::ptrdiff_t>(count), stack->end());
-  for (Tensor &result : results)
-    stack->emplace_back(std::move(result));
+  // The outputs go on the stack after the arguments (room is made first, so
+  // `args` stays valid), then the arguments are erased.
+  size_t base = stack->size() - count;
+  stack->reserve(stack->size() + kernel->outputs.size() + 1);
+  args = stack->data() + base;
+  kernel->invoke(args, device, *stack);
+  stack->erase(stack->begin() + static_cast<std::ptrdiff_t>(base),
+               stack->begin() + static_cast<std::ptrdiff_t>(base + count));
 }
 
 JitStats jit::jitStats() {

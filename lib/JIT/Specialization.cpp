@@ -34,8 +34,7 @@ ArgKind kindOf(const Argument &argument, const IValue &value) {
 uint64_t sizeOneDims(const Tensor &tensor) {
   uint64_t mask = 0;
   for (int64_t d = 0; d < tensor.dim(); ++d)
-    if (tensor.sizes()[d] == 1)
-      mask |= uint64_t(1) << d;
+    mask |= uint64_t(tensor.sizes()[d] == 1) << d;
   return mask;
 }
 
@@ -62,15 +61,19 @@ Expected<bool> jit::appendKeyWords(const FunctionSchema &schema, const IValue *a
     ArgKind kind = kindOf(arguments[i], value);
     uint64_t head = static_cast<uint64_t>(kind) + 1;
     if (kind == ArgKind::Tensor) {
-      Tensor tensor = value.toTensor();
-      if (tensor.dim() > 64)
+      const TensorImpl &tensor = *value.toTensorImpl();
+      IntArrayRef sizes = tensor.sizes();
+      if (sizes.size() > 64)
         return makeUnexpected(Error(problem(schema, arguments[i],
                                             "the JIT compiles tensors of rank up to 64")));
+      uint64_t sizeOne = 0;
+      for (size_t d = 0; d < sizes.size(); ++d)
+        sizeOne |= uint64_t(sizes[d] == 1) << d;
       words.push_back(head | uint64_t(static_cast<uint8_t>(tensor.dtype())) << 8 |
-                      uint64_t(tensor.dim()) << 16);
-      words.push_back(sizeOneDims(tensor));
+                      uint64_t(sizes.size()) << 16);
+      words.push_back(sizeOne);
       if (staticShapes)
-        for (int64_t size : tensor.sizes())
+        for (int64_t size : sizes)
           words.push_back(static_cast<uint64_t>(size));
       continue;
     }

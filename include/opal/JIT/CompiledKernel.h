@@ -83,11 +83,12 @@ public:
   /// The output sizes of a call (runs `shapes` if some are dynamic).
   std::vector<std::vector<int64_t>> outputSizes(const IValue *args) const;
   /// Runs the kernel on a call's arguments (one per schema argument) and
-  /// returns its outputs, allocated on `device`. On the meta device only
-  /// the sizes are computed.
-  std::vector<Tensor> invoke(const IValue *args, Device device) const;
+  /// appends its outputs, allocated on `device`, to `results`. On the meta
+  /// device only the sizes are computed. `args` must not live in the part of
+  /// `results` that may reallocate (reserve room first).
+  void invoke(const IValue *args, Device device, Stack &results) const;
   /// Runs the plan: each step through the dispatcher.
-  std::vector<Tensor> runPlan(const IValue *args) const;
+  void runPlan(const IValue *args, Stack &results) const;
 };
 
 /// What libopal_compiler provides.

@@ -1,0 +1,65 @@
+//===- JitBench.cpp - The JIT's in-memory hit beside a native kernel ------===//
+//
+// Both rows call an op through the dispatcher's boxed path on a 1-element
+// float32 tensor and allocate one output: `aten::neg` resolves to its
+// compiled MLIR kernel (a hit after the first call), `bench_native::neg` to
+// a C++ kernel that allocates and negates. The difference is the JIT's hit
+// overhead (key words, lookup, packing, sizes entry, the call).
+//
+//   build/bin/opal-bench-jit --benchmark_repetitions=5
+//
+//===----------------------------------------------------------------------===//
+
+#include "opal/Dispatch/Dispatcher.h"
+#include "opal/Dispatch/Library.h"
+#include "opal/Runtime/Factories.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+
+using namespace opal;
+
+namespace {
+
+Tensor nativeNeg(const Tensor &x) {
+  Tensor out = Tensor::empty(x.sizes(), x.dtype(), x.device());
+  const float *in = x.data<float>();
+  float *o = out.data<float>();
+  for (int64_t i = 0; i < x.numel(); ++i)
+    o[i] = -in[i];
+  return out;
+}
+
+void run(benchmark::State &state, const char *name) {
+  OperatorHandle op = Dispatcher::singleton().findSchemaOrThrow(name, "");
+  Tensor x = ones({1});
+  Stack stack;
+  stack.reserve(2);
+  for (auto _ : state) {
+    stack.clear();
+    stack.emplace_back(x);
+    op.callBoxed(stack);
+    benchmark::DoNotOptimize(stack.back().toTensorImpl());
+  }
+}
+
+void BM_NativeKernel(benchmark::State &state) {
+  static Library lib(Library::DEF, "bench_native", std::nullopt, __FILE__, __LINE__);
+  static bool defined = [] {
+    lib.def("neg(Tensor x) -> Tensor");
+    lib.impl("neg", DispatchKey::CPU, nativeNeg);
+    return true;
+  }();
+  (void)defined;
+  run(state, "bench_native::neg");
+}
+BENCHMARK(BM_NativeKernel);
+
+void BM_JitHit(benchmark::State &state) {
+  setenv("OPAL_CACHE_DISABLE", "1", 1);
+  run(state, "aten::neg");
+}
+BENCHMARK(BM_JitHit);
+
+} // namespace
