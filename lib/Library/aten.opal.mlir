@@ -749,8 +749,16 @@ opal.library "aten" {
         %c0 = arith.constant 0 : i64
         %d = opal.normalize_dims %a, %c0 {insert} : !opal.tensor, i64 -> !opal.list<i64>
         %row = opal.keep_dims %a, %d, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
-        %p = prims.mm %row, %b : (!opal.tensor, !opal.tensor) -> !opal.tensor
-        %s = prims.squeeze %p, %d : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+        %p = opal.static_if %b2 -> !opal.tensor {
+          %q = prims.mm %row, %b : (!opal.tensor, !opal.tensor) -> !opal.tensor
+          opal.yield %q : !opal.tensor
+        } else {
+          %q = opal.batch_matmul %row, %b : !opal.tensor, !opal.tensor -> !opal.tensor
+          opal.yield %q : !opal.tensor
+        }
+        %cm2 = arith.constant -2 : i64
+        %rowdim = opal.normalize_dims %p, %cm2 : !opal.tensor, i64 -> !opal.list<i64>
+        %s = prims.squeeze %p, %rowdim : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
         opal.yield %s : !opal.tensor
       }
       opal.yield %v : !opal.tensor
@@ -759,8 +767,15 @@ opal.library "aten" {
         %c1 = arith.constant 1 : i64
         %d = opal.normalize_dims %b, %c1 {insert} : !opal.tensor, i64 -> !opal.list<i64>
         %col = opal.keep_dims %b, %d, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
-        %p = prims.mm %a, %col : (!opal.tensor, !opal.tensor) -> !opal.tensor
-        %last = opal.normalize_dims %a, %c1 : !opal.tensor, i64 -> !opal.list<i64>
+        %p = opal.static_if %a2 -> !opal.tensor {
+          %q = prims.mm %a, %col : (!opal.tensor, !opal.tensor) -> !opal.tensor
+          opal.yield %q : !opal.tensor
+        } else {
+          %q = opal.batch_matmul %a, %col : !opal.tensor, !opal.tensor -> !opal.tensor
+          opal.yield %q : !opal.tensor
+        }
+        %cm1 = arith.constant -1 : i64
+        %last = opal.normalize_dims %p, %cm1 : !opal.tensor, i64 -> !opal.list<i64>
         %s = prims.squeeze %p, %last : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
         opal.yield %s : !opal.tensor
       } else {
@@ -769,27 +784,13 @@ opal.library "aten" {
             %p = prims.mm %a, %b : (!opal.tensor, !opal.tensor) -> !opal.tensor
             opal.yield %p : !opal.tensor
           } else {
-            %batch = opal.dim_size %b, 0 : !opal.tensor -> i64
-            %keep = arith.constant -1 : i64
-            %shape = opal.list %batch, %keep, %keep : i64, i64, i64 -> !opal.list<i64>
-            %ab = opal.broadcast_to %a, %shape : !opal.tensor, !opal.list<i64> -> !opal.tensor
-            %p = prims.bmm %ab, %b : (!opal.tensor, !opal.tensor) -> !opal.tensor
+            %p = opal.batch_matmul %a, %b : !opal.tensor, !opal.tensor -> !opal.tensor
             opal.yield %p : !opal.tensor
           }
           opal.yield %w : !opal.tensor
         } else {
-          %w = opal.static_if %b2 -> !opal.tensor {
-            %batch = opal.dim_size %a, 0 : !opal.tensor -> i64
-            %keep = arith.constant -1 : i64
-            %shape = opal.list %batch, %keep, %keep : i64, i64, i64 -> !opal.list<i64>
-            %bb = opal.broadcast_to %b, %shape : !opal.tensor, !opal.list<i64> -> !opal.tensor
-            %p = prims.bmm %a, %bb : (!opal.tensor, !opal.tensor) -> !opal.tensor
-            opal.yield %p : !opal.tensor
-          } else {
-            %p = prims.bmm %a, %b : (!opal.tensor, !opal.tensor) -> !opal.tensor
-            opal.yield %p : !opal.tensor
-          }
-          opal.yield %w : !opal.tensor
+          %p = opal.batch_matmul %a, %b : !opal.tensor, !opal.tensor -> !opal.tensor
+          opal.yield %p : !opal.tensor
         }
         opal.yield %both2 : !opal.tensor
       }

@@ -367,3 +367,85 @@ Expanded opal::ir::detail::expandDimSize(OpBuilder &b, Operation *op, ValueRange
     d += type.getRank();
   return SmallVector<Value>{sizeOf(b, op->getLoc(), operands[0], d)};
 }
+
+Expanded opal::ir::detail::expandBatchMatmul(OpBuilder &b, Operation *op, ValueRange operands,
+                                             std::string &problem) {
+  RankedTensorType lhs = rankedOperand(operands[0], problem);
+  RankedTensorType rhs = lhs ? rankedOperand(operands[1], problem) : nullptr;
+  if (!rhs)
+    return failure();
+  int64_t ra = lhs.getRank(), rb = rhs.getRank();
+  if (ra < 2 || rb < 2 || (ra == 2 && rb == 2))
+    return expansionFailure(problem, "needs operands of rank 2 or more, one of rank 3 or "
+                                     "more, got '" + typeString(lhs) + "' and '" +
+                                     typeString(rhs) + "'");
+  Location loc = op->getLoc();
+  Type element = lhs.getElementType();
+  Value a = operands[0], c = operands[1];
+  auto bmmType = [&](Value x, Value y) {
+    auto tx = cast<RankedTensorType>(x.getType()), ty = cast<RankedTensorType>(y.getType());
+    return RankedTensorType::get({tx.getDimSize(0), tx.getDimSize(1), ty.getDimSize(2)},
+                                 element);
+  };
+  // Broadcasts a 2-d operand over the batch of a 3-d one (shape-polymorphic).
+  auto overBatch = [&](Value matrix, Value batched) {
+    auto type = cast<RankedTensorType>(matrix.getType());
+    auto batchType = cast<RankedTensorType>(batched.getType());
+    SmallVector<int64_t> shape = {batchType.getDimSize(0), type.getDimSize(0),
+                                  type.getDimSize(1)};
+    Value sizes = i64List(b, loc, {sizeOf(b, loc, batched, 0), sizeOf(b, loc, matrix, 0),
+                                   sizeOf(b, loc, matrix, 1)});
+    return broadcastInDim(b, loc, matrix, sizes, shape, {1, 2});
+  };
+  bool sameBatch = ra == 3 && rb == 3 &&
+                   (lhs.getDimSize(0) == rhs.getDimSize(0) ||
+                    (lhs.isDynamicDim(0) && rhs.isDynamicDim(0)));
+  if (sameBatch)
+    return SmallVector<Value>{createPrim(b, loc, "prims.bmm", {a, c}, bmmType(a, c))};
+  if (ra == 2 && rb == 3) {
+    Value ab = overBatch(a, c);
+    return SmallVector<Value>{createPrim(b, loc, "prims.bmm", {ab, c}, bmmType(ab, c))};
+  }
+  if (ra == 3 && rb == 2) {
+    Value cb = overBatch(c, a);
+    return SmallVector<Value>{createPrim(b, loc, "prims.bmm", {a, cb}, bmmType(a, cb))};
+  }
+  // General: broadcast the batch dims, flatten them, bmm, restore them.
+  if (!lhs.hasStaticShape() || !rhs.hasStaticShape())
+    return expansionFailure(problem, "needs static shapes to flatten the batch dimensions of '" +
+                                         typeString(lhs) + "' and '" + typeString(rhs) + "'");
+  ArrayRef<int64_t> sa = lhs.getShape(), sb = rhs.getShape();
+  int64_t batchRank = std::max(ra, rb) - 2;
+  SmallVector<int64_t> batch(batchRank, 1);
+  for (int64_t i = 0; i < batchRank; ++i) {
+    int64_t da = i - (batchRank - (ra - 2)), db = i - (batchRank - (rb - 2));
+    int64_t x = da >= 0 ? sa[da] : 1, y = db >= 0 ? sb[db] : 1;
+    if (x != y && x != 1 && y != 1)
+      return expansionFailure(problem, "cannot broadcast the batch dimensions of '" +
+                                           typeString(lhs) + "' and '" + typeString(rhs) + "'");
+    batch[i] = x == 1 ? y : x;
+  }
+  int64_t flat = 1;
+  for (int64_t size : batch)
+    flat *= size;
+  auto flatten = [&](Value x, ArrayRef<int64_t> shape) {
+    int64_t rank = static_cast<int64_t>(shape.size());
+    SmallVector<int64_t> full(batch), dims;
+    full.push_back(shape[rank - 2]);
+    full.push_back(shape[rank - 1]);
+    for (int64_t d = 0; d < rank; ++d)
+      dims.push_back(batchRank + 2 - rank + d);
+    Value expanded = broadcastInDim(b, loc, x, constantList(b, loc, full), full, dims);
+    SmallVector<int64_t> three = {flat, shape[rank - 2], shape[rank - 1]};
+    return createPrim(b, loc, "prims.reshape", {expanded, constantList(b, loc, three)},
+                      RankedTensorType::get(three, element));
+  };
+  Value a3 = flatten(a, sa), c3 = flatten(c, sb);
+  Value product = createPrim(b, loc, "prims.bmm", {a3, c3}, bmmType(a3, c3));
+  SmallVector<int64_t> result(batch);
+  result.push_back(sa[ra - 2]);
+  result.push_back(sb[rb - 1]);
+  return SmallVector<Value>{createPrim(b, loc, "prims.reshape",
+                                       {product, constantList(b, loc, result)},
+                                       RankedTensorType::get(result, element))};
+}

@@ -129,6 +129,7 @@ const llvm::StringMap<Expander> &expanders() {
     t[TransposePermOp::getOperationName()] = expandTransposePerm;
     t[HasRankOp::getOperationName()] = expandHasRank;
     t[DimSizeOp::getOperationName()] = expandDimSize;
+    t[BatchMatmulOp::getOperationName()] = expandBatchMatmul;
     return t;
   }();
   return table;

@@ -72,6 +72,7 @@ OPAL_EXPANDER(expandShapeOf);
 OPAL_EXPANDER(expandTrailingDims);
 OPAL_EXPANDER(expandInferShape);
 OPAL_EXPANDER(expandDimSize);
+OPAL_EXPANDER(expandBatchMatmul);
 // TypeDirected.cpp (conditions for opal.static_if)
 OPAL_EXPANDER(expandIsNone);
 OPAL_EXPANDER(expandStrEq);

@@ -267,6 +267,7 @@ def test_matrix_products():
     check(A.matmul, torch.matmul, array((4,)), array((4, 5)))
     check(A.matmul, torch.matmul, array((2, 3, 4)), array((4, 5)))
     check(A.linear, torch.nn.functional.linear, array((3, 4)), array((5, 4)), array((5,)))
+    check(A.linear, torch.nn.functional.linear, array((2, 2, 3, 4)), array((5, 4)), array((5,)))
     check(A.linear, torch.nn.functional.linear, array((2, 3, 4)), array((5, 4)))
 
 
@@ -321,3 +322,11 @@ def test_prims_compile_when_called_directly():
     np.testing.assert_allclose(np.asarray(got), a.sum(1), rtol=1e-6)
     got = P.full([2, 3], 1.5, dtype=opal.float32, device=opal.device("cpu"), requires_grad=False)
     np.testing.assert_array_equal(np.asarray(got), np.full((2, 3), 1.5, np.float32))
+
+
+@pytest.mark.parametrize("shapes", [((2, 3, 4, 5), (5, 6)), ((2, 3, 4, 5), (2, 3, 5, 6)),
+                                    ((4, 5), (2, 3, 5, 6)), ((3, 1, 4, 5), (2, 5, 6)),
+                                    ((2, 4, 5), (5,)), ((5,), (2, 3, 5, 6)), ((1, 3, 4), (2, 4, 5)),
+                                    ((5,), (5,)), ((2, 3, 4), (4,))])
+def test_matmul_batch_broadcasting(shapes):
+    check(A.matmul, torch.matmul, array(shapes[0], np.float64), array(shapes[1], np.float64))

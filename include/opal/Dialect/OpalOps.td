@@ -359,4 +359,22 @@ def Opal_DimSizeOp : Opal_Op<"dim_size", [Pure, ParentOneOf<["DecompositionOp", 
   let assemblyFormat = "$value `,` $dim attr-dict `:` type($value) `->` type($result)";
 }
 
+def Opal_BatchMatmulOp : Opal_Op<"batch_matmul", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
+  let summary = "a matrix product with batch dimensions, broadcast as in PyTorch";
+  let description = [{
+    ```mlir
+    %p = opal.batch_matmul %a, %b : !opal.tensor, !opal.tensor -> !opal.tensor
+    ```
+    For operands of rank 2 or more, at least one of rank 3 or more (the
+    matrices are the last two dims, the rest are batch dims): a 3-d by 3-d
+    product with equal batches becomes `prims.bmm`; a 2-d operand against a
+    3-d one is broadcast over the batch first. Other ranks broadcast the
+    batch dims (PyTorch's rule), flatten them to one with `prims.reshape`,
+    multiply with `prims.bmm` and restore them; that needs static shapes.
+  }];
+  let arguments = (ins AnyTensorOrGeneric:$lhs, AnyTensorOrGeneric:$rhs);
+  let results = (outs AnyTensorOrGeneric:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
+}
+
 #endif // OPAL_DIALECT_OPALOPS_TD
