@@ -14,6 +14,8 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <thread>
+#include <vector>
 
 using namespace opal;
 
@@ -70,6 +72,26 @@ TEST_F(JIT, ALaterKernelForAReachedOpIsNeverIgnored) {
   }
   Tensor after = callOp("aten::silu", "", {x});
   EXPECT_NEAR(after.data<float>()[0], before.data<float>()[0], 1e-7);
+}
+
+TEST_F(JIT, ThreadsMissingTogetherCompileOnce) {
+  // A specialization no other test uses: rank 5.
+  Tensor x = ones({1, 2, 1, 2, 3});
+  jit::JitStats before = jit::jitStats();
+  std::vector<std::thread> threads;
+  std::vector<float> results(4, 0.0f);
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      Tensor y = callOp("aten::tanh", "", {x});
+      results[t] = y.data<float>()[5];
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  jit::JitStats after = jit::jitStats();
+  EXPECT_EQ(after.compiles - before.compiles, 1u); // single flight
+  EXPECT_EQ((after.hits - before.hits) + (after.misses - before.misses), 4u);
+  for (float r : results)
+    EXPECT_NEAR(r, std::tanh(1.0f), 1e-6);
 }
 
 } // namespace
