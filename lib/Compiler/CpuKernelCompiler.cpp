@@ -232,7 +232,7 @@ private:
       if (!handle)
         continue;
       const KernelFunction &kernel = handle->entry().tableEntry(key);
-      if (kernel.isValid() && !kernel.isFallthrough() && !jit::MlirKernel::isMlirKernel(kernel))
+      if (kernel.isValid() && !kernel.isFallthrough() && !jit::isDefinedByMlir(kernel))
         return name.str();
     }
     return "";

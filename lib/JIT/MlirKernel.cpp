@@ -7,6 +7,7 @@
 #include "opal/Support/Exceptions.h"
 
 #include <chrono>
+#include <set>
 #include <sstream>
 
 using namespace opal;
@@ -48,6 +49,26 @@ bool MlirKernel::isMlirKernel(const KernelFunction &kernel) {
 }
 
 MlirKernel::~MlirKernel() = default;
+
+namespace {
+std::mutex equivalentMutex;
+std::set<const OperatorKernel *> &equivalentKernels() {
+  static std::set<const OperatorKernel *> kernels;
+  return kernels;
+}
+} // namespace
+
+void jit::declareEquivalentToMlir(const KernelFunction &kernel) {
+  std::lock_guard<std::mutex> lock(equivalentMutex);
+  equivalentKernels().insert(kernel.functor());
+}
+
+bool jit::isDefinedByMlir(const KernelFunction &kernel) {
+  if (MlirKernel::isMlirKernel(kernel))
+    return true;
+  std::lock_guard<std::mutex> lock(equivalentMutex);
+  return kernel.functor() && equivalentKernels().count(kernel.functor());
+}
 
 size_t MlirKernel::compiledCount() const {
   const Table *table = table_.load(std::memory_order_acquire);

@@ -38,6 +38,30 @@ const std::vector<FunctionSchema> &opal::builtinOperatorSchemas() {
 
 namespace {
 
+/// The aten view ops as native kernels (CompositeExplicitAutograd, as in
+/// PyTorch): they return views sharing the input's memory. They are
+/// declared equivalent to their MLIR definitions, so composites still
+/// compile through them.
+void registerViewKernels(Library &aten) {
+  auto add = [&](const char *name, auto callable) {
+    KernelFunction kernel = KernelFunction::makeFromUnboxedCallable(std::move(callable));
+    jit::declareEquivalentToMlir(kernel);
+    aten.impl(name, DispatchKey::CompositeExplicitAutograd,
+              CppFunction::makeFromKernelFunction(std::move(kernel)));
+  };
+  using Sizes = std::vector<int64_t>;
+  add("aten::view", [](const Tensor &self, Sizes size) { return self.view(size); });
+  add("aten::reshape", [](const Tensor &self, Sizes shape) { return self.reshape(shape); });
+  add("aten::transpose.int",
+      [](const Tensor &self, int64_t dim0, int64_t dim1) { return self.transpose(dim0, dim1); });
+  add("aten::t", [](const Tensor &self) { return self.t(); });
+  add("aten::permute", [](const Tensor &self, Sizes dims) { return self.permute(dims); });
+  add("aten::expand",
+      [](const Tensor &self, Sizes size, bool) { return self.expand(size); });
+  add("aten::unsqueeze", [](const Tensor &self, int64_t dim) { return self.unsqueeze(dim); });
+  add("aten::squeeze.dim", [](const Tensor &self, int64_t dim) { return self.squeeze(dim); });
+}
+
 /// One DEF library per built-in namespace, alive as long as libopal. Every
 /// op's kernel is its MLIR definition: a decomposition is the op's
 /// CompositeImplicitAutograd kernel (as in PyTorch), a prim's lowering to
@@ -62,6 +86,8 @@ struct BuiltinRegistration {
                                                    : DispatchKey::CompositeExplicitAutograd,
                      CppFunction::makeFromKernelFunction(jit::MlirKernel::make()));
       }
+      if (ns == "aten")
+        registerViewKernels(library);
     }
   }
   std::vector<Library> libraries;

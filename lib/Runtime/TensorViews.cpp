@@ -120,6 +120,14 @@ Tensor Tensor::reshape(IntArrayRef requested) const {
   return clone().view(sizes);
 }
 
+Tensor Tensor::t() const {
+  if (dim() > 2)
+    throw std::invalid_argument("t() expects a tensor with <= 2 dimensions, but self is " +
+                                std::to_string(dim()) + "D");
+  return dim() < 2 ? asStrided(DimVector(sizes()), DimVector(strides()), storageOffset())
+                   : transpose(0, 1);
+}
+
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
   int64_t rank = dim();
   if (rank == 0)

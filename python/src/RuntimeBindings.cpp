@@ -305,12 +305,7 @@ void opal::python::bindRuntime(py::module_ &m) {
       .def("expand", [](const Tensor &t, py::args shape) { return t.expand(shapeArgs(shape)); })
       .def("permute", [](const Tensor &t, py::args dims) { return t.permute(shapeArgs(dims)); })
       .def("transpose", &Tensor::transpose, py::arg("dim0"), py::arg("dim1"))
-      .def("t", [](const Tensor &t) {
-        if (t.dim() > 2)
-          throw py::value_error("t() expects a tensor with <= 2 dimensions, but self is " +
-                                std::to_string(t.dim()) + "D");
-        return t.dim() < 2 ? t : t.transpose(0, 1);
-      })
+      .def("t", &Tensor::t)
       .def("squeeze", [](const Tensor &t, std::optional<int64_t> dim) {
              return dim ? t.squeeze(*dim) : t.squeeze();
            }, py::arg("dim") = py::none())

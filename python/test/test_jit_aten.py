@@ -330,3 +330,21 @@ def test_prims_compile_when_called_directly():
                                     ((5,), (5,)), ((2, 3, 4), (4,))])
 def test_matmul_batch_broadcasting(shapes):
     check(A.matmul, torch.matmul, array(shapes[0], np.float64), array(shapes[1], np.float64))
+
+
+def test_view_ops_return_views():
+    # Native CompositeExplicitAutograd kernels, as in PyTorch: they share memory.
+    base = opal.tensor(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    for view in [A.view(base, [6, 4]), A.reshape(base, [4, 6]), A.transpose.int(base, 0, 2),
+                 A.permute(base, [2, 0, 1]), A.unsqueeze(base, 1),
+                 A.expand(A.unsqueeze(base, 0), [3, 2, 3, 4]),
+                 A.squeeze.dim(A.unsqueeze(base, 1), 1), A.t(A.view(base, [6, 4]))]:
+        assert view.data_ptr() == base.data_ptr()
+    view = A.view(base, [24])
+    view.fill_(1.0)
+    assert np.asarray(base).sum() == 24.0
+    # Composites still compile through them into one kernel.
+    before = opal.jit.stats()["compiles"]
+    x, w = array((2, 3)), array((4, 3))
+    check(A.linear, torch.nn.functional.linear, x, w)
+    assert opal.jit.stats()["compiles"] in (before, before + 1)

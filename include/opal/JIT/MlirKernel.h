@@ -69,6 +69,14 @@ private:
   std::vector<std::unique_ptr<const Table>> tables_; ///< every snapshot, freed with the kernel
 };
 
+/// Declares a native kernel equivalent to its op's MLIR definition (the
+/// built-in aten view kernels: they return views where the MLIR definition
+/// computes copies, which no composite can tell apart). Composites compile
+/// through such ops instead of treating them as fusion boundaries.
+void declareEquivalentToMlir(const KernelFunction &kernel);
+/// True for MLIR kernels and kernels declared equivalent to them.
+bool isDefinedByMlir(const KernelFunction &kernel);
+
 /// The JIT's counters (opal.jit.stats()).
 struct JitStats {
   uint64_t hits = 0;       ///< calls that found their kernel in memory

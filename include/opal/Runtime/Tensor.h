@@ -106,6 +106,9 @@ public:
   /// view() when the strides allow it, else a contiguous copy reshaped.
   Tensor reshape(IntArrayRef sizes) const;
   Tensor transpose(int64_t dim0, int64_t dim1) const;
+  /// The transpose of a matrix; vectors and scalars are returned as views of
+  /// themselves (PyTorch's t()). Raises for more than 2 dims.
+  Tensor t() const;
   Tensor permute(IntArrayRef dims) const;
   /// Broadcasts size-1 dimensions (stride 0) and adds leading ones; -1 keeps
   /// a size.
