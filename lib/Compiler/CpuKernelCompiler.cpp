@@ -154,6 +154,7 @@ public:
     for (const jit::ArgSpec &arg : spec.args)
       kernel->argKinds.push_back(arg.kind);
 
+    kernel->rowsIndependent = rowsAreIndependent(**module);
     auto outputs = splitEntryPoints(**module, error);
     if (failed(outputs))
       return fail(op + spec.str() + ": " + error);
@@ -201,6 +202,7 @@ public:
            << kernel->compileMilliseconds << " ms" << (kernel->fromDisk ? " from disk" : "")
            << " (decompose " << decomposeMs << ", MLIR passes " << lowerMs << ", LLVM "
            << llvmMs << ", load " << loadMs << ")"
+           << (kernel->rowsIndependent ? ", rows independent" : "")
            << " [" << cacheKey.substr(0, 16) << "]; reached:";
       for (const OperatorName &name : kernel->reached)
         line << " " << name.str();

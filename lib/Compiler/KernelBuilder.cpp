@@ -13,6 +13,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -145,6 +146,53 @@ FailureOr<OwningOpRef<ModuleOp>> opal::ir::buildCallModule(MLIRContext *context,
     return failure();
   func::ReturnOp::create(b, loc, (*call)->getResults());
   return module;
+}
+
+bool opal::ir::rowsAreIndependent(ModuleOp module) {
+  auto kernel = module.lookupSymbol<func::FuncOp>(kKernelName);
+  auto ret = cast<func::ReturnOp>(kernel.getBody().back().getTerminator());
+  int64_t rank = -1;
+  for (Type type : ret.getOperandTypes()) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || tensor.getRank() == 0 || !tensor.isDynamicDim(0) ||
+        (rank >= 0 && tensor.getRank() != rank))
+      return false;
+    rank = tensor.getRank();
+  }
+  if (rank < 1)
+    return false;
+  for (Type type : kernel.getArgumentTypes())
+    if (auto tensor = dyn_cast<RankedTensorType>(type))
+      if (tensor.getRank() > rank ||
+          (tensor.getRank() == rank && !tensor.isDynamicDim(0) && tensor.getDimSize(0) != 1))
+        return false;
+  WalkResult walked = kernel.walk([&](Operation *op) {
+    // Scalars and sizes (arith, tensor.dim) and the opal value ops are fine.
+    if (op->getNumRegions() || isa<func::ReturnOp, tensor::CastOp, tensor::DimOp>(op) ||
+        isa<arith::ArithDialect>(op->getDialect()) ||
+        op->getDialect()->getNamespace() == "opal")
+      return WalkResult::advance();
+    StringRef name = op->getName().getStringRef();
+    if (name == "prims.broadcast_in_dim") {
+      // Right-aligned: input dim i goes to result dim (result rank - input rank + i).
+      auto input = cast<RankedTensorType>(op->getOperand(0).getType());
+      auto result = cast<RankedTensorType>(op->getResult(0).getType());
+      auto dims = op->getOperand(2).getDefiningOp<ListOp>();
+      if (!dims || static_cast<int64_t>(dims.getElements().size()) != input.getRank())
+        return WalkResult::interrupt();
+      for (int64_t i = 0; i < input.getRank(); ++i) {
+        APInt dim;
+        if (!matchPattern(dims.getElements()[i], m_ConstantInt(&dim)) ||
+            dim.getSExtValue() != result.getRank() - input.getRank() + i)
+          return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    }
+    if (name == "prims.full" || elementwiseLoweringProblem(op).empty())
+      return WalkResult::advance();
+    return WalkResult::interrupt();
+  });
+  return !walked.wasInterrupted();
 }
 
 FailureOr<std::vector<jit::OutputSpec>> opal::ir::splitEntryPoints(ModuleOp module,

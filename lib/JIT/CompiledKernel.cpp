@@ -3,12 +3,15 @@
 #include "opal/JIT/CompiledKernel.h"
 
 #include "opal/Dispatch/Dispatcher.h"
+#include "opal/Support/Environment.h"
 #include "opal/Support/Exceptions.h"
 
 #include <dlfcn.h>
 
+#include <condition_variable>
 #include <cstring>
 #include <mutex>
+#include <thread>
 
 using namespace opal;
 using namespace opal::jit;
@@ -81,19 +84,44 @@ size_t packedValueCount(const CompiledKernel &kernel, const IValue *args) {
   return count + 5;
 }
 
+/// Rows [begin, end) of dim 0 of a tensor of rank `rank` (the outputs'
+/// rank); other tensors, and ones whose dim 0 is 1, are passed whole.
+struct RowRange {
+  int64_t rank = -1;
+  int64_t begin = 0, end = 0;
+};
+
+/// One tensor's descriptor, restricted to `rows` when it applies.
+void packTensor(Packer &packer, const TensorImpl &impl, const RowRange &rows) {
+  IntArrayRef sizes = impl.sizes();
+  if (rows.rank < 0 || static_cast<int64_t>(sizes.size()) != rows.rank || sizes[0] == 1) {
+    packer.memref(impl.data(), sizes, impl.strides());
+    return;
+  }
+  int64_t sliced[64];
+  std::copy(sizes.begin(), sizes.end(), sliced);
+  sliced[0] = rows.end - rows.begin;
+  char *data = static_cast<char *>(impl.data()) +
+               rows.begin * impl.strides()[0] * static_cast<int64_t>(elementSize(impl.dtype()));
+  packer.memref(data, IntArrayRef(sliced, sizes.size()), impl.strides());
+}
+
 /// Packs the inputs; a non-contiguous one is copied to a contiguous tensor
 /// kept in `copies` (the kernels take dense memrefs, see docs/jit.md).
 void packInputs(const CompiledKernel &kernel, const IValue *args, Packer &packer,
-                std::vector<Tensor> &copies) {
+                std::vector<Tensor> &copies, const RowRange &rows = {}) {
+  size_t copied = 0;
   for (size_t i = 0; i < kernel.argKinds.size(); ++i) {
     switch (kernel.argKinds[i]) {
     case ArgKind::Tensor: {
       TensorImpl *impl = args[i].toTensorImpl();
       if (!impl->isContiguous()) {
-        copies.push_back(args[i].toTensor().contiguous());
-        impl = copies.back().impl();
+        // The second packing of a call reuses the copies of the first.
+        if (copied == copies.size())
+          copies.push_back(args[i].toTensor().contiguous());
+        impl = copies[copied++].impl();
       }
-      packer.memref(impl->data(), impl->sizes(), impl->strides());
+      packTensor(packer, *impl, rows);
       break;
     }
     case ArgKind::Float:
@@ -129,6 +157,60 @@ void outputSizesInto(const CompiledKernel &kernel, Packer &packer, int64_t *size
   for (size_t i = 0; i < at; ++i)
     if (sizes[i] < 0)
       sizes[i] = dims[next++];
+}
+
+/// One helper thread for the second half of large row-independent calls;
+/// started on first use, so small workloads never start a thread.
+class RowWorker {
+public:
+  static RowWorker &get() {
+    static RowWorker *worker = new RowWorker(); // lives for the process
+    return *worker;
+  }
+  /// Runs `fn(slots)` on the helper thread; wait() blocks until it is done.
+  void start(CompiledKernel::PackedFunction fn, void **slots) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    fn_ = fn;
+    slots_ = slots;
+    pending_ = true;
+    wake_.notify_one();
+  }
+  void wait() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return !pending_; });
+  }
+  std::mutex &callMutex() { return callMutex_; }
+
+private:
+  RowWorker() : thread_([this] { loop(); }) { thread_.detach(); }
+  void loop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [&] { return pending_; });
+      lock.unlock();
+      fn_(slots_);
+      lock.lock();
+      pending_ = false;
+      done_.notify_all();
+    }
+  }
+  std::mutex mutex_, callMutex_;
+  std::condition_variable wake_, done_;
+  CompiledKernel::PackedFunction fn_ = nullptr;
+  void **slots_ = nullptr;
+  bool pending_ = false;
+  std::thread thread_;
+};
+
+/// Output elements from which a row-independent call uses two threads.
+constexpr int64_t kTwoThreadElements = int64_t(1) << 18;
+
+bool twoThreadsAllowed() {
+  static const bool allowed = [] {
+    std::optional<std::string> value = readKnob("OPAL_JIT_THREADS");
+    return !value || value->empty() || *value != "1";
+  }();
+  return allowed;
 }
 
 size_t totalRank(const CompiledKernel &kernel) {
@@ -172,7 +254,7 @@ void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const
     sizes = heapSizes.data();
   }
   outputSizesInto(*this, packer, sizes);
-  size_t at = 0;
+  size_t at = 0, first = out.size();
   for (const OutputSpec &output : outputs) {
     Tensor result = Tensor::empty(IntArrayRef(sizes + at, output.sizes.size()), output.dtype,
                                   device);
@@ -180,8 +262,34 @@ void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const
     packer.memref(result.dataPtr(), result.sizes(), result.strides());
     out.emplace_back(std::move(result));
   }
-  if (!device.isMeta())
+  if (device.isMeta())
+    return;
+  const TensorImpl &lead = *out[first].toTensorImpl();
+  int64_t rows = lead.sizes().empty() ? 0 : lead.sizes()[0];
+  if (!rowsIndependent || rows < 2 || lead.numel() < kTwoThreadElements ||
+      !twoThreadsAllowed()) {
     run(packer.slots());
+    return;
+  }
+  // Two halves of the rows: the helper thread runs the second.
+  RowRange low{static_cast<int64_t>(lead.sizes().size()), 0, rows / 2};
+  RowRange high{low.rank, rows / 2, rows};
+  Packer lowPacker(values, values), highPacker(values, values);
+  packInputs(*this, args, lowPacker, copies, low);
+  packInputs(*this, args, highPacker, copies, high);
+  for (size_t i = first; i < out.size(); ++i) {
+    packTensor(lowPacker, *out[i].toTensorImpl(), low);
+    packTensor(highPacker, *out[i].toTensorImpl(), high);
+  }
+  RowWorker &worker = RowWorker::get();
+  std::unique_lock<std::mutex> exclusive(worker.callMutex(), std::try_to_lock);
+  if (!exclusive) { // another thread is using the helper: run alone
+    run(packer.slots());
+    return;
+  }
+  worker.start(run, highPacker.slots());
+  run(lowPacker.slots());
+  worker.wait();
 }
 
 void CompiledKernel::runPlan(const IValue *args, Stack &out) const {

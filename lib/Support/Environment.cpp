@@ -21,6 +21,9 @@ const std::vector<EnvironmentKnob> &opal::environmentKnobs() {
        "1: neither read nor write the disk cache (the in-memory cache stays)"},
       {"OPAL_DUMP_DIR", false,
        "a directory where the JIT writes each kernel's IR after every stage"},
+      {"OPAL_JIT_THREADS", false,
+       "1: compiled kernels always run on one thread (default: large "
+       "row-independent elementwise calls use two)"},
       {"XDG_CACHE_HOME", false, "the base of the default OPAL_CACHE_DIR"},
       {"HOME", false, "the base of the default OPAL_CACHE_DIR without XDG_CACHE_HOME"},
   };

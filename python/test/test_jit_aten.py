@@ -348,3 +348,22 @@ def test_view_ops_return_views():
     x, w = array((2, 3)), array((4, 3))
     check(A.linear, torch.nn.functional.linear, x, w)
     assert opal.jit.stats()["compiles"] in (before, before + 1)
+
+
+@pytest.mark.parametrize("shapes", [((1001, 300), (300,)), ((1001, 1), (1, 300)),
+                                    ((300,), (999, 300)), ((300001,), (300001,)),
+                                    ((3, 1001, 100), (1001, 100)), ((1, 1001, 300), (7, 1, 300))])
+def test_large_row_independent_calls_split_across_two_threads(shapes):
+    # Above 2^18 output elements the rows run on two threads; every way the
+    # inputs broadcast against the rows must still give PyTorch's values.
+    a, b = array(shapes[0]), array(shapes[1])
+    check(A.add.Tensor, torch.add, a, b)
+    check(A.mul.Tensor, torch.mul, a, b)
+    check(A.gelu, torch.nn.functional.gelu, a)
+    check(A.where.self, torch.where, array(shapes[0], np.bool_), a, b)
+
+
+def test_large_non_contiguous_input_with_two_threads():
+    a = array((700, 900))
+    got = A.exp(transposed(a))
+    np.testing.assert_allclose(np.asarray(got), np.exp(a.T), rtol=1e-6)

@@ -71,6 +71,9 @@ public:
   bool runsOpByOp() const { return !plan.empty() || !outputSlots.empty(); }
 
   std::vector<ArgKind> argKinds; ///< one per schema argument
+  /// Rows (dim 0) of the outputs are independent (KernelBuilder.h's
+  /// rowsAreIndependent): large calls run the two halves on two threads.
+  bool rowsIndependent = false;
   std::vector<OutputSpec> outputs;
   /// The ops (`ns::name[.overload]`) whose definitions went into the kernel.
   std::vector<OperatorName> reached;
