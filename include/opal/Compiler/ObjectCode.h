@@ -2,7 +2,7 @@
 //
 // The last steps of the CPU JIT: an LLVM-dialect module becomes LLVM IR,
 // gets a packed entry point (`void _opal_packed_<f>(void **slots)`) per
-// function the runtime calls, is optimized at O3 for the host CPU (its
+// function the runtime calls, is optimized at O2 for the host CPU (its
 // features included) and emitted as an ELF object. The object is what the
 // disk cache stores; loading one (fresh or from disk) links it into the
 // process with ORC.
