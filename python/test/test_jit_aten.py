@@ -367,3 +367,17 @@ def test_large_non_contiguous_input_with_two_threads():
     a = array((700, 900))
     got = A.exp(transposed(a))
     np.testing.assert_allclose(np.asarray(got), np.exp(a.T), rtol=1e-6)
+
+
+def test_large_row_independent_reductions_split_across_two_threads():
+    # Softmax, log_softmax and layer_norm over the last dim, and sums with
+    # keepdim over it, keep rows independent.
+    a = array((1500, 300), np.float32, -5, 5)
+    check(A.softmax.int, torch.softmax, a, -1)
+    check(A.log_softmax.int, torch.log_softmax, a, 1, atol=1e-5)
+    check(A.layer_norm, torch.nn.functional.layer_norm, a, [300], array((300,)), array((300,)),
+          atol=1e-5)
+    check(A.sum.dim_IntList, torch.sum, a, [1], True, rtol=1e-5, atol=1e-4)
+    check(A.amax, torch.amax, a, [1], True)
+    # ... and over dim 0 they do not, so they run whole.
+    check(A.softmax.int, torch.softmax, a, 0)
