@@ -38,7 +38,7 @@ mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
 buildCallModule(mlir::MLIRContext *context, const FunctionSchema &schema,
                 const jit::CallSpec &spec, std::string &error);
 
-/// After opal-decompose: true if every output row (index along dim 0) of
+/// After opal-decompose (RowIndependence.cpp): true if every output row (index along dim 0) of
 /// `opal_kernel` depends only on the same row of the inputs that have the
 /// outputs' rank (and on whole inputs of lower rank): only elementwise prims
 /// and right-aligned broadcasts, outputs of one rank with a dynamic dim 0,
