@@ -66,6 +66,22 @@ std::string printed(ModuleOp module) {
   return text;
 }
 
+/// Collects the diagnostics MLIR reports while alive, one per line (with
+/// their locations: file, line and column of a parsed text).
+struct DiagnosticCollector {
+  DiagnosticCollector(MLIRContext *context, bool withLocations = false)
+      : handler(context, [this, withLocations](Diagnostic &diagnostic) {
+          llvm::raw_string_ostream stream(text);
+          stream << "\n  ";
+          if (withLocations)
+            stream << diagnostic.getLocation() << ": ";
+          stream << diagnostic;
+          return success();
+        }) {}
+  std::string text;
+  ScopedDiagnosticHandler handler;
+};
+
 /// Writes each stage's IR under OPAL_DUMP_DIR/<n>-<op>/.
 class StageDumper {
 public:
@@ -116,11 +132,8 @@ public:
     if (!prepare(spec.op))
       return fail(setupError_);
 
-    std::string error, diagnostics;
-    ScopedDiagnosticHandler handler(context_.get(), [&](Diagnostic &diagnostic) {
-      llvm::raw_string_ostream(diagnostics) << "\n  " << diagnostic;
-      return success();
-    });
+    std::string error;
+    DiagnosticCollector diagnostics(context_.get());
     StageDumper dumper(op);
     auto module = buildCallModule(context_.get(), handle->schema(), spec, error);
     if (failed(module))
@@ -137,7 +150,7 @@ public:
     double buildMs = 0, decomposeMs = 0, lowerMs = 0, llvmMs = 0, loadMs = 0;
     stage(buildMs);
     if (failed(decompose_->run(**module)))
-      return fail("cannot decompose " + op + spec.str() + ":" + diagnostics);
+      return fail("cannot decompose " + op + spec.str() + ":" + diagnostics.text);
     dumper.dump("1-decomposed.mlir", **module);
     std::vector<OperatorName> reached = reachedOps(**module);
     if (std::string opaque = opaqueOp(reached, spec.op, key); !opaque.empty())
@@ -175,7 +188,7 @@ public:
       if (failed(parsePassPipeline(jitCpuPipelineText(), lower)))
         return fail("internal error: the JIT's pass pipeline does not parse");
       if (failed(lower.run(**module)))
-        return fail("cannot lower " + op + spec.str() + " to LLVM:" + diagnostics);
+        return fail("cannot lower " + op + spec.str() + " to LLVM:" + diagnostics.text);
       stage(lowerMs);
       dumper.dump("3-llvm.mlir", **module);
       auto emitted = emitHostObject(**module, entryPoints, error);
@@ -245,16 +258,13 @@ private:
   planOpByOp(const jit::CallSpec &spec, DispatchKey key, const FunctionSchema &schema,
              std::vector<OperatorName> reached, const std::string &opaque,
              std::chrono::steady_clock::time_point start, const StageDumper &dumper) {
-    std::string op = spec.op.str(), error, diagnostics;
+    std::string op = spec.op.str(), error;
     auto fail = [&](const std::string &message) {
       return makeUnexpected(Error("opal JIT: " + op + spec.str() + " reaches " + opaque +
                                   ", whose kernel is not defined in MLIR, so it runs op by "
                                   "op; but " + message));
     };
-    ScopedDiagnosticHandler handler(context_.get(), [&](Diagnostic &diagnostic) {
-      llvm::raw_string_ostream(diagnostics) << "\n  " << diagnostic;
-      return success();
-    });
+    DiagnosticCollector diagnostics(context_.get());
     auto module = buildCallModule(context_.get(), schema, spec, error);
     if (failed(module))
       return fail(error);
@@ -267,7 +277,7 @@ private:
     PassManager decompose(context_.get());
     decompose.addPass(createOpalDecompose(options));
     if (failed(decompose.run(**module)))
-      return fail("its decomposition fails:" + diagnostics);
+      return fail("its decomposition fails:" + diagnostics.text);
     dumper.dump("1-op-by-op.mlir", **module);
     auto kernel = std::make_shared<jit::CompiledKernel>();
     kernel->reached = std::move(reached);
@@ -288,16 +298,11 @@ private:
   /// Why `text` does not parse and verify in the current context ("" if it
   /// does).
   std::string parseProblem(const std::string &name, const std::string &text) {
-    std::string diagnostics;
-    ScopedDiagnosticHandler handler(context_.get(), [&](Diagnostic &diagnostic) {
-      llvm::raw_string_ostream(diagnostics) << "\n  " << diagnostic.getLocation() << ": "
-                                            << diagnostic;
-      return success();
-    });
+    DiagnosticCollector diagnostics(context_.get(), /*withLocations=*/true);
     ParserConfig config(context_.get());
     if (parseSourceString<ModuleOp>(text, config, name))
       return "";
-    return name + ": invalid op-library text:" + diagnostics;
+    return name + ": invalid op-library text:" + diagnostics.text;
   }
 
   /// (Re)creates the context and pass managers when op libraries were

@@ -222,22 +222,6 @@ size_t totalRank(const CompiledKernel &kernel) {
 
 } // namespace
 
-std::vector<std::vector<int64_t>> CompiledKernel::outputSizes(const IValue *args) const {
-  size_t values = packedValueCount(*this, args);
-  Packer packer(values, values);
-  std::vector<Tensor> copies;
-  packInputs(*this, args, packer, copies);
-  std::vector<int64_t> sizes(totalRank(*this));
-  outputSizesInto(*this, packer, sizes.data());
-  std::vector<std::vector<int64_t>> lists;
-  size_t at = 0;
-  for (const OutputSpec &output : outputs) {
-    lists.emplace_back(sizes.begin() + at, sizes.begin() + at + output.sizes.size());
-    at += output.sizes.size();
-  }
-  return lists;
-}
-
 void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const {
   if (runsOpByOp())
     return runPlan(args, out);

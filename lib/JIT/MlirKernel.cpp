@@ -70,11 +70,6 @@ bool jit::isDefinedByMlir(const KernelFunction &kernel) {
   return kernel.functor() && equivalentKernels().count(kernel.functor());
 }
 
-size_t MlirKernel::compiledCount() const {
-  const Table *table = table_.load(std::memory_order_acquire);
-  return table ? table->entries.size() : 0;
-}
-
 bool MlirKernel::Entry::current() const {
   for (const OperatorEntry *entry : reached)
     if (entry->epoch() > epoch)

@@ -31,10 +31,11 @@ ArgKind kindOf(const Argument &argument, const IValue &value) {
   return ArgKind::Constant;
 }
 
-uint64_t sizeOneDims(const Tensor &tensor) {
+/// Bit d set: dim d has size 1.
+uint64_t sizeOneDims(IntArrayRef sizes) {
   uint64_t mask = 0;
-  for (int64_t d = 0; d < tensor.dim(); ++d)
-    mask |= uint64_t(tensor.sizes()[d] == 1) << d;
+  for (size_t d = 0; d < sizes.size(); ++d)
+    mask |= uint64_t(sizes[d] == 1) << d;
   return mask;
 }
 
@@ -66,12 +67,9 @@ Expected<bool> jit::appendKeyWords(const FunctionSchema &schema, const IValue *a
       if (sizes.size() > 64)
         return makeUnexpected(Error(problem(schema, arguments[i],
                                             "the JIT compiles tensors of rank up to 64")));
-      uint64_t sizeOne = 0;
-      for (size_t d = 0; d < sizes.size(); ++d)
-        sizeOne |= uint64_t(sizes[d] == 1) << d;
       words.push_back(head | uint64_t(static_cast<uint8_t>(tensor.dtype())) << 8 |
                       uint64_t(sizes.size()) << 16);
-      words.push_back(sizeOne);
+      words.push_back(sizeOneDims(sizes));
       if (staticShapes)
         for (int64_t size : sizes)
           words.push_back(static_cast<uint64_t>(size));
@@ -149,7 +147,7 @@ CallSpec jit::makeCallSpec(const FunctionSchema &schema, const IValue *args,
       Tensor tensor = args[i].toTensor();
       arg.dtype = tensor.dtype();
       arg.rank = static_cast<int>(tensor.dim());
-      arg.sizeOneDims = sizeOneDims(tensor);
+      arg.sizeOneDims = sizeOneDims(tensor.sizes());
       if (staticShapes)
         arg.sizes.assign(tensor.sizes().begin(), tensor.sizes().end());
     } else if (arg.kind == ArgKind::Constant) {

@@ -100,7 +100,7 @@ class Tracer:
             return name, "!opal.none"
         if isinstance(value, TracedTensor):
             raise TypeError(f"{context}: expected {base}, got a tensor")
-        if isinstance(value, _SSA):
+        if isinstance(value, _Scalar):
             return value.name, value.type
         if base == "str":
             name = self.fresh()
@@ -196,9 +196,9 @@ class Tracer:
                         "arguments:\n  " + "\n  ".join(problems))
 
 
-class _SSA:
-    """A non-tensor argument of the traced op, passed to the Python function
-    as its value would be (float, int, ...)."""
+class _Scalar:
+    """A float/int/bool argument of the traced op: an SSA value of the
+    decomposition, passed to ops as it is (arithmetic on it is not traced)."""
 
     def __init__(self, name, type):
         self.name = name
@@ -251,7 +251,3 @@ def trace_decomposition(schema, fn):
             f'  }}\n'
             f'}}\n')
 
-
-class _Scalar(_SSA):
-    """A float/int/bool argument of the traced op: arithmetic with it is
-    not traced (it is an SSA value), so pass it to ops as it is."""

@@ -80,11 +80,7 @@ public:
   std::string cacheKey;        ///< hex sha256 of the disk cache entry
   double compileMilliseconds = 0;
   bool fromDisk = false;
-  /// Keeps the loaded code alive.
-  std::shared_ptr<void> code;
 
-  /// The output sizes of a call (runs `shapes` if some are dynamic).
-  std::vector<std::vector<int64_t>> outputSizes(const IValue *args) const;
   /// Runs the kernel on a call's arguments (one per schema argument) and
   /// appends its outputs, allocated on `device`, to `results`. On the meta
   /// device only the sizes are computed. `args` must not live in the part of

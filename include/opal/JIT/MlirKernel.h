@@ -37,8 +37,6 @@ public:
   static bool isMlirKernel(const KernelFunction &kernel);
 
   ~MlirKernel() override;
-  /// The specializations compiled so far (for tests and opal.jit).
-  size_t compiledCount() const;
 
 private:
   struct Entry {
