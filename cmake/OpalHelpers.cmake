@@ -6,7 +6,7 @@
 function(opal_add_component name)
   add_library(OpalComponent${name} OBJECT ${ARGN})
   target_include_directories(OpalComponent${name}
-    PUBLIC "${OPAL_SOURCE_DIR}/include")
+    PUBLIC "${OPAL_SOURCE_DIR}/include" "${CMAKE_BINARY_DIR}/include")
   # Calls inside libopal.so go direct, not through the PLT.
   target_compile_options(OpalComponent${name} PRIVATE -fno-semantic-interposition)
   set_property(GLOBAL APPEND PROPERTY OPAL_CORE_COMPONENTS OpalComponent${name})

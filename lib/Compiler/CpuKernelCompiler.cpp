@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "opal/Compiler/AotCompiler.h"
 #include "opal/Compiler/CpuPipeline.h"
 #include "opal/Compiler/DiskCache.h"
 #include "opal/Compiler/KernelBuilder.h"
@@ -121,107 +122,77 @@ public:
   Expected<std::shared_ptr<const jit::CompiledKernel>> compile(const jit::CallSpec &spec,
                                                                DispatchKey key) override {
     std::lock_guard<std::mutex> lock(mutex_);
-    auto start = std::chrono::steady_clock::now();
-    std::string op = spec.op.str();
+    Front front(spec);
+    if (!buildFront(spec, key, front))
+      return makeUnexpected(Error("opal JIT: " + front.error));
+    if (front.opByOp)
+      return std::shared_ptr<const jit::CompiledKernel>(std::move(front.kernel));
+    const std::string &op = front.op;
     auto fail = [&](const std::string &message) {
       return makeUnexpected(Error("opal JIT: " + message));
     };
-    auto handle = Dispatcher::singleton().findSchema(spec.op);
-    if (!handle)
-      return fail(op + " is not defined");
-    if (!prepare(spec.op))
-      return fail(setupError_);
-
-    std::string error;
-    DiagnosticCollector diagnostics(context_.get());
-    StageDumper dumper(op);
-    auto module = buildCallModule(context_.get(), handle->schema(), spec, error);
-    if (failed(module))
-      return fail(error);
-    dumper.dump("0-call.mlir", **module);
-
-    // Decomposition: the ops the kernel is made of.
-    double stageStart = millisecondsSince(start);
-    auto stage = [&](double &into) {
-      double now = millisecondsSince(start);
-      into = now - stageStart;
-      stageStart = now;
-    };
-    double buildMs = 0, decomposeMs = 0, lowerMs = 0, llvmMs = 0, loadMs = 0;
-    stage(buildMs);
-    if (failed(decompose_->run(**module)))
-      return fail("cannot decompose " + op + spec.str() + ":" + diagnostics.text);
-    dumper.dump("1-decomposed.mlir", **module);
-    std::vector<OperatorName> reached = reachedOps(**module);
-    if (std::string opaque = opaqueOp(reached, spec.op, key); !opaque.empty())
-      return planOpByOp(spec, key, handle->schema(), std::move(reached), opaque, start,
-                        dumper);
-    std::string decomposed = printed(**module);
-    stage(decomposeMs);
-
+    jit::CompiledKernel &kernel = *front.kernel;
     std::string cacheKey = diskCacheKey({compilerIdentity(), jitCpuPipelineText(),
-                                         hostTargetDescription(), decomposed});
-    auto kernel = std::make_shared<jit::CompiledKernel>();
-    kernel->cacheKey = cacheKey;
-    kernel->reached = std::move(reached);
-    for (const jit::ArgSpec &arg : spec.args)
-      kernel->argKinds.push_back(arg.kind);
-
-    kernel->rowsIndependent = rowsAreIndependent(**module);
-    auto outputs = splitEntryPoints(**module, error);
-    if (failed(outputs))
-      return fail(op + spec.str() + ": " + error);
-    kernel->outputs = std::move(*outputs);
-    bool hasShapes = static_cast<bool>((*module)->lookupSymbol(kShapesName));
-    std::vector<std::string> entryPoints = {kKernelName};
-    if (hasShapes)
-      entryPoints.push_back(kShapesName);
-
+                                         hostTargetDescription(), front.decomposed});
+    kernel.cacheKey = cacheKey;
+    double lowerMs = 0, llvmMs = 0, loadMs = 0;
     std::optional<std::string> object = diskCache().load(cacheKey);
     if (object) {
-      kernel->fromDisk = true;
+      kernel.fromDisk = true;
     } else {
-      dumper.dump("2-entry-points.mlir", **module);
-      // A fresh pass manager per compile: some upstream passes (e.g.
-      // convert-math-to-funcs) keep state from their previous run.
-      PassManager lower(context_.get());
-      if (failed(parsePassPipeline(jitCpuPipelineText(), lower)))
-        return fail("internal error: the JIT's pass pipeline does not parse");
-      if (failed(lower.run(**module)))
-        return fail("cannot lower " + op + spec.str() + " to LLVM:" + diagnostics.text);
-      stage(lowerMs);
-      dumper.dump("3-llvm.mlir", **module);
-      auto emitted = emitHostObject(**module, entryPoints, error);
-      if (failed(emitted))
-        return fail(op + spec.str() + ": " + error);
+      auto emitted = lowerAndEmit(front, ObjectOptions(), lowerMs);
+      if (!emitted)
+        return fail(emitted.error().message());
       object = std::move(*emitted);
-      dumper.dump("4-kernel.o", *object);
-      diskCache().store(cacheKey, *object, manifest(spec, key, *kernel));
+      diskCache().store(cacheKey, *object, manifest(spec, key, kernel));
     }
-    stage(llvmMs);
-    auto loaded = loadObject(*object, entryPoints, error);
-    stage(loadMs);
+    front.stage(llvmMs);
+    std::string error;
+    auto loaded = loadObject(*object, front.entryPoints, error);
+    front.stage(loadMs);
     if (failed(loaded))
       return fail(op + spec.str() + ": " + error);
-    kernel->run = reinterpret_cast<jit::CompiledKernel::PackedFunction>(loaded->addresses[0]);
-    if (hasShapes)
-      kernel->shapes =
+    kernel.run = reinterpret_cast<jit::CompiledKernel::PackedFunction>(loaded->addresses[0]);
+    if (front.entryPoints.size() > 1)
+      kernel.shapes =
           reinterpret_cast<jit::CompiledKernel::PackedFunction>(loaded->addresses[1]);
-    kernel->compileMilliseconds = millisecondsSince(start);
+    kernel.compileMilliseconds = millisecondsSince(front.start);
     if (logEnabled(LogTopic::JIT)) {
       std::ostringstream line;
-      line << (kernel->fromDisk ? "loaded " : "compiled ") << op << spec.str() << " for "
+      line << (kernel.fromDisk ? "loaded " : "compiled ") << op << spec.str() << " for "
            << toString(key) << " in " << std::fixed << std::setprecision(1)
-           << kernel->compileMilliseconds << " ms" << (kernel->fromDisk ? " from disk" : "")
-           << " (decompose " << decomposeMs << ", MLIR passes " << lowerMs << ", LLVM "
+           << kernel.compileMilliseconds << " ms" << (kernel.fromDisk ? " from disk" : "")
+           << " (decompose " << front.decomposeMs << ", MLIR passes " << lowerMs << ", LLVM "
            << llvmMs << ", load " << loadMs << ")"
-           << (kernel->rowsIndependent ? ", rows independent" : "")
+           << (kernel.rowsIndependent ? ", rows independent" : "")
            << " [" << cacheKey.substr(0, 16) << "]; reached:";
-      for (const OperatorName &name : kernel->reached)
+      for (const OperatorName &name : kernel.reached)
         line << " " << name.str();
       logLine(LogTopic::JIT, line.str());
     }
-    return std::shared_ptr<const jit::CompiledKernel>(std::move(kernel));
+    return std::shared_ptr<const jit::CompiledKernel>(std::move(front.kernel));
+  }
+
+  /// The ahead-of-time half (compileKernelObject).
+  Expected<KernelObject> compileObject(const jit::CallSpec &spec, DispatchKey key,
+                                       const ObjectOptions &options) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Front front(spec);
+    if (!buildFront(spec, key, front))
+      return makeUnexpected(Error(front.error));
+    if (front.opByOp)
+      return makeUnexpected(Error(
+          front.op + spec.str() + " cannot be compiled ahead of time: it reaches an op whose " +
+          toString(key) + " kernel is not defined in MLIR, so it runs op by op"));
+    double lowerMs = 0;
+    auto object = lowerAndEmit(front, options, lowerMs);
+    if (!object)
+      return makeUnexpected(object.error());
+    KernelObject result;
+    result.object = std::move(*object);
+    result.description = jit::describeKernel(*front.kernel);
+    result.hasShapes = front.entryPoints.size() > 1;
+    return result;
   }
 
   Expected<bool> checkLibraryText(const std::string &name, const std::string &text) override {
@@ -235,6 +206,118 @@ public:
   }
 
 private:
+  /// A call's kernel after decomposition: its module with the entry points,
+  /// and what the runtime needs to know of it.
+  struct Front {
+    explicit Front(const jit::CallSpec &spec)
+        : op(spec.op.str()), label(op + spec.str()), start(std::chrono::steady_clock::now()),
+          dumper(op) {}
+    std::string op;
+    std::string label; ///< "ns::op(float32[?], float)", for messages
+    std::chrono::steady_clock::time_point start;
+    double stageStart = 0, decomposeMs = 0;
+    StageDumper dumper;
+    OwningOpRef<ModuleOp> module;
+    std::shared_ptr<jit::CompiledKernel> kernel;
+    std::vector<std::string> entryPoints;
+    std::string decomposed; ///< the decomposed IR, printed (the disk cache key)
+    bool opByOp = false;    ///< `kernel` is a plan: nothing to compile
+    std::string error;
+    /// Stores the time since the last stage in `into`.
+    void stage(double &into) {
+      double now = millisecondsSince(start);
+      into = now - stageStart;
+      stageStart = now;
+    }
+  };
+
+  /// Builds and decomposes the call's module and splits its entry points;
+  /// a composite that reaches an opaque kernel becomes an op-by-op plan.
+  /// False (with `front.error`) on failure.
+  bool buildFront(const jit::CallSpec &spec, DispatchKey key, Front &front) {
+    const std::string &op = front.op;
+    auto handle = Dispatcher::singleton().findSchema(spec.op);
+    if (!handle) {
+      front.error = op + " is not defined";
+      return false;
+    }
+    if (!prepare(spec.op)) {
+      front.error = setupError_;
+      return false;
+    }
+    std::string error;
+    DiagnosticCollector diagnostics(context_.get());
+    auto module = buildCallModule(context_.get(), handle->schema(), spec, error);
+    if (failed(module)) {
+      front.error = error;
+      return false;
+    }
+    front.module = std::move(*module);
+    ModuleOp moduleOp = *front.module;
+    front.dumper.dump("0-call.mlir", moduleOp);
+    double buildMs = 0;
+    front.stage(buildMs);
+    if (failed(decompose_->run(moduleOp))) {
+      front.error = "cannot decompose " + op + spec.str() + ":" + diagnostics.text;
+      return false;
+    }
+    front.dumper.dump("1-decomposed.mlir", moduleOp);
+    std::vector<OperatorName> reached = reachedOps(moduleOp);
+    if (std::string opaque = opaqueOp(reached, spec.op, key); !opaque.empty()) {
+      auto plan = planOpByOp(spec, key, handle->schema(), std::move(reached), opaque,
+                             front.start, front.dumper);
+      if (!plan) {
+        front.error = plan.error().message().substr(std::string("opal JIT: ").size());
+        return false;
+      }
+      front.kernel = std::const_pointer_cast<jit::CompiledKernel>(*plan);
+      front.opByOp = true;
+      return true;
+    }
+    front.decomposed = printed(moduleOp);
+    front.stage(front.decomposeMs);
+
+    front.kernel = std::make_shared<jit::CompiledKernel>();
+    jit::CompiledKernel &kernel = *front.kernel;
+    kernel.reached = std::move(reached);
+    for (const jit::ArgSpec &arg : spec.args)
+      kernel.argKinds.push_back(arg.kind);
+    kernel.rowsIndependent = rowsAreIndependent(moduleOp);
+    auto outputs = splitEntryPoints(moduleOp, error);
+    if (failed(outputs)) {
+      front.error = op + spec.str() + ": " + error;
+      return false;
+    }
+    kernel.outputs = std::move(*outputs);
+    front.entryPoints = {kKernelName};
+    if (moduleOp.lookupSymbol(kShapesName))
+      front.entryPoints.push_back(kShapesName);
+    return true;
+  }
+
+  /// Lowers the front's module to LLVM and emits its object code.
+  Expected<std::string> lowerAndEmit(Front &front, const ObjectOptions &options,
+                                     double &lowerMs) {
+    DiagnosticCollector diagnostics(context_.get());
+    ModuleOp module = *front.module;
+    front.dumper.dump("2-entry-points.mlir", module);
+    // A fresh pass manager per compile: some upstream passes (e.g.
+    // convert-math-to-funcs) keep state from their previous run.
+    PassManager lower(context_.get());
+    if (failed(parsePassPipeline(jitCpuPipelineText(), lower)))
+      return makeUnexpected(Error("internal error: the JIT's pass pipeline does not parse"));
+    if (failed(lower.run(module)))
+      return makeUnexpected(Error("cannot lower " + front.label + " to LLVM:" + diagnostics.text));
+    front.stage(lowerMs);
+    front.dumper.dump("3-llvm.mlir", module);
+    std::string error;
+    auto emitted = emitObject(module, front.entryPoints, options, error);
+    if (failed(emitted))
+      return makeUnexpected(Error(front.label + ": " + error));
+    front.dumper.dump("4-kernel.o", *emitted);
+    return std::move(*emitted);
+  }
+
   /// The first op (other than `top`) among `reached` whose kernel for
   /// `key` is opaque (not an MLIR kernel), as "ns::op (a <kind> kernel)";
   /// "" if every reached op is defined in MLIR.
@@ -405,9 +488,18 @@ private:
   std::string setupError_;
 };
 
-/// Installs the compiler when libopal_compiler is loaded.
+/// The process's compiler, installed when libopal_compiler is loaded.
+CpuKernelCompiler *theCompiler() {
+  static CpuKernelCompiler *compiler = new CpuKernelCompiler();
+  return compiler;
+}
 struct Installer {
-  Installer() { jit::installKernelCompiler(new CpuKernelCompiler()); }
+  Installer() { jit::installKernelCompiler(theCompiler()); }
 } installer;
 
 } // namespace
+
+Expected<KernelObject> opal::ir::compileKernelObject(const jit::CallSpec &spec, DispatchKey key,
+                                                     const ObjectOptions &options) {
+  return theCompiler()->compileObject(spec, key, options);
+}

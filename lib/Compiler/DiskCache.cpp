@@ -2,6 +2,7 @@
 
 #include "opal/Compiler/DiskCache.h"
 
+#include "opal/Config.h"
 #include "opal/JIT/CompiledKernel.h"
 #include "opal/Support/Environment.h"
 
@@ -27,9 +28,6 @@
 using namespace opal;
 using namespace opal::ir;
 
-#ifndef OPAL_VERSION
-#define OPAL_VERSION "unknown"
-#endif
 
 namespace {
 

@@ -30,7 +30,8 @@ static bool isIdentifier(const std::string &text) {
 Library::Library(Kind kind, std::string ns, std::optional<DispatchKey> key,
                  const char *file, uint32_t line)
     : kind_(kind), ns_(std::move(ns)), key_(key),
-      debug_("registered at " + std::string(file) + ":" + std::to_string(line)) {
+      debug_("registered at " + std::string(file) +
+             (line ? ":" + std::to_string(line) : std::string())) {
   if (key_ == DispatchKey::Undefined)
     key_.reset();
   if (!isIdentifier(ns_))
@@ -212,6 +213,14 @@ std::vector<std::string> detail::endCollectingStaticRegistrationErrors() {
   return errors;
 }
 
+bool detail::collectStaticRegistrationError(const std::string &message) {
+  std::lock_guard<std::mutex> lock(collectorMutex());
+  if (!collector())
+    return false;
+  collector()->push_back(message);
+  return true;
+}
+
 detail::StaticLibrary::StaticLibrary(Library::Kind kind, const char *ns,
                                      std::optional<DispatchKey> key,
                                      void (*init)(Library &), const char *file,
@@ -221,11 +230,8 @@ detail::StaticLibrary::StaticLibrary(Library::Kind kind, const char *ns,
     init(*library_);
   } catch (const std::exception &error) {
     library_.reset(); // nothing of a failed static library stays registered
-    std::lock_guard<std::mutex> lock(collectorMutex());
-    if (collector()) {
-      collector()->push_back(error.what());
+    if (collectStaticRegistrationError(error.what()))
       return;
-    }
     std::cerr << "opal: static registration of " << toString(kind) << "(" << ns
               << ") at " << file << ":" << line << " failed:\n"
               << error.what() << std::endl;

@@ -16,7 +16,7 @@ using namespace opal::jit;
 namespace {
 
 struct Counters {
-  std::atomic<uint64_t> hits{0}, misses{0}, compiles{0}, diskHits{0}, stale{0};
+  std::atomic<uint64_t> hits{0}, misses{0}, compiles{0}, diskHits{0}, stale{0}, precompiled{0};
   std::atomic<uint64_t> compileMicroseconds{0};
 };
 Counters counters;
@@ -166,6 +166,24 @@ void MlirKernel::insert(std::vector<uint64_t> words, std::shared_ptr<const Compi
   tables_.push_back(std::move(table));
 }
 
+Expected<bool> MlirKernel::addPrecompiled(const KernelFunction &kernel,
+                                          const FunctionSchema &schema,
+                                          const std::vector<IValue> &sampleArgs,
+                                          std::shared_ptr<const CompiledKernel> compiled) {
+  if (!isMlirKernel(kernel) || sampleArgs.size() != schema.arguments().size())
+    return makeUnexpected(Error("internal error: " + schema.operatorName().str() +
+                                ": a precompiled kernel needs the op's MLIR kernel"));
+  auto &self = *static_cast<MlirKernel *>(kernel.functor());
+  std::vector<uint64_t> words;
+  auto ok = appendKeyWords(schema, sampleArgs.data(), DeviceType::CPU, false, words);
+  if (!ok)
+    return makeUnexpected(ok.error());
+  std::lock_guard<std::mutex> lock(self.mutex_);
+  self.insert(std::move(words), std::move(compiled), OperatorEntry::currentEpoch());
+  ++counters.precompiled;
+  return true;
+}
+
 void MlirKernel::boxedCall(OperatorKernel *functor, const OperatorHandle &op,
                            DispatchKeySet keys, Stack *stack) {
   auto &self = *static_cast<MlirKernel *>(functor);
@@ -207,6 +225,7 @@ JitStats jit::jitStats() {
   stats.compiles = counters.compiles.load();
   stats.diskHits = counters.diskHits.load();
   stats.stale = counters.stale.load();
+  stats.precompiled = counters.precompiled.load();
   stats.compileMilliseconds = counters.compileMicroseconds.load() / 1000.0;
   return stats;
 }
@@ -217,5 +236,6 @@ void jit::resetJitStats() {
   counters.compiles = 0;
   counters.diskHits = 0;
   counters.stale = 0;
+  counters.precompiled = 0;
   counters.compileMicroseconds = 0;
 }

@@ -3,9 +3,13 @@
 #include "opal/JIT/Specialization.h"
 
 #include "opal/Runtime/Tensor.h"
+#include "opal/Schema/SchemaParser.h"
 
+#include <cctype>
 #include <cstring>
+#include <optional>
 #include <sstream>
+#include <variant>
 
 using namespace opal;
 using namespace opal::jit;
@@ -193,4 +197,150 @@ std::string CallSpec::str() const {
   }
   out << ")";
   return out.str();
+}
+
+//===----------------------------------------------------------------------===//
+// Specializations written as text (opal.precompile)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+std::string trimmed(std::string_view text) {
+  size_t start = 0, end = text.size();
+  while (start < end && std::isspace(static_cast<unsigned char>(text[start])))
+    ++start;
+  while (end > start && std::isspace(static_cast<unsigned char>(text[end - 1])))
+    --end;
+  return std::string(text.substr(start, end - start));
+}
+
+/// The comma-separated entries of `inner`, commas inside brackets and
+/// quotes left alone; nullopt if the brackets or quotes do not balance.
+std::optional<std::vector<std::string>> splitEntries(std::string_view inner) {
+  std::vector<std::string> entries;
+  if (trimmed(inner).empty())
+    return entries;
+  int depth = 0;
+  char quote = 0;
+  size_t start = 0;
+  for (size_t i = 0; i < inner.size(); ++i) {
+    char c = inner[i];
+    if (quote) {
+      if (c == quote)
+        quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '[' || c == '(') {
+      ++depth;
+    } else if (c == ']' || c == ')') {
+      if (--depth < 0)
+        return std::nullopt;
+    } else if (c == ',' && depth == 0) {
+      entries.push_back(trimmed(inner.substr(start, i - start)));
+      start = i + 1;
+    }
+  }
+  if (depth != 0 || quote)
+    return std::nullopt;
+  entries.push_back(trimmed(inner.substr(start)));
+  return entries;
+}
+
+/// A meta tensor for `dtype[dims]`, or an error message.
+std::variant<IValue, std::string> sampleTensor(const std::string &entry) {
+  size_t open = entry.find('[');
+  if (open == std::string::npos || entry.back() != ']')
+    return std::string("expected a tensor written dtype[dims], such as float32[?,1]");
+  auto dtype = parseScalarType(trimmed(entry.substr(0, open)));
+  if (!dtype)
+    return "unknown dtype '" + trimmed(entry.substr(0, open)) + "'";
+  std::vector<int64_t> sizes;
+  auto dims = splitEntries(entry.substr(open + 1, entry.size() - open - 2));
+  for (const std::string &dim : dims.value_or(std::vector<std::string>{"bad"})) {
+    if (dim == "?")
+      sizes.push_back(2);
+    else if (dim == "1")
+      sizes.push_back(1);
+    else
+      return "dim '" + dim + "' of " + entry + ": write '?' for any size or '1' for size one";
+  }
+  if (sizes.size() > 64)
+    return std::string("the JIT compiles tensors of rank up to 64");
+  return IValue(Tensor::empty(sizes, *dtype, Device(DeviceType::Meta)));
+}
+
+/// A constant of the argument's type, read with the schema-default grammar.
+std::variant<IValue, std::string> sampleConstant(const Argument &argument, std::string entry) {
+  // "int=1" / "List[int]=[1]" as CallSpec::str() prints constants.
+  size_t equals = entry.find('=');
+  if (equals != std::string::npos &&
+      entry.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                              "0123456789_[] ") >= equals)
+    entry = trimmed(entry.substr(equals + 1));
+  if (entry.size() >= 2 && entry.front() == '\'' && entry.back() == '\'')
+    entry = "\"" + entry.substr(1, entry.size() - 2) + "\"";
+  std::string type = argument.type()->str();
+  auto parsed = parseSchema("opal_spec::value(" + type + " a=" + entry + ") -> ()");
+  if (!parsed || !parsed->arguments()[0].defaultValue())
+    return "cannot read '" + entry + "' as a " + type +
+           (parsed ? std::string() : ": " + parsed.error().reason());
+  return defaultToIValue(*parsed->arguments()[0].defaultValue(), *argument.type());
+}
+
+} // namespace
+
+Expected<std::vector<IValue>> jit::parseSpecialization(const FunctionSchema &schema,
+                                                       std::string_view text) {
+  std::string op = schema.operatorName().str();
+  auto fail = [&](const std::string &message) {
+    return makeUnexpected(Error(op + ": specialization " + trimmed(text) + ": " + message));
+  };
+  std::string whole = trimmed(text);
+  if (whole.size() < 2 || whole.front() != '(' || whole.back() != ')')
+    return fail("expected '(' argument, ... ')' such as (float32[?,?], float)");
+  auto entries = splitEntries(std::string_view(whole).substr(1, whole.size() - 2));
+  if (!entries)
+    return fail("unbalanced brackets or quotes");
+  const auto &arguments = schema.arguments();
+  if (entries->size() > arguments.size())
+    return fail("gives " + std::to_string(entries->size()) + " arguments, but " + op +
+                " takes " + std::to_string(arguments.size()));
+  std::vector<IValue> values;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    const Argument &argument = arguments[i];
+    auto argumentFail = [&](const std::string &message) {
+      return fail("argument '" + argument.name() + "': " + message);
+    };
+    if (i >= entries->size() || (*entries)[i].empty()) {
+      if (!argument.defaultValue())
+        return argumentFail("has no default, so the specialization must give it");
+      values.push_back(defaultToIValue(*argument.defaultValue(), *argument.type()));
+      continue;
+    }
+    const std::string &entry = (*entries)[i];
+    TypeKind kind = baseKind(argument.type());
+    std::variant<IValue, std::string> value;
+    if (entry == "None" && argument.type()->isOptional())
+      value = IValue();
+    else if (kind == TypeKind::Tensor)
+      value = sampleTensor(entry);
+    else if (entry == "float" && (kind == TypeKind::Float || kind == TypeKind::Scalar))
+      value = IValue(1.0);
+    else if (entry == "int" && kind == TypeKind::Scalar)
+      value = IValue(int64_t(1));
+    else if (kind == TypeKind::Float || kind == TypeKind::Scalar)
+      value = std::string("a ") + (kind == TypeKind::Float ? "float" : "Scalar") +
+              " is a runtime argument: write " +
+              (kind == TypeKind::Float ? "'float'" : "'float' or 'int'") + ", not '" + entry +
+              "'";
+    else if (entry == "int" || entry == "float")
+      value = "'" + entry + "' stands for a runtime number, but " + argument.type()->str() +
+              " arguments are compiled in: give the value";
+    else
+      value = sampleConstant(argument, entry);
+    if (auto *message = std::get_if<std::string>(&value))
+      return argumentFail(*message);
+    values.push_back(std::move(std::get<IValue>(value)));
+  }
+  return values;
 }

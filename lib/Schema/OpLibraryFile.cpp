@@ -38,7 +38,8 @@ public:
       }
       if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
         std::string_view word = readWord();
-        if (word != "opal.def" && word != "opal.library" && word != "opal.decomposition")
+        if (word != "opal.def" && word != "opal.library" && word != "opal.decomposition" &&
+            word != "opal.precompile")
           continue;
         if (!skipTrivia() || text_[pos_] != '"')
           return fail(pos_, std::string("expected a string after ") + std::string(word));
@@ -52,11 +53,22 @@ public:
         }
         if (ns.empty())
           return fail(start, std::string(word) + " outside an opal.library");
+        if (word == "opal.precompile") {
+          if (!skipTrivia() || text_[pos_] != '"')
+            return fail(pos_, "expected the specialization string after opal.precompile \"" +
+                                  *literal + "\"");
+          size_t at = pos_;
+          auto specialization = readString();
+          if (!specialization)
+            return makeUnexpected(specialization.error());
+          std::string location = failMessage(at + 1, "");
+          location = location.substr(0, location.find(": error: "));
+          contents.precompiled.push_back({qualified(ns, *literal), *specialization, location});
+          continue;
+        }
         if (word == "opal.decomposition") {
           // "op[.overload]" or "ns::op[.overload]"
-          contents.decomposed.push_back(literal->find("::") == std::string::npos
-                                            ? ns + "::" + *literal
-                                            : *literal);
+          contents.decomposed.push_back(qualified(ns, *literal));
           continue;
         }
         auto schema = parseSchema(*literal);
@@ -80,6 +92,11 @@ public:
   }
 
 private:
+  /// "op[.overload]" or "ns::op[.overload]" as "ns::op[.overload]".
+  static std::string qualified(const std::string &ns, const std::string &name) {
+    return name.find("::") == std::string::npos ? ns + "::" + name : name;
+  }
+
   /// Skips whitespace and `//` comments; false at the end of the text.
   bool skipTrivia() {
     while (pos_ < text_.size()) {

@@ -197,17 +197,16 @@ class _Ops(types.ModuleType):
         return namespace
 
     def load_library(self, path):
-        """Loads a shared library whose OPAL_LIBRARY blocks register ops.
-        A registration that fails raises RuntimeError here (the rest of the
-        library stays registered)."""
+        """Loads a shared library of ops: an ahead-of-time op library built
+        by opal-aot (its ops, decompositions and precompiled kernels) or one
+        whose OPAL_LIBRARY blocks register ops. A registration that fails
+        raises RuntimeError here (an ahead-of-time library then registers
+        nothing; of OPAL_LIBRARY blocks, the others stay registered)."""
         path = os.path.realpath(os.path.expanduser(path))
-        _C._begin_collecting_static_registration_errors()
         try:
-            ctypes.CDLL(path)
-        except OSError as error:
-            _C._end_collecting_static_registration_errors()
-            raise OSError(f"could not load op library {path}: {error}") from None
-        errors = _C._end_collecting_static_registration_errors()
+            errors = _C._load_library(path)
+        except RuntimeError as error:
+            raise OSError(str(error)) from None
         self.loaded_libraries.add(path)
         if errors:
             raise RuntimeError(f"op library {path} failed to register:\n" + "\n".join(errors))

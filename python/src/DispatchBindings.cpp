@@ -10,6 +10,7 @@
 #include "Bindings.h"
 #include "PythonValues.h"
 
+#include "opal/AOT/OpLibrary.h"
 #include "opal/Dispatch/Library.h"
 #include "opal/JIT/MlirKernel.h"
 #include "opal/Schema/SchemaParser.h"
@@ -291,6 +292,7 @@ void opal::python::bindDispatch(py::module_ &m) {
     out["misses"] = stats.misses;
     out["compiles"] = stats.compiles;
     out["disk_hits"] = stats.diskHits;
+    out["precompiled"] = stats.precompiled;
     out["stale"] = stats.stale;
     out["compile_ms"] = stats.compileMilliseconds;
     return out;
@@ -352,6 +354,8 @@ void opal::python::bindDispatch(py::module_ &m) {
     const AnnotatedKernel *fallback = Dispatcher::singleton().backendFallback(key);
     return fallback && fallback->kernel->isFallthrough();
   });
+  m.def("_load_library", &aot::loadLibrary, py::arg("path"),
+        "dlopens a shared library of ops; returns its registration errors");
   m.def("_begin_collecting_static_registration_errors",
         &detail::beginCollectingStaticRegistrationErrors);
   m.def("_end_collecting_static_registration_errors",

@@ -188,28 +188,6 @@ std::optional<IValue> opal::python::toIValue(py::handle object,
   }
 }
 
-static IValue defaultToIValue(const DefaultValue &value, const SchemaType &type) {
-  switch (value.kind()) {
-  case DefaultValue::Kind::None: return IValue();
-  case DefaultValue::Kind::Bool: return IValue(value.toBool());
-  case DefaultValue::Kind::Int: return IValue(value.toInt());
-  case DefaultValue::Kind::Double: return IValue(value.toDouble());
-  case DefaultValue::Kind::Complex: return IValue(value.toComplex());
-  case DefaultValue::Kind::String: {
-    const SchemaType &plain = type.isOptional() ? *type.element() : type;
-    if (plain.kind() == TypeKind::Device)
-      if (auto device = Device::parse(value.toString()))
-        return IValue(*device);
-    return IValue(value.toString());
-  }
-  case DefaultValue::Kind::IntList: return IValue(value.toIntList());
-  case DefaultValue::Kind::DoubleList: return IValue(value.toDoubleList());
-  case DefaultValue::Kind::BoolList: return IValue(value.toBoolList());
-  case DefaultValue::Kind::ComplexList: break;
-  }
-  throw OpalError("complex list defaults are not supported in opal calls");
-}
-
 std::optional<std::string> opal::python::parseArguments(const FunctionSchema &schema,
                                                         py::handle args,
                                                         py::handle kwargs, Stack &stack) {

@@ -18,16 +18,29 @@
 #include <string>
 #include <vector>
 
+namespace llvm {
+class TargetMachine;
+}
+
 namespace opal::ir {
 
 /// "triple cpu +feature,..." of the host: what an object is compiled for.
 const std::string &hostTargetDescription();
 
+struct ObjectOptions {
+  /// The machine to compile for; null for the host (the JIT's).
+  llvm::TargetMachine *machine = nullptr;
+  /// When given, the packed entry point of entry point `f` is named
+  /// `<exportPrefix>f` and every other definition becomes internal, so that
+  /// many kernels link into one shared library (opal-aot).
+  std::string exportPrefix;
+};
+
 /// The object code of `module` (LLVM dialect) with packed entry points for
 /// `entryPoints`, each of which must return nothing.
-mlir::FailureOr<std::string> emitHostObject(mlir::ModuleOp module,
-                                            const std::vector<std::string> &entryPoints,
-                                            std::string &error);
+mlir::FailureOr<std::string> emitObject(mlir::ModuleOp module,
+                                        const std::vector<std::string> &entryPoints,
+                                        const ObjectOptions &options, std::string &error);
 
 /// An object linked into the process; `addresses` are its packed entry
 /// points in the order asked for. Loaded code stays for the process's life.

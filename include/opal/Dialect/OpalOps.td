@@ -78,6 +78,25 @@ def Opal_DecompositionOp : Opal_Op<"decomposition", [HasParent<"LibraryOp">]> {
   let hasVerifier = 1;
 }
 
+def Opal_PrecompileOp : Opal_Op<"precompile", [HasParent<"LibraryOp">]> {
+  let summary = "a specialization of an op that opal-aot compiles ahead of time";
+  let description = [{
+    ```mlir
+    opal.precompile "softplus" "(float32[?], float)"
+    opal.precompile "rms" "(float64[?,?], 1)"
+    ```
+    Names an op of the library (`op`, `op.overload` or `ns::op`) and one
+    specialization, written as the JIT prints it: per schema argument a
+    tensor `dtype[dims]` (each dim `?` or `1`), `float` or `int` for a
+    runtime number, or a constant in schema-default syntax (`1`, `[0, 1]`,
+    `True`, `None`, `'tanh'`); trailing arguments with defaults may be left
+    out. `opal-aot` compiles one kernel per `opal.precompile` into the shared
+    library it builds; the JIT ignores the op.
+  }];
+  let arguments = (ins StrAttr:$op, StrAttr:$specialization);
+  let assemblyFormat = "$op $specialization attr-dict";
+}
+
 def Opal_YieldOp : Opal_Op<"yield", [Pure, Terminator,
                                      ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
   let summary = "the results of a decomposition body or of a static_if branch";

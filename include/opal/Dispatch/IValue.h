@@ -162,6 +162,12 @@ private:
   } payload_;
 };
 
+class DefaultValue;
+class SchemaType;
+/// A schema default as the value of an argument of `type` (a string default
+/// of a Device argument becomes a Device).
+IValue defaultToIValue(const DefaultValue &value, const SchemaType &type);
+
 } // namespace opal
 
 #endif // OPAL_DISPATCH_IVALUE_H

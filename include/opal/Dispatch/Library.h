@@ -123,6 +123,8 @@ private:
 /// aborting the process (opal.ops.load_library reports them).
 void beginCollectingStaticRegistrationErrors();
 std::vector<std::string> endCollectingStaticRegistrationErrors();
+/// Records a registration error if collecting; false if not collecting.
+bool collectStaticRegistrationError(const std::string &message);
 
 } // namespace detail
 } // namespace opal

@@ -90,6 +90,14 @@ public:
   void runPlan(const IValue *args, Stack &results) const;
 };
 
+/// What a precompiled kernel's code does not say about itself: its outputs
+/// (dtype and sizes, `?` where the shapes entry computes one), whether its
+/// rows are independent, and the ops its compilation reached. One field a
+/// line, e.g. "outputs: float32[?,4]\nrows: independent\nreached: aten::exp\n".
+std::string describeKernel(const CompiledKernel &kernel);
+/// Reads describeKernel's text into `kernel`; the error names the bad line.
+Expected<bool> readKernelDescription(const std::string &text, CompiledKernel &kernel);
+
 /// What libopal_compiler provides.
 class KernelCompiler {
 public:

@@ -38,6 +38,15 @@ public:
 
   ~MlirKernel() override;
 
+  /// Installs `compiled`, a kernel compiled ahead of time, into `kernel` (an
+  /// MLIR kernel already registered for an op with `schema`) for the calls
+  /// that `sampleArgs` stands for (parseSpecialization). It stays current
+  /// until an op it reached is registered again, as a JIT-compiled one.
+  static Expected<bool> addPrecompiled(const KernelFunction &kernel,
+                                       const FunctionSchema &schema,
+                                       const std::vector<IValue> &sampleArgs,
+                                       std::shared_ptr<const CompiledKernel> compiled);
+
 private:
   struct Entry {
     std::vector<uint64_t> words;
@@ -82,6 +91,7 @@ struct JitStats {
   uint64_t compiles = 0;   ///< kernels compiled
   uint64_t diskHits = 0;   ///< kernels loaded from the disk cache
   uint64_t stale = 0;      ///< kernels dropped by a later registration
+  uint64_t precompiled = 0; ///< kernels installed from ahead-of-time libraries
   double compileMilliseconds = 0; ///< time spent compiling (and loading)
 };
 JitStats jitStats();

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace opal::jit {
@@ -74,6 +75,18 @@ Expected<bool> appendKeyWords(const FunctionSchema &schema, const IValue *args,
 /// argument, defaults filled).
 CallSpec makeCallSpec(const FunctionSchema &schema, const IValue *args, DeviceType device,
                       bool staticShapes);
+
+/// Arguments that stand for the specialization `text`, written as
+/// CallSpec::str() prints it: per schema argument a tensor `dtype[dims]`
+/// (each dim `?`, any size, or `1`), `float` or `int` for a runtime number
+/// (`int` only for Scalar arguments), or a constant in schema-default syntax
+/// (`1`, `[0, 1]`, `True`, `None`, `'tanh'`, optionally after its kind as
+/// printed: `int=1`). Trailing arguments with defaults may be left out.
+/// Tensors are meta tensors (dims `?` have size 2), so appendKeyWords and
+/// makeCallSpec of the result give the key and spec of every call the text
+/// describes. Errors name the op, the argument and what was expected.
+Expected<std::vector<IValue>> parseSpecialization(const FunctionSchema &schema,
+                                                  std::string_view text);
 
 } // namespace opal::jit
 

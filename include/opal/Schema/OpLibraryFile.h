@@ -28,6 +28,13 @@ struct OpLibraryContents {
   std::vector<FunctionSchema> schemas;
   /// The ops with an `opal.decomposition`, as "ns::op" or "ns::op.overload".
   std::vector<std::string> decomposed;
+  /// The `opal.precompile "op" "(specialization)"` entries, in order.
+  struct Precompile {
+    std::string op;             ///< "ns::op" or "ns::op.overload"
+    std::string specialization; ///< "(float32[?], float)"
+    std::string location;       ///< "file:line:column" of the specialization
+  };
+  std::vector<Precompile> precompiled;
 };
 
 /// Scans an op-library text. Errors name the file, line and column.

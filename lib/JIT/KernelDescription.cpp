@@ -1,0 +1,109 @@
+//===- KernelDescription.cpp - A compiled kernel's metadata as text -------===//
+//
+// Ahead-of-time op libraries carry, beside each kernel's code, the facts the
+// runtime needs to call it (CompiledKernel.h): written by the library
+// compiler, read back when the library is loaded.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opal/JIT/CompiledKernel.h"
+
+#include "opal/Schema/SchemaParser.h"
+
+#include <sstream>
+
+using namespace opal;
+using namespace opal::jit;
+
+std::string jit::describeKernel(const CompiledKernel &kernel) {
+  std::ostringstream text;
+  text << "outputs:";
+  for (const OutputSpec &output : kernel.outputs) {
+    text << " " << dtypeName(output.dtype) << "[";
+    for (size_t d = 0; d < output.sizes.size(); ++d)
+      text << (d ? "," : "")
+           << (output.sizes[d] < 0 ? std::string("?") : std::to_string(output.sizes[d]));
+    text << "]";
+  }
+  text << "\nrows: " << (kernel.rowsIndependent ? "independent" : "dependent") << "\n";
+  text << "reached:";
+  for (const OperatorName &name : kernel.reached)
+    text << " " << name.str();
+  text << "\n";
+  return text.str();
+}
+
+namespace {
+
+Expected<OutputSpec> readOutput(const std::string &word) {
+  auto fail = [&](const std::string &why) {
+    return makeUnexpected(Error("output '" + word + "': " + why));
+  };
+  size_t open = word.find('[');
+  if (open == std::string::npos || word.back() != ']')
+    return fail("expected dtype[sizes]");
+  auto dtype = parseScalarType(word.substr(0, open));
+  if (!dtype)
+    return fail("unknown dtype");
+  OutputSpec output;
+  output.dtype = *dtype;
+  std::string sizes = word.substr(open + 1, word.size() - open - 2);
+  std::istringstream stream(sizes);
+  for (std::string size; std::getline(stream, size, ',');) {
+    if (size == "?") {
+      output.sizes.push_back(-1);
+      continue;
+    }
+    try {
+      size_t used = 0;
+      output.sizes.push_back(std::stoll(size, &used));
+      if (used != size.size() || output.sizes.back() < 0)
+        return fail("bad size '" + size + "'");
+    } catch (const std::exception &) {
+      return fail("bad size '" + size + "'");
+    }
+  }
+  return output;
+}
+
+} // namespace
+
+Expected<bool> jit::readKernelDescription(const std::string &text, CompiledKernel &kernel) {
+  std::istringstream lines(text);
+  bool sawOutputs = false, sawRows = false;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty())
+      continue;
+    size_t colon = line.find(':');
+    std::string field = line.substr(0, colon);
+    std::istringstream words(colon == std::string::npos ? "" : line.substr(colon + 1));
+    std::vector<std::string> values;
+    for (std::string word; words >> word;)
+      values.push_back(word);
+    if (field == "outputs") {
+      sawOutputs = true;
+      for (const std::string &word : values) {
+        auto output = readOutput(word);
+        if (!output)
+          return makeUnexpected(Error("kernel description: " + output.error().message()));
+        kernel.outputs.push_back(std::move(*output));
+      }
+    } else if (field == "rows" && values.size() == 1 &&
+               (values[0] == "independent" || values[0] == "dependent")) {
+      sawRows = true;
+      kernel.rowsIndependent = values[0] == "independent";
+    } else if (field == "reached") {
+      for (const std::string &word : values) {
+        auto name = parseOperatorName(word);
+        if (!name)
+          return makeUnexpected(Error("kernel description: bad op name '" + word + "'"));
+        kernel.reached.push_back(std::move(*name));
+      }
+    } else {
+      return makeUnexpected(Error("kernel description: unexpected line '" + line + "'"));
+    }
+  }
+  if (!sawOutputs || !sawRows)
+    return makeUnexpected(Error("kernel description: 'outputs:' and 'rows:' lines are required"));
+  return true;
+}
