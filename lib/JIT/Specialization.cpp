@@ -281,9 +281,14 @@ std::variant<IValue, std::string> sampleConstant(const Argument &argument, std::
     entry = "\"" + entry.substr(1, entry.size() - 2) + "\"";
   std::string type = argument.type()->str();
   auto parsed = parseSchema("opal_spec::value(" + type + " a=" + entry + ") -> ()");
-  if (!parsed || !parsed->arguments()[0].defaultValue())
-    return "cannot read '" + entry + "' as a " + type +
-           (parsed ? std::string() : ": " + parsed.error().reason());
+  if (!parsed || !parsed->arguments()[0].defaultValue()) {
+    // The parser's reason names its stand-in argument: keep what follows.
+    std::string reason = parsed ? std::string() : parsed.error().reason();
+    std::string standIn = "of type " + type + ": ";
+    if (size_t at = reason.find(standIn); at != std::string::npos)
+      reason = reason.substr(at + standIn.size());
+    return "cannot read '" + entry + "' as " + type + (reason.empty() ? "" : ": " + reason);
+  }
   return defaultToIValue(*parsed->arguments()[0].defaultValue(), *argument.type());
 }
 

@@ -1,0 +1,288 @@
+"""Ahead-of-time op libraries: opal-aot builds a shared library from an
+op-library file; loading it (in a fresh process) defines the ops and runs the
+precompiled specializations without compiling, or loading the compiler."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from conftest import BUILD_DIR, ROOT
+
+OPAL_AOT = os.path.join(BUILD_DIR, "bin", "opal-aot")
+EXAMPLE = os.path.join(ROOT, "examples", "aot", "myops.opal.mlir")
+EXAMPLE_LIB = os.path.join(BUILD_DIR, "lib", "libmyops.so")
+
+LIBRARY = """\
+opal.library "{ns}" {{
+  opal.def "softplus(Tensor x, float beta=1.0) -> Tensor"
+  opal.decomposition "softplus" {{
+  ^bb0(%x: !opal.tensor, %beta: f64):
+    %xb = aten.mul.Scalar %x, %beta : (!opal.tensor, f64) -> !opal.tensor
+    %e = aten.exp %xb : (!opal.tensor) -> !opal.tensor
+    %l = aten.log1p %e : (!opal.tensor) -> !opal.tensor
+    %r = aten.div.Scalar %l, %beta : (!opal.tensor, f64) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }}
+{precompile}}}
+"""
+
+
+def write_library(tmp_path, ns="aotlib", precompile=None, name="aotlib.opal.mlir"):
+    if precompile is None:
+        precompile = ['"softplus" "(float32[?], float)"']
+    lines = "".join(f"  opal.precompile {entry}\n" for entry in precompile)
+    path = tmp_path / name
+    path.write_text(LIBRARY.format(ns=ns, precompile=lines))
+    return path
+
+
+def aot(*args, check=True):
+    result = subprocess.run([OPAL_AOT, *map(str, args)], capture_output=True, text=True)
+    if check:
+        assert result.returncode == 0, result.stderr
+    return result
+
+
+def run_fresh(script, **env):
+    """Runs `script` in a new interpreter; returns the JSON it prints last."""
+    environment = dict(os.environ, OPAL_CACHE_DISABLE="1", **env)
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], env=environment,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_precompiled_kernels_run_without_the_compiler(tmp_path):
+    lib = tmp_path / "libaot.so"
+    aot(write_library(tmp_path, precompile=['"softplus" "(float32[?], float)"',
+                                            '"softplus" "(float64[?,?], float)"']), "-o", lib)
+    out = run_fresh(f"""
+        import json, numpy as np, opal
+        opal.ops.load_library({str(lib)!r})
+        x = np.linspace(-5, 5, 1001).astype(np.float32)
+        m = np.linspace(-3, 3, 60).reshape(6, 10)
+        y = opal.ops.aotlib.softplus(opal.tensor(x), 2.0).numpy()
+        z = opal.ops.aotlib.softplus(opal.tensor(m)).numpy()
+        maps = open("/proc/self/maps").read()
+        print(json.dumps(dict(
+            y=np.abs(y - np.log1p(np.exp(2 * x.astype(np.float64))) / 2).max().item(),
+            z=np.abs(z - np.log1p(np.exp(m))).max().item(), z_dtype=str(z.dtype),
+            stats=opal.jit.stats(), compiler_loaded="libopal_compiler" in maps)))
+    """)
+    assert out["y"] < 1e-6 and out["z"] < 1e-12 and out["z_dtype"] == "float64"
+    assert out["stats"]["precompiled"] == 2
+    assert out["stats"]["compiles"] == 0 and out["stats"]["misses"] == 0
+    assert out["stats"]["hits"] == 2
+    assert out["compiler_loaded"] is False
+
+
+def test_other_specializations_are_jit_compiled(tmp_path):
+    lib = tmp_path / "libaot.so"
+    aot(write_library(tmp_path), "-o", lib)
+    out = run_fresh(f"""
+        import json, numpy as np, opal
+        opal.ops.load_library({str(lib)!r})
+        x = np.linspace(-5, 5, 24).reshape(4, 6).astype(np.float32)
+        y = opal.ops.aotlib.softplus(opal.tensor(x)).numpy()   # rank 2: not precompiled
+        one = opal.ops.aotlib.softplus(opal.tensor(x[:1, 0])).numpy()  # size-1 dim: own key
+        print(json.dumps(dict(err=np.abs(y - np.log1p(np.exp(x))).max().item(),
+                              one=one.tolist(), stats=opal.jit.stats())))
+    """)
+    assert out["err"] < 1e-6
+    assert out["one"] == pytest.approx([np.log1p(np.exp(-5.0))], rel=1e-6)
+    assert out["stats"]["compiles"] == 2 and out["stats"]["precompiled"] == 1
+
+
+def test_example_library_built_by_cmake():
+    """examples/aot is built by opal's own build with opal_add_op_library."""
+    out = run_fresh(f"""
+        import json, numpy as np, opal
+        opal.ops.load_library({EXAMPLE_LIB!r})
+        x = np.random.default_rng(0).standard_normal((64, 33))
+        r = opal.ops.myops.rms_norm(opal.tensor(x.astype(np.float32))).numpy()
+        d = opal.ops.myops.rms_norm(opal.tensor(x), -1, 1e-3).numpy()
+        ref = lambda eps: x / np.sqrt((x * x).mean(-1, keepdims=True) + eps)
+        print(json.dumps(dict(r=np.abs(r - ref(1e-6)).max().item(),
+                              d=np.abs(d - ref(1e-3)).max().item(), stats=opal.jit.stats())))
+    """)
+    assert out["r"] < 1e-5 and out["d"] < 1e-12
+    assert out["stats"]["compiles"] == 0 and out["stats"]["precompiled"] == 4
+
+
+def test_cpp_program_loads_the_library_with_dlopen():
+    demo = os.path.join(BUILD_DIR, "bin", "myops-demo")
+    result = subprocess.run([demo, EXAMPLE_LIB], capture_output=True, text=True,
+                            env=dict(os.environ, OPAL_CACHE_DISABLE="1"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "precompiled kernels installed: 4, compiles: 0, calls served: 2" in result.stdout
+
+
+def test_external_project_finds_opal(tmp_path):
+    """find_package(opal) from the build tree, opal_add_op_library, and a C++
+    program linked against opal::opal, in a project of its own."""
+    if not shutil.which("cmake"):
+        pytest.skip("cmake is not installed")
+    build = tmp_path / "build"
+    generator = ["-G", "Ninja"] if shutil.which("ninja") else []
+    configure = subprocess.run(
+        ["cmake", *generator, "-S", os.path.dirname(EXAMPLE), "-B", str(build),
+         "-Dopal_DIR=" + os.path.join(BUILD_DIR, "lib", "cmake", "opal")],
+        capture_output=True, text=True)
+    assert configure.returncode == 0, configure.stdout + configure.stderr
+    built = subprocess.run(["cmake", "--build", str(build)], capture_output=True, text=True)
+    assert built.returncode == 0, built.stdout + built.stderr
+    run = subprocess.run([str(build / "myops-demo"), str(build / "libmyops.so")],
+                         capture_output=True, text=True,
+                         env=dict(os.environ, OPAL_CACHE_DISABLE="1"))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "compiles: 0" in run.stdout
+
+
+def build_from_parts(tmp_path, edit):
+    """Builds the library from opal-aot's two parts after `edit`ing the C."""
+    source = write_library(tmp_path)
+    archive, stub = tmp_path / "kernels.a", tmp_path / "register.c"
+    aot(source, f"--archive={archive}", f"--stub={stub}")
+    stub.write_text(edit(stub.read_text()))
+    lib = tmp_path / "libedited.so"
+    libdir = os.path.join(BUILD_DIR, "lib")
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(lib), str(stub), str(archive),
+                    "-L" + libdir, "-Wl,-rpath," + libdir, "-lopal", "-lm"], check=True)
+    return lib
+
+
+LOAD_AND_REPORT = """
+    import json, opal
+    try:
+        opal.ops.load_library({lib!r})
+        error = None
+    except RuntimeError as e:
+        error = str(e)
+    print(json.dumps(dict(error=error,
+                          defined="aotlib::softplus" in opal._C._dispatch_all_op_names())))
+"""
+
+
+def test_library_for_another_opal_version_refuses_to_load(tmp_path):
+    lib = build_from_parts(tmp_path, lambda c: re.sub(r'"\d+\.\d+\.\d+"', '"0.0.1"', c, 1))
+    out = run_fresh(LOAD_AND_REPORT.format(lib=str(lib)))
+    import opal
+    version = opal.__version__
+    assert out["error"] == (f"op library {lib} failed to register:\n"
+                            f"aotlib.opal.mlir was built for opal 0.0.1, but this is opal "
+                            f"{version}: rebuild it with this opal's opal-aot")
+    assert out["defined"] is False
+
+
+def test_library_for_another_cpu_refuses_to_load(tmp_path):
+    # XOP is an AMD Bulldozer-family extension that no current CPU has.
+    lib = build_from_parts(tmp_path, lambda c: c.replace('"+', '"+xop,+', 1))
+    out = run_fresh(LOAD_AND_REPORT.format(lib=str(lib)))
+    assert out["error"] is not None
+    assert "needs CPU features this machine lacks (xop): rebuild it with this opal's " \
+           "opal-aot on this machine, or for an older CPU (opal-aot --cpu=x86-64)" in out["error"]
+    assert out["defined"] is False
+
+
+def test_a_second_def_library_of_a_namespace_is_refused(tmp_path):
+    a = tmp_path / "liba.so"
+    aot(write_library(tmp_path), "-o", a)
+    b = tmp_path / "libb.so"
+    shutil.copy(a, b)
+    out = run_fresh(f"""
+        import json, opal
+        opal.ops.load_library({str(a)!r})
+        try:
+            opal.ops.load_library({str(b)!r})
+            error = None
+        except RuntimeError as e:
+            error = str(e)
+        print(json.dumps(dict(error=error,
+                              table=opal._C._dispatch_dump_table("aotlib::softplus"))))
+    """)
+    assert f"op library {b} failed to register:\naotlib.opal.mlir: Only a single OPAL_LIBRARY " \
+           "can be used to register the namespace aotlib" in out["error"]
+    assert str(a) in out["table"] and str(b) not in out["table"]
+
+
+def test_fragment_defining_an_existing_op_fails_and_registers_nothing(tmp_path):
+    frag = tmp_path / "libfrag.so"
+    aot(write_library(tmp_path, ns="fraglib", name="frag.opal.mlir"), "-o", frag, "--fragment")
+    frag2 = tmp_path / "libfrag2.so"
+    shutil.copy(frag, frag2)
+    out = run_fresh(f"""
+        import json, opal
+        opal.ops.load_library({str(frag)!r})
+        try:
+            opal.ops.load_library({str(frag2)!r})
+            error = None
+        except RuntimeError as e:
+            error = str(e)
+        table = opal._C._dispatch_dump_table("fraglib::softplus")
+        print(json.dumps(dict(error=error, table=table)))
+    """)
+    assert out["error"].startswith(
+        f"op library {frag2} failed to register:\nfrag.opal.mlir: Tried to register an operator "
+        "(fraglib::softplus(Tensor x, float beta=1.) -> Tensor) with the same name and overload "
+        "name multiple times.")
+    assert str(frag) in out["table"] and str(frag2) not in out["table"]
+
+
+@pytest.mark.parametrize("entry, message", [
+    ('"softplus" "(float32[?,2], float)"',
+     "aotlib::softplus: specialization (float32[?,2], float): argument 'x': dim '2' of "
+     "float32[?,2]: write '?' for any size or '1' for size one"),
+    ('"softplus" "(float32[?], 0.5)"',
+     "aotlib::softplus: specialization (float32[?], 0.5): argument 'beta': a float is a "
+     "runtime argument: write 'float', not '0.5'"),
+    ('"softplus" "(float33[?])"',
+     "aotlib::softplus: specialization (float33[?]): argument 'x': unknown dtype 'float33'"),
+    ('"softplus" "(float32[?], float, 1)"',
+     "aotlib::softplus: specialization (float32[?], float, 1): gives 3 arguments, but "
+     "aotlib::softplus takes 2"),
+    ('"softplus" "float32[?]"',
+     "aotlib::softplus: specialization float32[?]: expected '(' argument, ... ')' such as "
+     "(float32[?,?], float)"),
+    ('"nothere" "(float32[?])"',
+     "opal.precompile names aotlib::nothere, which is not defined"),
+])
+def test_opal_aot_reports_bad_precompile_entries(tmp_path, entry, message):
+    source = write_library(tmp_path, precompile=[entry])
+    result = aot(source, "-o", tmp_path / "libx.so", check=False)
+    assert result.returncode == 1
+    column = 21 + len(entry.split(" ")[0])
+    assert result.stderr.strip() == f"opal-aot: {source}:11:{column}: " \
+                                    f"error: {message}"
+    assert not (tmp_path / "libx.so").exists()
+
+
+def test_opal_aot_rejects_unknown_cpu_and_missing_outputs(tmp_path):
+    source = write_library(tmp_path)
+    result = aot(source, "-o", tmp_path / "libx.so", "--cpu=pentium9", check=False)
+    assert result.returncode == 1
+    assert "opal-aot: unknown CPU 'pentium9' for x86_64: use native, an ISA level (x86-64, " \
+           "x86-64-v2, x86-64-v3, x86-64-v4) or a CPU name such as skylake" in result.stderr
+    result = aot(source, check=False)
+    assert result.stderr.strip() == \
+        "opal-aot: give -o lib<name>.so, or both --archive=FILE.a and --stub=FILE.c"
+
+
+def test_portable_cpu_level(tmp_path):
+    lib = tmp_path / "libportable.so"
+    aot(write_library(tmp_path), "-o", lib, "--cpu=x86-64")
+    out = run_fresh(f"""
+        import json, numpy as np, opal
+        opal.ops.load_library({str(lib)!r})
+        x = np.linspace(-5, 5, 100).astype(np.float32)
+        y = opal.ops.aotlib.softplus(opal.tensor(x)).numpy()
+        print(json.dumps(dict(err=np.abs(y - np.log1p(np.exp(x))).max().item(),
+                              stats=opal.jit.stats())))
+    """)
+    assert out["err"] < 1e-6 and out["stats"]["compiles"] == 0

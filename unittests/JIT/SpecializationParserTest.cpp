@@ -1,0 +1,93 @@
+//===- SpecializationParserTest.cpp - Specializations written as text -----===//
+//
+// opal.precompile entries name specializations in CallSpec::str()'s words;
+// the arguments parsed from them must key exactly like the calls they stand
+// for, and print back as written.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opal/JIT/CompiledKernel.h"
+#include "opal/JIT/Specialization.h"
+
+#include "opal/Runtime/Tensor.h"
+#include "opal/Schema/SchemaParser.h"
+
+#include <gtest/gtest.h>
+
+using namespace opal;
+using namespace opal::jit;
+
+namespace {
+
+FunctionSchema schema(const char *text) { return *parseSchema(text); }
+
+std::vector<uint64_t> keyOf(const FunctionSchema &s, const std::vector<IValue> &args) {
+  std::vector<uint64_t> words;
+  EXPECT_TRUE(appendKeyWords(s, args.data(), DeviceType::CPU, false, words).hasValue());
+  return words;
+}
+
+std::string parseError(const FunctionSchema &s, const char *text) {
+  auto parsed = parseSpecialization(s, text);
+  return parsed ? "(parsed)" : parsed.error().message();
+}
+
+TEST(SpecializationParser, KeysLikeTheCallsItDescribes) {
+  auto s = schema("t::f(Tensor x, Tensor y, Scalar a, float b, int dim=-1, bool keep=False) -> Tensor");
+  auto parsed = parseSpecialization(s, "(float32[?,1], float64[?], int, float, 0)");
+  ASSERT_TRUE(parsed.hasValue()) << parsed.error().message();
+  std::vector<IValue> call = {Tensor::empty({7, 1}), Tensor::empty({3}, ScalarType::Double),
+                              int64_t(5), 0.25, int64_t(0), false};
+  EXPECT_EQ(keyOf(s, *parsed), keyOf(s, call));
+  EXPECT_EQ(makeCallSpec(s, parsed->data(), DeviceType::CPU, false).str(),
+            "(float32[?,1], float64[?], int, float, int=0, bool=False)");
+}
+
+TEST(SpecializationParser, ReadsItsOwnPrintedForm) {
+  auto s = schema("t::g(Tensor x, int[] dims, bool keepdim, str mode='tanh', Tensor? w=None) -> Tensor");
+  const char *text = "(int64[?,?,1], List[int]=[0, 2], bool=True, str='none', None)";
+  auto parsed = parseSpecialization(s, text);
+  ASSERT_TRUE(parsed.hasValue()) << parsed.error().message();
+  EXPECT_EQ(makeCallSpec(s, parsed->data(), DeviceType::CPU, false).str(), text);
+  auto bare = parseSpecialization(s, "(int64[?,?,1], [0, 2], True)");
+  ASSERT_TRUE(bare.hasValue()) << bare.error().message();
+  EXPECT_EQ(makeCallSpec(s, bare->data(), DeviceType::CPU, false).str(),
+            "(int64[?,?,1], List[int]=[0, 2], bool=True, str='tanh', None)");
+}
+
+TEST(SpecializationParser, ErrorsNameTheArgumentAndWhatWasExpected) {
+  auto s = schema("t::h(Tensor x, float beta, int dim) -> Tensor");
+  EXPECT_EQ(parseError(s, "(float32[?], float)"),
+            "t::h: specialization (float32[?], float): argument 'dim': has no default, so the "
+            "specialization must give it");
+  EXPECT_EQ(parseError(s, "(float32[?], float, int)"),
+            "t::h: specialization (float32[?], float, int): argument 'dim': 'int' stands for a "
+            "runtime number, but int arguments are compiled in: give the value");
+  EXPECT_EQ(parseError(s, "(float32[?], float, x)"),
+            "t::h: specialization (float32[?], float, x): argument 'dim': cannot read 'x' as "
+            "int: expected an integer (or Mean), but found x");
+  EXPECT_EQ(parseError(s, "(3, float, 1)"),
+            "t::h: specialization (3, float, 1): argument 'x': expected a tensor written "
+            "dtype[dims], such as float32[?,1]");
+  EXPECT_EQ(parseError(s, "(float32[?, float, 1)"),
+            "t::h: specialization (float32[?, float, 1): unbalanced brackets or quotes");
+}
+
+TEST(KernelDescription, RoundTrips) {
+  CompiledKernel kernel;
+  kernel.outputs = {{ScalarType::Float, {-1, 4}}, {ScalarType::Long, {}}};
+  kernel.rowsIndependent = true;
+  kernel.reached = {OperatorName{"aten::exp", ""}, OperatorName{"aten::mul", "Scalar"}};
+  std::string text = describeKernel(kernel);
+  EXPECT_EQ(text, "outputs: float32[?,4] int64[]\nrows: independent\n"
+                  "reached: aten::exp aten::mul.Scalar\n");
+  CompiledKernel read;
+  ASSERT_TRUE(readKernelDescription(text, read).hasValue());
+  EXPECT_EQ(describeKernel(read), text);
+  CompiledKernel bad;
+  auto error = readKernelDescription("outputs: float32[x]\nrows: dependent\n", bad);
+  ASSERT_FALSE(error.hasValue());
+  EXPECT_EQ(error.error().message(), "kernel description: output 'float32[x]': bad size 'x'");
+}
+
+} // namespace
