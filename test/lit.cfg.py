@@ -16,7 +16,7 @@ config.test_exec_root = os.path.join(config.opal_obj_root, "test")
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-llvm_config.add_tool_substitutions(["opal-opt", "opal-schema"],
+llvm_config.add_tool_substitutions(["opal-opt", "opal-schema", "opal-aot"],
                                    [config.opal_tools_dir])
 
 # %python: Debian's interpreter with the built opal package importable.

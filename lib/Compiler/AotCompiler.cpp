@@ -34,12 +34,13 @@ Unexpected<Error> fail(const std::string &message) { return makeUnexpected(Error
 /// A C string literal of `text`.
 std::string cString(const std::string &text) {
   std::string out = "\"";
-  for (unsigned char c : text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    unsigned char c = text[i];
     if (c == '\\' || c == '"') {
       out += '\\';
       out += static_cast<char>(c);
     } else if (c == '\n') {
-      out += "\\n\"\n    \"";
+      out += i + 1 < text.size() ? "\\n\"\n    \"" : "\\n";
     } else if (c >= 32 && c < 127) {
       out += static_cast<char>(c);
     } else {
@@ -223,6 +224,7 @@ Expected<AotLibraryParts> opal::ir::compileOpLibrary(const std::string &fileName
     ObjectOptions objectOptions;
     objectOptions.machine = target->machine.get();
     objectOptions.exportPrefix = prefix + std::to_string(objects.size()) + "_";
+    objectOptions.output = options.output;
     auto compiled = compileKernelObject(spec, DispatchKey::CPU, objectOptions);
     if (!compiled)
       return where(compiled.error().message());
@@ -230,9 +232,13 @@ Expected<AotLibraryParts> opal::ir::compileOpLibrary(const std::string &fileName
                     objectOptions.exportPrefix + kKernelName,
                     compiled->hasShapes ? objectOptions.exportPrefix + kShapesName : ""};
     parts.kernels.push_back(entry.op + spec.str());
+    if (options.output != ObjectOptions::Output::Object)
+      parts.listing += "// ----- " + entry.op + spec.str() + "\n" + compiled->object;
     stubKernels.push_back(std::move(stub));
     objects.push_back(std::move(compiled->object));
   }
+  if (options.output != ObjectOptions::Output::Object)
+    return parts;
   auto archive = writeArchive(objects);
   if (!archive)
     return makeUnexpected(archive.error());

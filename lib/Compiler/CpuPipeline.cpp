@@ -98,5 +98,13 @@ void opal::ir::registerCpuPipeline(DialectRegistry &registry) {
           if (failed(buildCpuPipeline(pm, options)))
             llvm::report_fatal_error("opal-to-llvm: an upstream pass is not registered");
         });
+    PassPipelineRegistration<>(
+        "opal-jit-cpu",
+        "the passes the JIT and opal-aot run on a kernel after opal-decompose and the split "
+        "into entry points (OPAL_DUMP_DIR's 2-entry-points.mlir): to the LLVM dialect",
+        [](OpPassManager &pm) {
+          if (failed(parsePassPipeline(jitCpuPipelineText(), pm)))
+            llvm::report_fatal_error("opal-jit-cpu: an upstream pass is not registered");
+        });
   });
 }

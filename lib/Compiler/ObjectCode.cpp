@@ -141,11 +141,19 @@ FailureOr<std::string> opal::ir::emitObject(ModuleOp module,
     error = "LLVM optimization failed: " + llvm::toString(std::move(failed));
     return failure();
   }
+  if (options.output == ObjectOptions::Output::LLVMIR) {
+    std::string text;
+    llvm::raw_string_ostream out(text);
+    llvmModule->print(out, nullptr);
+    return text;
+  }
   llvm::SmallVector<char, 0> object;
   llvm::raw_svector_ostream stream(object);
   llvm::legacy::PassManager passes;
   if (machine->addPassesToEmitFile(passes, stream, nullptr,
-                                      llvm::CodeGenFileType::ObjectFile)) {
+                                   options.output == ObjectOptions::Output::Assembly
+                                       ? llvm::CodeGenFileType::AssemblyFile
+                                       : llvm::CodeGenFileType::ObjectFile)) {
     error = "the host target cannot emit object files";
     return failure();
   }

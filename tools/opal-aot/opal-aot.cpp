@@ -2,6 +2,7 @@
 //
 //   opal-aot mylib.opal.mlir -o libmylib.so
 //   opal-aot mylib.opal.mlir --archive=mylib_kernels.a --stub=mylib_register.c
+//   opal-aot mylib.opal.mlir --emit=llvm    (or asm: each kernel, for lit tests)
 //
 // Compiles every `opal.precompile` specialization of an op-library file
 // and builds a shared library that registers the file's ops, decompositions
@@ -50,6 +51,15 @@ static cl::opt<bool> fragment("fragment",
                               cl::desc("register the namespaces as FRAGMENT libraries "
                                        "(default: DEF, one per namespace)"),
                               cl::cat(category));
+static cl::opt<opal::ir::ObjectOptions::Output> emit(
+    "emit", cl::desc("what to produce"), cl::init(opal::ir::ObjectOptions::Output::Object),
+    cl::values(clEnumValN(opal::ir::ObjectOptions::Output::Object, "library",
+                          "the shared library (-o) or its parts (--archive, --stub)"),
+               clEnumValN(opal::ir::ObjectOptions::Output::LLVMIR, "llvm",
+                          "each kernel's optimized LLVM IR, on stdout"),
+               clEnumValN(opal::ir::ObjectOptions::Output::Assembly, "asm",
+                          "each kernel's assembly, on stdout")),
+    cl::cat(category));
 static cl::opt<bool> verbose("v", cl::desc("list the kernels compiled"), cl::cat(category));
 
 namespace {
@@ -108,7 +118,8 @@ int main(int argc, char **argv) {
       argc, argv,
       "opal-aot: compiles an op-library file into a shared library that registers its ops "
       "and precompiled kernels when loaded\n");
-  if (output.empty() && (archivePath.empty() || stubPath.empty()))
+  bool listing = emit != opal::ir::ObjectOptions::Output::Object;
+  if (!listing && output.empty() && (archivePath.empty() || stubPath.empty()))
     return failWith("give -o lib<name>.so, or both --archive=FILE.a and --stub=FILE.c");
 
   std::ifstream file(input, std::ios::binary);
@@ -120,6 +131,7 @@ int main(int argc, char **argv) {
   opal::ir::AotOptions options;
   options.cpu = cpu;
   options.fragment = fragment;
+  options.output = emit;
   auto parts = opal::ir::compileOpLibrary(input, text.str(), options);
   if (!parts)
     return failWith(parts.error().message());
@@ -127,6 +139,10 @@ int main(int argc, char **argv) {
     for (const std::string &kernel : parts->kernels)
       std::cerr << "opal-aot: compiled " << kernel << "\n";
 
+  if (listing) {
+    std::cout << parts->listing;
+    return 0;
+  }
   if (!archivePath.empty() && !writeFile(archivePath, parts->archive))
     return failWith("cannot write " + archivePath);
   if (!stubPath.empty() && !writeFile(stubPath, parts->stubSource))

@@ -54,6 +54,9 @@ Expected<AotTarget> createAotTarget(const std::string &cpu);
 struct AotOptions {
   std::string cpu = "native";
   bool fragment = false; ///< register as FRAGMENT libraries instead of DEF
+  /// Object (a library's parts) or, for inspection, each kernel's optimized
+  /// LLVM IR or assembly (AotLibraryParts::listing).
+  ObjectOptions::Output output = ObjectOptions::Output::Object;
 };
 
 /// The two parts of an ahead-of-time library.
@@ -61,6 +64,7 @@ struct AotLibraryParts {
   std::string archive;    ///< ar archive of the kernels' objects
   std::string stubSource; ///< C source of the descriptor and initializer
   std::vector<std::string> kernels; ///< "ns::op(spec)" per compiled kernel
+  std::string listing; ///< the LLVM IR or assembly of every kernel, if asked for
 };
 /// Compiles op-library `text` (read from `fileName`): registers its ops in
 /// this process, verifies the whole text, compiles every opal.precompile

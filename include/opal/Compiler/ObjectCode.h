@@ -34,6 +34,9 @@ struct ObjectOptions {
   /// `<exportPrefix>f` and every other definition becomes internal, so that
   /// many kernels link into one shared library (opal-aot).
   std::string exportPrefix;
+  /// What emitObject returns: an ELF object, or (for lit tests and
+  /// opal-aot --emit) the optimized LLVM IR or the assembly, as text.
+  enum class Output { Object, LLVMIR, Assembly } output = Output::Object;
 };
 
 /// The object code of `module` (LLVM dialect) with packed entry points for

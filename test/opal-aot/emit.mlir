@@ -1,0 +1,46 @@
+// opal-aot's stages: each precompiled kernel's optimized LLVM IR and its
+// assembly, for a fixed ISA level (AVX2: eight floats a vector).
+// RUN: opal-aot %s --cpu=x86-64-v3 --emit=llvm | FileCheck %s --check-prefix=LLVM
+// RUN: opal-aot %s --cpu=x86-64-v3 --emit=asm | FileCheck %s --check-prefix=ASM
+// RUN: opal-aot %s --cpu=x86-64-v3 --archive=%t.a --stub=%t.c && FileCheck %s --check-prefix=STUB < %t.c
+
+opal.library "aotlit" {
+  opal.def "scale_add(Tensor x, Tensor y, float alpha) -> Tensor"
+  opal.decomposition "scale_add" {
+  ^bb0(%x: !opal.tensor, %y: !opal.tensor, %alpha: f64):
+    %s = aten.mul.Scalar %x, %alpha : (!opal.tensor, f64) -> !opal.tensor
+    %one = arith.constant 1.0 : f64
+    %r = aten.add.Tensor %s, %y, %one : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.precompile "scale_add" "(float32[?], float32[?], float)"
+  opal.precompile "scale_add" "(float64[?,?], float64[1,?], float)"
+}
+
+// LLVM-LABEL: // ----- aotlit::scale_add(float32[?], float32[?], float)
+// Only the packed entry points are exported; the kernel itself is internal
+// (and inlined into its entry point).
+// LLVM-NOT: define void @opal_kernel(
+// LLVM: define void @opal_aot_emit_mlir_0_opal_kernel(ptr
+// LLVM: fmul <8 x float>
+// LLVM: define void @opal_aot_emit_mlir_0_opal_kernel_shapes(ptr
+// LLVM-LABEL: // ----- aotlit::scale_add(float64[?,?], float64[1,?], float)
+// LLVM: define void @opal_aot_emit_mlir_1_opal_kernel(ptr
+
+// ASM-LABEL: // ----- aotlit::scale_add(float32[?], float32[?], float)
+// ASM: opal_aot_emit_mlir_0_opal_kernel:
+// ASM: vmulps {{.*}}%ymm
+
+// STUB: struct opal_aot_library {
+// STUB: void opal_aot_emit_mlir_0_opal_kernel(void **);
+// STUB: void opal_aot_emit_mlir_0_opal_kernel_shapes(void **);
+// STUB: {"aotlit::scale_add", "(float32[?], float32[?], float)",
+// STUB-NEXT: "outputs: float32[?]\n"
+// STUB-NEXT: "rows: independent\n"
+// STUB-NEXT: "reached: aotlit::scale_add aten::add.Tensor aten::mul.Scalar prims::add prims::broadcast_in_dim prims::full prims::mul\n",
+// STUB-NEXT: opal_aot_emit_mlir_0_opal_kernel, opal_aot_emit_mlir_0_opal_kernel_shapes},
+// STUB: {"aotlit::scale_add", "(float64[?,?], float64[1,?], float)",
+// STUB: "DEF", text,
+// STUB-NEXT: "x86_64-{{.*}} x86-64-v3",
+// STUB-NEXT: "{{.*}}+avx2,
+// STUB: __attribute__((constructor)) static void opal_aot_load(void) {
