@@ -6,6 +6,7 @@
 #include "opal/Dispatch/Dispatcher.h"
 #include "opal/Dispatch/Library.h"
 #include "opal/JIT/MlirKernel.h"
+#include "opal/Library/BuiltinOperators.h"
 #include "opal/Schema/OpLibraryFile.h"
 #include "opal/Schema/SchemaParser.h"
 #include "opal/Support/Environment.h"
@@ -76,6 +77,16 @@ std::string sharedObjectOf(const void *address) {
   return "";
 }
 
+/// The first op of `reached` (outside the library's own) whose CPU kernel
+/// is no longer the built-in one it was compiled through; "" if none.
+std::string changedBuiltin(const std::vector<OperatorName> &reached,
+                           const std::map<std::string, KernelFunction> &own) {
+  for (const OperatorName &op : reached)
+    if (!own.count(op.str()) && !isBuiltinCpuKernelCurrent(op))
+      return op.str();
+  return "";
+}
+
 std::unique_ptr<LoadedLibrary> registerLibrary(const opal_aot_library &library) {
   std::string name = library.name ? library.name : "(unnamed op library)";
   std::string origin = sharedObjectOf(&library);
@@ -143,6 +154,16 @@ std::unique_ptr<LoadedLibrary> registerLibrary(const opal_aot_library &library) 
          jit::makeCallSpec(handle->schema(), sample->data(), DeviceType::CPU, false).args)
       kernel->argKinds.push_back(arg.kind);
     kernel->cacheKey = "aot";
+    // Compiled against opal's built-in definitions: a built-in op registered
+    // on since (an override of aten::exp, say) makes the JIT compile it.
+    std::string changed = changedBuiltin(kernel->reached, mlirKernels);
+    if (!changed.empty()) {
+      if (logEnabled(LogTopic::JIT))
+        logLine(LogTopic::JIT, name + ": not installing the precompiled kernel " + op +
+                                 entry.specialization + ": " + changed +
+                                 " has a CPU kernel other than opal's built-in one; the JIT compiles it");
+      continue;
+    }
     auto added = jit::MlirKernel::addPrecompiled(found->second, handle->schema(), *sample,
                                                  std::move(kernel));
     if (!added)

@@ -2,6 +2,7 @@
 
 #include "opal/Library/BuiltinOperators.h"
 
+#include "opal/Dispatch/Dispatcher.h"
 #include "opal/Dispatch/Library.h"
 #include "opal/JIT/MlirKernel.h"
 #include "opal/Schema/OpLibraryFile.h"
@@ -89,10 +90,23 @@ struct BuiltinRegistration {
       if (ns == "aten")
         registerViewKernels(library);
     }
+    for (const FunctionSchema &schema : builtinOperatorSchemas())
+      if (auto handle = Dispatcher::singleton().findOp(schema.operatorName()))
+        cpuKernels.emplace(schema.operatorName().str(),
+                           handle->entry().tableEntry(DispatchKey::CPU).functor());
   }
   std::vector<Library> libraries;
+  std::map<std::string, const OperatorKernel *> cpuKernels;
 };
 
 const BuiltinRegistration registration;
 
 } // namespace
+
+bool opal::isBuiltinCpuKernelCurrent(const OperatorName &op) {
+  auto it = registration.cpuKernels.find(op.str());
+  if (it == registration.cpuKernels.end())
+    return false;
+  auto handle = Dispatcher::singleton().findOp(op);
+  return handle && handle->entry().tableEntry(DispatchKey::CPU).functor() == it->second;
+}

@@ -286,3 +286,21 @@ def test_portable_cpu_level(tmp_path):
                               stats=opal.jit.stats())))
     """)
     assert out["err"] < 1e-6 and out["stats"]["compiles"] == 0
+
+
+def test_a_builtin_op_registered_on_before_loading_is_not_ignored(tmp_path):
+    """The precompiled kernel fused aten::exp's built-in definition; with a
+    CPU kernel of the user's own for aten::exp, the JIT runs the composite op
+    by op through it instead."""
+    lib = tmp_path / "libaot.so"
+    aot(write_library(tmp_path), "-o", lib)
+    out = run_fresh(f"""
+        import json, numpy as np, opal
+        override = opal.library.Library("aten", "IMPL")
+        override.impl("exp", lambda x: opal.tensor(np.zeros_like(x.numpy())), "CPU")
+        opal.ops.load_library({str(lib)!r})
+        y = opal.ops.aotlib.softplus(opal.tensor(np.ones(5, np.float32)), 2.0).numpy()
+        print(json.dumps(dict(y=y.tolist(), stats=opal.jit.stats())))
+    """)
+    assert out["y"] == [0.0] * 5
+    assert out["stats"]["precompiled"] == 0

@@ -24,6 +24,10 @@ namespace opal {
 const std::vector<std::pair<std::string_view, std::string_view>> &builtinLibraryTexts();
 /// Every schema the built-in libraries define, in file order.
 const std::vector<FunctionSchema> &builtinOperatorSchemas();
+/// True if built-in op `op` still resolves, for the CPU key, to the kernel
+/// opal's built-in library registered (no kernel of a user's took over):
+/// ahead-of-time kernels compiled through its definition still stand.
+bool isBuiltinCpuKernelCurrent(const OperatorName &op);
 
 } // namespace opal
 
