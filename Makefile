@@ -38,6 +38,9 @@ demo: build
 	OPAL_BUILD_DIR=$(BUILD_DIR) $(PYTHON) examples/compile_tour.py
 	@echo
 	PYTHONPATH=$(BUILD_DIR)/python $(PYTHON) examples/jit_tour.py
+	@echo
+	@echo "An op library compiled ahead of time (examples/aot), loaded from C++:"
+	$(BUILD_DIR)/bin/myops-demo $(BUILD_DIR)/lib/libmyops.so
 
 clean:
 	rm -rf $(BUILD_DIR)
