@@ -191,48 +191,40 @@ def test_library_for_another_cpu_refuses_to_load(tmp_path):
     assert out["defined"] is False
 
 
-def test_a_second_def_library_of_a_namespace_is_refused(tmp_path):
-    a = tmp_path / "liba.so"
-    aot(write_library(tmp_path), "-o", a)
-    b = tmp_path / "libb.so"
-    shutil.copy(a, b)
+def load_twice(tmp_path, first, *aot_flags, **library):
+    """Builds one library, copies it and loads both in a fresh process;
+    returns the second load's error and the op's dispatch table."""
+    aot(write_library(tmp_path, **library), "-o", first, *aot_flags)
+    second = first.with_name(first.stem + "2.so")
+    shutil.copy(first, second)
+    op = library.get("ns", "aotlib") + "::softplus"
     out = run_fresh(f"""
         import json, opal
-        opal.ops.load_library({str(a)!r})
+        opal.ops.load_library({str(first)!r})
         try:
-            opal.ops.load_library({str(b)!r})
+            opal.ops.load_library({str(second)!r})
             error = None
         except RuntimeError as e:
             error = str(e)
-        print(json.dumps(dict(error=error,
-                              table=opal._C._dispatch_dump_table("aotlib::softplus"))))
+        print(json.dumps(dict(error=error, table=opal._C._dispatch_dump_table({op!r}))))
     """)
-    assert f"op library {b} failed to register:\naotlib.opal.mlir: Only a single OPAL_LIBRARY " \
-           "can be used to register the namespace aotlib" in out["error"]
-    assert str(a) in out["table"] and str(b) not in out["table"]
+    assert str(first) in out["table"] and str(second) not in out["table"]
+    return second, out
+
+
+def test_a_second_def_library_of_a_namespace_is_refused(tmp_path):
+    second, out = load_twice(tmp_path, tmp_path / "liba.so")
+    assert f"op library {second} failed to register:\naotlib.opal.mlir: Only a single " \
+           "OPAL_LIBRARY can be used to register the namespace aotlib" in out["error"]
 
 
 def test_fragment_defining_an_existing_op_fails_and_registers_nothing(tmp_path):
-    frag = tmp_path / "libfrag.so"
-    aot(write_library(tmp_path, ns="fraglib", name="frag.opal.mlir"), "-o", frag, "--fragment")
-    frag2 = tmp_path / "libfrag2.so"
-    shutil.copy(frag, frag2)
-    out = run_fresh(f"""
-        import json, opal
-        opal.ops.load_library({str(frag)!r})
-        try:
-            opal.ops.load_library({str(frag2)!r})
-            error = None
-        except RuntimeError as e:
-            error = str(e)
-        table = opal._C._dispatch_dump_table("fraglib::softplus")
-        print(json.dumps(dict(error=error, table=table)))
-    """)
+    frag2, out = load_twice(tmp_path, tmp_path / "libfrag.so", "--fragment", ns="fraglib",
+                            name="frag.opal.mlir")
     assert out["error"].startswith(
         f"op library {frag2} failed to register:\nfrag.opal.mlir: Tried to register an operator "
         "(fraglib::softplus(Tensor x, float beta=1.) -> Tensor) with the same name and overload "
         "name multiple times.")
-    assert str(frag) in out["table"] and str(frag2) not in out["table"]
 
 
 @pytest.mark.parametrize("entry, message", [
