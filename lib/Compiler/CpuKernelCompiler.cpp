@@ -267,7 +267,7 @@ private:
       auto plan = planOpByOp(spec, key, handle->schema(), std::move(reached), opaque,
                              front.start, front.dumper);
       if (!plan) {
-        front.error = plan.error().message().substr(std::string("opal JIT: ").size());
+        front.error = plan.error().message();
         return false;
       }
       front.kernel = std::const_pointer_cast<jit::CompiledKernel>(*plan);
@@ -343,7 +343,7 @@ private:
              std::chrono::steady_clock::time_point start, const StageDumper &dumper) {
     std::string op = spec.op.str(), error;
     auto fail = [&](const std::string &message) {
-      return makeUnexpected(Error("opal JIT: " + op + spec.str() + " reaches " + opaque +
+      return makeUnexpected(Error(op + spec.str() + " reaches " + opaque +
                                   ", whose kernel is not defined in MLIR, so it runs op by "
                                   "op; but " + message));
     };

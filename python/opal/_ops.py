@@ -9,7 +9,6 @@ dispatches; calling a packet runs the first overload whose schema accepts the
 arguments. PyOperator is a Python-only operator with per-key Python kernels.
 """
 
-import ctypes
 import os
 import types
 

@@ -356,10 +356,6 @@ void opal::python::bindDispatch(py::module_ &m) {
   });
   m.def("_load_library", &aot::loadLibrary, py::arg("path"),
         "dlopens a shared library of ops; returns its registration errors");
-  m.def("_begin_collecting_static_registration_errors",
-        &detail::beginCollectingStaticRegistrationErrors);
-  m.def("_end_collecting_static_registration_errors",
-        &detail::endCollectingStaticRegistrationErrors);
   m.def("_set_log", [](const std::string &topic, bool on) {
     if (topic == "dispatch")
       setLogEnabled(LogTopic::Dispatch, on);
