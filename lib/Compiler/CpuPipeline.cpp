@@ -49,22 +49,27 @@ const char *opal::ir::cpuLoweringPipelineText() {
   return text.c_str();
 }
 
+const char *opal::ir::bufferizationPipelineText() {
+  return "opal-lower-to-linalg,canonicalize,cse,"
+         "linalg-fuse-elementwise-ops,"
+         // The shapes entry keeps only the size computations.
+         "resolve-ranked-shaped-type-result-dims,canonicalize,cse,"
+         // Results are computed in the output buffers the runtime
+         // allocates; temporaries are freed.
+         "eliminate-empty-tensors,"
+         "one-shot-bufferize{bufferize-function-boundaries "
+         "function-boundary-type-conversion=identity-layout-map},"
+         "buffer-deallocation-pipeline,canonicalize";
+}
+
 const char *opal::ir::jitCpuPipelineText() {
   static const std::string text =
-      std::string("opal-lower-to-linalg,canonicalize,cse,"
-                  "linalg-fuse-elementwise-ops,"
-                  // The shapes entry keeps only the size computations.
-                  "resolve-ranked-shaped-type-result-dims,canonicalize,cse,"
-                  // Results are computed in the output buffers the runtime
-                  // allocates; temporaries are freed.
-                  "eliminate-empty-tensors,"
-                  "one-shot-bufferize{bufferize-function-boundaries "
-                  "function-boundary-type-conversion=identity-layout-map},"
-                  "buffer-deallocation-pipeline,canonicalize,"
-                  // exp/log/tanh/erf in f32 as SIMD-friendly polynomials.
-                  "opal-approximate-math,"
-                  // Matrix products: loop order and L2 tiles.
-                  "func.func(opal-tile-matmul),") +
+      std::string(bufferizationPipelineText()) +
+      ","
+      // exp/log/tanh/erf in f32 as SIMD-friendly polynomials.
+      "opal-approximate-math,"
+      // Matrix products: loop order and L2 tiles.
+      "func.func(opal-tile-matmul)," +
       kLoopsToLLVM;
   return text.c_str();
 }

@@ -11,7 +11,7 @@
 #include "opal/Dialect/SchemaDialect.h"
 #include "opal/Schema/OpLibraryFile.h"
 #include "opal/Dialect/BuiltinLibraries.h"
-#include "opal/Compiler/CpuPipeline.h"
+#include "opal/Compiler/CudaPipeline.h"
 #include "opal/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -29,6 +29,7 @@
 #include "mlir/Dialect/PDLInterp/IR/PDLInterp.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -95,9 +96,9 @@ int main(int argc, char **argv) {
                   mlir::NVVM::NVVMDialect, mlir::linalg::LinalgDialect,
                   mlir::math::MathDialect, mlir::memref::MemRefDialect,
                   mlir::pdl::PDLDialect, mlir::pdl_interp::PDLInterpDialect,
-                  mlir::scf::SCFDialect, mlir::tensor::TensorDialect,
+                  mlir::scf::SCFDialect, mlir::tensor::TensorDialect, mlir::ub::UBDialect,
                   mlir::vector::VectorDialect>();
-  opal::ir::registerCpuPipeline(registry);
+  opal::ir::registerCudaPipeline(registry); // and the CPU pipeline
 
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "opal optimizer driver\n", registry));

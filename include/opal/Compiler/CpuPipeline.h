@@ -21,6 +21,11 @@ namespace opal::ir {
 /// The text of the passes after opal-to-linalg (an MLIR pass pipeline).
 const char *cpuLoweringPipelineText();
 
+/// The front half of the JIT's passes after opal-decompose, shared by the
+/// CPU and CUDA pipelines: lowering to linalg, fusion, size reification,
+/// bufferization into the output arguments, deallocation of temporaries.
+const char *bufferizationPipelineText();
+
 /// The JIT's passes after opal-decompose, for a module split into entry
 /// points (KernelBuilder.h): lowering to linalg, fusion, size reification,
 /// bufferization into the output arguments, deallocation of temporaries,

@@ -86,3 +86,63 @@ def OpalTileMatmul : Pass<"opal-tile-matmul", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
                            "::mlir::affine::AffineDialect", "::mlir::memref::MemRefDialect"];
 }
+
+def OpalMapToGpu : Pass<"opal-map-to-gpu", "::mlir::func::FuncOp"> {
+  let summary = "Maps linalg ops on buffers to gpu.launch kernels";
+  let description = [{
+    Every linalg op of a bufferized function becomes one `gpu.launch`, and
+    the function becomes host code: its `memref.alloc`/`dealloc` become
+    `gpu.alloc`/`gpu.dealloc`.
+
+    An all-parallel op runs one thread per element of its iteration space,
+    flattened onto a 1-D grid of `block-size`-thread blocks (guarded at the
+    end); each thread loads its operands through their indexing maps, runs
+    the payload and stores its outputs. A reduction runs one block per
+    point of its parallel dims: every thread folds a strided share of the
+    reduction space with the payload's combiner, `gpu.all_reduce` combines
+    the threads of the block, and thread 0 folds that into the output. A
+    payload whose combiner is not a single add/mul/min/max/and/or/xor on
+    f32, f64, i32 or i64 (argmax, say) runs serially in one thread per
+    block. Empty grids are not launched.
+
+    Functions named in `host-functions` are left alone (the JIT's shape
+    function only reads sizes). Anything left that touches memory on the
+    host is reported and the pass fails.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", "256",
+           "threads per block (a multiple of 32, at most 1024)">,
+    ListOption<"hostFunctions", "host-functions", "std::string",
+               "functions to leave on the host (default: opal_kernel_shapes)">,
+  ];
+  let dependentDialects = ["::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::ub::UBDialect"];
+}
+
+def OpalMergeGpuModules : Pass<"opal-merge-gpu-modules", "::mlir::ModuleOp"> {
+  let summary = "Moves every outlined kernel into one gpu.module";
+  let description = [{
+    After `gpu-kernel-outlining`, which gives every launch its own
+    `gpu.module`, the kernels move into the first module, renamed `name`,
+    and every `gpu.launch_func` is redirected; a kernel whose name is taken
+    gets a fresh one. One op's kernels then compile into one binary that
+    the runtime loads once.
+  }];
+  let options = [
+    Option<"moduleName", "name", "std::string", "\"opal_kernels\"",
+           "the name of the merged gpu.module">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def OpalPrintGpuObjects : Pass<"opal-print-gpu-objects", "::mlir::ModuleOp"> {
+  let summary = "Prints the objects of every gpu.binary (PTX text, or sizes)";
+  let description = [{
+    For each object of each `gpu.binary`: a `//` comment line with the
+    binary's name, the target and the format, then the object: the text for
+    `isa` (PTX) and `llvm`, the size in bytes for `bin` and `fatbin`. The
+    output of one binary with one PTX object is a PTX file `ptxas` accepts.
+    The IR is unchanged.
+  }];
+}

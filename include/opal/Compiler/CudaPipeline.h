@@ -1,0 +1,60 @@
+//===- CudaPipeline.h - From schema ops to CUDA binaries --------*- C++ -*-===//
+//
+// The CUDA compile path's passes, after the same front half as the CPU's
+// (opal-decompose and the split into entry points): lowering to linalg,
+// fusion, one-shot bufferization into the output arguments, then
+// opal-map-to-gpu (one gpu.launch per linalg op, device temporaries),
+// kernel outlining into one gpu.module, NVVM for the chosen compute
+// capability (math through libdevice), and gpu-module-to-binary: a cubin
+// through ptxas (`bin`), PTX for the driver to JIT (`isa`), or a fatbin.
+// opal-opt exposes it as --opal-jit-cuda so lit tests check the PTX.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPAL_COMPILER_CUDAPIPELINE_H
+#define OPAL_COMPILER_CUDAPIPELINE_H
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+#include <string>
+
+namespace opal::ir {
+
+/// Options of the CUDA pipeline.
+struct CudaPipelineOptions : public mlir::PassPipelineOptions<CudaPipelineOptions> {
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("the compute capability (sm_80, sm_90a, ...)"),
+                           llvm::cl::init("sm_80")};
+  Option<std::string> features{*this, "features",
+                               llvm::cl::desc("PTX features (+ptx80); empty: the backend's default"),
+                               llvm::cl::init("")};
+  Option<std::string> format{*this, "format",
+                             llvm::cl::desc("isa (PTX), bin (cubin through ptxas), fatbin or llvm"),
+                             llvm::cl::init("bin")};
+  Option<int> optLevel{*this, "opt-level", llvm::cl::desc("LLVM and ptxas optimization level"),
+                       llvm::cl::init(3)};
+  Option<int64_t> blockSize{*this, "block-size", llvm::cl::desc("threads per block"),
+                            llvm::cl::init(256)};
+  Option<std::string> toolkit{*this, "toolkit",
+                              llvm::cl::desc("the CUDA toolkit (ptxas, libdevice); empty: "
+                                             "/usr/local/cuda"),
+                              llvm::cl::init("")};
+};
+
+/// The text of the pipeline for `options` (what --opal-jit-cuda runs).
+std::string jitCudaPipelineText(const CudaPipelineOptions &options);
+
+/// Checks the options: a chip named sm_<digits>[a|f], a known format, a
+/// block size that is a multiple of 32 in [32, 1024]. Returns the problem or
+/// "" if there is none.
+std::string cudaPipelineOptionsProblem(const CudaPipelineOptions &options);
+
+/// Adds what the pipeline needs to `registry` (the NVVM target and the
+/// translations to LLVM IR) and registers --opal-jit-cuda and the upstream
+/// passes it names.
+void registerCudaPipeline(mlir::DialectRegistry &registry);
+
+} // namespace opal::ir
+
+#endif // OPAL_COMPILER_CUDAPIPELINE_H

@@ -1,0 +1,117 @@
+//===- CudaPipeline.cpp - From schema ops to CUDA binaries ----------------===//
+
+#include "opal/Compiler/CudaPipeline.h"
+#include "opal/Compiler/CpuPipeline.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <mutex>
+
+using namespace mlir;
+
+namespace {
+/// Stands for a pipeline whose options were refused: fails with the reason
+/// (instead of aborting the tool, as a pipeline builder cannot fail).
+class RefusePass : public PassWrapper<RefusePass, OperationPass<ModuleOp>> {
+public:
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(RefusePass)
+  explicit RefusePass(std::string reason) : reason(std::move(reason)) {}
+  StringRef getArgument() const override { return "opal-refuse"; }
+  void runOnOperation() override {
+    getOperation().emitError() << reason;
+    signalPassFailure();
+  }
+
+private:
+  std::string reason;
+};
+} // namespace
+
+std::string opal::ir::cudaPipelineOptionsProblem(const CudaPipelineOptions &options) {
+  llvm::StringRef chip = options.chip.getValue();
+  llvm::StringRef digits = chip;
+  if (!digits.consume_front("sm_") || digits.empty())
+    return "chip must be sm_<capability> (sm_80, sm_90a), got '" + chip.str() + "'";
+  if (digits.ends_with("a") || digits.ends_with("f"))
+    digits = digits.drop_back();
+  if (digits.empty() || !llvm::all_of(digits, llvm::isDigit))
+    return "chip must be sm_<capability> (sm_80, sm_90a), got '" + chip.str() + "'";
+  llvm::StringRef format = options.format.getValue();
+  if (format != "isa" && format != "bin" && format != "fatbin" && format != "llvm")
+    return "format must be isa, bin, fatbin or llvm, got '" + format.str() + "'";
+  int64_t block = options.blockSize;
+  if (block < 32 || block > 1024 || block % 32 != 0)
+    return "block-size must be a multiple of 32 in [32, 1024], got " + std::to_string(block);
+  if (options.optLevel < 0 || options.optLevel > 3)
+    return "opt-level must be 0 to 3, got " + std::to_string(options.optLevel);
+  return "";
+}
+
+std::string opal::ir::jitCudaPipelineText(const CudaPipelineOptions &options) {
+  std::string target = "chip=" + options.chip.getValue() + " O=" + std::to_string(options.optLevel);
+  if (!options.features.getValue().empty())
+    target += " features=" + options.features.getValue();
+  std::string binary = "format=" + options.format.getValue();
+  if (!options.toolkit.getValue().empty())
+    binary += " toolkit=" + options.toolkit.getValue();
+  return std::string(bufferizationPipelineText()) +
+         ",func.func(opal-map-to-gpu{block-size=" + std::to_string(options.blockSize) +
+         "}),canonicalize,cse,"
+         "gpu-kernel-outlining,opal-merge-gpu-modules,"
+         "nvvm-attach-target{" + target + "},"
+         // all_reduce becomes shuffles and shared memory inside
+         // convert-gpu-to-nvvm; math becomes libdevice calls.
+         "gpu.module(lower-affine,convert-scf-to-cf,convert-gpu-to-nvvm,"
+         "canonicalize,cse,reconcile-unrealized-casts),"
+         "gpu-module-to-binary{" + binary + "}";
+}
+
+void opal::ir::registerCudaPipeline(DialectRegistry &registry) {
+  registerCpuPipeline(registry); // the shared front half's passes
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  // convert-gpu-to-nvvm lowers the other dialects inside kernels through
+  // their ConvertToLLVM interfaces.
+  arith::registerConvertArithToLLVMInterface(registry);
+  cf::registerConvertControlFlowToLLVMInterface(registry);
+  registerConvertFuncToLLVMInterface(registry);
+  registerConvertMathToLLVMInterface(registry);
+  registerConvertMemRefToLLVMInterface(registry);
+  registerConvertNVVMToLLVMInterface(registry);
+  ub::registerConvertUBToLLVMInterface(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+  static std::once_flag once;
+  std::call_once(once, [] {
+    registerGPUPasses();
+    PassPipelineRegistration<CudaPipelineOptions>(
+        "opal-jit-cuda",
+        "the passes the JIT and opal-aot run on a kernel for CUDA after opal-decompose and the "
+        "split into entry points: host code with gpu.launch_func and a gpu.binary",
+        [](OpPassManager &pm, const CudaPipelineOptions &options) {
+          std::string problem = cudaPipelineOptionsProblem(options);
+          if (problem.empty() && failed(parsePassPipeline(jitCudaPipelineText(options), pm)))
+            problem = "an upstream pass is not registered";
+          if (!problem.empty())
+            pm.addPass(std::make_unique<RefusePass>("opal-jit-cuda: " + problem));
+        });
+  });
+}

@@ -1,0 +1,508 @@
+//===- MapToGpu.cpp - The opal-map-to-gpu pass ----------------------------===//
+//
+// A bufferized kernel function becomes host code that launches GPU kernels:
+// every linalg op on buffers becomes one `gpu.launch`, and the host's
+// temporary buffers become device allocations.
+//
+// - All-parallel ops: one thread per element of the iteration space, which
+//   is flattened (so any rank and any size map to a 1-D grid of
+//   `block-size`-thread blocks); each thread delinearizes its index, loads
+//   its operands through their indexing maps, runs the payload and stores.
+// - Reductions: one block per point of the parallel dims. Each thread folds
+//   a strided share of the reduction space into a register with the
+//   payload's combiner (add, mul, min/max, and/or/xor) starting from the
+//   combiner's identity, then `gpu.all_reduce` combines the threads (a
+//   shuffle tree within warps and through shared memory across them) and
+//   thread 0 folds the result into the output. A payload whose combiner is
+//   not one of those (several outputs, as in argmax) runs serially in
+//   thread 0 of each block: correct, not fast.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opal/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include "mlir/Dialect/UB/IR/UBOps.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace opal::ir {
+#define GEN_PASS_DEF_OPALMAPTOGPU
+#include "opal/Transforms/Passes.h.inc"
+} // namespace opal::ir
+
+using namespace mlir;
+
+namespace {
+
+/// The gpu.all_reduce operation of a payload's combiner op, if it has one.
+std::optional<gpu::AllReduceOperation> combinerKind(Operation *op) {
+  using K = gpu::AllReduceOperation;
+  return llvm::TypeSwitch<Operation *, std::optional<K>>(op)
+      .Case<arith::AddFOp, arith::AddIOp>([](auto) { return K::ADD; })
+      .Case<arith::MulFOp, arith::MulIOp>([](auto) { return K::MUL; })
+      .Case<arith::MaximumFOp>([](auto) { return K::MAXIMUMF; })
+      .Case<arith::MinimumFOp>([](auto) { return K::MINIMUMF; })
+      .Case<arith::MaxNumFOp>([](auto) { return K::MAXNUMF; })
+      .Case<arith::MinNumFOp>([](auto) { return K::MINNUMF; })
+      .Case<arith::MaxSIOp>([](auto) { return K::MAXSI; })
+      .Case<arith::MinSIOp>([](auto) { return K::MINSI; })
+      .Case<arith::MaxUIOp>([](auto) { return K::MAXUI; })
+      .Case<arith::MinUIOp>([](auto) { return K::MINUI; })
+      .Case<arith::AndIOp>([](auto) { return K::AND; })
+      .Case<arith::OrIOp>([](auto) { return K::OR; })
+      .Case<arith::XOrIOp>([](auto) { return K::XOR; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// The value x with combine(x, y) == y for every y.
+TypedAttr identityOf(gpu::AllReduceOperation kind, Type type) {
+  using K = gpu::AllReduceOperation;
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
+    switch (kind) {
+    case K::ADD:
+      return FloatAttr::get(type, llvm::APFloat::getZero(semantics));
+    case K::MUL:
+      return FloatAttr::get(type, llvm::APFloat::getOne(semantics));
+    case K::MAXIMUMF:
+    case K::MAXNUMF:
+      return FloatAttr::get(type, llvm::APFloat::getInf(semantics, /*Negative=*/true));
+    case K::MINIMUMF:
+    case K::MINNUMF:
+      return FloatAttr::get(type, llvm::APFloat::getInf(semantics));
+    default:
+      return {};
+    }
+  }
+  unsigned width = type.getIntOrFloatBitWidth();
+  switch (kind) {
+  case K::ADD:
+  case K::OR:
+  case K::XOR:
+  case K::MAXUI:
+    return IntegerAttr::get(type, llvm::APInt::getZero(width));
+  case K::MUL:
+    return IntegerAttr::get(type, llvm::APInt(width, 1));
+  case K::AND:
+  case K::MINUI:
+    return IntegerAttr::get(type, llvm::APInt::getAllOnes(width));
+  case K::MAXSI:
+    return IntegerAttr::get(type, llvm::APInt::getSignedMinValue(width));
+  case K::MINSI:
+    return IntegerAttr::get(type, llvm::APInt::getSignedMaxValue(width));
+  default:
+    return {};
+  }
+}
+
+/// A reduction the threads of a block can share: one output whose payload
+/// yields combiner(out, v) with v independent of out.
+struct SharedReduction {
+  Operation *combiner;
+  gpu::AllReduceOperation kind;
+  unsigned accumulatorOperand; // which operand of the combiner is `out`
+};
+
+std::optional<SharedReduction> sharedReduction(linalg::GenericOp op) {
+  if (op.getNumDpsInits() != 1)
+    return std::nullopt;
+  Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+  if (!element.isF32() && !element.isF64() && !element.isInteger(32) && !element.isInteger(64))
+    return std::nullopt;
+  Block &body = op.getRegion().front();
+  BlockArgument out = body.getArgument(op.getNumDpsInputs());
+  Value yielded = body.getTerminator()->getOperand(0);
+  Operation *combiner = yielded.getDefiningOp();
+  if (!combiner || combiner->getBlock() != &body || combiner->getNumOperands() != 2)
+    return std::nullopt;
+  std::optional<gpu::AllReduceOperation> kind = combinerKind(combiner);
+  if (!kind)
+    return std::nullopt;
+  unsigned accumulator;
+  if (combiner->getOperand(0) == out)
+    accumulator = 0;
+  else if (combiner->getOperand(1) == out)
+    accumulator = 1;
+  else
+    return std::nullopt;
+  // The other operand must not depend on the output: walk its producers.
+  SmallVector<Value> pending{combiner->getOperand(1 - accumulator)};
+  while (!pending.empty()) {
+    Value value = pending.pop_back_val();
+    if (value == out)
+      return std::nullopt;
+    if (Operation *producer = value.getDefiningOp())
+      if (producer->getBlock() == &body)
+        llvm::append_range(pending, producer->getOperands());
+  }
+  return SharedReduction{combiner, *kind, accumulator};
+}
+
+class GenericToLaunch {
+public:
+  GenericToLaunch(RewriterBase &rewriter, linalg::GenericOp op, int64_t blockSize)
+      : rewriter(rewriter), op(op), loc(op.getLoc()), blockSize(blockSize) {}
+
+  void rewrite() {
+    rewriter.setInsertionPoint(op);
+    linalg::LinalgOp structured = op;
+    for (Range range : structured.createLoopRanges(rewriter, loc))
+      sizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, range.size));
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    for (auto [dim, iterator] : llvm::enumerate(iterators))
+      (iterator == utils::IteratorType::parallel ? parallelDims : reductionDims).push_back(dim);
+    if (reductionDims.empty())
+      rewriteParallel();
+    else
+      rewriteReduction();
+    rewriter.eraseOp(op);
+  }
+
+private:
+  Value index(int64_t value) { return arith::ConstantIndexOp::create(rewriter, loc, value); }
+
+  Value product(ArrayRef<unsigned> dims) {
+    Value result = index(1);
+    for (unsigned dim : dims)
+      result = arith::MulIOp::create(rewriter, loc, result, sizes[dim]);
+    return result;
+  }
+
+  /// Sets ivs[dims[i]] from a linear index over `dims` (row-major).
+  void delinearize(Value linear, ArrayRef<unsigned> dims, SmallVectorImpl<Value> &ivs) {
+    Value rest = linear;
+    for (int64_t i = static_cast<int64_t>(dims.size()) - 1; i >= 0; --i) {
+      unsigned dim = dims[i];
+      if (i == 0) {
+        ivs[dim] = rest;
+        break;
+      }
+      ivs[dim] = arith::RemUIOp::create(rewriter, loc, rest, sizes[dim]);
+      rest = arith::DivUIOp::create(rewriter, loc, rest, sizes[dim]);
+    }
+  }
+
+  /// A launch of `grid` blocks of `threads` threads, skipped when grid is 0
+  /// (CUDA refuses empty grids); the builder is left inside its body.
+  gpu::LaunchOp createLaunch(Value grid, Value threads) {
+    Value nonEmpty = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ugt, grid, index(0));
+    auto guard = scf::IfOp::create(rewriter, loc, nonEmpty, /*withElseRegion=*/false);
+    rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
+    Value one = index(1);
+    auto launch = gpu::LaunchOp::create(rewriter, loc, grid, one, one, threads, one, one);
+    rewriter.setInsertionPointToStart(&launch.getBody().front());
+    gpu::TerminatorOp::create(rewriter, loc);
+    rewriter.setInsertionPointToStart(&launch.getBody().front());
+    return launch;
+  }
+
+  /// The indices of `operand` at the iteration point `ivs`.
+  SmallVector<Value> indicesOf(OpOperand &operand, ArrayRef<Value> ivs) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    SmallVector<Value> indices;
+    for (AffineExpr expr : map.getResults()) {
+      if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+        indices.push_back(ivs[dim.getPosition()]);
+        continue;
+      }
+      if (auto constant = dyn_cast<AffineConstantExpr>(expr)) {
+        indices.push_back(index(constant.getValue()));
+        continue;
+      }
+      AffineMap single = AffineMap::get(map.getNumDims(), 0, expr);
+      indices.push_back(affine::AffineApplyOp::create(rewriter, loc, single, ivs));
+    }
+    return indices;
+  }
+
+  /// The value of `operand` at `ivs`: a load from its buffer, or the scalar.
+  Value valueOf(OpOperand &operand, ArrayRef<Value> ivs) {
+    Value source = operand.get();
+    if (!isa<MemRefType>(source.getType()))
+      return source;
+    return memref::LoadOp::create(rewriter, loc, source, indicesOf(operand, ivs));
+  }
+
+  /// Clones the payload at `ivs` with the block arguments bound to
+  /// `arguments`; returns the yielded values.
+  SmallVector<Value> clonePayload(ArrayRef<Value> arguments, ArrayRef<Value> ivs,
+                                  Operation *stopAt = nullptr) {
+    Block &body = op.getRegion().front();
+    IRMapping mapping;
+    mapping.map(body.getArguments(), arguments);
+    for (Operation &inner : body.without_terminator()) {
+      if (&inner == stopAt)
+        break;
+      if (auto indexOp = dyn_cast<linalg::IndexOp>(inner)) {
+        mapping.map(indexOp.getResult(), ivs[indexOp.getDim()]);
+        continue;
+      }
+      rewriter.clone(inner, mapping);
+    }
+    SmallVector<Value> yielded;
+    for (Value value : body.getTerminator()->getOperands())
+      yielded.push_back(mapping.lookupOrDefault(value));
+    return yielded;
+  }
+
+  /// The block arguments' values at `ivs`: inputs, then the outputs that the
+  /// payload reads (others are never used, so any value stands in).
+  SmallVector<Value> argumentsAt(ArrayRef<Value> ivs) {
+    SmallVector<Value> arguments;
+    for (OpOperand *operand : op.getDpsInputOperands())
+      arguments.push_back(valueOf(*operand, ivs));
+    for (OpOperand &operand : op.getDpsInitsMutable()) {
+      if (op.payloadUsesValueFromOperand(&operand))
+        arguments.push_back(valueOf(operand, ivs));
+      else
+        arguments.push_back(ub::PoisonOp::create(
+            rewriter, loc, getElementTypeOrSelf(operand.get().getType())));
+    }
+    return arguments;
+  }
+
+  void storeOutputs(ArrayRef<Value> values, ArrayRef<Value> ivs) {
+    for (auto [operand, value] : llvm::zip_equal(op.getDpsInitsMutable(), values))
+      memref::StoreOp::create(rewriter, loc, value, operand.get(), indicesOf(operand, ivs));
+  }
+
+  /// True if every buffer operand is contiguous (identity layout) and
+  /// indexed by the identity: then element i of the flattened iteration
+  /// space is element i of every buffer, with no division per element.
+  bool isFlat() {
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto type = dyn_cast<MemRefType>(operand.get().getType());
+      if (!type)
+        continue;
+      if (!type.getLayout().isIdentity() || !op.getMatchingIndexingMap(&operand).isIdentity())
+        return false;
+    }
+    return true;
+  }
+
+  /// The buffer operands of a flat op, as 1-D views (made on the host).
+  void flattenOperands() {
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto type = dyn_cast<MemRefType>(operand.get().getType());
+      if (!type || type.getRank() <= 1)
+        continue;
+      SmallVector<ReassociationIndices> reassociation{
+          llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()))};
+      Value flat = memref::CollapseShapeOp::create(rewriter, loc, operand.get(), reassociation);
+      operand.set(flat);
+    }
+  }
+
+  void rewriteParallel() {
+    SmallVector<unsigned> all = llvm::to_vector(llvm::seq<unsigned>(0, sizes.size()));
+    Value total = product(all);
+    bool usesIndices = llvm::any_of(op.getRegion().front(),
+                                    [](Operation &inner) { return isa<linalg::IndexOp>(inner); });
+    bool flat = !sizes.empty() && !usesIndices && isFlat();
+    if (flat)
+      flattenOperands();
+    Value block = index(blockSize);
+    Value grid = arith::CeilDivUIOp::create(rewriter, loc, total, block);
+    gpu::LaunchOp launch = createLaunch(grid, block);
+    Value linear = arith::AddIOp::create(
+        rewriter, loc, arith::MulIOp::create(rewriter, loc, launch.getBlockIds().x, block),
+        launch.getThreadIds().x);
+    Value inBounds = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, linear, total);
+    auto guard = scf::IfOp::create(rewriter, loc, inBounds, /*withElseRegion=*/false);
+    rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
+    if (flat) {
+      SmallVector<Value> flatIvs{linear};
+      SmallVector<Value> arguments;
+      for (OpOperand &operand : op->getOpOperands()) {
+        bool read = operand.getOperandNumber() < op.getNumDpsInputs() ||
+                    op.payloadUsesValueFromOperand(&operand);
+        Value source = operand.get();
+        if (!read)
+          arguments.push_back(
+              ub::PoisonOp::create(rewriter, loc, getElementTypeOrSelf(source.getType())));
+        else if (isa<MemRefType>(source.getType()))
+          arguments.push_back(memref::LoadOp::create(rewriter, loc, source, flatIvs));
+        else
+          arguments.push_back(source);
+      }
+      SmallVector<Value> results = clonePayload(arguments, flatIvs);
+      for (auto [operand, value] : llvm::zip_equal(op.getDpsInitsMutable(), results))
+        memref::StoreOp::create(rewriter, loc, value, operand.get(), flatIvs);
+      return;
+    }
+    SmallVector<Value> ivs(sizes.size());
+    delinearize(linear, all, ivs);
+    storeOutputs(clonePayload(argumentsAt(ivs), ivs), ivs);
+  }
+
+  void rewriteReduction() {
+    Value outer = product(parallelDims);
+    Value inner = product(reductionDims);
+    std::optional<SharedReduction> shared = sharedReduction(op);
+    Value block = index(shared ? blockSize : 1);
+    gpu::LaunchOp launch = createLaunch(outer, block);
+    Value thread = launch.getThreadIds().x;
+    SmallVector<Value> ivs(sizes.size());
+    delinearize(launch.getBlockIds().x, parallelDims, ivs);
+    if (!shared) {
+      // Thread 0 of the block folds the whole reduction space in order.
+      SmallVector<Value> initial;
+      for (OpOperand &operand : op.getDpsInitsMutable())
+        initial.push_back(valueOf(operand, ivs));
+      auto loop = scf::ForOp::create(rewriter, loc, index(0), inner, index(1), initial);
+      rewriter.setInsertionPointToStart(loop.getBody());
+      delinearize(loop.getInductionVar(), reductionDims, ivs);
+      SmallVector<Value> arguments;
+      for (OpOperand *operand : op.getDpsInputOperands())
+        arguments.push_back(valueOf(*operand, ivs));
+      llvm::append_range(arguments, loop.getRegionIterArgs());
+      scf::YieldOp::create(rewriter, loc, clonePayload(arguments, ivs));
+      rewriter.setInsertionPointAfter(loop);
+      storeOutputs(SmallVector<Value>(loop.getResults()), ivs);
+      return;
+    }
+    // Each thread folds elements thread, thread + B, ... of the reduction.
+    Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+    Value identity =
+        arith::ConstantOp::create(rewriter, loc, identityOf(shared->kind, element));
+    auto loop = scf::ForOp::create(rewriter, loc, thread, inner, block, ValueRange{identity});
+    rewriter.setInsertionPointToStart(loop.getBody());
+    delinearize(loop.getInductionVar(), reductionDims, ivs);
+    SmallVector<Value> arguments;
+    for (OpOperand *operand : op.getDpsInputOperands())
+      arguments.push_back(valueOf(*operand, ivs));
+    arguments.push_back(loop.getRegionIterArgs()[0]);
+    scf::YieldOp::create(rewriter, loc, clonePayload(arguments, ivs));
+    rewriter.setInsertionPointAfter(loop);
+    auto reduced = gpu::AllReduceOp::create(
+        rewriter, loc, element, loop.getResult(0),
+        gpu::AllReduceOperationAttr::get(rewriter.getContext(), shared->kind),
+        /*uniform=*/true);
+    // Thread 0 folds the block's result into the output's initial value.
+    Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, thread, index(0));
+    auto guard = scf::IfOp::create(rewriter, loc, first, /*withElseRegion=*/false);
+    rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
+    for (unsigned dim : reductionDims)
+      ivs[dim] = index(0); // outputs do not index reduction dims
+    OpOperand &output = op.getDpsInitsMutable()[0];
+    Value initial = valueOf(output, ivs);
+    IRMapping mapping;
+    Operation *combine = rewriter.clone(*shared->combiner, mapping);
+    combine->setOperand(shared->accumulatorOperand, initial);
+    combine->setOperand(1 - shared->accumulatorOperand, reduced.getResult());
+    storeOutputs(SmallVector<Value>(combine->getResults()), ivs);
+  }
+
+  RewriterBase &rewriter;
+  linalg::GenericOp op;
+  Location loc;
+  int64_t blockSize;
+  SmallVector<Value> sizes;
+  SmallVector<unsigned> parallelDims, reductionDims;
+};
+
+struct OpalMapToGpu : public opal::ir::impl::OpalMapToGpuBase<OpalMapToGpu> {
+  using OpalMapToGpuBase::OpalMapToGpuBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    std::vector<std::string> host(hostFunctions.begin(), hostFunctions.end());
+    if (host.empty())
+      host.push_back("opal_kernel_shapes");
+    if (llvm::is_contained(host, func.getSymName().str()))
+      return;
+    if (blockSize < 32 || blockSize > 1024 || blockSize % 32 != 0) {
+      func.emitError() << "opal-map-to-gpu: block-size must be a multiple of 32 in [32, 1024], got "
+                       << blockSize;
+      return signalPassFailure();
+    }
+    IRRewriter rewriter(&getContext());
+    // Copies and named ops become generics.
+    SmallVector<memref::CopyOp> copies;
+    func.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
+    for (memref::CopyOp copy : copies) {
+      rewriter.setInsertionPoint(copy);
+      rewriter.replaceOpWithNewOp<linalg::CopyOp>(copy, copy.getSource(), copy.getTarget());
+    }
+    SmallVector<linalg::LinalgOp> named;
+    func.walk([&](linalg::LinalgOp linalgOp) {
+      if (!isa<linalg::GenericOp>(linalgOp))
+        named.push_back(linalgOp);
+    });
+    for (linalg::LinalgOp linalgOp : named) {
+      rewriter.setInsertionPoint(linalgOp);
+      if (failed(linalg::generalizeNamedOp(rewriter, linalgOp))) {
+        linalgOp->emitError() << "opal-map-to-gpu: cannot generalize " << linalgOp->getName();
+        return signalPassFailure();
+      }
+    }
+
+    SmallVector<linalg::GenericOp> generics;
+    func.walk([&](linalg::GenericOp generic) { generics.push_back(generic); });
+    for (linalg::GenericOp generic : generics) {
+      if (!generic.hasPureBufferSemantics()) {
+        generic.emitError() << "opal-map-to-gpu: expected a linalg op on buffers (run "
+                               "one-shot-bufferize first)";
+        return signalPassFailure();
+      }
+      GenericToLaunch(rewriter, generic, blockSize).rewrite();
+    }
+
+    // Host buffers become device buffers.
+    SmallVector<Operation *> hostMemory;
+    func.walk([&](Operation *inner) {
+      if (isa<memref::AllocOp, memref::DeallocOp>(inner))
+        hostMemory.push_back(inner);
+    });
+    for (Operation *inner : hostMemory) {
+      rewriter.setInsertionPoint(inner);
+      if (auto alloc = dyn_cast<memref::AllocOp>(inner)) {
+        if (!alloc.getSymbolOperands().empty()) {
+          alloc.emitError() << "opal-map-to-gpu: cannot allocate a buffer with a layout symbol "
+                               "on the device";
+          return signalPassFailure();
+        }
+        rewriter.replaceOpWithNewOp<gpu::AllocOp>(alloc, alloc.getType(), /*asyncToken=*/Type(),
+                                                  ValueRange{}, alloc.getDynamicSizes(),
+                                                  ValueRange{});
+      } else {
+        auto dealloc = cast<memref::DeallocOp>(inner);
+        gpu::DeallocOp::create(rewriter, dealloc.getLoc(), /*asyncToken=*/Type(), ValueRange{},
+                               dealloc.getMemref());
+        rewriter.eraseOp(dealloc);
+      }
+    }
+
+    // Whatever still touches memory on the host cannot run: the buffers are
+    // the device's.
+    WalkResult result = func.walk<WalkOrder::PreOrder>([&](Operation *inner) {
+      if (isa<gpu::LaunchOp>(inner))
+        return WalkResult::skip();
+      if (isa<memref::LoadOp, memref::StoreOp, memref::AllocaOp>(inner) ||
+          inner->getDialect()->getNamespace() == "vector" ||
+          inner->getDialect()->getNamespace() == "linalg") {
+        inner->emitError() << "opal-map-to-gpu: '" << inner->getName()
+                           << "' would access device memory from the host; it has no GPU "
+                              "mapping";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      return signalPassFailure();
+  }
+};
+
+} // namespace
