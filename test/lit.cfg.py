@@ -29,3 +29,10 @@ _llvm_lib = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
 config.substitutions.append(("%mlir_runner_libs", "-shared-libs=" + ",".join(
     os.path.join(_llvm_lib, lib) for lib in
     ["libmlir_c_runner_utils.so", "libmlir_runner_utils.so"])))
+
+# %ptxas: the CUDA toolkit's assembler, to check that generated PTX
+# assembles; tests that use it say REQUIRES: ptxas.
+_ptxas = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "ptxas")
+if os.path.exists(_ptxas):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", _ptxas))

@@ -2,6 +2,7 @@
 
 #include "opal/Compiler/CudaPipeline.h"
 #include "opal/Compiler/CpuPipeline.h"
+#include "opal/Support/Environment.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -21,6 +22,7 @@
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 
 #include <mutex>
 
@@ -44,6 +46,18 @@ private:
 };
 } // namespace
 
+std::string opal::ir::defaultCudaToolkit() {
+  std::optional<std::string> home = opal::readKnob("CUDA_HOME");
+  return home && !home->empty() ? *home : "/usr/local/cuda";
+}
+
+namespace {
+std::string toolkitOf(const opal::ir::CudaPipelineOptions &options) {
+  return options.toolkit.getValue().empty() ? opal::ir::defaultCudaToolkit()
+                                            : options.toolkit.getValue();
+}
+} // namespace
+
 std::string opal::ir::cudaPipelineOptionsProblem(const CudaPipelineOptions &options) {
   llvm::StringRef chip = options.chip.getValue();
   llvm::StringRef digits = chip;
@@ -61,6 +75,16 @@ std::string opal::ir::cudaPipelineOptionsProblem(const CudaPipelineOptions &opti
     return "block-size must be a multiple of 32 in [32, 1024], got " + std::to_string(block);
   if (options.optLevel < 0 || options.optLevel > 3)
     return "opt-level must be 0 to 3, got " + std::to_string(options.optLevel);
+  std::string toolkit = toolkitOf(options);
+  std::string libdevice = toolkit + "/nvvm/libdevice/libdevice.10.bc";
+  if (!llvm::sys::fs::exists(libdevice))
+    return "no libdevice at " + libdevice + " (set toolkit= or CUDA_HOME to a CUDA toolkit)";
+  if (format == "bin" || format == "fatbin") {
+    std::string ptxas = toolkit + "/bin/ptxas";
+    if (!llvm::sys::fs::can_execute(ptxas))
+      return "format=" + format.str() + " needs ptxas, and there is none at " + ptxas +
+             " (format=isa gives PTX for the driver to compile)";
+  }
   return "";
 }
 
@@ -68,9 +92,7 @@ std::string opal::ir::jitCudaPipelineText(const CudaPipelineOptions &options) {
   std::string target = "chip=" + options.chip.getValue() + " O=" + std::to_string(options.optLevel);
   if (!options.features.getValue().empty())
     target += " features=" + options.features.getValue();
-  std::string binary = "format=" + options.format.getValue();
-  if (!options.toolkit.getValue().empty())
-    binary += " toolkit=" + options.toolkit.getValue();
+  std::string binary = "format=" + options.format.getValue() + " toolkit=" + toolkitOf(options);
   return std::string(bufferizationPipelineText()) +
          ",func.func(opal-map-to-gpu{block-size=" + std::to_string(options.blockSize) +
          "}),canonicalize,cse,"

@@ -24,6 +24,10 @@ const std::vector<EnvironmentKnob> &opal::environmentKnobs() {
       {"OPAL_JIT_THREADS", false,
        "1: compiled kernels always run on one thread (default: large "
        "row-independent elementwise calls use two)"},
+      {"OPAL_LIBCUDA", false,
+       "the CUDA driver library to open (default libcuda.so.1, found by the dynamic loader)"},
+      {"CUDA_HOME", true,
+       "the CUDA toolkit the CUDA compiler uses: libdevice and ptxas (default /usr/local/cuda)"},
       {"XDG_CACHE_HOME", false, "the base of the default OPAL_CACHE_DIR"},
       {"HOME", false, "the base of the default OPAL_CACHE_DIR without XDG_CACHE_HOME"},
   };

@@ -174,8 +174,10 @@ private:
   Value index(int64_t value) { return arith::ConstantIndexOp::create(rewriter, loc, value); }
 
   Value product(ArrayRef<unsigned> dims) {
-    Value result = index(1);
-    for (unsigned dim : dims)
+    if (dims.empty())
+      return index(1);
+    Value result = sizes[dims.front()];
+    for (unsigned dim : dims.drop_front())
       result = arith::MulIOp::create(rewriter, loc, result, sizes[dim]);
     return result;
   }

@@ -38,16 +38,20 @@ struct CudaPipelineOptions : public mlir::PassPipelineOptions<CudaPipelineOption
                             llvm::cl::init(256)};
   Option<std::string> toolkit{*this, "toolkit",
                               llvm::cl::desc("the CUDA toolkit (ptxas, libdevice); empty: "
-                                             "/usr/local/cuda"),
+                                             "$CUDA_HOME, else /usr/local/cuda"),
                               llvm::cl::init("")};
 };
+
+/// The CUDA toolkit to compile with: $CUDA_HOME, else /usr/local/cuda.
+std::string defaultCudaToolkit();
 
 /// The text of the pipeline for `options` (what --opal-jit-cuda runs).
 std::string jitCudaPipelineText(const CudaPipelineOptions &options);
 
 /// Checks the options: a chip named sm_<digits>[a|f], a known format, a
-/// block size that is a multiple of 32 in [32, 1024]. Returns the problem or
-/// "" if there is none.
+/// block size that is a multiple of 32 in [32, 1024], a toolkit with
+/// libdevice (and ptxas for bin and fatbin). Returns the problem or "" if
+/// there is none.
 std::string cudaPipelineOptionsProblem(const CudaPipelineOptions &options);
 
 /// Adds what the pipeline needs to `registry` (the NVVM target and the

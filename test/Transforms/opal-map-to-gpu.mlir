@@ -1,0 +1,172 @@
+// RUN: opal-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(opal-map-to-gpu,cse))" --verify-diagnostics | FileCheck %s
+
+// An elementwise op on contiguous buffers runs one thread per element over
+// 1-D views: no division per element.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @elementwise(
+// CHECK-SAME: %[[X:.*]]: memref<?x?xf32>, %[[OUT:.*]]: memref<?x?xf32>)
+func.func @elementwise(%x: memref<?x?xf32>, %out: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<?x?xf32>) outs(%out : memref<?x?xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %e = math.exp %in : f32
+    linalg.yield %e : f32
+  }
+  return
+}
+// CHECK: %[[TOTAL:.*]] = arith.muli
+// CHECK-NEXT: %[[FX:.*]] = memref.collapse_shape %[[X]] {{\[}}[0, 1]]
+// CHECK-NEXT: %[[FOUT:.*]] = memref.collapse_shape %[[OUT]] {{\[}}[0, 1]]
+// CHECK-NEXT: %[[B:.*]] = arith.constant 256 : index
+// CHECK-NEXT: %[[GRID:.*]] = arith.ceildivui %[[TOTAL]], %[[B]]
+// CHECK: scf.if
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[GRID]], {{.*}} threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[B]],
+// CHECK: %[[I:.*]] = arith.addi %{{.*}}, %[[TX]]
+// CHECK: arith.cmpi ult, %[[I]], %[[TOTAL]]
+// CHECK-NOT: arith.divui
+// CHECK: %[[V:.*]] = memref.load %[[FX]][%[[I]]]
+// CHECK: %[[E:.*]] = math.exp %[[V]]
+// CHECK: memref.store %[[E]], %[[FOUT]][%[[I]]]
+// CHECK: gpu.terminator
+
+// -----
+
+// A broadcast operand keeps its indexing map: the thread's linear index is
+// split into (row, column).
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @broadcast(
+func.func @broadcast(%x: memref<?x?xf32>, %r: memref<?xf32>, %out: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %r : memref<?x?xf32>, memref<?xf32>) outs(%out : memref<?x?xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %d = arith.subf %a, %b : f32
+    linalg.yield %d : f32
+  }
+  return
+}
+// CHECK: gpu.launch
+// CHECK: %[[COL:.*]] = arith.remui %[[I:.*]], %[[N:.*]] : index
+// CHECK: %[[ROW:.*]] = arith.divui %[[I]], %[[N]] : index
+// CHECK: memref.load %{{.*}}[%[[ROW]], %[[COL]]] : memref<?x?xf32>
+// CHECK: memref.load %{{.*}}[%[[ROW]]] : memref<?xf32>
+// CHECK: arith.subf
+// CHECK: memref.store %{{.*}}[%[[ROW]], %[[COL]]] : memref<?x?xf32>
+
+// -----
+
+// A row reduction: one block per row, a strided loop per thread from the
+// combiner's identity, a block-wide all_reduce, thread 0 folds into the
+// output.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @row_max(
+func.func @row_max(%x: memref<?x?xf32>, %out: memref<?xf32>) {
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<?x?xf32>) outs(%out : memref<?xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %m = arith.maximumf %in, %acc : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+// CHECK: %[[ROWS:.*]] = memref.dim %{{.*}}, %c0
+// CHECK: %[[COLS:.*]] = memref.dim %{{.*}}, %c1
+// CHECK: %[[B:.*]] = arith.constant 256 : index
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[ROWS]], {{.*}} threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[B]],
+// CHECK: %[[NEG_INF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[PART:.*]] = scf.for %[[J:.*]] = %[[TX]] to %[[COLS]] step %[[B]] iter_args(%[[ACC:.*]] = %[[NEG_INF]])
+// CHECK:   %[[V:.*]] = memref.load %{{.*}}[%[[BX]], %[[J]]]
+// CHECK:   %[[M:.*]] = arith.maximumf %[[V]], %[[ACC]]
+// CHECK:   scf.yield %[[M]]
+// CHECK: %[[ALL:.*]] = gpu.all_reduce maximumf %[[PART]] uniform
+// CHECK: arith.cmpi eq, %[[TX]], %c0
+// CHECK: %[[OLD:.*]] = memref.load %{{.*}}[%[[BX]]]
+// CHECK: %[[NEW:.*]] = arith.maximumf %[[ALL]], %[[OLD]]
+// CHECK: memref.store %[[NEW]], %{{.*}}[%[[BX]]]
+
+// -----
+
+// A payload with two outputs (argmax) has no shared combiner: one thread per
+// block folds the row in order.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @argmax(
+func.func @argmax(%x: memref<?x?xf32>, %max: memref<?xf32>, %arg: memref<?xi64>) {
+  linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<?x?xf32>) outs(%max, %arg : memref<?xf32>, memref<?xi64>) {
+  ^bb0(%in: f32, %m: f32, %a: i64):
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i64
+    %gt = arith.cmpf ogt, %in, %m : f32
+    %nm = arith.select %gt, %in, %m : f32
+    %na = arith.select %gt, %ji, %a : i64
+    linalg.yield %nm, %na : f32, i64
+  }
+  return
+}
+// CHECK: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}}) threads({{.*}}) in (%{{.*}} = %[[ONE]],
+// CHECK: scf.for %[[J:.*]] = %c0 to %{{.*}} step %[[ONE]] iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (f32, i64)
+// CHECK: arith.index_cast %[[J]] : index to i64
+// CHECK-NOT: gpu.all_reduce
+
+// -----
+
+// Temporaries become device buffers; fills and copies become kernels.
+// CHECK-LABEL: func.func @temporaries(
+func.func @temporaries(%x: memref<?xf32>, %out: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  %t = memref.alloc(%n) : memref<?xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<?xf32>)
+  memref.copy %t, %out : memref<?xf32> to memref<?xf32>
+  memref.dealloc %t : memref<?xf32>
+  return
+}
+// CHECK: %[[T:.*]] = gpu.alloc (%{{.*}}) : memref<?xf32>
+// CHECK: gpu.launch
+// CHECK: memref.store %cst, %[[T]]
+// CHECK: gpu.launch
+// CHECK: memref.load %[[T]]
+// CHECK: gpu.dealloc %[[T]] : memref<?xf32>
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: memref.dealloc
+
+// -----
+
+// The shape function stays on the host.
+// CHECK-LABEL: func.func @opal_kernel_shapes(
+// CHECK-NOT: gpu.launch
+// CHECK: memref.store
+func.func @opal_kernel_shapes(%x: memref<?xf32>, %sizes: memref<?xi64>) {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  %i = arith.index_cast %n : index to i64
+  memref.store %i, %sizes[%c0] : memref<?xi64>
+  return
+}
+
+// -----
+
+func.func @host_load(%x: memref<?xf32>, %out: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{opal-map-to-gpu: 'memref.load' would access device memory from the host; it has no GPU mapping}}
+  %v = memref.load %x[%c0] : memref<?xf32>
+  memref.store %v, %out[%c0] : memref<?xf32>
+  return
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+func.func @on_tensors(%x: tensor<?xf32>, %init: tensor<?xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{opal-map-to-gpu: expected a linalg op on buffers (run one-shot-bufferize first)}}
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<?xf32>) outs(%init : tensor<?xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
