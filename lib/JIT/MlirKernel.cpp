@@ -193,8 +193,10 @@ void MlirKernel::boxedCall(OperatorKernel *functor, const OperatorHandle &op,
   Device device = callDevice(schema, args);
   if (device.type() == DeviceType::CUDA)
     throw NotImplementedError(schema.operatorName().str() +
-                              ": the JIT compiles MLIR-defined ops for the CPU only so far; "
-                              "the CUDA pipeline is not built yet");
+                              ": the JIT does not launch MLIR-defined kernels on cuda tensors "
+                              "yet (their CUDA code is compiled by opal-opt --opal-jit-cuda); "
+                              "register a CUDA kernel with impl(..., \"cuda\") or call the op "
+                              "on cpu tensors");
   thread_local std::vector<uint64_t> words;
   words.clear();
   auto ok = appendKeyWords(schema, args, DeviceType::CPU,

@@ -2,6 +2,8 @@
 
 #include "opal/Runtime/Half.h"
 #include "opal/Runtime/Tensor.h"
+
+#include "opal/CUDA/Device.h"
 #include "opal/Support/Exceptions.h"
 
 #include <complex>
@@ -110,7 +112,63 @@ template <size_t Size> void copyBytes(const Tensor &dst, const Tensor &src) {
                [&](int64_t o, int64_t i) { out[o] = in[i]; });
 }
 
+/// The elements of a tensor on a CUDA device, in a CPU tensor of the same
+/// sizes and strides (the span of storage it views is copied).
+Tensor toHost(const Tensor &source) {
+  int64_t span = 1;
+  for (size_t d = 0; d < source.sizes().size(); ++d)
+    span += (source.sizes()[d] - 1) * source.strides()[d];
+  if (source.numel() == 0)
+    span = 0;
+  size_t elementBytes = elementSize(source.dtype());
+  Storage host = StorageImpl::allocateCPU(static_cast<size_t>(span) * elementBytes);
+  cuda::copyBytes(host->data(), Device(DeviceType::CPU), source.dataPtr(), source.device(),
+                  static_cast<size_t>(span) * elementBytes);
+  return Tensor(IntrusivePtr<TensorImpl>::make(std::move(host), source.dtype(),
+                                               Device(DeviceType::CPU),
+                                               DimVector(source.sizes()),
+                                               DimVector(source.strides()), 0));
+}
+
+/// Copies where either side is on a CUDA device: contiguous same-dtype,
+/// same-shape copies go straight through the driver; everything else is
+/// staged through host memory (broadcasting, dtype conversion and strides
+/// are then handled by the CPU copy).
+Tensor &copyAcrossDevices(Tensor &destination, const Tensor &source) {
+  bool direct = destination.dtype() == source.dtype() && destination.sizes() == source.sizes() &&
+                destination.isContiguous() && source.isContiguous();
+  if (direct) {
+    cuda::copyBytes(destination.dataPtr(), destination.device(), source.dataPtr(),
+                    source.device(), destination.numel() * elementSize(destination.dtype()));
+    return destination;
+  }
+  Tensor hostSource = source.device().isCUDA() ? toHost(source) : source;
+  if (destination.device().isCPU())
+    return destination.copyFrom(hostSource);
+  if (!destination.isContiguous())
+    throw OpalError("copies into a non-contiguous " + destination.device().str() +
+                    " tensor are not supported yet; copy into a contiguous one");
+  Tensor staged = Tensor::empty(destination.sizes(), destination.dtype(), Device(DeviceType::CPU));
+  staged.copyFrom(hostSource);
+  cuda::copyBytes(destination.dataPtr(), destination.device(), staged.dataPtr(), staged.device(),
+                  staged.numel() * elementSize(staged.dtype()));
+  return destination;
+}
+
 } // namespace
+
+Tensor Tensor::to(Device target) const {
+  if (target == device() ||
+      (target.isCUDA() && device().isCUDA() && !target.hasIndex() &&
+       device().index() == cuda::currentDevice()))
+    return *this;
+  if (target.isMeta() || device().isMeta())
+    throw OpalError("cannot copy between " + device().str() + " and " + target.str() +
+                    " tensors");
+  Tensor copy = Tensor::empty(sizes(), dtype(), target);
+  copy.copyFrom(*this);
+  return copy;
+}
 
 Tensor &Tensor::copyFrom(const Tensor &source) {
   if (device().isMeta() || source.device().isMeta()) {
@@ -119,8 +177,8 @@ Tensor &Tensor::copyFrom(const Tensor &source) {
                       device().str() + " tensors");
     return *this; // meta tensors have no data
   }
-  if (!device().isCPU() || !source.device().isCPU())
-    throw OpalError("copies on " + device().str() + " are not supported yet");
+  if (device().isCUDA() || source.device().isCUDA())
+    return copyAcrossDevices(*this, source);
   Tensor src = source.sizes() == sizes() ? source : source.expand(sizes());
   if (dtype() == src.dtype()) {
     if (isContiguous() && src.isContiguous()) {
@@ -167,6 +225,11 @@ Tensor Tensor::to(ScalarType target) const {
 Tensor &Tensor::fill(double value) {
   if (device().isMeta())
     return *this;
+  if (device().isCUDA()) {
+    Tensor host = Tensor::empty(sizes(), dtype(), Device(DeviceType::CPU));
+    host.fill(value);
+    return copyFrom(host);
+  }
   switch (dtype()) {
 #define OPAL_FILL_CASE(type, cpp)                                              \
   case type: {                                                                 \

@@ -2,6 +2,8 @@
 
 #include "opal/Runtime/DLPack.h"
 
+#include "opal/CUDA/Device.h"
+
 using namespace opal;
 
 namespace {
@@ -41,9 +43,9 @@ void releaseImport(void *, void *context) {
 } // namespace
 
 Expected<DLManagedTensor *> opal::toDLPack(const Tensor &tensor) {
-  if (!tensor.device().isCPU())
+  if (!tensor.device().isCPU() && !tensor.device().isCUDA())
     return makeUnexpected(Error("DLPack export of " + tensor.device().str() +
-                                " tensors is not supported; only cpu"));
+                                " tensors is not supported; only cpu and cuda"));
   const DTypeCode *code = nullptr;
   for (const DTypeCode &candidate : kCodes)
     if (candidate.type == tensor.dtype())
@@ -54,7 +56,8 @@ Expected<DLManagedTensor *> opal::toDLPack(const Tensor &tensor) {
   auto *e = new Export{tensor, tensor.sizes().vec(), tensor.strides().vec(), {}};
   DLTensor &dl = e->managed.dl_tensor;
   dl.data = tensor.dataPtr();
-  dl.device = DLDevice{kDLCPU, 0};
+  dl.device = tensor.device().isCUDA() ? DLDevice{kDLCUDA, tensor.device().index()}
+                                        : DLDevice{kDLCPU, 0};
   dl.ndim = static_cast<int32_t>(tensor.dim());
   dl.dtype = DLDataType{code->code, code->bits, 1};
   dl.shape = e->shape.data();
@@ -68,10 +71,21 @@ Expected<DLManagedTensor *> opal::toDLPack(const Tensor &tensor) {
 Expected<Tensor> opal::fromDLPack(DLManagedTensor *managed,
                                   void (*onRelease)(DLManagedTensor *)) {
   const DLTensor &dl = managed->dl_tensor;
-  if (dl.device.device_type != kDLCPU && dl.device.device_type != kDLCUDAHost)
-    return makeUnexpected(Error("from_dlpack: only cpu tensors can be imported, "
+  Device device(DeviceType::CPU);
+  if (dl.device.device_type == kDLCUDA) {
+    std::string whyNot;
+    if (!cuda::driver(&whyNot))
+      return makeUnexpected(Error("from_dlpack: a cuda:" + std::to_string(dl.device.device_id) +
+                                  " tensor, but CUDA is not available: " + whyNot));
+    if (dl.device.device_id < 0 || dl.device.device_id >= cuda::deviceCount())
+      return makeUnexpected(Error("from_dlpack: CUDA device " +
+                                  std::to_string(dl.device.device_id) + " does not exist"));
+    device = Device(DeviceType::CUDA, static_cast<int8_t>(dl.device.device_id));
+  } else if (dl.device.device_type != kDLCPU && dl.device.device_type != kDLCUDAHost) {
+    return makeUnexpected(Error("from_dlpack: only cpu and cuda tensors can be imported, "
                                 "got DLPack device type " +
                                 std::to_string(dl.device.device_type)));
+  }
   if (dl.dtype.lanes != 1)
     return makeUnexpected(Error("from_dlpack: vector dtypes (lanes != 1) are not supported"));
   const DTypeCode *code = nullptr;
@@ -99,7 +113,7 @@ Expected<Tensor> opal::fromDLPack(DLManagedTensor *managed,
   if (onRelease) {
     using Release = std::pair<DLManagedTensor *, void (*)(DLManagedTensor *)>;
     storage = IntrusivePtr<StorageImpl>::make(
-        data, nbytes, Device(DeviceType::CPU),
+        data, nbytes, device,
         [](void *, void *context) {
           auto *release = static_cast<Release *>(context);
           release->second(release->first);
@@ -107,10 +121,9 @@ Expected<Tensor> opal::fromDLPack(DLManagedTensor *managed,
         },
         new Release(managed, onRelease));
   } else {
-    storage = IntrusivePtr<StorageImpl>::make(data, nbytes, Device(DeviceType::CPU),
-                                              &releaseImport, managed);
+    storage = IntrusivePtr<StorageImpl>::make(data, nbytes, device, &releaseImport, managed);
   }
-  return Tensor(IntrusivePtr<TensorImpl>::make(std::move(storage), code->type,
-                                               Device(DeviceType::CPU), std::move(sizes),
+  return Tensor(IntrusivePtr<TensorImpl>::make(std::move(storage), code->type, device,
+                                               std::move(sizes),
                                                std::move(strides), 0));
 }

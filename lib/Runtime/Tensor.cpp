@@ -53,7 +53,10 @@ Tensor Tensor::empty(IntArrayRef sizes, ScalarType dtype,
   if (device.isCPU())
     storage = StorageImpl::allocateCPU(static_cast<size_t>(numel) *
                                        elementSize(dtype));
-  else if (!device.isMeta())
+  else if (device.isCUDA()) {
+    storage = StorageImpl::allocateCUDA(static_cast<size_t>(numel) * elementSize(dtype), device);
+    device = storage->device(); // "cuda" becomes "cuda:<current>"
+  } else if (!device.isMeta())
     throw std::invalid_argument("cannot allocate on device " + device.str());
   return Tensor(IntrusivePtr<TensorImpl>::make(std::move(storage), dtype, device,
                                                DimVector(sizes), contiguousStrides(sizes),

@@ -19,6 +19,7 @@ from opal import library
 from opal._ops import ops
 from opal import utils
 from opal import jit
+from opal import cuda
 
 __version__ = "0.1.0"
 

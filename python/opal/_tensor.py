@@ -63,7 +63,7 @@ def tensor(data, dtype=None, device=None):
     arrays or tensors). Python floats become float32, ints int64, bools bool;
     numpy arrays and tensors keep their dtype, as in PyTorch."""
     if isinstance(data, Tensor):
-        array = data.numpy()
+        array = data.cpu().numpy()
         dtype = dtype or data.dtype
     else:
         array = np.asarray(data)
@@ -78,9 +78,11 @@ def tensor(data, dtype=None, device=None):
     if device.type == "meta":
         return _C._empty(list(array.shape), dtype, device)
     if name == "bfloat16":
-        return _C.from_numpy(np.ascontiguousarray(array, dtype=np.float32)).to(dtype)
-    converted = np.array(array, dtype=_NUMPY_DTYPES[name], copy=True, order="C")
-    return _C.from_numpy(converted).clone()
+        host = _C.from_numpy(np.ascontiguousarray(array, dtype=np.float32)).to(dtype)
+    else:
+        converted = np.array(array, dtype=_NUMPY_DTYPES[name], copy=True, order="C")
+        host = _C.from_numpy(converted).clone()
+    return host if device.type == "cpu" else host.to(device)
 
 
 def empty(*size, dtype=None, device=None):

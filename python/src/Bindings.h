@@ -16,6 +16,7 @@ void bindSchema(pybind11::module_ &m);
 void bindRuntime(pybind11::module_ &m);
 void bindDispatch(pybind11::module_ &m);
 void bindOperators(pybind11::module_ &m);
+void bindCuda(pybind11::module_ &m);
 
 } // namespace opal::python
 

@@ -8,4 +8,5 @@ PYBIND11_MODULE(_C, m) {
   opal::python::bindRuntime(m);
   opal::python::bindDispatch(m);
   opal::python::bindOperators(m);
+  opal::python::bindCuda(m);
 }

@@ -1,6 +1,8 @@
 //===- RuntimeBindings.cpp - opal.Tensor, dtypes, devices, numpy, DLPack --===//
 
 #include "Bindings.h"
+
+#include "opal/CUDA/Device.h"
 #include "PythonValues.h"
 
 #include "opal/Runtime/Allocator.h"
@@ -74,7 +76,18 @@ std::optional<ScalarType> fromNumpyDType(const py::dtype &dtype) {
   return std::nullopt;
 }
 
+Device parseDevice(const std::string &text) {
+  auto device = Device::parse(text);
+  if (!device)
+    throw py::value_error(device.error().message());
+  return *device;
+}
+
 py::array toNumpy(const Tensor &t) {
+  if (t.device().isCUDA())
+    throw py::type_error("can't convert " + t.device().str() +
+                         " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to "
+                         "host memory first.");
   if (!t.device().isCPU())
     throw py::type_error("can't convert " + t.device().str() +
                          " tensor to numpy; only cpu tensors can be converted");
@@ -248,12 +261,7 @@ void opal::python::bindRuntime(py::module_ &m) {
   }
 
   py::class_<Device>(m, "device", "Where a tensor lives: cpu, cuda:N or meta.")
-      .def(py::init([](const std::string &text) {
-             auto device = Device::parse(text);
-             if (!device)
-               throw py::value_error(device.error().message());
-             return *device;
-           }),
+      .def(py::init([](const std::string &text) { return parseDevice(text); }),
            py::arg("type"))
       .def_property_readonly("type", [](const Device &d) {
         std::string text = d.str();
@@ -314,11 +322,16 @@ void opal::python::bindRuntime(py::module_ &m) {
       .def("to", [](const Tensor &t, py::object target) {
         if (auto type = scalarTypeOf(target))
           return t.to(*type);
-        std::string device = py::str(target);
-        if (device == t.device().str())
-          return t;
-        throw py::value_error("to(" + device + "): copies between devices are not supported yet");
+        Device device = py::isinstance<Device>(target)
+                            ? target.cast<Device>()
+                            : parseDevice(py::str(target).cast<std::string>());
+        return t.to(device);
       })
+      .def("cpu", [](const Tensor &t) { return t.to(Device(DeviceType::CPU)); })
+      .def("cuda", [](const Tensor &t, std::optional<int> index) {
+             return t.to(Device(DeviceType::CUDA, static_cast<int8_t>(index ? *index : -1)));
+           }, py::arg("device") = py::none())
+      .def_property_readonly("is_cuda", [](const Tensor &t) { return t.device().isCUDA(); })
       .def("copy_", [](Tensor &t, const Tensor &source) { return t.copyFrom(source); })
       .def("fill_", [](Tensor &t, double value) { return t.fill(value); })
       .def("numpy", &toNumpy)
@@ -326,11 +339,18 @@ void opal::python::bindRuntime(py::module_ &m) {
              py::array array = toNumpy(t);
              return dtype.is_none() ? py::object(array) : array.attr("astype")(dtype);
            }, py::arg("dtype") = py::none())
-      .def("__dlpack__", [](const Tensor &t, py::object) { return toDLPackCapsule(t); },
-           py::arg("stream") = py::none())
+      .def("__dlpack__", [](const Tensor &t, py::object) {
+             // The consumer may use the memory on any stream: opal's work
+             // on it is finished first.
+             if (t.device().isCUDA())
+               cuda::synchronize(t.device().index());
+             return toDLPackCapsule(t);
+           }, py::arg("stream") = py::none())
       .def("__dlpack_device__", [](const Tensor &t) {
+        if (t.device().isCUDA())
+          return py::make_tuple(static_cast<int>(kDLCUDA), static_cast<int>(t.device().index()));
         if (!t.device().isCPU())
-          throw py::type_error("only cpu tensors support DLPack");
+          throw py::type_error("only cpu and cuda tensors support DLPack");
         return py::make_tuple(static_cast<int>(kDLCPU), 0);
       });
 

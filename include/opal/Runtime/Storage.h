@@ -29,6 +29,11 @@ public:
   /// A new, uninitialised, 64-byte aligned CPU block of `nbytes`.
   static IntrusivePtr<StorageImpl> allocateCPU(size_t nbytes);
 
+  /// A new, uninitialised block of `nbytes` on a CUDA device ("cuda" is
+  /// the current device), from the CUDA caching allocator; the storage's
+  /// device carries the ordinal.
+  static IntrusivePtr<StorageImpl> allocateCUDA(size_t nbytes, Device device);
+
   void *data() const { return data_; }
   size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }

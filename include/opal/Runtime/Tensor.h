@@ -131,6 +131,9 @@ public:
   Tensor &copyFrom(const Tensor &source);
   /// A copy with another dtype (this tensor itself if the dtype is the same).
   Tensor to(ScalarType dtype) const;
+  /// A copy on another device (this tensor itself if it is there already):
+  /// host <-> CUDA and between CUDA devices.
+  Tensor to(Device device) const;
   /// Sets every element to `value`.
   Tensor &fill(double value);
 
