@@ -5,6 +5,7 @@
 #include "opal/CUDA/Device.h"
 #include "opal/Runtime/Allocator.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <new>
 
@@ -28,21 +29,19 @@ IntrusivePtr<StorageImpl> StorageImpl::allocateCPU(size_t nbytes) {
 }
 
 namespace {
-struct CudaBlock {
-  int ordinal;
-  size_t nbytes;
-};
+// A CUDA block's deleter context packs its device ordinal (low 8 bits) and
+// requested size, so freeing needs no allocation of its own.
 void returnToCudaCache(void *data, void *context) {
-  auto *block = static_cast<CudaBlock *>(context);
-  cuda::release(block->ordinal, data, block->nbytes);
-  delete block;
+  auto packed = reinterpret_cast<uintptr_t>(context);
+  cuda::release(static_cast<int>(packed & 0xff), data, static_cast<size_t>(packed >> 8));
 }
 } // namespace
 
 IntrusivePtr<StorageImpl> StorageImpl::allocateCUDA(size_t nbytes, Device device) {
   int ordinal = cuda::ordinalOf(device);
   void *data = cuda::allocate(ordinal, nbytes);
+  auto packed = (static_cast<uintptr_t>(nbytes) << 8) | static_cast<uintptr_t>(ordinal);
   return IntrusivePtr<StorageImpl>::make(data, nbytes,
                                          Device(DeviceType::CUDA, static_cast<int8_t>(ordinal)),
-                                         &returnToCudaCache, new CudaBlock{ordinal, nbytes});
+                                         &returnToCudaCache, reinterpret_cast<void *>(packed));
 }

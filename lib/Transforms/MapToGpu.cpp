@@ -210,8 +210,11 @@ private:
     return launch;
   }
 
-  /// The indices of `operand` at the iteration point `ivs`.
+  /// The indices of `operand` at the iteration point `ivs` (in a flat op,
+  /// `ivs` is the one index of every 1-D buffer).
   SmallVector<Value> indicesOf(OpOperand &operand, ArrayRef<Value> ivs) {
+    if (flat)
+      return SmallVector<Value>(ivs);
     AffineMap map = op.getMatchingIndexingMap(&operand);
     SmallVector<Value> indices;
     for (AffineExpr expr : map.getResults()) {
@@ -239,14 +242,11 @@ private:
 
   /// Clones the payload at `ivs` with the block arguments bound to
   /// `arguments`; returns the yielded values.
-  SmallVector<Value> clonePayload(ArrayRef<Value> arguments, ArrayRef<Value> ivs,
-                                  Operation *stopAt = nullptr) {
+  SmallVector<Value> clonePayload(ArrayRef<Value> arguments, ArrayRef<Value> ivs) {
     Block &body = op.getRegion().front();
     IRMapping mapping;
     mapping.map(body.getArguments(), arguments);
     for (Operation &inner : body.without_terminator()) {
-      if (&inner == stopAt)
-        break;
       if (auto indexOp = dyn_cast<linalg::IndexOp>(inner)) {
         mapping.map(indexOp.getResult(), ivs[indexOp.getDim()]);
         continue;
@@ -259,12 +259,18 @@ private:
     return yielded;
   }
 
+  /// The inputs' values at `ivs`.
+  SmallVector<Value> inputsAt(ArrayRef<Value> ivs) {
+    SmallVector<Value> inputs;
+    for (OpOperand *operand : op.getDpsInputOperands())
+      inputs.push_back(valueOf(*operand, ivs));
+    return inputs;
+  }
+
   /// The block arguments' values at `ivs`: inputs, then the outputs that the
   /// payload reads (others are never used, so any value stands in).
   SmallVector<Value> argumentsAt(ArrayRef<Value> ivs) {
-    SmallVector<Value> arguments;
-    for (OpOperand *operand : op.getDpsInputOperands())
-      arguments.push_back(valueOf(*operand, ivs));
+    SmallVector<Value> arguments = inputsAt(ivs);
     for (OpOperand &operand : op.getDpsInitsMutable()) {
       if (op.payloadUsesValueFromOperand(&operand))
         arguments.push_back(valueOf(operand, ivs));
@@ -312,7 +318,7 @@ private:
     Value total = product(all);
     bool usesIndices = llvm::any_of(op.getRegion().front(),
                                     [](Operation &inner) { return isa<linalg::IndexOp>(inner); });
-    bool flat = !sizes.empty() && !usesIndices && isFlat();
+    flat = !sizes.empty() && !usesIndices && isFlat();
     if (flat)
       flattenOperands();
     Value block = index(blockSize);
@@ -324,28 +330,11 @@ private:
     Value inBounds = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, linear, total);
     auto guard = scf::IfOp::create(rewriter, loc, inBounds, /*withElseRegion=*/false);
     rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
-    if (flat) {
-      SmallVector<Value> flatIvs{linear};
-      SmallVector<Value> arguments;
-      for (OpOperand &operand : op->getOpOperands()) {
-        bool read = operand.getOperandNumber() < op.getNumDpsInputs() ||
-                    op.payloadUsesValueFromOperand(&operand);
-        Value source = operand.get();
-        if (!read)
-          arguments.push_back(
-              ub::PoisonOp::create(rewriter, loc, getElementTypeOrSelf(source.getType())));
-        else if (isa<MemRefType>(source.getType()))
-          arguments.push_back(memref::LoadOp::create(rewriter, loc, source, flatIvs));
-        else
-          arguments.push_back(source);
-      }
-      SmallVector<Value> results = clonePayload(arguments, flatIvs);
-      for (auto [operand, value] : llvm::zip_equal(op.getDpsInitsMutable(), results))
-        memref::StoreOp::create(rewriter, loc, value, operand.get(), flatIvs);
-      return;
+    SmallVector<Value> ivs{linear};
+    if (!flat) {
+      ivs.resize(sizes.size());
+      delinearize(linear, all, ivs);
     }
-    SmallVector<Value> ivs(sizes.size());
-    delinearize(linear, all, ivs);
     storeOutputs(clonePayload(argumentsAt(ivs), ivs), ivs);
   }
 
@@ -366,9 +355,7 @@ private:
       auto loop = scf::ForOp::create(rewriter, loc, index(0), inner, index(1), initial);
       rewriter.setInsertionPointToStart(loop.getBody());
       delinearize(loop.getInductionVar(), reductionDims, ivs);
-      SmallVector<Value> arguments;
-      for (OpOperand *operand : op.getDpsInputOperands())
-        arguments.push_back(valueOf(*operand, ivs));
+      SmallVector<Value> arguments = inputsAt(ivs);
       llvm::append_range(arguments, loop.getRegionIterArgs());
       scf::YieldOp::create(rewriter, loc, clonePayload(arguments, ivs));
       rewriter.setInsertionPointAfter(loop);
@@ -382,9 +369,7 @@ private:
     auto loop = scf::ForOp::create(rewriter, loc, thread, inner, block, ValueRange{identity});
     rewriter.setInsertionPointToStart(loop.getBody());
     delinearize(loop.getInductionVar(), reductionDims, ivs);
-    SmallVector<Value> arguments;
-    for (OpOperand *operand : op.getDpsInputOperands())
-      arguments.push_back(valueOf(*operand, ivs));
+    SmallVector<Value> arguments = inputsAt(ivs);
     arguments.push_back(loop.getRegionIterArgs()[0]);
     scf::YieldOp::create(rewriter, loc, clonePayload(arguments, ivs));
     rewriter.setInsertionPointAfter(loop);
@@ -396,8 +381,7 @@ private:
     Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, thread, index(0));
     auto guard = scf::IfOp::create(rewriter, loc, first, /*withElseRegion=*/false);
     rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
-    for (unsigned dim : reductionDims)
-      ivs[dim] = index(0); // outputs do not index reduction dims
+    // (Outputs do not index reduction dims: their loop values are not read.)
     OpOperand &output = op.getDpsInitsMutable()[0];
     Value initial = valueOf(output, ivs);
     IRMapping mapping;
@@ -413,6 +397,8 @@ private:
   int64_t blockSize;
   SmallVector<Value> sizes;
   SmallVector<unsigned> parallelDims, reductionDims;
+  /// Every buffer is viewed as 1-D and indexed by the thread's linear index.
+  bool flat = false;
 };
 
 struct OpalMapToGpu : public opal::ir::impl::OpalMapToGpuBase<OpalMapToGpu> {
@@ -493,8 +479,8 @@ struct OpalMapToGpu : public opal::ir::impl::OpalMapToGpuBase<OpalMapToGpu> {
       if (isa<gpu::LaunchOp>(inner))
         return WalkResult::skip();
       if (isa<memref::LoadOp, memref::StoreOp, memref::AllocaOp>(inner) ||
-          inner->getDialect()->getNamespace() == "vector" ||
-          inner->getDialect()->getNamespace() == "linalg") {
+          inner->getName().getDialectNamespace() == "vector" ||
+          inner->getName().getDialectNamespace() == "linalg") {
         inner->emitError() << "opal-map-to-gpu: '" << inner->getName()
                            << "' would access device memory from the host; it has no GPU "
                               "mapping";
