@@ -7,7 +7,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "opal/Compiler/AotCompiler.h"
+#include "opal/CUDA/Launch.h"
 #include "opal/Compiler/CpuPipeline.h"
+#include "opal/Compiler/CudaObject.h"
 #include "opal/Compiler/DiskCache.h"
 #include "opal/Compiler/KernelBuilder.h"
 #include "opal/Compiler/ObjectCode.h"
@@ -132,30 +134,29 @@ public:
       return makeUnexpected(Error("opal JIT: " + message));
     };
     jit::CompiledKernel &kernel = *front.kernel;
-    std::string cacheKey = diskCacheKey({compilerIdentity(), jitCpuPipelineText(),
-                                         hostTargetDescription(), front.decomposed});
+    kernel.label = front.label;
+    Target target = targetOf(spec);
+    if (!target.problem.empty())
+      return fail(front.label + " cannot be compiled for CUDA: " + target.problem);
+    std::string cacheKey =
+        diskCacheKey({compilerIdentity(), target.pipeline, target.description, front.decomposed});
     kernel.cacheKey = cacheKey;
     double lowerMs = 0, llvmMs = 0, loadMs = 0;
     std::optional<std::string> object = diskCache().load(cacheKey);
     if (object) {
       kernel.fromDisk = true;
     } else {
-      auto emitted = lowerAndEmit(front, ObjectOptions(), lowerMs);
+      auto emitted = lowerAndEmit(front, ObjectOptions(), lowerMs, target);
       if (!emitted)
         return fail(emitted.error().message());
       object = std::move(*emitted);
-      diskCache().store(cacheKey, *object, manifest(spec, key, kernel));
+      diskCache().store(cacheKey, *object, manifest(spec, key, kernel, target));
     }
     front.stage(llvmMs);
     std::string error;
-    auto loaded = loadObject(*object, front.entryPoints, error);
+    if (failed(link(*object, front, target, kernel, error)))
+      return fail(front.label + ": " + error);
     front.stage(loadMs);
-    if (failed(loaded))
-      return fail(op + spec.str() + ": " + error);
-    kernel.run = reinterpret_cast<jit::CompiledKernel::PackedFunction>(loaded->addresses[0]);
-    if (front.entryPoints.size() > 1)
-      kernel.shapes =
-          reinterpret_cast<jit::CompiledKernel::PackedFunction>(loaded->addresses[1]);
     kernel.compileMilliseconds = millisecondsSince(front.start);
     if (logEnabled(LogTopic::JIT)) {
       std::ostringstream line;
@@ -185,7 +186,7 @@ public:
           front.op + spec.str() + " cannot be compiled ahead of time: it reaches an op whose " +
           toString(key) + " kernel is not defined in MLIR, so it runs op by op"));
     double lowerMs = 0;
-    auto object = lowerAndEmit(front, options, lowerMs);
+    auto object = lowerAndEmit(front, options, lowerMs, targetOf(spec));
     if (!object)
       return makeUnexpected(object.error());
     KernelObject result;
@@ -295,27 +296,91 @@ private:
     return true;
   }
 
-  /// Lowers the front's module to LLVM and emits its object code.
+  /// What a kernel is compiled for: the pass pipeline and the target's
+  /// description, both parts of the disk cache key.
+  struct Target {
+    bool cuda = false;
+    std::string pipeline;
+    std::string description;
+    std::string problem; ///< why the CUDA options cannot work ("" if they can)
+  };
+  static Target targetOf(const jit::CallSpec &spec) {
+    Target target;
+    if (spec.device != DeviceType::CUDA) {
+      target.pipeline = jitCpuPipelineText();
+      target.description = hostTargetDescription();
+      return target;
+    }
+    target.cuda = true;
+    CudaPipelineOptions options;
+    setJitCudaOptions(spec.cudaCapability, options);
+    target.problem = cudaPipelineOptionsProblem(options);
+    target.pipeline = jitCudaPipelineText(options);
+    target.description = cudaTargetDescription(options) + "; host " + hostTargetDescription();
+    return target;
+  }
+
+  /// Lowers the front's module to LLVM and emits its object code; for CUDA,
+  /// the host code's object and the device code as one blob.
   Expected<std::string> lowerAndEmit(Front &front, const ObjectOptions &options,
-                                     double &lowerMs) {
+                                     double &lowerMs, const Target &target) {
     DiagnosticCollector diagnostics(context_.get());
     ModuleOp module = *front.module;
     front.dumper.dump("2-entry-points.mlir", module);
     // A fresh pass manager per compile: some upstream passes (e.g.
     // convert-math-to-funcs) keep state from their previous run.
     PassManager lower(context_.get());
-    if (failed(parsePassPipeline(jitCpuPipelineText(), lower)))
+    if (failed(parsePassPipeline(target.pipeline, lower)))
       return makeUnexpected(Error("internal error: the JIT's pass pipeline does not parse"));
     if (failed(lower.run(module)))
-      return makeUnexpected(Error("cannot lower " + front.label + " to LLVM:" + diagnostics.text));
+      return makeUnexpected(Error("cannot lower " + front.label +
+                                  (target.cuda ? " for CUDA:" : " to LLVM:") + diagnostics.text));
     front.stage(lowerMs);
     front.dumper.dump("3-llvm.mlir", module);
     std::string error;
+    CudaKernelObject device;
+    if (target.cuda && failed(takeDeviceCode(module, device, error)))
+      return makeUnexpected(Error(front.label + ": " + error));
     auto emitted = emitObject(module, front.entryPoints, options, error);
     if (failed(emitted))
       return makeUnexpected(Error(front.label + ": " + error));
     front.dumper.dump("4-kernel.o", *emitted);
-    return std::move(*emitted);
+    if (!target.cuda)
+      return std::move(*emitted);
+    front.dumper.dump(device.ptx ? "5-device.ptx" : "5-device.cubin", device.image);
+    device.host = std::move(*emitted);
+    return serializeCudaObject(device);
+  }
+
+  /// Links a compiled (or cached) object into the process and fills in the
+  /// kernel's entry points; for CUDA, its device code too.
+  LogicalResult link(const std::string &object, const Front &front, const Target &target,
+                     jit::CompiledKernel &kernel, std::string &error) {
+    CudaKernelObject device;
+    if (target.cuda && !parseCudaObject(object, device)) {
+      error = "internal error: the CUDA kernel object is damaged";
+      return failure();
+    }
+    std::vector<std::string> symbols;
+    if (target.cuda)
+      symbols.push_back("opal_gpu_module");
+    auto loaded = loadObject(target.cuda ? device.host : object, front.entryPoints, error,
+                             symbols);
+    if (failed(loaded))
+      return failure();
+    kernel.run = reinterpret_cast<jit::CompiledKernel::PackedFunction>(loaded->addresses[0]);
+    if (front.entryPoints.size() > 1)
+      kernel.shapes =
+          reinterpret_cast<jit::CompiledKernel::PackedFunction>(loaded->addresses[1]);
+    if (!target.cuda)
+      return success();
+    kernel.rowsIndependent = false; // one launch covers every row
+    kernel.gpuModule = std::make_shared<cuda::KernelModule>(
+        std::move(device.image),
+        device.ptx ? cuda::KernelModule::Format::Ptx : cuda::KernelModule::Format::Cubin,
+        std::move(device.kernels));
+    *static_cast<void **>(loaded->symbols[0]) = kernel.gpuModule.get();
+    return success();
   }
 
   /// The first op (other than `top`) among `reached` whose kernel for
@@ -423,6 +488,7 @@ private:
                     tensor::TensorDialect, vector::VectorDialect>();
     registerSchemaDialects(registry, schemas);
     registerCpuPipeline(registry);
+    registerCudaPipeline(registry);
     auto context = std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
     context->loadAllAvailableDialects();
 
@@ -463,14 +529,14 @@ private:
   }
 
   std::string manifest(const jit::CallSpec &spec, DispatchKey key,
-                       const jit::CompiledKernel &kernel) {
+                       const jit::CompiledKernel &kernel, const Target &target) {
     std::ostringstream text;
     text << "op: " << spec.op.str() << "\n"
          << "specialization: " << spec.str() << "\n"
          << "dispatch key: " << toString(key) << "\n"
-         << "target: " << hostTargetDescription() << "\n"
+         << "target: " << target.description << "\n"
          << "compiler: " << compilerIdentity() << "\n"
-         << "pipeline: " << jitCpuPipelineText() << "\n"
+         << "pipeline: " << target.pipeline << "\n"
          << "reached:";
     for (const OperatorName &name : kernel.reached)
       text << " " << name.str();

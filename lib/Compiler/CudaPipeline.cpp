@@ -102,7 +102,10 @@ std::string opal::ir::jitCudaPipelineText(const CudaPipelineOptions &options) {
          // convert-gpu-to-nvvm; math becomes libdevice calls.
          "gpu.module(lower-affine,convert-scf-to-cf,convert-gpu-to-nvvm,"
          "canonicalize,cse,reconcile-unrealized-casts),"
-         "gpu-module-to-binary{" + binary + "}";
+         "gpu-module-to-binary{" + binary + "}" +
+         (options.lowerHost ? ",lower-affine,convert-scf-to-cf,expand-strided-metadata,"
+                              "lower-affine,opal-gpu-host-to-llvm,reconcile-unrealized-casts"
+                            : "");
 }
 
 void opal::ir::registerCudaPipeline(DialectRegistry &registry) {

@@ -2,11 +2,14 @@
 
 #include "opal/Compiler/ObjectCode.h"
 
+#include "opal/CUDA/Launch.h"
+
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -163,7 +166,8 @@ FailureOr<std::string> opal::ir::emitObject(ModuleOp module,
 
 FailureOr<LoadedObject> opal::ir::loadObject(const std::string &object,
                                              const std::vector<std::string> &entryPoints,
-                                             std::string &error) {
+                                             std::string &error,
+                                             const std::vector<std::string> &symbols) {
   static std::mutex mutex;
   static std::unique_ptr<llvm::orc::LLJIT> jit;
   static std::atomic<uint64_t> count{0};
@@ -191,6 +195,20 @@ FailureOr<LoadedObject> opal::ir::loadObject(const std::string &object,
     return failure();
   }
   dylib->addGenerator(std::move(*process));
+  // The CUDA runtime's entry points, by address: libopal's symbols need not
+  // be visible to dlsym (Python loads extensions with RTLD_LOCAL).
+  llvm::orc::SymbolMap runtime;
+  auto define = [&](const char *name, void *address) {
+    runtime[jit->mangleAndIntern(name)] = llvm::orc::ExecutorSymbolDef(
+        llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported);
+  };
+  define("opal_cuda_launch", reinterpret_cast<void *>(&opal_cuda_launch));
+  define("opal_cuda_alloc", reinterpret_cast<void *>(&opal_cuda_alloc));
+  define("opal_cuda_free", reinterpret_cast<void *>(&opal_cuda_free));
+  if (llvm::Error failed = dylib->define(llvm::orc::absoluteSymbols(std::move(runtime)))) {
+    error = llvm::toString(std::move(failed));
+    return failure();
+  }
   auto buffer = llvm::MemoryBuffer::getMemBufferCopy(object, "opal_kernel.o");
   if (llvm::Error failed = jit->addObjectFile(*dylib, std::move(buffer))) {
     error = "cannot load the kernel's object code: " + llvm::toString(std::move(failed));
@@ -204,6 +222,14 @@ FailureOr<LoadedObject> opal::ir::loadObject(const std::string &object,
       return failure();
     }
     loaded.addresses.push_back(address->toPtr<void *>());
+  }
+  for (const std::string &name : symbols) {
+    auto address = jit->lookup(*dylib, name);
+    if (!address) {
+      error = "cannot link the kernel's object code: " + llvm::toString(address.takeError());
+      return failure();
+    }
+    loaded.symbols.push_back(address->toPtr<void *>());
   }
   return loaded;
 }

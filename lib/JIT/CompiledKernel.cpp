@@ -2,6 +2,8 @@
 
 #include "opal/JIT/CompiledKernel.h"
 
+#include "opal/CUDA/Device.h"
+#include "opal/CUDA/Launch.h"
 #include "opal/Dispatch/Dispatcher.h"
 #include "opal/Support/Environment.h"
 #include "opal/Support/Exceptions.h"
@@ -248,6 +250,15 @@ void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const
   }
   if (device.isMeta())
     return;
+  if (device.isCUDA()) {
+    if (!gpuModule)
+      throw OpalError("internal error: " + label + " was not compiled for CUDA");
+    std::string what = label + " on " + device.str();
+    cuda::LaunchScope scope(*gpuModule, cuda::ordinalOf(device), what);
+    run(packer.slots());
+    scope.finish();
+    return;
+  }
   const TensorImpl &lead = *out[first].toTensorImpl();
   int64_t rows = lead.sizes().empty() ? 0 : lead.sizes()[0];
   if (!rowsIndependent || rows < 2 || lead.numel() < kTwoThreadElements ||

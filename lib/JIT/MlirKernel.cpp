@@ -2,6 +2,7 @@
 
 #include "opal/JIT/MlirKernel.h"
 
+#include "opal/CUDA/Device.h"
 #include "opal/Dispatch/Dispatcher.h"
 #include "opal/Support/Environment.h"
 #include "opal/Support/Exceptions.h"
@@ -35,6 +36,31 @@ Device callDevice(const FunctionSchema &schema, const IValue *args) {
     device = here;
   }
   return device.value_or(Device(DeviceType::CPU));
+}
+
+/// The compute capability of CUDA device `ordinal` (90 for sm_90), read
+/// from the driver once per device.
+int cudaCapabilityOf(int ordinal) {
+  constexpr int kCached = 64;
+  static std::atomic<int> cached[kCached] = {};
+  if (ordinal >= 0 && ordinal < kCached)
+    if (int known = cached[ordinal].load(std::memory_order_relaxed))
+      return known;
+  cuda::DeviceProperties properties = cuda::deviceProperties(ordinal);
+  int capability = properties.major * 10 + properties.minor;
+  if (ordinal >= 0 && ordinal < kCached)
+    cached[ordinal].store(capability, std::memory_order_relaxed);
+  return capability;
+}
+
+/// A call's key words: the specialization, then on CUDA the capability.
+void appendCallWords(const FunctionSchema &schema, const IValue *args, DeviceType device,
+                     int cudaCapability, bool staticShapes, std::vector<uint64_t> &words) {
+  auto ok = appendKeyWords(schema, args, device, staticShapes, words);
+  if (!ok)
+    throw OpalError(ok.error().message());
+  if (device == DeviceType::CUDA)
+    words.push_back(static_cast<uint64_t>(cudaCapability));
 }
 
 } // namespace
@@ -92,7 +118,7 @@ const CompiledKernel *MlirKernel::find(const std::vector<uint64_t> &words) const
 
 const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey key,
                                           const IValue *args, DeviceType device,
-                                          std::vector<uint64_t> &words) {
+                                          int cudaCapability, std::vector<uint64_t> &words) {
   std::lock_guard<std::mutex> lock(mutex_);
   // Another thread may have compiled it while this one waited.
   if (const CompiledKernel *kernel = find(words))
@@ -105,6 +131,7 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
       wasStale |= entry.words == words;
   bool staticShapes = staticShapes_.load();
   CallSpec spec = makeCallSpec(op.schema(), args, device, staticShapes);
+  spec.cudaCapability = cudaCapability;
   if (logEnabled(LogTopic::Cache))
     logLine(LogTopic::Cache, "miss " + spec.op.str() + spec.str() + ": " +
                                  (wasStale ? "an op it reached was registered again since "
@@ -120,6 +147,7 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
     // Some decompositions need static shapes (a reshape of dynamic dims):
     // compile for this call's shapes, and from now on per shape.
     CallSpec exact = makeCallSpec(op.schema(), args, device, /*staticShapes=*/true);
+    exact.cudaCapability = cudaCapability;
     auto retried = (*compiler)->compile(exact, key);
     if (retried) {
       if (logEnabled(LogTopic::JIT))
@@ -127,9 +155,7 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
                                    compiled.error().message() + ")");
       staticShapes_.store(true);
       words.clear();
-      auto ok = appendKeyWords(op.schema(), args, device, true, words);
-      if (!ok)
-        throw OpalError(ok.error().message());
+      appendCallWords(op.schema(), args, device, cudaCapability, true, words);
       compiled = std::move(retried);
     }
   }
@@ -191,24 +217,21 @@ void MlirKernel::boxedCall(OperatorKernel *functor, const OperatorHandle &op,
   size_t count = schema.arguments().size();
   IValue *args = stack->data() + stack->size() - count;
   Device device = callDevice(schema, args);
-  if (device.type() == DeviceType::CUDA)
-    throw NotImplementedError(schema.operatorName().str() +
-                              ": the JIT does not launch MLIR-defined kernels on cuda tensors "
-                              "yet (their CUDA code is compiled by opal-opt --opal-jit-cuda); "
-                              "register a CUDA kernel with impl(..., \"cuda\") or call the op "
-                              "on cpu tensors");
+  // Meta calls use the CPU kernel's shape computation.
+  bool onCuda = device.isCUDA();
+  DeviceType target = onCuda ? DeviceType::CUDA : DeviceType::CPU;
+  int capability = onCuda ? cudaCapabilityOf(cuda::ordinalOf(device)) : 0;
   thread_local std::vector<uint64_t> words;
   words.clear();
-  auto ok = appendKeyWords(schema, args, DeviceType::CPU,
-                           self.staticShapes_.load(std::memory_order_relaxed), words);
-  if (!ok)
-    throw OpalError(ok.error().message());
+  appendCallWords(schema, args, target, capability,
+                  self.staticShapes_.load(std::memory_order_relaxed), words);
   const CompiledKernel *kernel = self.find(words);
   if (kernel) {
     counters.hits.fetch_add(1, std::memory_order_relaxed);
   } else {
     ++counters.misses;
-    kernel = &self.compile(op, DispatchKey::CPU, args, DeviceType::CPU, words);
+    kernel = &self.compile(op, onCuda ? DispatchKey::CUDA : DispatchKey::CPU, args, target,
+                           capability, words);
   }
   // The outputs go on the stack after the arguments (room is made first, so
   // `args` stays valid), then the arguments are erased.

@@ -28,6 +28,9 @@ const std::vector<EnvironmentKnob> &opal::environmentKnobs() {
        "the CUDA driver library to open (default libcuda.so.1, found by the dynamic loader)"},
       {"CUDA_HOME", true,
        "the CUDA toolkit the CUDA compiler uses: libdevice and ptxas (default /usr/local/cuda)"},
+      {"OPAL_CUDA_FORMAT", true,
+       "what the JIT compiles CUDA kernels to: bin (a cubin through ptxas, the default where "
+       "the toolkit has ptxas) or isa (PTX, which the driver compiles when it loads it)"},
       {"XDG_CACHE_HOME", false, "the base of the default OPAL_CACHE_DIR"},
       {"HOME", false, "the base of the default OPAL_CACHE_DIR without XDG_CACHE_HOME"},
   };

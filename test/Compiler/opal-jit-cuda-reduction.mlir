@@ -2,7 +2,7 @@
 // share of the row, then the block combines its threads with warp shuffles
 // and shared memory (gpu.all_reduce), and thread 0 writes the row's sum.
 // The fill of the output and the reduction are two kernels of one module.
-// RUN: opal-opt %s --opal-jit-cuda="chip=sm_90 format=isa" --opal-print-gpu-objects -o %t.host.mlir > %t.ptx
+// RUN: opal-opt %s --opal-jit-cuda="chip=sm_90 format=isa lower-host=false" --opal-print-gpu-objects -o %t.host.mlir > %t.ptx
 // RUN: FileCheck %s --check-prefix=HOST < %t.host.mlir
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.ptx -o %t.cubin %}

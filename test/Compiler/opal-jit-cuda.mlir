@@ -2,7 +2,7 @@
 // kernel split into entry points becomes host code that launches one
 // fused kernel, and a gpu.binary with its PTX (format=isa) for the chosen
 // compute capability, which ptxas accepts.
-// RUN: opal-opt %s --opal-jit-cuda="chip=sm_90 format=isa" --opal-print-gpu-objects -o %t.host.mlir > %t.sm_90.ptx
+// RUN: opal-opt %s --opal-jit-cuda="chip=sm_90 format=isa lower-host=false" --opal-print-gpu-objects -o %t.host.mlir > %t.sm_90.ptx
 // RUN: FileCheck %s --check-prefix=HOST < %t.host.mlir
 // RUN: FileCheck %s --check-prefixes=PTX,SM90 < %t.sm_90.ptx
 // RUN: opal-opt %s --opal-jit-cuda="chip=sm_80 format=isa" --opal-print-gpu-objects -o /dev/null > %t.sm_80.ptx

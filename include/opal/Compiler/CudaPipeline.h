@@ -5,8 +5,10 @@
 // fusion, one-shot bufferization into the output arguments, then
 // opal-map-to-gpu (one gpu.launch per linalg op, device temporaries),
 // kernel outlining into one gpu.module, NVVM for the chosen compute
-// capability (math through libdevice), and gpu-module-to-binary: a cubin
-// through ptxas (`bin`), PTX for the driver to JIT (`isa`), or a fatbin.
+// capability (math through libdevice), gpu-module-to-binary: a cubin
+// through ptxas (`bin`), PTX for the driver to JIT (`isa`), or a fatbin;
+// last, the host code to the LLVM dialect with launches and allocations as
+// calls into opal's CUDA runtime (opal-gpu-host-to-llvm).
 // opal-opt exposes it as --opal-jit-cuda so lit tests check the PTX.
 //
 //===----------------------------------------------------------------------===//
@@ -40,6 +42,11 @@ struct CudaPipelineOptions : public mlir::PassPipelineOptions<CudaPipelineOption
                               llvm::cl::desc("the CUDA toolkit (ptxas, libdevice); empty: "
                                              "$CUDA_HOME, else /usr/local/cuda"),
                               llvm::cl::init("")};
+  Option<bool> lowerHost{*this, "lower-host",
+                         llvm::cl::desc("lower the host code to the LLVM dialect and opal's CUDA "
+                                        "runtime (opal-gpu-host-to-llvm); false keeps "
+                                        "gpu.launch_func, for reading the launches"),
+                         llvm::cl::init(true)};
 };
 
 /// The CUDA toolkit to compile with: $CUDA_HOME, else /usr/local/cuda.

@@ -46,13 +46,17 @@ mlir::FailureOr<std::string> emitObject(mlir::ModuleOp module,
                                         const ObjectOptions &options, std::string &error);
 
 /// An object linked into the process; `addresses` are its packed entry
-/// points in the order asked for. Loaded code stays for the process's life.
+/// points in the order asked for, `symbols` the addresses of the other
+/// symbols asked for (globals the runtime sets). Loaded code stays for the
+/// process's life. The object may call opal's CUDA runtime (CUDA/Launch.h).
 struct LoadedObject {
   std::vector<void *> addresses;
+  std::vector<void *> symbols;
 };
 mlir::FailureOr<LoadedObject> loadObject(const std::string &object,
                                          const std::vector<std::string> &entryPoints,
-                                         std::string &error);
+                                         std::string &error,
+                                         const std::vector<std::string> &symbols = {});
 
 /// The name of the packed entry point of function `name`.
 std::string packedName(const std::string &name);

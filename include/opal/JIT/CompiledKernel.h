@@ -31,6 +31,10 @@
 #include <string>
 #include <vector>
 
+namespace opal::cuda {
+class KernelModule;
+} // namespace opal::cuda
+
 namespace opal::jit {
 
 /// One step of a composite run op by op (see CompiledKernel::plan).
@@ -57,6 +61,11 @@ public:
 
   PackedFunction run = nullptr;
   PackedFunction shapes = nullptr;
+  /// A kernel compiled for CUDA: `run` is host code that launches the
+  /// kernels of this device code (CUDA/Launch.h) on the outputs' device.
+  std::shared_ptr<cuda::KernelModule> gpuModule;
+  /// "ns::op(f32[?], float)": what the kernel was compiled for, for errors.
+  std::string label;
 
   /// A composite that reaches an op with an opaque (C++ or Python) kernel
   /// is not compiled: it runs op by op, as PyTorch runs it. Its body, one
@@ -83,7 +92,8 @@ public:
 
   /// Runs the kernel on a call's arguments (one per schema argument) and
   /// appends its outputs, allocated on `device`, to `results`. On the meta
-  /// device only the sizes are computed. `args` must not live in the part of
+  /// device only the sizes are computed. On CUDA the kernels are launched
+  /// on the device's current stream and not waited for. `args` must not live in the part of
   /// `results` that may reallocate (reserve room first).
   void invoke(const IValue *args, Device device, Stack &results) const;
   /// Runs the plan: each step through the dispatcher.

@@ -64,7 +64,8 @@ private:
                         DispatchKeySet keys, Stack *stack);
   const CompiledKernel *find(const std::vector<uint64_t> &words) const;
   const CompiledKernel &compile(const OperatorHandle &op, DispatchKey key, const IValue *args,
-                                DeviceType device, std::vector<uint64_t> &words);
+                                DeviceType device, int cudaCapability,
+                                std::vector<uint64_t> &words);
   void insert(std::vector<uint64_t> words, std::shared_ptr<const CompiledKernel> kernel,
               uint64_t epoch);
 

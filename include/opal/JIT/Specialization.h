@@ -54,6 +54,9 @@ struct ArgSpec {
 struct CallSpec {
   OperatorName op;
   DeviceType device = DeviceType::CPU;
+  /// On CUDA: the compute capability the kernel is compiled for (90 is
+  /// sm_90), that of the call's device; 0 elsewhere.
+  int cudaCapability = 0;
   /// Every dim static: for ops whose decomposition needs static shapes
   /// (reshape of dynamic dims); the kernel is then compiled per shape.
   bool staticShapes = false;

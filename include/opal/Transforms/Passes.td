@@ -46,7 +46,6 @@ def OpalDecompose : Pass<"opal-decompose", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::tensor::TensorDialect"];
 }
 
-#endif // OPAL_TRANSFORMS_PASSES_TD
 
 def OpalApproximateMath : Pass<"opal-approximate-math"> {
   let summary = "Replaces f32 transcendental math ops with polynomial approximations";
@@ -146,3 +145,28 @@ def OpalPrintGpuObjects : Pass<"opal-print-gpu-objects", "::mlir::ModuleOp"> {
     The IR is unchanged.
   }];
 }
+
+def OpalGpuHostToLlvm : Pass<"opal-gpu-host-to-llvm", "::mlir::ModuleOp"> {
+  let summary = "Lowers the host side of CUDA kernels to the LLVM dialect and opal's CUDA runtime";
+  let description = [{
+    Runs after `gpu-module-to-binary` on a module with one `gpu.binary`:
+    the host functions (func, arith, cf, memref, ub) become the LLVM
+    dialect, and the GPU operations become calls into opal's CUDA runtime
+    (include/opal/CUDA/Launch.h), which loads the binary once per device
+    and launches on the device's current stream:
+    - `gpu.launch_func @m::@k` becomes `opal_cuda_launch(module, index,
+      grid x y z, block x y z, dynamic shared bytes, params)`: `params`
+      points to one pointer per kernel parameter, memref descriptors
+      exploded as the kernel's own signature has them; `index` is `k`'s
+      position in the module attribute `opal.gpu_kernels`, which this pass
+      writes; `module` is read from the global `opal_gpu_module`, which the
+      runtime sets when it links the host code.
+    - `gpu.alloc` becomes `opal_cuda_alloc(bytes)` (the caching device
+      allocator), `gpu.dealloc` becomes `opal_cuda_free(pointer)`.
+    Asynchronous forms, host-shared allocations and clusters are refused.
+    The `gpu.binary` stays for the compiler to take out.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+#endif // OPAL_TRANSFORMS_PASSES_TD
