@@ -314,7 +314,10 @@ private:
     target.cuda = true;
     CudaPipelineOptions options;
     setJitCudaOptions(spec.cudaCapability, options);
-    target.problem = cudaPipelineOptionsProblem(options);
+    if (options.format != "bin" && options.format != "isa")
+      target.problem = "OPAL_CUDA_FORMAT must be bin or isa, got '" + options.format + "'";
+    else
+      target.problem = cudaPipelineOptionsProblem(options);
     target.pipeline = jitCudaPipelineText(options);
     target.description = cudaTargetDescription(options) + "; host " + hostTargetDescription();
     return target;

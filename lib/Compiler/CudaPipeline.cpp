@@ -96,6 +96,9 @@ std::string opal::ir::jitCudaPipelineText(const CudaPipelineOptions &options) {
   return std::string(bufferizationPipelineText()) +
          ",func.func(opal-map-to-gpu{block-size=" + std::to_string(options.blockSize) +
          "}),canonicalize,cse,"
+         // Integer powers become loops in helper functions, which outlining
+         // copies into the kernels' module.
+         "convert-math-to-funcs{convert-ctlz=false},"
          "gpu-kernel-outlining,opal-merge-gpu-modules,"
          "nvvm-attach-target{" + target + "},"
          // all_reduce becomes shuffles and shared memory inside

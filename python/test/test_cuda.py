@@ -108,11 +108,9 @@ def test_cpu_round_trips_are_identity_and_meta_is_refused():
         x.to("meta")
 
 
-def test_the_jit_names_what_is_missing_for_cuda_kernels():
-    # MlirKernel's refusal for cuda tensors is exercised with a device only;
-    # without one, creating the tensor already fails clearly.
+def test_without_a_driver_jit_calls_on_cuda_fail_at_the_tensor():
     if opal.cuda.is_available():
-        pytest.skip("covered by test_jit_on_cuda_is_refused_clearly")
+        pytest.skip("this machine has a CUDA device")
     with pytest.raises(RuntimeError, match="CUDA is not available"):
         opal.ops.aten.exp(opal.tensor([1.0], device="cuda"))
 
@@ -180,9 +178,33 @@ def test_cuda_kernels_registered_for_the_cuda_key_run():
 
 
 @needs_gpu
-def test_jit_on_cuda_is_refused_clearly():
-    with pytest.raises(NotImplementedError, match="does not launch MLIR-defined kernels on cuda"):
-        opal.ops.aten.softplus(opal.tensor([1.0], device="cuda"))
+def test_jit_kernels_on_cuda_agree_with_numpy():
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((300, 257)).astype(np.float32)
+    b = rng.standard_normal(257).astype(np.float32)
+    x, y = opal.tensor(a, device="cuda"), opal.tensor(b, device="cuda")
+    A = opal.ops.aten
+    np.testing.assert_allclose(A.exp(x).cpu().numpy(), np.exp(a), rtol=2e-6)
+    np.testing.assert_allclose(A.add(x, y, alpha=2.0).cpu().numpy(), a + 2 * b, rtol=1e-6)
+    np.testing.assert_allclose(A.softplus(x).cpu().numpy(), np.logaddexp(0, a), rtol=1e-5,
+                               atol=1e-6)
+    e = np.exp(a - a.max(-1, keepdims=True))
+    np.testing.assert_allclose(A.softmax(x, -1).cpu().numpy(), e / e.sum(-1, keepdims=True),
+                               rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(A.sum(x, [0]).cpu().numpy(), a.sum(0), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(A.mm(x, x.t()).cpu().numpy(), a @ a.T, rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(A.exp(x.t()).cpu().numpy(), np.exp(a.T), rtol=2e-6)
+
+
+@needs_gpu
+def test_the_aten_suite_runs_on_cuda():
+    # test_jit_aten.py with every input on the GPU: the CPU JIT's numerical
+    # suite, against PyTorch (skipped inside if PyTorch is missing).
+    suite = os.path.join(os.path.dirname(__file__), "test_jit_aten.py")
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", suite],
+                            capture_output=True, text=True, timeout=1200,
+                            env={**os.environ, "OPAL_TEST_DEVICE": "cuda"})
+    assert result.returncode in (0, 5), result.stdout[-6000:] + result.stderr[-2000:]
 
 
 @needs_gpu

@@ -1,6 +1,12 @@
-"""Every built-in aten op, compiled by the CPU JIT, against PyTorch 1.13 on
+"""Every built-in aten op, compiled by the JIT, against PyTorch 1.13 on
 random inputs: dtypes, broadcasting, non-contiguous inputs, 0-d and empty
-tensors, reductions over each dim with and without keepdim."""
+tensors, reductions over each dim with and without keepdim.
+
+The inputs live on OPAL_TEST_DEVICE (default cpu): with `cuda`, the same
+suite checks the CUDA JIT (test_cuda.py runs it so on a machine with a GPU).
+"""
+
+import os
 
 import numpy as np
 import pytest
@@ -10,6 +16,7 @@ import opal
 torch = pytest.importorskip("torch", reason="PyTorch (python3-torch) is the numerical reference")
 
 A = opal.ops.aten
+DEVICE = os.environ.get("OPAL_TEST_DEVICE", "cpu")
 rng = np.random.default_rng(1234)
 
 FLOATS = [np.float32, np.float64]
@@ -24,9 +31,18 @@ def array(shape, dtype=np.float32, low=-2.0, high=2.0):
     return rng.uniform(low, high, size=shape).astype(dtype)
 
 
+def on_device(value):
+    return opal.tensor(value, device=DEVICE)
+
+
+def host(value):
+    """The values of an opal tensor (on any device) as a numpy array."""
+    return np.asarray(value.cpu() if isinstance(value, opal.Tensor) else value)
+
+
 def to_opal(value):
     if isinstance(value, np.ndarray):
-        return opal.tensor(value)
+        return on_device(value)
     return value
 
 
@@ -47,14 +63,14 @@ def check(opal_fn, torch_fn, *args, rtol=None, atol=None, **kwargs):
     assert str(got.dtype) == "opal." + want_dtype
     assert tuple(got.shape) == tuple(want.shape)
     default_rtol, default_atol = tolerance(want_dtype)
-    np.testing.assert_allclose(np.asarray(got), want.numpy(),
+    np.testing.assert_allclose(host(got), want.numpy(),
                                rtol=rtol or default_rtol, atol=atol or default_atol)
     return got
 
 
 def transposed(a):
     """A non-contiguous opal tensor with the values of a.T."""
-    return opal.tensor(np.ascontiguousarray(a)).transpose(0, 1)
+    return on_device(np.ascontiguousarray(a)).transpose(0, 1)
 
 
 UNARY = {
@@ -94,7 +110,7 @@ def test_unary_non_contiguous(name):
     opal_fn, torch_fn, domain = UNARY[name]
     a = array((4, 3), np.float32, **domain)
     got = opal_fn(transposed(a))
-    np.testing.assert_allclose(np.asarray(got), torch_fn(torch.from_numpy(a).t()).numpy(),
+    np.testing.assert_allclose(host(got), torch_fn(torch.from_numpy(a).t()).numpy(),
                                rtol=1e-5, atol=1e-6)
 
 
@@ -165,8 +181,8 @@ def test_binary_type_promotion(name, dtypes):
 def test_binary_non_contiguous(name):
     opal_fn, torch_fn = BINARY[name]
     a, b = array((4, 3)), array((3, 4))
-    got = opal_fn(transposed(a), opal.tensor(b))
-    np.testing.assert_allclose(np.asarray(got), torch_fn(torch.from_numpy(a).t(),
+    got = opal_fn(transposed(a), on_device(b))
+    np.testing.assert_allclose(host(got), torch_fn(torch.from_numpy(a).t(),
                                                          torch.from_numpy(b)).numpy(), rtol=1e-6)
 
 
@@ -204,13 +220,13 @@ def test_scalar_overloads(name, dtype, scalar):
 
 
 def test_scalar_values_share_one_kernel():
-    a = opal.tensor(array((8,)))
+    a = on_device(array((8,)))
     A.mul.Scalar(a, 0.5)
     before = opal.jit.stats()
     out = A.mul.Scalar(a, 0.7)
     after = opal.jit.stats()
     assert after["compiles"] == before["compiles"] and after["disk_hits"] == before["disk_hits"]
-    np.testing.assert_allclose(np.asarray(out), np.asarray(a) * np.float32(0.7), rtol=1e-6)
+    np.testing.assert_allclose(host(out), host(a) * np.float32(0.7), rtol=1e-6)
 
 
 def test_where_and_clamp():
@@ -244,10 +260,10 @@ def test_reduction_dtypes():
     check(A.sum.dim_IntList, torch.sum, a, [1])
     check(A.sum.dim_IntList, torch.sum, a, [0], dtype=opal.float64,
           ) if False else None
-    got = A.sum.dim_IntList(opal.tensor(a), [0], False, dtype=opal.float64)
+    got = A.sum.dim_IntList(on_device(a), [0], False, dtype=opal.float64)
     assert got.dtype == opal.float64
-    np.testing.assert_allclose(np.asarray(got), a.sum(0).astype(np.float64))
-    got = A.mean.dim(opal.tensor(array((3, 4))), [1], True, dtype=opal.float64)
+    np.testing.assert_allclose(host(got), a.sum(0).astype(np.float64))
+    got = A.mean.dim(on_device(array((3, 4))), [1], True, dtype=opal.float64)
     assert got.dtype == opal.float64 and tuple(got.shape) == (3, 1)
 
 
@@ -294,8 +310,8 @@ def test_factories_like():
     check(A.zeros_like, torch.zeros_like, a)
     check(A.ones_like, torch.ones_like, a)
     check(A.full_like, torch.full_like, a, 2.5)
-    got = A.zeros_like(opal.tensor(a), dtype=opal.int64)
-    assert got.dtype == opal.int64 and np.asarray(got).sum() == 0
+    got = A.zeros_like(on_device(a), dtype=opal.int64)
+    assert got.dtype == opal.int64 and host(got).sum() == 0
 
 
 def test_meta_tensors_get_shapes_from_the_compiled_kernel():
@@ -312,16 +328,16 @@ def test_meta_tensors_get_shapes_from_the_compiled_kernel():
 def test_prims_compile_when_called_directly():
     P = opal.ops.prims
     a, b = array((3, 4)), array((3, 4))
-    np.testing.assert_allclose(np.asarray(P.add(opal.tensor(a), opal.tensor(b))), a + b)
-    np.testing.assert_allclose(np.asarray(P.exp(opal.tensor(a))), np.exp(a), rtol=1e-6)
-    got = P.convert_element_type(opal.tensor(a), opal.float64)
+    np.testing.assert_allclose(host(P.add(on_device(a), on_device(b))), a + b)
+    np.testing.assert_allclose(host(P.exp(on_device(a))), np.exp(a), rtol=1e-6)
+    got = P.convert_element_type(on_device(a), opal.float64)
     assert got.dtype == opal.float64
-    got = P.broadcast_in_dim(opal.tensor(array((4,))), [3, 4], [1])
+    got = P.broadcast_in_dim(on_device(array((4,))), [3, 4], [1])
     assert tuple(got.shape) == (3, 4)
-    got = P.sum(opal.tensor(a), [1])
-    np.testing.assert_allclose(np.asarray(got), a.sum(1), rtol=1e-6)
+    got = P.sum(on_device(a), [1])
+    np.testing.assert_allclose(host(got), a.sum(1), rtol=1e-6)
     got = P.full([2, 3], 1.5, dtype=opal.float32, device=opal.device("cpu"), requires_grad=False)
-    np.testing.assert_array_equal(np.asarray(got), np.full((2, 3), 1.5, np.float32))
+    np.testing.assert_array_equal(host(got), np.full((2, 3), 1.5, np.float32))
 
 
 @pytest.mark.parametrize("shapes", [((2, 3, 4, 5), (5, 6)), ((2, 3, 4, 5), (2, 3, 5, 6)),
@@ -334,7 +350,7 @@ def test_matmul_batch_broadcasting(shapes):
 
 def test_view_ops_return_views():
     # Native CompositeExplicitAutograd kernels, as in PyTorch: they share memory.
-    base = opal.tensor(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    base = on_device(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
     for view in [A.view(base, [6, 4]), A.reshape(base, [4, 6]), A.transpose.int(base, 0, 2),
                  A.permute(base, [2, 0, 1]), A.unsqueeze(base, 1),
                  A.expand(A.unsqueeze(base, 0), [3, 2, 3, 4]),
@@ -342,7 +358,7 @@ def test_view_ops_return_views():
         assert view.data_ptr() == base.data_ptr()
     view = A.view(base, [24])
     view.fill_(1.0)
-    assert np.asarray(base).sum() == 24.0
+    assert host(base).sum() == 24.0
     # Composites still compile through them into one kernel.
     before = opal.jit.stats()["compiles"]
     x, w = array((2, 3)), array((4, 3))
@@ -366,7 +382,7 @@ def test_large_row_independent_calls_split_across_two_threads(shapes):
 def test_large_non_contiguous_input_with_two_threads():
     a = array((700, 900))
     got = A.exp(transposed(a))
-    np.testing.assert_allclose(np.asarray(got), np.exp(a.T), rtol=1e-6)
+    np.testing.assert_allclose(host(got), np.exp(a.T), rtol=1e-6)
 
 
 def test_large_row_independent_reductions_split_across_two_threads():

@@ -7,6 +7,7 @@
 // RUN: FileCheck %s --check-prefixes=PTX,SM90 < %t.sm_90.ptx
 // RUN: opal-opt %s --opal-jit-cuda="chip=sm_80 format=isa" --opal-print-gpu-objects -o /dev/null > %t.sm_80.ptx
 // RUN: FileCheck %s --check-prefixes=PTX,SM80 < %t.sm_80.ptx
+// RUN: opal-opt %s --opal-jit-cuda="chip=sm_90 format=isa" | FileCheck %s --check-prefix=LOWERED
 // RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.sm_90.ptx -o %t.sm_90.cubin %}
 // RUN: %if ptxas %{ %ptxas -arch=sm_80 %t.sm_80.ptx -o %t.sm_80.cubin %}
 
@@ -30,6 +31,14 @@ func.func @opal_kernel(%x: tensor<?x?xf32> {llvm.noalias}, %y: tensor<?x?xf32> {
 // HOST-NOT: gpu.launch_func
 // HOST: return
 // HOST: gpu.binary @opal_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90">
+
+// What the JIT links (lower-host, the default): host code in the LLVM
+// dialect that launches through opal's CUDA runtime, and the binary.
+// LOWERED: module attributes {gpu.container_module, opal.gpu_kernels = ["opal_kernel_kernel"]}
+// LOWERED: llvm.func @opal_kernel(
+// LOWERED: llvm.call @opal_cuda_launch(
+// LOWERED-NOT: gpu.launch_func
+// LOWERED: gpu.binary @opal_kernels
 
 // The kernel: global index = block * 256 + thread, one load per operand,
 // exp through libdevice (ex2.approx), one store; no division.

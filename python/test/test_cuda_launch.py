@@ -1,0 +1,215 @@
+"""The JIT's CUDA launch path, without a GPU.
+
+These tests run opal against a fake driver (inputs/fake_cuda.c): one device
+whose memory is host memory, and launches that compute nothing but are
+logged with their grid, block and (for PTX) every parameter's value. So they
+check everything opal does up to the driver: compiling for the device's
+capability, the disk cache, loading the image once per device, which
+kernels run with which sizes and pointers, temporaries, and the errors the
+driver reports. They cannot check results: test_cuda.py's numerical tests
+do, on a machine with a GPU.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import opal
+
+HERE = os.path.dirname(__file__)
+pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
+
+
+@pytest.fixture(scope="module")
+def fake_driver(tmp_path_factory):
+    library = tmp_path_factory.mktemp("fakecuda") / "libfakecuda.so"
+    subprocess.run(["cc", "-shared", "-fPIC", "-O1", os.path.join(HERE, "inputs", "fake_cuda.c"),
+                    "-o", str(library)], check=True)
+    return str(library)
+
+
+@pytest.fixture
+def run(fake_driver, tmp_path):
+    """Runs `code` in a fresh interpreter on the fake driver; returns its
+    stdout lines and the driver's log lines."""
+    log = tmp_path / "driver.log"
+
+    def run(code, expect_failure=False, **env):
+        if log.exists():
+            log.unlink()
+        full = {**os.environ, "OPAL_LIBCUDA": fake_driver, "FAKE_CUDA_LOG": str(log),
+                "OPAL_CACHE_DIR": str(tmp_path / "cache"), **env}
+        result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)],
+                                capture_output=True, text=True, env=full, timeout=300)
+        if not expect_failure:
+            assert result.returncode == 0, result.stderr
+        lines = log.read_text().splitlines() if log.exists() else []
+        return result.stdout.splitlines(), lines
+
+    return run
+
+
+def launches(log):
+    """The launches in a driver log: (kernel, grid, block, params)."""
+    found = []
+    for line in log:
+        match = re.fullmatch(r"launch (\S+) grid=(\S+) block=(\S+) shared=\d+ params=(.*)", line)
+        if match:
+            grid = tuple(int(v) for v in match[2].split(","))
+            block = tuple(int(v) for v in match[3].split(","))
+            params = [] if match[4] in ("", "?") else match[4].split(",")
+            found.append((match[1], grid, block, params))
+    return found
+
+
+EXP = """
+    import numpy as np, opal
+    x = opal.tensor(np.arange(1000, dtype=np.float32), device="cuda")
+    y = opal.ops.aten.exp(x)
+    z = opal.ops.aten.exp(x)
+    print(x.data_ptr(), y.data_ptr(), z.data_ptr(), y.device, tuple(y.shape), y.dtype)
+    s = opal.jit.stats()
+    print(s["compiles"], s["disk_hits"], s["hits"])
+"""
+
+
+def test_an_elementwise_op_compiles_once_and_launches_on_its_tensors(run):
+    out, log = run(EXP, OPAL_CUDA_FORMAT="isa")
+    x, y, z, device, shape, dtype = out[0].split(" ", 5)
+    assert (device, shape, dtype) == ("cuda:0", "(1000,)", "opal.float32")
+    assert out[1] == "1 0 1"  # one compile, then a hit
+    # The PTX for the device's sm_90 is loaded once; one kernel, launched
+    # twice over ceil(1000 / 256) blocks of 256 threads, reading x and
+    # writing each call's output (pointers, offset, size, stride: 1-D views).
+    assert [line for line in log if line.startswith(("load", "function"))] == [
+        log[[l.startswith("load") for l in log].index(True)], "function opal_kernel_kernel"]
+    load = next(line for line in log if line.startswith("load"))
+    assert load.startswith("load ptx ") and load.endswith(" sm_90")
+    runs = launches(log)
+    assert [(k, g, b) for k, g, b, _ in runs] == [("opal_kernel_kernel", (4, 1, 1), (256, 1, 1))] * 2
+    for (_, _, _, params), out_ptr in zip(runs, (y, z)):
+        assert params == ["256", "1000", x, x, "0", "1000", "1", out_ptr, out_ptr, "0", "1000", "1"]
+
+
+def test_the_default_is_a_cubin_and_the_disk_cache_serves_a_second_process(run):
+    out, log = run(EXP)
+    assert out[1] == "1 0 1"
+    load = next(line for line in log if line.startswith("load"))
+    assert re.fullmatch(r"load cubin \d+ \?", load)  # an ELF image, from ptxas
+    out, log = run(EXP)
+    assert out[1] == "0 1 1"  # nothing compiled: host code and cubin from disk
+    assert sum(line.startswith("load cubin") for line in log) == 1
+    assert len(launches(log)) == 2
+
+
+def test_the_capability_is_part_of_the_key(run):
+    _, log80 = run(EXP, OPAL_CUDA_FORMAT="isa", FAKE_CUDA_CAPABILITY="80")
+    out, log90 = run(EXP, OPAL_CUDA_FORMAT="isa", FAKE_CUDA_CAPABILITY="90")
+    assert out[1] == "1 0 1"  # sm_80's cached kernel is not reused for sm_90
+    assert next(l for l in log80 if l.startswith("load")).endswith(" sm_80")
+    assert next(l for l in log90 if l.startswith("load")).endswith(" sm_90")
+
+
+def test_float_scalars_are_kernel_parameters(run):
+    out, log = run("""
+        import numpy as np, opal
+        x = opal.tensor(np.ones(300, dtype=np.float32), device="cuda")
+        opal.ops.aten.mul(x, 0.5)
+        opal.ops.aten.mul(x, 0.7)
+        print(opal.jit.stats()["compiles"])
+    """, OPAL_CUDA_FORMAT="isa")
+    assert out == ["1"]  # x * 0.5 and x * 0.7 share a kernel
+    values = [params for _, _, _, params in launches(log)]
+    assert ["0.5" in p for p in values] == [True, False]
+    assert ["0.7" in p for p in values] == [False, True]
+
+
+def test_a_softmax_reduces_per_row_and_frees_its_temporaries(run):
+    out, log = run("""
+        import numpy as np, opal
+        x = opal.tensor(np.ones((8, 100), dtype=np.float32), device="cuda")
+        opal.cuda.empty_cache()
+        before = opal.cuda.memory_stats()["bytes_in_use"]
+        y = opal.ops.aten.softmax(x, -1)
+        print(tuple(y.shape), opal.cuda.memory_stats()["bytes_in_use"] - before)
+    """, OPAL_CUDA_FORMAT="isa")
+    # Only the output (8 * 100 floats, rounded to the allocator's 512-byte
+    # classes) stays allocated: the row maxima and sums were freed.
+    assert out == ["(8, 100) 3584"]
+    runs = launches(log)
+    assert len(runs) == 6 and len({kernel for kernel, _, _, _ in runs}) == 6
+    # The two reductions (max and sum over each row) run one block per row.
+    assert sum(grid == (8, 1, 1) for _, grid, _, _ in runs) == 2
+    assert all(block == (256, 1, 1) for _, _, block, _ in runs)
+
+
+def test_non_contiguous_inputs_and_broadcasts(run):
+    out, log = run("""
+        import numpy as np, opal
+        x = opal.tensor(np.ones((8, 100), dtype=np.float32), device="cuda")
+        b = opal.tensor(np.ones(100, dtype=np.float32), device="cuda")
+        print(tuple(opal.ops.aten.exp(x.t()).shape), tuple(opal.ops.aten.add(x, b).shape))
+    """, OPAL_CUDA_FORMAT="isa")
+    assert out == ["(100, 8) (8, 100)"]
+    assert [grid for _, grid, _, _ in launches(log)] == [(4, 1, 1), (4, 1, 1)]
+
+
+def test_launch_failures_name_the_kernel_and_the_driver_error(run):
+    out, _ = run("""
+        import numpy as np, opal
+        x = opal.tensor(np.ones(10, dtype=np.float32), device="cuda")
+        for _ in range(2):
+            try:
+                opal.ops.aten.exp(x)
+            except RuntimeError as error:
+                print(error)
+        print(opal.ops.aten.exp(opal.tensor([0.0])).numpy())  # the CPU still works
+    """, OPAL_CUDA_FORMAT="isa", FAKE_CUDA_FAIL_LAUNCH="1")
+    message = ("aten::exp(float32[?]) on cuda:0: CUDA error in cuLaunchKernel(opal_kernel_kernel): "
+               "CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure")
+    assert out == [message, message, "[1.]"]
+
+
+def test_an_image_the_device_cannot_run_is_refused_clearly(run):
+    out, _ = run("""
+        import numpy as np, opal
+        x = opal.tensor(np.ones(10, dtype=np.float32), device="cuda")
+        try:
+            opal.ops.aten.exp(x)
+        except RuntimeError as error:
+            print(error)
+    """, FAKE_CUDA_REJECT_IMAGE="1")
+    assert out == ["aten::exp(float32[?]) on cuda:0: cannot load the kernel's cubin on cuda:0: "
+                   "CUDA_ERROR_NO_BINARY_FOR_GPU: no kernel image is available for execution on "
+                   "the device (a cubin runs only on the arch it was compiled for)"]
+
+
+def test_a_bad_format_knob_is_reported(run):
+    out, _ = run("""
+        import numpy as np, opal
+        x = opal.tensor(np.ones(10, dtype=np.float32), device="cuda")
+        try:
+            opal.ops.aten.exp(x)
+        except RuntimeError as error:
+            print(error)
+    """, OPAL_CUDA_FORMAT="sass")
+    assert out == ["opal JIT: aten::exp(float32[?]) cannot be compiled for CUDA: "
+                   "OPAL_CUDA_FORMAT must be bin or isa, got 'sass'"]
+
+
+def test_tensors_on_two_devices_are_refused(run):
+    out, _ = run("""
+        import numpy as np, opal
+        try:
+            opal.ops.aten.add(opal.tensor([1.0], device="cuda"), opal.tensor([1.0]))
+        except RuntimeError as error:
+            print(error)
+    """)
+    assert out == ["aten::add.Tensor: expected all tensors on one device, but argument 'other' "
+                   "is on cpu and an earlier one on cuda:0"]
