@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""The CUDA JIT on a GPU: bandwidth, launch overhead and compile time.
+
+Not a test: run it on a machine with a GPU and read the tables
+(docs/performance.md records them with the device named).
+
+    PYTHONPATH=build/python /usr/bin/python3 benchmarks/cuda_benchmark.py
+
+1. Elementwise add, exp, softplus and gelu at 16M to 256M float32 elements,
+   a sum over the last dim and a last-dim softmax, each as a fraction of the
+   device-to-device copy bandwidth measured in the same run (bytes read and
+   written by the op over the time of one call, against a clone's).
+2. The Python launch overhead of a cached kernel: calls per second of exp
+   on 16 elements, the stream synchronized once at the end.
+3. Cold compile time per kernel (in a fresh process, no disk cache).
+
+--launch-only runs part 2 alone: with OPAL_LIBCUDA naming the test suite's
+fake driver (python/test/inputs/fake_cuda.c), it measures opal's own side of
+a launch (argument parsing, dispatch, the cache lookup, output allocation,
+the host code) without a GPU.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+
+import opal
+
+A = opal.ops.aten
+
+
+def timed(call, repeat=10):
+    """Best seconds of one call, the device synchronized around each."""
+    call()
+    opal.cuda.synchronize()
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        call()
+        opal.cuda.synchronize()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def bandwidth_table(sizes):
+    rows = []
+    for n in sizes:
+        x = opal.tensor(np.random.default_rng(0).standard_normal(n, dtype=np.float32),
+                        device="cuda")
+        y = opal.tensor(np.ones(n, dtype=np.float32), device="cuda")
+        rows_2d = x.reshape([n // 1024, 1024])
+        copy = timed(lambda: x.clone())
+        copy_bw = 2 * 4 * n / copy
+        ops = [("add", lambda: A.add.Tensor(x, y), 3), ("exp", lambda: A.exp(x), 2),
+               ("softplus", lambda: A.softplus(x), 2), ("gelu", lambda: A.gelu(x), 2),
+               ("sum (rows of 1024)", lambda: A.sum.dim_IntList(rows_2d, [1]), 1),
+               ("softmax (rows of 1024)", lambda: A.softmax.int(rows_2d, -1), 2)]
+        rows.append((n, "copy", copy * 1e3, copy_bw / 1e9, 1.0))
+        for name, call, passes in ops:
+            seconds = timed(call)
+            bw = passes * 4 * n / seconds
+            rows.append((n, name, seconds * 1e3, bw / 1e9, bw / copy_bw))
+    print(f"{'elements':>10} {'op':<24} {'ms':>8} {'GB/s':>8} {'of copy':>8}")
+    for n, name, ms, gbs, fraction in rows:
+        print(f"{n:>10} {name:<24} {ms:>8.3f} {gbs:>8.1f} {fraction:>8.0%}")
+
+
+def launch_overhead(calls=100000):
+    x = opal.tensor(np.ones(16, dtype=np.float32), device="cuda")
+    exp = A.exp.default
+    exp(x)
+    opal.cuda.synchronize()
+    best = float("inf")
+    for _ in range(5):
+        start = time.perf_counter()
+        for _ in range(calls):
+            exp(x)
+        opal.cuda.synchronize()
+        best = min(best, (time.perf_counter() - start) / calls)
+    print(f"cached launch of exp on 16 elements from Python: {best * 1e6:.2f} us per call "
+          f"(device: {opal.cuda.get_device_name()})")
+
+
+COMPILE_SCRIPT = textwrap.dedent("""
+    import json, time
+    import numpy as np
+    import opal
+    A = opal.ops.aten
+    x = opal.tensor(np.ones((4, 8), dtype=np.float32), device="cuda")
+    calls = [("add", lambda: A.add.Tensor(x, x)), ("exp", lambda: A.exp(x)),
+             ("softplus", lambda: A.softplus(x)), ("gelu", lambda: A.gelu(x)),
+             ("softmax", lambda: A.softmax.int(x, -1)), ("sum", lambda: A.sum.dim_IntList(x, [1]))]
+    times = []
+    for name, call in calls:
+        start = time.perf_counter()
+        call()
+        opal.cuda.synchronize()
+        times.append((name, (time.perf_counter() - start) * 1e3))
+    print(json.dumps(times))
+""")
+
+
+def compile_times():
+    env = dict(os.environ, OPAL_CACHE_DISABLE="1")
+    out = subprocess.run([sys.executable, "-c", COMPILE_SCRIPT], env=env, check=True,
+                         capture_output=True, text=True).stdout
+    print("cold compile, fresh process, no disk cache (the first includes loading LLVM):")
+    for name, ms in json.loads(out):
+        print(f"  {name:<10} {ms:8.1f} ms")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--launch-only", action="store_true")
+    parser.add_argument("--sizes", default="16777216,67108864,268435456")
+    args = parser.parse_args()
+    if not opal.cuda.is_available():
+        sys.exit(f"no CUDA device: {opal.cuda.unavailable_reason()}")
+    if not args.launch_only:
+        bandwidth_table([int(n) for n in args.sizes.split(",")])
+        compile_times()
+    launch_overhead()
+
+
+if __name__ == "__main__":
+    main()
