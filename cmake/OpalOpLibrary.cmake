@@ -1,4 +1,5 @@
-# opal_add_op_library(<name> SOURCES <file.opal.mlir>... [CPU <cpu>] [FRAGMENT])
+# opal_add_op_library(<name> SOURCES <file.opal.mlir>... [CPU <cpu>] [CUDA <arch>...]
+#                     [FRAGMENT])
 #
 #   Builds the shared library lib<name>.so from op-library files: opal-aot
 #   compiles every `opal.precompile` specialization of each file into an
@@ -6,10 +7,12 @@
 #   ops, decompositions and precompiled kernels when the library is loaded
 #   (opal.ops.load_library, dlopen). CPU is what the kernels are compiled for
 #   (default native: this machine; x86-64-v3 etc. for other machines);
+#   CUDA lists GPU archs to compile every specialization for as well (sm_90:
+#   a cubin, compute_80: PTX; opal-aot --cuda);
 #   FRAGMENT registers the namespaces as FRAGMENT libraries instead of DEF.
 #   Needs the C language in the project: project(<p> LANGUAGES C CXX).
 function(opal_add_op_library name)
-  cmake_parse_arguments(ARG "FRAGMENT" "CPU" "SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "FRAGMENT" "CPU" "SOURCES;CUDA" ${ARGN})
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "opal_add_op_library(${name}): give SOURCES <file.opal.mlir>...")
   endif()
@@ -26,6 +29,10 @@ function(opal_add_op_library name)
   set(flags "--cpu=${ARG_CPU}")
   if(ARG_FRAGMENT)
     list(APPEND flags --fragment)
+  endif()
+  if(ARG_CUDA)
+    string(REPLACE ";" "," archs "${ARG_CUDA}")
+    list(APPEND flags "--cuda=${archs}")
   endif()
   set(stubs)
   set(archives)

@@ -2,6 +2,8 @@
 
 #include "opal/AOT/OpLibrary.h"
 
+#include "opal/CUDA/Launch.h"
+
 #include "opal/Config.h"
 #include "opal/Dispatch/Dispatcher.h"
 #include "opal/Dispatch/Library.h"
@@ -150,9 +152,26 @@ std::unique_ptr<LoadedLibrary> registerLibrary(const opal_aot_library &library) 
       throw fail("it has no entry point");
     kernel->run = entry.run;
     kernel->shapes = entry.shapes;
+    bool onCuda = entry.cuda_capability != 0;
+    DeviceType device = onCuda ? DeviceType::CUDA : DeviceType::CPU;
     for (const jit::ArgSpec &arg :
-         jit::makeCallSpec(handle->schema(), sample->data(), DeviceType::CPU, false).args)
+         jit::makeCallSpec(handle->schema(), sample->data(), device, false).args)
       kernel->argKinds.push_back(arg.kind);
+    kernel->label = op + (entry.specialization ? entry.specialization : "");
+    if (onCuda) {
+      if (!entry.image || !entry.image_size || !entry.gpu_module)
+        throw fail("its CUDA device code is missing");
+      std::vector<std::string> kernelNames;
+      std::string names = entry.kernel_names ? entry.kernel_names : "";
+      for (size_t start = 0, end; (end = names.find('\n', start)) != std::string::npos;
+           start = end + 1)
+        kernelNames.push_back(names.substr(start, end - start));
+      kernel->gpuModule = std::make_shared<cuda::KernelModule>(
+          std::string(reinterpret_cast<const char *>(entry.image), entry.image_size),
+          entry.image_ptx ? cuda::KernelModule::Format::Ptx : cuda::KernelModule::Format::Cubin,
+          std::move(kernelNames));
+      *entry.gpu_module = kernel->gpuModule.get();
+    }
     kernel->cacheKey = "aot";
     // Compiled against opal's built-in definitions: a built-in op registered
     // on since (an override of aten::exp, say) makes the JIT compile it.
@@ -165,7 +184,8 @@ std::unique_ptr<LoadedLibrary> registerLibrary(const opal_aot_library &library) 
       continue;
     }
     auto added = jit::MlirKernel::addPrecompiled(found->second, handle->schema(), *sample,
-                                                 std::move(kernel));
+                                                 std::move(kernel), device,
+                                                 entry.cuda_capability);
     if (!added)
       throw fail(added.error().message());
   }

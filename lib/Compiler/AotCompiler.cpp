@@ -1,6 +1,7 @@
 //===- AotCompiler.cpp - Op-library files to ahead-of-time libraries ------===//
 
 #include "opal/Compiler/AotCompiler.h"
+#include "opal/Compiler/CudaObject.h"
 
 #include "opal/AOT/OpLibrary.h"
 #include "opal/Compiler/KernelBuilder.h"
@@ -64,7 +65,39 @@ std::string baseName(const std::string &path) { return path.substr(path.rfind('/
 
 struct StubKernel {
   std::string op, specialization, description, run, shapes;
+  // CUDA kernels:
+  int capability = 0;
+  std::string image;
+  bool ptx = false;
+  std::string kernelNames, gpuModule;
 };
+
+/// A C array initializer of `bytes`, 24 a line.
+std::string byteArray(const std::string &bytes) {
+  std::ostringstream c;
+  c << "{";
+  for (size_t i = 0; i < bytes.size(); ++i)
+    c << (i % 24 == 0 ? "\n  " : "") << static_cast<unsigned>(static_cast<unsigned char>(bytes[i]))
+      << ",";
+  c << "\n}";
+  return c.str();
+}
+
+/// The compute capability of an arch `sm_90`/`sm_90a`/`compute_90` (90),
+/// and whether it asks for PTX; 0 if it is none of these.
+int archCapability(const std::string &arch, bool &ptx) {
+  std::string digits;
+  if (arch.rfind("sm_", 0) == 0)
+    digits = arch.substr(3), ptx = false;
+  else if (arch.rfind("compute_", 0) == 0)
+    digits = arch.substr(8), ptx = true;
+  if (!digits.empty() && (digits.back() == 'a' || digits.back() == 'f'))
+    digits.pop_back();
+  if (digits.empty() || digits.size() > 3 ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return 0;
+  return std::stoi(digits);
+}
 
 /// The generated C file. Its two structs repeat AOT/OpLibrary.h's layout
 /// (OPAL_AOT_FORMAT), so that it compiles without opal's headers.
@@ -78,6 +111,12 @@ std::string stubSource(const std::string &fileName, const std::string &text, con
        "  const char *op, *specialization, *description;\n"
        "  void (*run)(void **);\n"
        "  void (*shapes)(void **);\n"
+       "  int cuda_capability;\n"
+       "  const unsigned char *image;\n"
+       "  unsigned long image_size;\n"
+       "  int image_ptx;\n"
+       "  const char *kernel_names;\n"
+       "  void **gpu_module;\n"
        "};\n"
        "struct opal_aot_library {\n"
        "  unsigned format;\n"
@@ -87,18 +126,31 @@ std::string stubSource(const std::string &fileName, const std::string &text, con
        "};\n"
        "void *opal_aot_register(const struct opal_aot_library *library);\n"
        "void opal_aot_unregister(void *handle);\n\n";
-  for (const StubKernel &kernel : kernels) {
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const StubKernel &kernel = kernels[i];
     c << "void " << kernel.run << "(void **);\n";
     if (!kernel.shapes.empty())
       c << "void " << kernel.shapes << "(void **);\n";
+    if (kernel.capability) {
+      c << "extern void *" << kernel.gpuModule << ";\n";
+      c << "static const unsigned char image" << i << "[] = " << byteArray(kernel.image)
+        << ";\n";
+    }
   }
   c << "\nstatic const char text[] =\n    " << cString(text) << ";\n\n";
   if (!kernels.empty()) {
     c << "static const struct opal_aot_kernel kernels[] = {\n";
-    for (const StubKernel &kernel : kernels)
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      const StubKernel &kernel = kernels[i];
       c << "  {" << cString(kernel.op) << ", " << cString(kernel.specialization) << ",\n   "
         << cString(kernel.description) << ",\n   " << kernel.run << ", "
-        << (kernel.shapes.empty() ? "0" : kernel.shapes) << "},\n";
+        << (kernel.shapes.empty() ? "0" : kernel.shapes);
+      if (kernel.capability)
+        c << ",\n   " << kernel.capability << ", image" << i << ", sizeof image" << i << ", "
+          << (kernel.ptx ? 1 : 0) << ", " << cString(kernel.kernelNames) << ", &"
+          << kernel.gpuModule;
+      c << "},\n";
+    }
     c << "};\n\n";
   }
   c << "static const struct opal_aot_library library = {\n"
@@ -130,6 +182,47 @@ Expected<std::string> writeArchive(const std::vector<std::string> &objects) {
   if (!archive)
     return fail("cannot write the kernels' archive: " + llvm::toString(archive.takeError()));
   return std::string((*archive)->getBufferStart(), (*archive)->getBufferSize());
+}
+
+/// One specialization compiled for one GPU arch: its stub entry and its
+/// host code's object.
+Expected<std::pair<StubKernel, std::string>>
+compileCudaKernel(const std::string &op, const OperatorHandle &handle,
+                  const std::vector<IValue> &sample, const std::string &arch,
+                  llvm::TargetMachine *machine, const std::string &exportPrefix,
+                  const AotOptions &options, AotLibraryParts &parts) {
+  bool ptx = false;
+  int capability = archCapability(arch, ptx);
+  if (!capability)
+    return fail("unknown CUDA arch '" + arch +
+                "': use sm_<capability> (sm_90: a cubin) or compute_<capability> (compute_90: PTX)");
+  jit::CallSpec spec = jit::makeCallSpec(handle.schema(), sample.data(), DeviceType::CUDA,
+                                         /*staticShapes=*/false);
+  spec.cudaCapability = capability;
+  ObjectOptions objectOptions;
+  objectOptions.machine = machine;
+  objectOptions.exportPrefix = exportPrefix;
+  objectOptions.output = options.output;
+  objectOptions.cudaFormat = ptx ? "isa" : "bin";
+  auto compiled = compileKernelObject(spec, DispatchKey::CUDA, objectOptions);
+  if (!compiled)
+    return makeUnexpected(compiled.error());
+  CudaKernelObject device;
+  if (!parseCudaObject(compiled->object, device))
+    return fail("internal error: " + op + spec.str() + ": the CUDA kernel object is damaged");
+  std::string label = op + spec.str() + " for " + arch;
+  parts.kernels.push_back(label);
+  if (options.output != ObjectOptions::Output::Object)
+    parts.listing += "// ----- " + label + "\n" + device.host;
+  StubKernel stub{op, spec.str(), compiled->description, exportPrefix + kKernelName,
+                  compiled->hasShapes ? exportPrefix + kShapesName : ""};
+  stub.capability = capability;
+  stub.image = std::move(device.image);
+  stub.ptx = device.ptx;
+  for (const std::string &name : device.kernels)
+    stub.kernelNames += name + "\n";
+  stub.gpuModule = exportPrefix + "opal_gpu_module";
+  return std::make_pair(std::move(stub), std::move(device.host));
 }
 
 } // namespace
@@ -178,6 +271,12 @@ Expected<AotLibraryParts> opal::ir::compileOpLibrary(const std::string &fileName
   auto target = createAotTarget(options.cpu);
   if (!target)
     return makeUnexpected(target.error());
+  for (const std::string &arch : options.cudaArchs) {
+    bool ptx = false;
+    if (!archCapability(arch, ptx))
+      return fail("unknown CUDA arch '" + arch + "': use sm_<capability> (sm_90: a cubin) or "
+                  "compute_<capability> (compute_90: PTX)");
+  }
   const char *kind = options.fragment ? "FRAGMENT" : "DEF";
 
   // Define the library's ops in this process, as its initializer will.
@@ -236,6 +335,15 @@ Expected<AotLibraryParts> opal::ir::compileOpLibrary(const std::string &fileName
       parts.listing += "// ----- " + entry.op + spec.str() + "\n" + compiled->object;
     stubKernels.push_back(std::move(stub));
     objects.push_back(std::move(compiled->object));
+    for (const std::string &arch : options.cudaArchs) {
+      auto kernel = compileCudaKernel(entry.op, *handle, *sample, arch, target->machine.get(),
+                                      prefix + std::to_string(objects.size()) + "_", options,
+                                      parts);
+      if (!kernel)
+        return where(kernel.error().message());
+      objects.push_back(std::move(kernel->second));
+      stubKernels.push_back(std::move(kernel->first));
+    }
   }
   if (options.output != ObjectOptions::Output::Object)
     return parts;

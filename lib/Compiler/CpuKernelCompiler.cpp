@@ -186,7 +186,16 @@ public:
           front.op + spec.str() + " cannot be compiled ahead of time: it reaches an op whose " +
           toString(key) + " kernel is not defined in MLIR, so it runs op by op"));
     double lowerMs = 0;
-    auto object = lowerAndEmit(front, options, lowerMs, targetOf(spec));
+    Target target = targetOf(spec, options.cudaFormat);
+    if (!target.problem.empty())
+      return makeUnexpected(Error(front.label + " cannot be compiled for CUDA: " +
+                                  target.problem));
+    ObjectOptions objectOptions = options;
+    if (target.cuda) {
+      objectOptions.exportedGlobals.push_back("opal_gpu_module");
+      front.kernel->rowsIndependent = false; // one launch covers every row
+    }
+    auto object = lowerAndEmit(front, objectOptions, lowerMs, target);
     if (!object)
       return makeUnexpected(object.error());
     KernelObject result;
@@ -304,7 +313,7 @@ private:
     std::string description;
     std::string problem; ///< why the CUDA options cannot work ("" if they can)
   };
-  static Target targetOf(const jit::CallSpec &spec) {
+  static Target targetOf(const jit::CallSpec &spec, const std::string &cudaFormat = "") {
     Target target;
     if (spec.device != DeviceType::CUDA) {
       target.pipeline = jitCpuPipelineText();
@@ -314,6 +323,8 @@ private:
     target.cuda = true;
     CudaPipelineOptions options;
     setJitCudaOptions(spec.cudaCapability, options);
+    if (!cudaFormat.empty())
+      options.format = cudaFormat;
     if (options.format != "bin" && options.format != "isa")
       target.problem = "OPAL_CUDA_FORMAT must be bin or isa, got '" + options.format + "'";
     else

@@ -111,7 +111,7 @@ FailureOr<std::string> opal::ir::emitObject(ModuleOp module,
     error = "cannot translate the kernel to LLVM IR";
     return failure();
   }
-  std::vector<llvm::Function *> exported;
+  std::vector<llvm::GlobalValue *> exported;
   for (size_t i = 0; i < entryPoints.size(); ++i) {
     const std::string &name = entryPoints[i];
     llvm::Function *function = llvmModule->getFunction(name);
@@ -123,6 +123,12 @@ FailureOr<std::string> opal::ir::emitObject(ModuleOp module,
         *llvmModule, function,
         options.exportPrefix.empty() ? packedName(name) : options.exportPrefix + name));
   }
+  for (const std::string &name : options.exportedGlobals)
+    if (llvm::GlobalVariable *global = llvmModule->getGlobalVariable(name)) {
+      if (!options.exportPrefix.empty())
+        global->setName(options.exportPrefix + name);
+      exported.push_back(global);
+    }
   if (!options.exportPrefix.empty())
     for (llvm::GlobalValue &global : llvmModule->global_values())
       if (!global.isDeclaration() && !global.getName().starts_with("llvm.") &&

@@ -195,15 +195,18 @@ void MlirKernel::insert(std::vector<uint64_t> words, std::shared_ptr<const Compi
 Expected<bool> MlirKernel::addPrecompiled(const KernelFunction &kernel,
                                           const FunctionSchema &schema,
                                           const std::vector<IValue> &sampleArgs,
-                                          std::shared_ptr<const CompiledKernel> compiled) {
+                                          std::shared_ptr<const CompiledKernel> compiled,
+                                          DeviceType device, int cudaCapability) {
   if (!isMlirKernel(kernel) || sampleArgs.size() != schema.arguments().size())
     return makeUnexpected(Error("internal error: " + schema.operatorName().str() +
                                 ": a precompiled kernel needs the op's MLIR kernel"));
   auto &self = *static_cast<MlirKernel *>(kernel.functor());
   std::vector<uint64_t> words;
-  auto ok = appendKeyWords(schema, sampleArgs.data(), DeviceType::CPU, false, words);
+  auto ok = appendKeyWords(schema, sampleArgs.data(), device, false, words);
   if (!ok)
     return makeUnexpected(ok.error());
+  if (device == DeviceType::CUDA)
+    words.push_back(static_cast<uint64_t>(cudaCapability));
   std::lock_guard<std::mutex> lock(self.mutex_);
   self.insert(std::move(words), std::move(compiled), OperatorEntry::currentEpoch());
   ++counters.precompiled;

@@ -296,3 +296,46 @@ def test_a_builtin_op_registered_on_before_loading_is_not_ignored(tmp_path):
     """)
     assert out["y"] == [0.0] * 5
     assert out["stats"]["precompiled"] == 0
+
+
+FAKE_DRIVER_SOURCE = os.path.join(os.path.dirname(__file__), "inputs", "fake_cuda.c")
+PTXAS = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "ptxas")
+
+
+@pytest.mark.skipif(shutil.which("cc") is None or not os.access(PTXAS, os.X_OK),
+                    reason="needs a C compiler and the CUDA toolkit's ptxas")
+def test_cuda_kernels_per_arch_run_without_the_compiler(tmp_path):
+    # The launch path against the fake driver (test_cuda_launch.py): which
+    # image loads and whether anything compiles, per device capability.
+    driver = tmp_path / "libfakecuda.so"
+    subprocess.run(["cc", "-shared", "-fPIC", FAKE_DRIVER_SOURCE, "-o", str(driver)], check=True)
+    lib = tmp_path / "libaot.so"
+    built = aot(write_library(tmp_path, precompile=['"softplus" "(float32[?], float)"']),
+                "-o", lib, "--cuda=sm_90,compute_80", "-v")
+    assert built.stderr.splitlines() == [
+        "opal-aot: compiled aotlib::softplus(float32[?], float)",
+        "opal-aot: compiled aotlib::softplus(float32[?], float) for sm_90",
+        "opal-aot: compiled aotlib::softplus(float32[?], float) for compute_80"]
+    script = f"""
+        import json, numpy as np, opal
+        opal.ops.load_library({str(lib)!r})
+        x = opal.tensor(np.ones(1000, dtype=np.float32), device="cuda")
+        y = opal.ops.aotlib.softplus(x, 2.0)
+        maps = open("/proc/self/maps").read()
+        print(json.dumps(dict(device=str(y.device), stats=opal.jit.stats(),
+                              compiler_loaded="libopal_compiler" in maps)))
+    """
+    results = {}
+    for capability in ("90", "80", "75"):
+        log = tmp_path / f"driver{capability}.log"
+        out = run_fresh(script, OPAL_LIBCUDA=str(driver), FAKE_CUDA_LOG=str(log),
+                        FAKE_CUDA_CAPABILITY=capability)
+        loads = [line.split()[1] for line in log.read_text().splitlines()
+                 if line.startswith("load")]
+        results[capability] = (out["stats"]["compiles"], out["compiler_loaded"], loads)
+        assert out["device"] == "cuda:0" and out["stats"]["precompiled"] == 3
+    assert results == {
+        "90": (0, False, ["cubin"]),  # the library's cubin
+        "80": (0, False, ["ptx"]),    # its PTX, compiled by the driver
+        "75": (1, True, ["cubin"]),   # no image for sm_75: the JIT compiles one
+    }

@@ -13,3 +13,7 @@ opal.library "aoterr" {
 }
 
 // CHECK: opal-aot: {{.*}}errors.mlir:12:28: error: aoterr::twice: specialization (float32[?], int): argument 'dim': 'int' stands for a runtime number, but int arguments are compiled in: give the value
+
+// An unknown GPU arch is refused before anything compiles.
+// RUN: not opal-aot %s -o %t.so --cuda=sm_90,volta 2>&1 | FileCheck %s --check-prefix=ARCH
+// ARCH: opal-aot: unknown CUDA arch 'volta': use sm_<capability> (sm_90: a cubin) or compute_<capability> (compute_90: PTX)

@@ -47,6 +47,11 @@ static cl::opt<std::string> cpu("cpu",
                                 cl::desc("the CPU to compile for: native (default), x86-64, "
                                          "x86-64-v2, x86-64-v3, x86-64-v4 or a CPU name"),
                                 cl::init("native"), cl::cat(category));
+static cl::list<std::string> cudaArchs(
+    "cuda",
+    cl::desc("GPU archs to compile every specialization for too: sm_90 (a cubin, through ptxas), "
+             "compute_90 (PTX, compiled by the driver at load); comma-separated"),
+    cl::CommaSeparated, cl::value_desc("arch,..."), cl::cat(category));
 static cl::opt<bool> fragment("fragment",
                               cl::desc("register the namespaces as FRAGMENT libraries "
                                        "(default: DEF, one per namespace)"),
@@ -131,6 +136,7 @@ int main(int argc, char **argv) {
   opal::ir::AotOptions options;
   options.cpu = cpu;
   options.fragment = fragment;
+  options.cudaArchs.assign(cudaArchs.begin(), cudaArchs.end());
   options.output = emit;
   auto parts = opal::ir::compileOpLibrary(input, text.str(), options);
   if (!parts)

@@ -34,6 +34,15 @@ struct opal_aot_kernel {
   const char *description;    /* describeKernel's text */
   void (*run)(void **);       /* the packed entry points (CompiledKernel.h) */
   void (*shapes)(void **);    /* NULL when every output size is static */
+  /* CUDA kernels (opal-aot --cuda): `run` is host code that launches the
+     device code of `image` (CUDA/Launch.h) on cuda tensors of devices of
+     this compute capability (90: sm_90); 0 for a CPU kernel. */
+  int cuda_capability;
+  const unsigned char *image; /* the cubin, or PTX for the driver to compile */
+  unsigned long image_size;
+  int image_ptx;              /* 1: `image` is PTX */
+  const char *kernel_names;   /* the device functions by launch index: "a\nb\n" */
+  void **gpu_module;          /* the host code's module handle, set at load */
 };
 
 struct opal_aot_library {

@@ -54,6 +54,10 @@ Expected<AotTarget> createAotTarget(const std::string &cpu);
 struct AotOptions {
   std::string cpu = "native";
   bool fragment = false; ///< register as FRAGMENT libraries instead of DEF
+  /// GPU archs to compile every specialization for as well: `sm_90` (a
+  /// cubin, through ptxas) or `compute_90` (PTX, which the driver compiles
+  /// at load); each runs on devices of exactly that compute capability.
+  std::vector<std::string> cudaArchs;
   /// Object (a library's parts) or, for inspection, each kernel's optimized
   /// LLVM IR or assembly (AotLibraryParts::listing).
   ObjectOptions::Output output = ObjectOptions::Output::Object;

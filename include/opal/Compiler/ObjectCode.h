@@ -34,6 +34,12 @@ struct ObjectOptions {
   /// `<exportPrefix>f` and every other definition becomes internal, so that
   /// many kernels link into one shared library (opal-aot).
   std::string exportPrefix;
+  /// Globals that stay exported under exportPrefix too (renamed
+  /// `<exportPrefix>name`): CUDA host code's `opal_gpu_module`.
+  std::vector<std::string> exportedGlobals;
+  /// For a CUDA kernel: `bin` (a cubin) or `isa` (PTX); empty: what the JIT
+  /// uses (CudaObject.h).
+  std::string cudaFormat;
   /// What emitObject returns: an ELF object, or (for lit tests and
   /// opal-aot --emit) the optimized LLVM IR or the assembly, as text.
   enum class Output { Object, LLVMIR, Assembly } output = Output::Object;

@@ -42,10 +42,14 @@ public:
   /// MLIR kernel already registered for an op with `schema`) for the calls
   /// that `sampleArgs` stands for (parseSpecialization). It stays current
   /// until an op it reached is registered again, as a JIT-compiled one.
+  /// A CUDA kernel serves calls on devices of compute capability
+  /// `cudaCapability`.
   static Expected<bool> addPrecompiled(const KernelFunction &kernel,
                                        const FunctionSchema &schema,
                                        const std::vector<IValue> &sampleArgs,
-                                       std::shared_ptr<const CompiledKernel> compiled);
+                                       std::shared_ptr<const CompiledKernel> compiled,
+                                       DeviceType device = DeviceType::CPU,
+                                       int cudaCapability = 0);
 
 private:
   struct Entry {
