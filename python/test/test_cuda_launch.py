@@ -87,10 +87,9 @@ def test_an_elementwise_op_compiles_once_and_launches_on_its_tensors(run):
     # The PTX for the device's sm_90 is loaded once; one kernel, launched
     # twice over ceil(1000 / 256) blocks of 256 threads, reading x and
     # writing each call's output (pointers, offset, size, stride: 1-D views).
-    assert [line for line in log if line.startswith(("load", "function"))] == [
-        log[[l.startswith("load") for l in log].index(True)], "function opal_kernel_kernel"]
-    load = next(line for line in log if line.startswith("load"))
-    assert load.startswith("load ptx ") and load.endswith(" sm_90")
+    loads = [line for line in log if line.startswith(("load", "function"))]
+    assert len(loads) == 2 and loads[1] == "function opal_kernel_kernel"
+    assert loads[0].startswith("load ptx ") and loads[0].endswith(" sm_90")
     runs = launches(log)
     assert [(k, g, b) for k, g, b, _ in runs] == [("opal_kernel_kernel", (4, 1, 1), (256, 1, 1))] * 2
     for (_, _, _, params), out_ptr in zip(runs, (y, z)):
@@ -176,29 +175,25 @@ def test_launch_failures_name_the_kernel_and_the_driver_error(run):
     assert out == [message, message, "[1.]"]
 
 
+EXP_ERROR = """
+    import numpy as np, opal
+    x = opal.tensor(np.ones(10, dtype=np.float32), device="cuda")
+    try:
+        opal.ops.aten.exp(x)
+    except RuntimeError as error:
+        print(error)
+"""
+
+
 def test_an_image_the_device_cannot_run_is_refused_clearly(run):
-    out, _ = run("""
-        import numpy as np, opal
-        x = opal.tensor(np.ones(10, dtype=np.float32), device="cuda")
-        try:
-            opal.ops.aten.exp(x)
-        except RuntimeError as error:
-            print(error)
-    """, FAKE_CUDA_REJECT_IMAGE="1")
+    out, _ = run(EXP_ERROR, FAKE_CUDA_REJECT_IMAGE="1")
     assert out == ["aten::exp(float32[?]) on cuda:0: cannot load the kernel's cubin on cuda:0: "
                    "CUDA_ERROR_NO_BINARY_FOR_GPU: no kernel image is available for execution on "
                    "the device (a cubin runs only on the arch it was compiled for)"]
 
 
 def test_a_bad_format_knob_is_reported(run):
-    out, _ = run("""
-        import numpy as np, opal
-        x = opal.tensor(np.ones(10, dtype=np.float32), device="cuda")
-        try:
-            opal.ops.aten.exp(x)
-        except RuntimeError as error:
-            print(error)
-    """, OPAL_CUDA_FORMAT="sass")
+    out, _ = run(EXP_ERROR, OPAL_CUDA_FORMAT="sass")
     assert out == ["opal JIT: aten::exp(float32[?]) cannot be compiled for CUDA: "
                    "OPAL_CUDA_FORMAT must be bin or isa, got 'sass'"]
 
