@@ -167,7 +167,10 @@ struct OpalGpuHostToLlvm : public opal::ir::impl::OpalGpuHostToLlvmBase<OpalGpuH
       signalPassFailure();
   }
 
-  /// Refuses what the runtime does not run, naming the op.
+  /// Refuses what the runtime does not run, naming the op. A gpu.module
+  /// left over is an error rather than marked recursively legal:
+  /// ConversionTarget::markOpRecursivelyLegal corrupts the heap in Debian's
+  /// MLIR 22 (an invalid write valgrind shows inside libMLIR).
   LogicalResult checkSupported(ModuleOp module) {
     if (auto left = llvm::to_vector(module.getOps<gpu::GPUModuleOp>()); !left.empty()) {
       left.front().emitError("opal-gpu-host-to-llvm: run gpu-module-to-binary first: "
