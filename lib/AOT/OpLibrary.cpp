@@ -161,15 +161,10 @@ std::unique_ptr<LoadedLibrary> registerLibrary(const opal_aot_library &library) 
     if (onCuda) {
       if (!entry.image || !entry.image_size || !entry.gpu_module)
         throw fail("its CUDA device code is missing");
-      std::vector<std::string> kernelNames;
-      std::string names = entry.kernel_names ? entry.kernel_names : "";
-      for (size_t start = 0, end; (end = names.find('\n', start)) != std::string::npos;
-           start = end + 1)
-        kernelNames.push_back(names.substr(start, end - start));
       kernel->gpuModule = std::make_shared<cuda::KernelModule>(
           std::string(reinterpret_cast<const char *>(entry.image), entry.image_size),
           entry.image_ptx ? cuda::KernelModule::Format::Ptx : cuda::KernelModule::Format::Cubin,
-          std::move(kernelNames));
+          cuda::splitKernelNames(entry.kernel_names ? entry.kernel_names : ""));
       *entry.gpu_module = kernel->gpuModule.get();
     }
     kernel->cacheKey = "aot";

@@ -80,34 +80,52 @@ int KernelModule::loadCount() const {
   return count;
 }
 
-LaunchScope::LaunchScope(KernelModule &module, int ordinal, const std::string &what)
-    : what_(what) {
-  state = LaunchState();
+LaunchScope::LaunchScope(KernelModule &module, int ordinal, const std::string &kernel)
+    : kernel_(kernel), ordinal_(ordinal) {
   state.ordinal = ordinal;
   try {
     state.stream = currentStream(ordinal); // activates the device's context
     module.functions(ordinal);             // loads before the host code runs
   } catch (const OpalError &error) {
-    throw OpalError(what_ + ": " + error.what());
+    raise(error.what());
   }
   state.active = true;
 }
 
 LaunchScope::~LaunchScope() {
+  // Reset in place: the thread's buffers are reused by its next call.
   for (auto &[block, bytes] : state.temporaries)
     release(state.ordinal, block, bytes);
-  state = LaunchState();
+  state.temporaries.clear();
+  state.error.clear();
+  state.active = false;
+}
+
+void LaunchScope::raise(const std::string &error) const {
+  throw OpalError(kernel_ + " on cuda:" + std::to_string(ordinal_) + ": " + error);
 }
 
 void LaunchScope::finish() {
-  if (!state.error.empty()) {
-    std::string error = std::move(state.error);
-    state.error.clear();
-    throw OpalError(what_ + ": " + error);
-  }
+  if (!state.error.empty())
+    raise(state.error); // the destructor clears it
 }
 
 uint64_t opal::cuda::launchCount() { return launches.load(std::memory_order_relaxed); }
+
+std::string opal::cuda::joinKernelNames(const std::vector<std::string> &names) {
+  std::string text;
+  for (const std::string &name : names)
+    text += name + "\n";
+  return text;
+}
+
+std::vector<std::string> opal::cuda::splitKernelNames(const std::string &text) {
+  std::vector<std::string> names;
+  for (size_t start = 0, end; (end = text.find('\n', start)) != std::string::npos;
+       start = end + 1)
+    names.push_back(text.substr(start, end - start));
+  return names;
+}
 
 extern "C" void opal_cuda_launch(void *module, int32_t kernel, int64_t gridX, int64_t gridY,
                                  int64_t gridZ, int64_t blockX, int64_t blockY, int64_t blockZ,

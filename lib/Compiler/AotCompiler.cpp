@@ -4,6 +4,7 @@
 #include "opal/Compiler/CudaObject.h"
 
 #include "opal/AOT/OpLibrary.h"
+#include "opal/CUDA/Launch.h"
 #include "opal/Compiler/KernelBuilder.h"
 #include "opal/Config.h"
 #include "opal/Dispatch/Dispatcher.h"
@@ -83,20 +84,16 @@ std::string byteArray(const std::string &bytes) {
   return c.str();
 }
 
-/// The compute capability of an arch `sm_90`/`sm_90a`/`compute_90` (90),
+/// The compute capability of an arch `sm_90` or `compute_90` (90),
 /// and whether it asks for PTX; 0 if it is none of these.
-int archCapability(const std::string &arch, bool &ptx) {
-  std::string digits;
-  if (arch.rfind("sm_", 0) == 0)
-    digits = arch.substr(3), ptx = false;
-  else if (arch.rfind("compute_", 0) == 0)
-    digits = arch.substr(8), ptx = true;
-  if (!digits.empty() && (digits.back() == 'a' || digits.back() == 'f'))
-    digits.pop_back();
-  if (digits.empty() || digits.size() > 3 ||
-      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+int archCapability(llvm::StringRef arch, bool &ptx) {
+  // Kernels are keyed by capability alone, so arch-specific variants
+  // (sm_90a) are not offered.
+  ptx = arch.consume_front("compute_");
+  std::string chip = ptx ? "sm_" + arch.str() : arch.str();
+  if (arch.ends_with("a") || arch.ends_with("f"))
     return 0;
-  return std::stoi(digits);
+  return chipCapability(chip);
 }
 
 /// The generated C file. Its two structs repeat AOT/OpLibrary.h's layout
@@ -197,8 +194,7 @@ compileCudaKernel(const std::string &op, const OperatorHandle &handle,
     return fail("unknown CUDA arch '" + arch +
                 "': use sm_<capability> (sm_90: a cubin) or compute_<capability> (compute_90: PTX)");
   jit::CallSpec spec = jit::makeCallSpec(handle.schema(), sample.data(), DeviceType::CUDA,
-                                         /*staticShapes=*/false);
-  spec.cudaCapability = capability;
+                                         /*staticShapes=*/false, capability);
   ObjectOptions objectOptions;
   objectOptions.machine = machine;
   objectOptions.exportPrefix = exportPrefix;
@@ -219,8 +215,7 @@ compileCudaKernel(const std::string &op, const OperatorHandle &handle,
   stub.capability = capability;
   stub.image = std::move(device.image);
   stub.ptx = device.ptx;
-  for (const std::string &name : device.kernels)
-    stub.kernelNames += name + "\n";
+  stub.kernelNames = cuda::joinKernelNames(device.kernels);
   stub.gpuModule = exportPrefix + "opal_gpu_module";
   return std::make_pair(std::move(stub), std::move(device.host));
 }

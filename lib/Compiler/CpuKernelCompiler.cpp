@@ -191,10 +191,8 @@ public:
       return makeUnexpected(Error(front.label + " cannot be compiled for CUDA: " +
                                   target.problem));
     ObjectOptions objectOptions = options;
-    if (target.cuda) {
+    if (target.cuda)
       objectOptions.exportedGlobals.push_back("opal_gpu_module");
-      front.kernel->rowsIndependent = false; // one launch covers every row
-    }
     auto object = lowerAndEmit(front, objectOptions, lowerMs, target);
     if (!object)
       return makeUnexpected(object.error());
@@ -292,7 +290,8 @@ private:
     kernel.reached = std::move(reached);
     for (const jit::ArgSpec &arg : spec.args)
       kernel.argKinds.push_back(arg.kind);
-    kernel.rowsIndependent = rowsAreIndependent(moduleOp);
+    // Two CPU threads split independent rows; one CUDA launch covers them all.
+    kernel.rowsIndependent = spec.device != DeviceType::CUDA && rowsAreIndependent(moduleOp);
     auto outputs = splitEntryPoints(moduleOp, error);
     if (failed(outputs)) {
       front.error = op + spec.str() + ": " + error;
@@ -388,7 +387,6 @@ private:
           reinterpret_cast<jit::CompiledKernel::PackedFunction>(loaded->addresses[1]);
     if (!target.cuda)
       return success();
-    kernel.rowsIndependent = false; // one launch covers every row
     kernel.gpuModule = std::make_shared<cuda::KernelModule>(
         std::move(device.image),
         device.ptx ? cuda::KernelModule::Format::Ptx : cuda::KernelModule::Format::Cubin,

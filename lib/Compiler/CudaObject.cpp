@@ -2,6 +2,7 @@
 
 #include "opal/Compiler/CudaObject.h"
 
+#include "opal/CUDA/Launch.h"
 #include "opal/Support/Environment.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -70,10 +71,7 @@ std::string opal::ir::serializeCudaObject(const CudaKernelObject &object) {
   appendPart(blob, object.ptx ? "ptx" : "cubin");
   appendPart(blob, object.host);
   appendPart(blob, object.image);
-  std::string names;
-  for (const std::string &name : object.kernels)
-    names += name + "\n";
-  appendPart(blob, names);
+  appendPart(blob, opal::cuda::joinKernelNames(object.kernels));
   return blob;
 }
 
@@ -85,10 +83,7 @@ bool opal::ir::parseCudaObject(const std::string &blob, CudaKernelObject &into) 
       !readPart(blob, at, into.image) || !readPart(blob, at, names) || at != blob.size())
     return false;
   into.ptx = format == "ptx";
-  into.kernels.clear();
-  for (size_t start = 0, end; (end = names.find('\n', start)) != std::string::npos;
-       start = end + 1)
-    into.kernels.push_back(names.substr(start, end - start));
+  into.kernels = opal::cuda::splitKernelNames(names);
   return true;
 }
 
@@ -133,8 +128,7 @@ void opal::ir::setJitCudaOptions(int capability, CudaPipelineOptions &options) {
 }
 
 std::string opal::ir::cudaTargetDescription(const CudaPipelineOptions &options) {
-  std::string toolkit =
-      options.toolkit.getValue().empty() ? defaultCudaToolkit() : options.toolkit.getValue();
+  std::string toolkit = cudaToolkitOf(options);
   return "cuda " + options.chip.getValue() + " " + options.format.getValue() + ", ptxas " +
          ptxasVersion(toolkit);
 }

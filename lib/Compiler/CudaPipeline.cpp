@@ -51,21 +51,26 @@ std::string opal::ir::defaultCudaToolkit() {
   return home && !home->empty() ? *home : "/usr/local/cuda";
 }
 
-namespace {
-std::string toolkitOf(const opal::ir::CudaPipelineOptions &options) {
-  return options.toolkit.getValue().empty() ? opal::ir::defaultCudaToolkit()
-                                            : options.toolkit.getValue();
+std::string opal::ir::cudaToolkitOf(const CudaPipelineOptions &options) {
+  return options.toolkit.getValue().empty() ? defaultCudaToolkit() : options.toolkit.getValue();
 }
-} // namespace
+
+int opal::ir::chipCapability(llvm::StringRef chip) {
+  llvm::StringRef digits = chip;
+  if (!digits.consume_front("sm_"))
+    return 0;
+  if (digits.ends_with("a") || digits.ends_with("f"))
+    digits = digits.drop_back();
+  if (digits.empty() || digits.size() > 4 || !llvm::all_of(digits, llvm::isDigit))
+    return 0;
+  int capability = 0;
+  digits.getAsInteger(10, capability);
+  return capability;
+}
 
 std::string opal::ir::cudaPipelineOptionsProblem(const CudaPipelineOptions &options) {
   llvm::StringRef chip = options.chip.getValue();
-  llvm::StringRef digits = chip;
-  if (!digits.consume_front("sm_") || digits.empty())
-    return "chip must be sm_<capability> (sm_80, sm_90a), got '" + chip.str() + "'";
-  if (digits.ends_with("a") || digits.ends_with("f"))
-    digits = digits.drop_back();
-  if (digits.empty() || !llvm::all_of(digits, llvm::isDigit))
+  if (!chipCapability(chip))
     return "chip must be sm_<capability> (sm_80, sm_90a), got '" + chip.str() + "'";
   llvm::StringRef format = options.format.getValue();
   if (format != "isa" && format != "bin" && format != "fatbin" && format != "llvm")
@@ -75,7 +80,7 @@ std::string opal::ir::cudaPipelineOptionsProblem(const CudaPipelineOptions &opti
     return "block-size must be a multiple of 32 in [32, 1024], got " + std::to_string(block);
   if (options.optLevel < 0 || options.optLevel > 3)
     return "opt-level must be 0 to 3, got " + std::to_string(options.optLevel);
-  std::string toolkit = toolkitOf(options);
+  std::string toolkit = cudaToolkitOf(options);
   std::string libdevice = toolkit + "/nvvm/libdevice/libdevice.10.bc";
   if (!llvm::sys::fs::exists(libdevice))
     return "no libdevice at " + libdevice + " (set toolkit= or CUDA_HOME to a CUDA toolkit)";
@@ -92,7 +97,7 @@ std::string opal::ir::jitCudaPipelineText(const CudaPipelineOptions &options) {
   std::string target = "chip=" + options.chip.getValue() + " O=" + std::to_string(options.optLevel);
   if (!options.features.getValue().empty())
     target += " features=" + options.features.getValue();
-  std::string binary = "format=" + options.format.getValue() + " toolkit=" + toolkitOf(options);
+  std::string binary = "format=" + options.format.getValue() + " toolkit=" + cudaToolkitOf(options);
   return std::string(bufferizationPipelineText()) +
          ",func.func(opal-map-to-gpu{block-size=" + std::to_string(options.blockSize) +
          "}),canonicalize,cse,"

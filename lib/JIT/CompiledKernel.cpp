@@ -253,8 +253,7 @@ void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const
   if (device.isCUDA()) {
     if (!gpuModule)
       throw OpalError("internal error: " + label + " was not compiled for CUDA");
-    std::string what = label + " on " + device.str();
-    cuda::LaunchScope scope(*gpuModule, cuda::ordinalOf(device), what);
+    cuda::LaunchScope scope(*gpuModule, cuda::ordinalOf(device), label);
     run(packer.slots());
     scope.finish();
     return;

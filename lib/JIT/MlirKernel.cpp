@@ -53,14 +53,12 @@ int cudaCapabilityOf(int ordinal) {
   return capability;
 }
 
-/// A call's key words: the specialization, then on CUDA the capability.
+/// A call's key words; throws for arguments that cannot be compiled.
 void appendCallWords(const FunctionSchema &schema, const IValue *args, DeviceType device,
                      int cudaCapability, bool staticShapes, std::vector<uint64_t> &words) {
-  auto ok = appendKeyWords(schema, args, device, staticShapes, words);
+  auto ok = appendKeyWords(schema, args, device, staticShapes, words, cudaCapability);
   if (!ok)
     throw OpalError(ok.error().message());
-  if (device == DeviceType::CUDA)
-    words.push_back(static_cast<uint64_t>(cudaCapability));
 }
 
 } // namespace
@@ -130,8 +128,7 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
     for (const Entry &entry : old->entries)
       wasStale |= entry.words == words;
   bool staticShapes = staticShapes_.load();
-  CallSpec spec = makeCallSpec(op.schema(), args, device, staticShapes);
-  spec.cudaCapability = cudaCapability;
+  CallSpec spec = makeCallSpec(op.schema(), args, device, staticShapes, cudaCapability);
   if (logEnabled(LogTopic::Cache))
     logLine(LogTopic::Cache, "miss " + spec.op.str() + spec.str() + ": " +
                                  (wasStale ? "an op it reached was registered again since "
@@ -146,8 +143,8 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
   if (!compiled && !staticShapes) {
     // Some decompositions need static shapes (a reshape of dynamic dims):
     // compile for this call's shapes, and from now on per shape.
-    CallSpec exact = makeCallSpec(op.schema(), args, device, /*staticShapes=*/true);
-    exact.cudaCapability = cudaCapability;
+    CallSpec exact = makeCallSpec(op.schema(), args, device, /*staticShapes=*/true,
+                                  cudaCapability);
     auto retried = (*compiler)->compile(exact, key);
     if (retried) {
       if (logEnabled(LogTopic::JIT))
@@ -202,11 +199,9 @@ Expected<bool> MlirKernel::addPrecompiled(const KernelFunction &kernel,
                                 ": a precompiled kernel needs the op's MLIR kernel"));
   auto &self = *static_cast<MlirKernel *>(kernel.functor());
   std::vector<uint64_t> words;
-  auto ok = appendKeyWords(schema, sampleArgs.data(), device, false, words);
+  auto ok = appendKeyWords(schema, sampleArgs.data(), device, false, words, cudaCapability);
   if (!ok)
     return makeUnexpected(ok.error());
-  if (device == DeviceType::CUDA)
-    words.push_back(static_cast<uint64_t>(cudaCapability));
   std::lock_guard<std::mutex> lock(self.mutex_);
   self.insert(std::move(words), std::move(compiled), OperatorEntry::currentEpoch());
   ++counters.precompiled;

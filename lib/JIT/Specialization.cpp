@@ -58,8 +58,9 @@ std::string problem(const FunctionSchema &schema, const Argument &argument,
 
 Expected<bool> jit::appendKeyWords(const FunctionSchema &schema, const IValue *args,
                                    DeviceType device, bool staticShapes,
-                                   std::vector<uint64_t> &words) {
-  words.push_back(static_cast<uint64_t>(device) | uint64_t(staticShapes) << 8);
+                                   std::vector<uint64_t> &words, int cudaCapability) {
+  words.push_back(static_cast<uint64_t>(device) | uint64_t(staticShapes) << 8 |
+                  static_cast<uint64_t>(static_cast<uint32_t>(cudaCapability)) << 16);
   const auto &arguments = schema.arguments();
   for (size_t i = 0; i < arguments.size(); ++i) {
     const IValue &value = args[i];
@@ -138,10 +139,11 @@ Expected<bool> jit::appendKeyWords(const FunctionSchema &schema, const IValue *a
 }
 
 CallSpec jit::makeCallSpec(const FunctionSchema &schema, const IValue *args,
-                           DeviceType device, bool staticShapes) {
+                           DeviceType device, bool staticShapes, int cudaCapability) {
   CallSpec spec;
   spec.op = schema.operatorName();
   spec.device = device;
+  spec.cudaCapability = cudaCapability;
   spec.staticShapes = staticShapes;
   const auto &arguments = schema.arguments();
   for (size_t i = 0; i < arguments.size(); ++i) {

@@ -75,24 +75,31 @@ private:
 /// The launch state of this thread while host code of `module` runs on
 /// device `ordinal`: activates the device's context and loads the module
 /// there. Temporaries the host code leaves allocated are released when the
-/// scope ends. Errors start with `what` (the kernel, e.g.
-/// "aten::exp(float32[?]) on cuda:0"), which must outlive the scope.
+/// scope ends. Errors start with "<kernel> on cuda:<ordinal>" (`kernel`,
+/// e.g. "aten::exp(float32[?])", must outlive the scope).
 class LaunchScope {
 public:
-  LaunchScope(KernelModule &module, int ordinal, const std::string &what);
+  LaunchScope(KernelModule &module, int ordinal, const std::string &kernel);
   ~LaunchScope();
   LaunchScope(const LaunchScope &) = delete;
   LaunchScope &operator=(const LaunchScope &) = delete;
-  /// Throws OpalError("<what>: <first error>") if a launch or allocation
-  /// failed while the scope was active.
+  /// Throws OpalError("<kernel> on cuda:<ordinal>: <first error>") if a
+  /// launch or allocation failed while the scope was active.
   void finish();
 
 private:
-  const std::string &what_;
+  [[noreturn]] void raise(const std::string &error) const;
+  const std::string &kernel_;
+  int ordinal_;
 };
 
 /// Launches counted since the process started (for tests and opal.jit).
 uint64_t launchCount();
+
+/// Kernel names as one text, each followed by a newline (how the disk cache
+/// and ahead-of-time libraries store a KernelModule's names), and back.
+std::string joinKernelNames(const std::vector<std::string> &names);
+std::vector<std::string> splitKernelNames(const std::string &text);
 
 } // namespace opal::cuda
 

@@ -51,6 +51,12 @@ struct CudaPipelineOptions : public mlir::PassPipelineOptions<CudaPipelineOption
 
 /// The CUDA toolkit to compile with: $CUDA_HOME, else /usr/local/cuda.
 std::string defaultCudaToolkit();
+/// The toolkit `options` compile with: toolkit=, else defaultCudaToolkit().
+std::string cudaToolkitOf(const CudaPipelineOptions &options);
+
+/// The compute capability a chip names (90 for sm_90 and sm_90a), or 0 if
+/// it is not sm_<digits>[a|f].
+int chipCapability(llvm::StringRef chip);
 
 /// The text of the pipeline for `options` (what --opal-jit-cuda runs).
 std::string jitCudaPipelineText(const CudaPipelineOptions &options);

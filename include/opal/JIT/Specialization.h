@@ -67,17 +67,18 @@ struct CallSpec {
   std::string str() const;
 };
 
-/// The key words of a call (see the file comment) appended to `words`.
+/// The key words of a call (see the file comment) appended to `words`; on
+/// CUDA, `cudaCapability` (CallSpec::cudaCapability) is part of the key.
 /// Fails with a message naming the op and argument when an argument cannot
 /// be compiled (complex scalars, tensors on two devices, rank above 64).
 Expected<bool> appendKeyWords(const FunctionSchema &schema, const IValue *args,
                               DeviceType device, bool staticShapes,
-                              std::vector<uint64_t> &words);
+                              std::vector<uint64_t> &words, int cudaCapability = 0);
 
 /// The specialization of a call with arguments `args` (one per schema
 /// argument, defaults filled).
 CallSpec makeCallSpec(const FunctionSchema &schema, const IValue *args, DeviceType device,
-                      bool staticShapes);
+                      bool staticShapes, int cudaCapability = 0);
 
 /// Arguments that stand for the specialization `text`, written as
 /// CallSpec::str() prints it: per schema argument a tensor `dtype[dims]`
