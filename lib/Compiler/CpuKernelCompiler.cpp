@@ -292,7 +292,9 @@ private:
       kernel.argKinds.push_back(arg.kind);
     // Two CPU threads split independent rows; one CUDA launch covers them all.
     kernel.rowsIndependent = spec.device != DeviceType::CUDA && rowsAreIndependent(moduleOp);
-    auto outputs = splitEntryPoints(moduleOp, error);
+    // CUDA outputs come from cuMemAlloc: aligned for 128-bit stores.
+    unsigned outputAlignment = spec.device == DeviceType::CUDA ? jit::kVectorAlignment : 0;
+    auto outputs = splitEntryPoints(moduleOp, outputAlignment, error);
     if (failed(outputs)) {
       front.error = op + spec.str() + ": " + error;
       return false;

@@ -11,6 +11,7 @@
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
@@ -104,7 +105,7 @@ std::string opal::ir::jitCudaPipelineText(const CudaPipelineOptions &options) {
          // Integer powers become loops in helper functions, which outlining
          // copies into the kernels' module.
          "convert-math-to-funcs{convert-ctlz=false},"
-         "gpu-kernel-outlining,opal-merge-gpu-modules,"
+         "gpu-launch-sink-index-computations,gpu-kernel-outlining,opal-merge-gpu-modules,"
          "nvvm-attach-target{" + target + "},"
          // all_reduce becomes shuffles and shared memory inside
          // convert-gpu-to-nvvm; math becomes libdevice calls.
@@ -128,6 +129,7 @@ void opal::ir::registerCudaPipeline(DialectRegistry &registry) {
   registerConvertMemRefToLLVMInterface(registry);
   registerConvertNVVMToLLVMInterface(registry);
   ub::registerConvertUBToLLVMInterface(registry);
+  vector::registerConvertVectorToLLVMInterface(registry); // 128-bit accesses
   registerBuiltinDialectTranslation(registry);
   registerGPUDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);

@@ -66,6 +66,20 @@ FailureOr<Value> constantArgument(OpBuilder &b, Location loc, const Argument &ar
   return built;
 }
 
+/// Sets `function`'s type to take its entry block's arguments, keeping the
+/// attributes of the arguments it had (new ones get none).
+void retypeToBlockArguments(func::FuncOp function, TypeRange results) {
+  Block &body = function.getBody().front();
+  SmallVector<Attribute> attributes;
+  for (unsigned i = 0; i < body.getNumArguments(); ++i) {
+    DictionaryAttr existing = i < function.getNumArguments() ? function.getArgAttrDict(i) : nullptr;
+    attributes.push_back(existing ? existing : DictionaryAttr::get(function.getContext()));
+  }
+  function.setFunctionType(
+      FunctionType::get(function.getContext(), body.getArgumentTypes(), results));
+  function.setAllArgAttrs(attributes);
+}
+
 } // namespace
 
 FailureOr<OwningOpRef<ModuleOp>> opal::ir::buildCallModule(MLIRContext *context,
@@ -116,6 +130,18 @@ FailureOr<OwningOpRef<ModuleOp>> opal::ir::buildCallModule(MLIRContext *context,
   b.setInsertionPointToEnd(module->getBody());
   auto function = func::FuncOp::create(b, loc, kKernelName,
                                        b.getFunctionType(inputTypes, resultTypes));
+  // On CUDA, buffers that start at a vector boundary may be read 128 bits
+  // at a time (opal-map-to-gpu).
+  if (spec.device == opal::DeviceType::CUDA) {
+    unsigned input = 0;
+    for (const jit::ArgSpec &arg : spec.args) {
+      if (arg.kind == jit::ArgKind::Constant)
+        continue;
+      if (arg.kind == jit::ArgKind::Tensor && arg.aligned)
+        function.setArgAttr(input, kAlignAttrName, b.getI64IntegerAttr(jit::kVectorAlignment));
+      ++input;
+    }
+  }
   Block *entry = function.addEntryBlock();
   b.setInsertionPointToEnd(entry);
   SmallVector<Value> operands;
@@ -147,8 +173,8 @@ FailureOr<OwningOpRef<ModuleOp>> opal::ir::buildCallModule(MLIRContext *context,
   return module;
 }
 
-FailureOr<std::vector<jit::OutputSpec>> opal::ir::splitEntryPoints(ModuleOp module,
-                                                                   std::string &error) {
+FailureOr<std::vector<jit::OutputSpec>>
+opal::ir::splitEntryPoints(ModuleOp module, unsigned outputAlignment, std::string &error) {
   auto kernel = module.lookupSymbol<func::FuncOp>(kKernelName);
   auto ret = cast<func::ReturnOp>(kernel.getBody().back().getTerminator());
   std::vector<jit::OutputSpec> outputs;
@@ -205,9 +231,7 @@ FailureOr<std::vector<jit::OutputSpec>> opal::ir::splitEntryPoints(ModuleOp modu
     }
     func::ReturnOp::create(b, loc);
     shapesReturn.erase();
-    SmallVector<Type> inputs(shapes.getArgumentTypes());
-    inputs.push_back(dimsType);
-    shapes.setFunctionType(b.getFunctionType(inputs, {}));
+    retypeToBlockArguments(shapes, {});
   }
 
   // opal_kernel(inputs..., outputs...): each result is materialized in an
@@ -223,14 +247,15 @@ FailureOr<std::vector<jit::OutputSpec>> opal::ir::splitEntryPoints(ModuleOp modu
   }
   func::ReturnOp::create(b, loc);
   ret.erase();
-  SmallVector<Type> inputs;
-  for (BlockArgument argument : body.getArguments())
-    inputs.push_back(argument.getType());
-  kernel.setFunctionType(b.getFunctionType(inputs, {}));
+  retypeToBlockArguments(kernel, {});
   // Outputs are fresh buffers and inputs are only read, so no buffer of a
   // call aliases a buffer it writes: LLVM needs no runtime alias checks.
   for (unsigned i = 0; i < body.getNumArguments(); ++i)
     if (isa<BaseMemRefType, TensorType>(body.getArgument(i).getType()))
       kernel.setArgAttr(i, "llvm.noalias", b.getUnitAttr());
+  // Outputs are allocated whole, so they start where their allocation does.
+  if (outputAlignment)
+    for (unsigned i = body.getNumArguments() - outputs.size(); i < body.getNumArguments(); ++i)
+      kernel.setArgAttr(i, kAlignAttrName, b.getI64IntegerAttr(outputAlignment));
   return outputs;
 }

@@ -49,6 +49,13 @@ uint64_t bitsOf(double value) {
   return bits;
 }
 
+/// Whether a kernel reads `tensor`'s data at a kVectorAlignment boundary: a
+/// non-contiguous tensor is read from its contiguous copy, a fresh buffer.
+bool readsAligned(const TensorImpl &tensor) {
+  return !tensor.isContiguous() ||
+         reinterpret_cast<uintptr_t>(tensor.data()) % kVectorAlignment == 0;
+}
+
 std::string problem(const FunctionSchema &schema, const Argument &argument,
                     const std::string &what) {
   return schema.operatorName().str() + ": argument '" + argument.name() + "': " + what;
@@ -72,8 +79,9 @@ Expected<bool> jit::appendKeyWords(const FunctionSchema &schema, const IValue *a
       if (sizes.size() > 64)
         return makeUnexpected(Error(problem(schema, arguments[i],
                                             "the JIT compiles tensors of rank up to 64")));
+      bool misaligned = device == DeviceType::CUDA && !readsAligned(tensor);
       words.push_back(head | uint64_t(static_cast<uint8_t>(tensor.dtype())) << 8 |
-                      uint64_t(sizes.size()) << 16);
+                      uint64_t(sizes.size()) << 16 | uint64_t(misaligned) << 24);
       words.push_back(sizeOneDims(sizes));
       if (staticShapes)
         for (int64_t size : sizes)
@@ -156,6 +164,7 @@ CallSpec jit::makeCallSpec(const FunctionSchema &schema, const IValue *args,
       arg.sizeOneDims = sizeOneDims(tensor.sizes());
       if (staticShapes)
         arg.sizes.assign(tensor.sizes().begin(), tensor.sizes().end());
+      arg.aligned = device != DeviceType::CUDA || readsAligned(*tensor.impl());
     } else if (arg.kind == ArgKind::Constant) {
       arg.constant = args[i];
     }
@@ -182,6 +191,8 @@ std::string CallSpec::str() const {
           out << ((arg.sizeOneDims >> d & 1) ? "1" : "?");
       }
       out << "]";
+      if (!arg.aligned)
+        out << " misaligned";
       break;
     case ArgKind::Float:
       out << "float";

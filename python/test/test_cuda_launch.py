@@ -85,15 +85,34 @@ def test_an_elementwise_op_compiles_once_and_launches_on_its_tensors(run):
     assert (device, shape, dtype) == ("cuda:0", "(1000,)", "opal.float32")
     assert out[1] == "1 0 1"  # one compile, then a hit
     # The PTX for the device's sm_90 is loaded once; one kernel, launched
-    # twice over ceil(1000 / 256) blocks of 256 threads, reading x and
-    # writing each call's output (pointers, offset, size, stride: 1-D views).
+    # twice. x and the outputs are 16-byte aligned, so each thread takes four
+    # floats (128-bit accesses): 250 threads, one block of 256. It reads x
+    # and writes each call's output (pointers, offset, size, stride: 1-D
+    # views); 250 is the thread count the kernel guards against.
     loads = [line for line in log if line.startswith(("load", "function"))]
     assert len(loads) == 2 and loads[1] == "function opal_kernel_kernel"
     assert loads[0].startswith("load ptx ") and loads[0].endswith(" sm_90")
     runs = launches(log)
-    assert [(k, g, b) for k, g, b, _ in runs] == [("opal_kernel_kernel", (4, 1, 1), (256, 1, 1))] * 2
+    assert [(k, g, b) for k, g, b, _ in runs] == [("opal_kernel_kernel", (1, 1, 1), (256, 1, 1))] * 2
     for (_, _, _, params), out_ptr in zip(runs, (y, z)):
-        assert params == ["256", "1000", x, x, "0", "1000", "1", out_ptr, out_ptr, "0", "1000", "1"]
+        assert params == [x, x, "0", "1000", "1", "250", out_ptr, out_ptr, "0", "1000", "1"]
+
+
+def test_a_view_off_the_vector_boundary_gets_a_scalar_kernel(run):
+    out, log = run("""
+        import numpy as np, opal
+        x = opal.tensor(np.arange(1001, dtype=np.float32), device="cuda")
+        opal.ops.aten.exp(x[1:])   # starts 4 bytes into a 16-byte group
+        opal.ops.aten.exp(x[5:])   # the same class: a hit
+        opal.ops.aten.exp(x[:1000])  # aligned: vector accesses
+        s = opal.jit.stats()
+        print(x.data_ptr() % 16, s["compiles"], s["hits"])
+    """, OPAL_CUDA_FORMAT="isa", OPAL_LOG="jit")
+    assert out == ["0 2 1"]
+    # One thread per element for the misaligned views, four for the other.
+    assert [grid for _, grid, _, _ in launches(log)] == [(4, 1, 1), (4, 1, 1), (1, 1, 1)]
+    ptx = [line for line in log if line.startswith("load ptx")]
+    assert len(ptx) == 2
 
 
 def test_the_default_is_a_cubin_and_the_disk_cache_serves_a_second_process(run):
@@ -156,7 +175,9 @@ def test_non_contiguous_inputs_and_broadcasts(run):
         print(tuple(opal.ops.aten.exp(x.t()).shape), tuple(opal.ops.aten.add(x, b).shape))
     """, OPAL_CUDA_FORMAT="isa")
     assert out == ["(100, 8) (8, 100)"]
-    assert [grid for _, grid, _, _ in launches(log)] == [(4, 1, 1), (4, 1, 1)]
+    # x.t() is copied to a fresh (aligned) buffer and read four floats a
+    # thread; the broadcast add runs one thread per element.
+    assert [grid for _, grid, _, _ in launches(log)] == [(1, 1, 1), (4, 1, 1)]
 
 
 def test_launch_failures_name_the_kernel_and_the_driver_error(run):

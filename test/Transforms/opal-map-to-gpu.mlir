@@ -31,6 +31,112 @@ func.func @elementwise(%x: memref<?x?xf32>, %out: memref<?x?xf32>) {
 
 // -----
 
+// With every buffer known 16-byte aligned (opal.align on the arguments, or
+// allocated by the function), each thread takes 16 bytes' worth of
+// elements: a vector load per input, the payload once per lane, a vector
+// store per output; the last thread's partial group runs element by element.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @vectorized(
+// CHECK-SAME: %[[X:.*]]: memref<?x?xf32> {opal.align = 16 : i64}, %[[S:.*]]: f32, %[[OUT:.*]]: memref<?x?xf32> {opal.align = 16 : i64})
+func.func @vectorized(%x: memref<?x?xf32> {opal.align = 16 : i64}, %s: f32,
+                      %out: memref<?x?xf32> {opal.align = 16 : i64}) {
+  linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> ()>, #id],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s : memref<?x?xf32>, f32) outs(%out : memref<?x?xf32>) {
+  ^bb0(%in: f32, %scale: f32, %o: f32):
+    %m = arith.mulf %in, %scale : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+// CHECK: %[[TOTAL:.*]] = arith.muli
+// CHECK: %[[FX:.*]] = memref.collapse_shape %[[X]]
+// CHECK: %[[FOUT:.*]] = memref.collapse_shape %[[OUT]]
+// CHECK: %[[B:.*]] = arith.constant 256 : index
+// CHECK: %[[FOUR:.*]] = arith.constant 4 : index
+// CHECK: %[[THREADS:.*]] = arith.ceildivui %[[TOTAL]], %[[FOUR]]
+// CHECK: %[[GRID:.*]] = arith.ceildivui %[[THREADS]], %[[B]]
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[GRID]], {{.*}} threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[B]],
+// CHECK: %[[G:.*]] = arith.addi %{{.*}}, %[[TX]]
+// CHECK: arith.cmpi ult, %[[G]], %[[THREADS]]
+// CHECK: %[[FIRST:.*]] = arith.muli %[[G]], %[[FOUR]]
+// CHECK: %[[END:.*]] = arith.addi %[[FIRST]], %[[FOUR]]
+// CHECK: %[[WHOLE:.*]] = arith.cmpi ule, %[[END]], %[[TOTAL]]
+// CHECK: scf.if %[[WHOLE]] {
+// CHECK:   %[[V:.*]] = vector.load %[[FX]][%[[FIRST]]] {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
+// CHECK:   %[[V0:.*]] = vector.extract %[[V]][0]
+// CHECK:   %[[M0:.*]] = arith.mulf %[[V0]], %[[S]]
+// CHECK:   %[[V3:.*]] = vector.extract %[[V]][3]
+// CHECK:   %[[M3:.*]] = arith.mulf %[[V3]], %[[S]]
+// CHECK:   %[[R:.*]] = vector.from_elements %[[M0]], %{{.*}}, %{{.*}}, %[[M3]] : vector<4xf32>
+// CHECK:   vector.store %[[R]], %[[FOUT]][%[[FIRST]]] {alignment = 16 : i64}
+// CHECK: } else {
+// CHECK:   scf.for %[[I:.*]] = %[[FIRST]] to %[[TOTAL]]
+// CHECK:     memref.load %[[FX]][%[[I]]]
+// CHECK:     arith.mulf
+// CHECK:     memref.store %{{.*}}, %[[FOUT]][%[[I]]]
+
+// -----
+
+// f64 takes two lanes; a temporary the function allocates is aligned too
+// (device allocations start at 256-byte boundaries), and a bool output
+// takes the f64s' lane count.
+#id = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @two_lanes(
+func.func @two_lanes(%x: memref<?xf64> {opal.align = 16 : i64}, %out: memref<?xi8> {opal.align = 16 : i64}) {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?xf64>
+  %t = memref.alloc(%n) : memref<?xf64>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : memref<?xf64>) outs(%t : memref<?xf64>) {
+  ^bb0(%in: f64, %o: f64):
+    %e = math.exp %in : f64
+    linalg.yield %e : f64
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%t : memref<?xf64>) outs(%out : memref<?xi8>) {
+  ^bb0(%in: f64, %o: i8):
+    %z = arith.constant 0.0 : f64
+    %c = arith.cmpf ogt, %in, %z : f64
+    %b = arith.extui %c : i1 to i8
+    linalg.yield %b : i8
+  }
+  memref.dealloc %t : memref<?xf64>
+  return
+}
+// CHECK: gpu.alloc
+// CHECK: gpu.launch
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<?xf64>, vector<2xf64>
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<?xf64>, vector<2xf64>
+// CHECK: gpu.launch
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<?xf64>, vector<2xf64>
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<?xi8>, vector<2xi8>
+// CHECK: gpu.dealloc
+
+// -----
+
+// One buffer without a known alignment (or an i1 one) keeps the op at one
+// element a thread.
+#id = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @unknown_alignment(
+func.func @unknown_alignment(%x: memref<?xf32> {opal.align = 16 : i64}, %y: memref<?xf32>,
+                             %out: memref<?xf32> {opal.align = 16 : i64}) {
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%x, %y : memref<?xf32>, memref<?xf32>) outs(%out : memref<?xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+// CHECK: gpu.launch
+// CHECK-NOT: vector.
+// CHECK: memref.load
+// CHECK-NOT: vector.
+// CHECK: gpu.terminator
+
+// -----
+
 // A broadcast operand keeps its indexing map: the thread's linear index is
 // split into (row, column).
 #id = affine_map<(d0, d1) -> (d0, d1)>

@@ -8,7 +8,8 @@
 //     return %r : !opal.tensor
 //   }
 //
-// Tensors are arguments (dims of size 1 static, others dynamic), float and
+// Tensors are arguments (dims of size 1 static, others dynamic; on CUDA,
+// those whose data is 16-byte aligned marked `opal.align = 16`), float and
 // Scalar values are f64/i64 arguments, and every other argument is a
 // constant. opal-decompose gives the result its concrete type; then
 // splitEntryPoints makes the two entry points of CompiledKernel.h:
@@ -47,9 +48,11 @@ buildCallModule(mlir::MLIRContext *context, const FunctionSchema &schema,
 bool rowsAreIndependent(mlir::ModuleOp module);
 
 /// After opal-decompose: the outputs of `opal_kernel` (dtype and static
-/// sizes), with the module rewritten into the two entry points.
-mlir::FailureOr<std::vector<jit::OutputSpec>> splitEntryPoints(mlir::ModuleOp module,
-                                                               std::string &error);
+/// sizes), with the module rewritten into the two entry points. A nonzero
+/// `outputAlignment` marks the output buffers `opal.align` (the runtime
+/// allocates them so aligned).
+mlir::FailureOr<std::vector<jit::OutputSpec>>
+splitEntryPoints(mlir::ModuleOp module, unsigned outputAlignment, std::string &error);
 
 } // namespace opal::ir
 

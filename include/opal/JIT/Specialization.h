@@ -31,6 +31,11 @@
 
 namespace opal::jit {
 
+/// The alignment, in bytes, of the data of a tensor that a CUDA kernel may
+/// read with vector loads: whether a tensor has it is part of the key of a
+/// call on CUDA (a view that starts mid-vector gets a kernel of its own).
+constexpr unsigned kVectorAlignment = 16;
+
 /// How one schema argument enters a compiled kernel.
 enum class ArgKind : uint8_t {
   Tensor,   ///< a memref (pointers, offset, sizes, strides)
@@ -46,6 +51,9 @@ struct ArgSpec {
   int rank = 0;
   uint64_t sizeOneDims = 0; ///< bit d set: dim d has size 1
   std::vector<int64_t> sizes; ///< every size, when the spec has static shapes
+  /// On CUDA: the data the kernel reads is kVectorAlignment-byte aligned, so
+  /// its elementwise loops may use 128-bit loads (always true elsewhere).
+  bool aligned = true;
   // Constant:
   IValue constant;
 };

@@ -19,6 +19,11 @@ namespace opal::ir {
 #define GEN_PASS_DECL
 #include "opal/Transforms/Passes.h.inc"
 
+/// A function argument attribute: the buffer's data starts at a multiple of
+/// this many bytes (an integer). The JIT sets it on the CUDA kernels' buffers
+/// that are 16-byte aligned; opal-map-to-gpu then uses 128-bit accesses.
+inline constexpr const char *kAlignAttrName = "opal.align";
+
 /// Patterns that lower elementwise prims to linalg.generic (the body of
 /// opal-lower-to-linalg, reusable by the JIT's pipelines).
 void populateElementwiseToLinalgPatterns(mlir::RewritePatternSet &patterns);

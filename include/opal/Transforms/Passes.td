@@ -96,7 +96,13 @@ def OpalMapToGpu : Pass<"opal-map-to-gpu", "::mlir::func::FuncOp"> {
     An all-parallel op runs one thread per element of its iteration space,
     flattened onto a 1-D grid of `block-size`-thread blocks (guarded at the
     end); each thread loads its operands through their indexing maps, runs
-    the payload and stores its outputs. A reduction runs one block per
+    the payload and stores its outputs. When every operand is a contiguous
+    buffer indexed by the identity and known to start at a 16-byte boundary
+    (a function argument with `opal.align = 16` or more, or a buffer the
+    function allocates), each thread takes 16 bytes' worth of elements: one
+    `vector.load`/`vector.store` with alignment 16 per buffer (128-bit
+    accesses in PTX), the payload once per lane, and a scalar loop for the
+    last, partial group. A reduction runs one block per
     point of its parallel dims: every thread folds a strided share of the
     reduction space with the payload's combiner, `gpu.all_reduce` combines
     the threads of the block, and thread 0 folds that into the output. A
@@ -116,7 +122,8 @@ def OpalMapToGpu : Pass<"opal-map-to-gpu", "::mlir::func::FuncOp"> {
   ];
   let dependentDialects = ["::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
-                           "::mlir::scf::SCFDialect", "::mlir::ub::UBDialect"];
+                           "::mlir::scf::SCFDialect", "::mlir::ub::UBDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def OpalMergeGpuModules : Pass<"opal-merge-gpu-modules", "::mlir::ModuleOp"> {
