@@ -146,7 +146,10 @@ public:
     if (object) {
       kernel.fromDisk = true;
     } else {
-      auto emitted = lowerAndEmit(front, ObjectOptions(), lowerMs, target);
+      ObjectOptions objectOptions;
+      if (target.cuda)
+        objectOptions.exportedGlobals.push_back("opal_gpu_module"); // set by link()
+      auto emitted = lowerAndEmit(front, objectOptions, lowerMs, target);
       if (!emitted)
         return fail(emitted.error().message());
       object = std::move(*emitted);

@@ -119,6 +119,13 @@ FailureOr<std::string> opal::ir::emitObject(ModuleOp module,
       error = "internal error: entry point " + name + " is missing or returns a value";
       return failure();
     }
+    // An entry point's buffers never overlap one it writes (inputs are only
+    // read, outputs are fresh: KernelBuilder.h), so loops need no runtime
+    // alias checks. (convert-func-to-llvm drops the memrefs' llvm.noalias;
+    // every pointer argument is a memref's.)
+    for (llvm::Argument &argument : function->args())
+      if (argument.getType()->isPointerTy())
+        argument.addAttr(llvm::Attribute::NoAlias);
     exported.push_back(addPackedEntryPoint(
         *llvmModule, function,
         options.exportPrefix.empty() ? packedName(name) : options.exportPrefix + name));
@@ -129,11 +136,13 @@ FailureOr<std::string> opal::ir::emitObject(ModuleOp module,
         global->setName(options.exportPrefix + name);
       exported.push_back(global);
     }
-  if (!options.exportPrefix.empty())
-    for (llvm::GlobalValue &global : llvmModule->global_values())
-      if (!global.isDeclaration() && !global.getName().starts_with("llvm.") &&
-          std::find(exported.begin(), exported.end(), &global) == exported.end())
-        global.setLinkage(llvm::GlobalValue::InternalLinkage);
+  // Only the packed entry points (and the named globals) are reached from
+  // outside: the entry points themselves are inlined into them and vanish,
+  // instead of being optimized and compiled twice.
+  for (llvm::GlobalValue &global : llvmModule->global_values())
+    if (!global.isDeclaration() && !global.getName().starts_with("llvm.") &&
+        std::find(exported.begin(), exported.end(), &global) == exported.end())
+      global.setLinkage(llvm::GlobalValue::InternalLinkage);
   llvmModule->setDataLayout(machine->createDataLayout());
   llvmModule->setTargetTriple(machine->getTargetTriple());
   // Host CPU and features on every function, so the vectorizers use them.

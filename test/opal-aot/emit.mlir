@@ -22,6 +22,8 @@ opal.library "aotlit" {
 // (and inlined into its entry point).
 // LLVM-NOT: define void @opal_kernel(
 // LLVM: define void @opal_aot_emit_mlir_0_opal_kernel(ptr
+// The buffers are noalias, so the vector loop needs no runtime overlap check.
+// LLVM-NOT: vector.memcheck
 // LLVM: fmul <8 x float>
 // LLVM: define void @opal_aot_emit_mlir_0_opal_kernel_shapes(ptr
 // LLVM-LABEL: // ----- aotlit::scale_add(float64[?,?], float64[1,?], float)

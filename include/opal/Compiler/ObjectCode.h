@@ -31,11 +31,12 @@ struct ObjectOptions {
   /// The machine to compile for; null for the host (the JIT's).
   llvm::TargetMachine *machine = nullptr;
   /// When given, the packed entry point of entry point `f` is named
-  /// `<exportPrefix>f` and every other definition becomes internal, so that
-  /// many kernels link into one shared library (opal-aot).
+  /// `<exportPrefix>f`, so that many kernels link into one shared library
+  /// (opal-aot). Every definition but the packed entry points and
+  /// `exportedGlobals` becomes internal.
   std::string exportPrefix;
-  /// Globals that stay exported under exportPrefix too (renamed
-  /// `<exportPrefix>name`): CUDA host code's `opal_gpu_module`.
+  /// Globals that stay exported (renamed `<exportPrefix>name` under a
+  /// prefix): CUDA host code's `opal_gpu_module`.
   std::vector<std::string> exportedGlobals;
   /// For a CUDA kernel: `bin` (a cubin) or `isa` (PTX); empty: what the JIT
   /// uses (CudaObject.h).
