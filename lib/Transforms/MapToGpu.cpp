@@ -18,7 +18,9 @@
 //   payload's combiner (add, mul, min/max, and/or/xor) starting from the
 //   combiner's identity, then `gpu.all_reduce` combines the threads (a
 //   shuffle tree within warps and through shared memory across them) and
-//   thread 0 folds the result into the output. A payload whose combiner is
+//   thread 0 folds the result into the output. A fill of the output right
+//   before the reduction is folded into it: thread 0 combines with the
+//   fill's value, and the fill needs no launch. A payload whose combiner is
 //   not one of those (several outputs, as in argmax) runs serially in
 //   thread 0 of each block: correct, not fast.
 //
@@ -40,6 +42,7 @@
 
 #include "mlir/Dialect/UB/IR/UBOps.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -178,8 +181,12 @@ int64_t knownAlignment(Value buffer) {
 
 class GenericToLaunch {
 public:
-  GenericToLaunch(RewriterBase &rewriter, linalg::GenericOp op, int64_t blockSize)
-      : rewriter(rewriter), op(op), loc(op.getLoc()), blockSize(blockSize) {}
+  /// `initial`, when given, is the value every element of the (single)
+  /// output holds before `op` runs: a fill folded into a reduction.
+  GenericToLaunch(RewriterBase &rewriter, linalg::GenericOp op, int64_t blockSize,
+                  Value initial = {})
+      : rewriter(rewriter), op(op), loc(op.getLoc()), blockSize(blockSize),
+        filled(initial) {}
 
   void rewrite() {
     rewriter.setInsertionPoint(op);
@@ -459,7 +466,7 @@ private:
       // Thread 0 of the block folds the whole reduction space in order.
       SmallVector<Value> initial;
       for (OpOperand &operand : op.getDpsInitsMutable())
-        initial.push_back(valueOf(operand, ivs));
+        initial.push_back(filled ? filled : valueOf(operand, ivs));
       auto loop = scf::ForOp::create(rewriter, loc, index(0), inner, index(1), initial);
       rewriter.setInsertionPointToStart(loop.getBody());
       delinearize(loop.getInductionVar(), reductionDims, ivs);
@@ -491,7 +498,7 @@ private:
     rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
     // (Outputs do not index reduction dims: their loop values are not read.)
     OpOperand &output = op.getDpsInitsMutable()[0];
-    Value initial = valueOf(output, ivs);
+    Value initial = filled ? filled : valueOf(output, ivs);
     IRMapping mapping;
     Operation *combine = rewriter.clone(*shared->combiner, mapping);
     combine->setOperand(shared->accumulatorOperand, initial);
@@ -507,7 +514,61 @@ private:
   SmallVector<unsigned> parallelDims, reductionDims;
   /// Every buffer is viewed as 1-D and indexed by the thread's linear index.
   bool flat = false;
+  /// The output's value before the op (a folded fill), or null.
+  Value filled;
 };
+
+/// The value a generic writes to every element of its one output, if it is
+/// a fill: all-parallel, identity-indexed output, and a payload that yields
+/// a scalar input or a value defined outside it. The value is usable on the
+/// host (constants in the payload are not recognized).
+Value fillValue(linalg::GenericOp op) {
+  if (op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 0 ||
+      !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity())
+    return {};
+  Block &body = op.getRegion().front();
+  if (body.getOperations().size() != 1)
+    return {};
+  Value yielded = body.getTerminator()->getOperand(0);
+  if (auto argument = dyn_cast<BlockArgument>(yielded)) {
+    if (argument.getOwner() != &body || argument.getArgNumber() >= op.getNumDpsInputs())
+      return {};
+    Value input = op.getDpsInputs()[argument.getArgNumber()];
+    return isa<ShapedType>(input.getType()) ? Value() : input;
+  }
+  return yielded.getParentRegion()->isProperAncestor(&op.getRegion()) ? yielded : Value();
+}
+
+/// Fills whose buffer the next op, a reduction, overwrites whole: the
+/// reduction starts from the fill's value instead of reading it back, and
+/// the fill's kernel goes (one launch fewer per reduction). Returns the
+/// reductions with their initial values; the fills are erased.
+llvm::DenseMap<Operation *, Value> foldFillsIntoReductions(RewriterBase &rewriter,
+                                                          ArrayRef<linalg::GenericOp> generics) {
+  llvm::DenseMap<Operation *, Value> initial;
+  for (size_t i = 0; i + 1 < generics.size(); ++i) {
+    linalg::GenericOp fill = generics[i], next = generics[i + 1];
+    Value value = fillValue(fill);
+    if (!value || next.getNumDpsInits() != 1 || next.getNumReductionLoops() == 0 ||
+        next->getBlock() != fill->getBlock())
+      continue;
+    Value buffer = fill.getDpsInits()[0];
+    // The reduction writes every element of its output once; nothing in
+    // between may touch the buffer.
+    if (next.getDpsInits()[0] != buffer ||
+        llvm::any_of(next.getDpsInputs(), [&](Value input) { return input == buffer; }))
+      continue;
+    bool touched = false;
+    for (Operation *between = fill->getNextNode(); between != next.getOperation();
+         between = between->getNextNode())
+      touched |= llvm::is_contained(between->getOperands(), buffer);
+    if (touched)
+      continue;
+    initial[next] = value;
+    rewriter.eraseOp(fill);
+  }
+  return initial;
+}
 
 struct OpalMapToGpu : public opal::ir::impl::OpalMapToGpuBase<OpalMapToGpu> {
   using OpalMapToGpuBase::OpalMapToGpuBase;
@@ -547,14 +608,17 @@ struct OpalMapToGpu : public opal::ir::impl::OpalMapToGpuBase<OpalMapToGpu> {
 
     SmallVector<linalg::GenericOp> generics;
     func.walk([&](linalg::GenericOp generic) { generics.push_back(generic); });
-    for (linalg::GenericOp generic : generics) {
+    for (linalg::GenericOp generic : generics)
       if (!generic.hasPureBufferSemantics()) {
         generic.emitError() << "opal-map-to-gpu: expected a linalg op on buffers (run "
                                "one-shot-bufferize first)";
         return signalPassFailure();
       }
-      GenericToLaunch(rewriter, generic, blockSize).rewrite();
-    }
+    llvm::DenseMap<Operation *, Value> initial = foldFillsIntoReductions(rewriter, generics);
+    SmallVector<linalg::GenericOp> remaining;
+    func.walk([&](linalg::GenericOp generic) { remaining.push_back(generic); });
+    for (linalg::GenericOp generic : remaining)
+      GenericToLaunch(rewriter, generic, blockSize, initial.lookup(generic)).rewrite();
 
     // Host buffers become device buffers.
     SmallVector<Operation *> hostMemory;

@@ -219,6 +219,61 @@ func.func @argmax(%x: memref<?x?xf32>, %max: memref<?xf32>, %arg: memref<?xi64>)
 
 // -----
 
+// A fill of a reduction's output right before it is folded into the
+// reduction: thread 0 combines with the fill's value (no load of the
+// output), and the fill has no kernel.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @fill_then_sum(
+// CHECK-SAME: %[[X:.*]]: memref<?x?xf32>, %[[OUT:.*]]: memref<?xf32>)
+func.func @fill_then_sum(%x: memref<?x?xf32>, %out: memref<?xf32>) {
+  %zero = arith.constant 1.5 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<?xf32>)
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<?x?xf32>) outs(%out : memref<?xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+// CHECK: %[[INIT:.*]] = arith.constant 1.500000e+00 : f32
+// CHECK: gpu.launch
+// CHECK: %[[ALL:.*]] = gpu.all_reduce add
+// CHECK: scf.if
+// CHECK-NOT: memref.load
+// CHECK: %[[NEW:.*]] = arith.addf %[[ALL]], %[[INIT]]
+// CHECK: memref.store %[[NEW]], %[[OUT]]
+// CHECK-NOT: gpu.launch
+// CHECK: return
+
+// -----
+
+// When the buffer is used between the fill and the reduction, both keep
+// their kernels.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @fill_used_before_the_sum(
+func.func @fill_used_before_the_sum(%x: memref<?x?xf32>, %out: memref<?xf32>,
+                                    %copy: memref<?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<?xf32>)
+  memref.copy %out, %copy : memref<?xf32> to memref<?xf32>
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<?x?xf32>) outs(%out : memref<?xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+// CHECK-COUNT-3: gpu.launch
+// CHECK: gpu.all_reduce add
+// CHECK: memref.load
+// CHECK: arith.addf
+
+// -----
+
 // Temporaries become device buffers; fills and copies become kernels.
 // CHECK-LABEL: func.func @temporaries(
 func.func @temporaries(%x: memref<?xf32>, %out: memref<?xf32>) {

@@ -105,7 +105,9 @@ def OpalMapToGpu : Pass<"opal-map-to-gpu", "::mlir::func::FuncOp"> {
     last, partial group. A reduction runs one block per
     point of its parallel dims: every thread folds a strided share of the
     reduction space with the payload's combiner, `gpu.all_reduce` combines
-    the threads of the block, and thread 0 folds that into the output. A
+    the threads of the block, and thread 0 folds that into the output (or into
+    the value of a fill of the output that comes right before the reduction:
+    the fill then needs no kernel of its own). A
     payload whose combiner is not a single add/mul/min/max/and/or/xor on
     f32, f64, i32 or i64 (argmax, say) runs serially in one thread per
     block. Empty grids are not launched.
