@@ -26,6 +26,8 @@ constexpr const char *kLoopsToLLVM =
     "convert-linalg-to-loops,"
     "lower-affine,"
     "convert-scf-to-cf,"
+    // Register-tiled matrix products (opal-tile-matmul).
+    "convert-vector-to-llvm,"
     // libm has no rsqrt; half-precision math computes in f32.
     "math-expand-ops{ops=rsqrt},"
     // Integer powers become loops in helper functions.

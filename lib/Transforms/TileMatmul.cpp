@@ -1,19 +1,33 @@
 //===- TileMatmul.cpp - The opal-tile-matmul pass -------------------------===//
 //
-// Matrix products on buffers: loops reordered to (batch,) i, k, j so the
-// inner loop is a contiguous, vectorizable axpy over rows of B and C, then
-// k and j tiled for the L2 cache.
+// Matrix products on buffers, for CPU caches and registers.
+//
+// A float product whose operands are dense row-major buffers of one element
+// type becomes explicit loops: blocks of `tile-k` x `tile-n` of B, each
+// copied into a buffer as panels one vector wide (contiguous, and kept in
+// the L2 cache), and in each block, tiles of `tile-m` rows by one vector of
+// columns of C held in registers while k runs: per k, one vector load of a
+// row of B, one broadcast per row of A, one fused multiply-add per row. The
+// last rows (fewer than `tile-m`) run as tiles of one row, and the vectors
+// of the last columns are masked: the loops hold no scalar remainder loops,
+// which LLVM would vectorize again at great cost in compile time.
+//
+// Other products (integers, mixed types, strided views) keep the earlier
+// scheme: loops reordered to (batch,) i, k, j so the inner loop is a
+// contiguous, vectorizable row update, with k and j tiled for the L2 cache.
 //
 //===----------------------------------------------------------------------===//
 
 #include "opal/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace opal::ir {
@@ -25,10 +39,199 @@ using namespace mlir;
 
 namespace {
 
+/// True if `op` computes C += A * B (batched or not) with the standard
+/// indexing, on dense row-major float buffers of one element type.
+bool hasRegisterTiling(linalg::LinalgOp op) {
+  Type element;
+  for (Value operand : op->getOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.getType());
+    if (!type || !type.getLayout().isIdentity())
+      return false;
+    if (element && type.getElementType() != element)
+      return false;
+    element = type.getElementType();
+  }
+  if (!element || !(element.isF32() || element.isF64()))
+    return false;
+  // The standard maps: (b,) i, j, k -> A[(b,) i, k], B[(b,) k, j], C[(b,) i, j].
+  MLIRContext *context = op.getContext();
+  bool batched = isa<linalg::BatchMatmulOp>(op);
+  unsigned dims = batched ? 4 : 3;
+  auto map = [&](ArrayRef<unsigned> positions) {
+    SmallVector<AffineExpr> results;
+    for (unsigned position : positions)
+      results.push_back(getAffineDimExpr(position, context));
+    return AffineMap::get(dims, 0, results, context);
+  };
+  SmallVector<AffineMap> expected =
+      batched ? SmallVector<AffineMap>{map({0, 1, 3}), map({0, 3, 2}), map({0, 1, 2})}
+              : SmallVector<AffineMap>{map({0, 2}), map({2, 1}), map({0, 1})};
+  return op.getIndexingMapsArray() == expected;
+}
+
+/// Emits the register-tiled loops of one product (see the file comment).
+class RegisterTiledProduct {
+public:
+  RegisterTiledProduct(RewriterBase &rewriter, linalg::LinalgOp op, int64_t tileM,
+                       int64_t vectorBytes, int64_t tileK, int64_t tileN)
+      : b(rewriter), loc(op.getLoc()), a(op->getOperand(0)), bMat(op->getOperand(1)),
+        c(op->getOperand(2)), batched(isa<linalg::BatchMatmulOp>(op)), tileM(tileM),
+        tileK(tileK), tileN(tileN) {
+    element = cast<MemRefType>(c.getType()).getElementType();
+    lanes = std::max<int64_t>(vectorBytes / (element.getIntOrFloatBitWidth() / 8), 1);
+  }
+
+  void emit() {
+    unsigned rank = batched ? 3 : 2;
+    Value m = memref::DimOp::create(b, loc, c, rank - 2);
+    Value n = memref::DimOp::create(b, loc, c, rank - 1);
+    Value k = memref::DimOp::create(b, loc, a, rank - 1);
+    // The block of B being multiplied, packed (see emitProduct); one buffer
+    // for the whole product.
+    auto packedType = MemRefType::get({tileK * tileN}, element);
+    packed = memref::AllocOp::create(b, loc, packedType, b.getI64IntegerAttr(64));
+    if (!batched) {
+      emitProduct(m, n, k);
+    } else {
+      OpBuilder::InsertionGuard guard(b);
+      Value batches = memref::DimOp::create(b, loc, c, 0);
+      auto loop = scf::ForOp::create(b, loc, index(0), batches, index(1));
+      b.setInsertionPointToStart(loop.getBody());
+      batch = loop.getInductionVar();
+      emitProduct(m, n, k);
+    }
+    memref::DeallocOp::create(b, loc, packed);
+  }
+
+private:
+  Value index(int64_t value) { return arith::ConstantIndexOp::create(b, loc, value); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value min(Value x, Value y) { return arith::MinUIOp::create(b, loc, x, y); }
+  /// The indices of element (row, column) of a matrix of the current batch.
+  SmallVector<Value> at(Value row, Value column) {
+    if (batch)
+      return {batch, row, column};
+    return {row, column};
+  }
+  /// A loop from `lower` to `upper` by `step`; the builder is left in its body.
+  Value loop(Value lower, Value upper, int64_t step) {
+    auto forOp = scf::ForOp::create(b, loc, lower, upper, index(step));
+    b.setInsertionPointToStart(forOp.getBody());
+    return forOp.getInductionVar();
+  }
+
+  void emitProduct(Value m, Value n, Value k) {
+    OpBuilder::InsertionGuard guard(b);
+    Value j0 = loop(index(0), n, tileN);
+    Value jEnd = min(add(j0, index(tileN)), n);
+    Value k0 = loop(index(0), k, tileK);
+    Value kEnd = min(add(k0, index(tileK)), k);
+    emitPacking(j0, jEnd, k0, kEnd);
+    // Register tiles of tileM rows, then single rows for the rest.
+    Value wholeRows = arith::SubIOp::create(
+        b, loc, m, arith::RemUIOp::create(b, loc, m, index(tileM)));
+    {
+      OpBuilder::InsertionGuard rows(b);
+      Value i0 = loop(index(0), wholeRows, tileM);
+      emitTileRow(i0, tileM, j0, jEnd, k0, kEnd);
+    }
+    Value i = loop(wholeRows, m, 1);
+    emitTileRow(i, 1, j0, jEnd, k0, kEnd);
+  }
+
+  /// The lanes of a vector that starts at column jj and are inside the
+  /// block (all of them but in the block's last, partial vector).
+  Value columnsMask(Value jj, Value jEnd) {
+    auto maskType = VectorType::get({lanes}, b.getI1Type());
+    Value left = arith::SubIOp::create(b, loc, jEnd, jj);
+    return vector::CreateMaskOp::create(b, loc, maskType, ValueRange{left});
+  }
+
+  /// Where the panel of column jj starts in the packed block.
+  Value panelStart(Value j0, Value jj) {
+    Value panel = arith::DivUIOp::create(b, loc, arith::SubIOp::create(b, loc, jj, j0),
+                                         index(lanes));
+    return arith::MulIOp::create(b, loc, panel, index(tileK * lanes));
+  }
+
+  /// Copies B[k0 : kEnd, j0 : jEnd] into `packed` (see emit), one vector a
+  /// row of a panel; lanes past the last column are zeros.
+  void emitPacking(Value j0, Value jEnd, Value k0, Value kEnd) {
+    OpBuilder::InsertionGuard guard(b);
+    auto vectorType = VectorType::get({lanes}, element);
+    Value jj = loop(j0, jEnd, lanes);
+    Value start = panelStart(j0, jj);
+    Value mask = columnsMask(jj, jEnd);
+    Value zeros = arith::ConstantOp::create(
+        b, loc, vectorType, DenseElementsAttr::get(vectorType, b.getZeroAttr(element)));
+    Value kk = loop(k0, kEnd, 1);
+    Value row = vector::MaskedLoadOp::create(b, loc, vectorType, bMat, at(kk, jj), mask, zeros);
+    Value offset = arith::MulIOp::create(b, loc, arith::SubIOp::create(b, loc, kk, k0),
+                                         index(lanes));
+    vector::StoreOp::create(b, loc, row, packed, ValueRange{add(start, offset)});
+  }
+
+  /// Rows i0 .. i0 + rows of C, every vector of columns of the block.
+  void emitTileRow(Value i0, int64_t rows, Value j0, Value jEnd, Value k0, Value kEnd) {
+    OpBuilder::InsertionGuard guard(b);
+    Value jj = loop(j0, jEnd, lanes);
+    emitRegisterTile(i0, rows, jj, columnsMask(jj, jEnd), k0, kEnd, panelStart(j0, jj));
+  }
+
+  /// C[i0 : i0 + rows, jj : jj + lanes] += A[.., k0 : kEnd] * B[k0 : kEnd, ..]
+  /// (the lanes in `mask`), the tile of C in registers.
+  void emitRegisterTile(Value i0, int64_t rows, Value jj, Value mask, Value k0, Value kEnd,
+                        Value panel) {
+    auto vectorType = VectorType::get({lanes}, element);
+    Value zeros = arith::ConstantOp::create(
+        b, loc, vectorType, DenseElementsAttr::get(vectorType, b.getZeroAttr(element)));
+    SmallVector<Value> rowIndices, accumulators;
+    for (int64_t r = 0; r < rows; ++r) {
+      rowIndices.push_back(add(i0, index(r)));
+      accumulators.push_back(vector::MaskedLoadOp::create(b, loc, vectorType, c,
+                                                          at(rowIndices[r], jj), mask, zeros));
+    }
+    auto kLoop = scf::ForOp::create(b, loc, k0, kEnd, index(1), accumulators);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(kLoop.getBody());
+      Value kk = kLoop.getInductionVar();
+      Value offset = arith::MulIOp::create(b, loc, arith::SubIOp::create(b, loc, kk, k0),
+                                           index(lanes));
+      Value row = vector::LoadOp::create(b, loc, vectorType, packed,
+                                         ValueRange{add(panel, offset)});
+      SmallVector<Value> next;
+      for (int64_t r = 0; r < rows; ++r) {
+        Value scalar = memref::LoadOp::create(b, loc, a, at(rowIndices[r], kk));
+        Value splat = vector::BroadcastOp::create(b, loc, vectorType, scalar);
+        next.push_back(
+            vector::FMAOp::create(b, loc, splat, row, kLoop.getRegionIterArgs()[r]));
+      }
+      scf::YieldOp::create(b, loc, next);
+    }
+    for (int64_t r = 0; r < rows; ++r)
+      vector::MaskedStoreOp::create(b, loc, c, at(rowIndices[r], jj), mask, kLoop.getResult(r));
+  }
+
+  RewriterBase &b;
+  Location loc;
+  Value a, bMat, c;
+  bool batched;
+  int64_t tileM, tileK, tileN, lanes = 1;
+  Type element;
+  Value batch;  ///< the batch loop's index, for batch_matmul
+  Value packed; ///< tileK x tileN elements: the current block of B
+};
+
 struct OpalTileMatmul : public opal::ir::impl::OpalTileMatmulBase<OpalTileMatmul> {
   using OpalTileMatmulBase::OpalTileMatmulBase;
 
   void runOnOperation() override {
+    if (tileM < 1 || tileK < 1 || tileN < 1 || vectorBytes < 1) {
+      getOperation().emitError() << "opal-tile-matmul: tile sizes and vector-bytes must be "
+                                    "positive";
+      return signalPassFailure();
+    }
     SmallVector<linalg::LinalgOp> products;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) && op.hasPureBufferSemantics())
@@ -36,27 +239,37 @@ struct OpalTileMatmul : public opal::ir::impl::OpalTileMatmulBase<OpalTileMatmul
     });
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : products) {
-      bool batched = isa<linalg::BatchMatmulOp>(op);
       rewriter.setInsertionPoint(op);
-      auto generic = linalg::generalizeNamedOp(rewriter, op);
-      if (failed(generic))
+      if (hasRegisterTiling(op)) {
+        RegisterTiledProduct(rewriter, op, tileM, vectorBytes, tileK, tileN).emit();
+        rewriter.eraseOp(op);
         continue;
-      // (b,) i, j, k -> (b,) i, k, j
-      SmallVector<unsigned> order =
-          batched ? SmallVector<unsigned>{0, 1, 3, 2} : SmallVector<unsigned>{0, 2, 1};
-      auto interchanged = linalg::interchangeGenericOp(rewriter, *generic, order);
-      if (failed(interchanged))
-        continue;
-      SmallVector<int64_t> sizes =
-          batched ? SmallVector<int64_t>{0, 0, tileK, tileN} : SmallVector<int64_t>{0, tileK, tileN};
-      linalg::LinalgTilingOptions options;
-      options.setTileSizes(sizes).setLoopType(linalg::LinalgTilingLoopType::Loops);
-      rewriter.setInsertionPoint(*interchanged);
-      auto tiled = linalg::tileLinalgOp(rewriter, *interchanged, options);
-      if (failed(tiled))
-        continue;
-      rewriter.eraseOp(*interchanged);
+      }
+      tileForCaches(rewriter, op);
     }
+  }
+
+  /// The earlier scheme: (b,) i, k, j loops, k and j tiled.
+  void tileForCaches(RewriterBase &rewriter, linalg::LinalgOp op) {
+    bool batched = isa<linalg::BatchMatmulOp>(op);
+    auto generic = linalg::generalizeNamedOp(rewriter, op);
+    if (failed(generic))
+      return;
+    // (b,) i, j, k -> (b,) i, k, j
+    SmallVector<unsigned> order =
+        batched ? SmallVector<unsigned>{0, 1, 3, 2} : SmallVector<unsigned>{0, 2, 1};
+    auto interchanged = linalg::interchangeGenericOp(rewriter, *generic, order);
+    if (failed(interchanged))
+      return;
+    SmallVector<int64_t> sizes =
+        batched ? SmallVector<int64_t>{0, 0, tileK, tileN} : SmallVector<int64_t>{0, tileK, tileN};
+    linalg::LinalgTilingOptions options;
+    options.setTileSizes(sizes).setLoopType(linalg::LinalgTilingLoopType::Loops);
+    rewriter.setInsertionPoint(*interchanged);
+    auto tiled = linalg::tileLinalgOp(rewriter, *interchanged, options);
+    if (failed(tiled))
+      return;
+    rewriter.eraseOp(*interchanged);
   }
 };
 

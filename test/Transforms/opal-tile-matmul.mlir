@@ -1,12 +1,40 @@
-// RUN: opal-opt %s --pass-pipeline="builtin.module(func.func(opal-tile-matmul{tile-k=16 tile-n=32}))" --split-input-file | FileCheck %s
+// RUN: opal-opt %s --pass-pipeline="builtin.module(func.func(opal-tile-matmul{tile-m=4 tile-k=16 tile-n=32}))" --split-input-file | FileCheck %s
 
-// The product's loops run i, k, j (j innermost, contiguous in B and C),
-// with k and j tiled.
-// CHECK-LABEL: func.func @mm
-// CHECK: scf.for {{.*}} step %c16
-// CHECK: scf.for {{.*}} step %c32
-// CHECK: linalg.generic
-// CHECK-SAME: iterator_types = ["parallel", "reduction", "parallel"]
+// A float product on dense buffers: blocks of 16 x 32 of B packed into one
+// buffer as panels of 16 floats (one 64-byte vector), then register tiles
+// of 4 rows x 16 columns of C: per k, one vector of the packed B, one
+// broadcast of A per row, four fused multiply-adds. The last rows run as
+// one-row tiles; the last columns of a block are masked. No scalar loops.
+// CHECK-LABEL: func.func @mm(
+// CHECK-SAME: %[[A:[a-z0-9]+]]: memref<?x?xf32>, %[[B:[a-z0-9]+]]: memref<?x?xf32>, %[[C:[a-z0-9]+]]: memref<?x?xf32>)
+// CHECK: %[[PACKED:.*]] = memref.alloc() {alignment = 64 : i64} : memref<512xf32>
+// CHECK: scf.for %[[J0:.*]] = %{{.*}} to %{{.*}} step %c32
+// CHECK: scf.for %[[K0:.*]] = %{{.*}} to %{{.*}} step %c16
+// Packing: each row of a panel, masked past the block's last column.
+// CHECK: scf.for %[[PJ:.*]] = %[[J0]] to
+// CHECK: %[[PMASK:.*]] = vector.create_mask %{{.*}} : vector<16xi1>
+// CHECK: scf.for
+// CHECK: %[[ROW:.*]] = vector.maskedload %[[B]][%{{.*}}, %[[PJ]]], %[[PMASK]]
+// CHECK: vector.store %[[ROW]], %[[PACKED]]
+// The register tiles of 4 rows.
+// CHECK: scf.for %[[I0:.*]] = %{{.*}} to %{{.*}} step %c4
+// CHECK: scf.for %[[JJ:.*]] = %[[J0]] to %{{.*}} step %c16
+// CHECK: %[[MASK:.*]] = vector.create_mask
+// CHECK-COUNT-4: vector.maskedload %[[C]]{{.*}}, %[[MASK]]
+// CHECK: scf.for %{{.*}} = %[[K0]] to %{{.*}} step %{{.*}} iter_args(
+// CHECK: vector.load %[[PACKED]]{{.*}} : memref<512xf32>, vector<16xf32>
+// CHECK-COUNT-4: vector.fma
+// CHECK: scf.yield
+// CHECK-COUNT-4: vector.maskedstore %[[C]]
+// One-row tiles for the rows left.
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: vector.maskedload %[[C]]
+// CHECK: vector.fma
+// CHECK-NOT: vector.fma
+// CHECK: vector.maskedstore %[[C]]
+// CHECK-NOT: memref.store
+// CHECK: memref.dealloc %[[PACKED]]
 // CHECK-NOT: linalg.matmul
 func.func @mm(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
   linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>)
@@ -15,11 +43,45 @@ func.func @mm(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
 
 // -----
 
+// A batched f64 product: the same loops inside a loop over the batch, with
+// vectors of 8 doubles; the packing buffer serves every batch.
 // CHECK-LABEL: func.func @bmm
-// CHECK: linalg.generic
-// CHECK-SAME: iterator_types = ["parallel", "parallel", "reduction", "parallel"]
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<512xf64>
+// CHECK: scf.for %[[BATCH:[a-z0-9]+]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: vector.maskedload %{{.*}}[%[[BATCH]], %{{.*}}, %{{.*}}], %{{.*}}, %{{.*}} : memref<2x3x5xf64>, vector<8xi1>, vector<8xf64>
+// CHECK: vector.fma {{.*}} : vector<8xf64>
+// CHECK: memref.dealloc
 func.func @bmm(%a: memref<2x3x4xf64>, %b: memref<2x4x5xf64>, %c: memref<2x3x5xf64>) {
   linalg.batch_matmul ins(%a, %b : memref<2x3x4xf64>, memref<2x4x5xf64>) outs(%c : memref<2x3x5xf64>)
+  return
+}
+
+// -----
+
+// Integer products keep the row-update scheme: loops i, k, j (j innermost,
+// contiguous in B and C), with k and j tiled.
+// CHECK-LABEL: func.func @mm_int
+// CHECK-NOT: vector.
+// CHECK: scf.for {{.*}} step %c16
+// CHECK: scf.for {{.*}} step %c32
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK-NOT: linalg.matmul
+func.func @mm_int(%a: memref<?x?xi64>, %b: memref<?x?xi64>, %c: memref<?x?xi64>) {
+  linalg.matmul ins(%a, %b : memref<?x?xi64>, memref<?x?xi64>) outs(%c : memref<?x?xi64>)
+  return
+}
+
+// -----
+
+// So do products on strided views.
+// CHECK-LABEL: func.func @mm_strided
+// CHECK-NOT: vector.
+// CHECK: linalg.generic
+func.func @mm_strided(%a: memref<?x?xf32, strided<[?, 1], offset: ?>>, %b: memref<?x?xf32>,
+                      %c: memref<?x?xf32>) {
+  linalg.matmul ins(%a, %b : memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32>)
+                outs(%c : memref<?x?xf32>)
   return
 }
 

@@ -69,21 +69,34 @@ def OpalApproximateMath : Pass<"opal-approximate-math"> {
 }
 
 def OpalTileMatmul : Pass<"opal-tile-matmul", "::mlir::func::FuncOp"> {
-  let summary = "Orders and tiles matrix products on buffers for CPU caches";
+  let summary = "Tiles matrix products on buffers for CPU caches and registers";
   let description = [{
-    Each `linalg.matmul` and `linalg.batch_matmul` on memrefs becomes a
-    `linalg.generic` whose loops run (batch,) row, reduction, column, so the
-    innermost loop walks rows of B and C contiguously and LLVM vectorizes it
-    with fused multiply-adds; the reduction and column loops are then tiled
-    (`tile-k`, `tile-n`) so a block of B stays in the L2 cache while every
-    row of A passes over it.
+    Each `linalg.matmul` and `linalg.batch_matmul` on memrefs becomes loops
+    for the CPU. When A, B and C are dense row-major f32 or f64 buffers with
+    the standard indexing, the loops walk blocks of `tile-k` rows by
+    `tile-n` columns of B, each first copied into one buffer (allocated
+    once per product) as panels one vector wide, so that it is read
+    contiguously and stays in the L2 cache; in each block
+    register tiles of C: `tile-m` rows by one `vector-bytes` vector of
+    columns, accumulated in registers while k runs (per k: one vector load
+    of B, one broadcast of A per row, one `vector.fma` per row). Tiles cut
+    by the matrix edges run element by element (LLVM vectorizes the row).
+
+    Other products (integer or mixed element types, strided buffers) become
+    a `linalg.generic` whose loops run (batch,) row, reduction, column, so
+    the innermost loop walks rows of B and C contiguously, with the
+    reduction and column loops tiled by `tile-k` and `tile-n`.
   }];
   let options = [
+    Option<"tileM", "tile-m", "int64_t", "8", "rows of C in registers">,
+    Option<"vectorBytes", "vector-bytes", "int64_t", "64",
+           "bytes of a row of C in registers (one AVX-512 vector)">,
     Option<"tileK", "tile-k", "int64_t", "256", "reduction tile size">,
     Option<"tileN", "tile-n", "int64_t", "512", "column tile size">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
-                           "::mlir::affine::AffineDialect", "::mlir::memref::MemRefDialect"];
+                           "::mlir::affine::AffineDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect"];
 }
 
 def OpalMapToGpu : Pass<"opal-map-to-gpu", "::mlir::func::FuncOp"> {
