@@ -6,6 +6,11 @@
 // a C++ kernel that allocates and negates. The difference is the JIT's hit
 // overhead (key words, lookup, packing, sizes entry, the call).
 //
+// BM_JitHitOverNative measures the difference itself, robust to this
+// machine's drift: each iteration times a batch of native calls and a
+// batch of JIT calls back to back and reports the JIT's extra time per call
+// (manual time), so the two sides always run under the same conditions.
+//
 //   build/bin/opal-bench-jit --benchmark_repetitions=5
 //
 //===----------------------------------------------------------------------===//
@@ -16,6 +21,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <cstdlib>
 
 using namespace opal;
@@ -44,7 +50,7 @@ void run(benchmark::State &state, const char *name) {
   }
 }
 
-void BM_NativeKernel(benchmark::State &state) {
+void defineNative() {
   static Library lib(Library::DEF, "bench_native", std::nullopt, __FILE__, __LINE__);
   static bool defined = [] {
     lib.def("neg(Tensor x) -> Tensor");
@@ -52,6 +58,10 @@ void BM_NativeKernel(benchmark::State &state) {
     return true;
   }();
   (void)defined;
+}
+
+void BM_NativeKernel(benchmark::State &state) {
+  defineNative();
   run(state, "bench_native::neg");
 }
 BENCHMARK(BM_NativeKernel);
@@ -61,5 +71,34 @@ void BM_JitHit(benchmark::State &state) {
   run(state, "aten::neg");
 }
 BENCHMARK(BM_JitHit);
+
+void BM_JitHitOverNative(benchmark::State &state) {
+  defineNative();
+  setenv("OPAL_CACHE_DISABLE", "1", 1);
+  OperatorHandle native = Dispatcher::singleton().findSchemaOrThrow("bench_native::neg", "");
+  OperatorHandle jit = Dispatcher::singleton().findSchemaOrThrow("aten::neg", "");
+  Tensor x = ones({1});
+  Stack stack;
+  stack.reserve(2);
+  auto batch = [&](OperatorHandle &op) {
+    constexpr int kCalls = 256;
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < kCalls; ++i) {
+      stack.clear();
+      stack.emplace_back(x);
+      op.callBoxed(stack);
+      benchmark::DoNotOptimize(stack.back().toTensorImpl());
+    }
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() /
+           kCalls;
+  };
+  batch(jit); // compiles
+  for (auto _ : state) {
+    double nativeCall = batch(native);
+    double jitCall = batch(jit);
+    state.SetIterationTime(std::max(jitCall - nativeCall, 0.0));
+  }
+}
+BENCHMARK(BM_JitHitOverNative)->UseManualTime()->Iterations(2000);
 
 } // namespace
