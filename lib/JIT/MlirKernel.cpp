@@ -7,7 +7,9 @@
 #include "opal/Support/Environment.h"
 #include "opal/Support/Exceptions.h"
 
+#include <algorithm>
 #include <chrono>
+#include <mutex>
 #include <set>
 #include <sstream>
 
@@ -17,10 +19,44 @@ using namespace opal::jit;
 namespace {
 
 struct Counters {
-  std::atomic<uint64_t> hits{0}, misses{0}, compiles{0}, diskHits{0}, stale{0}, precompiled{0};
+  std::atomic<uint64_t> misses{0}, compiles{0}, diskHits{0}, stale{0}, precompiled{0};
   std::atomic<uint64_t> compileMicroseconds{0};
+  /// Hits of threads that have exited.
+  std::atomic<uint64_t> retiredHits{0};
 };
 Counters counters;
+
+/// The hit path's per-thread state: its key buffer and its hit count. A hit
+/// writes only its own thread's count (no shared cache line, no locked
+/// instruction); jitStats sums the counts of all threads.
+struct ThreadState {
+  std::vector<uint64_t> words;
+  std::atomic<uint64_t> hits{0};
+  ThreadState();
+  ~ThreadState();
+};
+
+std::mutex &threadsMutex() {
+  static std::mutex *mutex = new std::mutex(); // outlives thread exits
+  return *mutex;
+}
+std::vector<ThreadState *> &threads() {
+  static auto *all = new std::vector<ThreadState *>();
+  return *all;
+}
+ThreadState::ThreadState() {
+  std::lock_guard<std::mutex> lock(threadsMutex());
+  threads().push_back(this);
+}
+ThreadState::~ThreadState() {
+  std::lock_guard<std::mutex> lock(threadsMutex());
+  counters.retiredHits += hits.load(std::memory_order_relaxed);
+  auto &all = threads();
+  all.erase(std::find(all.begin(), all.end(), this));
+}
+
+// initial-exec: one TLS load per access instead of a __tls_get_addr call.
+__attribute__((tls_model("initial-exec"))) thread_local ThreadState threadState;
 
 /// The device of a call's tensors; all must agree.
 Device callDevice(const FunctionSchema &schema, const IValue *args) {
@@ -219,13 +255,14 @@ void MlirKernel::boxedCall(OperatorKernel *functor, const OperatorHandle &op,
   bool onCuda = device.isCUDA();
   DeviceType target = onCuda ? DeviceType::CUDA : DeviceType::CPU;
   int capability = onCuda ? cudaCapabilityOf(cuda::ordinalOf(device)) : 0;
-  thread_local std::vector<uint64_t> words;
+  ThreadState &state = threadState;
+  std::vector<uint64_t> &words = state.words;
   words.clear();
   appendCallWords(schema, args, target, capability,
                   self.staticShapes_.load(std::memory_order_relaxed), words);
   const CompiledKernel *kernel = self.find(words);
   if (kernel) {
-    counters.hits.fetch_add(1, std::memory_order_relaxed);
+    state.hits.store(state.hits.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   } else {
     ++counters.misses;
     kernel = &self.compile(op, onCuda ? DispatchKey::CUDA : DispatchKey::CPU, args, target,
@@ -243,7 +280,12 @@ void MlirKernel::boxedCall(OperatorKernel *functor, const OperatorHandle &op,
 
 JitStats jit::jitStats() {
   JitStats stats;
-  stats.hits = counters.hits.load();
+  {
+    std::lock_guard<std::mutex> lock(threadsMutex());
+    stats.hits = counters.retiredHits.load();
+    for (const ThreadState *thread : threads())
+      stats.hits += thread->hits.load(std::memory_order_relaxed);
+  }
   stats.misses = counters.misses.load();
   stats.compiles = counters.compiles.load();
   stats.diskHits = counters.diskHits.load();
@@ -254,7 +296,13 @@ JitStats jit::jitStats() {
 }
 
 void jit::resetJitStats() {
-  counters.hits = 0;
+  {
+    // (A thread counting a hit at this moment may keep its old count.)
+    std::lock_guard<std::mutex> lock(threadsMutex());
+    counters.retiredHits = 0;
+    for (ThreadState *thread : threads())
+      thread->hits.store(0, std::memory_order_relaxed);
+  }
   counters.misses = 0;
   counters.compiles = 0;
   counters.diskHits = 0;

@@ -50,6 +50,26 @@ def test_in_memory_hits_and_misses():
     assert set(after) >= {"hits", "misses", "compiles", "compile_ms", "disk_hits"}
 
 
+def test_hits_of_every_thread_are_counted_also_after_it_exits():
+    import threading
+    x = opal.tensor(np.ones(4, dtype=np.float32))
+    A.neg(x)
+    before = opal.jit.stats()["hits"]
+
+    def calls():
+        for _ in range(25):
+            A.neg(x)
+
+    threads = [threading.Thread(target=calls) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert opal.jit.stats()["hits"] - before == 100
+    opal.jit.reset_stats()
+    assert opal.jit.stats()["hits"] == 0
+
+
 def test_a_second_process_loads_everything_from_disk(tmp_path):
     first, _ = run_process(tmp_path)
     assert first["stats"]["compiles"] == 3 and first["stats"]["disk_hits"] == 0
