@@ -8,6 +8,7 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -96,6 +97,14 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine *machine) {
   builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2).run(module, modules);
 }
 
+/// Whether kernels use 512-bit vectors: on CPUs with AVX-512F. LLVM's own
+/// preference for these CPUs is 256 bits (to spare other code the lower
+/// clock of wide vectors); for opal's kernels 512 bits made compute-bound
+/// math 1.5x faster (exp, gelu and softplus on 1M floats).
+bool prefersWideVectors(llvm::StringRef features) {
+  return llvm::is_contained(llvm::split(features, ','), "+avx512f");
+}
+
 } // namespace
 
 std::string opal::ir::packedName(const std::string &name) { return "_opal_packed_" + name; }
@@ -103,8 +112,10 @@ std::string opal::ir::packedName(const std::string &name) { return "_opal_packed
 const std::string &opal::ir::hostTargetDescription() {
   static const std::string description = [] {
     auto builder = hostMachineBuilder();
-    std::string text = builder.getTargetTriple().str() + " " + builder.getCPU() + " " +
-                       builder.getFeatures().getString();
+    std::string features = builder.getFeatures().getString();
+    std::string text = builder.getTargetTriple().str() + " " + builder.getCPU() + " " + features;
+    if (prefersWideVectors(features))
+      text += " prefer-vector-width=512";
     return text;
   }();
   return description;
@@ -180,6 +191,8 @@ FailureOr<std::string> opal::ir::emitObject(ModuleOp module,
       continue;
     function.addFnAttr("target-cpu", machine->getTargetCPU());
     function.addFnAttr("target-features", machine->getTargetFeatureString());
+    if (prefersWideVectors(machine->getTargetFeatureString()))
+      function.addFnAttr("prefer-vector-width", "512");
   }
   optimizeModule(*llvmModule, machine);
   if (options.output == ObjectOptions::Output::LLVMIR) {
