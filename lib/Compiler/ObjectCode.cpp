@@ -18,6 +18,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
@@ -37,6 +38,14 @@ void initializeNativeTarget() {
   std::call_once(once, [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
+    // With 512-bit vectors the loop vectorizer adds a second, narrower
+    // vector loop for each loop's remainder: as much code again to optimize
+    // and compile for at most 15 elements, which the scalar loop does.
+    auto &options = llvm::cl::getRegisteredOptions();
+    auto found = options.find("enable-epilogue-vectorization");
+    if (found != options.end())
+      if (auto *epilogue = static_cast<llvm::cl::opt<bool> *>(found->second))
+        epilogue->setValue(false);
   });
 }
 
