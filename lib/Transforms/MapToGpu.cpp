@@ -12,7 +12,9 @@
 //   known to be 16-byte aligned, each thread takes 16 bytes' worth of
 //   elements instead (four f32s, two f64s): one 128-bit load per input and
 //   one 128-bit store per output, the payload unrolled per lane, and a
-//   scalar loop for the last thread's partial group.
+//   scalar loop for the last thread's partial group. Ops whose buffers all
+//   run contiguously along the last dim (row broadcasts) do the same per
+//   row when rows start at vector boundaries (checked at run time).
 // - Reductions: one block per point of the parallel dims. Each thread folds
 //   a strided share of the reduction space into a register with the
 //   payload's combiner (add, mul, min/max, and/or/xor) starting from the
@@ -333,6 +335,70 @@ private:
     return true;
   }
 
+  /// True if every buffer the op reads or writes along its last iteration
+  /// dim indexes that dim with its own last index, and nowhere else, and
+  /// every output does: then consecutive elements along the dim are
+  /// consecutive in memory (buffers have identity layouts here, checked by
+  /// vectorLanes), and a row of a buffer is as long as the dim.
+  bool lastDimIsContiguous() {
+    unsigned last = static_cast<unsigned>(sizes.size() - 1);
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto type = dyn_cast<MemRefType>(operand.get().getType());
+      if (!type)
+        continue;
+      if (!type.getLayout().isIdentity())
+        return false;
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      if (!map.isFunctionOfDim(last)) {
+        if (!op.isDpsInput(&operand))
+          return false; // outputs cover the whole iteration space
+        continue;
+      }
+      if (map.getNumResults() == 0 || map.getResults().back() != getAffineDimExpr(last, op.getContext()))
+        return false;
+      for (AffineExpr expr : map.getResults().drop_back())
+        if (expr.isFunctionOfDim(last))
+          return false;
+      for (AffineExpr expr : map.getResults())
+        if (!isa<AffineDimExpr, AffineConstantExpr>(expr))
+          return false;
+    }
+    return true;
+  }
+
+  /// An all-parallel op whose last dim is contiguous in every buffer (a
+  /// broadcast of a row's value, say): each thread takes `lanes`
+  /// consecutive elements of one row, as vectors when the rows start at
+  /// vector boundaries (the last dim's size a multiple of `lanes`; decided
+  /// at run time).
+  void rewriteRows(int64_t lanes) {
+    size_t last = sizes.size() - 1;
+    SmallVector<unsigned> outerDims = llvm::to_vector(llvm::seq<unsigned>(0, last));
+    Value rows = product(outerDims);
+    Value groups = arith::CeilDivUIOp::create(rewriter, loc, sizes[last], index(lanes));
+    Value threads = arith::MulIOp::create(rewriter, loc, rows, groups);
+    Value block = index(blockSize);
+    Value grid = arith::CeilDivUIOp::create(rewriter, loc, threads, block);
+    gpu::LaunchOp launch = createLaunch(grid, block);
+    Value linear = arith::AddIOp::create(
+        rewriter, loc, arith::MulIOp::create(rewriter, loc, launch.getBlockIds().x, block),
+        launch.getThreadIds().x);
+    Value inBounds =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, linear, threads);
+    auto guard = scf::IfOp::create(rewriter, loc, inBounds, /*withElseRegion=*/false);
+    rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
+    SmallVector<Value> ivs(sizes.size());
+    Value row = arith::DivUIOp::create(rewriter, loc, linear, groups);
+    Value group = arith::RemUIOp::create(rewriter, loc, linear, groups);
+    if (last > 0)
+      delinearize(row, outerDims, ivs);
+    ivs[last] = arith::MulIOp::create(rewriter, loc, group, index(lanes));
+    Value remainder = arith::RemUIOp::create(rewriter, loc, sizes[last], index(lanes));
+    Value aligned = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, remainder,
+                                          index(0));
+    rewriteLaneGroup(ivs, sizes[last], aligned, lanes);
+  }
+
   /// Elements per thread in a flat op: 16 bytes' worth of the widest
   /// element when every buffer is 16-byte aligned and every element a whole
   /// number of bytes, else 1.
@@ -371,6 +437,10 @@ private:
     bool usesIndices = llvm::any_of(op.getRegion().front(),
                                     [](Operation &inner) { return isa<linalg::IndexOp>(inner); });
     flat = !sizes.empty() && !usesIndices && isFlat();
+    if (!flat && !sizes.empty() && !usesIndices) {
+      if (int64_t lanes = vectorLanes(); lanes > 1 && lastDimIsContiguous())
+        return rewriteRows(lanes);
+    }
     int64_t lanes = flat ? vectorLanes() : 1;
     if (flat)
       flattenOperands();
@@ -387,7 +457,8 @@ private:
     auto guard = scf::IfOp::create(rewriter, loc, inBounds, /*withElseRegion=*/false);
     rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
     if (lanes > 1)
-      return rewriteVectorGroup(linear, total, lanes);
+      return rewriteLaneGroup({arith::MulIOp::create(rewriter, loc, linear, index(lanes))}, total,
+                              /*aligned=*/Value(), lanes);
     SmallVector<Value> ivs{linear};
     if (!flat) {
       ivs.resize(sizes.size());
@@ -396,23 +467,40 @@ private:
     storeOutputs(clonePayload(argumentsAt(ivs), ivs), ivs);
   }
 
-  /// The body of thread `group` of a flat op with `lanes` elements a
-  /// thread: elements group * lanes onwards, as vectors when all `lanes`
-  /// are in bounds, else one by one up to `total`.
-  void rewriteVectorGroup(Value group, Value total, int64_t lanes) {
-    Value first = arith::MulIOp::create(rewriter, loc, group, index(lanes));
+  /// Whether the buffer `operand` is read along the last iteration dim
+  /// (always, in a flat op).
+  bool alongLastDim(OpOperand &operand) {
+    if (flat)
+      return true;
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    return map.isFunctionOfDim(static_cast<unsigned>(sizes.size() - 1));
+  }
+
+  /// The body of the thread whose group of `lanes` elements along the last
+  /// iteration dim starts at `ivs` (ivs[last] its first element; in a flat
+  /// op, ivs is that one index): as vectors when the whole group is in the
+  /// dim (`size` long) and `aligned` (rows start at vector boundaries; null:
+  /// always), else element by element up to the end of the dim.
+  void rewriteLaneGroup(SmallVector<Value> ivs, Value size, Value aligned, int64_t lanes) {
+    size_t last = ivs.size() - 1;
+    Value first = ivs[last];
     Value end = arith::AddIOp::create(rewriter, loc, first, index(lanes));
-    Value whole = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ule, end, total);
+    Value whole = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ule, end, size);
+    if (aligned)
+      whole = arith::AndIOp::create(rewriter, loc, whole, aligned);
     auto split = scf::IfOp::create(rewriter, loc, whole, /*withElseRegion=*/true);
 
-    // The partial group of the last thread.
+    // A partial (or misaligned) group.
     rewriter.setInsertionPointToStart(&split.getElseRegion().front());
-    auto loop = scf::ForOp::create(rewriter, loc, first, total, index(1));
+    auto loop = scf::ForOp::create(rewriter, loc, first,
+                                   arith::MinUIOp::create(rewriter, loc, end, size), index(1));
     rewriter.setInsertionPointToStart(loop.getBody());
-    SmallVector<Value> ivs{loop.getInductionVar()};
-    storeOutputs(clonePayload(argumentsAt(ivs), ivs), ivs);
+    SmallVector<Value> scalarIvs = ivs;
+    scalarIvs[last] = loop.getInductionVar();
+    storeOutputs(clonePayload(argumentsAt(scalarIvs), scalarIvs), scalarIvs);
 
-    // A whole group: one aligned vector access per buffer.
+    // A whole group: one aligned vector access per buffer read along the
+    // dim; a buffer that is not (a row's maximum, say) is read once.
     rewriter.setInsertionPointToStart(&split.getThenRegion().front());
     llvm::MaybeAlign alignment(16);
     auto vectorOf = [&](Value buffer) {
@@ -426,13 +514,15 @@ private:
       bool read = op.isDpsInput(&operand) || op.payloadUsesValueFromOperand(&operand);
       if (!isa<MemRefType>(source.getType()))
         loaded.push_back(source);
-      else if (read)
-        loaded.push_back(vector::LoadOp::create(rewriter, loc, vectorOf(source), source,
-                                                ValueRange{first}, /*nontemporal=*/false,
-                                                alignment));
-      else
+      else if (!read)
         loaded.push_back(ub::PoisonOp::create(
             rewriter, loc, body.getArgument(operand.getOperandNumber()).getType()));
+      else if (!alongLastDim(operand))
+        loaded.push_back(valueOf(operand, ivs));
+      else
+        loaded.push_back(vector::LoadOp::create(rewriter, loc, vectorOf(source), source,
+                                                indicesOf(operand, ivs), /*nontemporal=*/false,
+                                                alignment));
     }
     SmallVector<SmallVector<Value>> results(op.getNumDpsInits());
     for (int64_t lane = 0; lane < lanes; ++lane) {
@@ -441,14 +531,15 @@ private:
         arguments.push_back(isa<VectorType>(value.getType())
                                 ? Value(vector::ExtractOp::create(rewriter, loc, value, lane))
                                 : value);
-      Value at = arith::AddIOp::create(rewriter, loc, first, index(lane));
-      for (auto [i, value] : llvm::enumerate(clonePayload(arguments, {at})))
+      SmallVector<Value> laneIvs = ivs;
+      laneIvs[last] = arith::AddIOp::create(rewriter, loc, first, index(lane));
+      for (auto [i, value] : llvm::enumerate(clonePayload(arguments, laneIvs)))
         results[i].push_back(value);
     }
     for (auto [operand, values] : llvm::zip_equal(op.getDpsInitsMutable(), results)) {
       Value buffer = operand.get();
       Value vector = vector::FromElementsOp::create(rewriter, loc, vectorOf(buffer), values);
-      vector::StoreOp::create(rewriter, loc, vector, buffer, ValueRange{first},
+      vector::StoreOp::create(rewriter, loc, vector, buffer, indicesOf(operand, ivs),
                               /*nontemporal=*/false, alignment);
     }
   }

@@ -178,8 +178,19 @@ def test_non_contiguous_inputs_and_broadcasts(run):
     """, OPAL_CUDA_FORMAT="isa")
     assert out == ["(100, 8) (8, 100)"]
     # x.t() is copied to a fresh (aligned) buffer and read four floats a
-    # thread; the broadcast add runs one thread per element.
-    assert [grid for _, grid, _, _ in launches(log)] == [(1, 1, 1), (4, 1, 1)]
+    # thread; the broadcast add too, four floats of a row a thread (rows of
+    # 100 start at 16-byte boundaries): 8 * 25 threads, one block each time.
+    assert [grid for _, grid, _, _ in launches(log)] == [(1, 1, 1), (1, 1, 1)]
+    # Rows of 99 floats do not: the row path still takes four elements a
+    # thread (8 * 25 threads), element by element.
+    out, log = run("""
+        import numpy as np, opal
+        x = opal.tensor(np.ones((8, 99), dtype=np.float32), device="cuda")
+        b = opal.tensor(np.ones(99, dtype=np.float32), device="cuda")
+        print(tuple(opal.ops.aten.add(x, b).shape))
+    """, OPAL_CUDA_FORMAT="isa")
+    assert out == ["(8, 99)"]
+    assert [grid for _, grid, _, _ in launches(log)] == [(1, 1, 1)]
 
 
 def test_launch_failures_name_the_kernel_and_the_driver_error(run):

@@ -71,7 +71,8 @@ func.func @vectorized(%x: memref<?x?xf32> {opal.align = 16 : i64}, %s: f32,
 // CHECK:   %[[R:.*]] = vector.from_elements %[[M0]], %{{.*}}, %{{.*}}, %[[M3]] : vector<4xf32>
 // CHECK:   vector.store %[[R]], %[[FOUT]][%[[FIRST]]] {alignment = 16 : i64}
 // CHECK: } else {
-// CHECK:   scf.for %[[I:.*]] = %[[FIRST]] to %[[TOTAL]]
+// CHECK:   %[[STOP:.*]] = arith.minui %[[END]], %[[TOTAL]]
+// CHECK:   scf.for %[[I:.*]] = %[[FIRST]] to %[[STOP]]
 // CHECK:     memref.load %[[FX]][%[[I]]]
 // CHECK:     arith.mulf
 // CHECK:     memref.store %{{.*}}, %[[FOUT]][%[[I]]]
@@ -158,6 +159,70 @@ func.func @broadcast(%x: memref<?x?xf32>, %r: memref<?xf32>, %out: memref<?x?xf3
 // CHECK: memref.load %{{.*}}[%[[ROW]]] : memref<?xf32>
 // CHECK: arith.subf
 // CHECK: memref.store %{{.*}}[%[[ROW]], %[[COL]]] : memref<?x?xf32>
+
+// -----
+
+// A broadcast along the rows (x - the row's value) with aligned buffers:
+// each thread takes four consecutive elements of one row; the row's value
+// is loaded once and shared by the lanes. Rows start at vector boundaries
+// only when the row length is a multiple of four, which is checked at run
+// time; otherwise (and for a row's last, partial group) element by element.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @row_broadcast(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: memref<?x?xf32> {opal.align = 16 : i64}, %[[R:[a-z0-9]+]]: memref<?xf32> {opal.align = 16 : i64}, %[[OUT:[a-z0-9]+]]: memref<?x?xf32> {opal.align = 16 : i64})
+func.func @row_broadcast(%x: memref<?x?xf32> {opal.align = 16 : i64}, %r: memref<?xf32> {opal.align = 16 : i64},
+                         %out: memref<?x?xf32> {opal.align = 16 : i64}) {
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %r : memref<?x?xf32>, memref<?xf32>) outs(%out : memref<?x?xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %d = arith.subf %a, %b : f32
+    linalg.yield %d : f32
+  }
+  return
+}
+// CHECK-DAG: %[[ROWS:.*]] = memref.dim %[[X]], %c0
+// CHECK-DAG: %[[COLS:.*]] = memref.dim %[[X]], %c1
+// CHECK: %[[GROUPS:.*]] = arith.ceildivui %[[COLS]], %[[FOUR:.*]] : index
+// CHECK: %[[THREADS:.*]] = arith.muli %[[ROWS]], %[[GROUPS]]
+// CHECK: gpu.launch
+// CHECK: %[[ROW:.*]] = arith.divui %{{.*}}, %[[GROUPS]]
+// CHECK: %[[GROUP:.*]] = arith.remui %{{.*}}, %[[GROUPS]]
+// CHECK: %[[FIRST:.*]] = arith.muli %[[GROUP]], %[[FOUR]]
+// CHECK: %[[REM:.*]] = arith.remui %[[COLS]], %[[FOUR]]
+// CHECK: %[[ALIGNED:.*]] = arith.cmpi eq, %[[REM]], %c0
+// CHECK: %[[END:.*]] = arith.addi %[[FIRST]], %[[FOUR]]
+// CHECK: %[[FITS:.*]] = arith.cmpi ule, %[[END]], %[[COLS]]
+// CHECK: %[[WHOLE:.*]] = arith.andi %[[FITS]], %[[ALIGNED]]
+// CHECK: scf.if %[[WHOLE]] {
+// CHECK:   %[[V:.*]] = vector.load %[[X]][%[[ROW]], %[[FIRST]]] {alignment = 16 : i64} : memref<?x?xf32>, vector<4xf32>
+// CHECK:   %[[B:.*]] = memref.load %[[R]][%[[ROW]]] : memref<?xf32>
+// CHECK:   %[[V0:.*]] = vector.extract %[[V]][0]
+// CHECK:   arith.subf %[[V0]], %[[B]]
+// CHECK:   vector.store %{{.*}}, %[[OUT]][%[[ROW]], %[[FIRST]]] {alignment = 16 : i64}
+// CHECK: } else {
+// CHECK:   scf.for %[[J:.*]] = %[[FIRST]] to
+// CHECK:     memref.load %[[X]][%[[ROW]], %[[J]]]
+// CHECK:     memref.store %{{.*}}, %[[OUT]][%[[ROW]], %[[J]]]
+
+// -----
+
+// A transposed operand is not contiguous along the last dim: one element a
+// thread.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#t = affine_map<(d0, d1) -> (d1, d0)>
+// CHECK-LABEL: func.func @transposed(
+func.func @transposed(%x: memref<?x?xf32> {opal.align = 16 : i64}, %out: memref<?x?xf32> {opal.align = 16 : i64}) {
+  linalg.generic {indexing_maps = [#t, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<?x?xf32>) outs(%out : memref<?x?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
+// CHECK: gpu.launch
+// CHECK-NOT: vector.
+// CHECK: gpu.terminator
 
 // -----
 

@@ -115,7 +115,11 @@ def OpalMapToGpu : Pass<"opal-map-to-gpu", "::mlir::func::FuncOp"> {
     function allocates), each thread takes 16 bytes' worth of elements: one
     `vector.load`/`vector.store` with alignment 16 per buffer (128-bit
     accesses in PTX), the payload once per lane, and a scalar loop for the
-    last, partial group. A reduction runs one block per
+    last, partial group. An op whose buffers are not all indexed by the
+    identity but all run contiguously along its last dim (row broadcasts)
+    does the same per row: vector accesses for the buffers read along the
+    row, one load per thread for the others, when the row length is a
+    multiple of the lane count (checked at run time). A reduction runs one block per
     point of its parallel dims: every thread folds a strided share of the
     reduction space with the payload's combiner, `gpu.all_reduce` combines
     the threads of the block, and thread 0 folds that into the output (or into
