@@ -245,6 +245,23 @@ private:
     return launch;
   }
 
+  /// A launch of `threads` threads in blocks of blockSize; the builder is
+  /// left where the threads below `threads` continue. Returns the thread's
+  /// global index.
+  Value launchThreads(Value threads) {
+    Value block = index(blockSize);
+    Value grid = arith::CeilDivUIOp::create(rewriter, loc, threads, block);
+    gpu::LaunchOp launch = createLaunch(grid, block);
+    Value linear = arith::AddIOp::create(
+        rewriter, loc, arith::MulIOp::create(rewriter, loc, launch.getBlockIds().x, block),
+        launch.getThreadIds().x);
+    Value inBounds =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, linear, threads);
+    auto guard = scf::IfOp::create(rewriter, loc, inBounds, /*withElseRegion=*/false);
+    rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
+    return linear;
+  }
+
   /// The indices of `operand` at the iteration point `ivs` (in a flat op,
   /// `ivs` is the one index of every 1-D buffer).
   SmallVector<Value> indicesOf(OpOperand &operand, ArrayRef<Value> ivs) {
@@ -377,16 +394,7 @@ private:
     Value rows = product(outerDims);
     Value groups = arith::CeilDivUIOp::create(rewriter, loc, sizes[last], index(lanes));
     Value threads = arith::MulIOp::create(rewriter, loc, rows, groups);
-    Value block = index(blockSize);
-    Value grid = arith::CeilDivUIOp::create(rewriter, loc, threads, block);
-    gpu::LaunchOp launch = createLaunch(grid, block);
-    Value linear = arith::AddIOp::create(
-        rewriter, loc, arith::MulIOp::create(rewriter, loc, launch.getBlockIds().x, block),
-        launch.getThreadIds().x);
-    Value inBounds =
-        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, linear, threads);
-    auto guard = scf::IfOp::create(rewriter, loc, inBounds, /*withElseRegion=*/false);
-    rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
+    Value linear = launchThreads(threads);
     SmallVector<Value> ivs(sizes.size());
     Value row = arith::DivUIOp::create(rewriter, loc, linear, groups);
     Value group = arith::RemUIOp::create(rewriter, loc, linear, groups);
@@ -444,18 +452,9 @@ private:
     int64_t lanes = flat ? vectorLanes() : 1;
     if (flat)
       flattenOperands();
-    Value block = index(blockSize);
     // Threads: one per element, or per group of `lanes` elements.
     Value threads = lanes == 1 ? total : arith::CeilDivUIOp::create(rewriter, loc, total, index(lanes));
-    Value grid = arith::CeilDivUIOp::create(rewriter, loc, threads, block);
-    gpu::LaunchOp launch = createLaunch(grid, block);
-    Value linear = arith::AddIOp::create(
-        rewriter, loc, arith::MulIOp::create(rewriter, loc, launch.getBlockIds().x, block),
-        launch.getThreadIds().x);
-    Value inBounds =
-        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, linear, threads);
-    auto guard = scf::IfOp::create(rewriter, loc, inBounds, /*withElseRegion=*/false);
-    rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
+    Value linear = launchThreads(threads);
     if (lanes > 1)
       return rewriteLaneGroup({arith::MulIOp::create(rewriter, loc, linear, index(lanes))}, total,
                               /*aligned=*/Value(), lanes);

@@ -52,9 +52,9 @@ func.func @vectorized(%x: memref<?x?xf32> {opal.align = 16 : i64}, %s: f32,
 // CHECK: %[[TOTAL:.*]] = arith.muli
 // CHECK: %[[FX:.*]] = memref.collapse_shape %[[X]]
 // CHECK: %[[FOUT:.*]] = memref.collapse_shape %[[OUT]]
-// CHECK: %[[B:.*]] = arith.constant 256 : index
 // CHECK: %[[FOUR:.*]] = arith.constant 4 : index
 // CHECK: %[[THREADS:.*]] = arith.ceildivui %[[TOTAL]], %[[FOUR]]
+// CHECK: %[[B:.*]] = arith.constant 256 : index
 // CHECK: %[[GRID:.*]] = arith.ceildivui %[[THREADS]], %[[B]]
 // CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[GRID]], {{.*}} threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[B]],
 // CHECK: %[[G:.*]] = arith.addi %{{.*}}, %[[TX]]
