@@ -87,8 +87,10 @@ public:
     Value n = memref::DimOp::create(b, loc, c, rank - 1);
     Value k = memref::DimOp::create(b, loc, a, rank - 1);
     // The block of B being multiplied, packed (see emitProduct); one buffer
-    // for the whole product.
-    auto packedType = MemRefType::get({tileK * tileN}, element);
+    // for the whole product, with room for a last partial panel when tileN
+    // is not a multiple of the vector.
+    int64_t panels = (tileN + lanes - 1) / lanes;
+    auto packedType = MemRefType::get({tileK * panels * lanes}, element);
     packed = memref::AllocOp::create(b, loc, packedType, b.getI64IntegerAttr(64));
     if (!batched) {
       emitProduct(m, n, k);

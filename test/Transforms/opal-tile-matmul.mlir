@@ -94,3 +94,15 @@ func.func @on_tensors(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>, %c: tensor<4x4xf
   %r = linalg.matmul ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
   return %r : tensor<4x4xf32>
 }
+
+// -----
+
+// A column tile that is not a multiple of the vector (20 columns, vectors
+// of 16): the packing buffer holds two whole panels of 4 rows.
+// RUN: opal-opt %s --pass-pipeline="builtin.module(func.func(opal-tile-matmul{tile-m=2 tile-k=4 tile-n=20}))" --split-input-file | FileCheck %s --check-prefix=ODD
+// ODD-LABEL: func.func @odd_tiles
+// ODD: memref.alloc() {alignment = 64 : i64} : memref<128xf32>
+func.func @odd_tiles(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
+  linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>)
+  return
+}
