@@ -28,7 +28,7 @@ struct Cache {
   std::mutex mutex;
   // device -> size class -> free blocks
   std::map<int, std::map<size_t, std::vector<void *>>> free;
-  MemoryStats stats;
+  AllocatorStats stats;
 };
 
 Cache &cache() {
@@ -105,7 +105,7 @@ void opal::cuda::emptyCache() {
   freeCachedLocked(state);
 }
 
-MemoryStats opal::cuda::memoryStats() {
+AllocatorStats opal::cuda::memoryStats() {
   Cache &state = cache();
   std::lock_guard<std::mutex> lock(state.mutex);
   return state.stats;

@@ -86,7 +86,7 @@ public:
     Value m = memref::DimOp::create(b, loc, c, rank - 2);
     Value n = memref::DimOp::create(b, loc, c, rank - 1);
     Value k = memref::DimOp::create(b, loc, a, rank - 1);
-    // The block of B being multiplied, packed (see emitProduct); one buffer
+    // The block of B being multiplied, packed (see emitPacking); one buffer
     // for the whole product, with room for a last partial panel when tileN
     // is not a multiple of the vector.
     int64_t panels = (tileN + lanes - 1) / lanes;
@@ -156,8 +156,19 @@ private:
     return arith::MulIOp::create(b, loc, panel, index(tileK * lanes));
   }
 
-  /// Copies B[k0 : kEnd, j0 : jEnd] into `packed` (see emit), one vector a
-  /// row of a panel; lanes past the last column are zeros.
+  /// The index in `packed` of row kk of the panel that starts at `panel`.
+  Value packedRow(Value panel, Value kk, Value k0) {
+    Value offset = arith::MulIOp::create(b, loc, arith::SubIOp::create(b, loc, kk, k0),
+                                         index(lanes));
+    return add(panel, offset);
+  }
+
+  /// Copies B[k0 : kEnd, j0 : jEnd] into `packed` as panels one vector
+  /// wide: element (k, j) of the panel that starts at column jj is at
+  /// panelStart(j0, jj) + (k - k0) * lanes + j - jj, so the register tiles
+  /// read B contiguously (rows of B a power of two apart would fight over
+  /// the same cache sets). One vector a row of a panel; lanes past the
+  /// last column are zeros.
   void emitPacking(Value j0, Value jEnd, Value k0, Value kEnd) {
     OpBuilder::InsertionGuard guard(b);
     auto vectorType = VectorType::get({lanes}, element);
@@ -168,9 +179,7 @@ private:
         b, loc, vectorType, DenseElementsAttr::get(vectorType, b.getZeroAttr(element)));
     Value kk = loop(k0, kEnd, 1);
     Value row = vector::MaskedLoadOp::create(b, loc, vectorType, bMat, at(kk, jj), mask, zeros);
-    Value offset = arith::MulIOp::create(b, loc, arith::SubIOp::create(b, loc, kk, k0),
-                                         index(lanes));
-    vector::StoreOp::create(b, loc, row, packed, ValueRange{add(start, offset)});
+    vector::StoreOp::create(b, loc, row, packed, ValueRange{packedRow(start, kk, k0)});
   }
 
   /// Rows i0 .. i0 + rows of C, every vector of columns of the block.
@@ -198,10 +207,8 @@ private:
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(kLoop.getBody());
       Value kk = kLoop.getInductionVar();
-      Value offset = arith::MulIOp::create(b, loc, arith::SubIOp::create(b, loc, kk, k0),
-                                           index(lanes));
       Value row = vector::LoadOp::create(b, loc, vectorType, packed,
-                                         ValueRange{add(panel, offset)});
+                                         ValueRange{packedRow(panel, kk, k0)});
       SmallVector<Value> next;
       for (int64_t r = 0; r < rows; ++r) {
         Value scalar = memref::LoadOp::create(b, loc, a, at(rowIndices[r], kk));

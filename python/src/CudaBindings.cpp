@@ -1,6 +1,7 @@
 //===- CudaBindings.cpp - opal._C._cuda_*: devices, streams, memory -------===//
 
 #include "Bindings.h"
+#include "PythonValues.h"
 
 #include "opal/CUDA/Device.h"
 
@@ -8,6 +9,7 @@
 
 namespace py = pybind11;
 using namespace opal;
+using namespace opal::python;
 
 void opal::python::bindCuda(py::module_ &m) {
   m.def("_cuda_is_available", [] { return cuda::isAvailable(); });
@@ -41,13 +43,5 @@ void opal::python::bindCuda(py::module_ &m) {
     cuda::synchronize(ordinal ? *ordinal : cuda::currentDevice());
   }, py::arg("device") = py::none());
   m.def("_cuda_empty_cache", &cuda::emptyCache);
-  m.def("_cuda_memory_stats", [] {
-    cuda::MemoryStats s = cuda::memoryStats();
-    py::dict stats;
-    stats["allocations"] = s.allocations;
-    stats["cache_hits"] = s.cacheHits;
-    stats["bytes_in_use"] = s.bytesInUse;
-    stats["bytes_cached"] = s.bytesCached;
-    return stats;
-  });
+  m.def("_cuda_memory_stats", [] { return allocatorStatsDict(cuda::memoryStats()); });
 }

@@ -4,6 +4,7 @@
 #define OPAL_PYTHON_PYTHONVALUES_H
 
 #include "opal/Dispatch/Dispatcher.h"
+#include "opal/Runtime/Allocator.h"
 
 #include <pybind11/pybind11.h>
 
@@ -35,6 +36,8 @@ pybind11::object returnsToPython(const FunctionSchema &schema, Stack &stack);
 
 /// The dtype object for a ScalarType, and back.
 pybind11::object dtypeObject(ScalarType type);
+/// A caching allocator's counters (CPU or CUDA) as the dict Python sees.
+pybind11::dict allocatorStatsDict(const AllocatorStats &stats);
 std::optional<ScalarType> scalarTypeOf(pybind11::handle object);
 
 } // namespace opal::python

@@ -235,6 +235,15 @@ Tensor indexTensor(const Tensor &tensor, py::handle key) {
 
 } // namespace
 
+py::dict opal::python::allocatorStatsDict(const AllocatorStats &stats) {
+  py::dict out;
+  out["allocations"] = stats.allocations;
+  out["cache_hits"] = stats.cacheHits;
+  out["bytes_in_use"] = stats.bytesInUse;
+  out["bytes_cached"] = stats.bytesCached;
+  return out;
+}
+
 py::object opal::python::dtypeObject(ScalarType type) {
   return dtypeObjects()[static_cast<size_t>(type)];
 }
@@ -375,14 +384,7 @@ void opal::python::bindRuntime(py::module_ &m) {
   });
   m.def("manual_seed", [](uint64_t seed) { manualSeed(seed); }, py::arg("seed"),
         "Seeds the generator of rand and randn.");
-  m.def("_allocator_stats", [] {
-    AllocatorStats s = CPUCachingAllocator::singleton().stats();
-    py::dict d;
-    d["allocations"] = s.allocations;
-    d["cache_hits"] = s.cacheHits;
-    d["bytes_in_use"] = s.bytesInUse;
-    d["bytes_cached"] = s.bytesCached;
-    return d;
-  });
+  m.def("_allocator_stats",
+        [] { return allocatorStatsDict(CPUCachingAllocator::singleton().stats()); });
   m.def("_empty_cache", [] { CPUCachingAllocator::singleton().emptyCache(); });
 }

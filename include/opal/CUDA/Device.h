@@ -13,6 +13,7 @@
 #define OPAL_CUDA_DEVICE_H
 
 #include "opal/CUDA/DriverApi.h"
+#include "opal/Runtime/Allocator.h"
 #include "opal/Runtime/Device.h"
 
 #include <cstdint>
@@ -58,13 +59,7 @@ void *allocate(int ordinal, size_t nbytes);
 void release(int ordinal, void *block, size_t nbytes);
 /// Frees every cached block of every device.
 void emptyCache();
-struct MemoryStats {
-  uint64_t allocations = 0; // calls to allocate
-  uint64_t cacheHits = 0;   // served from the cache
-  uint64_t bytesInUse = 0;
-  uint64_t bytesCached = 0;
-};
-MemoryStats memoryStats();
+AllocatorStats memoryStats();
 
 /// Copies `nbytes` between host and device memory or within a device, on
 /// the current stream; copies to the host wait for the stream to finish.
