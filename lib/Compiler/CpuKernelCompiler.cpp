@@ -143,11 +143,13 @@ public:
         diskCacheKey({compilerIdentity(), target.pipeline, target.description, front.decomposed});
     kernel.cacheKey = cacheKey;
     double lowerMs = 0, llvmMs = 0, loadMs = 0;
+    ObjectTimings llvmSteps;
     std::optional<std::string> object = diskCache().load(cacheKey);
     if (object) {
       kernel.fromDisk = true;
     } else {
       ObjectOptions objectOptions;
+      objectOptions.timings = &llvmSteps;
       if (target.cuda)
         objectOptions.exportedGlobals.push_back("opal_gpu_module"); // set by link()
       auto emitted = lowerAndEmit(front, objectOptions, lowerMs, target);
@@ -168,7 +170,11 @@ public:
            << toString(key) << " in " << std::fixed << std::setprecision(1)
            << kernel.compileMilliseconds << " ms" << (kernel.fromDisk ? " from disk" : "")
            << " (decompose " << front.decomposeMs << ", MLIR passes " << lowerMs << ", LLVM "
-           << llvmMs << ", load " << loadMs << ")"
+           << llvmMs;
+      if (!kernel.fromDisk)
+        line << " [translate " << llvmSteps.translateMs << ", O2 " << llvmSteps.optimizeMs
+             << ", codegen " << llvmSteps.codegenMs << "]";
+      line << ", load " << loadMs << ")"
            << (kernel.rowsIndependent ? ", rows independent" : "")
            << " [" << cacheKey.substr(0, 16) << "]; reached:";
       for (const OperatorName &name : kernel.reached)

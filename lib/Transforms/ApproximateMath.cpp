@@ -35,6 +35,54 @@ struct FmaToIntrinsic : public OpRewritePattern<math::FmaOp> {
   }
 };
 
+/// f32 erf as one rational function, erf(x) = x P(x^2) / Q(x^2) on
+/// |x| <= 3.92 (beyond which erf rounds to +-1 in f32), with P of degree 6
+/// and Q of degree 4: a dozen fused multiply-adds and one division, with no
+/// interval selection. (MLIR's approximation picks the coefficients of one
+/// of three intervals per element: twice the instructions and the registers
+/// of a vector loop.) The coefficients are a minimax fit of erf(x)/x in x^2
+/// rounded to f32 (scripts/fit_erf.py, which also measures the error).
+struct ErfRational : public OpRewritePattern<math::ErfOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  static constexpr float kClamp = 3.92f;
+  static constexpr float kNumerator[] = {
+      0x1.20dd74p+0f,  0x1.996426p-3f,  0x1.9e449cp-5f, 0x1.e508acp-9f,
+      0x1.296eb2p-13f, -0x1.06c618p-19f, 0x1.565440p-26f};
+  static constexpr float kDenominator[] = {0x1.000000p+0f, 0x1.055e84p-1f, 0x1.d6fd1ep-4f,
+                                           0x1.d6408ep-7f, 0x1.f51ae6p-11f};
+
+  LogicalResult matchAndRewrite(math::ErfOp op, PatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    if (!getElementTypeOrSelf(type).isF32())
+      return rewriter.notifyMatchFailure(op, "not f32");
+    Location loc = op.getLoc();
+    auto constant = [&](float value) -> Value {
+      TypedAttr scalar = rewriter.getF32FloatAttr(value);
+      if (auto shaped = dyn_cast<ShapedType>(type))
+        return arith::ConstantOp::create(rewriter, loc, DenseElementsAttr::get(shaped, scalar));
+      return arith::ConstantOp::create(rewriter, loc, scalar);
+    };
+    // maximumf/minimumf keep a NaN input NaN; +-inf clamp to +-1.
+    Value x = arith::MaximumFOp::create(rewriter, loc, op.getOperand(), constant(-kClamp));
+    x = arith::MinimumFOp::create(rewriter, loc, x, constant(kClamp));
+    Value square = arith::MulFOp::create(rewriter, loc, x, x);
+    auto horner = [&](llvm::ArrayRef<float> coefficients) {
+      Value sum = constant(coefficients.back());
+      for (float coefficient : llvm::reverse(coefficients.drop_back()))
+        sum = LLVM::FMAOp::create(rewriter, loc, sum, square, constant(coefficient));
+      return sum;
+    };
+    Value numerator = arith::MulFOp::create(rewriter, loc, x, horner(kNumerator));
+    Value result = arith::DivFOp::create(rewriter, loc, numerator, horner(kDenominator));
+    // The rational stays within one ulp of +-1 at the clamp; never past it.
+    result = arith::MinimumFOp::create(rewriter, loc, result, constant(1.0f));
+    result = arith::MaximumFOp::create(rewriter, loc, result, constant(-1.0f));
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 struct OpalApproximateMath
     : public opal::ir::impl::OpalApproximateMathBase<OpalApproximateMath> {
   using OpalApproximateMathBase::OpalApproximateMathBase;
@@ -47,8 +95,12 @@ struct OpalApproximateMath
     for (const std::string &name : ops)
       names.insert("math." + name);
     RewritePatternSet patterns(&getContext());
+    // opal's own f32 erf; MLIR's approximations for the rest.
+    bool erf = names.erase("math.erf");
     populateMathPolynomialApproximationPatterns(
         patterns, [&](StringRef name) { return names.contains(name); });
+    if (erf)
+      patterns.add<ErfRational>(&getContext());
     patterns.add<FmaToIntrinsic>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

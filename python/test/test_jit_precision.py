@@ -54,6 +54,23 @@ def test_special_values():
     np.testing.assert_array_equal(got, [-1.0, 1.0, 0.0])
 
 
+def test_erf_special_values():
+    x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 3.92, -4.0, 1e30, 1e-30, -1e-40],
+                 dtype=np.float32)
+    got = np.asarray(A.erf(opal.tensor(x)))
+    np.testing.assert_array_equal(got[[0, 1, 2, 3, 5, 6, 7]], [0.0, -0.0, 1.0, -1.0, 1.0, -1.0, 1.0])
+    assert np.signbit(got[1]) and np.isnan(got[4])
+    # Tiny inputs: erf(x) = 2x / sqrt(pi), subnormals included (to their
+    # coarser spacing).
+    np.testing.assert_allclose(got[8:], 2 / math.sqrt(math.pi) * x[8:].astype(np.float64),
+                               rtol=1e-6, atol=1e-44)
+    # Odd over a dense grid, never past +-1.
+    grid = np.linspace(-5, 5, 200001, dtype=np.float32)
+    values = np.asarray(A.erf(opal.tensor(grid)))
+    np.testing.assert_array_equal(values, -values[::-1])
+    assert np.all(np.abs(values) <= 1)
+
+
 def test_float64_math_stays_libm():
     # libm's exp: correctly rounded or within one ulp of numpy's.
     x = rng.uniform(-10, 10, 1000)

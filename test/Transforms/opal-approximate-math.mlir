@@ -38,3 +38,26 @@ func.func @untouched(%x: f64, %y: f32) -> (f64, f32, f32) {
   %2 = math.tanh %y : f32
   return %0, %1, %2 : f64, f32, f32
 }
+
+// -----
+
+// f32 erf: one rational in x^2 (6 + 4 fused multiply-adds, one division),
+// no interval selection; a clamp on the input and on the result.
+// CHECK-LABEL: func.func @erf_vector
+// CHECK-NOT: math.erf
+// CHECK: %[[LO:.*]] = arith.maximumf %{{.*}}, %{{.*}} : vector<16xf32>
+// CHECK: %[[X:.*]] = arith.minimumf %[[LO]], %{{.*}} : vector<16xf32>
+// CHECK: %[[T:.*]] = arith.mulf %[[X]], %[[X]]
+// CHECK-COUNT-6: llvm.intr.fma({{.*}}, %[[T]], {{.*}})
+// CHECK: %[[P:.*]] = arith.mulf %[[X]], %{{.*}}
+// CHECK-COUNT-4: llvm.intr.fma({{.*}}, %[[T]], {{.*}})
+// CHECK: arith.divf %[[P]], %{{.*}} : vector<16xf32>
+// CHECK-NOT: arith.select
+// CHECK-NOT: arith.cmpf
+// CHECK: return
+// ONLY-TANH-LABEL: func.func @erf_vector
+// ONLY-TANH: math.erf
+func.func @erf_vector(%x: vector<16xf32>) -> vector<16xf32> {
+  %0 = math.erf %x : vector<16xf32>
+  return %0 : vector<16xf32>
+}

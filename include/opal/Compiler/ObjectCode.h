@@ -27,6 +27,13 @@ namespace opal::ir {
 /// "triple cpu +feature,..." of the host: what an object is compiled for.
 const std::string &hostTargetDescription();
 
+/// Where emitObject's time went, in milliseconds (for OPAL_LOG=jit).
+struct ObjectTimings {
+  double translateMs = 0; ///< LLVM dialect to LLVM IR, packed entry points
+  double optimizeMs = 0;  ///< LLVM's O2 pipeline
+  double codegenMs = 0;   ///< instruction selection to the object file
+};
+
 struct ObjectOptions {
   /// The machine to compile for; null for the host (the JIT's).
   llvm::TargetMachine *machine = nullptr;
@@ -44,6 +51,8 @@ struct ObjectOptions {
   /// What emitObject returns: an ELF object, or (for lit tests and
   /// opal-aot --emit) the optimized LLVM IR or the assembly, as text.
   enum class Output { Object, LLVMIR, Assembly } output = Output::Object;
+  /// When set, receives the time of each step.
+  ObjectTimings *timings = nullptr;
 };
 
 /// The object code of `module` (LLVM dialect) with packed entry points for
