@@ -146,6 +146,8 @@ std::string stubSource(const std::string &fileName, const std::string &text, con
         c << ",\n   " << kernel.capability << ", image" << i << ", sizeof image" << i << ", "
           << (kernel.ptx ? 1 : 0) << ", " << cString(kernel.kernelNames) << ", &"
           << kernel.gpuModule;
+      else // every field given: no -Wmissing-field-initializers in the user's build
+        c << ", 0, 0, 0, 0, 0, 0";
       c << "},\n";
     }
     c << "};\n\n";
@@ -210,8 +212,12 @@ compileCudaKernel(const std::string &op, const OperatorHandle &handle,
   parts.kernels.push_back(label);
   if (options.output != ObjectOptions::Output::Object)
     parts.listing += "// ----- " + label + "\n" + device.host;
-  StubKernel stub{op, spec.str(), compiled->description, exportPrefix + kKernelName,
-                  compiled->hasShapes ? exportPrefix + kShapesName : ""};
+  StubKernel stub;
+  stub.op = op;
+  stub.specialization = spec.str();
+  stub.description = compiled->description;
+  stub.run = exportPrefix + kKernelName;
+  stub.shapes = compiled->hasShapes ? exportPrefix + kShapesName : "";
   stub.capability = capability;
   stub.image = std::move(device.image);
   stub.ptx = device.ptx;
@@ -322,9 +328,12 @@ Expected<AotLibraryParts> opal::ir::compileOpLibrary(const std::string &fileName
     auto compiled = compileKernelObject(spec, DispatchKey::CPU, objectOptions);
     if (!compiled)
       return where(compiled.error().message());
-    StubKernel stub{entry.op, spec.str(), compiled->description,
-                    objectOptions.exportPrefix + kKernelName,
-                    compiled->hasShapes ? objectOptions.exportPrefix + kShapesName : ""};
+    StubKernel stub;
+    stub.op = entry.op;
+    stub.specialization = spec.str();
+    stub.description = compiled->description;
+    stub.run = objectOptions.exportPrefix + kKernelName;
+    stub.shapes = compiled->hasShapes ? objectOptions.exportPrefix + kShapesName : "";
     parts.kernels.push_back(entry.op + spec.str());
     if (options.output != ObjectOptions::Output::Object)
       parts.listing += "// ----- " + entry.op + spec.str() + "\n" + compiled->object;

@@ -3,6 +3,8 @@
 // RUN: opal-aot %s --cpu=x86-64-v3 --emit=llvm | FileCheck %s --check-prefix=LLVM
 // RUN: opal-aot %s --cpu=x86-64-v3 --emit=asm | FileCheck %s --check-prefix=ASM
 // RUN: opal-aot %s --cpu=x86-64-v3 --archive=%t.a --stub=%t.c && FileCheck %s --check-prefix=STUB < %t.c
+// The stub compiles cleanly under the strictest usual warnings.
+// RUN: cc -std=c11 -Wall -Wextra -Werror -c %t.c -o %t.o
 
 opal.library "aotlit" {
   opal.def "scale_add(Tensor x, Tensor y, float alpha) -> Tensor"
@@ -40,7 +42,7 @@ opal.library "aotlit" {
 // STUB-NEXT: "outputs: float32[?]\n"
 // STUB-NEXT: "rows: independent\n"
 // STUB-NEXT: "reached: aotlit::scale_add aten::add.Tensor aten::mul.Scalar prims::add prims::broadcast_in_dim prims::full prims::mul\n",
-// STUB-NEXT: opal_aot_emit_mlir_0_opal_kernel, opal_aot_emit_mlir_0_opal_kernel_shapes},
+// STUB-NEXT: opal_aot_emit_mlir_0_opal_kernel, opal_aot_emit_mlir_0_opal_kernel_shapes, 0, 0, 0, 0, 0, 0},
 // STUB: {"aotlit::scale_add", "(float64[?,?], float64[1,?], float)",
 // STUB: "DEF", text,
 // STUB-NEXT: "x86_64-{{.*}} x86-64-v3",
