@@ -10,7 +10,8 @@
 #include "opal/CUDA/Launch.h"
 #include "opal/Compiler/CpuPipeline.h"
 #include "opal/Compiler/CudaObject.h"
-#include "opal/Compiler/DiskCache.h"
+#include "opal/Compiler/CacheKey.h"
+#include "opal/JIT/DiskCache.h"
 #include "opal/Compiler/KernelBuilder.h"
 #include "opal/Compiler/ObjectCode.h"
 #include "opal/Compiler/OpByOpPlan.h"
@@ -144,7 +145,7 @@ public:
     kernel.cacheKey = cacheKey;
     double lowerMs = 0, llvmMs = 0, loadMs = 0;
     ObjectTimings llvmSteps;
-    std::optional<std::string> object = diskCache().load(cacheKey);
+    std::optional<std::string> object = jit::diskCache().load(cacheKey);
     if (object) {
       kernel.fromDisk = true;
     } else {
@@ -156,7 +157,7 @@ public:
       if (!emitted)
         return fail(emitted.error().message());
       object = std::move(*emitted);
-      diskCache().store(cacheKey, *object, manifest(spec, key, kernel, target));
+      jit::diskCache().store(cacheKey, *object, manifest(spec, key, kernel, target));
     }
     front.stage(llvmMs);
     std::string error;

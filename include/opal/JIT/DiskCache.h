@@ -16,16 +16,20 @@
 // kernel recompiled. OPAL_CACHE_DIR defaults to $XDG_CACHE_HOME/opal, else
 // ~/.cache/opal; OPAL_CACHE_DISABLE=1 turns the cache off.
 //
+// The cache lives in libopal (no LLVM): the compiler stores and loads its
+// entries, and a process whose kernels are all on disk loads them without
+// the compiler (WarmStart.h).
+//
 //===----------------------------------------------------------------------===//
 
-#ifndef OPAL_COMPILER_DISKCACHE_H
-#define OPAL_COMPILER_DISKCACHE_H
+#ifndef OPAL_JIT_DISKCACHE_H
+#define OPAL_JIT_DISKCACHE_H
 
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace opal::ir {
+namespace opal::jit {
 
 class DiskCache {
 public:
@@ -48,15 +52,6 @@ private:
 /// The process's cache, configured from the environment.
 const DiskCache &diskCache();
 
-/// Lowercase hex sha256 of the parts (each length-prefixed).
-std::string diskCacheKey(const std::vector<std::string> &parts);
-/// Lowercase hex sha256 of a byte string.
-std::string sha256Hex(const std::string &bytes);
+} // namespace opal::jit
 
-/// "opal <version> (libopal <build id>, libopal_compiler <build id>) LLVM
-/// <version> cache-format 1": a rebuilt opal never reuses old entries.
-const std::string &compilerIdentity();
-
-} // namespace opal::ir
-
-#endif // OPAL_COMPILER_DISKCACHE_H
+#endif // OPAL_JIT_DISKCACHE_H

@@ -1,20 +1,11 @@
 //===- DiskCache.cpp - Compiled kernels on disk ---------------------------===//
 
-#include "opal/Compiler/DiskCache.h"
+#include "opal/JIT/DiskCache.h"
 
-#include "opal/Config.h"
-#include "opal/JIT/CompiledKernel.h"
 #include "opal/Support/Environment.h"
-
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Config/llvm-config.h"
-#include "llvm/Support/SHA256.h"
+#include "opal/Support/Sha256.h"
 
 #include <dirent.h>
-#include <dlfcn.h>
-#include <elf.h>
-#include <link.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,20 +17,10 @@
 #include <sstream>
 
 using namespace opal;
-using namespace opal::ir;
+using namespace opal::jit;
 
 
 namespace {
-
-std::string hex(llvm::ArrayRef<uint8_t> bytes) {
-  static const char *digits = "0123456789abcdef";
-  std::string text;
-  for (uint8_t byte : bytes) {
-    text += digits[byte >> 4];
-    text += digits[byte & 15];
-  }
-  return text;
-}
 
 std::optional<std::string> readFile(const std::string &path) {
   std::ifstream file(path, std::ios::binary);
@@ -86,48 +67,6 @@ std::string field(const std::string &manifest, const std::string &name) {
   return manifest.substr(start, manifest.find('\n', start) - start);
 }
 
-/// The GNU build id of the shared object that contains `address`.
-std::string buildIdOf(const void *address) {
-  struct Search {
-    const void *address;
-    std::string id;
-  } search{address, ""};
-  dl_iterate_phdr(
-      [](dl_phdr_info *info, size_t, void *data) {
-        auto &search = *static_cast<Search *>(data);
-        auto target = reinterpret_cast<ElfW(Addr)>(search.address);
-        bool contains = false;
-        for (int i = 0; i < info->dlpi_phnum; ++i) {
-          const ElfW(Phdr) &header = info->dlpi_phdr[i];
-          ElfW(Addr) start = info->dlpi_addr + header.p_vaddr;
-          if (header.p_type == PT_LOAD && target >= start && target < start + header.p_memsz)
-            contains = true;
-        }
-        if (!contains)
-          return 0;
-        for (int i = 0; i < info->dlpi_phnum; ++i) {
-          const ElfW(Phdr) &header = info->dlpi_phdr[i];
-          if (header.p_type != PT_NOTE)
-            continue;
-          auto *at = reinterpret_cast<const char *>(info->dlpi_addr + header.p_vaddr);
-          const char *end = at + header.p_memsz;
-          while (at + sizeof(ElfW(Nhdr)) <= end) {
-            auto *note = reinterpret_cast<const ElfW(Nhdr) *>(at);
-            const char *name = at + sizeof(ElfW(Nhdr));
-            const char *desc = name + ((note->n_namesz + 3) & ~3u);
-            if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 &&
-                std::memcmp(name, "GNU", 4) == 0)
-              search.id = hex(llvm::ArrayRef<uint8_t>(
-                  reinterpret_cast<const uint8_t *>(desc), note->n_descsz));
-            at = desc + ((note->n_descsz + 3) & ~3u);
-          }
-        }
-        return 1;
-      },
-      &search);
-  return search.id.empty() ? "no-build-id" : search.id;
-}
-
 std::string defaultRoot() {
   if (auto dir = readKnob("OPAL_CACHE_DIR"); dir && !dir->empty())
     return *dir;
@@ -139,33 +78,6 @@ std::string defaultRoot() {
 }
 
 } // namespace
-
-std::string opal::ir::sha256Hex(const std::string &bytes) {
-  llvm::SHA256 hasher;
-  hasher.update(llvm::StringRef(bytes));
-  auto digest = hasher.final();
-  return hex(digest);
-}
-
-std::string opal::ir::diskCacheKey(const std::vector<std::string> &parts) {
-  llvm::SHA256 hasher;
-  for (const std::string &part : parts) {
-    std::string length = std::to_string(part.size()) + ":";
-    hasher.update(llvm::StringRef(length));
-    hasher.update(llvm::StringRef(part));
-  }
-  auto digest = hasher.final();
-  return hex(digest);
-}
-
-const std::string &opal::ir::compilerIdentity() {
-  static const std::string identity =
-      std::string("opal ") + OPAL_VERSION + " (libopal " +
-      buildIdOf(reinterpret_cast<const void *>(&jit::installKernelCompiler)) +
-      ", libopal_compiler " + buildIdOf(reinterpret_cast<const void *>(&compilerIdentity)) +
-      ") LLVM " LLVM_VERSION_STRING " cache-format 1";
-  return identity;
-}
 
 DiskCache::DiskCache(std::string root, bool enabled) : root_(std::move(root)), enabled_(enabled) {}
 
@@ -232,7 +144,7 @@ void DiskCache::store(const std::string &key, const std::string &object,
     logLine(LogTopic::Cache, "stored " + dir);
 }
 
-const DiskCache &opal::ir::diskCache() {
+const DiskCache &opal::jit::diskCache() {
   static const DiskCache cache = [] {
     std::optional<std::string> disable = readKnob("OPAL_CACHE_DISABLE");
     bool enabled = !disable || disable->empty() || *disable == "0";
