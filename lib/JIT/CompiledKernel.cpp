@@ -344,18 +344,24 @@ void jit::installKernelCompiler(KernelCompiler *compiler) {
   installed = compiler;
 }
 
+std::string jit::compilerLibraryPath() {
+  // libopal_compiler.so lives next to libopal.so.
+  Dl_info info;
+  if (!dladdr(reinterpret_cast<void *>(&jit::installKernelCompiler), &info) || !info.dli_fname)
+    return "";
+  std::string path = info.dli_fname;
+  return path.substr(0, path.rfind('/') + 1) + "libopal_compiler.so";
+}
+
 Expected<KernelCompiler *> jit::kernelCompiler() {
   {
     std::lock_guard<std::mutex> lock(hookMutex);
     if (installed)
       return installed;
   }
-  // libopal_compiler.so lives next to libopal.so.
-  Dl_info info;
-  if (!dladdr(reinterpret_cast<void *>(&jit::installKernelCompiler), &info) || !info.dli_fname)
+  std::string path = compilerLibraryPath();
+  if (path.empty())
     return makeUnexpected(Error("opal JIT: cannot locate libopal.so to find the compiler"));
-  std::string path = info.dli_fname;
-  path = path.substr(0, path.rfind('/') + 1) + "libopal_compiler.so";
   if (!dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL))
     return makeUnexpected(Error(std::string("opal JIT: cannot load the compiler: ") + dlerror()));
   std::lock_guard<std::mutex> lock(hookMutex);

@@ -85,6 +85,33 @@ std::string DiskCache::entryDir(const std::string &key) const {
   return root_ + "/v1/" + key.substr(0, 2) + "/" + key;
 }
 
+std::string DiskCache::indexPath(const std::string &key) const {
+  return root_ + "/warm-v1/" + key.substr(0, 2) + "/" + key;
+}
+
+std::optional<std::string> DiskCache::loadIndex(const std::string &key) const {
+  if (!enabled_)
+    return std::nullopt;
+  return readFile(indexPath(key));
+}
+
+void DiskCache::storeIndex(const std::string &key, const std::string &text) const {
+  if (!enabled_)
+    return;
+  std::string path = indexPath(key);
+  static std::atomic<uint64_t> counter{0};
+  std::string temporary = path + ".tmp-" + std::to_string(::getpid()) + "-" +
+                          std::to_string(counter++);
+  if (!makeDirs(path.substr(0, path.rfind('/'))) || !writeFile(temporary, text) ||
+      ::rename(temporary.c_str(), path.c_str()) != 0) {
+    logLine(LogTopic::Cache, "cannot store the warm-start index " + path + ": " +
+                                 std::strerror(errno));
+    ::unlink(temporary.c_str());
+  }
+}
+
+void DiskCache::removeIndex(const std::string &key) const { ::unlink(indexPath(key).c_str()); }
+
 std::optional<std::string> DiskCache::load(const std::string &key) const {
   if (!enabled_)
     return std::nullopt;

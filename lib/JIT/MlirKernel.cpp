@@ -2,6 +2,8 @@
 
 #include "opal/JIT/MlirKernel.h"
 
+#include "opal/JIT/WarmStart.h"
+
 #include "opal/CUDA/Device.h"
 #include "opal/Dispatch/Dispatcher.h"
 #include "opal/Support/Environment.h"
@@ -9,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iomanip>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -170,11 +173,34 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
                                  (wasStale ? "an op it reached was registered again since "
                                              "it was compiled"
                                            : "not compiled in this process"));
+  uint64_t epoch = OperatorEntry::currentEpoch();
+  auto start = std::chrono::steady_clock::now();
+  auto elapsedMicroseconds = [&] {
+    return std::chrono::duration_cast<std::chrono::microseconds>(
+               std::chrono::steady_clock::now() - start).count();
+  };
+  // A kernel on disk that the warm-start index names runs without the
+  // compiler (WarmStart.h).
+  if (auto warm = warmStart(op, key, args, staticShapes, words)) {
+    auto micros = elapsedMicroseconds();
+    counters.compileMicroseconds += micros;
+    ++counters.diskHits;
+    if (wasStale)
+      ++counters.stale;
+    if (logEnabled(LogTopic::JIT)) {
+      std::ostringstream line;
+      line << "loaded " << warm->label << " for " << toString(key) << " in " << std::fixed
+           << std::setprecision(1) << micros / 1000.0
+           << " ms from disk without the compiler [" << warm->cacheKey.substr(0, 16) << "]";
+      logLine(LogTopic::JIT, line.str());
+    }
+    const CompiledKernel &result = *warm;
+    insert(words, std::move(warm), epoch);
+    return result;
+  }
   auto compiler = kernelCompiler();
   if (!compiler)
     throw OpalError(compiler.error().message());
-  uint64_t epoch = OperatorEntry::currentEpoch();
-  auto start = std::chrono::steady_clock::now();
   auto compiled = (*compiler)->compile(spec, key);
   if (!compiled && !staticShapes) {
     // Some decompositions need static shapes (a reshape of dynamic dims):
@@ -192,11 +218,10 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
       compiled = std::move(retried);
     }
   }
-  auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
-                    std::chrono::steady_clock::now() - start).count();
-  counters.compileMicroseconds += micros;
+  counters.compileMicroseconds += elapsedMicroseconds();
   if (!compiled)
     throw OpalError(compiled.error().message());
+  recordWarmStart(op, key, args, staticShapes_.load(), words, **compiled);
   if ((*compiled)->fromDisk)
     ++counters.diskHits;
   else

@@ -8,7 +8,10 @@
 
 The directory is OPAL_CACHE_DIR, else $XDG_CACHE_HOME/opal, else
 ~/.cache/opal (the JIT's own rule). Entries are directories
-v1/<aa>/<sha256>/ holding kernel.o and manifest.txt (docs/jit.md).
+v1/<aa>/<sha256>/ holding kernel.o and manifest.txt; the warm-start index
+(small files under warm-v1/ naming the entry of a call, so that a new
+process loads its kernels without the compiler) goes with them
+(docs/jit.md).
 """
 
 import argparse
@@ -17,7 +20,7 @@ import os
 import shutil
 import sys
 
-__all__ = ["cache_dir", "entries", "read_manifest", "verify", "clear", "main"]
+__all__ = ["cache_dir", "entries", "index_count", "read_manifest", "verify", "clear", "main"]
 
 
 def cache_dir():
@@ -73,12 +76,24 @@ def verify(root=None):
     return problems
 
 
+def index_count(root=None):
+    """How many warm-start index files there are."""
+    base = os.path.join(root or cache_dir(), "warm-v1")
+    if not os.path.isdir(base):
+        return 0
+    return sum(len([name for name in names if ".tmp-" not in name])
+               for _, _, names in os.walk(base))
+
+
 def clear(root=None):
-    """Removes every entry; returns how many there were."""
-    base = os.path.join(root or cache_dir(), "v1")
+    """Removes every entry and the warm-start index; returns how many entries
+    there were."""
+    root = root or cache_dir()
     count = len(entries(root))
-    if os.path.isdir(base):
-        shutil.rmtree(base)
+    for name in ("v1", "warm-v1"):
+        base = os.path.join(root, name)
+        if os.path.isdir(base):
+            shutil.rmtree(base)
     return count
 
 
@@ -102,7 +117,7 @@ def main(argv=None):
         for key, _, manifest in found:
             print(f"{key[:16]}  {manifest.get('op', '?')}{manifest.get('specialization', '')}  "
                   f"{manifest.get('object-bytes', '?')} bytes")
-        print(f"{len(found)} entries in {root}")
+        print(f"{len(found)} entries in {root} ({index_count(root)} calls indexed for warm starts)")
     elif args.command == "show":
         matches = [e for e in entries(root) if e[0].startswith(args.key)]
         if len(matches) != 1:

@@ -155,3 +155,112 @@ def test_dump_dir_holds_every_stage(tmp_path):
     assert len(dumps) == 3 and dumps[0].endswith("aten__softplus")
     assert sorted(os.listdir(tmp_path / "dump" / dumps[0])) == [
         "0-call.mlir", "1-decomposed.mlir", "2-entry-points.mlir", "3-llvm.mlir", "4-kernel.o"]
+
+
+# The warm start: a process whose kernels are all on disk runs them without
+# loading the compiler (libopal_compiler, MLIR, LLVM).
+WARM_SCRIPT = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import opal
+    A = opal.ops.aten
+    rng = np.random.default_rng(3)
+    x = opal.tensor(rng.standard_normal((5, 7)).astype(np.float32))
+    d = opal.tensor(rng.standard_normal((4, 6)))
+    i = opal.tensor(rng.integers(-9, 9, (3, 5)))
+    out = [A.softplus(x, 2.0), A.gelu(x), A.softmax.int(x, -1), A.mm(x, A.t(x)),
+           A.exp(d), A.pow.Tensor_Scalar(x, 3), A.pow.Tensor_Tensor(d, d),
+           A.sum.dim_IntList(d, [0]), A.where.self(A.gt.Scalar(x, 0.5), x, A.neg(x)),
+           A.add.Tensor(i, i, alpha=3), A.amax(x, [1]), A.log1p(A.abs(d)), A.tanh(x[1:, 2:])]
+    maps = open("/proc/self/maps").read()
+    loaded = sorted({name for name in ("libLLVM", "libMLIR", "libopal_compiler")
+                     if name in maps})
+    json.dump({"stats": opal.jit.stats(), "loaded": loaded,
+               "out": [np.asarray(t).tolist() for t in out]}, sys.stdout)
+""")
+
+
+def run_warm(cache_dir, extra_env=None, script=WARM_SCRIPT):
+    env = dict(os.environ, OPAL_CACHE_DIR=str(cache_dir))
+    env.update(extra_env or {})
+    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    import json
+    return json.loads(result.stdout), result.stderr
+
+
+def index_files(cache_dir):
+    base = cache_dir / "warm-v1"
+    return sorted(path for path in base.rglob("*") if path.is_file())
+
+
+def test_a_second_process_runs_its_kernels_without_the_compiler(tmp_path):
+    first, _ = run_warm(tmp_path)
+    compiled = first["stats"]["compiles"]
+    assert compiled >= 13 and first["loaded"] == ["libLLVM", "libMLIR", "libopal_compiler"]
+    assert len(index_files(tmp_path)) == compiled
+    second, stderr = run_warm(tmp_path, {"OPAL_LOG": "jit"})
+    assert second["loaded"] == []
+    assert second["stats"]["compiles"] == 0 and second["stats"]["disk_hits"] == compiled
+    assert "from disk without the compiler" in stderr
+    # The same object code, loaded by opal's own linker: bit for bit the
+    # same results (libm calls, constants, temporaries, matmul included).
+    assert second["out"] == first["out"]
+    listed = subprocess.run([sys.executable, "-m", "opal.cache", "--dir", str(tmp_path), "list"],
+                            capture_output=True, text=True, timeout=60).stdout
+    assert f"({compiled} calls indexed for warm starts)" in listed
+    opal.cache.clear(str(tmp_path))
+    assert not (tmp_path / "warm-v1").exists()
+
+
+def test_a_user_kernel_on_a_reached_op_keeps_the_index_out(tmp_path):
+    run_warm(tmp_path)
+    # prims::exp gets a Python CPU kernel: softplus (which reaches it) must
+    # run through it, op by op, as in a process that never had a cache.
+    script = textwrap.dedent("""
+        import json, sys
+        import numpy as np
+        import opal
+        calls = []
+        def exp(x):
+            calls.append(1)
+            return opal.tensor(np.exp(np.asarray(x)))
+        lib = opal.library.Library("prims", "IMPL")
+        lib.impl("exp", exp, "CPU")
+        x = opal.tensor(np.linspace(-2, 2, 35, dtype=np.float32).reshape(5, 7))
+        y = opal.ops.aten.softplus(x, 2.0)
+        g = opal.ops.aten.gelu(x)
+        json.dump({"calls": len(calls), "stats": opal.jit.stats(),
+                   "y": np.asarray(y).tolist()}, sys.stdout)
+    """)
+    result, stderr = run_warm(tmp_path, {"OPAL_LOG": "cache"}, script)
+    assert result["calls"] == 1
+    assert "prims::exp has a kernel other than opal's built-in one now" in stderr
+    x = np.linspace(-2, 2, 35, dtype=np.float32).reshape(5, 7).astype(np.float64)
+    np.testing.assert_allclose(result["y"], np.log1p(np.exp(2 * x)) / 2, rtol=1e-5)
+    # gelu does not reach prims::exp: it still warm-starts.
+    assert result["stats"]["disk_hits"] >= 1
+
+
+def test_a_damaged_index_is_removed_and_rebuilt(tmp_path):
+    first, _ = run_warm(tmp_path)
+    files = index_files(tmp_path)
+    files[0].write_text("opal-warm-start 1\nentry: nonsense\n")
+    files[1].write_text(files[1].read_text().replace("outputs: ", "outputs: bogus "))
+    second, stderr = run_warm(tmp_path, {"OPAL_LOG": "cache"})
+    assert stderr.count("(removed)") == 2
+    # Those two calls went through the compiler (which found the entries on
+    # disk) and were indexed again.
+    assert second["stats"]["compiles"] == 0 and second["out"] == first["out"]
+    assert second["loaded"] == ["libLLVM", "libMLIR", "libopal_compiler"]
+    third, _ = run_warm(tmp_path)
+    assert third["loaded"] == [] and third["out"] == first["out"]
+
+
+def test_the_index_is_off_when_dumping_or_without_the_disk_cache(tmp_path):
+    run_warm(tmp_path)
+    dumping, _ = run_warm(tmp_path, {"OPAL_DUMP_DIR": str(tmp_path / "dump")})
+    assert "libopal_compiler" in dumping["loaded"]
+    disabled, _ = run_warm(tmp_path, {"OPAL_CACHE_DISABLE": "1"})
+    assert "libopal_compiler" in disabled["loaded"] and disabled["stats"]["disk_hits"] == 0

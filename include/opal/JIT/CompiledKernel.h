@@ -130,6 +130,8 @@ std::vector<std::pair<std::string, std::string>> opLibraryTexts(uint64_t &genera
 
 /// Installs the compiler (called by libopal_compiler's static initializer).
 void installKernelCompiler(KernelCompiler *compiler);
+/// Where libopal_compiler.so is (next to libopal.so); "" if unknown.
+std::string compilerLibraryPath();
 /// The compiler: loads libopal_compiler.so (next to libopal.so) on first
 /// use. Fails with the loader's message if it cannot be loaded.
 Expected<KernelCompiler *> kernelCompiler();

@@ -43,8 +43,16 @@ public:
   void store(const std::string &key, const std::string &object,
              const std::string &manifest) const;
 
+  /// The warm-start index (WarmStart.h): small text files under
+  /// warm-v1/<aa>/<key> that name the entry of a call's kernel, written
+  /// atomically (a temporary file renamed into place).
+  std::optional<std::string> loadIndex(const std::string &key) const;
+  void storeIndex(const std::string &key, const std::string &text) const;
+  void removeIndex(const std::string &key) const;
+
 private:
   std::string entryDir(const std::string &key) const;
+  std::string indexPath(const std::string &key) const;
   std::string root_;
   bool enabled_;
 };

@@ -1,0 +1,336 @@
+//===- ObjectLoader.cpp - Linking kernel objects without LLVM -------------===//
+
+#include "opal/JIT/ObjectLoader.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <vector>
+
+using namespace opal;
+using namespace opal::jit;
+
+namespace {
+
+/// The three kinds of pages a loaded object needs.
+enum class Group { Code, ReadOnly, Writable };
+constexpr int kGroups = 3;
+
+/// A jump stub (jmp *0(%rip); .quad target): a PC32 call that cannot reach
+/// its target goes through one placed after the code.
+constexpr size_t kStubBytes = 16;
+
+Group groupOf(const Elf64_Shdr &section) {
+  if (section.sh_flags & SHF_EXECINSTR)
+    return Group::Code;
+  return (section.sh_flags & SHF_WRITE) ? Group::Writable : Group::ReadOnly;
+}
+
+size_t alignUp(size_t value, size_t alignment) {
+  return alignment > 1 ? (value + alignment - 1) / alignment * alignment : value;
+}
+
+class Loader {
+public:
+  Loader(const std::string &object, const SymbolAddresses &extra)
+      : bytes_(object), extra_(extra) {}
+
+  Expected<SymbolAddresses> load() {
+    if (auto failed = readHeaders())
+      return makeUnexpected(Error(*failed));
+    if (auto failed = layOut())
+      return makeUnexpected(Error(*failed));
+    if (auto failed = bindSymbols())
+      return makeUnexpected(Error(*failed));
+    if (auto failed = relocate())
+      return makeUnexpected(Error(*failed));
+    protect();
+    SymbolAddresses defined;
+    for (size_t i = 0; i < symbols_.size(); ++i)
+      if (ELF64_ST_BIND(symbols_[i].st_info) != STB_LOCAL &&
+          symbols_[i].st_shndx != SHN_UNDEF && addresses_[i])
+        defined[nameOf(symbols_[i])] = addresses_[i];
+    return defined;
+  }
+
+private:
+  using Problem = std::optional<std::string>;
+
+  template <typename T> const T *at(uint64_t offset, uint64_t count = 1) const {
+    if (offset > bytes_.size() || count > (bytes_.size() - offset) / sizeof(T))
+      return nullptr;
+    return reinterpret_cast<const T *>(bytes_.data() + offset);
+  }
+
+  std::string nameOf(const Elf64_Sym &symbol) const {
+    if (symbol.st_name >= strings_.size())
+      return "";
+    return std::string(strings_.c_str() + symbol.st_name);
+  }
+
+  Problem readHeaders() {
+    header_ = at<Elf64_Ehdr>(0);
+    if (!header_ || std::memcmp(header_->e_ident, ELFMAG, SELFMAG) != 0 ||
+        header_->e_ident[EI_CLASS] != ELFCLASS64 || header_->e_ident[EI_DATA] != ELFDATA2LSB)
+      return "not a 64-bit little-endian ELF object";
+    if (header_->e_type != ET_REL || header_->e_machine != EM_X86_64)
+      return "not an x86-64 relocatable object";
+    if (header_->e_shentsize != sizeof(Elf64_Shdr))
+      return "unexpected section header size";
+    const auto *sections = at<Elf64_Shdr>(header_->e_shoff, header_->e_shnum);
+    if (!sections)
+      return "section headers past the end of the object";
+    sections_.assign(sections, sections + header_->e_shnum);
+    for (const Elf64_Shdr &section : sections_) {
+      if (section.sh_type == SHT_NOBITS)
+        continue;
+      if (!at<char>(section.sh_offset, section.sh_size))
+        return "a section runs past the end of the object";
+    }
+    for (const Elf64_Shdr &section : sections_) {
+      if (section.sh_type != SHT_SYMTAB)
+        continue;
+      if (section.sh_entsize != sizeof(Elf64_Sym) || section.sh_link >= sections_.size())
+        return "malformed symbol table";
+      const auto *symbols = at<Elf64_Sym>(section.sh_offset, section.sh_size / sizeof(Elf64_Sym));
+      const Elf64_Shdr &names = sections_[section.sh_link];
+      symbols_.assign(symbols, symbols + section.sh_size / sizeof(Elf64_Sym));
+      strings_.assign(bytes_.data() + names.sh_offset, names.sh_size);
+      strings_.push_back('\0');
+    }
+    return std::nullopt;
+  }
+
+  /// Places every allocated section in one of three page groups and maps
+  /// them; counts the jump stubs the code may need.
+  Problem layOut() {
+    size_t stubs = 0;
+    for (const Elf64_Shdr &section : sections_)
+      if (section.sh_type == SHT_RELA)
+        stubs += section.sh_size / sizeof(Elf64_Rela);
+    size_t sizes[kGroups] = {0, 0, 0};
+    placement_.assign(sections_.size(), 0);
+    for (size_t i = 0; i < sections_.size(); ++i) {
+      const Elf64_Shdr &section = sections_[i];
+      if (!(section.sh_flags & SHF_ALLOC) || section.sh_size == 0)
+        continue;
+      std::string name = sectionName(section);
+      if (name.rfind(".init_array", 0) == 0 || name.rfind(".ctors", 0) == 0 ||
+          name.rfind(".fini_array", 0) == 0 || name.rfind(".dtors", 0) == 0)
+        return "the object has initializers (" + name + ")";
+      if (section.sh_flags & SHF_TLS)
+        return "the object has thread-local data (" + name + ")";
+      // Unwind tables are not registered (kernels throw nothing).
+      if (name == ".eh_frame")
+        continue;
+      int group = static_cast<int>(groupOf(section));
+      sizes[group] = alignUp(sizes[group], std::max<uint64_t>(section.sh_addralign, 1));
+      placement_[i] = sizes[group] + 1; // 0: not loaded
+      sizes[group] += section.sh_size;
+    }
+    stubOffset_ = alignUp(sizes[0], kStubBytes);
+    sizes[0] = stubOffset_ + stubs * kStubBytes;
+    size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    size_t total = 0;
+    for (int group = 0; group < kGroups; ++group) {
+      groupStart_[group] = total;
+      groupSize_[group] = alignUp(sizes[group], page);
+      total += groupSize_[group];
+    }
+    if (total == 0)
+      return "the object has no code";
+    void *memory = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                          -1, 0);
+    if (memory == MAP_FAILED)
+      return std::string("cannot map memory for the code: ") + std::strerror(errno);
+    base_ = static_cast<char *>(memory);
+    for (size_t i = 0; i < sections_.size(); ++i) {
+      if (!placement_[i])
+        continue;
+      const Elf64_Shdr &section = sections_[i];
+      char *address = sectionAddress(i);
+      if (section.sh_type == SHT_NOBITS)
+        std::memset(address, 0, section.sh_size);
+      else
+        std::memcpy(address, bytes_.data() + section.sh_offset, section.sh_size);
+    }
+    return std::nullopt;
+  }
+
+  std::string sectionName(const Elf64_Shdr &section) const {
+    if (header_->e_shstrndx >= sections_.size())
+      return "";
+    const Elf64_Shdr &names = sections_[header_->e_shstrndx];
+    if (section.sh_name >= names.sh_size)
+      return "";
+    const char *start = bytes_.data() + names.sh_offset + section.sh_name;
+    return std::string(start, strnlen(start, names.sh_size - section.sh_name));
+  }
+
+  char *sectionAddress(size_t index) const {
+    int group = static_cast<int>(groupOf(sections_[index]));
+    return base_ + groupStart_[group] + placement_[index] - 1;
+  }
+
+  Problem bindSymbols() {
+    addresses_.assign(symbols_.size(), nullptr);
+    for (size_t i = 1; i < symbols_.size(); ++i) {
+      const Elf64_Sym &symbol = symbols_[i];
+      int type = ELF64_ST_TYPE(symbol.st_info);
+      if (type == STT_FILE)
+        continue;
+      if (type == STT_TLS)
+        return "the object uses thread-local symbol " + nameOf(symbol);
+      switch (symbol.st_shndx) {
+      case SHN_UNDEF: {
+        std::string name = nameOf(symbol);
+        if (name.empty())
+          continue;
+        auto extra = extra_.find(name);
+        void *address = extra != extra_.end() ? extra->second : ::dlsym(RTLD_DEFAULT, name.c_str());
+        if (!address) {
+          if (ELF64_ST_BIND(symbol.st_info) == STB_WEAK)
+            continue;
+          return "undefined symbol " + name;
+        }
+        addresses_[i] = address;
+        break;
+      }
+      case SHN_ABS:
+        addresses_[i] = reinterpret_cast<void *>(symbol.st_value);
+        break;
+      case SHN_COMMON:
+        return "the object has common symbol " + nameOf(symbol);
+      default:
+        if (symbol.st_shndx >= sections_.size())
+          return "symbol " + nameOf(symbol) + " is in an unknown section";
+        if (!placement_[symbol.st_shndx])
+          continue; // a section not loaded (debug info, unwind tables)
+        addresses_[i] = sectionAddress(symbol.st_shndx) + symbol.st_value;
+      }
+    }
+    return std::nullopt;
+  }
+
+  /// A stub that jumps to `target`; its address.
+  char *stubFor(void *target) {
+    char *stub = base_ + groupStart_[0] + stubOffset_ + stubCount_++ * kStubBytes;
+    static const unsigned char jump[6] = {0xff, 0x25, 0, 0, 0, 0}; // jmp *0(%rip)
+    std::memcpy(stub, jump, sizeof jump);
+    std::memcpy(stub + sizeof jump, &target, sizeof target);
+    return stub;
+  }
+
+  Problem relocate() {
+    for (const Elf64_Shdr &section : sections_) {
+      if (section.sh_type == SHT_REL)
+        return "the object has REL relocations";
+      if (section.sh_type != SHT_RELA)
+        continue;
+      if (section.sh_info >= sections_.size() || !placement_[section.sh_info])
+        continue; // relocations of a section not loaded
+      if (section.sh_entsize != sizeof(Elf64_Rela))
+        return "malformed relocation section";
+      const Elf64_Shdr &target = sections_[section.sh_info];
+      char *targetStart = sectionAddress(section.sh_info);
+      const auto *entries = at<Elf64_Rela>(section.sh_offset, section.sh_size / sizeof(Elf64_Rela));
+      for (size_t i = 0; i < section.sh_size / sizeof(Elf64_Rela); ++i) {
+        const Elf64_Rela &entry = entries[i];
+        uint32_t type = ELF64_R_TYPE(entry.r_info);
+        uint32_t index = ELF64_R_SYM(entry.r_info);
+        if (index >= symbols_.size())
+          return "a relocation names an unknown symbol";
+        if (entry.r_offset + 8 > target.sh_size && type != R_X86_64_PC32 &&
+            type != R_X86_64_PLT32 && type != R_X86_64_32 && type != R_X86_64_32S)
+          return "a relocation past the end of its section";
+        if (entry.r_offset + 4 > target.sh_size)
+          return "a relocation past the end of its section";
+        char *place = targetStart + entry.r_offset;
+        char *symbol = static_cast<char *>(addresses_[index]);
+        if (!symbol && index != 0 && ELF64_ST_BIND(symbols_[index].st_info) != STB_WEAK)
+          return "a relocation against " + nameOf(symbols_[index]) + ", which is not loaded";
+        auto value = reinterpret_cast<uint64_t>(symbol) + static_cast<uint64_t>(entry.r_addend);
+        auto relative = static_cast<int64_t>(value - reinterpret_cast<uint64_t>(place));
+        switch (type) {
+        case R_X86_64_NONE:
+          break;
+        case R_X86_64_64:
+          std::memcpy(place, &value, 8);
+          break;
+        case R_X86_64_PC64:
+          std::memcpy(place, &relative, 8);
+          break;
+        case R_X86_64_PC32:
+        case R_X86_64_PLT32: {
+          if (relative != static_cast<int32_t>(relative)) {
+            if (type != R_X86_64_PLT32 || !symbol)
+              return "a 32-bit PC-relative relocation against " + nameOf(symbols_[index]) +
+                     " is out of range";
+            // A call beyond 2 GiB: through a stub next to the code.
+            char *stub = stubFor(symbol);
+            relative = static_cast<int64_t>(reinterpret_cast<uint64_t>(stub) +
+                                            static_cast<uint64_t>(entry.r_addend) -
+                                            reinterpret_cast<uint64_t>(place));
+          }
+          auto narrow = static_cast<int32_t>(relative);
+          std::memcpy(place, &narrow, 4);
+          break;
+        }
+        case R_X86_64_32:
+        case R_X86_64_32S: {
+          bool fits = type == R_X86_64_32 ? value == static_cast<uint32_t>(value)
+                                          : static_cast<int64_t>(value) ==
+                                                static_cast<int32_t>(value);
+          if (!fits)
+            return "a 32-bit absolute relocation against " + nameOf(symbols_[index]) +
+                   " is out of range";
+          auto narrow = static_cast<uint32_t>(value);
+          std::memcpy(place, &narrow, 4);
+          break;
+        }
+        default:
+          return "unsupported relocation type " + std::to_string(type);
+        }
+      }
+    }
+    return std::nullopt;
+  }
+
+  void protect() {
+    const int protection[kGroups] = {PROT_READ | PROT_EXEC, PROT_READ, PROT_READ | PROT_WRITE};
+    for (int group = 0; group < kGroups; ++group)
+      if (groupSize_[group])
+        ::mprotect(base_ + groupStart_[group], groupSize_[group], protection[group]);
+    __builtin___clear_cache(base_ + groupStart_[0], base_ + groupStart_[0] + groupSize_[0]);
+  }
+
+  const std::string &bytes_;
+  const SymbolAddresses &extra_;
+  const Elf64_Ehdr *header_ = nullptr;
+  std::vector<Elf64_Shdr> sections_;
+  std::vector<Elf64_Sym> symbols_;
+  std::string strings_;
+  std::vector<size_t> placement_; ///< offset in its group + 1; 0: not loaded
+  std::vector<void *> addresses_;
+  char *base_ = nullptr;
+  size_t groupStart_[kGroups] = {0, 0, 0}, groupSize_[kGroups] = {0, 0, 0};
+  size_t stubOffset_ = 0, stubCount_ = 0;
+};
+
+} // namespace
+
+Expected<SymbolAddresses> jit::loadNativeObject(const std::string &object,
+                                                const SymbolAddresses &extraSymbols) {
+  Loader loader(object, extraSymbols);
+  auto loaded = loader.load();
+  if (!loaded)
+    return makeUnexpected(Error("cannot load the kernel's object code: " +
+                                loaded.error().message()));
+  return loaded;
+}

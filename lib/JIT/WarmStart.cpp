@@ -1,0 +1,195 @@
+//===- WarmStart.cpp - Kernels from disk without the compiler -------------===//
+
+#include "opal/JIT/WarmStart.h"
+
+#include "opal/JIT/DiskCache.h"
+#include "opal/JIT/ObjectLoader.h"
+#include "opal/JIT/Specialization.h"
+#include "opal/Library/BuiltinOperators.h"
+#include "opal/Support/BuildId.h"
+#include "opal/Support/Environment.h"
+#include "opal/Support/Sha256.h"
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
+#include <sstream>
+
+using namespace opal;
+using namespace opal::jit;
+
+namespace {
+
+constexpr const char *kFormat = "opal-warm-start 1";
+constexpr const char *kKernelSymbol = "_opal_packed_opal_kernel";
+constexpr const char *kShapesSymbol = "_opal_packed_opal_kernel_shapes";
+
+/// What the index key holds besides the call: the code that compiles and
+/// runs kernels, the CPU and the knobs; fixed for the process. "" when
+/// something cannot be known (the index is then not used).
+const std::string &processPart() {
+  static const std::string part = [] {
+    std::string compiler = buildIdOfFile(compilerLibraryPath());
+    std::string cpu = cpuSignature();
+    if (compiler.empty() || cpu.empty())
+      return std::string();
+    std::string text = std::string(kFormat) + "\nlibopal " +
+                       buildIdOf(reinterpret_cast<const void *>(&warmStart)) +
+                       "\nlibopal_compiler " + compiler + "\ncpu " + cpu + "\n";
+    for (const EnvironmentKnob &knob : environmentKnobs())
+      if (knob.affectsKernelCache) {
+        std::optional<std::string> value = readKnob(knob.name);
+        text += std::string(knob.name) + (value ? "=" + *value : " unset") + "\n";
+      }
+    return text;
+  }();
+  return part;
+}
+
+bool indexUsable() {
+  static const bool usable = [] {
+    std::optional<std::string> dump = readKnob("OPAL_DUMP_DIR");
+    return diskCache().enabled() && (!dump || dump->empty()) && !processPart().empty();
+  }();
+  return usable;
+}
+
+std::string indexKey(const OperatorHandle &op, DispatchKey key,
+                     const std::vector<uint64_t> &words) {
+  Sha256 hasher;
+  hasher.update(processPart());
+  hasher.update(op.operatorName().str() + "\n" + toString(key) + "\n");
+  hasher.update(std::string_view(reinterpret_cast<const char *>(words.data()),
+                                 words.size() * sizeof(uint64_t)));
+  auto digest = hasher.finish();
+  return toHex(digest.data(), digest.size());
+}
+
+/// The value of line "name: value" of an index entry.
+std::optional<std::string> lineValue(const std::string &text, const std::string &name) {
+  std::string prefix = "\n" + name + ": ";
+  size_t at = ("\n" + text).find(prefix);
+  if (at == std::string::npos)
+    return std::nullopt;
+  size_t start = at + prefix.size() - 1;
+  size_t end = text.find('\n', start);
+  return text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+/// The first reached op that no longer has opal's built-in kernel, or "".
+std::string changedOp(const std::vector<OperatorName> &reached) {
+  for (const OperatorName &name : reached)
+    if (!isBuiltinCpuKernelCurrent(name))
+      return name.str();
+  return "";
+}
+
+void logCache(const std::string &line) {
+  if (logEnabled(LogTopic::Cache))
+    logLine(LogTopic::Cache, line);
+}
+
+} // namespace
+
+std::string jit::cpuSignature() {
+#if defined(__x86_64__)
+  unsigned a, b, c, d;
+  if (!__get_cpuid(0, &a, &b, &c, &d))
+    return "";
+  unsigned maxLeaf = a;
+  std::ostringstream text;
+  text << std::hex;
+  auto leaf = [&](unsigned number, unsigned sub, bool maskApicId = false) {
+    if (!__get_cpuid_count(number, sub, &a, &b, &c, &d))
+      return;
+    if (maskApicId)
+      b &= 0x00ffffffu; // the executing core's id: not the CPU's
+    text << number << "." << sub << ":" << a << "," << b << "," << c << "," << d << ";";
+  };
+  leaf(0, 0);
+  leaf(1, 0, /*maskApicId=*/true);
+  for (unsigned number : {7u, 0xdu, 0x14u, 0x19u, 0x24u})
+    if (number <= maxLeaf)
+      for (unsigned sub : {0u, 1u})
+        leaf(number, sub);
+  if (__get_cpuid(0x80000000u, &a, &b, &c, &d) && a >= 0x80000001u)
+    leaf(0x80000001u, 0);
+  __get_cpuid(1, &a, &b, &c, &d);
+  if (c & (1u << 27)) { // OSXSAVE: the register state the OS enables
+    unsigned low, high;
+    __asm__ volatile("xgetbv" : "=a"(low), "=d"(high) : "c"(0));
+    text << "xcr0:" << low << "," << high << ";";
+  }
+  return text.str();
+#else
+  return "";
+#endif
+}
+
+std::shared_ptr<const CompiledKernel> jit::warmStart(const OperatorHandle &op, DispatchKey key,
+                                                     const IValue *args, bool staticShapes,
+                                                     const std::vector<uint64_t> &words) {
+  if (key != DispatchKey::CPU || !indexUsable())
+    return nullptr;
+  std::string indexName = indexKey(op, key, words);
+  std::optional<std::string> text = diskCache().loadIndex(indexName);
+  if (!text)
+    return nullptr;
+  std::string opName = op.operatorName().str();
+  auto drop = [&](const std::string &why) -> std::shared_ptr<const CompiledKernel> {
+    logCache("warm-start index " + indexName.substr(0, 16) + " of " + opName +
+             " not used: " + why);
+    return nullptr;
+  };
+  CallSpec spec = makeCallSpec(op.schema(), args, DeviceType::CPU, staticShapes);
+  std::optional<std::string> entry = lineValue(*text, "entry");
+  if (text->rfind(std::string(kFormat) + "\n", 0) != 0 || !entry || entry->size() != 64 ||
+      lineValue(*text, "op") != opName || lineValue(*text, "specialization") != spec.str()) {
+    diskCache().removeIndex(indexName);
+    return drop("it is malformed or names another call (removed)");
+  }
+  auto kernel = std::make_shared<CompiledKernel>();
+  size_t description = text->find("\noutputs: ");
+  auto described = description == std::string::npos
+                       ? Expected<bool>(makeUnexpected(Error("no kernel description")))
+                       : readKernelDescription(text->substr(description + 1), *kernel);
+  if (!described) {
+    diskCache().removeIndex(indexName);
+    return drop(described.error().message() + " (removed)");
+  }
+  std::string changed = changedOp(kernel->reached);
+  if (!changed.empty())
+    return drop(changed + " has a kernel other than opal's built-in one now");
+  std::optional<std::string> object = diskCache().load(*entry);
+  if (!object)
+    return drop("its cache entry " + entry->substr(0, 16) + " is gone");
+  auto symbols = loadNativeObject(*object);
+  if (!symbols)
+    return drop(symbols.error().message());
+  auto run = symbols->find(kKernelSymbol);
+  if (run == symbols->end())
+    return drop("the object has no " + std::string(kKernelSymbol));
+  kernel->run = reinterpret_cast<CompiledKernel::PackedFunction>(run->second);
+  if (auto shapes = symbols->find(kShapesSymbol); shapes != symbols->end())
+    kernel->shapes = reinterpret_cast<CompiledKernel::PackedFunction>(shapes->second);
+  for (const ArgSpec &arg : spec.args)
+    kernel->argKinds.push_back(arg.kind);
+  kernel->label = opName + spec.str();
+  kernel->cacheKey = *entry;
+  kernel->fromDisk = true;
+  return kernel;
+}
+
+void jit::recordWarmStart(const OperatorHandle &op, DispatchKey key, const IValue *args,
+                          bool staticShapes, const std::vector<uint64_t> &words,
+                          const CompiledKernel &kernel) {
+  if (key != DispatchKey::CPU || kernel.runsOpByOp() || kernel.gpuModule ||
+      kernel.cacheKey.size() != 64 || !indexUsable() || !changedOp(kernel.reached).empty())
+    return;
+  CallSpec spec = makeCallSpec(op.schema(), args, DeviceType::CPU, staticShapes);
+  std::string text = std::string(kFormat) + "\nentry: " + kernel.cacheKey +
+                     "\nop: " + op.operatorName().str() + "\nspecialization: " + spec.str() +
+                     "\n" + describeKernel(kernel);
+  diskCache().storeIndex(indexKey(op, key, words), text);
+}
