@@ -43,7 +43,8 @@ COMPILE_SCRIPT = textwrap.dedent("""
         start = time.perf_counter()
         call()
         times.append((name, (time.perf_counter() - start) * 1e3))
-    print(json.dumps({"times": times, "stats": opal.jit.stats()}))
+    compiler = "libopal_compiler" in open("/proc/self/maps").read()
+    print(json.dumps({"times": times, "stats": opal.jit.stats(), "compiler": compiler}))
 """)
 
 
@@ -67,8 +68,9 @@ def compile_times():
         print(f"| {name} | {compiled:.1f} | {loaded:.2f} |")
     rest = [t for _, t in cold["times"][1:]]
     disk = [t for _, t in warm["times"][1:]]
-    print(f"\nfirst kernel of a process: {cold['times'][0][1]:.1f} ms compiled, "
-          f"{warm['times'][0][1]:.1f} ms from disk (both load libopal_compiler/LLVM); "
+    print(f"\nfirst kernel of a process: {cold['times'][0][1]:.1f} ms compiled (loads "
+          f"libopal_compiler, MLIR and LLVM), {warm['times'][0][1]:.2f} ms from disk (a warm "
+          f"start: {'the compiler loaded' if warm['compiler'] else 'no compiler loaded'}); "
           f"next kernels: median {np.median(rest):.1f} ms compiled, "
           f"{np.median(disk):.2f} ms from disk")
     print(f"stats: cold {cold['stats']}, warm {warm['stats']}\n")
