@@ -25,10 +25,12 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-def run_process(cache_dir, extra_env=None):
+def run_process(cache_dir, extra_env=None, script=SCRIPT):
+    """Runs `script` in a fresh process on the cache at `cache_dir`; its JSON
+    output and its stderr."""
     env = dict(os.environ, OPAL_CACHE_DIR=str(cache_dir))
     env.update(extra_env or {})
-    result = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True,
+    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
                             text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     import json
@@ -181,13 +183,7 @@ WARM_SCRIPT = textwrap.dedent("""
 
 
 def run_warm(cache_dir, extra_env=None, script=WARM_SCRIPT):
-    env = dict(os.environ, OPAL_CACHE_DIR=str(cache_dir))
-    env.update(extra_env or {})
-    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
-                            text=True, timeout=300)
-    assert result.returncode == 0, result.stderr
-    import json
-    return json.loads(result.stdout), result.stderr
+    return run_process(cache_dir, extra_env, script)
 
 
 def index_files(cache_dir):
