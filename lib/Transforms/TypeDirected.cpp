@@ -100,7 +100,7 @@ Expanded opal::ir::detail::expandHasRank(OpBuilder &b, Operation *op, ValueRange
   RankedTensorType type = rankedOperand(operands[0], problem);
   if (!type)
     return failure();
-  bool has = type.getRank() == cast<HasRankOp>(op).getRank();
+  bool has = type.getRank() == static_cast<int64_t>(cast<HasRankOp>(op).getRank());
   return SmallVector<Value>{arith::ConstantIntOp::create(b, op->getLoc(), has ? 1 : 0, 1)};
 }
 

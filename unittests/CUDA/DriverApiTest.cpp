@@ -17,10 +17,14 @@ using namespace opal::cuda;
 static_assert(sizeof(opal::cuda::CUdeviceptr) == sizeof(::CUdeviceptr));
 static_assert(sizeof(opal::cuda::CUresult) == sizeof(::CUresult));
 static_assert(sizeof(opal::cuda::CUdevice) == sizeof(::CUdevice));
-static_assert(kMaxThreadsPerBlock == CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-static_assert(kMultiprocessorCount == CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-static_assert(kComputeCapabilityMajor == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
-static_assert(kComputeCapabilityMinor == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+static_assert(static_cast<int>(kMaxThreadsPerBlock) ==
+              static_cast<int>(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK));
+static_assert(static_cast<int>(kMultiprocessorCount) ==
+              static_cast<int>(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
+static_assert(static_cast<int>(kComputeCapabilityMajor) ==
+              static_cast<int>(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR));
+static_assert(static_cast<int>(kComputeCapabilityMinor) ==
+              static_cast<int>(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
 
 /// The parameter count and sizes of a function type.
 template <typename F> struct Shape;
