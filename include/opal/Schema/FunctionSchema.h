@@ -39,8 +39,9 @@ struct OperatorName {
 /// One argument or return of a schema.
 class Argument {
 public:
-  Argument(std::string name, TypePtr type,
-           std::optional<DefaultValue> defaultValue = std::nullopt,
+  Argument(std::string name, TypePtr type)
+      : name_(std::move(name)), type_(std::move(type)) {}
+  Argument(std::string name, TypePtr type, std::optional<DefaultValue> defaultValue,
            bool kwargOnly = false)
       : name_(std::move(name)), type_(std::move(type)),
         defaultValue_(std::move(defaultValue)), kwargOnly_(kwargOnly) {}
@@ -72,7 +73,7 @@ private:
   std::string name_;
   TypePtr type_;
   std::optional<DefaultValue> defaultValue_;
-  bool kwargOnly_;
+  bool kwargOnly_ = false;
 };
 
 class FunctionSchema {
