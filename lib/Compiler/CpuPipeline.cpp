@@ -71,7 +71,9 @@ const char *opal::ir::jitCpuPipelineText() {
       // exp/log/tanh/erf in f32 as SIMD-friendly polynomials.
       "opal-approximate-math,"
       // Matrix products: loop order and L2 tiles.
-      "func.func(opal-tile-matmul)," +
+      "func.func(opal-tile-matmul),"
+      // Row-wise runs with a reduction (softmax, norms) one row at a time.
+      "func.func(opal-fuse-rows),canonicalize," +
       kLoopsToLLVM;
   return text.c_str();
 }

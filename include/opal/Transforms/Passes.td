@@ -68,6 +68,25 @@ def OpalApproximateMath : Pass<"opal-approximate-math"> {
                            "::mlir::vector::VectorDialect", "::mlir::LLVM::LLVMDialect"];
 }
 
+def OpalFuseRows : Pass<"opal-fuse-rows", "::mlir::func::FuncOp"> {
+  let summary = "Runs a sequence of row-wise structured ops one row at a time";
+  let description = [{
+    A run of consecutive structured ops on buffers (between them only pure
+    ops and allocations) that all map their leading loops, parallel and of
+    the same sizes, to the leading dims of every buffer they touch, and that
+    includes a reduction (softmax, log_softmax, normalizations: a row's max
+    or sum, then elementwise ops that read it back with the row), becomes
+    one loop over those leading dims whose body runs every op of the run on
+    that row. A row is then read from memory once and reused from the cache
+    by the later ops, instead of each op streaming the whole tensor.
+    Temporaries that only the run uses (an `exp(x - max)` buffer, a row's
+    sum) shrink to one row, allocated once. The row loops keep everything
+    else: the loops inside each op are vectorized as before.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"];
+}
+
 def OpalTileMatmul : Pass<"opal-tile-matmul", "::mlir::func::FuncOp"> {
   let summary = "Tiles matrix products on buffers for CPU caches and registers";
   let description = [{

@@ -1,0 +1,356 @@
+//===- FuseRows.cpp - The opal-fuse-rows pass -----------------------------===//
+//
+// softmax over the last dim, after bufferization, is six structured ops
+// that each stream the whole tensor: fill and reduce (the row maxima),
+// exp(x - max) into a temporary, fill and reduce (the row sums), divide.
+// Run row by row instead, a row is read from memory once, the temporary
+// shrinks to one row that stays in the cache, and the tensor is written
+// once.
+//
+// A run qualifies when its ops (structured ops on buffers, named ops
+// generalized) share k leading loops: parallel, indexing dims 0..k-1 of
+// every buffer operand as its own dims 0..k-1 and nowhere else (an op may
+// have no other loops: a fill of the row maxima), a reduction among them
+// (over a loop of its own), and the sizes of those loops
+// provably equal across the run (the same buffer dims, or allocations sized
+// by them: one op's buffers agree by linalg's semantics). Between the ops
+// only pure ops and allocations may stand; they stay before the loop. Every
+// buffer must be a kernel argument or a fresh allocation, never a view of
+// another, so that row i of one is never another row of a second.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opal/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "llvm/ADT/EquivalenceClasses.h"
+
+namespace opal::ir {
+#define GEN_PASS_DEF_OPALFUSEROWS
+#include "opal/Transforms/Passes.h.inc"
+} // namespace opal::ir
+
+using namespace mlir;
+
+namespace {
+
+/// What a buffer's dim is known to equal: a static size, or (root value,
+/// dim) where the root is a function argument or an allocation operand.
+using SizeKey = std::pair<void *, int64_t>;
+
+SizeKey sizeKey(Value buffer, int64_t dim) {
+  auto type = cast<MemRefType>(buffer.getType());
+  if (!type.isDynamicDim(dim))
+    return {nullptr, type.getDimSize(dim)};
+  if (auto alloc = buffer.getDefiningOp<memref::AllocOp>()) {
+    Value size = alloc.getDynamicSizes()[type.getDynamicDimIndex(dim)];
+    if (auto dimOp = size.getDefiningOp<memref::DimOp>())
+      if (std::optional<int64_t> index = dimOp.getConstantIndex())
+        return sizeKey(dimOp.getSource(), *index);
+    return {size.getAsOpaquePointer(), -1};
+  }
+  return {buffer.getAsOpaquePointer(), dim};
+}
+
+/// A kernel's argument (inputs are only read, outputs are fresh: no two
+/// alias one written) or a fresh allocation.
+bool isWholeBuffer(Value buffer) {
+  if (auto argument = dyn_cast<BlockArgument>(buffer))
+    return argument.getOwner()->isEntryBlock() &&
+           isa<FunctionOpInterface>(argument.getOwner()->getParentOp());
+  return static_cast<bool>(buffer.getDefiningOp<memref::AllocOp>());
+}
+
+/// The number of leading loops of `op` that qualify as row loops (see the
+/// file comment), at most `limit`.
+int64_t rowLoops(linalg::LinalgOp op, int64_t limit) {
+  if (!op.hasPureBufferSemantics())
+    return 0;
+  int64_t rows = std::min<int64_t>(limit, op.getNumLoops());
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (int64_t loop = 0; loop < rows; ++loop)
+    if (iterators[loop] != utils::IteratorType::parallel)
+      rows = loop;
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!isa<MemRefType>(operand.get().getType()))
+      continue;
+    // Only whole buffers: a view (a transpose, a slice) of another buffer
+    // could make one op's row depend on other rows of another's.
+    if (!isWholeBuffer(operand.get()))
+      return 0;
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    int64_t usable = 0;
+    while (usable < rows && usable < map.getNumResults() &&
+           map.getResult(usable) == getAffineDimExpr(usable, op.getContext()))
+      ++usable;
+    // The row dims appear nowhere else in the map.
+    for (AffineExpr expr : map.getResults().drop_front(usable))
+      for (int64_t loop = 0; loop < usable; ++loop)
+        if (expr.isFunctionOfDim(loop))
+          usable = loop;
+    rows = std::min(rows, usable);
+  }
+  if (rows > 0 && isa<linalg::GenericOp>(op))
+    op->walk([&](linalg::IndexOp index) {
+      if (static_cast<int64_t>(index.getDim()) < rows)
+        rows = std::min<int64_t>(rows, index.getDim());
+    });
+  return rows;
+}
+
+bool hasReduction(linalg::LinalgOp op) {
+  return llvm::any_of(op.getIteratorTypesArray(), [](utils::IteratorType type) {
+    return type == utils::IteratorType::reduction;
+  });
+}
+
+/// Ops that may stand between the ops of a run: they stay before the loop.
+bool mayStayBefore(Operation &op) {
+  return isMemoryEffectFree(&op) || isa<memref::AllocOp>(op);
+}
+
+struct Run {
+  SmallVector<linalg::LinalgOp> ops;
+  int64_t rows = 0; ///< the leading loops the ops share
+};
+
+/// Whether every op's row loops have the same sizes (see the file comment).
+bool rowSizesAgree(const Run &run) {
+  for (int64_t loop = 0; loop < run.rows; ++loop) {
+    llvm::EquivalenceClasses<SizeKey> classes;
+    SizeKey first{};
+    bool haveFirst = false;
+    for (linalg::LinalgOp op : run.ops) {
+      std::optional<SizeKey> opKey;
+      for (OpOperand &operand : op->getOpOperands()) {
+        if (!isa<MemRefType>(operand.get().getType()))
+          continue;
+        SizeKey key = sizeKey(operand.get(), loop);
+        classes.insert(key);
+        if (opKey)
+          classes.unionSets(*opKey, key); // one op's buffers agree
+        opKey = key;
+      }
+      if (!opKey)
+        return false;
+      if (!haveFirst) {
+        first = *opKey;
+        haveFirst = true;
+      }
+    }
+    for (linalg::LinalgOp op : run.ops)
+      for (OpOperand &operand : op->getOpOperands())
+        if (isa<MemRefType>(operand.get().getType()) &&
+            !classes.isEquivalent(first, sizeKey(operand.get(), loop)))
+          return false;
+  }
+  return true;
+}
+
+/// Maximal runs in `block` worth running row by row.
+SmallVector<Run> findRuns(Block &block) {
+  SmallVector<Run> runs;
+  Run current;
+  auto close = [&] {
+    if (current.ops.size() >= 2 && current.rows > 0 &&
+        llvm::any_of(current.ops, hasReduction) && rowSizesAgree(current))
+      runs.push_back(current);
+    current = Run();
+  };
+  for (Operation &op : block) {
+    auto structured = dyn_cast<linalg::LinalgOp>(op);
+    int64_t rows = structured ? rowLoops(structured, std::numeric_limits<int64_t>::max()) : 0;
+    if (rows > 0) {
+      int64_t shared = current.ops.empty() ? rows : std::min(current.rows, rows);
+      if (shared > 0) {
+        current.ops.push_back(structured);
+        current.rows = shared;
+        continue;
+      }
+      close();
+      current.ops.push_back(structured);
+      current.rows = rows;
+      continue;
+    }
+    if (!current.ops.empty() && mayStayBefore(op))
+      continue;
+    close();
+  }
+  close();
+  return runs;
+}
+
+/// `buffer` at the row `ivs` (its first ivs.size() dims dropped).
+Value rowOf(OpBuilder &b, Location loc, Value buffer, ValueRange ivs) {
+  auto type = cast<MemRefType>(buffer.getType());
+  int64_t rank = type.getRank(), rows = static_cast<int64_t>(ivs.size());
+  SmallVector<OpFoldResult> offsets, sizes, strides(rank, b.getIndexAttr(1));
+  for (int64_t dim = 0; dim < rank; ++dim) {
+    if (dim < rows) {
+      offsets.push_back(ivs[dim]);
+      sizes.push_back(b.getIndexAttr(1));
+      continue;
+    }
+    offsets.push_back(b.getIndexAttr(0));
+    sizes.push_back(memref::getMixedSize(b, loc, buffer, dim));
+  }
+  auto rowType = memref::SubViewOp::inferRankReducedResultType(
+      type.getShape().drop_front(rows), type, offsets, sizes, strides);
+  return memref::SubViewOp::create(b, loc, cast<MemRefType>(rowType), buffer, offsets, sizes,
+                                   strides);
+}
+
+/// Allocations that only the run's ops and a dealloc use: one row is
+/// enough. Returns them with their one-row replacements (allocated before
+/// the loop).
+DenseMap<Value, Value> shrinkTemporaries(OpBuilder &b, const Run &run,
+                                         ArrayRef<Operation *> members) {
+  DenseMap<Value, Value> shrunk;
+  llvm::SmallPtrSet<Operation *, 8> inRun(members.begin(), members.end());
+  for (linalg::LinalgOp op : run.ops)
+    for (Value operand : op->getOperands()) {
+      auto alloc = operand.getDefiningOp<memref::AllocOp>();
+      if (!alloc || shrunk.count(operand) || !alloc.getType().getLayout().isIdentity())
+        continue;
+      bool onlyRun = llvm::all_of(alloc->getUsers(), [&](Operation *user) {
+        return inRun.contains(user) || isa<memref::DeallocOp>(user);
+      });
+      if (!onlyRun)
+        continue;
+      MemRefType type = alloc.getType();
+      auto rowType = MemRefType::get(type.getShape().drop_front(run.rows),
+                                     type.getElementType(), MemRefLayoutAttrInterface(),
+                                     type.getMemorySpace());
+      SmallVector<Value> dynamicSizes;
+      for (int64_t dim = run.rows; dim < type.getRank(); ++dim)
+        if (type.isDynamicDim(dim))
+          dynamicSizes.push_back(alloc.getDynamicSizes()[type.getDynamicDimIndex(dim)]);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointAfter(alloc);
+      auto row = memref::AllocOp::create(b, alloc.getLoc(), rowType, dynamicSizes,
+                                         alloc.getAlignmentAttr());
+      shrunk[operand] = row;
+    }
+  return shrunk;
+}
+
+/// The run as one loop nest over its rows, at the place of its last op.
+void fuse(RewriterBase &rewriter, Run &run) {
+  // Every buffer a temporary: the run computes nothing that is kept.
+  bool writesKept = llvm::any_of(run.ops, [](linalg::LinalgOp op) {
+    return llvm::any_of(op.getDpsInits(), [](Value init) {
+      return !init.getDefiningOp<memref::AllocOp>();
+    });
+  });
+  if (!writesKept)
+    return;
+  // Named ops become generics, whose maps and loops can be sliced.
+  for (linalg::LinalgOp &op : run.ops)
+    if (!isa<linalg::GenericOp>(op)) {
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::GenericOp> generic = linalg::generalizeNamedOp(rewriter, op);
+      if (succeeded(generic))
+        op = *generic;
+    }
+  SmallVector<Operation *> members;
+  for (linalg::LinalgOp op : run.ops)
+    members.push_back(op);
+  Location loc = run.ops.back().getLoc();
+  DenseMap<Value, Value> shrunk = shrinkTemporaries(rewriter, run, members);
+
+  rewriter.setInsertionPoint(run.ops.back());
+  // The row counts, from a buffer that outlives the run (the shrunk
+  // temporaries go).
+  SmallVector<Value> bounds;
+  for (int64_t dim = 0; dim < run.rows; ++dim)
+    for (linalg::LinalgOp op : run.ops) {
+      auto buffer = llvm::find_if(op->getOperands(), [&](Value value) {
+        return isa<MemRefType>(value.getType()) && !shrunk.count(value);
+      });
+      if (buffer == op->operand_end())
+        continue;
+      bounds.push_back(memref::DimOp::create(rewriter, loc, *buffer, dim));
+      break;
+    }
+  if (bounds.size() != static_cast<size_t>(run.rows))
+    return; // every buffer is a temporary: nothing to run
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  SmallVector<Value> ivs;
+  for (Value bound : bounds) {
+    auto loop = scf::ForOp::create(rewriter, loc, zero, bound, one);
+    ivs.push_back(loop.getInductionVar());
+    rewriter.setInsertionPointToStart(loop.getBody());
+  }
+  for (linalg::LinalgOp op : run.ops) {
+    auto generic = cast<linalg::GenericOp>(op.getOperation());
+    auto operandOf = [&](Value value) -> Value {
+      if (!isa<MemRefType>(value.getType()))
+        return value;
+      if (auto row = shrunk.lookup(value))
+        return row;
+      return rowOf(rewriter, loc, value, ivs);
+    };
+    SmallVector<Value> inputs, outputs;
+    for (Value input : generic.getDpsInputs())
+      inputs.push_back(operandOf(input));
+    for (Value output : generic.getDpsInits())
+      outputs.push_back(operandOf(output));
+    // The maps lose their row results and dims: d(k + i) becomes d(i).
+    SmallVector<AffineMap> maps;
+    for (AffineMap map : generic.getIndexingMapsArray()) {
+      SmallVector<AffineExpr> renamed;
+      for (unsigned dim = 0; dim < map.getNumDims(); ++dim)
+        renamed.push_back(dim < run.rows ? rewriter.getAffineConstantExpr(0)
+                                         : rewriter.getAffineDimExpr(dim - run.rows));
+      SmallVector<AffineExpr> results;
+      for (AffineExpr expr : map.getResults().drop_front(
+               std::min<int64_t>(run.rows, map.getNumResults())))
+        results.push_back(expr.replaceDims(renamed));
+      maps.push_back(AffineMap::get(map.getNumDims() - run.rows, 0, results,
+                                    rewriter.getContext()));
+    }
+    SmallVector<utils::IteratorType> iterators =
+        llvm::to_vector(ArrayRef(generic.getIteratorTypesArray()).drop_front(run.rows));
+    auto row = linalg::GenericOp::create(rewriter, loc, TypeRange(), inputs, outputs, maps,
+                                         iterators);
+    rewriter.inlineRegionBefore(generic.getRegion(), row.getRegion(), row.getRegion().begin());
+    row->walk([&](linalg::IndexOp index) {
+      rewriter.setInsertionPoint(index);
+      rewriter.replaceOpWithNewOp<linalg::IndexOp>(index, index.getDim() - run.rows);
+    });
+    rewriter.setInsertionPointAfter(row);
+  }
+  for (linalg::LinalgOp op : run.ops)
+    rewriter.eraseOp(op);
+  // The full-size temporaries are no longer used but by their deallocs.
+  for (auto [full, row] : shrunk) {
+    for (Operation *user : llvm::make_early_inc_range(full.getUsers())) {
+      rewriter.setInsertionPoint(user);
+      memref::DeallocOp::create(rewriter, user->getLoc(), row);
+      rewriter.eraseOp(user);
+    }
+    rewriter.eraseOp(full.getDefiningOp());
+  }
+}
+
+struct OpalFuseRows : public opal::ir::impl::OpalFuseRowsBase<OpalFuseRows> {
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    SmallVector<Block *> blocks;
+    getOperation()->walk([&](Block *block) { blocks.push_back(block); });
+    for (Block *block : blocks)
+      for (Run &run : findRuns(*block))
+        fuse(rewriter, run);
+  }
+};
+
+} // namespace

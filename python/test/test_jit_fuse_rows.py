@@ -1,0 +1,68 @@
+"""Row-wise composites (softmax, log_softmax, layer_norm, a user's rms_norm)
+run one row at a time (opal-fuse-rows): the same numbers as PyTorch or
+numpy for many shapes, with the two-thread split of large calls, views,
+empty and single-row tensors."""
+
+import numpy as np
+import pytest
+
+import opal
+
+A = opal.ops.aten
+torch = pytest.importorskip("torch")
+rng = np.random.default_rng(11)
+
+SHAPES = [(1, 1), (3, 1), (1, 17), (5, 7), (4, 6, 33), (2, 3, 4, 5), (0, 8), (8, 0),
+          (1024, 300),   # 2 threads (>= 2^18 elements)
+          (3, 131072)]   # long rows
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_softmax_and_log_softmax_over_the_last_dim(shape, dtype):
+    x = rng.uniform(-8, 8, shape).astype(dtype)
+    t = torch.from_numpy(x)
+    rtol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(np.asarray(A.softmax.int(opal.tensor(x), -1)),
+                               torch.softmax(t, -1).numpy(), rtol=rtol, atol=1e-7)
+    np.testing.assert_allclose(np.asarray(A.log_softmax.int(opal.tensor(x), -1)),
+                               torch.log_softmax(t, -1).numpy(), rtol=rtol, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(5, 7), (4, 6, 33), (1024, 300)], ids=str)
+def test_layer_norm(shape):
+    x = rng.standard_normal(shape).astype(np.float32)
+    w = rng.standard_normal(shape[-1]).astype(np.float32)
+    b = rng.standard_normal(shape[-1]).astype(np.float32)
+    got = np.asarray(A.layer_norm(opal.tensor(x), [shape[-1]], opal.tensor(w), opal.tensor(b)))
+    want = torch.nn.functional.layer_norm(torch.from_numpy(x), [shape[-1]], torch.from_numpy(w),
+                                          torch.from_numpy(b)).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_views_and_other_dims():
+    x = rng.uniform(-4, 4, (6, 10)).astype(np.float32)
+    t = torch.from_numpy(x)
+    # A transposed input (copied to contiguous by the runtime), dim 0.
+    np.testing.assert_allclose(np.asarray(A.softmax.int(A.t(opal.tensor(x)), -1)),
+                               torch.softmax(t.t(), -1).numpy(), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(np.asarray(A.softmax.int(opal.tensor(x), 0)),
+                               torch.softmax(t, 0).numpy(), rtol=1e-5, atol=1e-7)
+    # A slice of rows and columns.
+    np.testing.assert_allclose(np.asarray(A.softmax.int(opal.tensor(x)[1:5, 2:], -1)),
+                               torch.softmax(t[1:5, 2:], -1).numpy(), rtol=1e-5, atol=1e-7)
+
+
+def test_a_user_composite_with_a_row_reduction():
+    lib = opal.library.Library("fuserows", "DEF")
+    lib.define("rms_norm(Tensor x, float eps) -> Tensor")
+
+    @opal.library.register_decomposition("fuserows::rms_norm", lib=lib)
+    def rms_norm(x, eps):
+        mean = A.mean.dim(A.mul.Tensor(x, x), [-1], True)
+        return A.mul.Tensor(x, A.rsqrt(A.add.Scalar(mean, eps)))
+
+    x = rng.standard_normal((512, 700)).astype(np.float32)
+    got = np.asarray(opal.ops.fuserows.rms_norm(opal.tensor(x), 1e-6))
+    want = x / np.sqrt(np.mean(x.astype(np.float64) ** 2, axis=-1, keepdims=True) + 1e-6)
+    np.testing.assert_allclose(got, want, rtol=1e-5)

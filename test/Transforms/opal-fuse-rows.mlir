@@ -1,0 +1,185 @@
+// RUN: opal-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(opal-fuse-rows))" | FileCheck %s
+
+// softmax over the last dim after bufferization: the six ops run row by
+// row in one loop; the exp temporary shrinks to one row, the row maximum
+// and sum to a scalar buffer, both allocated before the loop.
+// CHECK-LABEL: func.func @softmax
+// CHECK-SAME: (%[[X:.*]]: memref<?x?xf32>, %[[Y:.*]]: memref<?x?xf32>)
+// CHECK: %[[ROWVAL:.*]] = memref.alloc() {alignment = 64 : i64} : memref<f32>
+// CHECK: %[[ROW:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?xf32>
+// CHECK-NOT: memref.alloc
+// CHECK: %[[ROWS:.*]] = memref.dim %[[X]], %{{.*}}
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %[[ROWS]]
+// CHECK:   linalg.generic {{.*}}iterator_types = []{{.*}} outs(%[[ROWVAL]] : memref<f32>)
+// CHECK:   %[[XROW:.*]] = memref.subview %[[X]][%[[I]], 0] [1, %{{.*}}] [1, 1] : memref<?x?xf32> to memref<?xf32, strided<[1], offset: ?>>
+// CHECK:   linalg.generic {{.*}}iterator_types = ["reduction"]} ins(%[[XROW]] {{.*}} outs(%[[ROWVAL]] : memref<f32>)
+// CHECK:     arith.maximumf
+// CHECK:   linalg.generic {{.*}}iterator_types = ["parallel"]} ins(%{{.*}}, %[[ROWVAL]] : {{.*}}) outs(%[[ROW]] : memref<?xf32>)
+// CHECK:     math.exp
+// CHECK:   linalg.generic {{.*}}iterator_types = []{{.*}} outs(%[[ROWVAL]] : memref<f32>)
+// CHECK:   linalg.generic {{.*}}iterator_types = ["reduction"]} ins(%[[ROW]] : memref<?xf32>) outs(%[[ROWVAL]] : memref<f32>)
+// CHECK:   %[[YROW:.*]] = memref.subview %[[Y]][%[[I]], 0]
+// CHECK:   linalg.generic {{.*}} ins(%[[ROW]], %[[ROWVAL]] : memref<?xf32>, memref<f32>) outs(%[[YROW]] : {{.*}})
+// CHECK:     arith.divf
+// CHECK: }
+// CHECK: memref.dealloc %[[ROWVAL]] : memref<f32>
+// CHECK: memref.dealloc %[[ROW]] : memref<?xf32>
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> (d0)>
+func.func @softmax(%arg0: memref<?x?xf32>, %arg1: memref<?x?xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %cst_0 = arith.constant 0xFF800000 : f32
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %dim = memref.dim %arg0, %c0 : memref<?x?xf32>
+  %alloc = memref.alloc(%dim) {alignment = 64 : i64} : memref<?xf32>
+  linalg.fill ins(%cst_0 : f32) outs(%alloc : memref<?xf32>)
+  linalg.reduce ins(%arg0 : memref<?x?xf32>) outs(%alloc : memref<?xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %0 = arith.maximumf %in, %init : f32
+      linalg.yield %0 : f32
+    }
+  %dim_1 = memref.dim %arg0, %c1 : memref<?x?xf32>
+  %alloc_2 = memref.alloc(%dim, %dim_1) {alignment = 64 : i64} : memref<?x?xf32>
+  linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0, %alloc : memref<?x?xf32>, memref<?xf32>) outs(%alloc_2 : memref<?x?xf32>) {
+  ^bb0(%in: f32, %in_3: f32, %out: f32):
+    %0 = arith.subf %in, %in_3 : f32
+    %1 = math.exp %0 : f32
+    linalg.yield %1 : f32
+  }
+  linalg.fill ins(%cst : f32) outs(%alloc : memref<?xf32>)
+  linalg.reduce ins(%alloc_2 : memref<?x?xf32>) outs(%alloc : memref<?xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %0 = arith.addf %in, %init : f32
+      linalg.yield %0 : f32
+    }
+  linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel"]} ins(%alloc_2, %alloc : memref<?x?xf32>, memref<?xf32>) outs(%arg1 : memref<?x?xf32>) {
+  ^bb0(%in: f32, %in_3: f32, %out: f32):
+    %0 = arith.divf %in, %in_3 : f32
+    linalg.yield %0 : f32
+  }
+  memref.dealloc %alloc : memref<?xf32>
+  memref.dealloc %alloc_2 : memref<?x?xf32>
+  return
+}
+
+// -----
+
+// Two leading dims shared by every op: two row loops. The row sums are
+// returned (an argument), so they stay whole and are sliced per row.
+// CHECK-LABEL: func.func @two_row_dims
+// CHECK-NOT: memref.alloc
+// CHECK: scf.for %[[I:.*]] =
+// CHECK:   scf.for %[[J:.*]] =
+// CHECK:     memref.subview %{{.*}}[%[[I]], %[[J]], 0] [1, 1, 8] [1, 1, 1] : memref<2x3x8xf32> to memref<8xf32, strided<[1], offset: ?>>
+// CHECK:     memref.subview %{{.*}}[%[[I]], %[[J]]] [1, 1] [1, 1] : memref<2x3xf32> to memref<f32, strided<[], offset: ?>>
+// CHECK:     linalg.generic {{.*}}iterator_types = ["reduction"]
+// CHECK:     linalg.generic {{.*}}iterator_types = ["parallel"]
+#map3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#map4 = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @two_row_dims(%x: memref<2x3x8xf32>, %sums: memref<2x3xf32>, %y: memref<2x3x8xf32>) {
+  linalg.reduce ins(%x : memref<2x3x8xf32>) outs(%sums : memref<2x3xf32>) dimensions = [2]
+    (%in: f32, %init: f32) {
+      %0 = arith.addf %in, %init : f32
+      linalg.yield %0 : f32
+    }
+  linalg.generic {indexing_maps = [#map3, #map4, #map3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %sums : memref<2x3x8xf32>, memref<2x3xf32>) outs(%y : memref<2x3x8xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %0 = arith.subf %in, %s : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+// Left alone: a reduction over the rows (dim 0 is not parallel), an
+// elementwise-only run (nothing read twice), and a run cut by an op with a
+// memory effect between its ops.
+// CHECK-LABEL: func.func @untouched
+// CHECK-NOT: scf.for
+// CHECK: linalg.reduce
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK: memref.copy
+// CHECK: linalg.reduce
+// CHECK-NOT: scf.for
+// CHECK: return
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @untouched(%x: memref<4x8xf32>, %cols: memref<8xf32>, %y: memref<4x8xf32>, %z: memref<4x8xf32>, %rows: memref<4xf32>) {
+  linalg.reduce ins(%x : memref<4x8xf32>) outs(%cols : memref<8xf32>) dimensions = [0]
+    (%in: f32, %init: f32) {
+      %0 = arith.addf %in, %init : f32
+      linalg.yield %0 : f32
+    }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : memref<4x8xf32>) outs(%y : memref<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.negf %in : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%y : memref<4x8xf32>) outs(%z : memref<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = math.absf %in : f32
+    linalg.yield %0 : f32
+  }
+  memref.copy %z, %y : memref<4x8xf32> to memref<4x8xf32>
+  linalg.reduce ins(%y : memref<4x8xf32>) outs(%rows : memref<4xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %0 = arith.addf %in, %init : f32
+      linalg.yield %0 : f32
+    }
+  return
+}
+
+// -----
+
+// A temporary that is read after the run keeps its full size.
+// CHECK-LABEL: func.func @temporary_used_later
+// CHECK: %[[T:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+// CHECK: scf.for
+// CHECK:   memref.subview %[[T]]
+// CHECK: memref.copy %[[T]], %{{.*}}
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row2 = affine_map<(d0, d1) -> (d0)>
+func.func @temporary_used_later(%x: memref<4x8xf32>, %y: memref<4x8xf32>, %out: memref<4xf32>) {
+  %t = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+  linalg.reduce ins(%x : memref<4x8xf32>) outs(%t : memref<4xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %0 = arith.maximumf %in, %init : f32
+      linalg.yield %0 : f32
+    }
+  linalg.generic {indexing_maps = [#id2, #row2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x, %t : memref<4x8xf32>, memref<4xf32>) outs(%y : memref<4x8xf32>) {
+  ^bb0(%in: f32, %m: f32, %o: f32):
+    %0 = arith.subf %in, %m : f32
+    linalg.yield %0 : f32
+  }
+  memref.copy %t, %out : memref<4xf32> to memref<4xf32>
+  memref.dealloc %t : memref<4xf32>
+  return
+}
+
+// -----
+
+// A view of another buffer (here its transpose) could tie one op's row to
+// other rows of the other's: not fused.
+// CHECK-LABEL: func.func @view_operand
+// CHECK-NOT: scf.for
+// CHECK: linalg.reduce
+// CHECK: linalg.generic
+#id3 = affine_map<(d0, d1) -> (d0, d1)>
+#row3 = affine_map<(d0, d1) -> (d0)>
+func.func @view_operand(%x: memref<4x4xf32>, %m: memref<4xf32>, %y: memref<4x4xf32>) {
+  linalg.reduce ins(%x : memref<4x4xf32>) outs(%m : memref<4xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %0 = arith.maximumf %in, %init : f32
+      linalg.yield %0 : f32
+    }
+  %t = memref.transpose %y (d0, d1) -> (d1, d0) : memref<4x4xf32> to memref<4x4xf32, strided<[1, 4]>>
+  linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel"]} ins(%x, %m : memref<4x4xf32>, memref<4xf32>) outs(%t : memref<4x4xf32, strided<[1, 4]>>) {
+  ^bb0(%in: f32, %mm: f32, %o: f32):
+    %0 = arith.subf %in, %mm : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
