@@ -242,8 +242,8 @@ DenseMap<Value, Value> shrinkTemporaries(OpBuilder &b, const Run &run,
   return shrunk;
 }
 
-/// The run as one loop nest over its rows, at the place of its last op.
-void fuse(RewriterBase &rewriter, Run &run) {
+/// The run as one loop over its rows, at the place of its last op.
+void fuse(RewriterBase &rewriter, Run &run, bool shrink) {
   // Every buffer a temporary: the run computes nothing that is kept.
   bool writesKept = llvm::any_of(run.ops, [](linalg::LinalgOp op) {
     return llvm::any_of(op.getDpsInits(), [](Value init) {
@@ -264,7 +264,9 @@ void fuse(RewriterBase &rewriter, Run &run) {
   for (linalg::LinalgOp op : run.ops)
     members.push_back(op);
   Location loc = run.ops.back().getLoc();
-  DenseMap<Value, Value> shrunk = shrinkTemporaries(rewriter, run, members);
+  DenseMap<Value, Value> shrunk;
+  if (shrink)
+    shrunk = shrinkTemporaries(rewriter, run, members);
 
   rewriter.setInsertionPoint(run.ops.back());
   // The row counts, from a buffer that outlives the run (the shrunk
@@ -282,14 +284,22 @@ void fuse(RewriterBase &rewriter, Run &run) {
     }
   if (bounds.size() != static_cast<size_t>(run.rows))
     return; // every buffer is a temporary: nothing to run
+  // One loop over all rows; the row's index in each dim from its number.
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-  SmallVector<Value> ivs;
-  for (Value bound : bounds) {
-    auto loop = scf::ForOp::create(rewriter, loc, zero, bound, one);
-    ivs.push_back(loop.getInductionVar());
-    rewriter.setInsertionPointToStart(loop.getBody());
+  Value total = bounds.front();
+  for (Value bound : ArrayRef(bounds).drop_front())
+    total = arith::MulIOp::create(rewriter, loc, total, bound);
+  auto loop = scf::ForOp::create(rewriter, loc, zero, total, one);
+  loop->setAttr(opal::ir::kRowsAttrName, rewriter.getUnitAttr());
+  rewriter.setInsertionPointToStart(loop.getBody());
+  SmallVector<Value> ivs(bounds.size());
+  Value rest = loop.getInductionVar();
+  for (int64_t dim = static_cast<int64_t>(bounds.size()) - 1; dim > 0; --dim) {
+    ivs[dim] = arith::RemUIOp::create(rewriter, loc, rest, bounds[dim]);
+    rest = arith::DivUIOp::create(rewriter, loc, rest, bounds[dim]);
   }
+  ivs[0] = rest;
   for (linalg::LinalgOp op : run.ops) {
     auto generic = cast<linalg::GenericOp>(op.getOperation());
     auto operandOf = [&](Value value) -> Value {
@@ -343,13 +353,15 @@ void fuse(RewriterBase &rewriter, Run &run) {
 }
 
 struct OpalFuseRows : public opal::ir::impl::OpalFuseRowsBase<OpalFuseRows> {
+  using OpalFuseRowsBase::OpalFuseRowsBase;
+
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
     SmallVector<Block *> blocks;
     getOperation()->walk([&](Block *block) { blocks.push_back(block); });
     for (Block *block : blocks)
       for (Run &run : findRuns(*block))
-        fuse(rewriter, run);
+        fuse(rewriter, run, shrinkTemporaries);
   }
 };
 

@@ -1,4 +1,5 @@
 // RUN: opal-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(opal-fuse-rows))" | FileCheck %s
+// RUN: opal-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(opal-fuse-rows{shrink-temporaries=false}))" | FileCheck %s --check-prefix=WHOLE
 
 // softmax over the last dim after bufferization: the six ops run row by
 // row in one loop; the exp temporary shrinks to one row, the row maximum
@@ -21,9 +22,21 @@
 // CHECK:   %[[YROW:.*]] = memref.subview %[[Y]][%[[I]], 0]
 // CHECK:   linalg.generic {{.*}} ins(%[[ROW]], %[[ROWVAL]] : memref<?xf32>, memref<f32>) outs(%[[YROW]] : {{.*}})
 // CHECK:     arith.divf
-// CHECK: }
+// CHECK: } {opal.rows}
 // CHECK: memref.dealloc %[[ROWVAL]] : memref<f32>
 // CHECK: memref.dealloc %[[ROW]] : memref<?xf32>
+
+// Without shrinking (the GPU's way: a block per row), the temporaries keep
+// their size and each row takes its own slice of them.
+// WHOLE-LABEL: func.func @softmax
+// WHOLE: %[[MAX:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?xf32>
+// WHOLE: %[[E:.*]] = memref.alloc(%{{.*}}, %{{.*}}) {alignment = 64 : i64} : memref<?x?xf32>
+// WHOLE: scf.for %[[I:.*]] =
+// WHOLE:   memref.subview %[[MAX]][%[[I]]] [1] [1] : memref<?xf32> to memref<f32, strided<[], offset: ?>>
+// WHOLE:   memref.subview %[[E]][%[[I]], 0]
+// WHOLE: } {opal.rows}
+// WHOLE: memref.dealloc %[[MAX]] : memref<?xf32>
+// WHOLE: memref.dealloc %[[E]] : memref<?x?xf32>
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #map1 = affine_map<(d0, d1) -> (d0)>
 func.func @softmax(%arg0: memref<?x?xf32>, %arg1: memref<?x?xf32>) {
@@ -65,12 +78,15 @@ func.func @softmax(%arg0: memref<?x?xf32>, %arg1: memref<?x?xf32>) {
 
 // -----
 
-// Two leading dims shared by every op: two row loops. The row sums are
-// returned (an argument), so they stay whole and are sliced per row.
+// Two leading dims shared by every op: one loop over the 2 x 3 rows, the
+// row's indices from its number. The row sums are an argument, so they
+// stay whole and are sliced per row.
 // CHECK-LABEL: func.func @two_row_dims
 // CHECK-NOT: memref.alloc
-// CHECK: scf.for %[[I:.*]] =
-// CHECK:   scf.for %[[J:.*]] =
+// CHECK: %[[ROWS:.*]] = arith.muli
+// CHECK: scf.for %[[N:.*]] = %{{.*}} to %[[ROWS]]
+// CHECK:   %[[J:.*]] = arith.remui %[[N]], %{{.*}} : index
+// CHECK:   %[[I:.*]] = arith.divui %[[N]], %{{.*}} : index
 // CHECK:     memref.subview %{{.*}}[%[[I]], %[[J]], 0] [1, 1, 8] [1, 1, 1] : memref<2x3x8xf32> to memref<8xf32, strided<[1], offset: ?>>
 // CHECK:     memref.subview %{{.*}}[%[[I]], %[[J]]] [1, 1] [1, 1] : memref<2x3xf32> to memref<f32, strided<[], offset: ?>>
 // CHECK:     linalg.generic {{.*}}iterator_types = ["reduction"]

@@ -23,6 +23,9 @@ namespace opal::ir {
 /// this many bytes (an integer). The JIT sets it on the CUDA kernels' buffers
 /// that are 16-byte aligned; opal-map-to-gpu then uses 128-bit accesses.
 inline constexpr const char *kAlignAttrName = "opal.align";
+/// The unit attribute of the loop over rows that opal-fuse-rows makes:
+/// opal-map-to-gpu runs it as one kernel with a block per row.
+inline constexpr const char *kRowsAttrName = "opal.rows";
 
 /// Patterns that lower elementwise prims to linalg.generic (the body of
 /// opal-lower-to-linalg, reusable by the JIT's pipelines).

@@ -80,9 +80,16 @@ def OpalFuseRows : Pass<"opal-fuse-rows", "::mlir::func::FuncOp"> {
     that row. A row is then read from memory once and reused from the cache
     by the later ops, instead of each op streaming the whole tensor.
     Temporaries that only the run uses (an `exp(x - max)` buffer, a row's
-    sum) shrink to one row, allocated once. The row loops keep everything
-    else: the loops inside each op are vectorized as before.
+    sum) shrink to one row, allocated once (unless `shrink-temporaries` is
+    off: for the GPU, where every block works on a row of its own). The
+    loop runs over the rows of all k leading dims at once and carries the
+    unit attribute `opal.rows`, by which `opal-map-to-gpu` makes it one
+    kernel with a block per row.
   }];
+  let options = [
+    Option<"shrinkTemporaries", "shrink-temporaries", "bool", "true",
+           "temporaries only the run uses shrink to one row">,
+  ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"];
 }
