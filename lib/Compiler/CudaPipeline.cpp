@@ -100,6 +100,8 @@ std::string opal::ir::jitCudaPipelineText(const CudaPipelineOptions &options) {
     target += " features=" + options.features.getValue();
   std::string binary = "format=" + options.format.getValue() + " toolkit=" + cudaToolkitOf(options);
   return std::string(bufferizationPipelineText()) +
+         // Row-wise runs (softmax, norms): one kernel, a block per row.
+         ",func.func(opal-fuse-rows{shrink-temporaries=false})"
          ",func.func(opal-map-to-gpu{block-size=" + std::to_string(options.blockSize) +
          "}),canonicalize,cse,"
          // Integer powers become loops in helper functions, which outlining
@@ -109,7 +111,9 @@ std::string opal::ir::jitCudaPipelineText(const CudaPipelineOptions &options) {
          "nvvm-attach-target{" + target + "},"
          // all_reduce becomes shuffles and shared memory inside
          // convert-gpu-to-nvvm; math becomes libdevice calls.
-         "gpu.module(lower-affine,convert-scf-to-cf,convert-gpu-to-nvvm,"
+         // Row kernels take subviews of their buffers (expand-strided-metadata
+         // makes them descriptor arithmetic).
+         "gpu.module(expand-strided-metadata,lower-affine,convert-scf-to-cf,convert-gpu-to-nvvm,"
          "canonicalize,cse,reconcile-unrealized-casts),"
          "gpu-module-to-binary{" + binary + "}" +
          (options.lowerHost ? ",lower-affine,convert-scf-to-cf,expand-strided-metadata,"

@@ -11,7 +11,8 @@
 // generalized) share k leading loops: parallel, indexing dims 0..k-1 of
 // every buffer operand as its own dims 0..k-1 and nowhere else (an op may
 // have no other loops: a fill of the row maxima), a reduction among them
-// (over a loop of its own), and the sizes of those loops
+// (over a loop of its own) and an op that walks the row's elements (so rows
+// are read more than once), and the sizes of those loops
 // provably equal across the run (the same buffer dims, or allocations sized
 // by them: one op's buffers agree by linalg's semantics). Between the ops
 // only pure ops and allocations may stand; they stay before the loop. Every
@@ -112,6 +113,7 @@ bool hasReduction(linalg::LinalgOp op) {
   });
 }
 
+
 /// Ops that may stand between the ops of a run: they stay before the loop.
 bool mayStayBefore(Operation &op) {
   return isMemoryEffectFree(&op) || isa<memref::AllocOp>(op);
@@ -121,6 +123,18 @@ struct Run {
   SmallVector<linalg::LinalgOp> ops;
   int64_t rows = 0; ///< the leading loops the ops share
 };
+
+/// Whether a run is worth it: a reduction over the row and an op that
+/// walks the row's elements in parallel (x - max, say), so rows are read
+/// more than once. (A lone reduction with the fill of its output is not.)
+bool rereadsRows(const Run &run) {
+  bool reduces = false, walks = false;
+  for (linalg::LinalgOp op : run.ops) {
+    reduces |= hasReduction(op);
+    walks |= !hasReduction(op) && op.getNumLoops() > static_cast<unsigned>(run.rows);
+  }
+  return reduces && walks;
+}
 
 /// Whether every op's row loops have the same sizes (see the file comment).
 bool rowSizesAgree(const Run &run) {
@@ -160,8 +174,8 @@ SmallVector<Run> findRuns(Block &block) {
   SmallVector<Run> runs;
   Run current;
   auto close = [&] {
-    if (current.ops.size() >= 2 && current.rows > 0 &&
-        llvm::any_of(current.ops, hasReduction) && rowSizesAgree(current))
+    if (current.ops.size() >= 2 && current.rows > 0 && rereadsRows(current) &&
+        rowSizesAgree(current))
       runs.push_back(current);
     current = Run();
   };

@@ -25,6 +25,11 @@
 //   fill's value, and the fill needs no launch. A payload whose combiner is
 //   not one of those (several outputs, as in argmax) runs serially in
 //   thread 0 of each block: correct, not fast.
+// - Loops over rows (`opal.rows`, from opal-fuse-rows: softmax, norms): one
+//   kernel with a block per row, whose threads run the row's ops in turn
+//   (elements shared out, reductions as above), a barrier after each op.
+//   A row is read from memory once and reread from the cache, and softmax
+//   is one launch instead of four.
 //
 //===----------------------------------------------------------------------===//
 
@@ -181,6 +186,22 @@ int64_t knownAlignment(Value buffer) {
   return align ? align.getInt() : 0;
 }
 
+/// A launch of `grid` blocks of `threads` threads, skipped when grid is 0
+/// (CUDA refuses empty grids); the builder is left inside its body.
+gpu::LaunchOp createGuardedLaunch(RewriterBase &rewriter, Location loc, Value grid,
+                                  Value threads) {
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value nonEmpty = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ugt, grid, zero);
+  auto guard = scf::IfOp::create(rewriter, loc, nonEmpty, /*withElseRegion=*/false);
+  rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  auto launch = gpu::LaunchOp::create(rewriter, loc, grid, one, one, threads, one, one);
+  rewriter.setInsertionPointToStart(&launch.getBody().front());
+  gpu::TerminatorOp::create(rewriter, loc);
+  rewriter.setInsertionPointToStart(&launch.getBody().front());
+  return launch;
+}
+
 class GenericToLaunch {
 public:
   /// `initial`, when given, is the value every element of the (single)
@@ -191,13 +212,7 @@ public:
         filled(initial) {}
 
   void rewrite() {
-    rewriter.setInsertionPoint(op);
-    linalg::LinalgOp structured = op;
-    for (Range range : structured.createLoopRanges(rewriter, loc))
-      sizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, range.size));
-    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-    for (auto [dim, iterator] : llvm::enumerate(iterators))
-      (iterator == utils::IteratorType::parallel ? parallelDims : reductionDims).push_back(dim);
+    setUp();
     if (reductionDims.empty())
       rewriteParallel();
     else
@@ -205,7 +220,59 @@ public:
     rewriter.eraseOp(op);
   }
 
+  /// The op as code for the `blockSize` threads of one block, `thread`
+  /// being this one's index, where the op stands (inside a launch): the
+  /// threads share its elements (or each reduction); the op's writes are
+  /// done when every thread has passed the barrier the caller puts after.
+  void rewriteInBlock(Value thread) {
+    setUp();
+    Value block = index(blockSize);
+    if (reductionDims.empty()) {
+      // Element thread, thread + B, ... of the flattened iteration space.
+      SmallVector<unsigned> all = llvm::to_vector(llvm::seq<unsigned>(0, sizes.size()));
+      auto loop = scf::ForOp::create(rewriter, loc, thread, product(all), block);
+      rewriter.setInsertionPointToStart(loop.getBody());
+      SmallVector<Value> ivs(sizes.size());
+      if (!sizes.empty())
+        delinearize(loop.getInductionVar(), all, ivs);
+      storeOutputs(clonePayload(argumentsAt(ivs), ivs), ivs);
+      rewriter.eraseOp(op);
+      rewriter.setInsertionPointAfter(loop);
+      return;
+    }
+    // One reduction after the other (every thread runs the same count, so
+    // all of them reach each all_reduce).
+    auto outer = scf::ForOp::create(rewriter, loc, index(0), product(parallelDims), index(1));
+    rewriter.setInsertionPointToStart(outer.getBody());
+    SmallVector<Value> ivs(sizes.size());
+    if (!parallelDims.empty())
+      delinearize(outer.getInductionVar(), parallelDims, ivs);
+    if (std::optional<SharedReduction> shared = sharedReduction(op)) {
+      reduceInBlock(*shared, ivs, thread);
+      // The next reduction reuses all_reduce's shared memory.
+      gpu::BarrierOp::create(rewriter, loc);
+    } else {
+      Value first =
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, thread, index(0));
+      auto guard = scf::IfOp::create(rewriter, loc, first, /*withElseRegion=*/false);
+      rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
+      reduceSerially(ivs);
+    }
+    rewriter.eraseOp(op);
+    rewriter.setInsertionPointAfter(outer);
+  }
+
 private:
+  void setUp() {
+    rewriter.setInsertionPoint(op);
+    linalg::LinalgOp structured = op;
+    for (Range range : structured.createLoopRanges(rewriter, loc))
+      sizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, range.size));
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    for (auto [dim, iterator] : llvm::enumerate(iterators))
+      (iterator == utils::IteratorType::parallel ? parallelDims : reductionDims).push_back(dim);
+  }
+
   Value index(int64_t value) { return arith::ConstantIndexOp::create(rewriter, loc, value); }
 
   Value product(ArrayRef<unsigned> dims) {
@@ -231,18 +298,8 @@ private:
     }
   }
 
-  /// A launch of `grid` blocks of `threads` threads, skipped when grid is 0
-  /// (CUDA refuses empty grids); the builder is left inside its body.
   gpu::LaunchOp createLaunch(Value grid, Value threads) {
-    Value nonEmpty = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ugt, grid, index(0));
-    auto guard = scf::IfOp::create(rewriter, loc, nonEmpty, /*withElseRegion=*/false);
-    rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
-    Value one = index(1);
-    auto launch = gpu::LaunchOp::create(rewriter, loc, grid, one, one, threads, one, one);
-    rewriter.setInsertionPointToStart(&launch.getBody().front());
-    gpu::TerminatorOp::create(rewriter, loc);
-    rewriter.setInsertionPointToStart(&launch.getBody().front());
-    return launch;
+    return createGuardedLaunch(rewriter, loc, grid, threads);
   }
 
   /// A launch of `threads` threads in blocks of blockSize; the builder is
@@ -544,34 +601,43 @@ private:
   }
 
   void rewriteReduction() {
-    Value outer = product(parallelDims);
-    Value inner = product(reductionDims);
     std::optional<SharedReduction> shared = sharedReduction(op);
-    Value block = index(shared ? blockSize : 1);
-    gpu::LaunchOp launch = createLaunch(outer, block);
-    Value thread = launch.getThreadIds().x;
+    gpu::LaunchOp launch = createLaunch(product(parallelDims), index(shared ? blockSize : 1));
     SmallVector<Value> ivs(sizes.size());
     delinearize(launch.getBlockIds().x, parallelDims, ivs);
-    if (!shared) {
-      // Thread 0 of the block folds the whole reduction space in order.
-      SmallVector<Value> initial;
-      for (OpOperand &operand : op.getDpsInitsMutable())
-        initial.push_back(filled ? filled : valueOf(operand, ivs));
-      auto loop = scf::ForOp::create(rewriter, loc, index(0), inner, index(1), initial);
-      rewriter.setInsertionPointToStart(loop.getBody());
-      delinearize(loop.getInductionVar(), reductionDims, ivs);
-      SmallVector<Value> arguments = inputsAt(ivs);
-      llvm::append_range(arguments, loop.getRegionIterArgs());
-      scf::YieldOp::create(rewriter, loc, clonePayload(arguments, ivs));
-      rewriter.setInsertionPointAfter(loop);
-      storeOutputs(SmallVector<Value>(loop.getResults()), ivs);
-      return;
-    }
-    // Each thread folds elements thread, thread + B, ... of the reduction.
+    if (shared)
+      reduceInBlock(*shared, ivs, launch.getThreadIds().x);
+    else
+      reduceSerially(ivs);
+  }
+
+  /// One thread folds the whole reduction space at the parallel point
+  /// `ivs` in order.
+  void reduceSerially(SmallVector<Value> &ivs) {
+    Value inner = product(reductionDims);
+    SmallVector<Value> initial;
+    for (OpOperand &operand : op.getDpsInitsMutable())
+      initial.push_back(filled ? filled : valueOf(operand, ivs));
+    auto loop = scf::ForOp::create(rewriter, loc, index(0), inner, index(1), initial);
+    rewriter.setInsertionPointToStart(loop.getBody());
+    delinearize(loop.getInductionVar(), reductionDims, ivs);
+    SmallVector<Value> arguments = inputsAt(ivs);
+    llvm::append_range(arguments, loop.getRegionIterArgs());
+    scf::YieldOp::create(rewriter, loc, clonePayload(arguments, ivs));
+    rewriter.setInsertionPointAfter(loop);
+    storeOutputs(SmallVector<Value>(loop.getResults()), ivs);
+  }
+
+  /// The threads of a block share the reduction at the parallel point
+  /// `ivs`: each folds elements thread, thread + B, ... into a register,
+  /// all_reduce combines them, thread 0 folds the result into the output.
+  void reduceInBlock(const SharedReduction &shared, SmallVector<Value> &ivs, Value thread) {
+    Value inner = product(reductionDims);
     Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
     Value identity =
-        arith::ConstantOp::create(rewriter, loc, identityOf(shared->kind, element));
-    auto loop = scf::ForOp::create(rewriter, loc, thread, inner, block, ValueRange{identity});
+        arith::ConstantOp::create(rewriter, loc, identityOf(shared.kind, element));
+    auto loop = scf::ForOp::create(rewriter, loc, thread, inner, index(blockSize),
+                                   ValueRange{identity});
     rewriter.setInsertionPointToStart(loop.getBody());
     delinearize(loop.getInductionVar(), reductionDims, ivs);
     SmallVector<Value> arguments = inputsAt(ivs);
@@ -580,7 +646,7 @@ private:
     rewriter.setInsertionPointAfter(loop);
     auto reduced = gpu::AllReduceOp::create(
         rewriter, loc, element, loop.getResult(0),
-        gpu::AllReduceOperationAttr::get(rewriter.getContext(), shared->kind),
+        gpu::AllReduceOperationAttr::get(rewriter.getContext(), shared.kind),
         /*uniform=*/true);
     // Thread 0 folds the block's result into the output's initial value.
     Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, thread, index(0));
@@ -590,10 +656,11 @@ private:
     OpOperand &output = op.getDpsInitsMutable()[0];
     Value initial = filled ? filled : valueOf(output, ivs);
     IRMapping mapping;
-    Operation *combine = rewriter.clone(*shared->combiner, mapping);
-    combine->setOperand(shared->accumulatorOperand, initial);
-    combine->setOperand(1 - shared->accumulatorOperand, reduced.getResult());
+    Operation *combine = rewriter.clone(*shared.combiner, mapping);
+    combine->setOperand(shared.accumulatorOperand, initial);
+    combine->setOperand(1 - shared.accumulatorOperand, reduced.getResult());
     storeOutputs(SmallVector<Value>(combine->getResults()), ivs);
+    rewriter.setInsertionPointAfter(guard);
   }
 
   RewriterBase &rewriter;
@@ -607,6 +674,39 @@ private:
   /// The output's value before the op (a folded fill), or null.
   Value filled;
 };
+
+/// A loop over rows from opal-fuse-rows as one kernel: a block per row,
+/// whose threads run the loop body's ops one after the other (each shared
+/// among them: GenericToLaunch::rewriteInBlock) with a barrier after each,
+/// so a row's maximum is in memory before its elements read it. Fails
+/// (leaving the loop) for a loop it does not recognize.
+LogicalResult rowsToLaunch(RewriterBase &rewriter, scf::ForOp loop, int64_t blockSize) {
+  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (lower != 0 || step != 1 || loop.getNumResults() != 0)
+    return loop.emitError() << "opal-map-to-gpu: a loop over rows must run from 0 by 1";
+  for (Operation &inner : loop.getBody()->without_terminator())
+    if (!isa<linalg::GenericOp, memref::SubViewOp, memref::DimOp>(inner) &&
+        inner.getName().getDialectNamespace() != "arith")
+      return inner.emitError() << "opal-map-to-gpu: '" << inner.getName()
+                               << "' in a loop over rows has no GPU mapping";
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  Value threads = arith::ConstantIndexOp::create(rewriter, loc, blockSize);
+  gpu::LaunchOp launch = createGuardedLaunch(rewriter, loc, loop.getUpperBound(), threads);
+  Value thread = launch.getThreadIds().x;
+  IRMapping mapping;
+  mapping.map(loop.getInductionVar(), launch.getBlockIds().x);
+  for (Operation &inner : loop.getBody()->without_terminator()) {
+    Operation *copy = rewriter.clone(inner, mapping);
+    if (auto generic = dyn_cast<linalg::GenericOp>(copy)) {
+      GenericToLaunch(rewriter, generic, blockSize).rewriteInBlock(thread);
+      gpu::BarrierOp::create(rewriter, loc);
+    }
+  }
+  rewriter.eraseOp(loop);
+  return success();
+}
 
 /// The value a generic writes to every element of its one output, if it is
 /// a fill: all-parallel, identity-indexed output, and a payload that yields
@@ -704,9 +804,26 @@ struct OpalMapToGpu : public opal::ir::impl::OpalMapToGpuBase<OpalMapToGpu> {
                                "one-shot-bufferize first)";
         return signalPassFailure();
       }
+    // Loops over rows (opal-fuse-rows) first: one kernel each.
+    SmallVector<scf::ForOp> rowLoops;
+    func.walk([&](scf::ForOp loop) {
+      if (loop->hasAttr(opal::ir::kRowsAttrName))
+        rowLoops.push_back(loop);
+    });
+    for (scf::ForOp loop : rowLoops)
+      if (failed(rowsToLaunch(rewriter, loop, blockSize)))
+        return signalPassFailure();
+    generics.clear();
+    func.walk([&](linalg::GenericOp generic) {
+      if (!generic->getParentOfType<gpu::LaunchOp>())
+        generics.push_back(generic);
+    });
     llvm::DenseMap<Operation *, Value> initial = foldFillsIntoReductions(rewriter, generics);
     SmallVector<linalg::GenericOp> remaining;
-    func.walk([&](linalg::GenericOp generic) { remaining.push_back(generic); });
+    func.walk([&](linalg::GenericOp generic) {
+      if (!generic->getParentOfType<gpu::LaunchOp>())
+        remaining.push_back(generic);
+    });
     for (linalg::GenericOp generic : remaining)
       GenericToLaunch(rewriter, generic, blockSize, initial.lookup(generic)).rewrite();
 

@@ -396,3 +396,30 @@ func.func @on_tensors(%x: tensor<?xf32>, %init: tensor<?xf32>) -> tensor<?xf32> 
   } -> tensor<?xf32>
   return %r : tensor<?xf32>
 }
+
+// -----
+
+// A loop over rows holds only what opal-fuse-rows puts there.
+func.func @foreign_op(%x: memref<4x8xf32>, %y: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    // expected-error @+1 {{opal-map-to-gpu: 'memref.load' in a loop over rows has no GPU mapping}}
+    %v = memref.load %x[%i, %c0] : memref<4x8xf32>
+    memref.store %v, %y[%i] : memref<4xf32>
+  } {opal.rows}
+  return
+}
+
+// -----
+
+func.func @strided_rows(%x: memref<4x8xf32>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  // expected-error @+1 {{opal-map-to-gpu: a loop over rows must run from 0 by 1}}
+  scf.for %i = %c1 to %c4 step %c2 {
+  } {opal.rows}
+  return
+}
