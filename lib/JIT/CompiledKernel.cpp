@@ -20,7 +20,8 @@ using namespace opal::jit;
 
 namespace {
 
-constexpr size_t kMaxDynamicDims = 1024;
+/// Dynamic output sizes kept on the stack; more go to the heap.
+constexpr size_t kInlineDynamicDims = 64;
 
 /// The slots of one packed call, on the caller's stack. Every value lives in
 /// an array of its own, so the pointers in `slots` stay valid; calls with
@@ -149,7 +150,13 @@ void outputSizesInto(const CompiledKernel &kernel, Packer &packer, int64_t *size
     }
   if (!kernel.shapes)
     return;
-  int64_t dims[kMaxDynamicDims];
+  int64_t inlineDims[kInlineDynamicDims];
+  std::vector<int64_t> heapDims;
+  int64_t *dims = inlineDims;
+  if (dynamicCount > kInlineDynamicDims) {
+    heapDims.resize(dynamicCount);
+    dims = heapDims.data();
+  }
   int64_t count = static_cast<int64_t>(dynamicCount), one = 1;
   size_t mark = packer.size();
   packer.memref(dims, IntArrayRef(&count, 1), IntArrayRef(&one, 1));
