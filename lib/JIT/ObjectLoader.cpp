@@ -44,13 +44,18 @@ public:
   Expected<SymbolAddresses> load() {
     if (auto failed = readHeaders())
       return makeUnexpected(Error(*failed));
-    if (auto failed = layOut())
+    Problem failed = layOut();
+    if (!failed)
+      failed = bindSymbols();
+    if (!failed)
+      failed = relocate();
+    if (!failed)
+      failed = protect();
+    if (failed) {
+      if (base_)
+        ::munmap(base_, mappedBytes_);
       return makeUnexpected(Error(*failed));
-    if (auto failed = bindSymbols())
-      return makeUnexpected(Error(*failed));
-    if (auto failed = relocate())
-      return makeUnexpected(Error(*failed));
-    protect();
+    }
     SymbolAddresses defined;
     for (size_t i = 0; i < symbols_.size(); ++i)
       if (ELF64_ST_BIND(symbols_[i].st_info) != STB_LOCAL &&
@@ -150,6 +155,7 @@ private:
     if (memory == MAP_FAILED)
       return std::string("cannot map memory for the code: ") + std::strerror(errno);
     base_ = static_cast<char *>(memory);
+    mappedBytes_ = total;
     for (size_t i = 0; i < sections_.size(); ++i) {
       if (!placement_[i])
         continue;
@@ -302,12 +308,14 @@ private:
     return std::nullopt;
   }
 
-  void protect() {
+  Problem protect() {
     const int protection[kGroups] = {PROT_READ | PROT_EXEC, PROT_READ, PROT_READ | PROT_WRITE};
     for (int group = 0; group < kGroups; ++group)
-      if (groupSize_[group])
-        ::mprotect(base_ + groupStart_[group], groupSize_[group], protection[group]);
+      if (groupSize_[group] &&
+          ::mprotect(base_ + groupStart_[group], groupSize_[group], protection[group]) != 0)
+        return std::string("cannot protect the code's pages: ") + std::strerror(errno);
     __builtin___clear_cache(base_ + groupStart_[0], base_ + groupStart_[0] + groupSize_[0]);
+    return std::nullopt;
   }
 
   const std::string &bytes_;
@@ -319,6 +327,7 @@ private:
   std::vector<size_t> placement_; ///< offset in its group + 1; 0: not loaded
   std::vector<void *> addresses_;
   char *base_ = nullptr;
+  size_t mappedBytes_ = 0;
   size_t groupStart_[kGroups] = {0, 0, 0}, groupSize_[kGroups] = {0, 0, 0};
   size_t stubOffset_ = 0, stubCount_ = 0;
 };
