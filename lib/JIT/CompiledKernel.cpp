@@ -56,7 +56,9 @@ public:
   }
 
 private:
-  static constexpr size_t kInline = 128;
+  /// Enough for three rank-6 tensors and the sizes buffer, in a small
+  /// stack frame; larger calls spill to the heap.
+  static constexpr size_t kInline = 48;
   /// One 8-byte value per slot.
   uint64_t *push() {
     uint64_t *value = &values_[valueCount_++];
@@ -229,6 +231,35 @@ size_t totalRank(const CompiledKernel &kernel) {
   return rank;
 }
 
+/// Runs a large row-independent call's two halves of rows on the calling
+/// thread and the helper. Out of line: its two packers would otherwise
+/// triple the stack frame of every call.
+[[gnu::noinline]] void runOnTwoThreads(const CompiledKernel &kernel, const IValue *args,
+                                       Stack &out, size_t first, std::vector<Tensor> &copies,
+                                       Packer &whole) {
+  size_t values = packedValueCount(kernel, args);
+  const TensorImpl &lead = *out[first].toTensorImpl();
+  int64_t rows = lead.sizes()[0];
+  RowRange low{static_cast<int64_t>(lead.sizes().size()), 0, rows / 2};
+  RowRange high{low.rank, rows / 2, rows};
+  Packer lowPacker(values, values), highPacker(values, values);
+  packInputs(kernel, args, lowPacker, copies, low);
+  packInputs(kernel, args, highPacker, copies, high);
+  for (size_t i = first; i < out.size(); ++i) {
+    packTensor(lowPacker, *out[i].toTensorImpl(), low);
+    packTensor(highPacker, *out[i].toTensorImpl(), high);
+  }
+  RowWorker &worker = RowWorker::get();
+  std::unique_lock<std::mutex> exclusive(worker.callMutex(), std::try_to_lock);
+  if (!exclusive) { // another thread is using the helper: run alone
+    kernel.run(whole.slots());
+    return;
+  }
+  worker.start(kernel.run, highPacker.slots());
+  kernel.run(lowPacker.slots());
+  worker.wait();
+}
+
 } // namespace
 
 void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const {
@@ -272,25 +303,7 @@ void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const
     run(packer.slots());
     return;
   }
-  // Two halves of the rows: the helper thread runs the second.
-  RowRange low{static_cast<int64_t>(lead.sizes().size()), 0, rows / 2};
-  RowRange high{low.rank, rows / 2, rows};
-  Packer lowPacker(values, values), highPacker(values, values);
-  packInputs(*this, args, lowPacker, copies, low);
-  packInputs(*this, args, highPacker, copies, high);
-  for (size_t i = first; i < out.size(); ++i) {
-    packTensor(lowPacker, *out[i].toTensorImpl(), low);
-    packTensor(highPacker, *out[i].toTensorImpl(), high);
-  }
-  RowWorker &worker = RowWorker::get();
-  std::unique_lock<std::mutex> exclusive(worker.callMutex(), std::try_to_lock);
-  if (!exclusive) { // another thread is using the helper: run alone
-    run(packer.slots());
-    return;
-  }
-  worker.start(run, highPacker.slots());
-  run(lowPacker.slots());
-  worker.wait();
+  runOnTwoThreads(*this, args, out, first, copies, packer);
 }
 
 void CompiledKernel::runPlan(const IValue *args, Stack &out) const {
