@@ -237,6 +237,12 @@ def test_where_and_clamp():
     check(A.clamp, torch.clamp, a, None, 0.5)
     check(A.clamp, torch.clamp, a, -0.5)
 
+    # Three rank-6 tensors and a rank-6 output: more packed values than the
+    # call keeps on its stack (they go to the heap).
+    shape = (2, 1, 3, 2, 1, 2)
+    c, a, b = array(shape, np.bool_), array(shape), array(shape)
+    check(A.where.self, torch.where, c, a, b)
+
 
 REDUCTIONS = {
     "sum": (A.sum.dim_IntList, torch.sum),
