@@ -382,7 +382,11 @@ Expected<KernelCompiler *> jit::kernelCompiler() {
   std::string path = compilerLibraryPath();
   if (path.empty())
     return makeUnexpected(Error("opal JIT: cannot locate libopal.so to find the compiler"));
-  if (!dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL))
+  // Lazy binding: most of MLIR's and LLVM's functions are never called by a
+  // process; binding them all up front cost 20-30 ms of the first compile.
+  // (A broken installation then fails when a missing function is first
+  // called instead of here.)
+  if (!dlopen(path.c_str(), RTLD_LAZY | RTLD_GLOBAL))
     return makeUnexpected(Error(std::string("opal JIT: cannot load the compiler: ") + dlerror()));
   std::lock_guard<std::mutex> lock(hookMutex);
   if (!installed)
