@@ -183,15 +183,9 @@ SmallVector<Run> findRuns(Block &block) {
     auto structured = dyn_cast<linalg::LinalgOp>(op);
     int64_t rows = structured ? rowLoops(structured, std::numeric_limits<int64_t>::max()) : 0;
     if (rows > 0) {
-      int64_t shared = current.ops.empty() ? rows : std::min(current.rows, rows);
-      if (shared > 0) {
-        current.ops.push_back(structured);
-        current.rows = shared;
-        continue;
-      }
-      close();
+      // The run keeps the row loops all its ops share.
+      current.rows = current.ops.empty() ? rows : std::min(current.rows, rows);
       current.ops.push_back(structured);
-      current.rows = rows;
       continue;
     }
     if (!current.ops.empty() && mayStayBefore(op))
