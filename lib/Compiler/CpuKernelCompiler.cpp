@@ -177,6 +177,7 @@ public:
              << ", codegen " << llvmSteps.codegenMs << "]";
       line << ", load " << loadMs << ")"
            << (kernel.rowsIndependent ? ", rows independent" : "")
+           << (kernel.halves != jit::HalvesCombine::None ? ", reduces halves" : "")
            << " [" << cacheKey.substr(0, 16) << "]; reached:";
       for (const OperatorName &name : kernel.reached)
         line << " " << name.str();
@@ -303,6 +304,8 @@ private:
       kernel.argKinds.push_back(arg.kind);
     // Two CPU threads split independent rows; one CUDA launch covers them all.
     kernel.rowsIndependent = spec.device != DeviceType::CUDA && rowsAreIndependent(moduleOp);
+    kernel.halves =
+        spec.device != DeviceType::CUDA ? halvesCombine(moduleOp) : jit::HalvesCombine::None;
     // CUDA outputs come from cuMemAlloc: aligned for 128-bit stores.
     unsigned outputAlignment = spec.device == DeviceType::CUDA ? jit::kVectorAlignment : 0;
     auto outputs = splitEntryPoints(moduleOp, outputAlignment, error);

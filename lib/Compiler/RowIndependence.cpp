@@ -153,3 +153,43 @@ bool opal::ir::rowsAreIndependent(ModuleOp module) {
   return llvm::all_of(ret.getOperands(), [&](Value v) { return rows.contains(v); });
 }
 
+jit::HalvesCombine opal::ir::halvesCombine(ModuleOp module) {
+  auto kernel = module.lookupSymbol<func::FuncOp>(kKernelName);
+  auto ret = cast<func::ReturnOp>(kernel.getBody().back().getTerminator());
+  if (ret.getNumOperands() != 1)
+    return jit::HalvesCombine::None;
+  Operation *reduction = ret.getOperand(0).getDefiningOp();
+  auto result = dyn_cast_or_null<RankedTensorType>(ret.getOperand(0).getType());
+  if (!reduction || !result || result.getRank() != 0 || reduction->getNumOperands() < 2)
+    return jit::HalvesCombine::None;
+  // Results the runtime can combine on the host.
+  Type element = result.getElementType();
+  if (!element.isF32() && !element.isF64() && !element.isInteger(64))
+    return jit::HalvesCombine::None;
+  StringRef name = reduction->getName().getStringRef();
+  jit::HalvesCombine combine = name == "prims.sum"    ? jit::HalvesCombine::Sum
+                               : name == "prims.prod" ? jit::HalvesCombine::Prod
+                               : name == "prims.amax" ? jit::HalvesCombine::Max
+                               : name == "prims.amin" ? jit::HalvesCombine::Min
+                                                      : jit::HalvesCombine::None;
+  if (combine == jit::HalvesCombine::None)
+    return combine;
+  // Of a kernel argument itself (the runtime slices it by rows), over all
+  // its dims, in the argument's own element type (no conversion whose
+  // rounding would differ between halves and whole).
+  auto input = dyn_cast<BlockArgument>(reduction->getOperand(0));
+  auto inputType = input ? dyn_cast<RankedTensorType>(input.getType()) : nullptr;
+  auto dims = constantElements(reduction->getOperand(1));
+  if (!inputType || inputType.getRank() == 0 || !inputType.isDynamicDim(0) || !dims ||
+      inputType.getElementType() != element ||
+      dims->size() != static_cast<size_t>(inputType.getRank()))
+    return jit::HalvesCombine::None;
+  for (int64_t dim = 0; dim < inputType.getRank(); ++dim)
+    if (!llvm::is_contained(*dims, dim))
+      return jit::HalvesCombine::None;
+  // The only tensor argument.
+  for (BlockArgument argument : kernel.getArguments())
+    if (argument != input && isa<RankedTensorType>(argument.getType()))
+      return jit::HalvesCombine::None;
+  return combine;
+}

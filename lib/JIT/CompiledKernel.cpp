@@ -12,6 +12,8 @@
 
 #include <condition_variable>
 #include <cstring>
+#include <limits>
+#include <type_traits>
 #include <mutex>
 #include <thread>
 
@@ -231,6 +233,19 @@ size_t totalRank(const CompiledKernel &kernel) {
   return rank;
 }
 
+/// Runs `run` on `low` here and on `high` on the helper thread; false, with
+/// nothing run, when another thread is using the helper.
+bool runOnBothThreads(CompiledKernel::PackedFunction run, void **low, void **high) {
+  RowWorker &worker = RowWorker::get();
+  std::unique_lock<std::mutex> exclusive(worker.callMutex(), std::try_to_lock);
+  if (!exclusive)
+    return false;
+  worker.start(run, high);
+  run(low);
+  worker.wait();
+  return true;
+}
+
 /// Runs a large row-independent call's two halves of rows on the calling
 /// thread and the helper. Out of line: its two packers would otherwise
 /// triple the stack frame of every call.
@@ -249,15 +264,74 @@ size_t totalRank(const CompiledKernel &kernel) {
     packTensor(lowPacker, *out[i].toTensorImpl(), low);
     packTensor(highPacker, *out[i].toTensorImpl(), high);
   }
-  RowWorker &worker = RowWorker::get();
-  std::unique_lock<std::mutex> exclusive(worker.callMutex(), std::try_to_lock);
-  if (!exclusive) { // another thread is using the helper: run alone
+  if (!runOnBothThreads(kernel.run, lowPacker.slots(), highPacker.slots()))
+    kernel.run(whole.slots()); // another thread is using the helper: run alone
+}
+
+template <typename T> T combineHalves(HalvesCombine how, T a, T b) {
+  if constexpr (std::is_floating_point_v<T>)
+    if ((how == HalvesCombine::Max || how == HalvesCombine::Min) && (a != a || b != b))
+      return std::numeric_limits<T>::quiet_NaN(); // amax/amin propagate NaN
+  switch (how) {
+  case HalvesCombine::Sum:
+    return a + b;
+  case HalvesCombine::Prod:
+    return a * b;
+  case HalvesCombine::Max:
+    return a < b ? b : a;
+  case HalvesCombine::Min:
+    return b < a ? b : a;
+  case HalvesCombine::None:
+    break;
+  }
+  return a;
+}
+
+/// The input a halves-combining kernel reduces (its one tensor argument).
+const TensorImpl *reducedInput(const CompiledKernel &kernel, const IValue *args) {
+  for (size_t i = 0; i < kernel.argKinds.size(); ++i)
+    if (kernel.argKinds[i] == ArgKind::Tensor)
+      return args[i].toTensorImpl();
+  return nullptr;
+}
+
+/// A large full reduction: the two halves of the input's rows reduced on
+/// two threads, the helper's result combined into the output on the host.
+[[gnu::noinline]] void reduceOnTwoThreads(const CompiledKernel &kernel, const IValue *args,
+                                          Stack &out, size_t first, std::vector<Tensor> &copies,
+                                          Packer &whole) {
+  size_t values = packedValueCount(kernel, args);
+  const TensorImpl &input = *reducedInput(kernel, args);
+  int64_t rows = input.sizes()[0];
+  RowRange low{static_cast<int64_t>(input.sizes().size()), 0, rows / 2};
+  RowRange high{low.rank, rows / 2, rows};
+  const TensorImpl &result = *out[first].toTensorImpl();
+  Tensor partial = Tensor::empty({}, result.dtype(), result.device());
+  Packer lowPacker(values, values), highPacker(values, values);
+  packInputs(kernel, args, lowPacker, copies, low);
+  packInputs(kernel, args, highPacker, copies, high);
+  // The outputs are scalars: passed whole (they do not have the input's rank).
+  packTensor(lowPacker, result, low);
+  packTensor(highPacker, *partial.impl(), high);
+  if (!runOnBothThreads(kernel.run, lowPacker.slots(), highPacker.slots())) {
     kernel.run(whole.slots());
     return;
   }
-  worker.start(kernel.run, highPacker.slots());
-  kernel.run(lowPacker.slots());
-  worker.wait();
+  auto combineInto = [&](auto *target, const auto *other) {
+    *target = combineHalves(kernel.halves, *target, *other);
+  };
+  void *target = result.data();
+  const void *other = partial.impl()->data();
+  switch (result.dtype()) {
+  case ScalarType::Float:
+    return combineInto(static_cast<float *>(target), static_cast<const float *>(other));
+  case ScalarType::Double:
+    return combineInto(static_cast<double *>(target), static_cast<const double *>(other));
+  case ScalarType::Long:
+    return combineInto(static_cast<int64_t *>(target), static_cast<const int64_t *>(other));
+  default:
+    throw OpalError("internal error: " + kernel.label + " combines halves of an unexpected type");
+  }
 }
 
 } // namespace
@@ -294,6 +368,14 @@ void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const
     cuda::LaunchScope scope(*gpuModule, cuda::ordinalOf(device), label);
     run(packer.slots());
     scope.finish();
+    return;
+  }
+  if (halves != HalvesCombine::None) {
+    const TensorImpl *input = reducedInput(*this, args);
+    if (input && !input->sizes().empty() && input->sizes()[0] >= 2 &&
+        input->numel() >= kTwoThreadElements && twoThreadsAllowed())
+      return reduceOnTwoThreads(*this, args, out, first, copies, packer);
+    run(packer.slots());
     return;
   }
   const TensorImpl &lead = *out[first].toTensorImpl();

@@ -15,6 +15,30 @@
 using namespace opal;
 using namespace opal::jit;
 
+namespace {
+
+constexpr std::pair<HalvesCombine, const char *> kHalvesNames[] = {
+    {HalvesCombine::Sum, "sum"},
+    {HalvesCombine::Prod, "prod"},
+    {HalvesCombine::Max, "max"},
+    {HalvesCombine::Min, "min"}};
+
+HalvesCombine halvesNamed(const std::string &word) {
+  for (auto [value, name] : kHalvesNames)
+    if (word == name)
+      return value;
+  return HalvesCombine::None;
+}
+
+const char *halvesName(HalvesCombine combine) {
+  for (auto [value, name] : kHalvesNames)
+    if (value == combine)
+      return name;
+  return "none";
+}
+
+} // namespace
+
 std::string jit::describeKernel(const CompiledKernel &kernel) {
   std::ostringstream text;
   text << "outputs:";
@@ -26,6 +50,8 @@ std::string jit::describeKernel(const CompiledKernel &kernel) {
     text << "]";
   }
   text << "\nrows: " << (kernel.rowsIndependent ? "independent" : "dependent") << "\n";
+  if (kernel.halves != HalvesCombine::None)
+    text << "halves: " << halvesName(kernel.halves) << "\n";
   text << "reached:";
   for (const OperatorName &name : kernel.reached)
     text << " " << name.str();
@@ -92,6 +118,11 @@ Expected<bool> jit::readKernelDescription(const std::string &text, CompiledKerne
                (values[0] == "independent" || values[0] == "dependent")) {
       sawRows = true;
       kernel.rowsIndependent = values[0] == "independent";
+    } else if (field == "halves" && values.size() == 1) {
+      auto known = halvesNamed(values[0]);
+      if (known == HalvesCombine::None)
+        return makeUnexpected(Error("kernel description: unknown halves '" + values[0] + "'"));
+      kernel.halves = known;
     } else if (field == "reached") {
       for (const std::string &word : values) {
         auto name = parseOperatorName(word);

@@ -391,6 +391,47 @@ def test_large_non_contiguous_input_with_two_threads():
     np.testing.assert_allclose(host(got), np.exp(a.T), rtol=1e-6)
 
 
+@pytest.mark.parametrize("shape", [(1 << 20,), (1025, 513), (3, 200000), (2, 3, 50000)], ids=str)
+def test_large_full_reductions_reduce_two_halves_on_two_threads(shape):
+    # One reduction of the whole input to a scalar: the halves of its rows
+    # are reduced on two threads and combined.
+    x = rng.uniform(-3, 3, shape)
+    dims = list(range(len(shape)))
+    for dtype in (np.float32, np.float64):
+        a = opal.tensor(x.astype(dtype))
+        got = float(np.asarray(A.sum.dim_IntList(a, dims)))
+        exact = x.astype(dtype).astype(np.float64)
+        # Rounding grows with the sum of magnitudes, not with the result.
+        scale = np.abs(exact).sum() * (4e-7 if dtype == np.float32 else 1e-15)
+        np.testing.assert_allclose(got, exact.sum(), rtol=0, atol=scale)
+        assert float(np.asarray(A.amax(a, dims))) == x.astype(dtype).max()
+        assert float(np.asarray(A.amin(a, dims))) == x.astype(dtype).min()
+    near_one = opal.tensor(np.full(shape, 1.0000001, np.float64))
+    np.testing.assert_allclose(float(np.asarray(opal.ops.prims.prod(near_one, dims))),
+                               1.0000001 ** np.prod(shape), rtol=1e-9)
+    ints = rng.integers(-1000, 1000, shape)
+    assert int(np.asarray(A.sum.dim_IntList(opal.tensor(ints), dims))) == int(ints.sum())
+
+
+def test_full_reductions_on_two_threads_keep_nan_and_views():
+    x = rng.uniform(-3, 3, 1 << 20).astype(np.float32)
+    for at in (3, (1 << 20) - 3):  # in the first half, in the second
+        y = x.copy()
+        y[at] = np.nan
+        assert np.isnan(np.asarray(A.amax(opal.tensor(y), [0])))
+        assert np.isnan(np.asarray(A.amin(opal.tensor(y), [0])))
+        assert np.isnan(np.asarray(A.sum.dim_IntList(opal.tensor(y), [0])))
+    # A transposed (non-contiguous) input is copied, then split.
+    m = rng.uniform(-3, 3, (700, 600)).astype(np.float32)
+    t = A.t(opal.tensor(m))
+    np.testing.assert_allclose(float(np.asarray(A.sum.dim_IntList(t, [0, 1]))),
+                               m.astype(np.float64).sum(), rtol=0,
+                               atol=np.abs(m.astype(np.float64)).sum() * 4e-7)
+    # Reductions that are not a plain reduction of the input run whole.
+    np.testing.assert_allclose(float(np.asarray(A.mean.dim(opal.tensor(x), [0]))),
+                               x.astype(np.float64).mean(), rtol=1e-5, atol=1e-7)
+
+
 def test_large_row_independent_reductions_split_across_two_threads():
     # Softmax, log_softmax and layer_norm over the last dim, and sums with
     # keepdim over it, keep rows independent.

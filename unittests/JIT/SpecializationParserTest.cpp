@@ -90,4 +90,20 @@ TEST(KernelDescription, RoundTrips) {
   EXPECT_EQ(error.error().message(), "kernel description: output 'float32[x]': bad size 'x'");
 }
 
+TEST(KernelDescription, FullReductionsSayHowHalvesCombine) {
+  CompiledKernel kernel;
+  kernel.outputs = {{ScalarType::Float, {}}};
+  kernel.halves = HalvesCombine::Max;
+  kernel.reached = {OperatorName{"aten::amax", ""}};
+  std::string text = describeKernel(kernel);
+  EXPECT_EQ(text, "outputs: float32[]\nrows: dependent\nhalves: max\nreached: aten::amax\n");
+  CompiledKernel read;
+  ASSERT_TRUE(readKernelDescription(text, read).hasValue());
+  EXPECT_EQ(read.halves, HalvesCombine::Max);
+  CompiledKernel bad;
+  auto error = readKernelDescription("outputs: float32[]\nrows: dependent\nhalves: mean\n", bad);
+  ASSERT_FALSE(error.hasValue());
+  EXPECT_EQ(error.error().message(), "kernel description: unknown halves 'mean'");
+}
+
 } // namespace

@@ -47,6 +47,13 @@ buildCallModule(mlir::MLIRContext *context, const FunctionSchema &schema,
 /// slices of rows in parallel.
 bool rowsAreIndependent(mlir::ModuleOp module);
 
+/// After opal-decompose (RowIndependence.cpp): how `opal_kernel`'s result
+/// over two halves of its input's rows combines into the whole's, when the
+/// kernel is one reduction (sum, prod, amax, amin) of its only tensor
+/// argument over all dims, to a scalar of the argument's own f32, f64 or
+/// i64 type; None otherwise.
+jit::HalvesCombine halvesCombine(mlir::ModuleOp module);
+
 /// After opal-decompose: the outputs of `opal_kernel` (dtype and static
 /// sizes), with the module rewritten into the two entry points. A nonzero
 /// `outputAlignment` marks the output buffers `opal.align` (the runtime

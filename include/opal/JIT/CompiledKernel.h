@@ -50,6 +50,10 @@ struct PlanStep {
   std::vector<int> results;
 };
 
+/// How the results of a full reduction over two halves of its input's rows
+/// combine into the whole's (CompiledKernel::halves).
+enum class HalvesCombine : uint8_t { None, Sum, Prod, Max, Min };
+
 struct OutputSpec {
   ScalarType dtype = ScalarType::Undefined;
   std::vector<int64_t> sizes; ///< -1 for a size the shapes entry computes
@@ -83,6 +87,10 @@ public:
   /// Rows (dim 0) of the outputs are independent (KernelBuilder.h's
   /// rowsAreIndependent): large calls run the two halves on two threads.
   bool rowsIndependent = false;
+  /// A reduction of one input over all its dims to one scalar (sum, prod,
+  /// amax, amin): large calls reduce the two halves of the input's rows on
+  /// two threads and combine the two results so.
+  HalvesCombine halves = HalvesCombine::None;
   std::vector<OutputSpec> outputs;
   /// The ops (`ns::name[.overload]`) whose definitions went into the kernel.
   std::vector<OperatorName> reached;
