@@ -3,29 +3,25 @@
 #include "opal/Compiler/ObjectCode.h"
 
 #include "opal/CUDA/Launch.h"
+#include "opal/JIT/ObjectLoader.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
-#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
-#include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <mutex>
 
@@ -263,68 +259,34 @@ FailureOr<LoadedObject> opal::ir::loadObject(const std::string &object,
                                              const std::vector<std::string> &entryPoints,
                                              std::string &error,
                                              const std::vector<std::string> &symbols) {
-  static std::mutex mutex;
-  static std::unique_ptr<llvm::orc::LLJIT> jit;
-  static std::atomic<uint64_t> count{0};
-  std::lock_guard<std::mutex> lock(mutex);
-  if (!jit) {
-    auto created = llvm::orc::LLJITBuilder()
-                       .setJITTargetMachineBuilder(hostMachineBuilder())
-                       .create();
-    if (!created) {
-      error = "cannot create the ORC JIT: " + llvm::toString(created.takeError());
-      return failure();
-    }
-    jit = std::move(*created);
-  }
-  // One JITDylib per object: entry points have the same names in each.
-  auto dylib = jit->createJITDylib("opal_kernel_" + std::to_string(count++));
-  if (!dylib) {
-    error = llvm::toString(dylib.takeError());
-    return failure();
-  }
-  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-      jit->getDataLayout().getGlobalPrefix());
-  if (!process) {
-    error = llvm::toString(process.takeError());
-    return failure();
-  }
-  dylib->addGenerator(std::move(*process));
-  // The CUDA runtime's entry points, by address: libopal's symbols need not
-  // be visible to dlsym (Python loads extensions with RTLD_LOCAL).
-  llvm::orc::SymbolMap runtime;
-  auto define = [&](const char *name, void *address) {
-    runtime[jit->mangleAndIntern(name)] = llvm::orc::ExecutorSymbolDef(
-        llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported);
-  };
-  define("opal_cuda_launch", reinterpret_cast<void *>(&opal_cuda_launch));
-  define("opal_cuda_alloc", reinterpret_cast<void *>(&opal_cuda_alloc));
-  define("opal_cuda_free", reinterpret_cast<void *>(&opal_cuda_free));
-  if (llvm::Error failed = dylib->define(llvm::orc::absoluteSymbols(std::move(runtime)))) {
-    error = llvm::toString(std::move(failed));
-    return failure();
-  }
-  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(object, "opal_kernel.o");
-  if (llvm::Error failed = jit->addObjectFile(*dylib, std::move(buffer))) {
-    error = "cannot load the kernel's object code: " + llvm::toString(std::move(failed));
+  // opal's own linker, as for kernels loaded from disk without the compiler
+  // (JIT/ObjectLoader.h). The CUDA runtime's entry points go in by address:
+  // libopal's symbols need not be visible to dlsym (Python loads extensions
+  // with RTLD_LOCAL).
+  static const jit::SymbolAddresses runtime = {
+      {"opal_cuda_launch", reinterpret_cast<void *>(&opal_cuda_launch)},
+      {"opal_cuda_alloc", reinterpret_cast<void *>(&opal_cuda_alloc)},
+      {"opal_cuda_free", reinterpret_cast<void *>(&opal_cuda_free)}};
+  auto linked = jit::loadNativeObject(object, runtime);
+  if (!linked) {
+    error = linked.error().message();
     return failure();
   }
   LoadedObject loaded;
-  for (const std::string &name : entryPoints) {
-    auto address = jit->lookup(*dylib, packedName(name));
-    if (!address) {
-      error = "cannot link the kernel's object code: " + llvm::toString(address.takeError());
-      return failure();
+  auto lookup = [&](const std::string &name, std::vector<void *> &into) {
+    auto found = linked->find(name);
+    if (found == linked->end()) {
+      error = "cannot link the kernel's object code: it does not define " + name;
+      return false;
     }
-    loaded.addresses.push_back(address->toPtr<void *>());
-  }
-  for (const std::string &name : symbols) {
-    auto address = jit->lookup(*dylib, name);
-    if (!address) {
-      error = "cannot link the kernel's object code: " + llvm::toString(address.takeError());
+    into.push_back(found->second);
+    return true;
+  };
+  for (const std::string &name : entryPoints)
+    if (!lookup(packedName(name), loaded.addresses))
       return failure();
-    }
-    loaded.symbols.push_back(address->toPtr<void *>());
-  }
+  for (const std::string &name : symbols)
+    if (!lookup(name, loaded.symbols))
+      return failure();
   return loaded;
 }

@@ -42,9 +42,9 @@ public:
       : bytes_(object), extra_(extra) {}
 
   Expected<SymbolAddresses> load() {
-    if (auto failed = readHeaders())
-      return makeUnexpected(Error(*failed));
-    Problem failed = layOut();
+    Problem failed = readHeaders();
+    if (!failed)
+      failed = layOut();
     if (!failed)
       failed = bindSymbols();
     if (!failed)
@@ -252,10 +252,8 @@ private:
         uint32_t index = ELF64_R_SYM(entry.r_info);
         if (index >= symbols_.size())
           return "a relocation names an unknown symbol";
-        if (entry.r_offset + 8 > target.sh_size && type != R_X86_64_PC32 &&
-            type != R_X86_64_PLT32 && type != R_X86_64_32 && type != R_X86_64_32S)
-          return "a relocation past the end of its section";
-        if (entry.r_offset + 4 > target.sh_size)
+        uint64_t width = type == R_X86_64_64 || type == R_X86_64_PC64 ? 8 : 4;
+        if (entry.r_offset > target.sh_size || width > target.sh_size - entry.r_offset)
           return "a relocation past the end of its section";
         char *place = targetStart + entry.r_offset;
         char *symbol = static_cast<char *>(addresses_[index]);

@@ -5,7 +5,7 @@
 // function the runtime calls, is optimized at O2 for the host CPU (its
 // features included) and emitted as an ELF object. The object is what the
 // disk cache stores; loading one (fresh or from disk) links it into the
-// process with ORC.
+// process with opal's own loader (JIT/ObjectLoader.h).
 //
 //===----------------------------------------------------------------------===//
 

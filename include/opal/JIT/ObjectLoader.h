@@ -5,7 +5,8 @@
 // into fresh pages, its relocations applied, and its undefined symbols bound
 // to the process's (libm, libc; `extraSymbols` first). This is what lets a
 // process that finds its kernels on disk run them without loading LLVM
-// (WarmStart.h); the compiler's own path links with ORC.
+// (WarmStart.h); the compiler links the objects it makes the same way
+// (Compiler/ObjectCode.h).
 //
 // Supported: relocations R_X86_64_64, PC32, PLT32 (through a jump stub when
 // the target is out of reach), PC64, 32 and 32S, against defined,
