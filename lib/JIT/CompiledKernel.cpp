@@ -233,38 +233,47 @@ size_t totalRank(const CompiledKernel &kernel) {
   return rank;
 }
 
-/// Runs `run` on `low` here and on `high` on the helper thread; false, with
-/// nothing run, when another thread is using the helper.
-bool runOnBothThreads(CompiledKernel::PackedFunction run, void **low, void **high) {
-  RowWorker &worker = RowWorker::get();
-  std::unique_lock<std::mutex> exclusive(worker.callMutex(), std::try_to_lock);
-  if (!exclusive)
-    return false;
-  worker.start(run, high);
-  run(low);
-  worker.wait();
-  return true;
-}
-
-/// Runs a large row-independent call's two halves of rows on the calling
-/// thread and the helper. Out of line: its two packers would otherwise
-/// triple the stack frame of every call.
-[[gnu::noinline]] void runOnTwoThreads(const CompiledKernel &kernel, const IValue *args,
-                                       Stack &out, size_t first, std::vector<Tensor> &copies,
-                                       Packer &whole) {
+/// Runs the kernel on the two halves of the rows (dim 0) of `lead`, of
+/// rank r: inputs of rank r are sliced, others passed whole, and
+/// `packOutputs(lowPacker, low, highPacker, high)` packs the outputs. The
+/// helper thread runs the second half. False, with nothing run, when
+/// another thread is using the helper.
+template <typename PackOutputs>
+bool runOnHalves(const CompiledKernel &kernel, const IValue *args, std::vector<Tensor> &copies,
+                 const TensorImpl &lead, PackOutputs packOutputs) {
   size_t values = packedValueCount(kernel, args);
-  const TensorImpl &lead = *out[first].toTensorImpl();
   int64_t rows = lead.sizes()[0];
   RowRange low{static_cast<int64_t>(lead.sizes().size()), 0, rows / 2};
   RowRange high{low.rank, rows / 2, rows};
   Packer lowPacker(values, values), highPacker(values, values);
   packInputs(kernel, args, lowPacker, copies, low);
   packInputs(kernel, args, highPacker, copies, high);
-  for (size_t i = first; i < out.size(); ++i) {
-    packTensor(lowPacker, *out[i].toTensorImpl(), low);
-    packTensor(highPacker, *out[i].toTensorImpl(), high);
-  }
-  if (!runOnBothThreads(kernel.run, lowPacker.slots(), highPacker.slots()))
+  packOutputs(lowPacker, low, highPacker, high);
+  RowWorker &worker = RowWorker::get();
+  std::unique_lock<std::mutex> exclusive(worker.callMutex(), std::try_to_lock);
+  if (!exclusive)
+    return false;
+  worker.start(kernel.run, highPacker.slots());
+  kernel.run(lowPacker.slots());
+  worker.wait();
+  return true;
+}
+
+/// A large row-independent call: its outputs' rows in two halves. Out of
+/// line (as the next): its two packers would otherwise triple the stack
+/// frame of every call.
+[[gnu::noinline]] void runOnTwoThreads(const CompiledKernel &kernel, const IValue *args,
+                                       Stack &out, size_t first, std::vector<Tensor> &copies,
+                                       Packer &whole) {
+  bool ran = runOnHalves(kernel, args, copies, *out[first].toTensorImpl(),
+                         [&](Packer &lowPacker, const RowRange &low, Packer &highPacker,
+                             const RowRange &high) {
+                           for (size_t i = first; i < out.size(); ++i) {
+                             packTensor(lowPacker, *out[i].toTensorImpl(), low);
+                             packTensor(highPacker, *out[i].toTensorImpl(), high);
+                           }
+                         });
+  if (!ran)
     kernel.run(whole.slots()); // another thread is using the helper: run alone
 }
 
@@ -300,20 +309,16 @@ const TensorImpl *reducedInput(const CompiledKernel &kernel, const IValue *args)
 [[gnu::noinline]] void reduceOnTwoThreads(const CompiledKernel &kernel, const IValue *args,
                                           Stack &out, size_t first, std::vector<Tensor> &copies,
                                           Packer &whole) {
-  size_t values = packedValueCount(kernel, args);
-  const TensorImpl &input = *reducedInput(kernel, args);
-  int64_t rows = input.sizes()[0];
-  RowRange low{static_cast<int64_t>(input.sizes().size()), 0, rows / 2};
-  RowRange high{low.rank, rows / 2, rows};
   const TensorImpl &result = *out[first].toTensorImpl();
   Tensor partial = Tensor::empty({}, result.dtype(), result.device());
-  Packer lowPacker(values, values), highPacker(values, values);
-  packInputs(kernel, args, lowPacker, copies, low);
-  packInputs(kernel, args, highPacker, copies, high);
   // The outputs are scalars: passed whole (they do not have the input's rank).
-  packTensor(lowPacker, result, low);
-  packTensor(highPacker, *partial.impl(), high);
-  if (!runOnBothThreads(kernel.run, lowPacker.slots(), highPacker.slots())) {
+  bool ran = runOnHalves(kernel, args, copies, *reducedInput(kernel, args),
+                         [&](Packer &lowPacker, const RowRange &low, Packer &highPacker,
+                             const RowRange &high) {
+                           packTensor(lowPacker, result, low);
+                           packTensor(highPacker, *partial.impl(), high);
+                         });
+  if (!ran) {
     kernel.run(whole.slots());
     return;
   }
@@ -370,22 +375,17 @@ void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const
     scope.finish();
     return;
   }
-  if (halves != HalvesCombine::None) {
-    const TensorImpl *input = reducedInput(*this, args);
-    if (input && !input->sizes().empty() && input->sizes()[0] >= 2 &&
-        input->numel() >= kTwoThreadElements && twoThreadsAllowed())
-      return reduceOnTwoThreads(*this, args, out, first, copies, packer);
-    run(packer.slots());
-    return;
-  }
-  const TensorImpl &lead = *out[first].toTensorImpl();
-  int64_t rows = lead.sizes().empty() ? 0 : lead.sizes()[0];
-  if (!rowsIndependent || rows < 2 || lead.numel() < kTwoThreadElements ||
-      !twoThreadsAllowed()) {
-    run(packer.slots());
-    return;
-  }
-  runOnTwoThreads(*this, args, out, first, copies, packer);
+  // Large calls split the rows of their lead tensor (the reduced input,
+  // or the outputs) over two threads.
+  auto large = [](const TensorImpl *lead) {
+    return lead && !lead->sizes().empty() && lead->sizes()[0] >= 2 &&
+           lead->numel() >= kTwoThreadElements && twoThreadsAllowed();
+  };
+  if (halves != HalvesCombine::None && large(reducedInput(*this, args)))
+    return reduceOnTwoThreads(*this, args, out, first, copies, packer);
+  if (rowsIndependent && large(out[first].toTensorImpl()))
+    return runOnTwoThreads(*this, args, out, first, copies, packer);
+  run(packer.slots());
 }
 
 void CompiledKernel::runPlan(const IValue *args, Stack &out) const {

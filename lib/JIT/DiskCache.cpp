@@ -13,12 +13,10 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <random>
 #include <sstream>
 
 using namespace opal;
 using namespace opal::jit;
-
 
 namespace {
 
@@ -57,16 +55,6 @@ bool makeDirs(const std::string &path) {
   return true;
 }
 
-/// The value of "name: value" in a manifest.
-std::string field(const std::string &manifest, const std::string &name) {
-  std::string prefix = "\n" + name + ": ";
-  size_t at = ("\n" + manifest).find(prefix);
-  if (at == std::string::npos)
-    return "";
-  size_t start = at + prefix.size() - 1;
-  return manifest.substr(start, manifest.find('\n', start) - start);
-}
-
 std::string defaultRoot() {
   if (auto dir = readKnob("OPAL_CACHE_DIR"); dir && !dir->empty())
     return *dir;
@@ -78,6 +66,15 @@ std::string defaultRoot() {
 }
 
 } // namespace
+
+std::string jit::fieldOf(const std::string &text, const std::string &name) {
+  std::string prefix = "\n" + name + ": ";
+  size_t at = ("\n" + text).find(prefix);
+  if (at == std::string::npos)
+    return "";
+  size_t start = at + prefix.size() - 1;
+  return text.substr(start, text.find('\n', start) - start);
+}
 
 DiskCache::DiskCache(std::string root, bool enabled) : root_(std::move(root)), enabled_(enabled) {}
 
@@ -126,10 +123,10 @@ std::optional<std::string> DiskCache::load(const std::string &key) const {
   std::string problem;
   if (!object)
     problem = "kernel.o is missing";
-  else if (field(*manifest, "object-bytes") != std::to_string(object->size()))
+  else if (fieldOf(*manifest, "object-bytes") != std::to_string(object->size()))
     problem = "kernel.o has " + std::to_string(object->size()) + " bytes, the manifest says " +
-              field(*manifest, "object-bytes");
-  else if (field(*manifest, "object-sha256") != sha256Hex(*object))
+              fieldOf(*manifest, "object-bytes");
+  else if (fieldOf(*manifest, "object-sha256") != sha256Hex(*object))
     problem = "kernel.o does not match its checksum";
   if (!problem.empty()) {
     logLine(LogTopic::Cache, "corrupt entry " + dir + ": " + problem + "; removing it and "

@@ -181,55 +181,48 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
   };
   // A kernel on disk that the warm-start index names runs without the
   // compiler (WarmStart.h).
-  if (auto warm = warmStart(op, key, args, staticShapes, words)) {
-    auto micros = elapsedMicroseconds();
-    counters.compileMicroseconds += micros;
-    ++counters.diskHits;
-    if (wasStale)
-      ++counters.stale;
-    if (logEnabled(LogTopic::JIT)) {
-      std::ostringstream line;
-      line << "loaded " << warm->label << " for " << toString(key) << " in " << std::fixed
-           << std::setprecision(1) << micros / 1000.0
-           << " ms from disk without the compiler [" << warm->cacheKey.substr(0, 16) << "]";
-      logLine(LogTopic::JIT, line.str());
-    }
-    const CompiledKernel &result = *warm;
-    insert(words, std::move(warm), epoch);
-    return result;
+  std::shared_ptr<const CompiledKernel> kernel = warmStart(op, key, args, staticShapes, words);
+  if (kernel && logEnabled(LogTopic::JIT)) {
+    std::ostringstream line;
+    line << "loaded " << kernel->label << " for " << toString(key) << " in " << std::fixed
+         << std::setprecision(1) << elapsedMicroseconds() / 1000.0
+         << " ms from disk without the compiler [" << kernel->cacheKey.substr(0, 16) << "]";
+    logLine(LogTopic::JIT, line.str());
   }
-  auto compiler = kernelCompiler();
-  if (!compiler)
-    throw OpalError(compiler.error().message());
-  auto compiled = (*compiler)->compile(spec, key);
-  if (!compiled && !staticShapes) {
-    // Some decompositions need static shapes (a reshape of dynamic dims):
-    // compile for this call's shapes, and from now on per shape.
-    CallSpec exact = makeCallSpec(op.schema(), args, device, /*staticShapes=*/true,
-                                  cudaCapability);
-    auto retried = (*compiler)->compile(exact, key);
-    if (retried) {
-      if (logEnabled(LogTopic::JIT))
-        logLine(LogTopic::JIT, spec.op.str() + " compiles for static shapes only (" +
-                                   compiled.error().message() + ")");
-      staticShapes_.store(true);
-      words.clear();
-      appendCallWords(op.schema(), args, device, cudaCapability, true, words);
-      compiled = std::move(retried);
+  if (!kernel) {
+    auto compiler = kernelCompiler();
+    if (!compiler)
+      throw OpalError(compiler.error().message());
+    auto compiled = (*compiler)->compile(spec, key);
+    if (!compiled && !staticShapes) {
+      // Some decompositions need static shapes (a reshape of dynamic dims):
+      // compile for this call's shapes, and from now on per shape.
+      CallSpec exact = makeCallSpec(op.schema(), args, device, /*staticShapes=*/true,
+                                    cudaCapability);
+      auto retried = (*compiler)->compile(exact, key);
+      if (retried) {
+        if (logEnabled(LogTopic::JIT))
+          logLine(LogTopic::JIT, spec.op.str() + " compiles for static shapes only (" +
+                                     compiled.error().message() + ")");
+        staticShapes_.store(true);
+        words.clear();
+        appendCallWords(op.schema(), args, device, cudaCapability, true, words);
+        compiled = std::move(retried);
+      }
     }
+    if (!compiled) {
+      counters.compileMicroseconds += elapsedMicroseconds();
+      throw OpalError(compiled.error().message());
+    }
+    kernel = std::move(*compiled);
+    recordWarmStart(op, key, args, staticShapes_.load(), words, *kernel);
   }
   counters.compileMicroseconds += elapsedMicroseconds();
-  if (!compiled)
-    throw OpalError(compiled.error().message());
-  recordWarmStart(op, key, args, staticShapes_.load(), words, **compiled);
-  if ((*compiled)->fromDisk)
-    ++counters.diskHits;
-  else
-    ++counters.compiles;
+  ++(kernel->fromDisk ? counters.diskHits : counters.compiles);
   if (wasStale)
     ++counters.stale;
-  const CompiledKernel &result = **compiled;
-  insert(words, *compiled, epoch);
+  const CompiledKernel &result = *kernel;
+  insert(words, std::move(kernel), epoch);
   return result;
 }
 

@@ -66,17 +66,6 @@ std::string indexKey(const OperatorHandle &op, DispatchKey key,
   return toHex(digest.data(), digest.size());
 }
 
-/// The value of line "name: value" of an index entry.
-std::optional<std::string> lineValue(const std::string &text, const std::string &name) {
-  std::string prefix = "\n" + name + ": ";
-  size_t at = ("\n" + text).find(prefix);
-  if (at == std::string::npos)
-    return std::nullopt;
-  size_t start = at + prefix.size() - 1;
-  size_t end = text.find('\n', start);
-  return text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-}
-
 /// The first reached op that no longer has opal's built-in kernel, or "".
 std::string changedOp(const std::vector<OperatorName> &reached) {
   for (const OperatorName &name : reached)
@@ -143,9 +132,9 @@ std::shared_ptr<const CompiledKernel> jit::warmStart(const OperatorHandle &op, D
     return nullptr;
   };
   CallSpec spec = makeCallSpec(op.schema(), args, DeviceType::CPU, staticShapes);
-  std::optional<std::string> entry = lineValue(*text, "entry");
-  if (text->rfind(std::string(kFormat) + "\n", 0) != 0 || !entry || entry->size() != 64 ||
-      lineValue(*text, "op") != opName || lineValue(*text, "specialization") != spec.str()) {
+  std::string entry = fieldOf(*text, "entry");
+  if (text->rfind(std::string(kFormat) + "\n", 0) != 0 || entry.size() != 64 ||
+      fieldOf(*text, "op") != opName || fieldOf(*text, "specialization") != spec.str()) {
     diskCache().removeIndex(indexName);
     return drop("it is malformed or names another call (removed)");
   }
@@ -161,9 +150,9 @@ std::shared_ptr<const CompiledKernel> jit::warmStart(const OperatorHandle &op, D
   std::string changed = changedOp(kernel->reached);
   if (!changed.empty())
     return drop(changed + " has a kernel other than opal's built-in one now");
-  std::optional<std::string> object = diskCache().load(*entry);
+  std::optional<std::string> object = diskCache().load(entry);
   if (!object)
-    return drop("its cache entry " + entry->substr(0, 16) + " is gone");
+    return drop("its cache entry " + entry.substr(0, 16) + " is gone");
   auto symbols = loadNativeObject(*object);
   if (!symbols)
     return drop(symbols.error().message());
@@ -176,7 +165,7 @@ std::shared_ptr<const CompiledKernel> jit::warmStart(const OperatorHandle &op, D
   for (const ArgSpec &arg : spec.args)
     kernel->argKinds.push_back(arg.kind);
   kernel->label = opName + spec.str();
-  kernel->cacheKey = *entry;
+  kernel->cacheKey = entry;
   kernel->fromDisk = true;
   return kernel;
 }

@@ -57,6 +57,10 @@ private:
   bool enabled_;
 };
 
+/// The value of line "name: value" of a manifest or index file; "" if it
+/// has no such line.
+std::string fieldOf(const std::string &text, const std::string &name);
+
 /// The process's cache, configured from the environment.
 const DiskCache &diskCache();
 
