@@ -71,11 +71,11 @@ bool isWholeBuffer(Value buffer) {
 }
 
 /// The number of leading loops of `op` that qualify as row loops (see the
-/// file comment), at most `limit`.
-int64_t rowLoops(linalg::LinalgOp op, int64_t limit) {
+/// file comment).
+int64_t rowLoops(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics())
     return 0;
-  int64_t rows = std::min<int64_t>(limit, op.getNumLoops());
+  int64_t rows = op.getNumLoops();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   for (int64_t loop = 0; loop < rows; ++loop)
     if (iterators[loop] != utils::IteratorType::parallel)
@@ -113,7 +113,6 @@ bool hasReduction(linalg::LinalgOp op) {
   });
 }
 
-
 /// Ops that may stand between the ops of a run: they stay before the loop.
 bool mayStayBefore(Operation &op) {
   return isMemoryEffectFree(&op) || isa<memref::AllocOp>(op);
@@ -140,8 +139,7 @@ bool rereadsRows(const Run &run) {
 bool rowSizesAgree(const Run &run) {
   for (int64_t loop = 0; loop < run.rows; ++loop) {
     llvm::EquivalenceClasses<SizeKey> classes;
-    SizeKey first{};
-    bool haveFirst = false;
+    std::optional<SizeKey> first;
     for (linalg::LinalgOp op : run.ops) {
       std::optional<SizeKey> opKey;
       for (OpOperand &operand : op->getOpOperands()) {
@@ -152,18 +150,16 @@ bool rowSizesAgree(const Run &run) {
         if (opKey)
           classes.unionSets(*opKey, key); // one op's buffers agree
         opKey = key;
+        if (!first)
+          first = key;
       }
       if (!opKey)
         return false;
-      if (!haveFirst) {
-        first = *opKey;
-        haveFirst = true;
-      }
     }
     for (linalg::LinalgOp op : run.ops)
       for (OpOperand &operand : op->getOpOperands())
         if (isa<MemRefType>(operand.get().getType()) &&
-            !classes.isEquivalent(first, sizeKey(operand.get(), loop)))
+            !classes.isEquivalent(*first, sizeKey(operand.get(), loop)))
           return false;
   }
   return true;
@@ -181,7 +177,7 @@ SmallVector<Run> findRuns(Block &block) {
   };
   for (Operation &op : block) {
     auto structured = dyn_cast<linalg::LinalgOp>(op);
-    int64_t rows = structured ? rowLoops(structured, std::numeric_limits<int64_t>::max()) : 0;
+    int64_t rows = structured ? rowLoops(structured) : 0;
     if (rows > 0) {
       // The run keeps the row loops all its ops share.
       current.rows = current.ops.empty() ? rows : std::min(current.rows, rows);
@@ -219,10 +215,11 @@ Value rowOf(OpBuilder &b, Location loc, Value buffer, ValueRange ivs) {
 /// Allocations that only the run's ops and a dealloc use: one row is
 /// enough. Returns them with their one-row replacements (allocated before
 /// the loop).
-DenseMap<Value, Value> shrinkTemporaries(OpBuilder &b, const Run &run,
-                                         ArrayRef<Operation *> members) {
+DenseMap<Value, Value> shrinkTemporaries(OpBuilder &b, const Run &run) {
   DenseMap<Value, Value> shrunk;
-  llvm::SmallPtrSet<Operation *, 8> inRun(members.begin(), members.end());
+  llvm::SmallPtrSet<Operation *, 8> inRun;
+  for (linalg::LinalgOp op : run.ops)
+    inRun.insert(op);
   for (linalg::LinalgOp op : run.ops)
     for (Value operand : op->getOperands()) {
       auto alloc = operand.getDefiningOp<memref::AllocOp>();
@@ -265,33 +262,26 @@ void fuse(RewriterBase &rewriter, Run &run, bool shrink) {
     if (!isa<linalg::GenericOp>(op)) {
       rewriter.setInsertionPoint(op);
       FailureOr<linalg::GenericOp> generic = linalg::generalizeNamedOp(rewriter, op);
-      if (succeeded(generic))
-        op = *generic;
+      if (failed(generic))
+        return; // (the ops generalized so far mean the same)
+      op = *generic;
     }
-  SmallVector<Operation *> members;
-  for (linalg::LinalgOp op : run.ops)
-    members.push_back(op);
   Location loc = run.ops.back().getLoc();
   DenseMap<Value, Value> shrunk;
   if (shrink)
-    shrunk = shrinkTemporaries(rewriter, run, members);
+    shrunk = shrinkTemporaries(rewriter, run);
 
   rewriter.setInsertionPoint(run.ops.back());
   // The row counts, from a buffer that outlives the run (the shrunk
-  // temporaries go).
+  // temporaries go; a kept one exists, see writesKept).
+  Value kept;
+  for (linalg::LinalgOp op : run.ops)
+    for (Value value : op->getOperands())
+      if (!kept && isa<MemRefType>(value.getType()) && !shrunk.count(value))
+        kept = value;
   SmallVector<Value> bounds;
   for (int64_t dim = 0; dim < run.rows; ++dim)
-    for (linalg::LinalgOp op : run.ops) {
-      auto buffer = llvm::find_if(op->getOperands(), [&](Value value) {
-        return isa<MemRefType>(value.getType()) && !shrunk.count(value);
-      });
-      if (buffer == op->operand_end())
-        continue;
-      bounds.push_back(memref::DimOp::create(rewriter, loc, *buffer, dim));
-      break;
-    }
-  if (bounds.size() != static_cast<size_t>(run.rows))
-    return; // every buffer is a temporary: nothing to run
+    bounds.push_back(memref::DimOp::create(rewriter, loc, kept, dim));
   // One loop over all rows; the row's index in each dim from its number.
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
