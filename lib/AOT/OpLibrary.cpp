@@ -79,16 +79,6 @@ std::string sharedObjectOf(const void *address) {
   return "";
 }
 
-/// The first op of `reached` (outside the library's own) whose CPU kernel
-/// is no longer the built-in one it was compiled through; "" if none.
-std::string changedBuiltin(const std::vector<OperatorName> &reached,
-                           const std::map<std::string, KernelFunction> &own) {
-  for (const OperatorName &op : reached)
-    if (!own.count(op.str()) && !isBuiltinCpuKernelCurrent(op))
-      return op.str();
-  return "";
-}
-
 std::unique_ptr<LoadedLibrary> registerLibrary(const opal_aot_library &library) {
   std::string name = library.name ? library.name : "(unnamed op library)";
   std::string origin = sharedObjectOf(&library);
@@ -170,7 +160,9 @@ std::unique_ptr<LoadedLibrary> registerLibrary(const opal_aot_library &library) 
     kernel->cacheKey = "aot";
     // Compiled against opal's built-in definitions: a built-in op registered
     // on since (an override of aten::exp, say) makes the JIT compile it.
-    std::string changed = changedBuiltin(kernel->reached, mlirKernels);
+    std::string changed = changedBuiltinOp(kernel->reached, [&](const OperatorName &reached) {
+      return mlirKernels.count(reached.str()) > 0; // the library's own ops
+    });
     if (!changed.empty()) {
       if (logEnabled(LogTopic::JIT))
         logLine(LogTopic::JIT, name + ": not installing the precompiled kernel " + op +

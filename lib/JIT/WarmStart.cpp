@@ -66,14 +66,6 @@ std::string indexKey(const OperatorHandle &op, DispatchKey key,
   return toHex(digest.data(), digest.size());
 }
 
-/// The first reached op that no longer has opal's built-in kernel, or "".
-std::string changedOp(const std::vector<OperatorName> &reached) {
-  for (const OperatorName &name : reached)
-    if (!isBuiltinCpuKernelCurrent(name))
-      return name.str();
-  return "";
-}
-
 void logCache(const std::string &line) {
   if (logEnabled(LogTopic::Cache))
     logLine(LogTopic::Cache, line);
@@ -147,7 +139,7 @@ std::shared_ptr<const CompiledKernel> jit::warmStart(const OperatorHandle &op, D
     diskCache().removeIndex(indexName);
     return drop(described.error().message() + " (removed)");
   }
-  std::string changed = changedOp(kernel->reached);
+  std::string changed = changedBuiltinOp(kernel->reached);
   if (!changed.empty())
     return drop(changed + " has a kernel other than opal's built-in one now");
   std::optional<std::string> object = diskCache().load(entry);
@@ -174,7 +166,7 @@ void jit::recordWarmStart(const OperatorHandle &op, DispatchKey key, const IValu
                           bool staticShapes, const std::vector<uint64_t> &words,
                           const CompiledKernel &kernel) {
   if (key != DispatchKey::CPU || kernel.runsOpByOp() || kernel.gpuModule ||
-      kernel.cacheKey.size() != 64 || !indexUsable() || !changedOp(kernel.reached).empty())
+      kernel.cacheKey.size() != 64 || !indexUsable() || !changedBuiltinOp(kernel.reached).empty())
     return;
   CallSpec spec = makeCallSpec(op.schema(), args, DeviceType::CPU, staticShapes);
   std::string text = std::string(kFormat) + "\nentry: " + kernel.cacheKey +

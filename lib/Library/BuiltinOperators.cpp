@@ -103,6 +103,14 @@ const BuiltinRegistration registration;
 
 } // namespace
 
+std::string opal::changedBuiltinOp(const std::vector<OperatorName> &reached,
+                                   const std::function<bool(const OperatorName &)> &exempt) {
+  for (const OperatorName &op : reached)
+    if (!(exempt && exempt(op)) && !isBuiltinCpuKernelCurrent(op))
+      return op.str();
+  return "";
+}
+
 bool opal::isBuiltinCpuKernelCurrent(const OperatorName &op) {
   auto it = registration.cpuKernels.find(op.str());
   if (it == registration.cpuKernels.end())

@@ -14,6 +14,8 @@
 
 #include "opal/Schema/FunctionSchema.h"
 
+#include <functional>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -28,6 +30,12 @@ const std::vector<FunctionSchema> &builtinOperatorSchemas();
 /// opal's built-in library registered (no kernel of a user's took over):
 /// ahead-of-time kernels compiled through its definition still stand.
 bool isBuiltinCpuKernelCurrent(const OperatorName &op);
+/// The first op of `reached` (an `exempt` one aside) whose CPU kernel is
+/// no longer the built-in one a kernel was compiled through, as
+/// "ns::op[.overload]"; "" if none. A precompiled or cached kernel stands
+/// only while this is "".
+std::string changedBuiltinOp(const std::vector<OperatorName> &reached,
+                             const std::function<bool(const OperatorName &)> &exempt = {});
 
 } // namespace opal
 
