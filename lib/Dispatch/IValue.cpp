@@ -61,12 +61,11 @@ IValue::IValue(const IValue &other) : tag_(other.tag_), payload_(other.payload_)
     payload_.heap->retain();
 }
 
-void IValue::destroy() {
+void IValue::releasePayload() {
   if (tag_ == Tag::Tensor)
     payload_.tensor->release();
-  else if (isHeap())
+  else
     payload_.heap->release();
-  tag_ = Tag::None;
 }
 
 const char *IValue::tagName() const {

@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 
 #include <condition_variable>
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -25,26 +26,36 @@ namespace {
 /// Dynamic output sizes kept on the stack; more go to the heap.
 constexpr size_t kInlineDynamicDims = 64;
 
-/// The slots of one packed call, on the caller's stack. Every value lives in
-/// an array of its own, so the pointers in `slots` stay valid; calls with
-/// many or high-rank tensors spill to the heap.
+/// The slots of one packed call, on the caller's stack: value i lives in
+/// `values_[i]` and slot i points at it. Pushing writes only the value (a
+/// 32-bit count that no 64-bit store can alias keeps the hot path in
+/// registers); slots() points the slots at their values. Calls with many or
+/// high-rank tensors spill to the heap.
 class Packer {
 public:
-  Packer(size_t slotCount, size_t valueCount) {
-    if (slotCount > kInline || valueCount > kInline) {
-      heapSlots_.resize(slotCount);
-      heapValues_.resize(valueCount);
+  explicit Packer(size_t count) {
+    if (count > kInline) {
+      heapSlots_.resize(count);
+      heapValues_.resize(count);
       slots_ = heapSlots_.data();
       values_ = heapValues_.data();
     }
   }
-  void **slots() { return slots_; }
-  size_t size() const { return slotCount_; }
-  void truncate(size_t count) { slotCount_ = count; }
+  void **slots() {
+    for (uint32_t i = filled_; i < count_; ++i)
+      slots_[i] = &values_[i];
+    filled_ = count_;
+    return slots_;
+  }
+  size_t size() const { return count_; }
+  void truncate(size_t count) {
+    count_ = static_cast<uint32_t>(count);
+    filled_ = std::min(filled_, count_);
+  }
 
-  void pointer(void *p) { std::memcpy(push(), &p, sizeof p); }
-  void integer(int64_t v) { std::memcpy(push(), &v, sizeof v); }
-  void real(double v) { std::memcpy(push(), &v, sizeof v); }
+  void pointer(void *p) { values_[count_++] = reinterpret_cast<uintptr_t>(p); }
+  void integer(int64_t v) { values_[count_++] = static_cast<uint64_t>(v); }
+  void real(double v) { std::memcpy(&values_[count_++], &v, sizeof v); }
   /// An exploded memref descriptor (allocated and aligned pointers, offset,
   /// sizes, strides; strides are ignored by identity layouts).
   void memref(void *data, IntArrayRef sizes, IntArrayRef strides) {
@@ -61,17 +72,11 @@ private:
   /// Enough for three rank-6 tensors and the sizes buffer, in a small
   /// stack frame; larger calls spill to the heap.
   static constexpr size_t kInline = 48;
-  /// One 8-byte value per slot.
-  uint64_t *push() {
-    uint64_t *value = &values_[valueCount_++];
-    slots_[slotCount_++] = value;
-    return value;
-  }
   void *inlineSlots_[kInline];
   uint64_t inlineValues_[kInline];
   void **slots_ = inlineSlots_;
   uint64_t *values_ = inlineValues_;
-  size_t slotCount_ = 0, valueCount_ = 0;
+  uint32_t count_ = 0, filled_ = 0;
   std::vector<void *> heapSlots_;
   std::vector<uint64_t> heapValues_;
 };
@@ -98,6 +103,17 @@ struct RowRange {
   int64_t begin = 0, end = 0;
 };
 
+/// The rows `rows` of a tensor of rank `rows.rank`.
+[[gnu::noinline]] void packRows(Packer &packer, const TensorImpl &impl, const RowRange &rows) {
+  IntArrayRef sizes = impl.sizes();
+  int64_t sliced[64];
+  std::copy(sizes.begin(), sizes.end(), sliced);
+  sliced[0] = rows.end - rows.begin;
+  char *data = static_cast<char *>(impl.data()) +
+               rows.begin * impl.strides()[0] * static_cast<int64_t>(elementSize(impl.dtype()));
+  packer.memref(data, IntArrayRef(sliced, sizes.size()), impl.strides());
+}
+
 /// One tensor's descriptor, restricted to `rows` when it applies.
 void packTensor(Packer &packer, const TensorImpl &impl, const RowRange &rows) {
   IntArrayRef sizes = impl.sizes();
@@ -105,12 +121,7 @@ void packTensor(Packer &packer, const TensorImpl &impl, const RowRange &rows) {
     packer.memref(impl.data(), sizes, impl.strides());
     return;
   }
-  int64_t sliced[64];
-  std::copy(sizes.begin(), sizes.end(), sliced);
-  sliced[0] = rows.end - rows.begin;
-  char *data = static_cast<char *>(impl.data()) +
-               rows.begin * impl.strides()[0] * static_cast<int64_t>(elementSize(impl.dtype()));
-  packer.memref(data, IntArrayRef(sliced, sizes.size()), impl.strides());
+  packRows(packer, impl, rows);
 }
 
 /// Packs the inputs; a non-contiguous one is copied to a contiguous tensor
@@ -245,7 +256,7 @@ bool runOnHalves(const CompiledKernel &kernel, const IValue *args, std::vector<T
   int64_t rows = lead.sizes()[0];
   RowRange low{static_cast<int64_t>(lead.sizes().size()), 0, rows / 2};
   RowRange high{low.rank, rows / 2, rows};
-  Packer lowPacker(values, values), highPacker(values, values);
+  Packer lowPacker(values), highPacker(values);
   packInputs(kernel, args, lowPacker, copies, low);
   packInputs(kernel, args, highPacker, copies, high);
   packOutputs(lowPacker, low, highPacker, high);
@@ -345,7 +356,7 @@ void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const
   if (runsOpByOp())
     return runPlan(args, out);
   size_t values = packedValueCount(*this, args);
-  Packer packer(values, values);
+  Packer packer(values);
   std::vector<Tensor> copies;
   packInputs(*this, args, packer, copies);
   int64_t inlineSizes[64];

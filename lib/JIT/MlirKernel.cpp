@@ -47,19 +47,35 @@ std::vector<ThreadState *> &threads() {
   static auto *all = new std::vector<ThreadState *>();
   return *all;
 }
+
+// The hit path reads this thread's state through a plain pointer: a
+// thread_local with a constructor would cost a guard check through
+// __tls_get_addr on every call; initial-exec makes this one load.
+__attribute__((tls_model("initial-exec"))) thread_local ThreadState *currentState = nullptr;
+
 ThreadState::ThreadState() {
   std::lock_guard<std::mutex> lock(threadsMutex());
   threads().push_back(this);
 }
 ThreadState::~ThreadState() {
+  currentState = nullptr;
   std::lock_guard<std::mutex> lock(threadsMutex());
   counters.retiredHits += hits.load(std::memory_order_relaxed);
   auto &all = threads();
   all.erase(std::find(all.begin(), all.end(), this));
 }
 
-// initial-exec: one TLS load per access instead of a __tls_get_addr call.
-__attribute__((tls_model("initial-exec"))) thread_local ThreadState threadState;
+/// A thread's first call: makes its state (destroyed at thread exit).
+[[gnu::noinline]] ThreadState &newThreadState() {
+  thread_local ThreadState state;
+  currentState = &state;
+  return state;
+}
+
+ThreadState &threadState() {
+  ThreadState *state = currentState;
+  return state ? *state : newThreadState();
+}
 
 /// The device of a call's tensors; all must agree.
 Device callDevice(const FunctionSchema &schema, const IValue *args) {
@@ -140,12 +156,26 @@ bool MlirKernel::Entry::current() const {
   return true;
 }
 
+namespace {
+/// Key words are short: an inline loop beats a call to memcmp.
+bool sameWords(const std::vector<uint64_t> &a, const std::vector<uint64_t> &b) {
+  size_t size = a.size();
+  if (size != b.size())
+    return false;
+  const uint64_t *x = a.data(), *y = b.data();
+  for (size_t i = 0; i < size; ++i)
+    if (x[i] != y[i])
+      return false;
+  return true;
+}
+} // namespace
+
 const CompiledKernel *MlirKernel::find(const std::vector<uint64_t> &words) const {
   const Table *table = table_.load(std::memory_order_acquire);
   if (!table)
     return nullptr;
   for (const Entry &entry : table->entries)
-    if (entry.words == words) {
+    if (sameWords(entry.words, words)) {
       if (entry.current())
         return entry.kernel.get();
       return nullptr;
@@ -273,7 +303,7 @@ void MlirKernel::boxedCall(OperatorKernel *functor, const OperatorHandle &op,
   bool onCuda = device.isCUDA();
   DeviceType target = onCuda ? DeviceType::CUDA : DeviceType::CPU;
   int capability = onCuda ? cudaCapabilityOf(cuda::ordinalOf(device)) : 0;
-  ThreadState &state = threadState;
+  ThreadState &state = threadState();
   std::vector<uint64_t> &words = state.words;
   words.clear();
   appendCallWords(schema, args, target, capability,

@@ -9,24 +9,23 @@ using namespace opal;
 namespace {
 struct DTypeInfo {
   ScalarType type;
-  size_t size;
   const char *name;  // PyTorch's printed name
   const char *alias; // the other name torch accepts (torch.float, torch.long)
 };
 constexpr DTypeInfo kDTypes[] = {
-    {ScalarType::Byte, 1, "uint8", ""},
-    {ScalarType::Char, 1, "int8", ""},
-    {ScalarType::Short, 2, "int16", "short"},
-    {ScalarType::Int, 4, "int32", "int"},
-    {ScalarType::Long, 8, "int64", "long"},
-    {ScalarType::Half, 2, "float16", "half"},
-    {ScalarType::Float, 4, "float32", "float"},
-    {ScalarType::Double, 8, "float64", "double"},
-    {ScalarType::ComplexHalf, 4, "complex32", "chalf"},
-    {ScalarType::ComplexFloat, 8, "complex64", "cfloat"},
-    {ScalarType::ComplexDouble, 16, "complex128", "cdouble"},
-    {ScalarType::Bool, 1, "bool", ""},
-    {ScalarType::BFloat16, 2, "bfloat16", ""},
+    {ScalarType::Byte, "uint8", ""},
+    {ScalarType::Char, "int8", ""},
+    {ScalarType::Short, "int16", "short"},
+    {ScalarType::Int, "int32", "int"},
+    {ScalarType::Long, "int64", "long"},
+    {ScalarType::Half, "float16", "half"},
+    {ScalarType::Float, "float32", "float"},
+    {ScalarType::Double, "float64", "double"},
+    {ScalarType::ComplexHalf, "complex32", "chalf"},
+    {ScalarType::ComplexFloat, "complex64", "cfloat"},
+    {ScalarType::ComplexDouble, "complex128", "cdouble"},
+    {ScalarType::Bool, "bool", ""},
+    {ScalarType::BFloat16, "bfloat16", ""},
 };
 
 const DTypeInfo *find(ScalarType type) {
@@ -36,11 +35,6 @@ const DTypeInfo *find(ScalarType type) {
   return nullptr;
 }
 } // namespace
-
-size_t opal::elementSize(ScalarType type) {
-  const DTypeInfo *info = find(type);
-  return info ? info->size : 0;
-}
 
 const char *opal::dtypeName(ScalarType type) {
   const DTypeInfo *info = find(type);

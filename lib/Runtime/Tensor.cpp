@@ -39,6 +39,18 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, Device device,
   numel_ = 1;
   for (int64_t size : sizes_)
     numel_ *= size;
+  // Strides of size-1 dimensions do not matter.
+  contiguous_ = true;
+  int64_t expected = 1;
+  for (size_t i = sizes_.size(); i-- > 0;) {
+    if (sizes_[i] == 1)
+      continue;
+    if (strides_[i] != expected) {
+      contiguous_ = false;
+      break;
+    }
+    expected *= sizes_[i];
+  }
 }
 
 Tensor Tensor::empty(IntArrayRef sizes, ScalarType dtype,
@@ -73,29 +85,6 @@ int64_t Tensor::size(int64_t dim) const {
 }
 
 bool Tensor::isContiguous() const { return impl_->isContiguous(); }
-
-bool TensorImpl::isContiguous() const {
-  // Strides of size-1 dimensions do not matter.
-  int64_t expected = 1;
-  IntArrayRef sizes = sizes_, strides = strides_;
-  for (size_t i = sizes.size(); i-- > 0;) {
-    if (sizes[i] == 1)
-      continue;
-    if (strides[i] != expected)
-      return false;
-    expected *= sizes[i];
-  }
-  return true;
-}
-
-void *Tensor::dataPtr() const { return impl_->data(); }
-
-void *TensorImpl::data() const {
-  if (!storage_)
-    return nullptr;
-  return static_cast<char *>(storage_->data()) +
-         storageOffset_ * static_cast<int64_t>(elementSize(dtype_));
-}
 
 std::string Tensor::str() const {
   if (!defined())

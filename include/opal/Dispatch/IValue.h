@@ -141,7 +141,13 @@ public:
   std::string str() const;
 
 private:
-  void destroy();
+  /// Inline: most values a call destroys were moved from (None).
+  void destroy() {
+    if (tag_ == Tag::Tensor || isHeap())
+      releasePayload();
+    tag_ = Tag::None;
+  }
+  void releasePayload();
   void assertTag(Tag expected) const;
   RefCounted *heap() const { return payload_.heap; }
   template <typename T> const T &heapValue(Tag expected) const {

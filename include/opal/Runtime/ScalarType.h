@@ -33,8 +33,32 @@ enum class ScalarType : int8_t {
   Undefined = -1,
 };
 
-/// Bytes per element.
-size_t elementSize(ScalarType type);
+/// Bytes per element (0 for Undefined). Inline: every tensor access asks.
+constexpr size_t elementSize(ScalarType type) {
+  switch (type) {
+  case ScalarType::Byte:
+  case ScalarType::Char:
+  case ScalarType::Bool:
+    return 1;
+  case ScalarType::Short:
+  case ScalarType::Half:
+  case ScalarType::BFloat16:
+    return 2;
+  case ScalarType::Int:
+  case ScalarType::Float:
+  case ScalarType::ComplexHalf:
+    return 4;
+  case ScalarType::Long:
+  case ScalarType::Double:
+  case ScalarType::ComplexFloat:
+    return 8;
+  case ScalarType::ComplexDouble:
+    return 16;
+  case ScalarType::Undefined:
+    break;
+  }
+  return 0;
+}
 /// PyTorch's name of the dtype: "float32", "int64", "bool", ...
 const char *dtypeName(ScalarType type);
 /// The dtype called `name` ("float32", "float", "int64", "long", ...).

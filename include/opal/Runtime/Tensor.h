@@ -35,10 +35,16 @@ public:
   int64_t storageOffset() const { return storageOffset_; }
   int64_t numel() const { return numel_; }
   DispatchKeySet keySet() const { return keySet_; }
-  /// Row-major dense (strides of size-1 dims do not matter).
-  bool isContiguous() const;
+  /// Row-major dense (strides of size-1 dims do not matter); computed once
+  /// (sizes and strides never change).
+  bool isContiguous() const { return contiguous_; }
   /// The address of element 0 (null without storage).
-  void *data() const;
+  void *data() const {
+    if (!storage_)
+      return nullptr;
+    return static_cast<char *>(storage_->data()) +
+           storageOffset_ * static_cast<int64_t>(elementSize(dtype_));
+  }
   /// Adds keys (e.g. Python for tensors that carry a Python subclass).
   void addKeys(DispatchKeySet keys) { keySet_ = keySet_ | keys; }
   void removeKeys(DispatchKeySet keys) { keySet_ = keySet_ - keys; }
@@ -52,6 +58,7 @@ private:
   int64_t storageOffset_;
   int64_t numel_;
   DispatchKeySet keySet_;
+  bool contiguous_;
 };
 
 /// Wraps `dim` (which may be negative) for a tensor of rank `rank`; throws
@@ -91,7 +98,7 @@ public:
     return impl_ ? impl_->keySet() : DispatchKeySet();
   }
   /// The address of the first element (null for meta tensors).
-  void *dataPtr() const;
+  void *dataPtr() const { return impl_->data(); }
   template <typename T> T *data() const { return static_cast<T *>(dataPtr()); }
 
   /// `Tensor(shape=[2], dtype=float32, device=cpu)`.
