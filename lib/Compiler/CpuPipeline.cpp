@@ -37,7 +37,7 @@ constexpr const char *kLoopsToLLVM =
     "convert-math-to-llvm,"
     "expand-strided-metadata,"
     "lower-affine,"
-    "finalize-memref-to-llvm,"
+    "finalize-memref-to-llvm{use-aligned-alloc},"
     "convert-arith-to-llvm,"
     "convert-cf-to-llvm,"
     "convert-func-to-llvm,"
