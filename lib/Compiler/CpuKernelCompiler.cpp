@@ -325,6 +325,9 @@ private:
   struct Target {
     bool cuda = false;
     std::string pipeline;
+    /// A prefix of `pipeline` run by a pass manager kept across compiles
+    /// (jitCpuReusablePipelineText); "" for none.
+    std::string reusable;
     std::string description;
     std::string problem; ///< why the CUDA options cannot work ("" if they can)
   };
@@ -332,6 +335,7 @@ private:
     Target target;
     if (spec.device != DeviceType::CUDA) {
       target.pipeline = jitCpuPipelineText();
+      target.reusable = jitCpuReusablePipelineText();
       target.description = hostTargetDescription();
       return target;
     }
@@ -356,17 +360,30 @@ private:
     DiagnosticCollector diagnostics(context_.get());
     ModuleOp module = *front.module;
     front.dumper.dump("2-entry-points.mlir", module);
-    // A fresh pass manager per compile: some upstream passes (e.g.
-    // convert-math-to-funcs) keep state from their previous run.
+    auto fail = [&] {
+      return makeUnexpected(Error("cannot lower " + front.label +
+                                  (target.cuda ? " for CUDA:" : " to LLVM:") + diagnostics.text));
+    };
+    std::string rest = target.pipeline;
+    if (!target.reusable.empty()) {
+      PassManager *reusable = reusablePassManager(target.reusable);
+      if (!reusable || target.pipeline.compare(0, target.reusable.size() + 1,
+                                               target.reusable + ",") != 0)
+        return makeUnexpected(Error("internal error: the JIT's pass pipeline does not parse"));
+      if (failed(reusable->run(module)))
+        return fail();
+      rest = target.pipeline.substr(target.reusable.size() + 1);
+    }
+    // The rest gets a fresh pass manager per compile: some upstream passes
+    // (e.g. convert-math-to-funcs) keep state from their previous run.
     PassManager lower(context_.get());
     // The IR is verified once, after the pipeline, instead of after each of
     // its ~30 passes (a sixth of their time).
     lower.enableVerifier(false);
-    if (failed(parsePassPipeline(target.pipeline, lower)))
+    if (failed(parsePassPipeline(rest, lower)))
       return makeUnexpected(Error("internal error: the JIT's pass pipeline does not parse"));
     if (failed(lower.run(module)) || failed(verify(module)))
-      return makeUnexpected(Error("cannot lower " + front.label +
-                                  (target.cuda ? " for CUDA:" : " to LLVM:") + diagnostics.text));
+      return fail();
     front.stage(lowerMs);
     front.dumper.dump("3-llvm.mlir", module);
     std::string error;
@@ -382,6 +399,20 @@ private:
     front.dumper.dump(device.ptx ? "5-device.ptx" : "5-device.cubin", device.image);
     device.host = std::move(*emitted);
     return serializeCudaObject(device);
+  }
+
+  /// The pass manager for `pipeline` kept for this context (built on first
+  /// use); null if the text does not parse.
+  PassManager *reusablePassManager(const std::string &pipeline) {
+    std::unique_ptr<PassManager> &manager = reusable_[pipeline];
+    if (!manager) {
+      auto created = std::make_unique<PassManager>(context_.get());
+      created->enableVerifier(false);
+      if (failed(parsePassPipeline(pipeline, *created)))
+        return nullptr;
+      manager = std::move(created);
+    }
+    return manager.get();
   }
 
   /// Links a compiled (or cached) object into the process and fills in the
@@ -526,6 +557,7 @@ private:
     auto decompose = std::make_unique<PassManager>(context.get());
     decompose->addPass(createOpalDecompose());
     decompose_ = std::move(decompose);
+    reusable_.clear(); // (pass managers of the old context go before it)
     context_ = std::move(context);
     // Texts that do not parse (an op they use was removed since) are left
     // out, so that one bad library cannot break every compile.
@@ -578,6 +610,7 @@ private:
   std::mutex mutex_;
   std::unique_ptr<MLIRContext> context_;
   std::unique_ptr<PassManager> decompose_;
+  std::map<std::string, std::unique_ptr<PassManager>> reusable_;
   std::map<std::string, OperatorName> opNames_;
   std::set<std::string> knownOps_;
   uint64_t generation_ = ~uint64_t(0);

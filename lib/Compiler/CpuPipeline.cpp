@@ -64,7 +64,7 @@ const char *opal::ir::bufferizationPipelineText() {
          "buffer-deallocation-pipeline,canonicalize";
 }
 
-const char *opal::ir::jitCpuPipelineText() {
+const char *opal::ir::jitCpuReusablePipelineText() {
   static const std::string text =
       std::string(bufferizationPipelineText()) +
       ","
@@ -73,8 +73,13 @@ const char *opal::ir::jitCpuPipelineText() {
       // Matrix products: loop order and L2 tiles.
       "func.func(opal-tile-matmul),"
       // Row-wise runs with a reduction (softmax, norms) one row at a time.
-      "func.func(opal-fuse-rows),canonicalize," +
-      kLoopsToLLVM;
+      "func.func(opal-fuse-rows),canonicalize";
+  return text.c_str();
+}
+
+const char *opal::ir::jitCpuPipelineText() {
+  static const std::string text =
+      std::string(jitCpuReusablePipelineText()) + "," + kLoopsToLLVM;
   return text.c_str();
 }
 

@@ -32,6 +32,13 @@ const char *bufferizationPipelineText();
 /// and the lowering to the LLVM dialect.
 const char *jitCpuPipelineText();
 
+/// The prefix of jitCpuPipelineText (up to the lowering to LLVM) whose
+/// passes keep no state from one run to the next: the JIT runs it with one
+/// pass manager kept across compiles (parsed, and its pattern sets built,
+/// once). Some conversion passes after it cache what they generated for
+/// the previous module, so they get a fresh pass manager per compile.
+const char *jitCpuReusablePipelineText();
+
 /// opal-to-linalg, then the CPU lowering to the LLVM dialect. Fails if the
 /// upstream passes were not registered (registerCpuPipeline).
 mlir::LogicalResult buildCpuPipeline(mlir::OpPassManager &pm,
