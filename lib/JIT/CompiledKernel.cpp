@@ -115,7 +115,8 @@ struct RowRange {
 }
 
 /// One tensor's descriptor, restricted to `rows` when it applies.
-void packTensor(Packer &packer, const TensorImpl &impl, const RowRange &rows) {
+[[gnu::always_inline]] inline void packTensor(Packer &packer, const TensorImpl &impl,
+                                              const RowRange &rows) {
   IntArrayRef sizes = impl.sizes();
   if (rows.rank < 0 || static_cast<int64_t>(sizes.size()) != rows.rank || sizes[0] == 1) {
     packer.memref(impl.data(), sizes, impl.strides());
@@ -126,8 +127,9 @@ void packTensor(Packer &packer, const TensorImpl &impl, const RowRange &rows) {
 
 /// Packs the inputs; a non-contiguous one is copied to a contiguous tensor
 /// kept in `copies` (the kernels take dense memrefs, see docs/jit.md).
-void packInputs(const CompiledKernel &kernel, const IValue *args, Packer &packer,
-                std::vector<Tensor> &copies, const RowRange &rows = {}) {
+[[gnu::always_inline]] inline void packInputs(const CompiledKernel &kernel, const IValue *args,
+                                              Packer &packer, std::vector<Tensor> &copies,
+                                              const RowRange &rows = {}) {
   size_t copied = 0;
   for (size_t i = 0; i < kernel.argKinds.size(); ++i) {
     switch (kernel.argKinds[i]) {

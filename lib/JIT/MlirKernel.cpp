@@ -77,6 +77,13 @@ ThreadState &threadState() {
   return state ? *state : newThreadState();
 }
 
+[[gnu::cold, gnu::noinline]] void throwMixedDevices(const FunctionSchema &schema, size_t i,
+                                                    Device here, Device earlier) {
+  throw OpalError(schema.operatorName().str() + ": expected all tensors on one device, "
+                  "but argument '" + schema.arguments()[i].name() + "' is on " +
+                  here.str() + " and an earlier one on " + earlier.str());
+}
+
 /// The device of a call's tensors; all must agree.
 Device callDevice(const FunctionSchema &schema, const IValue *args) {
   std::optional<Device> device;
@@ -85,9 +92,7 @@ Device callDevice(const FunctionSchema &schema, const IValue *args) {
       continue;
     Device here = args[i].toTensorImpl()->device();
     if (device && *device != here)
-      throw OpalError(schema.operatorName().str() + ": expected all tensors on one device, "
-                      "but argument '" + schema.arguments()[i].name() + "' is on " +
-                      here.str() + " and an earlier one on " + device->str());
+      throwMixedDevices(schema, i, here, *device);
     device = here;
   }
   return device.value_or(Device(DeviceType::CPU));

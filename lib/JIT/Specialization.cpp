@@ -63,6 +63,75 @@ std::string problem(const FunctionSchema &schema, const Argument &argument,
 
 } // namespace
 
+namespace {
+
+/// The words of a constant argument (a value the kernel is specialized on);
+/// false for a value the JIT cannot compile.
+bool appendConstantWords(const IValue &value, uint64_t head, std::vector<uint64_t> &words) {
+  size_t headAt = words.size();
+  words.push_back(0);
+  switch (value.tag()) {
+  case IValue::Tag::None:
+    break;
+  case IValue::Tag::Int:
+    words.push_back(static_cast<uint64_t>(value.toInt()));
+    break;
+  case IValue::Tag::Bool:
+    words.push_back(value.toBool());
+    break;
+  case IValue::Tag::Double:
+    words.push_back(bitsOf(value.toDouble()));
+    break;
+  case IValue::Tag::Device:
+    words.push_back(static_cast<uint64_t>(value.toDevice().type()) << 8 |
+                    static_cast<uint8_t>(value.toDevice().index()));
+    break;
+  case IValue::Tag::String: {
+    const std::string &text = value.toStringRef();
+    words.push_back(text.size());
+    for (size_t at = 0; at < text.size(); at += 8) {
+      uint64_t chunk = 0;
+      std::memcpy(&chunk, text.data() + at, std::min<size_t>(8, text.size() - at));
+      words.push_back(chunk);
+    }
+    break;
+  }
+  case IValue::Tag::IntList:
+    words.push_back(value.toIntList().size());
+    for (int64_t v : value.toIntList())
+      words.push_back(static_cast<uint64_t>(v));
+    break;
+  case IValue::Tag::DoubleList:
+    words.push_back(value.toDoubleList().size());
+    for (double v : value.toDoubleList())
+      words.push_back(bitsOf(v));
+    break;
+  case IValue::Tag::BoolList:
+    words.push_back(value.toBoolList().size());
+    for (bool v : value.toBoolList())
+      words.push_back(v);
+    break;
+  default:
+    return false;
+  }
+  words[headAt] = head | uint64_t(static_cast<uint8_t>(value.tag())) << 8 |
+                  uint64_t(words.size() - headAt) << 16;
+  return true;
+}
+
+/// The error for argument `i` (out of line: the hit path builds no strings).
+[[gnu::cold, gnu::noinline]] Unexpected<Error> keyError(const FunctionSchema &schema,
+                                                        const IValue *args, size_t i) {
+  const Argument &argument = schema.arguments()[i];
+  if (args[i].isTensor())
+    return makeUnexpected(Error(problem(schema, argument, "the JIT compiles tensors of rank up to 64")));
+  return makeUnexpected(Error(problem(
+      schema, argument,
+      std::string("the JIT cannot compile a call with a ") + args[i].tagName() + " here")));
+}
+
+} // namespace
+
 Expected<bool> jit::appendKeyWords(const FunctionSchema &schema, const IValue *args,
                                    DeviceType device, bool staticShapes,
                                    std::vector<uint64_t> &words, int cudaCapability) {
@@ -77,8 +146,7 @@ Expected<bool> jit::appendKeyWords(const FunctionSchema &schema, const IValue *a
       const TensorImpl &tensor = *value.toTensorImpl();
       IntArrayRef sizes = tensor.sizes();
       if (sizes.size() > 64)
-        return makeUnexpected(Error(problem(schema, arguments[i],
-                                            "the JIT compiles tensors of rank up to 64")));
+        return keyError(schema, args, i);
       bool misaligned = device == DeviceType::CUDA && !readsAligned(tensor);
       words.push_back(head | uint64_t(static_cast<uint8_t>(tensor.dtype())) << 8 |
                       uint64_t(sizes.size()) << 16 | uint64_t(misaligned) << 24);
@@ -86,62 +154,11 @@ Expected<bool> jit::appendKeyWords(const FunctionSchema &schema, const IValue *a
       if (staticShapes)
         for (int64_t size : sizes)
           words.push_back(static_cast<uint64_t>(size));
-      continue;
-    }
-    if (kind != ArgKind::Constant) {
+    } else if (kind != ArgKind::Constant) {
       words.push_back(head);
-      continue;
+    } else if (!appendConstantWords(value, head, words)) {
+      return keyError(schema, args, i);
     }
-    size_t headAt = words.size();
-    words.push_back(0);
-    switch (value.tag()) {
-    case IValue::Tag::None:
-      break;
-    case IValue::Tag::Int:
-      words.push_back(static_cast<uint64_t>(value.toInt()));
-      break;
-    case IValue::Tag::Bool:
-      words.push_back(value.toBool());
-      break;
-    case IValue::Tag::Double:
-      words.push_back(bitsOf(value.toDouble()));
-      break;
-    case IValue::Tag::Device:
-      words.push_back(static_cast<uint64_t>(value.toDevice().type()) << 8 |
-                      static_cast<uint8_t>(value.toDevice().index()));
-      break;
-    case IValue::Tag::String: {
-      const std::string &text = value.toStringRef();
-      words.push_back(text.size());
-      for (size_t at = 0; at < text.size(); at += 8) {
-        uint64_t chunk = 0;
-        std::memcpy(&chunk, text.data() + at, std::min<size_t>(8, text.size() - at));
-        words.push_back(chunk);
-      }
-      break;
-    }
-    case IValue::Tag::IntList:
-      words.push_back(value.toIntList().size());
-      for (int64_t v : value.toIntList())
-        words.push_back(static_cast<uint64_t>(v));
-      break;
-    case IValue::Tag::DoubleList:
-      words.push_back(value.toDoubleList().size());
-      for (double v : value.toDoubleList())
-        words.push_back(bitsOf(v));
-      break;
-    case IValue::Tag::BoolList:
-      words.push_back(value.toBoolList().size());
-      for (bool v : value.toBoolList())
-        words.push_back(v);
-      break;
-    default:
-      return makeUnexpected(Error(problem(
-          schema, arguments[i],
-          std::string("the JIT cannot compile a call with a ") + value.tagName() + " here")));
-    }
-    words[headAt] = head | uint64_t(static_cast<uint8_t>(value.tag())) << 8 |
-                    uint64_t(words.size() - headAt) << 16;
   }
   return true;
 }
