@@ -145,9 +145,13 @@ public:
     kernel.cacheKey = cacheKey;
     double lowerMs = 0, llvmMs = 0, loadMs = 0;
     ObjectTimings llvmSteps;
-    std::optional<std::string> object = jit::diskCache().load(cacheKey);
+    std::string manifestText;
+    std::optional<std::string> object = jit::diskCache().load(cacheKey, &manifestText);
     if (object) {
       kernel.fromDisk = true;
+      // A damaged line costs only the shortcut: `shapes` computes the sizes.
+      if (!jit::readSizeSources(manifestText, kernel))
+        kernel.sizeSources.clear();
     } else {
       ObjectOptions objectOptions;
       objectOptions.timings = &llvmSteps;
@@ -372,6 +376,7 @@ private:
         return makeUnexpected(Error("internal error: the JIT's pass pipeline does not parse"));
       if (failed(reusable->run(module)))
         return fail();
+      front.kernel->sizeSources = sizeSourcesOf(module, front.kernel->argKinds);
       rest = target.pipeline.substr(target.reusable.size() + 1);
     }
     // The rest gets a fresh pass manager per compile: some upstream passes
@@ -599,8 +604,11 @@ private:
          << "dispatch key: " << toString(key) << "\n"
          << "target: " << target.description << "\n"
          << "compiler: " << compilerIdentity() << "\n"
-         << "pipeline: " << target.pipeline << "\n"
-         << "reached:";
+         << "pipeline: " << target.pipeline << "\n";
+    // Read back on a disk hit (the sizes are found while lowering).
+    if (!kernel.sizeSources.empty())
+      text << jit::describeSizeSources(kernel.sizeSources);
+    text << "reached:";
     for (const OperatorName &name : kernel.reached)
       text << " " << name.str();
     text << "\n";

@@ -12,8 +12,11 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace opal;
@@ -258,4 +261,46 @@ opal::ir::splitEntryPoints(ModuleOp module, unsigned outputAlignment, std::strin
     for (unsigned i = body.getNumArguments() - outputs.size(); i < body.getNumArguments(); ++i)
       kernel.setArgAttr(i, kAlignAttrName, b.getI64IntegerAttr(outputAlignment));
   return outputs;
+}
+
+std::vector<jit::SizeSource> opal::ir::sizeSourcesOf(ModuleOp module,
+                                                     const std::vector<jit::ArgKind> &argKinds) {
+  auto shapes = module.lookupSymbol<func::FuncOp>(kShapesName);
+  if (!shapes || !llvm::hasSingleElement(shapes.getBody()))
+    return {};
+  Block &body = shapes.front();
+  std::vector<uint32_t> schemaIndex; // shapes argument -> schema argument
+  for (size_t i = 0; i < argKinds.size(); ++i)
+    if (argKinds[i] != jit::ArgKind::Constant)
+      schemaIndex.push_back(static_cast<uint32_t>(i));
+  if (body.getNumArguments() != schemaIndex.size() + 1)
+    return {};
+  Value buffer = body.getArgument(schemaIndex.size());
+  std::map<int64_t, jit::SizeSource> stored; // by position in the buffer
+  for (Operation &op : body) {
+    if (isa<arith::ConstantOp, arith::IndexCastOp, memref::DimOp, func::ReturnOp>(op))
+      continue;
+    auto store = dyn_cast<memref::StoreOp>(op);
+    if (!store || store.getMemRef() != buffer || store.getIndices().size() != 1)
+      return {};
+    std::optional<int64_t> position = getConstantIntValue(store.getIndices()[0]);
+    auto cast = store.getValue().getDefiningOp<arith::IndexCastOp>();
+    auto dim = cast ? cast.getIn().getDefiningOp<memref::DimOp>() : memref::DimOp();
+    if (!position || !dim || stored.count(*position))
+      return {};
+    auto argument = dyn_cast<BlockArgument>(dim.getSource());
+    std::optional<int64_t> index = dim.getConstantIndex();
+    if (!argument || argument.getOwner() != &body ||
+        argument.getArgNumber() >= schemaIndex.size() || !index ||
+        argKinds[schemaIndex[argument.getArgNumber()]] != jit::ArgKind::Tensor)
+      return {};
+    stored[*position] = {schemaIndex[argument.getArgNumber()], static_cast<uint32_t>(*index)};
+  }
+  std::vector<jit::SizeSource> sources;
+  for (const auto &[position, source] : stored) {
+    if (position != static_cast<int64_t>(sources.size()))
+      return {};
+    sources.push_back(source);
+  }
+  return sources;
 }

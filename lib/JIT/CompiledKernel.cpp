@@ -156,16 +156,40 @@ struct RowRange {
   }
 }
 
+/// The dynamic output sizes from the inputs' sizes (kernel.sizeSources);
+/// false, with nothing written, if the kernel has no sources or one does
+/// not apply to this call.
+bool sizesFromInputs(const CompiledKernel &kernel, const IValue *args, int64_t *sizes,
+                     size_t count, size_t dynamicCount) {
+  const std::vector<SizeSource> &sources = kernel.sizeSources;
+  if (sources.empty() || sources.size() != dynamicCount)
+    return false;
+  for (const SizeSource &source : sources)
+    if (source.argument >= kernel.argKinds.size() ||
+        kernel.argKinds[source.argument] != ArgKind::Tensor ||
+        source.dim >= args[source.argument].toTensorImpl()->sizes().size())
+      return false;
+  size_t next = 0;
+  for (size_t i = 0; i < count; ++i)
+    if (sizes[i] < 0) {
+      const SizeSource &source = sources[next++];
+      sizes[i] = args[source.argument].toTensorImpl()->sizes()[source.dim];
+    }
+  return true;
+}
+
 /// The output sizes, all outputs' lists one after the other, with the
-/// dynamic ones computed by `shapes` on the packed inputs.
-void outputSizesInto(const CompiledKernel &kernel, Packer &packer, int64_t *sizes) {
+/// dynamic ones read from the inputs or computed by `shapes` on the packed
+/// inputs.
+void outputSizesInto(const CompiledKernel &kernel, const IValue *args, Packer &packer,
+                     int64_t *sizes) {
   size_t at = 0, dynamicCount = 0;
   for (const OutputSpec &output : kernel.outputs)
     for (int64_t size : output.sizes) {
       sizes[at++] = size;
       dynamicCount += size < 0;
     }
-  if (!kernel.shapes)
+  if (!kernel.shapes || sizesFromInputs(kernel, args, sizes, at, dynamicCount))
     return;
   int64_t inlineDims[kInlineDynamicDims];
   std::vector<int64_t> heapDims;
@@ -369,7 +393,7 @@ void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const
     heapSizes.resize(rank);
     sizes = heapSizes.data();
   }
-  outputSizesInto(*this, packer, sizes);
+  outputSizesInto(*this, args, packer, sizes);
   size_t at = 0, first = out.size();
   for (const OutputSpec &output : outputs) {
     Tensor result = Tensor::empty(IntArrayRef(sizes + at, output.sizes.size()), output.dtype,

@@ -109,7 +109,8 @@ void DiskCache::storeIndex(const std::string &key, const std::string &text) cons
 
 void DiskCache::removeIndex(const std::string &key) const { ::unlink(indexPath(key).c_str()); }
 
-std::optional<std::string> DiskCache::load(const std::string &key) const {
+std::optional<std::string> DiskCache::load(const std::string &key,
+                                           std::string *manifestText) const {
   if (!enabled_)
     return std::nullopt;
   std::string dir = entryDir(key);
@@ -136,6 +137,8 @@ std::optional<std::string> DiskCache::load(const std::string &key) const {
   }
   if (logEnabled(LogTopic::Cache))
     logLine(LogTopic::Cache, "disk hit " + key.substr(0, 16));
+  if (manifestText)
+    *manifestText = std::move(*manifest);
   return object;
 }
 

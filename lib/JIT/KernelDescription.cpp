@@ -10,6 +10,7 @@
 
 #include "opal/Schema/SchemaParser.h"
 
+#include <algorithm>
 #include <sstream>
 
 using namespace opal;
@@ -39,6 +40,15 @@ const char *halvesName(HalvesCombine combine) {
 
 } // namespace
 
+std::string jit::describeSizeSources(const std::vector<SizeSource> &sources) {
+  std::ostringstream text;
+  text << "sizes:";
+  for (const SizeSource &source : sources)
+    text << " a" << source.argument << "." << source.dim;
+  text << "\n";
+  return text.str();
+}
+
 std::string jit::describeKernel(const CompiledKernel &kernel) {
   std::ostringstream text;
   text << "outputs:";
@@ -52,6 +62,8 @@ std::string jit::describeKernel(const CompiledKernel &kernel) {
   text << "\nrows: " << (kernel.rowsIndependent ? "independent" : "dependent") << "\n";
   if (kernel.halves != HalvesCombine::None)
     text << "halves: " << halvesName(kernel.halves) << "\n";
+  if (!kernel.sizeSources.empty())
+    text << describeSizeSources(kernel.sizeSources);
   text << "reached:";
   for (const OperatorName &name : kernel.reached)
     text << " " << name.str();
@@ -92,7 +104,45 @@ Expected<OutputSpec> readOutput(const std::string &word) {
   return output;
 }
 
+/// "a<argument>.<dim>".
+Expected<SizeSource> readSizeSource(const std::string &word) {
+  auto fail = [&] {
+    return makeUnexpected(Error("size source '" + word + "': expected a<argument>.<dim>"));
+  };
+  size_t dot = word.find('.');
+  if (word.size() < 4 || word[0] != 'a' || dot == std::string::npos)
+    return fail();
+  auto number = [](const std::string &digits, uint32_t &value) {
+    if (digits.empty() || digits.size() > 6 ||
+        digits.find_first_not_of("0123456789") != std::string::npos)
+      return false;
+    value = static_cast<uint32_t>(std::stoul(digits));
+    return true;
+  };
+  SizeSource source;
+  if (!number(word.substr(1, dot - 1), source.argument) ||
+      !number(word.substr(dot + 1), source.dim))
+    return fail();
+  return source;
+}
+
 } // namespace
+
+bool jit::readSizeSources(const std::string &text, CompiledKernel &kernel) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.compare(0, 6, "sizes:") != 0)
+      continue;
+    std::istringstream words(line.substr(6));
+    for (std::string word; words >> word;) {
+      auto source = readSizeSource(word);
+      if (!source)
+        return false;
+      kernel.sizeSources.push_back(*source);
+    }
+  }
+  return true;
+}
 
 Expected<bool> jit::readKernelDescription(const std::string &text, CompiledKernel &kernel) {
   std::istringstream lines(text);
@@ -123,6 +173,13 @@ Expected<bool> jit::readKernelDescription(const std::string &text, CompiledKerne
       if (known == HalvesCombine::None)
         return makeUnexpected(Error("kernel description: unknown halves '" + values[0] + "'"));
       kernel.halves = known;
+    } else if (field == "sizes") {
+      for (const std::string &word : values) {
+        auto source = readSizeSource(word);
+        if (!source)
+          return makeUnexpected(Error("kernel description: " + source.error().message()));
+        kernel.sizeSources.push_back(*source);
+      }
     } else if (field == "reached") {
       for (const std::string &word : values) {
         auto name = parseOperatorName(word);
@@ -136,5 +193,12 @@ Expected<bool> jit::readKernelDescription(const std::string &text, CompiledKerne
   }
   if (!sawOutputs || !sawRows)
     return makeUnexpected(Error("kernel description: 'outputs:' and 'rows:' lines are required"));
+  size_t dynamic = 0;
+  for (const OutputSpec &output : kernel.outputs)
+    dynamic += std::count(output.sizes.begin(), output.sizes.end(), int64_t(-1));
+  if (!kernel.sizeSources.empty() && kernel.sizeSources.size() != dynamic)
+    return makeUnexpected(Error("kernel description: " + std::to_string(kernel.sizeSources.size()) +
+                                " size sources for " + std::to_string(dynamic) +
+                                " dynamic output sizes"));
   return true;
 }

@@ -106,4 +106,39 @@ TEST(KernelDescription, FullReductionsSayHowHalvesCombine) {
   EXPECT_EQ(error.error().message(), "kernel description: unknown halves 'mean'");
 }
 
+TEST(KernelDescription, DynamicSizesFromInputs) {
+  CompiledKernel kernel;
+  kernel.outputs = {{ScalarType::Float, {-1, 3, -1}}};
+  kernel.sizeSources = {{0, 0}, {2, 1}};
+  kernel.reached = {OperatorName{"aten::add", "Tensor"}};
+  std::string text = describeKernel(kernel);
+  EXPECT_EQ(text, "outputs: float32[?,3,?]\nrows: dependent\nsizes: a0.0 a2.1\n"
+                  "reached: aten::add.Tensor\n");
+  CompiledKernel read;
+  ASSERT_TRUE(readKernelDescription(text, read).hasValue());
+  EXPECT_EQ(read.sizeSources, kernel.sizeSources);
+
+  // The same line in a disk cache manifest, among others.
+  CompiledKernel fromManifest;
+  EXPECT_TRUE(readSizeSources("op: aten::add\nsizes: a1.0\nreached: x\n", fromManifest));
+  EXPECT_EQ(fromManifest.sizeSources, (std::vector<SizeSource>{{1, 0}}));
+  CompiledKernel none;
+  EXPECT_TRUE(readSizeSources("op: aten::add\n", none));
+  EXPECT_TRUE(none.sizeSources.empty());
+  CompiledKernel damaged;
+  EXPECT_FALSE(readSizeSources("sizes: a1.\n", damaged));
+
+  CompiledKernel bad;
+  auto error = readKernelDescription("outputs: float32[?]\nrows: dependent\nsizes: b0.0\n", bad);
+  ASSERT_FALSE(error.hasValue());
+  EXPECT_EQ(error.error().message(),
+            "kernel description: size source 'b0.0': expected a<argument>.<dim>");
+  CompiledKernel mismatched;
+  error = readKernelDescription("outputs: float32[?,?]\nrows: dependent\nsizes: a0.0\n",
+                                mismatched);
+  ASSERT_FALSE(error.hasValue());
+  EXPECT_EQ(error.error().message(),
+            "kernel description: 1 size sources for 2 dynamic output sizes");
+}
+
 } // namespace

@@ -61,6 +61,15 @@ jit::HalvesCombine halvesCombine(mlir::ModuleOp module);
 mlir::FailureOr<std::vector<jit::OutputSpec>>
 splitEntryPoints(mlir::ModuleOp module, unsigned outputAlignment, std::string &error);
 
+/// After bufferization: where each dynamic output size comes from, when
+/// `opal_kernel_shapes` does nothing but copy sizes of its tensor arguments
+/// into the sizes buffer (CompiledKernel::sizeSources); empty when it
+/// computes any size (a broadcast's, a reshape's) or does anything else.
+/// `argKinds` has one entry per schema argument; the shapes entry takes the
+/// non-constant ones, then the sizes buffer.
+std::vector<jit::SizeSource> sizeSourcesOf(mlir::ModuleOp module,
+                                           const std::vector<jit::ArgKind> &argKinds);
+
 } // namespace opal::ir
 
 #endif // OPAL_COMPILER_KERNELBUILDER_H

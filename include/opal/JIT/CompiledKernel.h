@@ -59,6 +59,16 @@ struct OutputSpec {
   std::vector<int64_t> sizes; ///< -1 for a size the shapes entry computes
 };
 
+/// A dynamic output size that is a size of an input: dim `dim` of the
+/// call's argument `argument` (a schema argument index).
+struct SizeSource {
+  uint32_t argument = 0;
+  uint32_t dim = 0;
+  bool operator==(const SizeSource &other) const {
+    return argument == other.argument && dim == other.dim;
+  }
+};
+
 class CompiledKernel {
 public:
   using PackedFunction = void (*)(void **);
@@ -92,6 +102,11 @@ public:
   /// two threads and combine the two results so.
   HalvesCombine halves = HalvesCombine::None;
   std::vector<OutputSpec> outputs;
+  /// When every dynamic output size (each -1 in `outputs`, in order) is a
+  /// size of an input tensor, where each comes from: a call then reads them
+  /// from its arguments instead of calling `shapes` (most kernels: an
+  /// elementwise op's output has its input's sizes). Empty otherwise.
+  std::vector<SizeSource> sizeSources;
   /// The ops (`ns::name[.overload]`) whose definitions went into the kernel.
   std::vector<OperatorName> reached;
   std::string cacheKey;        ///< hex sha256 of the disk cache entry
@@ -110,11 +125,19 @@ public:
 
 /// What a precompiled kernel's code does not say about itself: its outputs
 /// (dtype and sizes, `?` where the shapes entry computes one), whether its
-/// rows are independent, and the ops its compilation reached. One field a
-/// line, e.g. "outputs: float32[?,4]\nrows: independent\nreached: aten::exp\n".
+/// rows are independent, where its dynamic sizes come from, and the ops its
+/// compilation reached. One field a line, e.g. "outputs: float32[?,4]\n
+/// rows: independent\nsizes: a0.0\nreached: aten::exp\n" (`sizes:` lists
+/// SizeSources as a<argument>.<dim>, and is absent when there are none).
 std::string describeKernel(const CompiledKernel &kernel);
 /// Reads describeKernel's text into `kernel`; the error names the bad line.
 Expected<bool> readKernelDescription(const std::string &text, CompiledKernel &kernel);
+/// The `sizes:` line of describeKernel ("sizes: a0.0 a0.1\n").
+std::string describeSizeSources(const std::vector<SizeSource> &sources);
+/// Reads the `sizes:` line of a text of such lines (a description, a disk
+/// cache manifest) into kernel.sizeSources; true, reading nothing, without
+/// one; false for a malformed one.
+bool readSizeSources(const std::string &text, CompiledKernel &kernel);
 
 /// What libopal_compiler provides.
 class KernelCompiler {

@@ -37,8 +37,10 @@ public:
 
   bool enabled() const { return enabled_; }
   const std::string &root() const { return root_; }
-  /// The object of entry `key`, or nothing (absent, disabled or corrupt).
-  std::optional<std::string> load(const std::string &key) const;
+  /// The object of entry `key`, or nothing (absent, disabled or corrupt);
+  /// with its manifest's text in `manifest` if given.
+  std::optional<std::string> load(const std::string &key,
+                                  std::string *manifest = nullptr) const;
   /// Stores an entry; failures (read-only disk, races) only log.
   void store(const std::string &key, const std::string &object,
              const std::string &manifest) const;

@@ -1,0 +1,109 @@
+"""Output sizes that are sizes of the inputs: a compiled kernel whose sizes
+entry only copies sizes of its tensor arguments records where each comes
+from (`sizes: a<argument>.<dim>` in its description and disk cache
+manifest), and calls read them from the arguments instead of calling the
+sizes entry (docs/jit.md)."""
+
+import os
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import numpy as np
+
+import opal
+import opal.cache
+
+A = opal.ops.aten
+
+SCRIPT = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import opal
+    A = opal.ops.aten
+    rng = np.random.default_rng(3)
+    x = opal.tensor(rng.standard_normal((5, 7)).astype(np.float32))
+    y = opal.tensor(rng.standard_normal(7).astype(np.float32))
+    w = opal.tensor(rng.standard_normal((3, 7)).astype(np.float32))
+    calls = [A.exp(x), A.add.Tensor(x, y), A.matmul(x, A.t(x)), A.linear(x, w),
+             A.mean.dim(x, [0]), A.softmax.int(x, -1)]
+    # Other sizes through the same kernels.
+    x2 = opal.tensor(rng.standard_normal((2, 9)).astype(np.float32))
+    calls += [A.exp(x2), A.mean.dim(x2, [0]), A.linear(x2, opal.tensor(np.ones((4, 9), np.float32)))]
+    json.dump({"shapes": [list(t.shape) for t in calls], "out": [t.tolist() for t in calls],
+               "stats": opal.jit.stats()}, sys.stdout)
+""")
+
+
+def run_process(cache_dir, extra_env=None):
+    env = dict(os.environ, OPAL_CACHE_DIR=str(cache_dir))
+    env.update(extra_env or {})
+    result = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    import json
+    return json.loads(result.stdout)
+
+
+def sizes_by_kernel(cache_dir):
+    return {(m["op"], m["specialization"]): m.get("sizes")
+            for _, _, m in opal.cache.entries(str(cache_dir))}
+
+
+def test_kernels_record_which_input_sizes_their_outputs_have(tmp_path):
+    first = run_process(tmp_path)
+    assert first["shapes"] == [[5, 7], [5, 7], [5, 5], [5, 3], [7], [5, 7], [2, 9], [9], [2, 4]]
+    sizes = sizes_by_kernel(tmp_path)
+    assert sizes[("aten::exp", "(float32[?,?])")] == "a0.0 a0.1"
+    assert sizes[("aten::add.Tensor", "(float32[?,?], float32[?], int)")] == "a0.0 a0.1"
+    assert sizes[("aten::matmul", "(float32[?,?], float32[?,?])")] == "a0.0 a1.1"
+    # linear(x, w) is x @ w^T: rows of x, rows of w.
+    assert sizes[("aten::linear", "(float32[?,?], float32[?,?], None)")] == "a0.0 a1.0"
+    assert sizes[("aten::mean.dim", "(float32[?,?], List[int]=[0], bool=False, None)")] == "a0.1"
+
+
+def test_the_sizes_agree_with_numpy():
+    rng = np.random.default_rng(5)
+    for shape in [(1, 3), (4, 1), (6, 10), (0, 5), (3, 0)]:
+        a = rng.standard_normal(shape).astype(np.float32)
+        x = opal.tensor(a)
+        np.testing.assert_allclose(A.exp(x).numpy(), np.exp(a), rtol=1e-6)
+        with warnings.catch_warnings(), np.errstate(invalid="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)  # the mean of no rows: NaN
+            expected = a.mean(0)
+        np.testing.assert_allclose(A.mean.dim(x, [0]).numpy(), expected, rtol=1e-5,
+                                   atol=1e-6)
+        w = rng.standard_normal((2, shape[1])).astype(np.float32)
+        np.testing.assert_allclose(A.linear(x, opal.tensor(w)).numpy(), a @ w.T, rtol=1e-5,
+                                   atol=1e-5)
+    # Meta tensors take their sizes the same way.
+    m = opal.empty([6, 11], device="meta")
+    assert list(A.linear(m, opal.empty([2, 11], device="meta")).shape) == [6, 2]
+
+
+def test_a_disk_hit_reads_the_sizes_from_its_manifest(tmp_path):
+    first = run_process(tmp_path)
+    # OPAL_DUMP_DIR turns the warm start off: the compiler finds the objects
+    # in the disk cache and the sizes in their manifests.
+    second = run_process(tmp_path, {"OPAL_DUMP_DIR": str(tmp_path / "dump")})
+    assert second["stats"]["compiles"] == 0 and second["stats"]["disk_hits"] > 0
+    assert second["shapes"] == first["shapes"] and second["out"] == first["out"]
+
+
+def test_a_damaged_sizes_line_falls_back_to_the_sizes_entry(tmp_path):
+    first = run_process(tmp_path)
+    damaged = 0
+    for _, directory, _ in opal.cache.entries(str(tmp_path)):
+        path = os.path.join(directory, "manifest.txt")
+        text = open(path).read()
+        changed = text.replace("sizes: a0.0", "sizes: a0.")
+        # Well formed but naming a dim the argument does not have: refused
+        # when called, the sizes entry runs instead.
+        changed = changed.replace("sizes: a0.1", "sizes: a0.9")
+        damaged += changed != text
+        open(path, "w").write(changed)
+    assert damaged == 6
+    second = run_process(tmp_path, {"OPAL_DUMP_DIR": str(tmp_path / "dump")})
+    assert second["stats"]["compiles"] == 0
+    assert second["shapes"] == first["shapes"] and second["out"] == first["out"]
