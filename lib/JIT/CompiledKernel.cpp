@@ -189,8 +189,10 @@ void outputSizesInto(const CompiledKernel &kernel, const IValue *args, Packer &p
       sizes[at++] = size;
       dynamicCount += size < 0;
     }
-  if (!kernel.shapes || sizesFromInputs(kernel, args, sizes, at, dynamicCount))
+  if (dynamicCount == 0 || sizesFromInputs(kernel, args, sizes, at, dynamicCount))
     return;
+  if (!kernel.shapes)
+    throw OpalError("internal error: " + kernel.label + " has no way to compute its output sizes");
   int64_t inlineDims[kInlineDynamicDims];
   std::vector<int64_t> heapDims;
   int64_t *dims = inlineDims;
