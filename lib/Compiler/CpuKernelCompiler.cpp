@@ -353,6 +353,7 @@ private:
     else
       target.problem = cudaPipelineOptionsProblem(options);
     target.pipeline = jitCudaPipelineText(options);
+    target.reusable = bufferizationPipelineText();
     target.description = cudaTargetDescription(options) + "; host " + hostTargetDescription();
     return target;
   }

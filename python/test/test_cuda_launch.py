@@ -115,7 +115,7 @@ def test_a_view_off_the_vector_boundary_gets_a_scalar_kernel(run):
     assert len(ptx) == 2
 
 
-def test_the_default_is_a_cubin_and_the_disk_cache_serves_a_second_process(run):
+def test_the_default_is_a_cubin_and_the_disk_cache_serves_a_second_process(run, tmp_path):
     out, log = run(EXP)
     assert out[1] == "1 0 1"
     load = next(line for line in log if line.startswith("load"))
@@ -124,6 +124,10 @@ def test_the_default_is_a_cubin_and_the_disk_cache_serves_a_second_process(run):
     assert out[1] == "0 1 1"  # nothing compiled: host code and cubin from disk
     assert sum(line.startswith("load cubin") for line in log) == 1
     assert len(launches(log)) == 2
+    # The output's size is the input's (read from it, not computed by the
+    # host's sizes entry), as on CPU.
+    manifest = next((tmp_path / "cache").glob("v1/*/*/manifest.txt")).read_text()
+    assert "\nsizes: a0.0\n" in manifest
 
 
 def test_the_capability_is_part_of_the_key(run):
