@@ -122,19 +122,25 @@ LogicalResult DefOp::verify() {
 }
 
 /// The schema of the library op named `name` ("op", "op.overload" or
-/// "ns::op..."), if the library defines it.
+/// "ns::op..."), if the library defines it. Only the matching definition is
+/// parsed: a library verifies each of its decompositions this way, and
+/// parsing every schema for each made that quadratic (a sixth of a
+/// process's first JIT compile with the aten library).
 static std::optional<opal::FunctionSchema> findDefinition(LibraryOp library,
                                                           StringRef name) {
   std::string qualified = name.contains("::") ? name.str()
                                               : (library.getNs() + "::" + name).str();
   for (auto def : library.getBody().front().getOps<DefOp>()) {
-    auto schema = opal::parseSchema(def.getSchema().str());
-    if (!schema)
+    // The operator's name is the text before the argument list.
+    StringRef text = def.getSchema();
+    StringRef defined = text.take_until([](char c) { return c == '('; }).trim();
+    bool matches = defined.contains("::")
+                       ? defined == qualified
+                       : (library.getNs() + "::" + defined).str() == qualified;
+    if (!matches)
       continue;
-    std::string defined = schema->ns().empty()
-                              ? library.getNs().str() + "::" + schema->operatorName().str()
-                              : schema->operatorName().str();
-    if (defined == qualified)
+    auto schema = opal::parseSchema(text.str());
+    if (schema)
       return *schema;
   }
   return std::nullopt;
