@@ -107,3 +107,35 @@ def test_a_damaged_sizes_line_falls_back_to_the_sizes_entry(tmp_path):
     second = run_process(tmp_path, {"OPAL_DUMP_DIR": str(tmp_path / "dump")})
     assert second["stats"]["compiles"] == 0
     assert second["shapes"] == first["shapes"] and second["out"] == first["out"]
+
+
+def test_the_sources_of_several_outputs_follow_the_outputs_order(tmp_path):
+    script = textwrap.dedent("""
+        import json, sys
+        import numpy as np
+        import opal
+        A = opal.ops.aten
+        lib = opal.library.Library("sizes_test", "DEF")
+        lib.define("pair(Tensor x, Tensor y) -> (Tensor, Tensor)")
+
+        @opal.library.register_decomposition("sizes_test::pair", lib=lib)
+        def pair(x, y):
+            return A.exp(x), A.sum.dim_IntList(A.mm(x, y), [0])
+
+        x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+        y = np.linspace(0, 2, 24, dtype=np.float32).reshape(4, 6)
+        a, b = opal.ops.sizes_test.pair(opal.tensor(x), opal.tensor(y))
+        json.dump({"shapes": [list(a.shape), list(b.shape)],
+                   "exp": bool(np.allclose(a.numpy(), np.exp(x), rtol=1e-5)),
+                   "sum": bool(np.allclose(b.numpy(), (x @ y).sum(0), rtol=1e-4))}, sys.stdout)
+    """)
+    env = dict(os.environ, OPAL_CACHE_DIR=str(tmp_path))
+    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    import json
+    out = json.loads(result.stdout)
+    assert out == {"shapes": [[3, 4], [6]], "exp": True, "sum": True}
+    # exp(x) has x's two sizes, the column sums of x @ y y's second.
+    assert sizes_by_kernel(tmp_path) == {("sizes_test::pair", "(float32[?,?], float32[?,?])"):
+                                         "a0.0 a0.1 a1.1"}
