@@ -150,8 +150,8 @@ public:
     if (object) {
       kernel.fromDisk = true;
       // A damaged line costs only the shortcut: `shapes` computes the sizes.
-      if (!jit::readSizeSources(manifestText, kernel))
-        kernel.sizeSources.clear();
+      if (auto sources = jit::readSizeSources(jit::fieldOf(manifestText, "sizes")))
+        kernel.sizeSources = std::move(*sources);
     } else {
       ObjectOptions objectOptions;
       objectOptions.timings = &llvmSteps;
@@ -608,7 +608,7 @@ private:
          << "pipeline: " << target.pipeline << "\n";
     // Read back on a disk hit (the sizes are found while lowering).
     if (!kernel.sizeSources.empty())
-      text << jit::describeSizeSources(kernel.sizeSources);
+      text << "sizes: " << jit::describeSizeSources(kernel.sizeSources) << "\n";
     text << "reached:";
     for (const OperatorName &name : kernel.reached)
       text << " " << name.str();

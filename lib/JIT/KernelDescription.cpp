@@ -42,10 +42,8 @@ const char *halvesName(HalvesCombine combine) {
 
 std::string jit::describeSizeSources(const std::vector<SizeSource> &sources) {
   std::ostringstream text;
-  text << "sizes:";
-  for (const SizeSource &source : sources)
-    text << " a" << source.argument << "." << source.dim;
-  text << "\n";
+  for (size_t i = 0; i < sources.size(); ++i)
+    text << (i ? " a" : "a") << sources[i].argument << "." << sources[i].dim;
   return text.str();
 }
 
@@ -63,7 +61,7 @@ std::string jit::describeKernel(const CompiledKernel &kernel) {
   if (kernel.halves != HalvesCombine::None)
     text << "halves: " << halvesName(kernel.halves) << "\n";
   if (!kernel.sizeSources.empty())
-    text << describeSizeSources(kernel.sizeSources);
+    text << "sizes: " << describeSizeSources(kernel.sizeSources) << "\n";
   text << "reached:";
   for (const OperatorName &name : kernel.reached)
     text << " " << name.str();
@@ -128,20 +126,16 @@ Expected<SizeSource> readSizeSource(const std::string &word) {
 
 } // namespace
 
-bool jit::readSizeSources(const std::string &text, CompiledKernel &kernel) {
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.compare(0, 6, "sizes:") != 0)
-      continue;
-    std::istringstream words(line.substr(6));
-    for (std::string word; words >> word;) {
-      auto source = readSizeSource(word);
-      if (!source)
-        return false;
-      kernel.sizeSources.push_back(*source);
-    }
+Expected<std::vector<SizeSource>> jit::readSizeSources(const std::string &text) {
+  std::istringstream words(text);
+  std::vector<SizeSource> sources;
+  for (std::string word; words >> word;) {
+    auto source = readSizeSource(word);
+    if (!source)
+      return makeUnexpected(source.error());
+    sources.push_back(*source);
   }
-  return true;
+  return sources;
 }
 
 Expected<bool> jit::readKernelDescription(const std::string &text, CompiledKernel &kernel) {
@@ -174,12 +168,10 @@ Expected<bool> jit::readKernelDescription(const std::string &text, CompiledKerne
         return makeUnexpected(Error("kernel description: unknown halves '" + values[0] + "'"));
       kernel.halves = known;
     } else if (field == "sizes") {
-      for (const std::string &word : values) {
-        auto source = readSizeSource(word);
-        if (!source)
-          return makeUnexpected(Error("kernel description: " + source.error().message()));
-        kernel.sizeSources.push_back(*source);
-      }
+      auto sources = readSizeSources(line.substr(colon + 1));
+      if (!sources)
+        return makeUnexpected(Error("kernel description: " + sources.error().message()));
+      kernel.sizeSources = std::move(*sources);
     } else if (field == "reached") {
       for (const std::string &word : values) {
         auto name = parseOperatorName(word);

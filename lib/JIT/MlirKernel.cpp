@@ -113,6 +113,18 @@ int cudaCapabilityOf(int ordinal) {
   return capability;
 }
 
+/// Key words are short: an inline loop beats a call to memcmp.
+bool sameWords(const std::vector<uint64_t> &a, const std::vector<uint64_t> &b) {
+  size_t size = a.size();
+  if (size != b.size())
+    return false;
+  const uint64_t *x = a.data(), *y = b.data();
+  for (size_t i = 0; i < size; ++i)
+    if (x[i] != y[i])
+      return false;
+  return true;
+}
+
 /// A call's key words; throws for arguments that cannot be compiled.
 void appendCallWords(const FunctionSchema &schema, const IValue *args, DeviceType device,
                      int cudaCapability, bool staticShapes, std::vector<uint64_t> &words) {
@@ -160,20 +172,6 @@ bool MlirKernel::Entry::current() const {
       return false;
   return true;
 }
-
-namespace {
-/// Key words are short: an inline loop beats a call to memcmp.
-bool sameWords(const std::vector<uint64_t> &a, const std::vector<uint64_t> &b) {
-  size_t size = a.size();
-  if (size != b.size())
-    return false;
-  const uint64_t *x = a.data(), *y = b.data();
-  for (size_t i = 0; i < size; ++i)
-    if (x[i] != y[i])
-      return false;
-  return true;
-}
-} // namespace
 
 const CompiledKernel *MlirKernel::find(const std::vector<uint64_t> &words) const {
   const Table *table = table_.load(std::memory_order_acquire);

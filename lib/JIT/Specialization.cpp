@@ -61,10 +61,6 @@ std::string problem(const FunctionSchema &schema, const Argument &argument,
   return schema.operatorName().str() + ": argument '" + argument.name() + "': " + what;
 }
 
-} // namespace
-
-namespace {
-
 /// The words of a constant argument (a value the kernel is specialized on);
 /// false for a value the JIT cannot compile.
 bool appendConstantWords(const IValue &value, uint64_t head, std::vector<uint64_t> &words) {
@@ -124,7 +120,8 @@ bool appendConstantWords(const IValue &value, uint64_t head, std::vector<uint64_
                                                         const IValue *args, size_t i) {
   const Argument &argument = schema.arguments()[i];
   if (args[i].isTensor())
-    return makeUnexpected(Error(problem(schema, argument, "the JIT compiles tensors of rank up to 64")));
+    return makeUnexpected(
+        Error(problem(schema, argument, "the JIT compiles tensors of rank up to 64")));
   return makeUnexpected(Error(problem(
       schema, argument,
       std::string("the JIT cannot compile a call with a ") + args[i].tagName() + " here")));

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "opal/JIT/CompiledKernel.h"
+#include "opal/JIT/DiskCache.h"
 #include "opal/JIT/Specialization.h"
 
 #include "opal/Runtime/Tensor.h"
@@ -73,6 +74,13 @@ TEST(SpecializationParser, ErrorsNameTheArgumentAndWhatWasExpected) {
             "t::h: specialization (float32[?, float, 1): unbalanced brackets or quotes");
 }
 
+/// The error readKernelDescription gives for `text` ("" if it reads it).
+std::string descriptionError(const std::string &text) {
+  CompiledKernel kernel;
+  auto read = readKernelDescription(text, kernel);
+  return read ? "" : read.error().message();
+}
+
 TEST(KernelDescription, RoundTrips) {
   CompiledKernel kernel;
   kernel.outputs = {{ScalarType::Float, {-1, 4}}, {ScalarType::Long, {}}};
@@ -84,10 +92,8 @@ TEST(KernelDescription, RoundTrips) {
   CompiledKernel read;
   ASSERT_TRUE(readKernelDescription(text, read).hasValue());
   EXPECT_EQ(describeKernel(read), text);
-  CompiledKernel bad;
-  auto error = readKernelDescription("outputs: float32[x]\nrows: dependent\n", bad);
-  ASSERT_FALSE(error.hasValue());
-  EXPECT_EQ(error.error().message(), "kernel description: output 'float32[x]': bad size 'x'");
+  EXPECT_EQ(descriptionError("outputs: float32[x]\nrows: dependent\n"),
+            "kernel description: output 'float32[x]': bad size 'x'");
 }
 
 TEST(KernelDescription, FullReductionsSayHowHalvesCombine) {
@@ -100,10 +106,8 @@ TEST(KernelDescription, FullReductionsSayHowHalvesCombine) {
   CompiledKernel read;
   ASSERT_TRUE(readKernelDescription(text, read).hasValue());
   EXPECT_EQ(read.halves, HalvesCombine::Max);
-  CompiledKernel bad;
-  auto error = readKernelDescription("outputs: float32[]\nrows: dependent\nhalves: mean\n", bad);
-  ASSERT_FALSE(error.hasValue());
-  EXPECT_EQ(error.error().message(), "kernel description: unknown halves 'mean'");
+  EXPECT_EQ(descriptionError("outputs: float32[]\nrows: dependent\nhalves: mean\n"),
+            "kernel description: unknown halves 'mean'");
 }
 
 TEST(KernelDescription, DynamicSizesFromInputs) {
@@ -118,26 +122,19 @@ TEST(KernelDescription, DynamicSizesFromInputs) {
   ASSERT_TRUE(readKernelDescription(text, read).hasValue());
   EXPECT_EQ(read.sizeSources, kernel.sizeSources);
 
-  // The same line in a disk cache manifest, among others.
-  CompiledKernel fromManifest;
-  EXPECT_TRUE(readSizeSources("op: aten::add\nsizes: a1.0\nreached: x\n", fromManifest));
-  EXPECT_EQ(fromManifest.sizeSources, (std::vector<SizeSource>{{1, 0}}));
-  CompiledKernel none;
-  EXPECT_TRUE(readSizeSources("op: aten::add\n", none));
-  EXPECT_TRUE(none.sizeSources.empty());
-  CompiledKernel damaged;
-  EXPECT_FALSE(readSizeSources("sizes: a1.\n", damaged));
+  // The same field in a disk cache manifest, among others.
+  auto fromManifest =
+      readSizeSources(fieldOf("op: aten::add\nsizes: a1.0\nreached: x\n", "sizes"));
+  ASSERT_TRUE(fromManifest.hasValue());
+  EXPECT_EQ(*fromManifest, (std::vector<SizeSource>{{1, 0}}));
+  auto none = readSizeSources(fieldOf("op: aten::add\n", "sizes"));
+  ASSERT_TRUE(none.hasValue());
+  EXPECT_TRUE(none->empty());
+  EXPECT_FALSE(readSizeSources(fieldOf("sizes: a1.\n", "sizes")).hasValue());
 
-  CompiledKernel bad;
-  auto error = readKernelDescription("outputs: float32[?]\nrows: dependent\nsizes: b0.0\n", bad);
-  ASSERT_FALSE(error.hasValue());
-  EXPECT_EQ(error.error().message(),
+  EXPECT_EQ(descriptionError("outputs: float32[?]\nrows: dependent\nsizes: b0.0\n"),
             "kernel description: size source 'b0.0': expected a<argument>.<dim>");
-  CompiledKernel mismatched;
-  error = readKernelDescription("outputs: float32[?,?]\nrows: dependent\nsizes: a0.0\n",
-                                mismatched);
-  ASSERT_FALSE(error.hasValue());
-  EXPECT_EQ(error.error().message(),
+  EXPECT_EQ(descriptionError("outputs: float32[?,?]\nrows: dependent\nsizes: a0.0\n"),
             "kernel description: 1 size sources for 2 dynamic output sizes");
 }
 

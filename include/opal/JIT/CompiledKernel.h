@@ -132,12 +132,11 @@ public:
 std::string describeKernel(const CompiledKernel &kernel);
 /// Reads describeKernel's text into `kernel`; the error names the bad line.
 Expected<bool> readKernelDescription(const std::string &text, CompiledKernel &kernel);
-/// The `sizes:` line of describeKernel ("sizes: a0.0 a0.1\n").
+/// The value of the `sizes:` field (of a description, or of a disk cache
+/// manifest): "a0.0 a2.1".
 std::string describeSizeSources(const std::vector<SizeSource> &sources);
-/// Reads the `sizes:` line of a text of such lines (a description, a disk
-/// cache manifest) into kernel.sizeSources; true, reading nothing, without
-/// one; false for a malformed one.
-bool readSizeSources(const std::string &text, CompiledKernel &kernel);
+/// Reads describeSizeSources' text; an empty text has none.
+Expected<std::vector<SizeSource>> readSizeSources(const std::string &text);
 
 /// What libopal_compiler provides.
 class KernelCompiler {
