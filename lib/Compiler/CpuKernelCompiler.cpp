@@ -147,8 +147,18 @@ public:
     ObjectTimings llvmSteps;
     std::string manifestText;
     std::optional<std::string> object = jit::diskCache().load(cacheKey, &manifestText);
+    // The checks keep calls inside the inputs: an entry whose checks do not
+    // read is compiled afresh.
+    auto checks = jit::readShapeChecks(object ? jit::fieldOf(manifestText, "checks") : "");
+    if (object && !checks) {
+      if (logEnabled(LogTopic::Cache))
+        logLine(LogTopic::Cache, "disk entry " + cacheKey + ": " + checks.error().message() +
+                                     "; compiling afresh");
+      object.reset();
+    }
     if (object) {
       kernel.fromDisk = true;
+      kernel.shapeChecks = std::move(*checks);
       // A damaged line costs only the shortcut: `shapes` computes the sizes.
       if (auto sources = jit::readSizeSources(jit::fieldOf(manifestText, "sizes")))
         kernel.sizeSources = std::move(*sources);
@@ -378,6 +388,10 @@ private:
       if (failed(reusable->run(module)))
         return fail();
       front.kernel->sizeSources = sizeSourcesOf(module, front.kernel->argKinds);
+      auto checks = shapeChecksOf(module, front.kernel->argKinds);
+      if (!checks)
+        return makeUnexpected(Error(front.label + ": " + checks.error().message()));
+      front.kernel->shapeChecks = std::move(*checks);
       rest = target.pipeline.substr(target.reusable.size() + 1);
     }
     // The rest gets a fresh pass manager per compile: some upstream passes
@@ -609,6 +623,8 @@ private:
     // Read back on a disk hit (the sizes are found while lowering).
     if (!kernel.sizeSources.empty())
       text << "sizes: " << jit::describeSizeSources(kernel.sizeSources) << "\n";
+    if (!kernel.shapeChecks.empty())
+      text << "checks: " << jit::describeShapeChecks(kernel.shapeChecks) << "\n";
     text << "reached:";
     for (const OperatorName &name : kernel.reached)
       text << " " << name.str();

@@ -52,7 +52,10 @@ const char *opal::ir::cpuLoweringPipelineText() {
 }
 
 const char *opal::ir::bufferizationPipelineText() {
-  return "opal-lower-to-linalg,canonicalize,cse,"
+  return "opal-lower-to-linalg,"
+         // What the kernel assumes of its inputs' sizes, checked per call.
+         "func.func(opal-derive-shape-checks),"
+         "canonicalize,cse,"
          "linalg-fuse-elementwise-ops,"
          // The shapes entry keeps only the size computations.
          "resolve-ranked-shaped-type-result-dims,canonicalize,cse,"

@@ -304,3 +304,38 @@ std::vector<jit::SizeSource> opal::ir::sizeSourcesOf(ModuleOp module,
   }
   return sources;
 }
+
+Expected<std::vector<jit::ShapeCheck>>
+opal::ir::shapeChecksOf(ModuleOp module, const std::vector<jit::ArgKind> &argKinds) {
+  auto kernel = module.lookupSymbol<func::FuncOp>(kKernelName);
+  auto text = kernel ? kernel->getAttrOfType<StringAttr>(kShapeChecksAttrName) : StringAttr();
+  if (!text)
+    return std::vector<jit::ShapeCheck>();
+  auto checks = jit::readShapeChecks(text.str());
+  if (!checks)
+    return makeUnexpected(checks.error());
+  std::vector<uint32_t> schemaIndex; // kernel argument -> schema argument
+  for (size_t i = 0; i < argKinds.size(); ++i)
+    if (argKinds[i] != jit::ArgKind::Constant)
+      schemaIndex.push_back(static_cast<uint32_t>(i));
+  auto remap = [&](jit::SizeRef &size) {
+    if (size.constant)
+      return true;
+    if (size.argument >= schemaIndex.size() ||
+        argKinds[schemaIndex[size.argument]] != jit::ArgKind::Tensor)
+      return false;
+    size.argument = schemaIndex[size.argument];
+    return true;
+  };
+  for (jit::ShapeCheck &check : *checks) {
+    bool ok = remap(check.lhs) && remap(check.rhs);
+    for (jit::SizeRef &size : check.lhsShape)
+      ok = ok && remap(size);
+    for (jit::SizeRef &size : check.rhsShape)
+      ok = ok && remap(size);
+    if (!ok)
+      return makeUnexpected(Error("internal error: a shape check names a size of an argument "
+                                  "that is not a tensor: " + jit::describeShapeChecks({check})));
+  }
+  return std::move(*checks);
+}

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <type_traits>
 #include <mutex>
 #include <thread>
@@ -378,7 +379,96 @@ const TensorImpl *reducedInput(const CompiledKernel &kernel, const IValue *args)
   }
 }
 
+/// The value of `size` in a call, or nullopt when it names an argument the
+/// call does not have as a tensor of that rank (a damaged description).
+std::optional<int64_t> sizeOf(const SizeRef &size, const IValue *args,
+                              const std::vector<ArgKind> &kinds) {
+  if (size.constant)
+    return size.value;
+  if (size.argument >= kinds.size() || kinds[size.argument] != ArgKind::Tensor)
+    return std::nullopt;
+  IntArrayRef sizes = args[size.argument].toTensorImpl()->sizes();
+  if (size.dim >= sizes.size())
+    return std::nullopt;
+  return sizes[size.dim];
+}
+
+[[gnu::cold, gnu::noinline]] std::string shapeText(const std::vector<SizeRef> &shape,
+                                                   const IValue *args,
+                                                   const std::vector<ArgKind> &kinds,
+                                                   const char *separator) {
+  std::string text;
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? separator : "") + std::to_string(sizeOf(shape[i], args, kinds).value_or(-1));
+  return text;
+}
+
+/// "arguments 'self' and 'other'": the schema arguments a check's sizes
+/// come from.
+[[gnu::cold, gnu::noinline]] std::string argumentsText(const ShapeCheck &check,
+                                                       const FunctionSchema &schema) {
+  std::vector<std::string> names;
+  auto add = [&](const SizeRef &size) {
+    if (size.constant || size.argument >= schema.arguments().size())
+      return;
+    std::string name = "'" + schema.arguments()[size.argument].name() + "'";
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      names.push_back(name);
+  };
+  add(check.lhs);
+  add(check.rhs);
+  if (names.empty())
+    return "";
+  return names.size() == 1 ? " (argument " + names[0] + ")"
+                           : " (arguments " + names[0] + " and " + names[1] + ")";
+}
+
+[[gnu::cold, gnu::noinline]] void throwShapeCheck(const CompiledKernel &kernel,
+                                                  const ShapeCheck &check, const IValue *args,
+                                                  const FunctionSchema &schema, int64_t lhs,
+                                                  int64_t rhs) {
+  const std::vector<ArgKind> &kinds = kernel.argKinds;
+  std::string message;
+  switch (check.kind) {
+  case ShapeCheck::Kind::Broadcast:
+    message = "The size of tensor a (" + std::to_string(lhs) +
+              ") must match the size of tensor b (" + std::to_string(rhs) +
+              ") at non-singleton dimension " + std::to_string(check.dim);
+    break;
+  case ShapeCheck::Kind::Matmul:
+    message = "mat1 and mat2 shapes cannot be multiplied (" +
+              shapeText(check.lhsShape, args, kinds, "x") + " and " +
+              shapeText(check.rhsShape, args, kinds, "x") + ")";
+    break;
+  case ShapeCheck::Kind::Batch:
+    message = "Expected size for first two dimensions of batch2 tensor to be: [" +
+              shapeText(check.lhsShape, args, kinds, ", ") + "] but got: [" +
+              shapeText(check.rhsShape, args, kinds, ", ") + "].";
+    break;
+  }
+  std::string called = schema.operatorName().str();
+  std::string where = check.op == called ? called : called + ": in " + check.op;
+  throw OpalError(where + ": " + message + argumentsText(check, schema));
+}
+
+[[gnu::cold, gnu::noinline]] void throwDamagedCheck(const CompiledKernel &kernel,
+                                                    const ShapeCheck &check) {
+  throw OpalError("internal error: " + kernel.label + " has a shape check that names a " +
+                  "size its arguments do not have: " + describeShapeChecks({check}));
+}
+
 } // namespace
+
+void CompiledKernel::checkShapesOutOfLine(const IValue *args, const FunctionSchema &schema) const {
+  for (const ShapeCheck &check : shapeChecks) {
+    std::optional<int64_t> lhs = sizeOf(check.lhs, args, argKinds);
+    std::optional<int64_t> rhs = sizeOf(check.rhs, args, argKinds);
+    if (!lhs || !rhs)
+      throwDamagedCheck(*this, check);
+    if (*lhs != *rhs)
+      throwShapeCheck(*this, check, args, schema, *lhs, *rhs);
+  }
+}
 
 void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const {
   if (runsOpByOp())

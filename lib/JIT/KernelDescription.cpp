@@ -38,7 +38,64 @@ const char *halvesName(HalvesCombine combine) {
   return "none";
 }
 
+constexpr std::pair<ShapeCheck::Kind, const char *> kCheckKindNames[] = {
+    {ShapeCheck::Kind::Broadcast, "broadcast"},
+    {ShapeCheck::Kind::Matmul, "matmul"},
+    {ShapeCheck::Kind::Batch, "batch"}};
+
+std::string describeSizeRef(const SizeRef &size) {
+  if (size.constant)
+    return std::to_string(size.value);
+  return "a" + std::to_string(size.argument) + "." + std::to_string(size.dim);
+}
+
+std::string describeShape(const std::vector<SizeRef> &shape) {
+  if (shape.empty())
+    return "-";
+  std::string text;
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? "x" : "") + describeSizeRef(shape[i]);
+  return text;
+}
+
+/// Splits `text` at every `separator` (empty pieces kept).
+std::vector<std::string> splitAt(const std::string &text, char separator) {
+  std::vector<std::string> pieces(1);
+  for (char c : text) {
+    if (c == separator)
+      pieces.emplace_back();
+    else
+      pieces.back() += c;
+  }
+  return pieces;
+}
+
+/// A decimal number of at most `maxDigits` digits (no sign).
+bool readNumber(const std::string &digits, size_t maxDigits, uint64_t &value) {
+  if (digits.empty() || digits.size() > maxDigits ||
+      digits.find_first_not_of("0123456789") != std::string::npos)
+    return false;
+  value = std::stoull(digits);
+  return true;
+}
+
 } // namespace
+
+std::string jit::describeShapeChecks(const std::vector<ShapeCheck> &checks) {
+  std::string text;
+  for (const ShapeCheck &check : checks) {
+    if (!text.empty())
+      text += " ";
+    for (auto [kind, name] : kCheckKindNames)
+      if (kind == check.kind)
+        text += name;
+    text += "," + check.op + "," + std::to_string(check.dim) + "," + describeSizeRef(check.lhs) +
+            "," + describeSizeRef(check.rhs);
+    if (check.kind != ShapeCheck::Kind::Broadcast)
+      text += "," + describeShape(check.lhsShape) + "," + describeShape(check.rhsShape);
+  }
+  return text;
+}
 
 std::string jit::describeSizeSources(const std::vector<SizeSource> &sources) {
   std::ostringstream text;
@@ -62,6 +119,8 @@ std::string jit::describeKernel(const CompiledKernel &kernel) {
     text << "halves: " << halvesName(kernel.halves) << "\n";
   if (!kernel.sizeSources.empty())
     text << "sizes: " << describeSizeSources(kernel.sizeSources) << "\n";
+  if (!kernel.shapeChecks.empty())
+    text << "checks: " << describeShapeChecks(kernel.shapeChecks) << "\n";
   text << "reached:";
   for (const OperatorName &name : kernel.reached)
     text << " " << name.str();
@@ -126,6 +185,85 @@ Expected<SizeSource> readSizeSource(const std::string &word) {
 
 } // namespace
 
+namespace {
+
+/// "a<argument>.<dim>" or a constant of at most 18 digits.
+bool readSizeRef(const std::string &word, SizeRef &size) {
+  uint64_t value = 0;
+  if (readNumber(word, 18, value)) {
+    size.constant = true;
+    size.value = static_cast<int64_t>(value);
+    return true;
+  }
+  auto source = readSizeSource(word);
+  if (!source)
+    return false;
+  size.argument = source->argument;
+  size.dim = source->dim;
+  return true;
+}
+
+bool readShape(const std::string &word, std::vector<SizeRef> &shape) {
+  if (word == "-")
+    return true;
+  std::vector<std::string> pieces = splitAt(word, 'x');
+  if (pieces.size() > 64)
+    return false;
+  for (const std::string &piece : pieces) {
+    SizeRef size;
+    if (!readSizeRef(piece, size))
+      return false;
+    shape.push_back(size);
+  }
+  return true;
+}
+
+Expected<ShapeCheck> readShapeCheck(const std::string &word) {
+  auto fail = [&](const std::string &why) {
+    return makeUnexpected(Error("shape check '" + word + "': " + why));
+  };
+  std::vector<std::string> fields = splitAt(word, ',');
+  ShapeCheck check;
+  bool known = false;
+  for (auto [kind, name] : kCheckKindNames)
+    if (fields[0] == name) {
+      check.kind = kind;
+      known = true;
+    }
+  if (!known)
+    return fail("unknown kind '" + fields[0] + "'");
+  size_t expected = check.kind == ShapeCheck::Kind::Broadcast ? 5 : 7;
+  if (fields.size() != expected)
+    return fail("expected " + std::to_string(expected) + " comma-separated fields");
+  if (fields[1].empty())
+    return fail("no op name");
+  check.op = fields[1];
+  uint64_t dim = 0;
+  if (!readNumber(fields[2], 6, dim))
+    return fail("bad dim '" + fields[2] + "'");
+  check.dim = static_cast<uint32_t>(dim);
+  if (!readSizeRef(fields[3], check.lhs) || !readSizeRef(fields[4], check.rhs))
+    return fail("expected sizes a<argument>.<dim> or constants");
+  if (expected == 7 &&
+      (!readShape(fields[5], check.lhsShape) || !readShape(fields[6], check.rhsShape)))
+    return fail("bad shape");
+  return check;
+}
+
+} // namespace
+
+Expected<std::vector<ShapeCheck>> jit::readShapeChecks(const std::string &text) {
+  std::istringstream words(text);
+  std::vector<ShapeCheck> checks;
+  for (std::string word; words >> word;) {
+    auto check = readShapeCheck(word);
+    if (!check)
+      return makeUnexpected(check.error());
+    checks.push_back(std::move(*check));
+  }
+  return checks;
+}
+
 Expected<std::vector<SizeSource>> jit::readSizeSources(const std::string &text) {
   std::istringstream words(text);
   std::vector<SizeSource> sources;
@@ -172,6 +310,11 @@ Expected<bool> jit::readKernelDescription(const std::string &text, CompiledKerne
       if (!sources)
         return makeUnexpected(Error("kernel description: " + sources.error().message()));
       kernel.sizeSources = std::move(*sources);
+    } else if (field == "checks") {
+      auto checks = readShapeChecks(line.substr(colon + 1));
+      if (!checks)
+        return makeUnexpected(Error("kernel description: " + checks.error().message()));
+      kernel.shapeChecks = std::move(*checks);
     } else if (field == "reached") {
       for (const std::string &word : values) {
         auto name = parseOperatorName(word);

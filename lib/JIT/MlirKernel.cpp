@@ -324,6 +324,7 @@ void MlirKernel::boxedCall(OperatorKernel *functor, const OperatorHandle &op,
   size_t base = stack->size() - count;
   stack->reserve(stack->size() + kernel->outputs.size() + 1);
   args = stack->data() + base;
+  kernel->checkShapes(args, schema);
   kernel->invoke(args, device, *stack);
   stack->erase(stack->begin() + static_cast<std::ptrdiff_t>(base),
                stack->begin() + static_cast<std::ptrdiff_t>(base + count));

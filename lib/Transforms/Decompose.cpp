@@ -42,6 +42,13 @@ using namespace opal::ir::detail;
 
 namespace {
 
+/// "aten.add.Tensor" (an op's MLIR name) as the dispatcher names it,
+/// "aten::add.Tensor".
+std::string qualifiedOpName(llvm::StringRef name) {
+  auto [ns, rest] = name.split('.');
+  return rest.empty() ? name.str() : (ns + "::" + rest).str();
+}
+
 /// The ops expanded by the last run on this thread.
 std::vector<std::string> &decomposedOps() {
   thread_local std::vector<std::string> names;
@@ -164,9 +171,21 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
     IRMapping mapping;
     for (auto [argument, operand] : llvm::zip(body.getArguments(), operands))
       mapping.map(argument, operand);
+    Block *block = builder.getInsertionBlock();
+    Block::iterator end = builder.getInsertionPoint();
+    Operation *before = end == block->begin() ? nullptr : &*std::prev(end);
     auto results = instantiateBlock(builder, use, name, body, mapping, stack);
-    if (succeeded(results))
-      stack.pop_back();
+    if (failed(results))
+      return failure();
+    stack.pop_back();
+    // The ops this body made (and no nested body named already) are located
+    // at the op they define, `aten::add.Tensor`: a check derived from them
+    // later (opal-derive-shape-checks) names it.
+    auto located = NameLoc::get(builder.getStringAttr(qualifiedOpName(name)));
+    for (auto it = before ? std::next(before->getIterator()) : block->begin();
+         it != builder.getInsertionPoint(); ++it)
+      if (!isa<NameLoc>(it->getLoc()))
+        it->setLoc(NameLoc::get(located.getName(), it->getLoc()));
     return results;
   }
 

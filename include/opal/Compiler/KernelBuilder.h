@@ -70,6 +70,11 @@ splitEntryPoints(mlir::ModuleOp module, unsigned outputAlignment, std::string &e
 std::vector<jit::SizeSource> sizeSourcesOf(mlir::ModuleOp module,
                                            const std::vector<jit::ArgKind> &argKinds);
 
+/// After opal-derive-shape-checks: the checks it recorded on
+/// `opal_kernel`, with schema argument numbers (CompiledKernel::shapeChecks).
+Expected<std::vector<jit::ShapeCheck>>
+shapeChecksOf(mlir::ModuleOp module, const std::vector<jit::ArgKind> &argKinds);
+
 } // namespace opal::ir
 
 #endif // OPAL_COMPILER_KERNELBUILDER_H

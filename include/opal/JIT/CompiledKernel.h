@@ -69,6 +69,44 @@ struct SizeSource {
   }
 };
 
+/// A size a shape check compares: dim `dim` of the call's argument
+/// `argument` (a schema argument index), or the constant `value`.
+struct SizeRef {
+  bool constant = false;
+  int64_t value = 0;
+  uint32_t argument = 0;
+  uint32_t dim = 0;
+  bool operator==(const SizeRef &other) const {
+    return constant == other.constant &&
+           (constant ? value == other.value
+                     : argument == other.argument && dim == other.dim);
+  }
+};
+
+/// A constraint on the sizes of a call's inputs that a kernel's IR assumes
+/// (derived by the compiler, opal-derive-shape-checks): `lhs == rhs`.
+/// A call that violates one raises before the kernel reads anything. The
+/// kind picks PyTorch's message:
+///  - Broadcast: two sizes meet at one loop dim of an elementwise or
+///    reduction op ("The size of tensor a (4) must match the size of tensor
+///    b (2) at non-singleton dimension 0"; `dim` is that loop dim);
+///  - Matmul: the contracted dims of a matrix product ("mat1 and mat2
+///    shapes cannot be multiplied (2x3 and 4x5)", the operands' shapes in
+///    `lhsShape`, `rhsShape`);
+///  - Batch: a batched product's batch or contracted dims ("Expected size
+///    for first two dimensions of batch2 tensor to be: [2, 4] but got:
+///    [3, 4].", `lhsShape` the expected, `rhsShape` the given).
+/// `op` is the op whose definition made the assumption (the called op or
+/// one its decomposition reached).
+struct ShapeCheck {
+  enum class Kind : uint8_t { Broadcast, Matmul, Batch };
+  Kind kind = Kind::Broadcast;
+  std::string op;
+  uint32_t dim = 0;
+  SizeRef lhs, rhs;
+  std::vector<SizeRef> lhsShape, rhsShape;
+};
+
 class CompiledKernel {
 public:
   using PackedFunction = void (*)(void **);
@@ -107,6 +145,9 @@ public:
   /// from its arguments instead of calling `shapes` (most kernels: an
   /// elementwise op's output has its input's sizes). Empty otherwise.
   std::vector<SizeSource> sizeSources;
+  /// What the inputs' sizes must satisfy, checked in order before every
+  /// call (also on meta tensors); see ShapeCheck.
+  std::vector<ShapeCheck> shapeChecks;
   /// The ops (`ns::name[.overload]`) whose definitions went into the kernel.
   std::vector<OperatorName> reached;
   std::string cacheKey;        ///< hex sha256 of the disk cache entry
@@ -119,8 +160,18 @@ public:
   /// on the device's current stream and not waited for. `args` must not live in the part of
   /// `results` that may reallocate (reserve room first).
   void invoke(const IValue *args, Device device, Stack &results) const;
+  /// Checks the call's sizes against shapeChecks; a violation throws
+  /// OpalError with PyTorch's message for it, naming `schema`'s op and
+  /// arguments.
+  void checkShapes(const IValue *args, const FunctionSchema &schema) const {
+    if (!shapeChecks.empty())
+      checkShapesOutOfLine(args, schema);
+  }
   /// Runs the plan: each step through the dispatcher.
   void runPlan(const IValue *args, Stack &results) const;
+
+private:
+  void checkShapesOutOfLine(const IValue *args, const FunctionSchema &schema) const;
 };
 
 /// What a precompiled kernel's code does not say about itself: its outputs
@@ -128,7 +179,8 @@ public:
 /// rows are independent, where its dynamic sizes come from, and the ops its
 /// compilation reached. One field a line, e.g. "outputs: float32[?,4]\n
 /// rows: independent\nsizes: a0.0\nreached: aten::exp\n" (`sizes:` lists
-/// SizeSources as a<argument>.<dim>, and is absent when there are none).
+/// SizeSources as a<argument>.<dim>, and is absent when there are none;
+/// `checks:` lists ShapeChecks, likewise).
 std::string describeKernel(const CompiledKernel &kernel);
 /// Reads describeKernel's text into `kernel`; the error names the bad line.
 Expected<bool> readKernelDescription(const std::string &text, CompiledKernel &kernel);
@@ -137,6 +189,13 @@ Expected<bool> readKernelDescription(const std::string &text, CompiledKernel &ke
 std::string describeSizeSources(const std::vector<SizeSource> &sources);
 /// Reads describeSizeSources' text; an empty text has none.
 Expected<std::vector<SizeSource>> readSizeSources(const std::string &text);
+/// The value of the `checks:` field: one word per check,
+/// "<kind>,<op>,<dim>,<lhs>,<rhs>[,<lhsShape>,<rhsShape>]" where a size is
+/// a<argument>.<dim> or a decimal constant and a shape its sizes joined by
+/// 'x' ("-" for a 0-d shape), e.g. "matmul,aten::mm,2,a0.1,a1.0,a0.0xa0.1,a1.0xa1.1".
+std::string describeShapeChecks(const std::vector<ShapeCheck> &checks);
+/// Reads describeShapeChecks' text; an empty text has none.
+Expected<std::vector<ShapeCheck>> readShapeChecks(const std::string &text);
 
 /// What libopal_compiler provides.
 class KernelCompiler {

@@ -23,6 +23,9 @@ namespace opal::ir {
 /// this many bytes (an integer). The JIT sets it on the CUDA kernels' buffers
 /// that are 16-byte aligned; opal-map-to-gpu then uses 128-bit accesses.
 inline constexpr const char *kAlignAttrName = "opal.align";
+/// The function attribute where opal-derive-shape-checks records the size
+/// checks a function's body assumes (a string: jit::describeShapeChecks).
+inline constexpr const char *kShapeChecksAttrName = "opal.shape_checks";
 /// The unit attribute of the loop over rows that opal-fuse-rows makes:
 /// opal-map-to-gpu runs it as one kernel with a block per row.
 inline constexpr const char *kRowsAttrName = "opal.rows";

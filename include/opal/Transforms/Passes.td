@@ -23,6 +23,24 @@ def OpalLowerToLinalg : Pass<"opal-lower-to-linalg"> {
   ];
 }
 
+def OpalDeriveShapeChecks : Pass<"opal-derive-shape-checks", "::mlir::func::FuncOp"> {
+  let summary = "Records the size constraints a function's linalg ops assume of its arguments";
+  let description = [{
+    Runs on linalg on tensors (after opal-lower-to-linalg). A structured op
+    reads each operand dim that its indexing maps send to a loop dim over
+    that loop's whole range, so every such dim must equal the loop's size: a
+    broadcast of two dynamic sizes, a matrix product's contracted dims. Each
+    size is traced back to a function argument's dim or a constant (through
+    `tensor.dim`, `tensor.empty`, `tensor.cast` and destination operands);
+    each pair of sizes that is not the same is recorded, in program order, as
+    a check in the function's `opal.shape_checks` attribute (the text of a
+    kernel description's `checks:` field, with function argument numbers).
+    The JIT checks them before every call, so a kernel never reads outside
+    an input. The op named in a check is the one in the op's location
+    (opal-decompose locates each body's ops at the op it defines).
+  }];
+}
+
 def OpalDecompose : Pass<"opal-decompose", "::mlir::ModuleOp"> {
   let summary = "Replaces composite ops with their decomposition bodies";
   let description = [{

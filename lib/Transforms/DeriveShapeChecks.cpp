@@ -1,0 +1,203 @@
+//===- DeriveShapeChecks.cpp - The opal-derive-shape-checks pass ----------===//
+//
+// The size constraints a kernel's IR assumes, derived from its structured
+// ops rather than written per op: built-in ops and users' decompositions
+// get the same checks (docs/jit.md, "Checked calls").
+//
+//===----------------------------------------------------------------------===//
+
+#include "opal/Transforms/Passes.h"
+
+#include "opal/JIT/CompiledKernel.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+#include <map>
+#include <optional>
+
+namespace opal::ir {
+#define GEN_PASS_DEF_OPALDERIVESHAPECHECKS
+#include "opal/Transforms/Passes.h.inc"
+} // namespace opal::ir
+
+using namespace mlir;
+using opal::jit::ShapeCheck;
+using opal::jit::SizeRef;
+
+namespace {
+
+constexpr int kMaxTraceDepth = 64;
+
+SizeRef constantSize(int64_t value) {
+  SizeRef size;
+  size.constant = true;
+  size.value = value;
+  return size;
+}
+
+/// Where the value of an index comes from: a constant or a dim of an
+/// argument of `function`.
+std::optional<SizeRef> traceIndex(Value index, func::FuncOp function, int depth);
+
+/// Where dim `d` of the tensor `value` comes from.
+std::optional<SizeRef> traceDim(Value value, int64_t d, func::FuncOp function, int depth) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || d < 0 || d >= type.getRank() || depth > kMaxTraceDepth)
+    return std::nullopt;
+  Operation *def = value.getDefiningOp();
+  // A cast to a static size assumes the source has it: the source's size
+  // is what a check must compare.
+  if (auto cast = dyn_cast_or_null<tensor::CastOp>(def))
+    return traceDim(cast.getSource(), d, function, depth + 1);
+  if (!type.isDynamicDim(d))
+    return constantSize(type.getDimSize(d));
+  if (auto argument = dyn_cast<BlockArgument>(value)) {
+    if (argument.getOwner() != &function.getBody().front())
+      return std::nullopt;
+    SizeRef size;
+    size.argument = argument.getArgNumber();
+    size.dim = static_cast<uint32_t>(d);
+    return size;
+  }
+  if (auto empty = dyn_cast_or_null<tensor::EmptyOp>(def))
+    return traceIndex(empty.getDynamicSize(d), function, depth + 1);
+  if (auto destination = dyn_cast_or_null<DestinationStyleOpInterface>(def)) {
+    auto result = cast<OpResult>(value);
+    if (result.getResultNumber() < destination.getNumDpsInits())
+      return traceDim(destination.getDpsInitOperand(result.getResultNumber())->get(), d, function,
+                      depth + 1);
+  }
+  return std::nullopt;
+}
+
+std::optional<SizeRef> traceIndex(Value index, func::FuncOp function, int depth) {
+  if (std::optional<int64_t> value = getConstantIntValue(index))
+    return constantSize(*value);
+  // Shape lists hold sizes as i64: index -> i64 -> index.
+  if (auto cast = index.getDefiningOp<arith::IndexCastOp>())
+    return depth > kMaxTraceDepth ? std::nullopt : traceIndex(cast.getIn(), function, depth + 1);
+  if (auto dim = index.getDefiningOp<tensor::DimOp>()) {
+    std::optional<int64_t> d = dim.getConstantIndex();
+    if (!d)
+      return std::nullopt;
+    return traceDim(dim.getSource(), *d, function, depth + 1);
+  }
+  return std::nullopt;
+}
+
+/// The op named in `loc` ("aten::add.Tensor"), or "" if none.
+std::string opNameOf(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (std::string name = opNameOf(inner); !name.empty())
+        return name;
+  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
+    return opNameOf(callSite.getCallee());
+  return "";
+}
+
+/// The traced sizes of `value` at `dims`; empty if one cannot be traced.
+std::vector<SizeRef> tracedShape(Value value, ArrayRef<int64_t> dims, func::FuncOp function) {
+  std::vector<SizeRef> shape;
+  for (int64_t d : dims) {
+    std::optional<SizeRef> size = traceDim(value, d, function, 0);
+    if (!size)
+      return {};
+    shape.push_back(*size);
+  }
+  return shape;
+}
+
+std::vector<int64_t> allDims(Value value) {
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < cast<RankedTensorType>(value.getType()).getRank(); ++d)
+    dims.push_back(d);
+  return dims;
+}
+
+/// Gives a check of a matrix product its kind and the shapes its message
+/// shows; leaves it a broadcast check when a shape cannot be traced.
+void classifyProduct(linalg::LinalgOp op, unsigned loopDim, ShapeCheck &check,
+                     func::FuncOp function) {
+  Value a = op.getDpsInputOperand(0)->get(), b = op.getDpsInputOperand(1)->get();
+  std::vector<SizeRef> lhs, rhs;
+  ShapeCheck::Kind kind;
+  if (isa<linalg::MatmulOp>(op)) {
+    if (loopDim != 2) // the contracted dim (m, n, k)
+      return;
+    kind = ShapeCheck::Kind::Matmul;
+    lhs = tracedShape(a, allDims(a), function);
+    rhs = tracedShape(b, allDims(b), function);
+  } else {
+    if (loopDim != 0 && loopDim != 3) // batch and contracted dims (b, m, n, k)
+      return;
+    kind = ShapeCheck::Kind::Batch;
+    lhs = tracedShape(a, {0, 2}, function);
+    rhs = tracedShape(b, {0, 1}, function);
+  }
+  if (lhs.empty() || rhs.empty())
+    return;
+  check.kind = kind;
+  check.lhsShape = std::move(lhs);
+  check.rhsShape = std::move(rhs);
+}
+
+struct DeriveShapeChecks
+    : public opal::ir::impl::OpalDeriveShapeChecksBase<DeriveShapeChecks> {
+  void runOnOperation() override {
+    func::FuncOp function = getOperation();
+    if (function.isExternal())
+      return;
+    std::vector<ShapeCheck> checks;
+    auto known = [&](const SizeRef &x, const SizeRef &y) {
+      for (const ShapeCheck &check : checks)
+        if ((check.lhs == x && check.rhs == y) || (check.lhs == y && check.rhs == x))
+          return true;
+      return false;
+    };
+    function.walk([&](linalg::LinalgOp op) {
+      // Each loop dim's first size, and the sizes that must equal it.
+      std::map<unsigned, SizeRef> first;
+      std::string name = opNameOf(op.getLoc());
+      if (name.empty())
+        name = function.getSymName().str();
+      for (OpOperand &operand : op->getOpOperands()) {
+        if (!isa<RankedTensorType>(operand.get().getType()))
+          continue;
+        AffineMap map = op.getMatchingIndexingMap(&operand);
+        for (unsigned i = 0; i < map.getNumResults(); ++i) {
+          auto loop = dyn_cast<AffineDimExpr>(map.getResult(i));
+          if (!loop)
+            continue;
+          std::optional<SizeRef> size = traceDim(operand.get(), i, function, 0);
+          if (!size)
+            continue;
+          auto [at, inserted] = first.try_emplace(loop.getPosition(), *size);
+          if (inserted || at->second == *size || known(at->second, *size))
+            continue;
+          ShapeCheck check;
+          check.op = name;
+          check.dim = loop.getPosition();
+          check.lhs = at->second;
+          check.rhs = *size;
+          if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+            classifyProduct(op, loop.getPosition(), check, function);
+          checks.push_back(std::move(check));
+        }
+      }
+    });
+    if (checks.empty())
+      function->removeAttr(opal::ir::kShapeChecksAttrName);
+    else
+      function->setAttr(opal::ir::kShapeChecksAttrName,
+                        StringAttr::get(&getContext(), opal::jit::describeShapeChecks(checks)));
+  }
+};
+
+} // namespace
