@@ -3,6 +3,7 @@
 #include "opal/Runtime/Allocator.h"
 
 #include "opal/Runtime/Storage.h"
+#include "opal/Support/Exceptions.h"
 
 #include <cstdlib>
 #include <mutex>
@@ -55,7 +56,17 @@ size_t CPUCachingAllocator::sizeClass(size_t nbytes) {
   return (nbytes + kHugePage - 1) / kHugePage * kHugePage;
 }
 
+namespace {
+[[noreturn]] void throwOutOfMemory(size_t nbytes) {
+  throw OpalError("DefaultCPUAllocator: not enough memory: you tried to allocate " +
+                  std::to_string(nbytes) + " bytes.");
+}
+} // namespace
+
 void *CPUCachingAllocator::allocate(size_t nbytes) {
+  // No machine has this much; the size class would overflow.
+  if (nbytes > (size_t(1) << 62))
+    throwOutOfMemory(nbytes);
   size_t size = sizeClass(nbytes);
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
@@ -77,7 +88,7 @@ void *CPUCachingAllocator::allocate(size_t nbytes) {
     if (!block) {
       std::lock_guard<std::mutex> lock(state_->mutex);
       state_->stats.bytesInUse -= size;
-      throw std::bad_alloc();
+      throwOutOfMemory(nbytes);
     }
   }
   if (size >= kHugePage)

@@ -170,7 +170,41 @@ Tensor Tensor::to(Device target) const {
   return copy;
 }
 
+namespace {
+
+/// PyTorch's refusals of writes that would race with themselves: a
+/// destination whose elements share memory (an expanded dim), or a source
+/// that partly overlaps it.
+void checkCopyOverlap(const Tensor &destination, const Tensor &source) {
+  for (size_t d = 0; d < destination.sizes().size(); ++d)
+    if (destination.strides()[d] == 0 && destination.sizes()[d] > 1)
+      throw OpalError("unsupported operation: more than one element of the written-to tensor "
+                      "refers to a single memory location. Please clone() the tensor before "
+                      "performing the operation.");
+  const TensorImpl &dst = *destination.impl(), &src = *source.impl();
+  if (!dst.storage() || dst.storage() != src.storage() || dst.numel() == 0 || src.numel() == 0)
+    return;
+  if (dst.data() == src.data() && dst.sizes() == src.sizes() && dst.strides() == src.strides() &&
+      dst.dtype() == src.dtype())
+    return; // the same elements: copying is a no-op
+  auto range = [](const TensorImpl &t) {
+    auto bytes = storageBytesFor(t.sizes(), t.strides(), t.storageOffset(), elementSize(t.dtype()));
+    size_t begin = static_cast<size_t>(t.storageOffset()) * elementSize(t.dtype());
+    return std::pair<size_t, size_t>(begin, bytes.value_or(begin));
+  };
+  auto [dstBegin, dstEnd] = range(dst);
+  auto [srcBegin, srcEnd] = range(src);
+  if (dstBegin < srcEnd && srcBegin < dstEnd)
+    throw OpalError("unsupported operation: some elements of the input tensor and the "
+                    "written-to tensor refer to a single memory location. Please clone() the "
+                    "tensor before performing the operation.");
+}
+
+} // namespace
+
 Tensor &Tensor::copyFrom(const Tensor &source) {
+  checkWritable("copy_");
+  checkCopyOverlap(*this, source);
   if (device().isMeta() || source.device().isMeta()) {
     if (device() != source.device())
       throw OpalError("cannot copy between " + source.device().str() + " and " +
@@ -222,20 +256,58 @@ Tensor Tensor::to(ScalarType target) const {
   return copy;
 }
 
+void Tensor::checkWritable(const char *op) const {
+  if (impl_->storage() && impl_->storage()->readOnly())
+    throw OpalError(std::string(op) + ": the tensor's memory is read-only (it was imported "
+                    "from a read-only buffer); clone() it first");
+}
+
+namespace {
+
+/// An integer fill value out of the dtype's range is refused, as PyTorch
+/// refuses it (a float-to-int conversion out of range is undefined).
+void checkFillValue(double value, ScalarType dtype) {
+  double low = 0, high = 0;
+  const char *name = nullptr;
+  switch (dtype) {
+  case ScalarType::Byte: low = 0, high = 255, name = "uint8_t"; break;
+  case ScalarType::Char: low = -128, high = 127, name = "int8_t"; break;
+  case ScalarType::Short: low = -32768, high = 32767, name = "int16_t"; break;
+  case ScalarType::Int: low = -2147483648.0, high = 2147483647.0, name = "int"; break;
+  case ScalarType::Long: low = -9223372036854775808.0, high = 9223372036854775807.0,
+                         name = "int64_t"; break;
+  default: return;
+  }
+  // 2^63 itself rounds to INT64_MAX's double: only values below it fit.
+  bool fits = value >= low && (dtype == ScalarType::Long ? value < high : value <= high);
+  if (!fits)
+    throw OpalError(std::string("value cannot be converted to type ") + name +
+                    " without overflow");
+}
+
+} // namespace
+
 Tensor &Tensor::fill(double value) {
   if (device().isMeta())
     return *this;
+  checkWritable("fill_");
+  checkFillValue(value, dtype());
   if (device().isCUDA()) {
     Tensor host = Tensor::empty(sizes(), dtype(), Device(DeviceType::CPU));
     host.fill(value);
     return copyFrom(host);
   }
+  // Elements that share memory (an expanded dim: stride 0) are written once.
+  DimVector once(sizes());
+  for (size_t d = 0; d < once.size(); ++d)
+    if (strides()[d] == 0 && once[d] > 0)
+      once[d] = 1;
   switch (dtype()) {
 #define OPAL_FILL_CASE(type, cpp)                                              \
   case type: {                                                                 \
     cpp converted = convert<cpp>(value);                                       \
     cpp *out = data<cpp>();                                                    \
-    forEachIndex(sizes(), strides(), strides(),                                \
+    forEachIndex(once, strides(), strides(),                                   \
                  [&](int64_t o, int64_t) { out[o] = converted; });             \
     return *this;                                                              \
   }

@@ -100,15 +100,12 @@ Expected<Tensor> opal::fromDLPack(DLManagedTensor *managed,
   DimVector strides =
       dl.strides ? DimVector(IntArrayRef(dl.strides, dl.ndim)) : contiguousStrides(sizes);
   size_t itemSize = elementSize(code->type);
-  int64_t extent = 1; // elements spanned, for nbytes
-  for (int64_t i = 0; i < dl.ndim; ++i) {
-    if (sizes[i] == 0)
-      extent = 0;
-    else if (extent)
-      extent += (sizes[i] - 1) * strides[i];
-  }
+  std::optional<size_t> spanned = storageBytesFor(sizes, strides, 0, itemSize);
+  if (!spanned)
+    return makeUnexpected(Error("from_dlpack: the tensor's sizes and strides are negative or "
+                                "overflow"));
   void *data = static_cast<char *>(dl.data) + dl.byte_offset;
-  size_t nbytes = static_cast<size_t>(extent) * itemSize;
+  size_t nbytes = *spanned;
   Storage storage;
   if (onRelease) {
     using Release = std::pair<DLManagedTensor *, void (*)(DLManagedTensor *)>;

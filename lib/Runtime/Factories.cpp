@@ -30,7 +30,11 @@ Tensor opal::arange(double start, double end, double step, TensorOptions options
     throw OpalError("step must be nonzero");
   if ((step > 0 && start > end) || (step < 0 && start < end))
     throw OpalError("upper bound and larger bound inconsistent with step sign");
-  auto count = static_cast<int64_t>(std::ceil((end - start) / step));
+  double steps = std::ceil((end - start) / step);
+  // Converting a count past int64 (or NaN) to an integer is undefined.
+  if (!(steps >= 0 && steps < 9223372036854775807.0))
+    throw OpalError("invalid size, possible overflow?");
+  auto count = static_cast<int64_t>(steps);
   Tensor values = Tensor::empty({count}, ScalarType::Double, Device(DeviceType::CPU));
   double *data = values.data<double>();
   for (int64_t i = 0; i < count; ++i)

@@ -2,6 +2,9 @@
 
 #include "opal/Runtime/Tensor.h"
 
+#include "opal/Support/Exceptions.h"
+
+#include <cstdint>
 #include <stdexcept>
 
 using namespace opal;
@@ -31,14 +34,85 @@ DimVector opal::contiguousStrides(IntArrayRef sizes) {
   return strides;
 }
 
+std::string opal::sizesText(IntArrayRef values) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(values[i]);
+  return out + "]";
+}
+
+std::optional<size_t> opal::storageBytesFor(IntArrayRef sizes, IntArrayRef strides,
+                                            int64_t storageOffset, size_t itemSize) {
+  if (storageOffset < 0 || sizes.size() != strides.size())
+    return std::nullopt;
+  // The last element's index: offset + sum((size - 1) * stride).
+  int64_t last = storageOffset;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] < 0 || strides[i] < 0)
+      return std::nullopt;
+    if (sizes[i] == 0)
+      return size_t(0);
+    int64_t span = 0;
+    if (__builtin_mul_overflow(sizes[i] - 1, strides[i], &span) ||
+        __builtin_add_overflow(last, span, &last))
+      return std::nullopt;
+  }
+  uint64_t bytes = 0;
+  if (__builtin_mul_overflow(static_cast<uint64_t>(last) + 1, static_cast<uint64_t>(itemSize),
+                             &bytes) ||
+      bytes > static_cast<uint64_t>(INT64_MAX))
+    return std::nullopt;
+  return static_cast<size_t>(bytes);
+}
+
+namespace {
+
+/// The number of elements of `sizes`; PyTorch's errors for a negative size
+/// or an overflow.
+int64_t checkedNumel(IntArrayRef sizes) {
+  int64_t numel = 1;
+  bool overflow = false;
+  for (int64_t size : sizes) {
+    if (size < 0)
+      throw OpalError("Trying to create tensor with negative dimension " + std::to_string(size) +
+                      ": " + sizesText(sizes));
+    overflow |= __builtin_mul_overflow(numel, size, &numel);
+  }
+  if (overflow)
+    throw OpalError("numel: integer multiplication overflow");
+  return numel;
+}
+
+} // namespace
+
 TensorImpl::TensorImpl(Storage storage, ScalarType dtype, Device device,
                        DimVector sizes, DimVector strides, int64_t storageOffset)
     : storage_(std::move(storage)), dtype_(dtype), device_(device),
       sizes_(std::move(sizes)), strides_(std::move(strides)),
       storageOffset_(storageOffset), keySet_(defaultTensorKeySet(device)) {
-  numel_ = 1;
-  for (int64_t size : sizes_)
-    numel_ *= size;
+  numel_ = checkedNumel(sizes_);
+  if (strides_.size() != sizes_.size())
+    throw OpalError("mismatch in length of strides and shape");
+  for (int64_t stride : strides_)
+    if (stride < 0)
+      throw OpalError("as_strided: Negative strides are not supported at the moment, got "
+                      "strides: " + sizesText(strides_));
+  if (storageOffset_ < 0)
+    throw OpalError("Tensor: invalid storage offset " + std::to_string(storageOffset_));
+  // A view never reaches past its storage.
+  if (storage_) {
+    size_t itemSize = elementSize(dtype_);
+    std::optional<size_t> needed = storageBytesFor(sizes_, strides_, storageOffset_, itemSize);
+    if (!needed)
+      throw OpalError("Storage size calculation overflowed with sizes=" + sizesText(sizes_) +
+                      " and strides=" + sizesText(strides_));
+    if (*needed > storage_->nbytes())
+      throw OpalError("setStorage: sizes " + sizesText(sizes_) + ", strides " +
+                      sizesText(strides_) + ", storage offset " + std::to_string(storageOffset_) +
+                      ", and itemsize " + std::to_string(itemSize) + " requiring a storage size of " +
+                      std::to_string(*needed) + " are out of bounds for storage of size " +
+                      std::to_string(storage_->nbytes()));
+  }
   // Strides of size-1 dimensions do not matter.
   contiguous_ = true;
   int64_t expected = 1;
@@ -56,17 +130,22 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, Device device,
 Tensor Tensor::empty(IntArrayRef sizes, ScalarType dtype,
                      Device device) {
   int64_t numel = 1;
+  bool overflow = false;
   for (int64_t size : sizes) {
     if (size < 0)
-      throw std::invalid_argument("negative dimension " + std::to_string(size));
-    numel *= size;
+      throw OpalError("Trying to create tensor with negative dimension " + std::to_string(size) +
+                      ": " + sizesText(sizes));
+    overflow |= __builtin_mul_overflow(numel, size, &numel);
   }
+  int64_t nbytes = 0;
+  if (overflow ||
+      __builtin_mul_overflow(numel, static_cast<int64_t>(elementSize(dtype)), &nbytes))
+    throw OpalError("Storage size calculation overflowed with sizes=" + sizesText(sizes));
   Storage storage;
   if (device.isCPU())
-    storage = StorageImpl::allocateCPU(static_cast<size_t>(numel) *
-                                       elementSize(dtype));
+    storage = StorageImpl::allocateCPU(static_cast<size_t>(nbytes));
   else if (device.isCUDA()) {
-    storage = StorageImpl::allocateCUDA(static_cast<size_t>(numel) * elementSize(dtype), device);
+    storage = StorageImpl::allocateCUDA(static_cast<size_t>(nbytes), device);
     device = storage->device(); // "cuda" becomes "cuda:<current>"
   } else if (!device.isMeta())
     throw std::invalid_argument("cannot allocate on device " + device.str());

@@ -9,12 +9,7 @@
 
 using namespace opal;
 
-static std::string listStr(IntArrayRef values) {
-  std::string out = "[";
-  for (size_t i = 0; i < values.size(); ++i)
-    out += (i ? ", " : "") + std::to_string(values[i]);
-  return out + "]";
-}
+static std::string listStr(IntArrayRef values) { return sizesText(values); }
 
 int64_t opal::wrapDim(int64_t dim, int64_t rank) {
   int64_t bound = std::max<int64_t>(rank, 1); // a 0-d tensor accepts 0 and -1

@@ -102,7 +102,11 @@ py::array toNumpy(const Tensor &t) {
   // The array's base owns a reference to the tensor, so the memory lives
   // while either side does.
   py::object base = py::cast(t);
-  return py::array(py::dtype(format), shape, strides, t.dataPtr(), base);
+  py::array array(py::dtype(format), shape, strides, t.dataPtr(), base);
+  // Read-only memory stays read-only on the numpy side too.
+  if (t.impl()->storage() && t.impl()->storage()->readOnly())
+    array.attr("setflags")(py::arg("write") = false);
+  return array;
 }
 
 void releaseNumpyArray(void *, void *context) {
@@ -111,6 +115,11 @@ void releaseNumpyArray(void *, void *context) {
 }
 
 Tensor fromNumpy(py::array array) {
+  // '>' on a little-endian machine (and '<' on a big-endian one).
+  char order = array.dtype().byteorder();
+  if (order == (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? '>' : '<'))
+    throw py::value_error("given numpy array has byte order different from the native byte "
+                          "order. Conversion between byte orders is currently not supported.");
   auto type = fromNumpyDType(array.dtype());
   if (!type)
     throw py::type_error("can't convert np.ndarray of type " +
@@ -119,7 +128,6 @@ Tensor fromNumpy(py::array array) {
                          "complex64, complex128, int64, int32, int16, int8, uint8, and bool.");
   size_t itemSize = elementSize(*type);
   DimVector sizes, strides;
-  int64_t extent = 1;
   for (py::ssize_t i = 0; i < array.ndim(); ++i) {
     py::ssize_t stride = array.strides(i);
     if (stride < 0 || stride % static_cast<py::ssize_t>(itemSize) != 0)
@@ -128,16 +136,17 @@ Tensor fromNumpy(py::array array) {
                             "first (np.ascontiguousarray)");
     sizes.push_back(array.shape(i));
     strides.push_back(stride / static_cast<py::ssize_t>(itemSize));
-    if (array.shape(i) == 0)
-      extent = 0;
-    else if (extent)
-      extent += (array.shape(i) - 1) * strides.back();
   }
+  std::optional<size_t> nbytes = storageBytesFor(sizes, strides, 0, itemSize);
+  if (!nbytes)
+    throw py::value_error("from_numpy: the array's sizes and strides overflow");
   PyObject *owner = array.ptr();
   Py_INCREF(owner); // released by the storage's deleter
-  auto storage = IntrusivePtr<StorageImpl>::make(
-      const_cast<void *>(array.data()), static_cast<size_t>(extent) * itemSize,
-      Device(DeviceType::CPU), &releaseNumpyArray, owner);
+  auto storage = IntrusivePtr<StorageImpl>::make(const_cast<void *>(array.data()), *nbytes,
+                                                 Device(DeviceType::CPU), &releaseNumpyArray,
+                                                 owner);
+  if (!array.writeable())
+    storage->setReadOnly();
   return Tensor(IntrusivePtr<TensorImpl>::make(std::move(storage), *type,
                                                Device(DeviceType::CPU), std::move(sizes),
                                                std::move(strides), 0));

@@ -37,6 +37,10 @@ public:
   void *data() const { return data_; }
   size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
+  /// Memory that must not be written (a read-only numpy array, immutable
+  /// bytes): in-place writes into tensors over it raise.
+  bool readOnly() const { return readOnly_; }
+  void setReadOnly() { readOnly_ = true; }
 
 private:
   void *data_;
@@ -44,6 +48,7 @@ private:
   Device device_;
   Deleter deleter_;
   void *context_;
+  bool readOnly_ = false;
 };
 
 using Storage = IntrusivePtr<StorageImpl>;

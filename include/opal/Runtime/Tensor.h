@@ -17,6 +17,7 @@
 #include "opal/Support/ArrayRef.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,14 @@ int64_t wrapDim(int64_t dim, int64_t rank);
 DispatchKeySet defaultTensorKeySet(Device device);
 /// Row-major strides of `sizes`.
 DimVector contiguousStrides(IntArrayRef sizes);
+/// The bytes a storage needs to hold a tensor of `sizes` and `strides` at
+/// `storageOffset` (elements of `itemSize` bytes): 0 without elements;
+/// nullopt when a size, stride or offset is negative or the count
+/// overflows.
+std::optional<size_t> storageBytesFor(IntArrayRef sizes, IntArrayRef strides,
+                                      int64_t storageOffset, size_t itemSize);
+/// "[2, 3]".
+std::string sizesText(IntArrayRef values);
 
 class Tensor {
 public:
@@ -143,6 +152,8 @@ public:
   Tensor to(Device device) const;
   /// Sets every element to `value`.
   Tensor &fill(double value);
+  /// Throws naming `op` when the tensor's memory is read-only.
+  void checkWritable(const char *op) const;
 
   /// True if both handles share one TensorImpl.
   bool isSame(const Tensor &other) const { return impl_ == other.impl_; }
