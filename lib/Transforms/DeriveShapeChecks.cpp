@@ -186,6 +186,10 @@ struct DeriveShapeChecks
           check.dim = loop.getPosition();
           check.lhs = at->second;
           check.rhs = *size;
+          // PyTorch's "tensor a" is the earlier operand of the op.
+          if (!check.lhs.constant && !check.rhs.constant &&
+              check.rhs.argument < check.lhs.argument)
+            std::swap(check.lhs, check.rhs);
           if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
             classifyProduct(op, loop.getPosition(), check, function);
           checks.push_back(std::move(check));

@@ -139,3 +139,52 @@ TEST(KernelDescription, DynamicSizesFromInputs) {
 }
 
 } // namespace
+
+TEST(KernelDescription, ShapeChecksRoundTrip) {
+  CompiledKernel kernel;
+  kernel.outputs = {{ScalarType::Float, {-1, -1}}};
+  ShapeCheck broadcast;
+  broadcast.op = "aten::add.Tensor";
+  broadcast.dim = 1;
+  broadcast.lhs = {false, 0, 0, 1};
+  broadcast.rhs = {false, 0, 2, 0};
+  ShapeCheck product;
+  product.kind = ShapeCheck::Kind::Matmul;
+  product.op = "aten::mm";
+  product.dim = 2;
+  product.lhs = {false, 0, 0, 1};
+  product.rhs = {true, 1, 0, 0};
+  product.lhsShape = {{false, 0, 0, 0}, {false, 0, 0, 1}};
+  product.rhsShape = {{true, 1, 0, 0}, {false, 0, 1, 1}};
+  kernel.shapeChecks = {broadcast, product};
+  kernel.reached = {OperatorName{"aten::mm", ""}};
+  std::string text = describeKernel(kernel);
+  EXPECT_EQ(text, "outputs: float32[?,?]\nrows: dependent\n"
+                  "checks: broadcast,aten::add.Tensor,1,a0.1,a2.0 "
+                  "matmul,aten::mm,2,a0.1,1,a0.0xa0.1,1xa1.1\n"
+                  "reached: aten::mm\n");
+  CompiledKernel read;
+  ASSERT_TRUE(readKernelDescription(text, read).hasValue());
+  ASSERT_EQ(read.shapeChecks.size(), 2u);
+  EXPECT_EQ(describeShapeChecks(read.shapeChecks), describeShapeChecks(kernel.shapeChecks));
+  EXPECT_EQ(read.shapeChecks[1].rhsShape[0], (SizeRef{true, 1, 0, 0}));
+
+  // A 0-d shape is "-"; every malformed word is refused with its reason.
+  auto scalar = readShapeChecks("batch,aten::bmm,0,a0.0,a1.0,-,a1.0xa1.1");
+  ASSERT_TRUE(scalar.hasValue());
+  EXPECT_TRUE((*scalar)[0].lhsShape.empty());
+  EXPECT_EQ(readShapeChecks("resize,x,0,a0.0,a1.0").error().message(),
+            "shape check 'resize,x,0,a0.0,a1.0': unknown kind 'resize'");
+  EXPECT_EQ(readShapeChecks("broadcast,x,0,a0.0").error().message(),
+            "shape check 'broadcast,x,0,a0.0': expected 5 comma-separated fields");
+  EXPECT_EQ(readShapeChecks("broadcast,,0,a0.0,a1.0").error().message(),
+            "shape check 'broadcast,,0,a0.0,a1.0': no op name");
+  EXPECT_EQ(readShapeChecks("broadcast,x,-1,a0.0,a1.0").error().message(),
+            "shape check 'broadcast,x,-1,a0.0,a1.0': bad dim '-1'");
+  EXPECT_EQ(readShapeChecks("broadcast,x,0,a0.0,-3").error().message(),
+            "shape check 'broadcast,x,0,a0.0,-3': expected sizes a<argument>.<dim> or constants");
+  EXPECT_EQ(readShapeChecks("matmul,x,0,a0.0,a1.0,a0.0xb,a1.0").error().message(),
+            "shape check 'matmul,x,0,a0.0,a1.0,a0.0xb,a1.0': bad shape");
+  EXPECT_EQ(descriptionError("outputs: float32[?]\nrows: dependent\nchecks: broadcast,x\n"),
+            "kernel description: shape check 'broadcast,x': expected 5 comma-separated fields");
+}

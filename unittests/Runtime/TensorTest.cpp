@@ -172,3 +172,48 @@ TEST(Allocator, ReusesFreedBlocks) {
 }
 
 } // namespace
+
+TEST(Tensor, SizeArithmeticIsChecked) {
+  auto message = [](const std::function<void()> &make) {
+    try {
+      make();
+    } catch (const OpalError &error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message([] { Tensor::empty({int64_t(1) << 62}, ScalarType::Float, Device(DeviceType::CPU)); }),
+            "Storage size calculation overflowed with sizes=[4611686018427387904]");
+  EXPECT_EQ(message([] { Tensor::empty({2, -1}, ScalarType::Float, Device(DeviceType::CPU)); }),
+            "Trying to create tensor with negative dimension -1: [2, -1]");
+  Tensor one = ones({1});
+  EXPECT_EQ(message([&] { one.expand({int64_t(1) << 40, int64_t(1) << 40}); }),
+            "numel: integer multiplication overflow");
+  Tensor four = ones({4});
+  EXPECT_EQ(message([&] { four.asStrided(DimVector(IntArrayRef{5}), DimVector(IntArrayRef{1}), 0); }),
+            "setStorage: sizes [5], strides [1], storage offset 0, and itemsize 4 requiring a "
+            "storage size of 20 are out of bounds for storage of size 16");
+  EXPECT_EQ(message([&] { four.asStrided(DimVector(IntArrayRef{2}), DimVector(IntArrayRef{int64_t(1) << 62}), 0); }),
+            "Storage size calculation overflowed with sizes=[2] and strides=[4611686018427387904]");
+  EXPECT_EQ(message([&] { four.asStrided(DimVector(IntArrayRef{2}), DimVector(IntArrayRef{-1}), 1); }),
+            "as_strided: Negative strides are not supported at the moment, got strides: [-1]");
+  EXPECT_EQ(storageBytesFor({2, 3}, {3, 1}, 1, 4), std::optional<size_t>(28));
+  EXPECT_EQ(storageBytesFor({0, 3}, {3, 1}, 0, 4), std::optional<size_t>(0));
+  EXPECT_EQ(storageBytesFor({int64_t(1) << 62}, {1}, 0, 8), std::nullopt);
+  EXPECT_EQ(message([] { arange(0, 1e30, 1, {}); }), "invalid size, possible overflow?");
+  EXPECT_EQ(message([] { full({2}, 1e20, {ScalarType::Long, Device(DeviceType::CPU)}); }),
+            "value cannot be converted to type int64_t without overflow");
+  EXPECT_EQ(message([] { full({2}, 300, {ScalarType::Byte, Device(DeviceType::CPU)}); }),
+            "value cannot be converted to type uint8_t without overflow");
+}
+
+TEST(Tensor, OverlappingWritesAreRefused) {
+  Tensor expanded = zeros({1}).expand({int64_t(1) << 40});
+  expanded.fill(1); // one element written, once
+  EXPECT_EQ(expanded.data<float>()[0], 1.0f);
+  EXPECT_THROW(zeros({1}).expand({4}).copyFrom(ones({4})), OpalError);
+  Tensor square = arange(0, 4, 1, {}).view({2, 2});
+  EXPECT_THROW(square.copyFrom(square.t()), OpalError);
+  square.copyFrom(square); // the same elements: allowed
+  EXPECT_EQ(square.data<float>()[3], 3.0f);
+}

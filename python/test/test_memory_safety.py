@@ -1,0 +1,194 @@
+"""Bad shapes and sizes raise instead of reading or writing outside a buffer.
+
+Each case runs in its own process, so a crash fails that case alone. Where
+PyTorch 1.13 (Debian's python3-torch, a test-only reference) has a message
+for the same input, opal's message carries it word for word; opal adds the
+op's name in front and the arguments it read behind.
+"""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import opal
+
+A = opal.ops.aten
+
+# (opal expression, PyTorch expression or None, expected message part)
+SHAPE_CASES = [
+    ("A.add(opal.ones(4), opal.arange(0, 2, 1.0))", "torch.ones(4) + torch.arange(0, 2, 1.0)",
+     "aten::add.Tensor: The size of tensor a (4) must match the size of tensor b (2) at "
+     "non-singleton dimension 0 (arguments 'self' and 'other')"),
+    ("A.add(opal.ones(100000), opal.ones(3))", "torch.ones(100000) + torch.ones(3)",
+     "The size of tensor a (100000) must match the size of tensor b (3)"),
+    ("A.add(opal.ones(0), opal.ones(5))", "torch.ones(0) + torch.ones(5)",
+     "The size of tensor a (0) must match the size of tensor b (5)"),
+    ("A.mul(opal.ones(2, 3), opal.ones(1, 4))", "torch.ones(2, 3) * torch.ones(1, 4)",
+     "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1"),
+    ("A.mm(opal.ones(2, 100000), opal.ones(3, 2))", "torch.mm(torch.ones(2, 100000), torch.ones(3, 2))",
+     "aten::mm: mat1 and mat2 shapes cannot be multiplied (2x100000 and 3x2) "
+     "(arguments 'self' and 'mat2')"),
+    ("A.mm(opal.ones(2, 1), opal.ones(3, 5))", "torch.mm(torch.ones(2, 1), torch.ones(3, 5))",
+     "mat1 and mat2 shapes cannot be multiplied (2x1 and 3x5)"),
+    ("A.bmm(opal.ones(2, 3, 4), opal.ones(3, 4, 5))",
+     "torch.bmm(torch.ones(2, 3, 4), torch.ones(3, 4, 5))",
+     "aten::bmm: Expected size for first two dimensions of batch2 tensor to be: [2, 4] but got: [3, 4]."),
+    ("A.matmul(opal.ones(2, 3), opal.ones(4, 5))", "torch.matmul(torch.ones(2, 3), torch.ones(4, 5))",
+     "aten::matmul: in aten::mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"),
+    ("A.linear(opal.ones(2, 3), opal.ones(4, 5))",
+     "torch.nn.functional.linear(torch.ones(2, 3), torch.ones(4, 5))",
+     "mat1 and mat2 shapes cannot be multiplied (2x3 and 5x4) (arguments 'input' and 'weight')"),
+    ("A.linear(opal.ones(2, 3), opal.ones(4, 3), opal.ones(5))",
+     None,  # PyTorch words it as an expand: "The expanded size of the tensor (4) ..."
+     "aten::linear: The size of tensor a (4) must match the size of tensor b (5) at "
+     "non-singleton dimension 1 (arguments 'weight' and 'bias')"),
+    ("A.where(A.gt(opal.ones(3), 0.0), opal.ones(4), opal.ones(3))",
+     "torch.where(torch.ones(3) > 0, torch.ones(4), torch.ones(3))",
+     "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 0"),
+    ("A.pow(opal.ones(3), opal.ones(4))", "torch.pow(torch.ones(3), torch.ones(4))",
+     "The size of tensor a (3) must match the size of tensor b (4)"),
+    ("A.eq(opal.ones(3), opal.ones(4))", "torch.eq(torch.ones(3), torch.ones(4))",
+     "The size of tensor a (3) must match the size of tensor b (4)"),
+    ("A.add(opal.ones(4, device='meta'), opal.ones(3, device='meta'))",
+     "torch.ones(4, device='meta') + torch.ones(3, device='meta')",
+     "The size of tensor a (4) must match the size of tensor b (3)"),
+    ("A.mm(opal.ones(2, 3, device='meta'), opal.ones(4, 5, device='meta'))",
+     "torch.mm(torch.ones(2, 3, device='meta'), torch.ones(4, 5, device='meta'))",
+     "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"),
+]
+
+SIZE_CASES = [
+    ("opal.empty([2**62])", "torch.empty([2**62])",
+     "Storage size calculation overflowed with sizes=[4611686018427387904]"),
+    ("opal.zeros(2**31, 2**31, dtype=opal.float64)",
+     "torch.zeros(2**31, 2**31, dtype=torch.float64)",
+     "Storage size calculation overflowed with sizes=[2147483648, 2147483648]"),
+    ("opal.arange(0, 2**62)", "torch.arange(0, 2**62)",
+     "Storage size calculation overflowed with sizes=[4611686018427387904]"),
+    ("opal.randn(2**62)", "torch.randn(2**62)",
+     "Storage size calculation overflowed with sizes=[4611686018427387904]"),
+    ("opal.ones(1).expand(2**40, 2**40)", "torch.ones(1).expand(2**40, 2**40)",
+     "numel: integer multiplication overflow"),
+    ("opal.empty([-1])", "torch.empty([-1])",
+     "Trying to create tensor with negative dimension -1: [-1]"),
+    ("opal.full((2,), float('inf'), dtype=opal.int64)",
+     "torch.full((2,), float('inf'), dtype=torch.int64)",
+     "value cannot be converted to type int64_t without overflow"),
+    ("opal.full((2,), 2**70, dtype=opal.int64)",
+     None,  # PyTorch: "Overflow when unpacking long" (opal fills through a double)
+     "value cannot be converted to type int64_t without overflow"),
+    ("opal.zeros(1).expand(4).copy_(opal.ones(4))", None,
+     "unsupported operation: more than one element of the written-to tensor refers to a single "
+     "memory location. Please clone() the tensor before performing the operation."),
+    ("(lambda t: t.copy_(t.t()))(opal.arange(0, 4, 1.0).view(2, 2))",
+     "(lambda t: t.copy_(t.t()))(torch.arange(0, 4.0).view(2, 2))",
+     "unsupported operation: some elements of the input tensor and the written-to tensor refer "
+     "to a single memory location. Please clone() the tensor before performing the operation."),
+    ("opal.from_numpy(np.arange(3, dtype='>f4'))", "torch.from_numpy(np.arange(3, dtype='>f4'))",
+     "given numpy array has byte order different from the native byte order. Conversion between "
+     "byte orders is currently not supported."),
+    ("opal.from_numpy(np.frombuffer(b'abcdefgh', dtype=np.float32)).fill_(1)", None,
+     "fill_: the tensor's memory is read-only (it was imported from a read-only buffer); "
+     "clone() it first"),
+]
+
+RUNNER = """
+import json, sys
+import numpy as np
+import opal
+A = opal.ops.aten
+try:
+    eval(sys.argv[1])
+    print(json.dumps(None))
+except Exception as error:
+    print(json.dumps([type(error).__name__, str(error)]))
+"""
+
+
+def outcome(code, module="opal"):
+    runner = RUNNER if module == "opal" else RUNNER.replace("import opal\nA = opal.ops.aten\n",
+                                                            "import torch\n")
+    result = subprocess.run([sys.executable, "-c", runner, code], capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, f"{code} died ({result.returncode}): {result.stderr[-2000:]}"
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def torch_available():
+    try:
+        import torch  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+@pytest.mark.parametrize("code,reference,expected", SHAPE_CASES + SIZE_CASES,
+                         ids=[case[0] for case in SHAPE_CASES + SIZE_CASES])
+def test_bad_input_raises_with_pytorchs_message(code, reference, expected):
+    result = outcome(code)
+    assert result is not None, f"{code} returned instead of raising"
+    kind, message = result
+    assert expected in message
+    if reference and torch_available():
+        torch_result = outcome(reference, "torch")
+        assert torch_result is not None, f"PyTorch accepts {reference}"
+        assert torch_result[1].splitlines()[0] in message
+
+
+def test_good_shapes_still_compute():
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    y = np.arange(3, dtype=np.float32)
+    np.testing.assert_allclose(A.add(opal.tensor(x), opal.tensor(y)).numpy(), x + y)
+    np.testing.assert_allclose(A.mul(opal.tensor(x), opal.tensor(y[None, :])).numpy(), x * y)
+    np.testing.assert_allclose(A.mm(opal.tensor(x), opal.tensor(x.T)).numpy(), x @ x.T)
+    np.testing.assert_allclose(A.mm(opal.ones(2, 1), opal.ones(1, 5)).numpy(), np.ones((2, 5)))
+
+
+def test_a_user_decomposition_gets_the_checks():
+    lib = opal.library.Library("safetylib", "DEF")
+    lib.define("axpy(Tensor x, Tensor y, float a) -> Tensor")
+
+    @opal.library.register_decomposition("safetylib::axpy", lib=lib)
+    def axpy(x, y, a):
+        return A.add(A.mul(x, a), y)
+
+    try:
+        np.testing.assert_allclose(opal.ops.safetylib.axpy(opal.ones(3), opal.ones(3), 2.0).numpy(),
+                                   np.full(3, 3.0))
+        with pytest.raises(RuntimeError) as error:
+            opal.ops.safetylib.axpy(opal.ones(3), opal.ones(5), 2.0)
+        assert str(error.value) == (
+            "safetylib::axpy: in aten::add.Tensor: The size of tensor a (3) must match the size "
+            "of tensor b (5) at non-singleton dimension 0 (arguments 'x' and 'y')")
+    finally:
+        lib._destroy()
+
+
+def test_checks_travel_with_disk_cache_entries(tmp_path):
+    code = ("import opal; A = opal.ops.aten\n"
+            "try:\n    A.sub(opal.ones(3), opal.ones(4))\n"
+            "except RuntimeError as e:\n    print(e)\n")
+    env = dict(__import__("os").environ, OPAL_CACHE_DIR=str(tmp_path))
+    for _ in range(2):  # compiled, then loaded from disk
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env=env, timeout=120)
+        assert "The size of tensor a (3) must match the size of tensor b (4)" in out.stdout
+    manifests = list(tmp_path.rglob("*manifest*")) + list(tmp_path.rglob("*.txt"))
+    assert any("checks: broadcast,aten::sub.Tensor,0,a0.0,a1.0" in p.read_text(errors="ignore")
+               for p in manifests if p.is_file())
+
+
+def test_expanded_fill_writes_once_and_read_only_memory_stays_read_only(tmp_path):
+    t = opal.zeros(1).expand(2**40).fill_(1)
+    assert t.shape == (2**40,)
+    path = tmp_path / "data.bin"
+    np.ones(4, dtype=np.float32).tofile(path)
+    mapped = np.memmap(path, dtype=np.float32, mode="r", shape=(4,))
+    x = opal.from_numpy(mapped)
+    with pytest.raises(RuntimeError, match="fill_: the tensor's memory is read-only"):
+        x.fill_(2)
+    assert not x.numpy().flags.writeable
+    np.testing.assert_allclose(A.add(x, x).numpy(), np.full(4, 2.0))
