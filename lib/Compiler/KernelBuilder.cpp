@@ -69,6 +69,16 @@ FailureOr<Value> constantArgument(OpBuilder &b, Location loc, const Argument &ar
   return built;
 }
 
+/// The schema argument of each entry point argument: the entry points take
+/// the non-constant arguments, in order.
+std::vector<uint32_t> schemaArgumentsOf(const std::vector<jit::ArgKind> &argKinds) {
+  std::vector<uint32_t> schemaIndex;
+  for (size_t i = 0; i < argKinds.size(); ++i)
+    if (argKinds[i] != jit::ArgKind::Constant)
+      schemaIndex.push_back(static_cast<uint32_t>(i));
+  return schemaIndex;
+}
+
 /// Sets `function`'s type to take its entry block's arguments, keeping the
 /// attributes of the arguments it had (new ones get none).
 void retypeToBlockArguments(func::FuncOp function, TypeRange results) {
@@ -269,10 +279,7 @@ std::vector<jit::SizeSource> opal::ir::sizeSourcesOf(ModuleOp module,
   if (!shapes || !llvm::hasSingleElement(shapes.getBody()))
     return {};
   Block &body = shapes.front();
-  std::vector<uint32_t> schemaIndex; // shapes argument -> schema argument
-  for (size_t i = 0; i < argKinds.size(); ++i)
-    if (argKinds[i] != jit::ArgKind::Constant)
-      schemaIndex.push_back(static_cast<uint32_t>(i));
+  std::vector<uint32_t> schemaIndex = schemaArgumentsOf(argKinds);
   if (body.getNumArguments() != schemaIndex.size() + 1)
     return {};
   Value buffer = body.getArgument(schemaIndex.size());
@@ -314,10 +321,7 @@ opal::ir::shapeChecksOf(ModuleOp module, const std::vector<jit::ArgKind> &argKin
   auto checks = jit::readShapeChecks(text.str());
   if (!checks)
     return makeUnexpected(checks.error());
-  std::vector<uint32_t> schemaIndex; // kernel argument -> schema argument
-  for (size_t i = 0; i < argKinds.size(); ++i)
-    if (argKinds[i] != jit::ArgKind::Constant)
-      schemaIndex.push_back(static_cast<uint32_t>(i));
+  std::vector<uint32_t> schemaIndex = schemaArgumentsOf(argKinds);
   auto remap = [&](jit::SizeRef &size) {
     if (size.constant)
       return true;

@@ -169,23 +169,12 @@ Expected<SizeSource> readSizeSource(const std::string &word) {
   size_t dot = word.find('.');
   if (word.size() < 4 || word[0] != 'a' || dot == std::string::npos)
     return fail();
-  auto number = [](const std::string &digits, uint32_t &value) {
-    if (digits.empty() || digits.size() > 6 ||
-        digits.find_first_not_of("0123456789") != std::string::npos)
-      return false;
-    value = static_cast<uint32_t>(std::stoul(digits));
-    return true;
-  };
-  SizeSource source;
-  if (!number(word.substr(1, dot - 1), source.argument) ||
-      !number(word.substr(dot + 1), source.dim))
+  uint64_t argument = 0, dim = 0;
+  if (!readNumber(word.substr(1, dot - 1), 6, argument) ||
+      !readNumber(word.substr(dot + 1), 6, dim))
     return fail();
-  return source;
+  return SizeSource{static_cast<uint32_t>(argument), static_cast<uint32_t>(dim)};
 }
-
-} // namespace
-
-namespace {
 
 /// "a<argument>.<dim>" or a constant of at most 18 digits.
 bool readSizeRef(const std::string &word, SizeRef &size) {

@@ -67,9 +67,9 @@ std::optional<size_t> opal::storageBytesFor(IntArrayRef sizes, IntArrayRef strid
 
 namespace {
 
-/// The number of elements of `sizes`; PyTorch's errors for a negative size
-/// or an overflow.
-int64_t checkedNumel(IntArrayRef sizes) {
+/// The number of elements of `sizes`, nullopt if it overflows int64;
+/// PyTorch's error for a negative size.
+std::optional<int64_t> numelOf(IntArrayRef sizes) {
   int64_t numel = 1;
   bool overflow = false;
   for (int64_t size : sizes) {
@@ -79,7 +79,7 @@ int64_t checkedNumel(IntArrayRef sizes) {
     overflow |= __builtin_mul_overflow(numel, size, &numel);
   }
   if (overflow)
-    throw OpalError("numel: integer multiplication overflow");
+    return std::nullopt;
   return numel;
 }
 
@@ -90,7 +90,10 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, Device device,
     : storage_(std::move(storage)), dtype_(dtype), device_(device),
       sizes_(std::move(sizes)), strides_(std::move(strides)),
       storageOffset_(storageOffset), keySet_(defaultTensorKeySet(device)) {
-  numel_ = checkedNumel(sizes_);
+  std::optional<int64_t> numel = numelOf(sizes_);
+  if (!numel)
+    throw OpalError("numel: integer multiplication overflow");
+  numel_ = *numel;
   if (strides_.size() != sizes_.size())
     throw OpalError("mismatch in length of strides and shape");
   for (int64_t stride : strides_)
@@ -127,19 +130,18 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, Device device,
   }
 }
 
+TensorImpl::TensorImpl(Storage storage, ScalarType dtype, Device device, DimVector sizes,
+                       int64_t numel)
+    : storage_(std::move(storage)), dtype_(dtype), device_(device), sizes_(std::move(sizes)),
+      strides_(contiguousStrides(sizes_)), storageOffset_(0), numel_(numel),
+      keySet_(defaultTensorKeySet(device)), contiguous_(true) {}
+
 Tensor Tensor::empty(IntArrayRef sizes, ScalarType dtype,
                      Device device) {
-  int64_t numel = 1;
-  bool overflow = false;
-  for (int64_t size : sizes) {
-    if (size < 0)
-      throw OpalError("Trying to create tensor with negative dimension " + std::to_string(size) +
-                      ": " + sizesText(sizes));
-    overflow |= __builtin_mul_overflow(numel, size, &numel);
-  }
+  std::optional<int64_t> numel = numelOf(sizes);
   int64_t nbytes = 0;
-  if (overflow ||
-      __builtin_mul_overflow(numel, static_cast<int64_t>(elementSize(dtype)), &nbytes))
+  if (!numel ||
+      __builtin_mul_overflow(*numel, static_cast<int64_t>(elementSize(dtype)), &nbytes))
     throw OpalError("Storage size calculation overflowed with sizes=" + sizesText(sizes));
   Storage storage;
   if (device.isCPU())
@@ -149,9 +151,8 @@ Tensor Tensor::empty(IntArrayRef sizes, ScalarType dtype,
     device = storage->device(); // "cuda" becomes "cuda:<current>"
   } else if (!device.isMeta())
     throw std::invalid_argument("cannot allocate on device " + device.str());
-  return Tensor(IntrusivePtr<TensorImpl>::make(std::move(storage), dtype, device,
-                                               DimVector(sizes), contiguousStrides(sizes),
-                                               0));
+  return Tensor(
+      IntrusivePtr<TensorImpl>::make(std::move(storage), dtype, device, DimVector(sizes), *numel));
 }
 
 int64_t Tensor::size(int64_t dim) const {

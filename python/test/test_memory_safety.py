@@ -192,3 +192,36 @@ def test_expanded_fill_writes_once_and_read_only_memory_stays_read_only(tmp_path
         x.fill_(2)
     assert not x.numpy().flags.writeable
     np.testing.assert_allclose(A.add(x, x).numpy(), np.full(4, 2.0))
+
+
+def test_a_damaged_checks_line_is_never_run_unchecked(tmp_path):
+    code = ("import json, opal; A = opal.ops.aten\n"
+            "ok = A.sub(opal.ones(3), opal.ones(3)).tolist()\n"
+            "try:\n    A.sub(opal.ones(3), opal.ones(4)); error = None\n"
+            "except RuntimeError as e:\n    error = str(e)\n"
+            "print(json.dumps([ok, error, opal.jit.stats()['compiles']]))\n")
+
+    def run(**extra):
+        env = dict(__import__("os").environ, OPAL_CACHE_DIR=str(tmp_path), **extra)
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env=env, timeout=120)
+        assert out.returncode == 0, out.stderr[-2000:]
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    assert run()[2] == 1
+    damaged = 0
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            text = path.read_bytes()
+            if b"checks: broadcast," in text:
+                path.write_bytes(text.replace(b"checks: broadcast,", b"checks: bogus,"))
+                damaged += 1
+    assert damaged >= 1
+    # The disk cache's manifest (OPAL_DUMP_DIR turns the warm start off):
+    # compiled afresh, and the bad call still raises.
+    ok, error, compiles = run(OPAL_DUMP_DIR=str(tmp_path / "dump"))
+    assert ok == [0.0, 0.0, 0.0] and compiles == 1
+    assert "The size of tensor a (3) must match the size of tensor b (4)" in error
+    # The warm-start index, if one was damaged too: dropped, never run unchecked.
+    ok, error, _ = run()
+    assert "The size of tensor a (3) must match the size of tensor b (4)" in error

@@ -25,8 +25,15 @@ namespace opal {
 
 class TensorImpl : public RefCounted {
 public:
+  /// Checks the layout: sizes and strides not negative, an element count
+  /// that fits int64, and (with storage) no element past the storage's end;
+  /// throws OpalError with PyTorch's message otherwise.
   TensorImpl(Storage storage, ScalarType dtype, Device device, DimVector sizes,
              DimVector strides, int64_t storageOffset);
+  /// A fresh row-major tensor at the start of `storage`, which the caller
+  /// allocated to hold its `numel` elements (Tensor::empty): nothing left
+  /// to check.
+  TensorImpl(Storage storage, ScalarType dtype, Device device, DimVector sizes, int64_t numel);
 
   const Storage &storage() const { return storage_; }
   ScalarType dtype() const { return dtype_; }
