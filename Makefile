@@ -9,6 +9,9 @@
 BUILD_DIR ?= build
 JOBS ?= 2
 PYTHON := /usr/bin/python3
+# The libFuzzer targets build in their own tree, with clang, ASan and UBSan.
+FUZZ_DIR := $(BUILD_DIR)/fuzz
+CLANG := /usr/lib/llvm-22/bin/clang
 
 .PHONY: all build test demo clean bootstrap-build bootstrap-test
 
@@ -26,8 +29,13 @@ $(BUILD_DIR)/build.ninja:
 build: bootstrap-build $(BUILD_DIR)/build.ninja
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-test: bootstrap-test $(BUILD_DIR)/build.ninja
+$(FUZZ_DIR)/build.ninja:
+	cmake -G Ninja -S . -B $(FUZZ_DIR) -DOPAL_FUZZERS=ON -DOPAL_PYTHON=$(PYTHON) \
+	  -DCMAKE_C_COMPILER=$(CLANG) -DCMAKE_CXX_COMPILER=$(CLANG)++
+
+test: bootstrap-test $(BUILD_DIR)/build.ninja $(FUZZ_DIR)/build.ninja
 	cmake --build $(BUILD_DIR) -j $(JOBS)
+	cmake --build $(FUZZ_DIR) -j $(JOBS) --target opal-fuzzers
 	$(PYTHON) scripts/run-tests.py --build-dir $(BUILD_DIR)
 
 demo: build

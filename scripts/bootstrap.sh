@@ -17,8 +17,9 @@ build_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 # python3-torch (PyTorch 1.13, CPU) is a behavioural reference for tests only;
-# opal itself never imports it.
-test_packages=(python3-pytest python3-torch)
+# opal itself never imports it. clang-22 and its runtime build the fuzzers
+# (libFuzzer, ASan, UBSan) that make test runs.
+test_packages=(python3-pytest python3-torch clang-22 libclang-rt-22-dev)
 
 case "$profile" in
   build) wanted=("${build_packages[@]}") ;;

@@ -9,7 +9,7 @@ from lit.llvm import llvm_config
 
 config.name = "opal"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir", ".schema", ".py"]
+config.suffixes = [".mlir", ".schema", ".py", ".test"]
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.opal_obj_root, "test")
@@ -36,3 +36,20 @@ _ptxas = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "pt
 if os.path.exists(_ptxas):
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", _ptxas))
+
+# The libFuzzer targets (fuzz/) are built with clang, ASan and UBSan in their
+# own build tree (make test builds <build>/fuzz); tests that run them say
+# REQUIRES: fuzzers. %fuzz_options: a fixed seed, so that make test runs the
+# same inputs every time; OPAL_FUZZ_SECONDS=N runs each fuzzer for N seconds
+# instead (a later -runs overrides the test's own).
+_fuzz_bin = os.environ.get("OPAL_FUZZ_BIN_DIR",
+                           os.path.join(config.opal_obj_root, "fuzz", "bin"))
+_fuzzers = ["opal-fuzz-schema", "opal-fuzz-op-library", "opal-fuzz-tensor-sizes"]
+if all(os.access(os.path.join(_fuzz_bin, f), os.X_OK) for f in _fuzzers):
+    config.available_features.add("fuzzers")
+config.substitutions.append(("%fuzz_dir", _fuzz_bin))
+_fuzz_seconds = os.environ.get("OPAL_FUZZ_SECONDS")
+config.substitutions.append(
+    ("%fuzz_options", f"-runs=-1 -max_total_time={int(_fuzz_seconds)}"
+     if _fuzz_seconds else "-seed=1"))
+config.substitutions.append(("%opal_src", config.opal_src_root))

@@ -11,6 +11,7 @@
 #include "opal/Library/BuiltinOperators.h"
 #include "opal/Schema/OpLibraryFile.h"
 #include "opal/Schema/SchemaParser.h"
+#include "opal/Support/ElfFile.h"
 #include "opal/Support/Environment.h"
 #include "opal/Support/Exceptions.h"
 
@@ -207,6 +208,9 @@ extern "C" void opal_aot_unregister(void *handle) {
 }
 
 std::vector<std::string> aot::loadLibrary(const std::string &path) {
+  // A truncated or foreign file would crash inside dlopen (SIGBUS).
+  if (std::string problem = sharedLibraryProblem(path); !problem.empty())
+    throw OpalError("could not load op library: " + problem);
   detail::beginCollectingStaticRegistrationErrors();
   void *handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   std::vector<std::string> errors = detail::endCollectingStaticRegistrationErrors();

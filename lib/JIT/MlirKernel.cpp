@@ -84,10 +84,25 @@ ThreadState &threadState() {
                   here.str() + " and an earlier one on " + earlier.str());
 }
 
-/// The device of a call's tensors; all must agree.
+[[gnu::cold, gnu::noinline]] void throwOtherDevice(const FunctionSchema &schema, size_t i,
+                                                   Device requested, Device inputs) {
+  throw OpalError(schema.operatorName().str() + ": argument '" + schema.arguments()[i].name() +
+                  "' asks for the result on " + requested.str() + ", but the inputs are on " +
+                  inputs.str() + " and opal computes on its inputs' device; move them there "
+                  "first (x.to('" + requested.str() + "'))");
+}
+
+/// The device of a call: that of its tensors (all must agree), or of a
+/// device argument. A device argument other than the tensors' is honoured
+/// where no data has to move: a meta result computes only shapes.
 Device callDevice(const FunctionSchema &schema, const IValue *args) {
-  std::optional<Device> device;
+  std::optional<Device> device, requested;
+  size_t requestedAt = 0;
   for (size_t i = 0; i < schema.arguments().size(); ++i) {
+    if (args[i].isDevice()) {
+      requested = args[i].toDevice();
+      requestedAt = i;
+    }
     if (!args[i].isTensor())
       continue;
     Device here = args[i].toTensorImpl()->device();
@@ -95,7 +110,14 @@ Device callDevice(const FunctionSchema &schema, const IValue *args) {
       throwMixedDevices(schema, i, here, *device);
     device = here;
   }
-  return device.value_or(Device(DeviceType::CPU));
+  if (requested && device && *requested != *device) {
+    if (!requested->isMeta())
+      throwOtherDevice(schema, requestedAt, *requested, *device);
+    return *requested;
+  }
+  if (device)
+    return *device;
+  return requested.value_or(Device(DeviceType::CPU));
 }
 
 /// The compute capability of CUDA device `ordinal` (90 for sm_90), read

@@ -549,6 +549,14 @@ opal.library "aten" {
     }
     %no_max = opal.is_none %max : f64 -> i1
     %r = opal.static_if %no_max -> !opal.tensor {
+      %has_min = opal.static_if %no_min -> i1 {
+        %false = arith.constant false
+        opal.yield %false : i1
+      } else {
+        %true = arith.constant true
+        opal.yield %true : i1
+      }
+      opal.check %has_min, "torch.clamp: At least one of 'min' or 'max' must not be None"
       opal.yield %low : !opal.tensor
     } else {
       %x, %m = opal.promote %low, %max : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
@@ -581,6 +589,8 @@ opal.library "aten" {
       %g = prims.mul %hx, %onep : (!opal.tensor, !opal.tensor) -> !opal.tensor
       opal.yield %g : !opal.tensor
     } else {
+      %none = opal.str_eq %approximate, "none" : !opal.str -> i1
+      opal.check %none, "approximate argument must be either none or tanh."
       // 0.5 * x * (1 + erf(x / sqrt(2)))
       %k = arith.constant 0.7071067811865476 : f64
       %x, %h, %kt, %o = opal.promote %self, %half, %k, %one {to_float} : !opal.tensor, f64, f64, f64 -> !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor

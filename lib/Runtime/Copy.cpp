@@ -8,6 +8,7 @@
 
 #include <complex>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 using namespace opal;
@@ -30,6 +31,24 @@ namespace {
 template <typename T> constexpr bool isReduced =
     std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
 
+/// A float converted to an integer type without undefined behaviour: in
+/// range it truncates toward zero; NaN and out-of-range values give what
+/// x86's conversion instructions give (and so compiled kernels and PyTorch
+/// on x86): the lowest value of a 32- or 64-bit type, and for narrower types
+/// the 32-bit result wrapped.
+template <typename D, typename S> D floatToInteger(S value) {
+  if constexpr (sizeof(D) < 4) {
+    return static_cast<D>(static_cast<uint32_t>(floatToInteger<int32_t>(value)));
+  } else {
+    using Wide = std::conditional_t<(sizeof(D) > 4), int64_t, int32_t>;
+    // 2^(bits-1) is exact in float and double.
+    constexpr double limit = -static_cast<double>(std::numeric_limits<Wide>::min());
+    if (!(value > -limit - 1 && value < limit))
+      return static_cast<D>(std::numeric_limits<Wide>::min());
+    return static_cast<D>(static_cast<Wide>(value));
+  }
+}
+
 template <typename D, typename S> D convert(S value) {
   if constexpr (std::is_same_v<D, S>) {
     return value;
@@ -39,6 +58,8 @@ template <typename D, typename S> D convert(S value) {
     return value != S(0);
   } else if constexpr (isReduced<D>) {
     return D(static_cast<float>(value));
+  } else if constexpr (std::is_floating_point_v<S> && std::is_integral_v<D>) {
+    return floatToInteger<D>(value);
   } else {
     return static_cast<D>(value);
   }
@@ -83,9 +104,17 @@ void forEachIndex(IntArrayRef sizes, IntArrayRef dstStrides, IntArrayRef srcStri
 template <typename D, typename S>
 void copyTyped(const Tensor &dst, const Tensor &src) {
   D *out = dst.data<D>();
-  const S *in = src.data<S>();
-  forEachIndex(dst.sizes(), dst.strides(), src.strides(),
-               [&](int64_t o, int64_t i) { out[o] = convert<D>(in[i]); });
+  if constexpr (std::is_same_v<S, bool>) {
+    // Bool memory that was never written (empty) or came from elsewhere
+    // may hold any byte: read it as a byte, any nonzero one is true.
+    const uint8_t *in = src.data<uint8_t>();
+    forEachIndex(dst.sizes(), dst.strides(), src.strides(),
+                 [&](int64_t o, int64_t i) { out[o] = convert<D>(in[i] != 0); });
+  } else {
+    const S *in = src.data<S>();
+    forEachIndex(dst.sizes(), dst.strides(), src.strides(),
+                 [&](int64_t o, int64_t i) { out[o] = convert<D>(in[i]); });
+  }
 }
 
 template <typename D> void copyFromAny(const Tensor &dst, const Tensor &src) {

@@ -105,6 +105,10 @@ Expected<Tensor> opal::fromDLPack(DLManagedTensor *managed,
     return makeUnexpected(Error("from_dlpack: the tensor's sizes and strides are negative or "
                                 "overflow"));
   void *data = static_cast<char *>(dl.data) + dl.byte_offset;
+  // Kernels and copies load whole elements.
+  if (reinterpret_cast<uintptr_t>(data) % itemSize != 0)
+    return makeUnexpected(Error("from_dlpack: the tensor's data is not aligned to its element "
+                                "size (" + std::to_string(itemSize) + " bytes)"));
   size_t nbytes = *spanned;
   Storage storage;
   if (onRelease) {

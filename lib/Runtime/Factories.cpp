@@ -35,6 +35,8 @@ Tensor opal::arange(double start, double end, double step, TensorOptions options
   if (!(steps >= 0 && steps < 9223372036854775807.0))
     throw OpalError("invalid size, possible overflow?");
   auto count = static_cast<int64_t>(steps);
+  if (options.device.isMeta()) // sizes only: no values to compute
+    return Tensor::empty({count}, options.dtype, options.device);
   Tensor values = Tensor::empty({count}, ScalarType::Double, Device(DeviceType::CPU));
   double *data = values.data<double>();
   for (int64_t i = 0; i < count; ++i)

@@ -4,6 +4,7 @@
 
 #include "opal/Support/Exceptions.h"
 
+#include <limits>
 #include <cstdint>
 #include <stdexcept>
 
@@ -29,7 +30,11 @@ DimVector opal::contiguousStrides(IntArrayRef sizes) {
   int64_t stride = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = stride;
-    stride *= sizes[i] > 1 ? sizes[i] : 1;
+    // Saturates instead of overflowing: only a tensor without elements (a
+    // 0 in another dim) or one whose numel overflows, which is refused, gets
+    // there, and no element is addressed with such a stride.
+    if (__builtin_mul_overflow(stride, sizes[i] > 1 ? sizes[i] : 1, &stride))
+      stride = std::numeric_limits<int64_t>::max();
   }
   return strides;
 }
@@ -45,13 +50,16 @@ std::optional<size_t> opal::storageBytesFor(IntArrayRef sizes, IntArrayRef strid
                                             int64_t storageOffset, size_t itemSize) {
   if (storageOffset < 0 || sizes.size() != strides.size())
     return std::nullopt;
-  // The last element's index: offset + sum((size - 1) * stride).
-  int64_t last = storageOffset;
+  // Without elements, no bytes (whatever the other dims' sizes).
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (sizes[i] < 0 || strides[i] < 0)
       return std::nullopt;
     if (sizes[i] == 0)
       return size_t(0);
+  }
+  // The last element's index: offset + sum((size - 1) * stride).
+  int64_t last = storageOffset;
+  for (size_t i = 0; i < sizes.size(); ++i) {
     int64_t span = 0;
     if (__builtin_mul_overflow(sizes[i] - 1, strides[i], &span) ||
         __builtin_add_overflow(last, span, &last))
@@ -102,13 +110,16 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, Device device,
                       "strides: " + sizesText(strides_));
   if (storageOffset_ < 0)
     throw OpalError("Tensor: invalid storage offset " + std::to_string(storageOffset_));
-  // A view never reaches past its storage.
+  // A view never reaches past its storage (meta tensors have none, but
+  // their byte count must be computable too).
+  size_t itemSize = elementSize(dtype_);
+  std::optional<size_t> needed = storageBytesFor(sizes_, strides_, storageOffset_, itemSize);
+  int64_t offsetBytes = 0; // data() adds it, with elements or without
+  if (!needed ||
+      __builtin_mul_overflow(storageOffset_, static_cast<int64_t>(itemSize), &offsetBytes))
+    throw OpalError("Storage size calculation overflowed with sizes=" + sizesText(sizes_) +
+                    " and strides=" + sizesText(strides_));
   if (storage_) {
-    size_t itemSize = elementSize(dtype_);
-    std::optional<size_t> needed = storageBytesFor(sizes_, strides_, storageOffset_, itemSize);
-    if (!needed)
-      throw OpalError("Storage size calculation overflowed with sizes=" + sizesText(sizes_) +
-                      " and strides=" + sizesText(strides_));
     if (*needed > storage_->nbytes())
       throw OpalError("setStorage: sizes " + sizesText(sizes_) + ", strides " +
                       sizesText(strides_) + ", storage offset " + std::to_string(storageOffset_) +
@@ -116,10 +127,10 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, Device device,
                       std::to_string(*needed) + " are out of bounds for storage of size " +
                       std::to_string(storage_->nbytes()));
   }
-  // Strides of size-1 dimensions do not matter.
+  // Strides of size-1 dimensions do not matter; nor do any without elements.
   contiguous_ = true;
   int64_t expected = 1;
-  for (size_t i = sizes_.size(); i-- > 0;) {
+  for (size_t i = sizes_.size(); numel_ && i-- > 0;) {
     if (sizes_[i] == 1)
       continue;
     if (strides_[i] != expected) {

@@ -40,8 +40,10 @@ static DimVector inferSize(DimVector sizes, int64_t numel) {
       inferred = i;
     } else if (sizes[i] < 0) {
       throw OpalError("invalid shape dimension " + std::to_string(sizes[i]));
-    } else {
-      product *= sizes[i];
+    } else if (__builtin_mul_overflow(product, sizes[i], &product)) {
+      // More elements than int64 holds: no tensor has that many.
+      throw OpalError("shape '" + listStr(sizes) + "' is invalid for input of size " +
+                      std::to_string(numel));
     }
   }
   if (inferred && product != 0 && numel % product == 0)
@@ -63,10 +65,10 @@ static std::optional<DimVector> computeViewStrides(IntArrayRef sizes,
                                                   IntArrayRef strides,
                                                   IntArrayRef newSizes) {
   DimVector newStrides(newSizes.size(), 0);
-  int64_t numel = 1;
+  bool empty = false;
   for (int64_t s : sizes)
-    numel *= s;
-  if (numel == 0 || sizes.empty()) {
+    empty |= s == 0;
+  if (empty || sizes.empty()) {
     // Any geometry views an empty or 0-d tensor.
     return contiguousStrides(newSizes);
   }
@@ -74,14 +76,20 @@ static std::optional<DimVector> computeViewStrides(IntArrayRef sizes,
   int64_t chunkBaseStride = strides.back();
   int64_t tensorElements = 1, viewElements = 1;
   for (int64_t dim = static_cast<int64_t>(sizes.size()) - 1; dim >= 0; --dim) {
-    tensorElements *= sizes[dim];
+    // (Products that overflow mean a geometry no view can have.)
+    int64_t chunkStride = 0;
+    if (__builtin_mul_overflow(tensorElements, sizes[dim], &tensorElements))
+      return std::nullopt;
     // A chunk ends where the memory stops being contiguous.
-    if (dim == 0 || (sizes[dim - 1] != 1 &&
-                     strides[dim - 1] != tensorElements * chunkBaseStride)) {
+    if (dim == 0 ||
+        (sizes[dim - 1] != 1 &&
+         (__builtin_mul_overflow(tensorElements, chunkBaseStride, &chunkStride) ||
+          strides[dim - 1] != chunkStride))) {
       while (viewDim >= 0 &&
              (viewElements < tensorElements || newSizes[viewDim] == 1)) {
-        newStrides[viewDim] = viewElements * chunkBaseStride;
-        viewElements *= newSizes[viewDim];
+        if (__builtin_mul_overflow(viewElements, chunkBaseStride, &newStrides[viewDim]) ||
+            __builtin_mul_overflow(viewElements, newSizes[viewDim], &viewElements))
+          return std::nullopt;
         --viewDim;
       }
       if (viewElements != tensorElements)
@@ -218,7 +226,11 @@ Tensor Tensor::squeeze(int64_t d) const {
 Tensor Tensor::unsqueeze(int64_t d) const {
   d = wrapDim(d, dim() + 1);
   DimVector sizes = this->sizes(), strides = this->strides();
-  int64_t stride = d < dim() ? sizes[d] * strides[d] : 1;
+  // (The new dim has size 1: its stride only matters for contiguity, and an
+  // overflowing one, next to a dim whose elements it cannot address, is 1.)
+  int64_t stride = 1;
+  if (d < dim() && __builtin_mul_overflow(sizes[d], strides[d], &stride))
+    stride = 1;
   sizes.insert(d, 1);
   strides.insert(d, stride);
   return asStrided(std::move(sizes), std::move(strides), storageOffset());
@@ -239,9 +251,17 @@ Tensor Tensor::slice(int64_t d, int64_t start, int64_t end, int64_t step) const 
   start = clamp(start);
   end = std::max(clamp(end), start);
   DimVector sizes = this->sizes(), strides = this->strides();
-  sizes[d] = (end - start + step - 1) / step;
-  int64_t offset = storageOffset() + start * strides[d];
-  strides[d] *= step;
+  int64_t length = end - start;
+  sizes[d] = length == 0 ? 0 : 1 + (length - 1) / step;
+  // Overflows happen only where no element is addressed (start == size, or
+  // one element left): keep the offset and the stride then.
+  int64_t offset = 0;
+  if (__builtin_mul_overflow(start, strides[d], &offset) ||
+      __builtin_add_overflow(offset, storageOffset(), &offset))
+    offset = storageOffset();
+  int64_t stride = 0;
+  if (!__builtin_mul_overflow(strides[d], step, &stride))
+    strides[d] = stride;
   return asStrided(std::move(sizes), std::move(strides), offset);
 }
 
@@ -257,7 +277,11 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
   if (index < 0)
     index += size;
   DimVector sizes = this->sizes(), strides = this->strides();
-  int64_t offset = storageOffset() + index * strides[d];
+  // Overflows only in a tensor without elements (a 0 in another dim).
+  int64_t offset = 0;
+  if (__builtin_mul_overflow(index, strides[d], &offset) ||
+      __builtin_add_overflow(offset, storageOffset(), &offset))
+    offset = storageOffset();
   sizes.erase(d);
   strides.erase(d);
   return asStrided(std::move(sizes), std::move(strides), offset);

@@ -62,13 +62,14 @@ std::optional<int64_t> Argument::fixedSize() const {
   return std::nullopt;
 }
 
-/// True if every element of an int list default is the same, so that it
-/// prints as the single value (`int[2] stride=1`), as PyTorch does.
-static bool isUniformIntList(const DefaultValue &value) {
+/// True if an int list default has `size` elements, all the same, so that it
+/// prints as the single value (`int[2] stride=1`), as PyTorch does, and reads
+/// back as the same list. `int[1] dim=[7, 7]` has two and prints as a list.
+static bool isUniformIntList(const DefaultValue &value, int64_t size) {
   if (value.kind() != DefaultValue::Kind::IntList)
     return false;
   const std::vector<int64_t> &values = value.toIntList();
-  if (values.size() < 2)
+  if (values.size() < 2 || static_cast<int64_t>(values.size()) != size)
     return false;
   for (int64_t v : values)
     if (v != values.front())
@@ -83,8 +84,9 @@ std::string Argument::str() const {
   if (defaultValue_) {
     out += "=";
     // A uniform default prints as one value only where it can be read back:
-    // on a sized list (`int[2] stride=1`).
-    if (fixedSize() && isUniformIntList(*defaultValue_))
+    // on a sized list of that size (`int[2] stride=1`).
+    std::optional<int64_t> size = fixedSize();
+    if (size && isUniformIntList(*defaultValue_, *size))
       out += std::to_string(defaultValue_->toIntList().front());
     else
       out += defaultValue_->str();

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <sys/stat.h>
+
 using namespace opal;
 
 namespace {
@@ -190,12 +192,35 @@ opal::scanOpLibrarySchemas(std::string_view text, std::string_view fileName) {
   return std::move(contents->schemas);
 }
 
-Expected<std::vector<FunctionSchema>> opal::readOpLibrarySchemas(const std::string &path) {
-  std::ifstream file(path);
+Expected<std::string> opal::readOpLibraryText(const std::string &path) {
+  auto fail = [&](const std::string &why) {
+    return makeUnexpected(Error(path + ": error: cannot open op library: " + why));
+  };
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0)
+    return fail(std::strerror(errno));
+  // A directory opens as a stream that reads nothing.
+  if (S_ISDIR(info.st_mode))
+    return fail("it is a directory, not an op-library file");
+  std::ifstream file(path, std::ios::binary);
   if (!file)
-    return makeUnexpected(
-        Error(path + ": error: cannot open op library: " + std::strerror(errno)));
+    return fail(std::strerror(errno));
   std::stringstream buffer;
   buffer << file.rdbuf();
-  return scanOpLibrarySchemas(buffer.str(), path);
+  if (file.bad())
+    return fail("read error");
+  std::string text = buffer.str();
+  if (text.compare(0, 4, "\x7f" "ELF") == 0)
+    return fail("it is an ELF file, not op-library text (load a shared library of ops "
+                "with opal.ops.load_library)");
+  if (text.find('\0') != std::string::npos)
+    return fail("it is a binary file, not op-library text");
+  return text;
+}
+
+Expected<std::vector<FunctionSchema>> opal::readOpLibrarySchemas(const std::string &path) {
+  auto text = readOpLibraryText(path);
+  if (!text)
+    return makeUnexpected(text.error());
+  return scanOpLibrarySchemas(*text, path);
 }

@@ -2,6 +2,7 @@
 
 #include "opal/Support/BuildId.h"
 
+#include "opal/Support/ElfFile.h"
 #include "opal/Support/Sha256.h"
 
 #include <elf.h>
@@ -31,11 +32,6 @@ std::string buildIdInNotes(const char *at, const char *end) {
     at = next;
   }
   return "";
-}
-
-/// Reads `count` bytes at `offset`; false on a short read.
-bool readAt(int fd, void *into, size_t count, off_t offset) {
-  return ::pread(fd, into, count, offset) == static_cast<ssize_t>(count);
 }
 
 } // namespace
@@ -76,22 +72,19 @@ std::string opal::buildIdOfFile(const std::string &path) {
   if (fd < 0)
     return "";
   std::string id;
-  ElfW(Ehdr) header;
-  if (readAt(fd, &header, sizeof header, 0) && std::memcmp(header.e_ident, ELFMAG, SELFMAG) == 0 &&
-      header.e_phentsize == sizeof(ElfW(Phdr)) && header.e_phnum < 256) {
-    std::vector<ElfW(Phdr)> programs(header.e_phnum);
-    if (readAt(fd, programs.data(), programs.size() * sizeof(ElfW(Phdr)), header.e_phoff))
-      for (const ElfW(Phdr) &program : programs) {
-        if (program.p_type != PT_NOTE || program.p_filesz > (1u << 16))
-          continue;
-        std::vector<char> notes(program.p_filesz);
-        if (!readAt(fd, notes.data(), notes.size(), program.p_offset))
-          continue;
-        id = buildIdInNotes(notes.data(), notes.data() + notes.size());
-        if (!id.empty())
-          break;
-      }
-  }
+  ElfHeaders headers;
+  if (readElfHeaders(fd, headers).empty())
+    for (const ElfW(Phdr) &program : headers.programs) {
+      if (program.p_type != PT_NOTE || program.p_filesz > (1u << 16))
+        continue;
+      std::vector<char> notes(program.p_filesz);
+      if (::pread(fd, notes.data(), notes.size(), static_cast<off_t>(program.p_offset)) !=
+          static_cast<ssize_t>(notes.size()))
+        continue;
+      id = buildIdInNotes(notes.data(), notes.data() + notes.size());
+      if (!id.empty())
+        break;
+    }
   ::close(fd);
   return id;
 }

@@ -212,6 +212,20 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
           mapping.map(original, result);
         continue;
       }
+      if (auto check = dyn_cast<CheckOp>(bodyOp)) {
+        auto condition = constantInt(mapping.lookup(check.getCondition()));
+        if (!condition) {
+          use->emitError() << "while decomposing " << name << ": 'opal.check' needs a "
+                           << "condition known for the use (a constant, opal.is_none or "
+                           << "opal.str_eq)";
+          return failure();
+        }
+        if (!*condition) {
+          use->emitError() << name << ": " << check.getMessage();
+          return failure();
+        }
+        continue;
+      }
       if (DecompositionOp nested = decompositionFor(&bodyOp)) {
         decomposedOps().push_back(bodyOp.getName().getStringRef().str());
         SmallVector<Value> nestedOperands;

@@ -127,6 +127,11 @@ Tensor fromNumpy(py::array array) {
                          ". The only supported types are: float64, float32, float16, "
                          "complex64, complex128, int64, int32, int16, int8, uint8, and bool.");
   size_t itemSize = elementSize(*type);
+  // Kernels and copies load whole elements (PyTorch takes such arrays).
+  if (reinterpret_cast<uintptr_t>(array.data()) % itemSize != 0)
+    throw py::value_error("from_numpy: the array's data is not aligned to its element size (" +
+                          std::to_string(itemSize) + " bytes); copy it first "
+                          "(np.require(a, requirements='A'))");
   DimVector sizes, strides;
   for (py::ssize_t i = 0; i < array.ndim(); ++i) {
     py::ssize_t stride = array.strides(i);

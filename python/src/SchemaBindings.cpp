@@ -11,11 +11,6 @@
 #include "opal/Schema/OpLibraryFile.h"
 #include "opal/Schema/SchemaParser.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
-
 #include <pybind11/complex.h>
 #include <pybind11/stl.h>
 
@@ -146,16 +141,13 @@ void opal::python::bindSchema(py::module_ &m) {
   m.def(
       "_read_op_library",
       [](const std::string &path) {
-        std::ifstream file(path);
-        if (!file)
-          throw std::runtime_error(path + ": error: cannot open op library: " +
-                                   std::strerror(errno));
-        std::stringstream buffer;
-        buffer << file.rdbuf();
-        auto contents = scanOpLibrary(buffer.str(), path);
+        auto text = readOpLibraryText(path);
+        if (!text)
+          throw std::runtime_error(text.error().message());
+        auto contents = scanOpLibrary(*text, path);
         if (!contents)
           throw std::runtime_error(contents.error().message());
-        return py::make_tuple(contents->schemas, contents->decomposed, buffer.str());
+        return py::make_tuple(contents->schemas, contents->decomposed, *text);
       },
       py::arg("path"),
       "(schemas, ops with a decomposition, text) of an op-library file.");

@@ -93,6 +93,20 @@ SIZE_CASES = [
     ("opal.from_numpy(np.frombuffer(b'abcdefgh', dtype=np.float32)).fill_(1)", None,
      "fill_: the tensor's memory is read-only (it was imported from a read-only buffer); "
      "clone() it first"),
+    ("A.gelu(opal.ones(2), approximate='bogus')",
+     "torch.ops.aten.gelu(torch.ones(2), approximate='bogus')",
+     "aten.gelu: approximate argument must be either none or tanh."),
+    ("A.clamp(opal.ones(2))", "torch.ops.aten.clamp(torch.ones(2))",
+     "torch.clamp: At least one of 'min' or 'max' must not be None"),
+    ("A.zeros_like(opal.ones(2, device='meta'), device='cpu')", None,
+     "aten::zeros_like: argument 'device' asks for the result on cpu, but the inputs are on "
+     "meta and opal computes on its inputs' device"),
+    ("opal.library.load('/tmp')", None,
+     "/tmp: error: cannot open op library: it is a directory, not an op-library file"),
+    ("opal.from_numpy(np.zeros(17, dtype=np.uint8)[1:].view(np.float32))", None,
+     "from_numpy: the array's data is not aligned to its element size (4 bytes)"),
+    ("opal.empty([2**40, 0]).view([2**40, 2**40, 2**40])", None,
+     "shape '[1099511627776, 1099511627776, 1099511627776]' is invalid for input of size 0"),
 ]
 
 RUNNER = """
@@ -225,3 +239,76 @@ def test_a_damaged_checks_line_is_never_run_unchecked(tmp_path):
     # The warm-start index, if one was damaged too: dropped, never run unchecked.
     ok, error, _ = run()
     assert "The size of tensor a (3) must match the size of tensor b (4)" in error
+
+
+def test_zeros_like_honours_a_meta_device():
+    result = A.zeros_like(opal.ones(2, 3), device="meta")
+    assert result.device.type == "meta" and list(result.shape) == [2, 3]
+
+
+def test_floats_out_of_range_convert_to_ints_as_on_x86():
+    # NaN, inf and huge values: the lowest int (PyTorch on x86 gives the same).
+    values = [float("nan"), float("inf"), -1e30, 1e30, 2.5, -2.5]
+    got = opal.tensor(values).to(opal.int32).tolist()
+    assert got == [-2**31, -2**31, -2**31, -2**31, 2, -2]
+    assert opal.tensor(values).to(opal.int64).tolist()[:4] == [-2**63] * 4
+    if torch_available():
+        import torch
+        assert torch.tensor(values).to(torch.int32).tolist() == got
+
+
+LIBRARY_RUNNER = """
+import sys, opal
+try:
+    opal.library.load(sys.argv[1])
+    print(opal.ops.myops.softplus(opal.ones(3)))
+except Exception as error:
+    print("raised", type(error).__name__)
+"""
+
+
+def mutations(lines):
+    """The example library with two lines swapped, and with a body line
+    moved to library level (the issue's cases), a few dozen in all."""
+    body = [i for i, line in enumerate(lines) if line.startswith("    ") or "^bb0" in line]
+    for a, b in zip(body, body[3:]):
+        swapped = list(lines)
+        swapped[a], swapped[b] = swapped[b], swapped[a]
+        yield swapped
+    for i in body:
+        moved = list(lines)
+        line = moved.pop(i)
+        moved.insert(6, line)
+        yield moved
+
+
+def test_malformed_op_libraries_never_crash(tmp_path):
+    import os
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    lines = open(os.path.join(root, "examples", "aot", "myops.opal.mlir")).read().splitlines()
+    raised = 0
+    for n, text in enumerate(mutations(lines)):
+        path = tmp_path / f"m{n}.opal.mlir"
+        path.write_text("\n".join(text))
+        result = subprocess.run([sys.executable, "-c", LIBRARY_RUNNER, str(path)],
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, f"mutation {n} died: {result.stderr[-2000:]}\n" + \
+            "\n".join(text)
+        raised += "raised" in result.stdout
+    assert raised > 20
+
+
+def test_a_truncated_op_library_is_refused_before_dlopen(tmp_path):
+    import os
+    build = os.environ.get("OPAL_BUILD_DIR", "build")
+    library = os.path.join(build, "lib", "libmyops.so")
+    if not os.path.exists(library):
+        pytest.skip("the example AOT library is not built")
+    data = open(library, "rb").read()
+    for size in (100, 3000, len(data) // 2, len(data) - 1):
+        path = tmp_path / f"cut{size}.so"
+        path.write_bytes(data[:size])
+        code = f"opal.ops.load_library({str(path)!r})"
+        result = outcome(code)
+        assert result is not None, f"a library cut to {size} bytes loaded"
+        assert "is not a shared library" in result[1] and "truncated?" in result[1], result

@@ -15,6 +15,7 @@
 
 #include "opal/AOT/OpLibrary.h"
 #include "opal/Compiler/AotCompiler.h"
+#include "opal/Schema/OpLibraryFile.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -28,7 +29,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
 namespace cl = llvm::cl;
 
@@ -127,18 +127,16 @@ int main(int argc, char **argv) {
   if (!listing && output.empty() && (archivePath.empty() || stubPath.empty()))
     return failWith("give -o lib<name>.so, or both --archive=FILE.a and --stub=FILE.c");
 
-  std::ifstream file(input, std::ios::binary);
-  if (!file)
-    return failWith("cannot read " + input);
-  std::stringstream text;
-  text << file.rdbuf();
+  auto text = opal::readOpLibraryText(input);
+  if (!text)
+    return failWith(text.error().message());
 
   opal::ir::AotOptions options;
   options.cpu = cpu;
   options.fragment = fragment;
   options.cudaArchs.assign(cudaArchs.begin(), cudaArchs.end());
   options.output = emit;
-  auto parts = opal::ir::compileOpLibrary(input, text.str(), options);
+  auto parts = opal::ir::compileOpLibrary(input, *text, options);
   if (!parts)
     return failWith(parts.error().message());
   if (verbose)

@@ -35,9 +35,7 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string_view>
 #include <vector>
 
@@ -70,11 +68,13 @@ int main(int argc, char **argv) {
   // The built-in libraries (prims, ...) are always there.
   std::vector<opal::FunctionSchema> schemas = opal::ir::builtinSchemas();
   for (const std::string &path : libraries) {
-    std::ifstream file(path);
-    std::stringstream text;
-    text << file.rdbuf();
-    opal::ir::addOpLibraryText(path, text.str()); // for opal-decompose
-    auto found = opal::readOpLibrarySchemas(path);
+    auto text = opal::readOpLibraryText(path);
+    if (!text) {
+      std::cerr << text.error().message() << "\n";
+      return 1;
+    }
+    opal::ir::addOpLibraryText(path, *text); // for opal-decompose
+    auto found = opal::scanOpLibrarySchemas(*text, path);
     if (!found) {
       std::cerr << found.error().message() << "\n";
       return 1;

@@ -64,6 +64,9 @@ const RoundTripCase kRoundTrips[] = {
     {"ns::f(float[] a=[1, 2.5], bool[] b=[True, False], int[] c=[], complex[] d=[1j]) -> ()",
      "ns::f(float[] a=[1., 2.5], bool[] b=[True, False], int[] c=[], complex[] d=[1.j]) -> ()"},
     {"ns::f(int[3] x=[4, 5, 6], int[2] y=[7, 7]) -> ()", "ns::f(int[3] x=[4, 5, 6], int[2] y=7) -> ()"},
+    // A uniform list prints as one value only where that reads back as the
+    // same list: int[1] with two elements stays a list.
+    {"ns::f(int[1] y=[7, 7], int[3] z=[0, 0]) -> ()", nullptr},
     {"ns::f(Tensor! x) -> Tensor", nullptr},
     {"ns::f(Tensor(a|b) x, Tensor(*) y, Tensor(a! -> a|b) z) -> Tensor(b)", nullptr},
     {"ns::f(Dict(str, Tensor) d, (int, float) t) -> ((int, float))", nullptr},

@@ -280,6 +280,21 @@ def Opal_StaticIfOp : Opal_Op<"static_if", []> {
   let hasVerifier = 1;
 }
 
+def Opal_CheckOp : Opal_Op<"check", [ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
+  let summary = "refuses a use for which a condition is false";
+  let description = [{
+    ```mlir
+    %none = opal.str_eq %approximate, "none" : !opal.str -> i1
+    opal.check %none, "approximate argument must be either none or tanh."
+    ```
+    The condition must be constant once the body is instantiated for a use
+    (as for `opal.static_if`); where it is false the use does not decompose
+    and the call raises `message`. Instantiating a body drops the op.
+  }];
+  let arguments = (ins I1:$condition, StrAttr:$message);
+  let assemblyFormat = "$condition `,` $message attr-dict";
+}
+
 def Opal_ShapeOfOp : Opal_Op<"shape_of", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
   let summary = "the shape of a tensor as a shape list";
   let description = [{

@@ -45,6 +45,10 @@ Expected<OpLibraryContents> scanOpLibrary(std::string_view text, std::string_vie
 Expected<std::vector<FunctionSchema>> scanOpLibrarySchemas(std::string_view text,
                                                            std::string_view fileName);
 
+/// The text of an op-library file; an error (naming the file) if it cannot
+/// be read or is a directory.
+Expected<std::string> readOpLibraryText(const std::string &path);
+
 /// Reads a file and scans it (scanOpLibrarySchemas).
 Expected<std::vector<FunctionSchema>> readOpLibrarySchemas(const std::string &path);
 

@@ -28,11 +28,15 @@ public:
       : data_(values.data()), size_(values.size()) {}
   // For arguments such as `empty({2, 3})`: the list lives until the end of
   // the call's full expression, which is all a view of it needs.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
   IntArrayRef(std::initializer_list<int64_t> values)
       : data_(values.begin()), size_(values.size()) {}
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 
   const int64_t *data() const { return data_; }
   size_t size() const { return size_; }

@@ -1,0 +1,265 @@
+"""Differential testing of opal's aten ops against PyTorch 1.13.
+
+For each op, seeded random arguments built from its schema: tensors of rank
+0-4 with sizes 0, 1, 2, 3 and 5 (broadcastable with each other and not),
+dims in and out of range, sizes that fit and do not. opal must raise exactly
+when PyTorch raises and agree with it (dtype, shape, values) otherwise.
+
+    differential.py [--seed N] [--cases N | --seconds S] [op ...]
+
+Prints one line per disagreement and `checked N cases of M ops`; exits 1 if
+any disagreed. test_differential.py runs it, one process per group of ops.
+"""
+
+import argparse
+import random
+import sys
+import time
+
+import numpy as np
+import torch
+
+import opal
+
+SIZES = [0, 1, 2, 3, 5]
+
+# Where opal does not raise yet and PyTorch does (docs/python.md lists them):
+# a disagreement whose PyTorch error contains one of these is reported as
+# known, not counted. The checks they need look at sizes the kernel only
+# sees at run time and are not derived from the IR yet.
+KNOWN = {
+    "layer_norm": ["Expected normalized_shape to be at least 1-dimensional",
+                   "Expected weight to be of same shape as normalized_shape",
+                   "Expected bias to be of same shape as normalized_shape",
+                   "Given normalized_shape="],
+    "amax": ["Expected reduction dim"],
+    "amin": ["Expected reduction dim"],
+    "linear": ["must match the size of tensor b"],
+}
+
+# Ops whose arguments need shapes that relate in other ways than
+# broadcasting; the generic generator handles the rest from the schema.
+MATMUL_LIKE = {"mm", "bmm", "matmul", "linear"}
+
+
+class Case:
+    def __init__(self, rng):
+        self.rng = rng
+
+    def shape(self, rank=None):
+        rank = self.rng.randint(0, 4) if rank is None else rank
+        return tuple(self.rng.choice(SIZES) for _ in range(rank))
+
+    def related(self, base):
+        """A shape that usually broadcasts with `base`, sometimes not."""
+        roll = self.rng.random()
+        if roll < 0.15:
+            return self.shape()
+        shape = list(base[self.rng.randint(0, len(base)):]) if roll < 0.4 else list(base)
+        for i in range(len(shape)):
+            if self.rng.random() < 0.25:
+                shape[i] = 1
+        return tuple(shape)
+
+    def array(self, shape, dtype="float32"):
+        if dtype == "bool":
+            return np.random.default_rng(self.rng.getrandbits(32)).random(shape) > 0.5
+        values = np.random.default_rng(self.rng.getrandbits(32)).uniform(-2, 2, shape)
+        if dtype == "int64":
+            return np.round(values * 3).astype(np.int64)
+        return values.astype(dtype)
+
+    def dim(self, rank):
+        return self.rng.randint(-rank - 2, rank + 1)
+
+    def dims(self, rank):
+        return [self.dim(rank) for _ in range(self.rng.randint(0, 2))]
+
+    def sizes_like(self, shape):
+        """Sizes for expand/reshape/view: the shape varied, or not."""
+        shape = list(shape)
+        roll = self.rng.random()
+        if roll < 0.2:
+            return list(self.shape())
+        if roll < 0.4 and shape:
+            shape[self.rng.randrange(len(shape))] = -1
+        elif roll < 0.6:
+            shape = [self.rng.choice(SIZES)] + shape
+        elif roll < 0.7:
+            shape = [int(np.prod(shape))] if shape else []
+        return shape
+
+
+def matmul_shapes(case, op):
+    """Shapes for mm/bmm/matmul/linear that usually fit, sometimes not."""
+    def inner(k):
+        return k if case.rng.random() < 0.75 else case.rng.choice(SIZES)
+    k = case.rng.choice(SIZES)
+    if op == "mm":
+        return [(case.rng.choice(SIZES), k), (inner(k), case.rng.choice(SIZES))]
+    if op == "bmm":
+        b = case.rng.choice(SIZES)
+        return [(b, case.rng.choice(SIZES), k),
+                (inner(b), inner(k), case.rng.choice(SIZES))]
+    if op == "linear":
+        out = case.rng.choice(SIZES)
+        lead = case.shape(case.rng.randint(0, 2))
+        return [lead + (k,), (out, inner(k)), (inner(out),)]
+    left = case.shape(case.rng.randint(1, 4))
+    right_rank = case.rng.randint(1, 4)
+    k = left[-1]
+    if right_rank == 1:
+        return [left, (inner(k),)]
+    batch = tuple(case.rng.choice([1, s]) for s in left[:-2])[-(right_rank - 2):] \
+        if right_rank > 2 else ()
+    return [left, batch + (inner(k), case.rng.choice(SIZES))]
+
+
+def arguments(case, overload):
+    """Positional arguments for one call (numpy arrays for tensors)."""
+    schema = overload._schema
+    name = schema.name.split("::")[1]
+    args = []
+    tensors = [a for a in schema.arguments if str(a.type) in ("Tensor", "Tensor?")]
+    if name in MATMUL_LIKE:
+        shapes = matmul_shapes(case, name)
+    else:
+        base = case.shape()
+        shapes = [base] + [case.related(base) for _ in tensors[1:]]
+    shapes_iter = iter(shapes)
+    first = None
+    for arg in schema.arguments:
+        kind = str(arg.type)
+        if kind in ("Tensor", "Tensor?"):
+            if kind == "Tensor?" and case.rng.random() < 0.3:
+                args.append(None)
+                next(shapes_iter, None)
+                continue
+            shape = next(shapes_iter, None) or case.shape()
+            if name == "layer_norm" and first is not None:
+                shape = args[1] if case.rng.random() < 0.7 else case.shape(len(args[1]))
+                shape = tuple(shape)
+            dtype = "bool" if (name == "where" and arg.name == "condition") else "float32"
+            value = case.array(shape, dtype)
+            if first is None:
+                first = value
+            args.append(value)
+        elif arg.has_default_value and (arg.kwarg_only or case.rng.random() < 0.3):
+            break
+        elif kind == "int":
+            args.append(case.dim(first.ndim if first is not None else 0))
+        elif kind in ("int[]", "int[1]", "int[1]?", "SymInt[]", "int[]?"):
+            rank = first.ndim if first is not None else 0
+            if arg.name in ("size",):
+                args.append(case.sizes_like(first.shape))
+            elif arg.name == "dims":
+                perm = list(range(rank))
+                case.rng.shuffle(perm)
+                if case.rng.random() < 0.2:
+                    perm = case.dims(rank)
+                args.append(perm)
+            elif arg.name == "normalized_shape":
+                k = case.rng.randint(0, rank)
+                shape = list(first.shape[rank - k:])
+                if case.rng.random() < 0.2:
+                    shape = list(case.shape(case.rng.randint(0, 2)))
+                args.append(shape)
+            else:
+                args.append(case.dims(rank))
+        elif kind in ("Scalar", "float"):
+            args.append(case.rng.choice([-1.5, 0.0, 0.5, 2.0, 3.0]))
+        elif kind == "bool":
+            args.append(case.rng.random() < 0.5)
+        else:
+            break  # optional dtypes, layouts, devices, strings: their defaults
+    return args
+
+
+def to_torch(value):
+    return torch.from_numpy(value.copy()) if isinstance(value, np.ndarray) else value
+
+
+def to_opal(value):
+    return opal.tensor(value) if isinstance(value, np.ndarray) else value
+
+
+def call(fn, args):
+    try:
+        return fn(*args), None
+    except (RuntimeError, IndexError, ValueError, TypeError) as error:
+        return None, f"{type(error).__name__}: {str(error).splitlines()[0][:160]}"
+
+
+def describe(args):
+    return ", ".join(f"{v.dtype}{list(v.shape)}" if isinstance(v, np.ndarray) else repr(v)
+                     for v in args)
+
+
+def compare(ours, theirs):
+    """Why two results differ, or None."""
+    if isinstance(theirs, (tuple, list)):
+        for o, t in zip(ours, theirs):
+            if (problem := compare(o, t)):
+                return problem
+        return None
+    got = np.asarray(ours)
+    want = theirs.numpy()
+    if got.shape != want.shape:
+        return f"shape {got.shape}, PyTorch {want.shape}"
+    if got.dtype != want.dtype:
+        return f"dtype {got.dtype}, PyTorch {want.dtype}"
+    if want.dtype == np.bool_ or np.issubdtype(want.dtype, np.integer):
+        return None if np.array_equal(got, want) else "values differ"
+    if not np.allclose(got, want, rtol=1e-4, atol=1e-5, equal_nan=True):
+        return f"values differ (max error {np.nanmax(np.abs(got - want))})"
+    return None
+
+
+def overloads(names):
+    for name in names:
+        packet_name, _, overload_name = name.partition(".")
+        yield (name, getattr(getattr(opal.ops.aten, packet_name), overload_name or "default"),
+               getattr(getattr(torch.ops.aten, packet_name), overload_name or "default"))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cases", type=int, default=20, help="cases per op")
+    parser.add_argument("--seconds", type=float, default=0,
+                        help="run each op this long instead of --cases")
+    parser.add_argument("ops", nargs="+")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    disagreements = checked = known = 0
+    for name, ours, theirs in overloads(args.ops):
+        rng = random.Random(f"{args.seed}:{name}")
+        start = time.monotonic()
+        n = 0
+        while (time.monotonic() - start < args.seconds) if args.seconds else n < args.cases:
+            n += 1
+            values = arguments(Case(rng), ours)
+            want, their_error = call(theirs, [to_torch(v) for v in values])
+            got, our_error = call(ours, [to_opal(v) for v in values])
+            if their_error and not our_error:
+                problem = f"PyTorch raises ({their_error}), opal does not"
+                if any(k in their_error for k in KNOWN.get(name.split(".")[0], [])):
+                    known += 1
+                    problem = None
+            elif our_error and not their_error:
+                problem = f"opal raises ({our_error}), PyTorch does not"
+            elif our_error:
+                problem = None
+            else:
+                problem = compare(got, want)
+            if problem:
+                disagreements += 1
+                print(f"aten::{name}({describe(values)}): {problem}", flush=True)
+        checked += n
+    print(f"checked {checked} cases of {len(args.ops)} ops, {disagreements} disagreements, "
+          f"{known} known")
+    return 1 if disagreements else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
