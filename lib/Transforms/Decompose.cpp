@@ -189,6 +189,18 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
     return results;
   }
 
+  /// The value of `op`'s condition (opal.static_if, opal.check) for this
+  /// use; emits why not and returns nullopt where it is not known.
+  std::optional<int64_t> conditionForUse(Operation *use, const std::string &name,
+                                         Operation *op, Value condition, IRMapping &mapping) {
+    auto value = constantInt(mapping.lookup(condition));
+    if (!value)
+      use->emitError() << "while decomposing " << name << ": '" << op->getName()
+                       << "' needs a condition known for the use (a constant, opal.is_none "
+                       << "or opal.str_eq)";
+    return value;
+  }
+
   /// Instantiates the ops of `block` (a body or a static_if branch) with
   /// `mapping`, and returns the values it yields.
   FailureOr<SmallVector<Value>> instantiateBlock(OpBuilder &builder, Operation *use,
@@ -197,13 +209,9 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
                                                  SmallVectorImpl<std::string> &stack) {
     for (Operation &bodyOp : block.without_terminator()) {
       if (auto staticIf = dyn_cast<StaticIfOp>(bodyOp)) {
-        auto condition = constantInt(mapping.lookup(staticIf.getCondition()));
-        if (!condition) {
-          use->emitError() << "while decomposing " << name << ": 'opal.static_if' needs a "
-                           << "condition known for the use (a constant, opal.is_none or "
-                           << "opal.str_eq)";
+        auto condition = conditionForUse(use, name, staticIf, staticIf.getCondition(), mapping);
+        if (!condition)
           return failure();
-        }
         Region &branch = *condition ? staticIf.getThenRegion() : staticIf.getElseRegion();
         auto results = instantiateBlock(builder, use, name, branch.front(), mapping, stack);
         if (failed(results))
@@ -213,13 +221,9 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
         continue;
       }
       if (auto check = dyn_cast<CheckOp>(bodyOp)) {
-        auto condition = constantInt(mapping.lookup(check.getCondition()));
-        if (!condition) {
-          use->emitError() << "while decomposing " << name << ": 'opal.check' needs a "
-                           << "condition known for the use (a constant, opal.is_none or "
-                           << "opal.str_eq)";
+        auto condition = conditionForUse(use, name, check, check.getCondition(), mapping);
+        if (!condition)
           return failure();
-        }
         if (!*condition) {
           use->emitError() << name << ": " << check.getMessage();
           return failure();

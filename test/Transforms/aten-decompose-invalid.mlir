@@ -138,3 +138,23 @@ func.func @layer_norm_shape(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %r = aten.layer_norm %x, %ns, %n, %n, %eps, %t : (tensor<2x8xf32>, !opal.list<i64>, !opal.none, !opal.none, f64, i1) -> tensor<2x8xf32>
   return %r : tensor<2x8xf32>
 }
+
+// -----
+
+// opal.check: a condition false for the use refuses it with its message.
+func.func @gelu_bogus(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %a = opal.str "bogus"
+  // expected-error @below {{aten.gelu: approximate argument must be either none or tanh.}}
+  %r = aten.gelu %x, %a : (tensor<2xf32>, !opal.str) -> tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+
+// -----
+
+func.func @clamp_unbounded(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %none = opal.none
+  // expected-error @below {{aten.clamp: torch.clamp: At least one of 'min' or 'max' must not be None}}
+  %r = aten.clamp %x, %none, %none : (tensor<2xf32>, !opal.none, !opal.none) -> tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+
