@@ -91,16 +91,16 @@ Tensor makeTensor(FuzzedDataProvider &in) {
   std::vector<int64_t> sizes = anySizes(in);
   ScalarType dtype = anyDtype(in);
   bool meta = in.ConsumeBool();
-  if (!meta) {
-    // Small enough to allocate? (Checked arithmetic decides; else meta.)
-    auto bytes = storageBytesFor(sizes, std::vector<int64_t>(sizes.size(), 1), 0, 1);
-    int64_t numel = 1;
-    for (int64_t size : sizes)
-      if (size < 0 || (size && numel > kMaxBytes / size))
-        meta = true;
-      else
-        numel *= size;
-    meta |= !bytes || numel * 8 > kMaxBytes;
+  // Larger than kMaxBytes (at 8 bytes an element) goes to meta: the same
+  // size arithmetic without the memory. (Negative sizes raise either way.)
+  int64_t elements = 1;
+  for (int64_t size : sizes) {
+    if (size <= 0 || meta)
+      continue;
+    if (elements > kMaxBytes / 8 / size)
+      meta = true;
+    else
+      elements *= size;
   }
   Device device(meta ? DeviceType::Meta : DeviceType::CPU);
   switch (in.ConsumeIntegralInRange<int>(0, 2)) {

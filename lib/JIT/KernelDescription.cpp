@@ -241,28 +241,32 @@ Expected<ShapeCheck> readShapeCheck(const std::string &word) {
 
 } // namespace
 
-Expected<std::vector<ShapeCheck>> jit::readShapeChecks(const std::string &text) {
+namespace {
+
+/// Reads a space-separated list with `readOne` per word; an empty text has
+/// none, and the first bad word is the error.
+template <typename T>
+Expected<std::vector<T>> readWords(const std::string &text,
+                                   Expected<T> (*readOne)(const std::string &)) {
   std::istringstream words(text);
-  std::vector<ShapeCheck> checks;
+  std::vector<T> values;
   for (std::string word; words >> word;) {
-    auto check = readShapeCheck(word);
-    if (!check)
-      return makeUnexpected(check.error());
-    checks.push_back(std::move(*check));
+    auto value = readOne(word);
+    if (!value)
+      return makeUnexpected(value.error());
+    values.push_back(std::move(*value));
   }
-  return checks;
+  return values;
+}
+
+} // namespace
+
+Expected<std::vector<ShapeCheck>> jit::readShapeChecks(const std::string &text) {
+  return readWords(text, readShapeCheck);
 }
 
 Expected<std::vector<SizeSource>> jit::readSizeSources(const std::string &text) {
-  std::istringstream words(text);
-  std::vector<SizeSource> sources;
-  for (std::string word; words >> word;) {
-    auto source = readSizeSource(word);
-    if (!source)
-      return makeUnexpected(source.error());
-    sources.push_back(*source);
-  }
-  return sources;
+  return readWords(text, readSizeSource);
 }
 
 Expected<bool> jit::readKernelDescription(const std::string &text, CompiledKernel &kernel) {
