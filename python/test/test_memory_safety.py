@@ -103,6 +103,9 @@ SIZE_CASES = [
      "meta and opal computes on its inputs' device"),
     ("opal.library.load('/tmp')", None,
      "/tmp: error: cannot open op library: it is a directory, not an op-library file"),
+    ("opal.library.load(sys.executable)", None,
+     "error: cannot open op library: it is an ELF file, not op-library text (load a shared "
+     "library of ops with opal.ops.load_library)"),
     ("opal.from_numpy(np.zeros(17, dtype=np.uint8)[1:].view(np.float32))", None,
      "from_numpy: the array's data is not aligned to its element size (4 bytes)"),
     ("opal.empty([2**40, 0]).view([2**40, 2**40, 2**40])", None,
