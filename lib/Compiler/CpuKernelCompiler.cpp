@@ -128,8 +128,8 @@ public:
     std::lock_guard<std::mutex> lock(mutex_);
     Front front(spec);
     if (!buildFront(spec, key, front))
-      return makeUnexpected(Error("opal JIT: " + front.error));
-    if (front.opByOp)
+      return makeUnexpected(Error(front.refused ? front.error : "opal JIT: " + front.error));
+    if (front.opByOp || front.refused)
       return std::shared_ptr<const jit::CompiledKernel>(std::move(front.kernel));
     const std::string &op = front.op;
     auto fail = [&](const std::string &message) {
@@ -205,7 +205,7 @@ public:
                                        const ObjectOptions &options) {
     std::lock_guard<std::mutex> lock(mutex_);
     Front front(spec);
-    if (!buildFront(spec, key, front))
+    if (!buildFront(spec, key, front) || front.refused)
       return makeUnexpected(Error(front.error));
     if (front.opByOp)
       return makeUnexpected(Error(
@@ -256,6 +256,9 @@ private:
     std::vector<std::string> entryPoints;
     std::string decomposed; ///< the decomposed IR, printed (the disk cache key)
     bool opByOp = false;    ///< `kernel` is a plan: nothing to compile
+    /// An opal.check refused the call: `error` is its message, and `kernel`
+    /// (if set) only raises it, with the call's sizes.
+    bool refused = false;
     std::string error;
     /// Stores the time since the last stage in `into`.
     void stage(double &into) {
@@ -264,6 +267,24 @@ private:
       stageStart = now;
     }
   };
+
+  /// The op's own check refused the call: a kernel that only checks (with
+  /// the call's sizes in its message) where the refusal reads as a check,
+  /// else the refusal's message as the error.
+  bool refuse(const jit::CallSpec &spec, const Refusal &refusal, Front &front) {
+    front.error = refusal.message;
+    front.refused = true;
+    auto kernel = std::make_shared<jit::CompiledKernel>();
+    kernel->label = front.label;
+    for (const jit::ArgSpec &arg : spec.args)
+      kernel->argKinds.push_back(arg.kind);
+    auto checks = readFunctionShapeChecks(refusal.check, kernel->argKinds);
+    if (refusal.check.empty() || !checks || checks->empty())
+      return false;
+    kernel->shapeChecks = std::move(*checks);
+    front.kernel = std::move(kernel);
+    return true;
+  }
 
   /// Builds and decomposes the call's module and splits its entry points;
   /// a composite that reaches an opaque kernel becomes an op-by-op plan.
@@ -292,6 +313,8 @@ private:
     double buildMs = 0;
     front.stage(buildMs);
     if (failed(decompose_->run(moduleOp))) {
+      if (const std::optional<Refusal> &refusal = lastRefusal())
+        return refuse(spec, *refusal, front);
       front.error = "cannot decompose " + op + spec.str() + ":" + diagnostics.text;
       return false;
     }

@@ -45,7 +45,11 @@ constexpr const char *kLoopsToLLVM =
 } // namespace
 
 const char *opal::ir::cpuLoweringPipelineText() {
-  static const std::string text = std::string("linalg-fuse-elementwise-ops,"
+  static const std::string text = std::string(
+                                      // An op's own checks become the
+                                      // function's opal.shape_checks.
+                                      "func.func(opal-derive-shape-checks),"
+                                      "linalg-fuse-elementwise-ops,"
                                               "one-shot-bufferize{bufferize-function-boundaries},") +
                                   kLoopsToLLVM;
   return text.c_str();

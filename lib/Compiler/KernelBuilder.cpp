@@ -316,9 +316,13 @@ Expected<std::vector<jit::ShapeCheck>>
 opal::ir::shapeChecksOf(ModuleOp module, const std::vector<jit::ArgKind> &argKinds) {
   auto kernel = module.lookupSymbol<func::FuncOp>(kKernelName);
   auto text = kernel ? kernel->getAttrOfType<StringAttr>(kShapeChecksAttrName) : StringAttr();
-  if (!text)
-    return std::vector<jit::ShapeCheck>();
-  auto checks = jit::readShapeChecks(text.str());
+  return readFunctionShapeChecks(text ? text.str() : "", argKinds);
+}
+
+Expected<std::vector<jit::ShapeCheck>>
+opal::ir::readFunctionShapeChecks(const std::string &text,
+                                  const std::vector<jit::ArgKind> &argKinds) {
+  auto checks = jit::readShapeChecks(text);
   if (!checks)
     return makeUnexpected(checks.error());
   std::vector<uint32_t> schemaIndex = schemaArgumentsOf(argKinds);
@@ -337,6 +341,9 @@ opal::ir::shapeChecksOf(ModuleOp module, const std::vector<jit::ArgKind> &argKin
       ok = ok && remap(size);
     for (jit::SizeRef &size : check.rhsShape)
       ok = ok && remap(size);
+    for (std::vector<jit::SizeRef> &group : check.values)
+      for (jit::SizeRef &size : group)
+        ok = ok && remap(size);
     if (!ok)
       return makeUnexpected(Error("internal error: a shape check names a size of an argument "
                                   "that is not a tensor: " + jit::describeShapeChecks({check})));

@@ -7,6 +7,7 @@
 #include "opal/Dialect/SchemaDialect.h"
 #include "opal/Runtime/Device.h"
 #include "opal/Schema/SchemaParser.h"
+#include "opal/Support/MessageTemplate.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -78,6 +79,36 @@ LogicalResult BroadcastTensorsOp::verify() { return verifyOneResultPerOperand(*t
 LogicalResult StrEqOp::verify() {
   if (!(*this)->getParentOfType<DecompositionOp>())
     return emitOpError() << "may only appear in an opal.decomposition body";
+  return success();
+}
+
+LogicalResult CheckOp::verify() {
+  for (auto [index, value] : llvm::enumerate(getValues())) {
+    auto list = dyn_cast<ir::ListType>(value.getType());
+    if (!value.getType().isSignlessInteger(64) &&
+        !(list && list.getElementType().isSignlessInteger(64)))
+      return emitOpError() << "value #" << index << " has type " << value.getType()
+                           << "; expected i64 or !opal.list<i64>";
+  }
+  if (std::string problem = messageTemplateProblem(getMessage().str(), getValues().size());
+      !problem.empty())
+    return emitOpError() << "message has " << problem;
+  return success();
+}
+
+LogicalResult AssertOp::verify() {
+  int64_t total = 0;
+  for (int32_t count : getGroups()) {
+    if (count < 0)
+      return emitOpError() << "groups must not be negative";
+    total += count;
+  }
+  if (total != static_cast<int64_t>(getValues().size()))
+    return emitOpError() << "groups hold " << total << " values, but the op has "
+                         << getValues().size();
+  if (std::string problem = messageTemplateProblem(getMessage().str(), getGroups().size());
+      !problem.empty())
+    return emitOpError() << "message has " << problem;
   return success();
 }
 

@@ -7,6 +7,7 @@
 #include "opal/Dispatch/Dispatcher.h"
 #include "opal/Support/Environment.h"
 #include "opal/Support/Exceptions.h"
+#include "opal/Support/MessageTemplate.h"
 
 #include <dlfcn.h>
 
@@ -445,6 +446,13 @@ std::optional<int64_t> sizeOf(const SizeRef &size, const IValue *args,
               shapeText(check.lhsShape, args, kinds, ", ") + "] but got: [" +
               shapeText(check.rhsShape, args, kinds, ", ") + "].";
     break;
+  case ShapeCheck::Kind::Expect: {
+    std::vector<std::string> values;
+    for (const std::vector<SizeRef> &group : check.values)
+      values.push_back(shapeText(group, args, kinds, ", "));
+    message = fillMessage(check.message, values);
+    break;
+  }
   }
   std::string called = schema.operatorName().str();
   std::string where = check.op == called ? called : called + ": in " + check.op;
@@ -465,7 +473,7 @@ void CompiledKernel::checkShapesOutOfLine(const IValue *args, const FunctionSche
     std::optional<int64_t> rhs = sizeOf(check.rhs, args, argKinds);
     if (!lhs || !rhs)
       throwDamagedCheck(*this, check);
-    if (*lhs != *rhs)
+    if (!check.holds(*lhs, *rhs))
       throwShapeCheck(*this, check, args, schema, *lhs, *rhs);
   }
 }
@@ -473,6 +481,9 @@ void CompiledKernel::checkShapesOutOfLine(const IValue *args, const FunctionSche
 void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const {
   if (runsOpByOp())
     return runPlan(args, out);
+  // A refusal (CpuKernelCompiler's refuse) is only checks no call passes.
+  if (!run)
+    throw OpalError("internal error: " + label + " has no code to run");
   size_t values = packedValueCount(*this, args);
   Packer packer(values);
   std::vector<Tensor> copies;

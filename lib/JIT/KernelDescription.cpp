@@ -11,6 +11,8 @@
 #include "opal/Schema/SchemaParser.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstring>
 #include <sstream>
 
 using namespace opal;
@@ -41,7 +43,54 @@ const char *halvesName(HalvesCombine combine) {
 constexpr std::pair<ShapeCheck::Kind, const char *> kCheckKindNames[] = {
     {ShapeCheck::Kind::Broadcast, "broadcast"},
     {ShapeCheck::Kind::Matmul, "matmul"},
-    {ShapeCheck::Kind::Batch, "batch"}};
+    {ShapeCheck::Kind::Batch, "batch"},
+    {ShapeCheck::Kind::Expect, "expect"}};
+
+constexpr std::pair<ShapeCheck::Relation, const char *> kRelationNames[] = {
+    {ShapeCheck::Relation::Eq, "eq"}, {ShapeCheck::Relation::Ne, "ne"},
+    {ShapeCheck::Relation::Lt, "lt"}, {ShapeCheck::Relation::Le, "le"},
+    {ShapeCheck::Relation::Gt, "gt"}, {ShapeCheck::Relation::Ge, "ge"}};
+
+/// A message as one word of the description: bytes other than letters,
+/// digits and `()[]*=.:'_-` as %XX.
+std::string encodeMessage(const std::string &message) {
+  static const char *hex = "0123456789ABCDEF";
+  std::string text;
+  for (unsigned char c : message) {
+    if (std::isalnum(c) || (c && std::strchr("()[]*=.:'_-", c))) {
+      text += static_cast<char>(c);
+      continue;
+    }
+    text += '%';
+    text += hex[c >> 4];
+    text += hex[c & 15];
+  }
+  return text;
+}
+
+bool decodeMessage(const std::string &text, std::string &message) {
+  auto digit = [](char c) -> int {
+    if (c >= '0' && c <= '9')
+      return c - '0';
+    if (c >= 'A' && c <= 'F')
+      return c - 'A' + 10;
+    return -1;
+  };
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      message += text[i];
+      continue;
+    }
+    if (i + 2 >= text.size())
+      return false;
+    int high = digit(text[i + 1]), low = digit(text[i + 2]);
+    if (high < 0 || low < 0)
+      return false;
+    message += static_cast<char>(high * 16 + low);
+    i += 2;
+  }
+  return true;
+}
 
 std::string describeSizeRef(const SizeRef &size) {
   if (size.constant)
@@ -89,6 +138,16 @@ std::string jit::describeShapeChecks(const std::vector<ShapeCheck> &checks) {
     for (auto [kind, name] : kCheckKindNames)
       if (kind == check.kind)
         text += name;
+    if (check.kind == ShapeCheck::Kind::Expect) {
+      for (auto [relation, name] : kRelationNames)
+        if (relation == check.relation)
+          text += std::string(",") + check.op + "," + name;
+      text += "," + describeSizeRef(check.lhs) + "," + describeSizeRef(check.rhs) + "," +
+              encodeMessage(check.message) + ",";
+      for (size_t i = 0; i < check.values.size(); ++i)
+        text += (i ? "/" : "") + describeShape(check.values[i]);
+      continue;
+    }
     text += "," + check.op + "," + std::to_string(check.dim) + "," + describeSizeRef(check.lhs) +
             "," + describeSizeRef(check.rhs);
     if (check.kind != ShapeCheck::Kind::Broadcast)
@@ -176,12 +235,14 @@ Expected<SizeSource> readSizeSource(const std::string &word) {
   return SizeSource{static_cast<uint32_t>(argument), static_cast<uint32_t>(dim)};
 }
 
-/// "a<argument>.<dim>" or a constant of at most 18 digits.
+/// "a<argument>.<dim>" or a constant of at most 18 digits (with a sign for
+/// a negative one).
 bool readSizeRef(const std::string &word, SizeRef &size) {
   uint64_t value = 0;
-  if (readNumber(word, 18, value)) {
+  bool negative = !word.empty() && word[0] == '-';
+  if (readNumber(negative ? word.substr(1) : word, 18, value)) {
     size.constant = true;
-    size.value = static_cast<int64_t>(value);
+    size.value = negative ? -static_cast<int64_t>(value) : static_cast<int64_t>(value);
     return true;
   }
   auto source = readSizeSource(word);
@@ -207,6 +268,33 @@ bool readShape(const std::string &word, std::vector<SizeRef> &shape) {
   return true;
 }
 
+/// The fields of an Expect check after its kind.
+bool readExpectCheck(const std::vector<std::string> &fields, ShapeCheck &check) {
+  if (fields.size() != 7 || fields[1].empty())
+    return false;
+  check.op = fields[1];
+  bool known = false;
+  for (auto [relation, name] : kRelationNames)
+    if (fields[2] == name) {
+      check.relation = relation;
+      known = true;
+    }
+  if (!known || !readSizeRef(fields[3], check.lhs) || !readSizeRef(fields[4], check.rhs) ||
+      !decodeMessage(fields[5], check.message))
+    return false;
+  if (fields[6].empty())
+    return true;
+  std::vector<std::string> groups = splitAt(fields[6], '/');
+  if (groups.size() > 64)
+    return false;
+  for (const std::string &group : groups) {
+    check.values.emplace_back();
+    if (!readShape(group, check.values.back()))
+      return false;
+  }
+  return true;
+}
+
 Expected<ShapeCheck> readShapeCheck(const std::string &word) {
   auto fail = [&](const std::string &why) {
     return makeUnexpected(Error("shape check '" + word + "': " + why));
@@ -221,6 +309,10 @@ Expected<ShapeCheck> readShapeCheck(const std::string &word) {
     }
   if (!known)
     return fail("unknown kind '" + fields[0] + "'");
+  if (check.kind == ShapeCheck::Kind::Expect)
+    return readExpectCheck(fields, check) ? Expected<ShapeCheck>(std::move(check))
+                                          : fail("expected expect,<op>,<relation>,<lhs>,<rhs>,"
+                                                 "<message>,<values>");
   size_t expected = check.kind == ShapeCheck::Kind::Broadcast ? 5 : 7;
   if (fields.size() != expected)
     return fail("expected " + std::to_string(expected) + " comma-separated fields");

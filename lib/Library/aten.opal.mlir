@@ -458,6 +458,8 @@ opal.library "aten" {
   opal.decomposition "amax" {
   ^bb0(%self: !opal.tensor, %dim: !opal.list<i64>, %keepdim: i1):
     %dims = opal.normalize_dims %self, %dim : !opal.tensor, !opal.list<i64> -> !opal.list<i64>
+    // No identity: an empty reduction has no value.
+    opal.check_reduction_dims %self, %dim, "amax()" : !opal.tensor, !opal.list<i64>
     %none = opal.none
     %s = prims.amax %self, %dims, %none : (!opal.tensor, !opal.list<i64>, !opal.none) -> !opal.tensor
     %r = opal.keep_dims %s, %dims, %keepdim : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
@@ -467,6 +469,8 @@ opal.library "aten" {
   opal.decomposition "amin" {
   ^bb0(%self: !opal.tensor, %dim: !opal.list<i64>, %keepdim: i1):
     %dims = opal.normalize_dims %self, %dim : !opal.tensor, !opal.list<i64> -> !opal.list<i64>
+    // No identity: an empty reduction has no value.
+    opal.check_reduction_dims %self, %dim, "amin()" : !opal.tensor, !opal.list<i64>
     %none = opal.none
     %s = prims.amin %self, %dims, %none : (!opal.tensor, !opal.list<i64>, !opal.none) -> !opal.tensor
     %r = opal.keep_dims %s, %dims, %keepdim : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
@@ -695,6 +699,33 @@ opal.library "aten" {
   opal.def "layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1.0000000000000001e-05, bool cudnn_enable=True) -> Tensor"
   opal.decomposition "layer_norm" {
   ^bb0(%input: !opal.tensor, %normalized_shape: !opal.list<i64>, %weight: !opal.tensor, %bias: !opal.tensor, %eps: f64, %cudnn_enable: i1):
+    // PyTorch's checks, in its order: a normalized shape, weight and bias
+    // of that shape, and an input that ends with it.
+    %length = opal.list_len %normalized_shape : !opal.list<i64> -> i64
+    %c0 = arith.constant 0 : i64
+    %some = arith.cmpi sgt, %length, %c0 : i64
+    opal.check %some, "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but got normalized_shape = [{0}]" (%normalized_shape : !opal.list<i64>)
+    %no_w = opal.is_none %weight : !opal.tensor -> i1
+    opal.static_if %no_w {
+      opal.yield
+    } else {
+      %ws = opal.shape_of %weight : !opal.tensor -> !opal.list<i64>
+      %same = opal.list_eq %ws, %normalized_shape : !opal.list<i64>, !opal.list<i64> -> i1
+      opal.check %same, "Expected weight to be of same shape as normalized_shape, but got weight of shape [{0}] and normalized_shape = [{1}]" (%ws, %normalized_shape : !opal.list<i64>, !opal.list<i64>)
+      opal.yield
+    }
+    %no_b = opal.is_none %bias : !opal.tensor -> i1
+    opal.static_if %no_b {
+      opal.yield
+    } else {
+      %bs = opal.shape_of %bias : !opal.tensor -> !opal.list<i64>
+      %same = opal.list_eq %bs, %normalized_shape : !opal.list<i64>, !opal.list<i64> -> i1
+      opal.check %same, "Expected bias to be of same shape as normalized_shape, but got bias of shape [{0}] and normalized_shape = [{1}]" (%bs, %normalized_shape : !opal.list<i64>, !opal.list<i64>)
+      opal.yield
+    }
+    %is = opal.shape_of %input : !opal.tensor -> !opal.list<i64>
+    %fits = opal.ends_with %is, %normalized_shape : !opal.list<i64>, !opal.list<i64> -> i1
+    opal.check %fits, "Given normalized_shape=[{0}], expected input with shape [*, {0}], but got input of size[{1}]" (%normalized_shape, %is : !opal.list<i64>, !opal.list<i64>)
     %x = opal.promote %input {to_float} : !opal.tensor -> !opal.tensor
     %dims = opal.trailing_dims %x, %normalized_shape : !opal.tensor, !opal.list<i64> -> !opal.list<i64>
     %none = opal.none
@@ -817,9 +848,17 @@ opal.library "aten" {
     %r = opal.static_if %no_bias -> !opal.tensor {
       opal.yield %y : !opal.tensor
     } else {
+      // The bias is expanded to the product's shape (addmm, add_): it
+      // never broadcasts the product to a larger one.
       %yp, %bp = opal.promote %y, %bias : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
-      %yb, %bb = opal.broadcast_tensors %yp, %bp : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
-      %a = prims.add %yb, %bb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %shape = opal.shape_of %yp : !opal.tensor -> !opal.list<i64>
+      %bs = opal.shape_of %bp : !opal.tensor -> !opal.list<i64>
+      %br = opal.list_len %bs : !opal.list<i64> -> i64
+      %yr = opal.list_len %shape : !opal.list<i64> -> i64
+      %fits = arith.cmpi sle, %br, %yr : i64
+      opal.check %fits, "expand(torch.FloatTensor{{[{0}]}}, size=[{1}]): the number of sizes provided ({2}) must be greater or equal to the number of dimensions in the tensor ({3})" (%bs, %shape, %yr, %br : !opal.list<i64>, !opal.list<i64>, i64, i64)
+      %bb = opal.broadcast_to %bp, %shape : !opal.tensor, !opal.list<i64> -> !opal.tensor
+      %a = prims.add %yp, %bb : (!opal.tensor, !opal.tensor) -> !opal.tensor
       opal.yield %a : !opal.tensor
     }
     opal.yield %r : !opal.tensor

@@ -17,7 +17,10 @@
 #include "opal/Dialect/BuiltinLibraries.h"
 #include "opal/Dialect/OpalOps.h"
 #include "opal/Dialect/OpalTypes.h"
+#include "opal/JIT/CompiledKernel.h"
+#include "opal/Support/MessageTemplate.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -53,6 +56,11 @@ std::string qualifiedOpName(llvm::StringRef name) {
 std::vector<std::string> &decomposedOps() {
   thread_local std::vector<std::string> names;
   return names;
+}
+
+std::optional<Refusal> &refusal() {
+  thread_local std::optional<Refusal> last;
+  return last;
 }
 
 std::mutex &textsMutex() {
@@ -189,7 +197,7 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
     return results;
   }
 
-  /// The value of `op`'s condition (opal.static_if, opal.check) for this
+  /// The value of `op`'s condition (opal.static_if) for this
   /// use; emits why not and returns nullopt where it is not known.
   std::optional<int64_t> conditionForUse(Operation *use, const std::string &name,
                                          Operation *op, Value condition, IRMapping &mapping) {
@@ -199,6 +207,118 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
                        << "' needs a condition known for the use (a constant, opal.is_none "
                        << "or opal.str_eq)";
     return value;
+  }
+
+  /// Maps the results of `original` to constants where it folds to them
+  /// for this use; true if it did.
+  static bool foldToConstants(OpBuilder &builder, Operation &original, IRMapping &mapping) {
+    // A detached copy: folding it notifies no listener of the rewrite.
+    Operation *copy = original.clone(mapping);
+    SmallVector<OpFoldResult> folded;
+    SmallVector<TypedAttr> attrs;
+    if (succeeded(copy->fold(folded)) && folded.size() == copy->getNumResults())
+      for (auto [result, value] : llvm::zip(copy->getResults(), folded)) {
+        auto attr = dyn_cast_if_present<TypedAttr>(dyn_cast<Attribute>(value));
+        if (!attr || attr.getType() != result.getType())
+          break;
+        attrs.push_back(attr);
+      }
+    Location loc = copy->getLoc();
+    copy->erase();
+    if (attrs.size() != original.getNumResults())
+      return false;
+    for (auto [result, attr] : llvm::zip(original.getResults(), attrs))
+      mapping.map(result, arith::ConstantOp::create(builder, loc, attr).getResult());
+    return true;
+  }
+
+  /// An opal.check for this use: nothing where its condition holds, the
+  /// refusal where it is false, an opal.assert where it is only known per
+  /// call.
+  LogicalResult instantiateCheck(OpBuilder &builder, Operation *use, const std::string &name,
+                                 CheckOp op, IRMapping &mapping) {
+    Value condition = mapping.lookup(op.getCondition());
+    std::optional<int64_t> known = constantInt(condition);
+    if (known && *known)
+      return success();
+    // Each message value as its elements (one for an int, a list's items).
+    SmallVector<Value> values;
+    SmallVector<int32_t> groups;
+    for (Value value : op.getValues()) {
+      Value mapped = mapping.lookup(value);
+      if (!isa<ListType>(mapped.getType())) {
+        values.push_back(mapped);
+        groups.push_back(1);
+        continue;
+      }
+      auto list = mapped.getDefiningOp<ListOp>();
+      if (!list) {
+        use->emitError() << "while decomposing " << name
+                         << ": 'opal.check' needs lists whose elements are known for the use";
+        return failure();
+      }
+      llvm::append_range(values, list.getElements());
+      groups.push_back(static_cast<int32_t>(list.getElements().size()));
+    }
+    if (!known) {
+      AssertOp::create(builder, op.getLoc(), condition, op.getMessage(), values,
+                       builder.getDenseI32ArrayAttr(groups));
+      return success();
+    }
+    // The refusal's message, and the same as a check that no call passes,
+    // whose values are sizes of the function's arguments where they are
+    // (the JIT raises it with the call's sizes).
+    opal::jit::ShapeCheck check;
+    check.kind = opal::jit::ShapeCheck::Kind::Expect;
+    check.lhs.constant = check.rhs.constant = true;
+    check.rhs.value = 1;
+    check.message = op.getMessage().str();
+    bool traced = true;
+    std::vector<std::string> texts;
+    size_t next = 0;
+    for (int32_t count : groups) {
+      std::string text;
+      check.values.emplace_back();
+      for (int32_t i = 0; i < count; ++i, ++next) {
+        std::optional<opal::jit::SizeRef> size = argumentSize(values[next]);
+        traced = traced && size;
+        text += (i ? ", " : "") + (size && size->constant ? std::to_string(size->value)
+                                                          : std::string("?"));
+        if (size)
+          check.values.back().push_back(*size);
+      }
+      texts.push_back(text);
+    }
+    std::string called = qualifiedOpName(use->getName().getStringRef());
+    std::string where = qualifiedOpName(name);
+    check.op = where;
+    where = where == called ? called : called + ": in " + where;
+    std::string message = where + ": " + opal::fillMessage(op.getMessage().str(), texts);
+    use->emitError() << message;
+    if (!refusal())
+      refusal() = Refusal{message, traced ? opal::jit::describeShapeChecks({check}) : ""};
+    return failure();
+  }
+
+  /// A constant, or a size of an argument of the function the use is in
+  /// (`arith.index_cast` of `tensor.dim`).
+  static std::optional<opal::jit::SizeRef> argumentSize(Value value) {
+    opal::jit::SizeRef size;
+    if (std::optional<int64_t> constant = constantInt(value)) {
+      size.constant = true;
+      size.value = *constant;
+      return size;
+    }
+    if (auto cast = value.getDefiningOp<arith::IndexCastOp>())
+      value = cast.getIn();
+    auto dim = value.getDefiningOp<tensor::DimOp>();
+    std::optional<int64_t> d = dim ? dim.getConstantIndex() : std::nullopt;
+    auto argument = d ? dyn_cast<BlockArgument>(dim.getSource()) : BlockArgument();
+    if (!argument || !isa<func::FuncOp>(argument.getOwner()->getParentOp()))
+      return std::nullopt;
+    size.argument = argument.getArgNumber();
+    size.dim = static_cast<uint32_t>(*d);
+    return size;
   }
 
   /// Instantiates the ops of `block` (a body or a static_if branch) with
@@ -221,13 +341,8 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
         continue;
       }
       if (auto check = dyn_cast<CheckOp>(bodyOp)) {
-        auto condition = conditionForUse(use, name, check, check.getCondition(), mapping);
-        if (!condition)
+        if (failed(instantiateCheck(builder, use, name, check, mapping)))
           return failure();
-        if (!*condition) {
-          use->emitError() << name << ": " << check.getMessage();
-          return failure();
-        }
         continue;
       }
       if (DecompositionOp nested = decompositionFor(&bodyOp)) {
@@ -257,6 +372,11 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
           mapping.map(original, result);
         continue;
       }
+      // Conditions computed with arith (`opal.list_len` compared to 0) are
+      // constants where their operands are, as opal.static_if needs.
+      if (isa<arith::ArithDialect>(bodyOp.getDialect()) && !isa<arith::ConstantOp>(bodyOp) &&
+          foldToConstants(builder, bodyOp, mapping))
+        continue;
       Operation *clone = builder.clone(bodyOp, mapping);
       if (!hasGenericResults(clone))
         continue;
@@ -329,6 +449,7 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
 
   void runOnOperation() override {
     decomposedOps().clear();
+    refusal().reset();
     decompositions.clear();
     for (auto &library : libraries)
       collect(library->get());
@@ -413,6 +534,8 @@ struct DecompositionPattern : public RewritePattern {
 } // namespace
 
 const std::vector<std::string> &opal::ir::lastDecomposedOps() { return decomposedOps(); }
+
+const std::optional<Refusal> &opal::ir::lastRefusal() { return refusal(); }
 
 void opal::ir::addOpLibraryText(std::string name, std::string text) {
   std::lock_guard<std::mutex> lock(textsMutex());

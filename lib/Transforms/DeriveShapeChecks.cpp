@@ -8,6 +8,7 @@
 
 #include "opal/Transforms/Passes.h"
 
+#include "opal/Dialect/OpalOps.h"
 #include "opal/JIT/CompiledKernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -65,6 +66,25 @@ std::optional<SizeRef> traceDim(Value value, int64_t d, func::FuncOp function, i
   }
   if (auto empty = dyn_cast_or_null<tensor::EmptyOp>(def))
     return traceIndex(empty.getDynamicSize(d), function, depth + 1);
+  // A collapsed dim whose group has one dim not statically 1 is that dim.
+  if (auto collapse = dyn_cast_or_null<tensor::CollapseShapeOp>(def)) {
+    RankedTensorType source = collapse.getSrcType();
+    std::optional<int64_t> only;
+    for (int64_t s : collapse.getReassociationIndices()[d]) {
+      if (source.getDimSize(s) == 1)
+        continue;
+      if (only)
+        return std::nullopt;
+      only = s;
+    }
+    return only ? traceDim(collapse.getSrc(), *only, function, depth + 1) : std::nullopt;
+  }
+  if (auto expand = dyn_cast_or_null<tensor::ExpandShapeOp>(def)) {
+    SmallVector<OpFoldResult> sizes = expand.getMixedOutputShape();
+    if (auto value = dyn_cast<Value>(sizes[d]))
+      return traceIndex(value, function, depth + 1);
+    return std::nullopt;
+  }
   if (auto destination = dyn_cast_or_null<DestinationStyleOpInterface>(def)) {
     auto result = cast<OpResult>(value);
     if (result.getResultNumber() < destination.getNumDpsInits())
@@ -148,6 +168,88 @@ void classifyProduct(linalg::LinalgOp op, unsigned loopDim, ShapeCheck &check,
   check.rhsShape = std::move(rhs);
 }
 
+/// The relation of a comparison of sizes (which are never negative, so
+/// unsigned predicates compare as signed ones).
+std::optional<ShapeCheck::Relation> relationOf(arith::CmpIPredicate predicate) {
+  using P = arith::CmpIPredicate;
+  using R = ShapeCheck::Relation;
+  switch (predicate) {
+  case P::eq: return R::Eq;
+  case P::ne: return R::Ne;
+  case P::slt: case P::ult: return R::Lt;
+  case P::sle: case P::ule: return R::Le;
+  case P::sgt: case P::ugt: return R::Gt;
+  case P::sge: case P::uge: return R::Ge;
+  }
+  return std::nullopt;
+}
+
+/// Appends the comparisons whose conjunction is `condition` to `checks`
+/// (each a copy of `prototype`); false where the condition is not made of
+/// `arith.andi` and `arith.cmpi` of traceable sizes.
+bool comparisonsOf(Value condition, func::FuncOp function, const ShapeCheck &prototype,
+                   std::vector<ShapeCheck> &checks, int depth) {
+  if (depth > kMaxTraceDepth)
+    return false;
+  if (std::optional<int64_t> constant = getConstantIntValue(condition)) {
+    if (*constant)
+      return true;
+    // Known to fail: a check no call passes.
+    ShapeCheck check = prototype;
+    check.lhs = constantSize(0);
+    check.rhs = constantSize(1);
+    checks.push_back(std::move(check));
+    return true;
+  }
+  if (auto both = condition.getDefiningOp<arith::AndIOp>())
+    return comparisonsOf(both.getLhs(), function, prototype, checks, depth + 1) &&
+           comparisonsOf(both.getRhs(), function, prototype, checks, depth + 1);
+  auto compare = condition.getDefiningOp<arith::CmpIOp>();
+  if (!compare)
+    return false;
+  std::optional<ShapeCheck::Relation> relation = relationOf(compare.getPredicate());
+  std::optional<SizeRef> lhs = traceIndex(compare.getLhs(), function, depth + 1);
+  std::optional<SizeRef> rhs = traceIndex(compare.getRhs(), function, depth + 1);
+  if (!relation || !lhs || !rhs)
+    return false;
+  ShapeCheck check = prototype;
+  check.relation = *relation;
+  check.lhs = *lhs;
+  check.rhs = *rhs;
+  checks.push_back(std::move(check));
+  return true;
+}
+
+/// The checks of an opal.assert (an op's own opal.check), or failure with
+/// the error emitted.
+LogicalResult deriveAssert(opal::ir::AssertOp op, func::FuncOp function,
+                           std::vector<ShapeCheck> &checks) {
+  ShapeCheck prototype;
+  prototype.kind = ShapeCheck::Kind::Expect;
+  prototype.op = opNameOf(op.getLoc());
+  if (prototype.op.empty())
+    prototype.op = function.getSymName().str();
+  prototype.message = op.getMessage().str();
+  ValueRange values = op.getValues();
+  for (int32_t count : op.getGroups()) {
+    std::vector<SizeRef> group;
+    for (Value value : values.take_front(count)) {
+      std::optional<SizeRef> size = traceIndex(value, function, 0);
+      if (!size)
+        return op.emitOpError() << "cannot be checked before the call: a value of its message "
+                              << "is not a size of the function's arguments";
+      group.push_back(*size);
+    }
+    values = values.drop_front(count);
+    prototype.values.push_back(std::move(group));
+  }
+  if (!comparisonsOf(op.getCondition(), function, prototype, checks, 0))
+    return op.emitOpError() << "cannot be checked before the call: its condition is not made of "
+                          << "comparisons (arith.cmpi, arith.andi) of sizes of the function's "
+                          << "arguments";
+  return success();
+}
+
 struct DeriveShapeChecks
     : public opal::ir::impl::OpalDeriveShapeChecksBase<DeriveShapeChecks> {
   void runOnOperation() override {
@@ -155,9 +257,19 @@ struct DeriveShapeChecks
     if (function.isExternal())
       return;
     std::vector<ShapeCheck> checks;
+    // An op's own checks come first, as its definition makes them before
+    // computing anything.
+    SmallVector<opal::ir::AssertOp> asserts;
+    function.walk([&](opal::ir::AssertOp op) { asserts.push_back(op); });
+    for (opal::ir::AssertOp op : asserts) {
+      if (failed(deriveAssert(op, function, checks)))
+        return signalPassFailure();
+      op.erase();
+    }
     auto known = [&](const SizeRef &x, const SizeRef &y) {
       for (const ShapeCheck &check : checks)
-        if ((check.lhs == x && check.rhs == y) || (check.lhs == y && check.rhs == x))
+        if (check.relation == ShapeCheck::Relation::Eq &&
+            ((check.lhs == x && check.rhs == y) || (check.lhs == y && check.rhs == x)))
           return true;
       return false;
     };

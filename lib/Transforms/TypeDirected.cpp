@@ -130,6 +130,10 @@ const llvm::StringMap<Expander> &expanders() {
     t[HasRankOp::getOperationName()] = expandHasRank;
     t[DimSizeOp::getOperationName()] = expandDimSize;
     t[BatchMatmulOp::getOperationName()] = expandBatchMatmul;
+    t[ListEqOp::getOperationName()] = expandListEq;
+    t[EndsWithOp::getOperationName()] = expandEndsWith;
+    t[ListLenOp::getOperationName()] = expandListLen;
+    t[CheckReductionDimsOp::getOperationName()] = expandCheckReductionDims;
     return t;
   }();
   return table;

@@ -1,8 +1,9 @@
 //===- TypeDirectedImpl.h - Shared by the type-directed expansions -*- C++ -*-===//
 //
 // Private to lib/Transforms: the helpers and expansion functions of
-// TypeDirected.cpp (the table and the conditions), Promotion.cpp (dtypes) and
-// ShapeDirected.cpp (broadcasting, dims and shapes).
+// TypeDirected.cpp (the table and the conditions), Promotion.cpp (dtypes),
+// ShapeDirected.cpp (broadcasting, dims and shapes) and Checks.cpp (list
+// conditions, the reduction-dims check).
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,6 +74,11 @@ OPAL_EXPANDER(expandTrailingDims);
 OPAL_EXPANDER(expandInferShape);
 OPAL_EXPANDER(expandDimSize);
 OPAL_EXPANDER(expandBatchMatmul);
+// Checks.cpp
+OPAL_EXPANDER(expandListEq);
+OPAL_EXPANDER(expandEndsWith);
+OPAL_EXPANDER(expandListLen);
+OPAL_EXPANDER(expandCheckReductionDims);
 // TypeDirected.cpp (conditions for opal.static_if)
 OPAL_EXPANDER(expandIsNone);
 OPAL_EXPANDER(expandStrEq);

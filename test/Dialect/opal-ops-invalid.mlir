@@ -35,3 +35,51 @@ opal.library "mylib" {
 
 // expected-error @+1 {{'opal.def' op expects parent op 'opal.library'}}
 opal.def "f(Tensor x) -> Tensor"
+
+// -----
+
+// opal.check's message names its values by position.
+opal.library "mylib" {
+  opal.def "f(Tensor x, int[] s) -> Tensor"
+  opal.decomposition "f" {
+  ^bb0(%x: !opal.tensor, %s: !opal.list<i64>):
+    %t = arith.constant true
+    // expected-error @+1 {{'opal.check' op message has a placeholder {1} but 1 value}}
+    opal.check %t, "got {0} and {1}" (%s : !opal.list<i64>)
+    opal.yield %x : !opal.tensor
+  }
+}
+
+// -----
+
+opal.library "mylib" {
+  opal.def "f(Tensor x) -> Tensor"
+  opal.decomposition "f" {
+  ^bb0(%x: !opal.tensor):
+    %t = arith.constant true
+    // expected-error @+1 {{'opal.check' op message has a '{' at 4 that does not start a placeholder {N} (write '{{' for a brace)}}
+    opal.check %t, "bad {x}"
+    opal.yield %x : !opal.tensor
+  }
+}
+
+// -----
+
+opal.library "mylib" {
+  opal.def "f(Tensor x, float y) -> Tensor"
+  opal.decomposition "f" {
+  ^bb0(%x: !opal.tensor, %y: f64):
+    %t = arith.constant true
+    // expected-error @+1 {{'opal.check' op value #0 has type 'f64'; expected i64 or !opal.list<i64>}}
+    opal.check %t, "got {0}" (%y : f64)
+    opal.yield %x : !opal.tensor
+  }
+}
+
+// -----
+
+func.func @assert_groups(%ok: i1, %a: i64) {
+  // expected-error @+1 {{'opal.assert' op groups hold 2 values, but the op has 1}}
+  opal.assert %ok, "got {0}" groups [2] (%a : i64)
+  return
+}

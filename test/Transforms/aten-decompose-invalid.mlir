@@ -134,7 +134,7 @@ func.func @layer_norm_shape(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %n = opal.none
   %eps = arith.constant 1.0e-5 : f64
   %t = arith.constant true
-  // expected-error @below {{while decomposing aten.layer_norm: 'opal.trailing_dims' expects the last dimensions to be [4], but the tensor is 'tensor<2x8xf32>'}}
+  // expected-error @below {{aten::layer_norm: Given normalized_shape=[4], expected input with shape [*, 4], but got input of size[2, 8]}}
   %r = aten.layer_norm %x, %ns, %n, %n, %eps, %t : (tensor<2x8xf32>, !opal.list<i64>, !opal.none, !opal.none, f64, i1) -> tensor<2x8xf32>
   return %r : tensor<2x8xf32>
 }
@@ -144,7 +144,7 @@ func.func @layer_norm_shape(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 // opal.check: a condition false for the use refuses it with its message.
 func.func @gelu_bogus(%x: tensor<2xf32>) -> tensor<2xf32> {
   %a = opal.str "bogus"
-  // expected-error @below {{aten.gelu: approximate argument must be either none or tanh.}}
+  // expected-error @below {{aten::gelu: approximate argument must be either none or tanh.}}
   %r = aten.gelu %x, %a : (tensor<2xf32>, !opal.str) -> tensor<2xf32>
   return %r : tensor<2xf32>
 }
@@ -153,8 +153,45 @@ func.func @gelu_bogus(%x: tensor<2xf32>) -> tensor<2xf32> {
 
 func.func @clamp_unbounded(%x: tensor<2xf32>) -> tensor<2xf32> {
   %none = opal.none
-  // expected-error @below {{aten.clamp: torch.clamp: At least one of 'min' or 'max' must not be None}}
+  // expected-error @below {{aten::clamp: torch.clamp: At least one of 'min' or 'max' must not be None}}
   %r = aten.clamp %x, %none, %none : (tensor<2xf32>, !opal.none, !opal.none) -> tensor<2xf32>
   return %r : tensor<2xf32>
+}
+
+
+// -----
+
+// Checks whose sizes are known for the use refuse it with PyTorch's message
+// and the sizes.
+func.func @layer_norm_no_shape(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %s = opal.list -> !opal.list<i64>
+  %none = opal.none
+  %eps = arith.constant 1.0e-5 : f64
+  %t = arith.constant true
+  // expected-error @below {{aten::layer_norm: Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but got normalized_shape = []}}
+  %r = aten.layer_norm %x, %s, %none, %none, %eps, %t : (tensor<2x3xf32>, !opal.list<i64>, !opal.none, !opal.none, f64, i1) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @layer_norm_weight(%x: tensor<2x3xf32>, %w: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %c3 = arith.constant 3 : i64
+  %s = opal.list %c3 : i64 -> !opal.list<i64>
+  %none = opal.none
+  %eps = arith.constant 1.0e-5 : f64
+  %t = arith.constant true
+  // expected-error @below {{aten::layer_norm: Expected weight to be of same shape as normalized_shape, but got weight of shape [2, 3] and normalized_shape = [3]}}
+  %r = aten.layer_norm %x, %s, %w, %none, %eps, %t : (tensor<2x3xf32>, !opal.list<i64>, tensor<2x3xf32>, !opal.none, f64, i1) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// A refusal reached through another op names both.
+func.func @linear_bias_rank(%x: tensor<2x3xf32>, %w: tensor<4x3xf32>, %b: tensor<5x2x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @below {{aten::linear: expand(torch.FloatTensor{[5, 2, 4]}, size=[2, 4]): the number of sizes provided (2) must be greater or equal to the number of dimensions in the tensor (3)}}
+  %r = aten.linear %x, %w, %b : (tensor<2x3xf32>, tensor<4x3xf32>, tensor<5x2x4xf32>) -> tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
 }
 

@@ -68,3 +68,62 @@ func.func @exp(%x: tensor<?x?xf32>) -> !opal.tensor {
   %r = aten.exp %x : (tensor<?x?xf32>) -> !opal.tensor
   return %r : !opal.tensor
 }
+
+// -----
+
+// An op's own opal.check on sizes known per call: one check per comparison,
+// in the op's order, before the derived ones; the message keeps its
+// placeholders, filled with the call's sizes (a list's items, here the
+// constant normalized_shape and the input's sizes).
+// CHECK-LABEL: func.func @layer_norm
+// CHECK-SAME: opal.shape_checks = "expect,aten::layer_norm,eq,a1.0,3,Expected%20weight%20to%20be%20of%20same%20shape%20as%20normalized_shape%2C%20but%20got%20weight%20of%20shape%20[%7B0%7D]%20and%20normalized_shape%20=%20[%7B1%7D],a1.0/3 expect,aten::layer_norm,eq,a0.1,3,Given%20normalized_shape=[%7B0%7D]%2C%20expected%20input%20with%20shape%20[*%2C%20%7B0%7D]%2C%20but%20got%20input%20of%20size[%7B1%7D],3/a0.0xa0.1 broadcast,aten::layer_norm,1,a0.1,a1.0"
+// CHECK-NOT: opal.assert
+func.func @layer_norm(%x: tensor<?x?xf32>, %w: tensor<?xf32>) -> !opal.tensor {
+  %c3 = arith.constant 3 : i64
+  %s = opal.list %c3 : i64 -> !opal.list<i64>
+  %none = opal.none
+  %eps = arith.constant 1.0e-5 : f64
+  %t = arith.constant true
+  %r = aten.layer_norm %x, %s, %w, %none, %eps, %t : (tensor<?x?xf32>, !opal.list<i64>, tensor<?xf32>, !opal.none, f64, i1) -> !opal.tensor
+  return %r : !opal.tensor
+}
+
+// -----
+
+// amax over a dim that may be empty: the size must not be 0 (a `ne`
+// check); a size known to be 0 is a check no call passes.
+// CHECK-LABEL: func.func @amax
+// CHECK-SAME: opal.shape_checks = "expect,aten::amax,ne,a0.0,0,amax():%20Expected%20reduction%20dim%20-2%20to%20have%20non-zero%20size.,"
+// CHECK-LABEL: func.func @amax_static_empty
+// CHECK-SAME: opal.shape_checks = "expect,aten::amax,eq,0,1,amax():%20Expected%20reduction%20dim%200%20to%20have%20non-zero%20size.,"
+func.func @amax(%x: tensor<?x?xf32>) -> !opal.tensor {
+  %c = arith.constant -2 : i64
+  %d = opal.list %c : i64 -> !opal.list<i64>
+  %f = arith.constant false
+  %r = aten.amax %x, %d, %f : (tensor<?x?xf32>, !opal.list<i64>, i1) -> !opal.tensor
+  return %r : !opal.tensor
+}
+func.func @amax_static_empty(%x: tensor<0x3xf32>) -> !opal.tensor {
+  %c = arith.constant 0 : i64
+  %d = opal.list %c : i64 -> !opal.list<i64>
+  %f = arith.constant false
+  %r = aten.amax %x, %d, %f : (tensor<0x3xf32>, !opal.list<i64>, i1) -> !opal.tensor
+  return %r : !opal.tensor
+}
+
+// -----
+
+// What a user's opal.check becomes (opal-decompose-local.mlir): its op is
+// the one in its location.
+// CHECK-LABEL: func.func @user
+// CHECK-SAME: opal.shape_checks = "expect,mylib::pair,eq,a0.0,a1.0,rows%20differ:%20%7B0%7D%20vs%20%7B1%7D,a0.0/a1.0"
+func.func @user(%a: tensor<?x2xf32>, %b: tensor<?x5xf32>) {
+  %c0 = arith.constant 0 : index
+  %da = tensor.dim %a, %c0 : tensor<?x2xf32>
+  %ra = arith.index_cast %da : index to i64
+  %db = tensor.dim %b, %c0 : tensor<?x5xf32>
+  %rb = arith.index_cast %db : index to i64
+  %same = arith.cmpi eq, %ra, %rb : i64
+  opal.assert %same, "rows differ: {0} vs {1}" groups [1, 1] (%ra, %rb : i64, i64) loc("mylib::pair")
+  return
+}

@@ -181,10 +181,35 @@ TEST(KernelDescription, ShapeChecksRoundTrip) {
             "shape check 'broadcast,,0,a0.0,a1.0': no op name");
   EXPECT_EQ(readShapeChecks("broadcast,x,-1,a0.0,a1.0").error().message(),
             "shape check 'broadcast,x,-1,a0.0,a1.0': bad dim '-1'");
-  EXPECT_EQ(readShapeChecks("broadcast,x,0,a0.0,-3").error().message(),
-            "shape check 'broadcast,x,0,a0.0,-3': expected sizes a<argument>.<dim> or constants");
+  EXPECT_EQ(readShapeChecks("broadcast,x,0,a0.0,b3").error().message(),
+            "shape check 'broadcast,x,0,a0.0,b3': expected sizes a<argument>.<dim> or constants");
   EXPECT_EQ(readShapeChecks("matmul,x,0,a0.0,a1.0,a0.0xb,a1.0").error().message(),
             "shape check 'matmul,x,0,a0.0,a1.0,a0.0xb,a1.0': bad shape");
+  // An op's own check: its relation, its message as one word (%XX for
+  // what would split it) and the sizes of its placeholders.
+  ShapeCheck expect;
+  expect.kind = ShapeCheck::Kind::Expect;
+  expect.relation = ShapeCheck::Relation::Ne;
+  expect.op = "mylib::f";
+  expect.lhs = {false, 0, 1, 0};
+  expect.rhs = {true, -1, 0, 0};
+  expect.message = "got {0}, want [{1}] 100%/{{x}}";
+  expect.values = {{{false, 0, 1, 0}}, {}, {{true, 2, 0, 0}, {false, 0, 0, 1}}};
+  std::string described = describeShapeChecks({expect});
+  EXPECT_EQ(described, "expect,mylib::f,ne,a1.0,-1,got%20%7B0%7D%2C%20want%20[%7B1%7D]%20100%25%2F"
+                       "%7B%7Bx%7D%7D,a1.0/-/2xa0.1");
+  auto expectRead = readShapeChecks(described);
+  ASSERT_TRUE(expectRead.hasValue());
+  EXPECT_EQ(describeShapeChecks(*expectRead), described);
+  EXPECT_EQ((*expectRead)[0].message, expect.message);
+  EXPECT_FALSE((*expectRead)[0].holds(3, 3));
+  EXPECT_TRUE((*expectRead)[0].holds(3, 4));
+  EXPECT_EQ(readShapeChecks("expect,f,eq,a0.0,1,bad%2").error().message(),
+            "shape check 'expect,f,eq,a0.0,1,bad%2': expected expect,<op>,<relation>,<lhs>,"
+            "<rhs>,<message>,<values>");
+  EXPECT_EQ(readShapeChecks("expect,f,is,a0.0,1,m,").error().message(),
+            "shape check 'expect,f,is,a0.0,1,m,': expected expect,<op>,<relation>,<lhs>,"
+            "<rhs>,<message>,<values>");
   EXPECT_EQ(descriptionError("outputs: float32[?]\nrows: dependent\nchecks: broadcast,x\n"),
             "kernel description: shape check 'broadcast,x': expected 5 comma-separated fields");
 }

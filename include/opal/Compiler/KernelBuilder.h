@@ -74,6 +74,10 @@ std::vector<jit::SizeSource> sizeSourcesOf(mlir::ModuleOp module,
 /// `opal_kernel`, with schema argument numbers (CompiledKernel::shapeChecks).
 Expected<std::vector<jit::ShapeCheck>>
 shapeChecksOf(mlir::ModuleOp module, const std::vector<jit::ArgKind> &argKinds);
+/// Checks in the text of `opal.shape_checks` (function argument numbers),
+/// with schema argument numbers.
+Expected<std::vector<jit::ShapeCheck>>
+readFunctionShapeChecks(const std::string &text, const std::vector<jit::ArgKind> &argKinds);
 
 } // namespace opal::ir
 

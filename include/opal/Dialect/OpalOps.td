@@ -281,18 +281,97 @@ def Opal_StaticIfOp : Opal_Op<"static_if", []> {
 }
 
 def Opal_CheckOp : Opal_Op<"check", [ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
-  let summary = "refuses a use for which a condition is false";
+  let summary = "refuses a use or a call for which a condition is false";
   let description = [{
     ```mlir
     %none = opal.str_eq %approximate, "none" : !opal.str -> i1
     opal.check %none, "approximate argument must be either none or tanh."
+    %fits = opal.list_eq %shape, %normalized_shape : !opal.list<i64>, !opal.list<i64> -> i1
+    opal.check %fits, "expected {0} but got {1}" (%normalized_shape, %shape : !opal.list<i64>, !opal.list<i64>)
     ```
-    The condition must be constant once the body is instantiated for a use
-    (as for `opal.static_if`); where it is false the use does not decompose
-    and the call raises `message`. Instantiating a body drops the op.
+    Where the condition is constant once the body is instantiated for a use
+    (as for `opal.static_if`), a false one refuses the use: it does not
+    decompose and the call raises `message`. Otherwise the condition depends
+    on sizes only known per call: the op becomes an `opal.assert`, checked
+    before every call (opal-derive-shape-checks). `{i}` in the message is
+    replaced by the i-th value (an int, or a list's items separated by
+    ", "). Instantiating a body drops the op.
   }];
-  let arguments = (ins I1:$condition, StrAttr:$message);
-  let assemblyFormat = "$condition `,` $message attr-dict";
+  let arguments = (ins I1:$condition, StrAttr:$message, Variadic<AnyType>:$values);
+  let assemblyFormat = [{
+    $condition `,` $message (`(` $values^ `:` qualified(type($values)) `)`)? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Opal_AssertOp : Opal_Op<"assert"> {
+  let summary = "a condition on a call's sizes, checked before the kernel runs";
+  let description = [{
+    ```mlir
+    opal.assert %ok, "expected {0} but got {1}" groups [1, 1] (%c2, %d0 : i64, i64)
+    ```
+    What an `opal.check` whose condition is only known per call becomes.
+    The condition must be computed from the sizes of the function's
+    arguments with `arith` (`cmpi`, `andi`) so that
+    opal-derive-shape-checks can turn it into checks on the call's
+    arguments; it erases the op. The values fill the message's `{i}`,
+    grouped by `groups` (the number of values of each placeholder).
+  }];
+  let arguments = (ins I1:$condition, StrAttr:$message,
+                       Variadic<AnyTypeOf<[I64, Index]>>:$values, DenseI32ArrayAttr:$groups);
+  let assemblyFormat = [{
+    $condition `,` $message `groups` $groups (`(` $values^ `:` type($values) `)`)? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Opal_ListEqOp : Opal_Op<"list_eq", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
+  let summary = "whether two int lists are equal";
+  let description = [{
+    ```mlir
+    %same = opal.list_eq %a, %b : !opal.list<i64>, !opal.list<i64> -> i1
+    ```
+    False when the lengths differ (known per use); otherwise the elements
+    compared one by one, a constant where they are constants.
+  }];
+  let arguments = (ins Opal_ListType:$lhs, Opal_ListType:$rhs);
+  let results = (outs I1:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` qualified(type($lhs)) `,` qualified(type($rhs)) `->` type($result)";
+}
+
+def Opal_EndsWithOp : Opal_Op<"ends_with", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
+  let summary = "whether an int list ends with another";
+  let description = [{
+    ```mlir
+    %fits = opal.ends_with %shape, %normalized_shape : !opal.list<i64>, !opal.list<i64> -> i1
+    ```
+    False when the suffix is longer than the list.
+  }];
+  let arguments = (ins Opal_ListType:$list, Opal_ListType:$suffix);
+  let results = (outs I1:$result);
+  let assemblyFormat = "$list `,` $suffix attr-dict `:` qualified(type($list)) `,` qualified(type($suffix)) `->` type($result)";
+}
+
+def Opal_ListLenOp : Opal_Op<"list_len", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
+  let summary = "the length of a list, known per use";
+  let arguments = (ins Opal_ListType:$list);
+  let results = (outs I64:$result);
+  let assemblyFormat = "$list attr-dict `:` qualified(type($list)) `->` type($result)";
+}
+
+def Opal_CheckReductionDimsOp : Opal_Op<"check_reduction_dims", [ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
+  let summary = "refuses reducing an empty tensor over no dims or over an empty dim";
+  let description = [{
+    ```mlir
+    opal.check_reduction_dims %self, %dim, "amax()" : !opal.tensor, !opal.list<i64>
+    ```
+    PyTorch's precondition of reductions without an identity (amax, amin):
+    each named dim must have a non-zero size ("amax(): Expected reduction
+    dim 1 to have non-zero size."), and an empty tensor must name its dims.
+    Becomes one `opal.assert` per size that is only known per call.
+  }];
+  let arguments = (ins AnyTensorOrGeneric:$value, Opal_ListType:$dims, StrAttr:$function);
+  let assemblyFormat = "$value `,` $dims `,` $function attr-dict `:` type($value) `,` qualified(type($dims))";
 }
 
 def Opal_ShapeOfOp : Opal_Op<"shape_of", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {

@@ -84,9 +84,9 @@ struct SizeRef {
 };
 
 /// A constraint on the sizes of a call's inputs that a kernel's IR assumes
-/// (derived by the compiler, opal-derive-shape-checks): `lhs == rhs`.
-/// A call that violates one raises before the kernel reads anything. The
-/// kind picks PyTorch's message:
+/// (derived by the compiler, opal-derive-shape-checks): `lhs == rhs`, or
+/// `lhs <relation> rhs` for Expect. A call that violates one raises before
+/// the kernel reads anything. The kind picks PyTorch's message:
 ///  - Broadcast: two sizes meet at one loop dim of an elementwise or
 ///    reduction op ("The size of tensor a (4) must match the size of tensor
 ///    b (2) at non-singleton dimension 0"; `dim` is that loop dim);
@@ -95,16 +95,37 @@ struct SizeRef {
 ///    `lhsShape`, `rhsShape`);
 ///  - Batch: a batched product's batch or contracted dims ("Expected size
 ///    for first two dimensions of batch2 tensor to be: [2, 4] but got:
-///    [3, 4].", `lhsShape` the expected, `rhsShape` the given).
+///    [3, 4].", `lhsShape` the expected, `rhsShape` the given);
+///  - Expect: one comparison of an op's own `opal.check` (layer_norm's
+///    "Given normalized_shape=[2], expected input with shape [*, 2], but got
+///    input of size[3, 3]"): `message` with each `{i}` replaced by the sizes
+///    `values[i]` separated by ", " (MessageTemplate.h). A condition of
+///    several comparisons is several checks with one message.
 /// `op` is the op whose definition made the assumption (the called op or
 /// one its decomposition reached).
 struct ShapeCheck {
-  enum class Kind : uint8_t { Broadcast, Matmul, Batch };
+  enum class Kind : uint8_t { Broadcast, Matmul, Batch, Expect };
+  enum class Relation : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
   Kind kind = Kind::Broadcast;
+  Relation relation = Relation::Eq;
   std::string op;
   uint32_t dim = 0;
   SizeRef lhs, rhs;
   std::vector<SizeRef> lhsShape, rhsShape;
+  std::string message;
+  std::vector<std::vector<SizeRef>> values;
+  /// Whether sizes `lhs` and `rhs` satisfy the check's relation.
+  bool holds(int64_t lhs, int64_t rhs) const {
+    switch (relation) {
+    case Relation::Eq: return lhs == rhs;
+    case Relation::Ne: return lhs != rhs;
+    case Relation::Lt: return lhs < rhs;
+    case Relation::Le: return lhs <= rhs;
+    case Relation::Gt: return lhs > rhs;
+    case Relation::Ge: return lhs >= rhs;
+    }
+    return false;
+  }
 };
 
 class CompiledKernel {

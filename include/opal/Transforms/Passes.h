@@ -65,6 +65,17 @@ void addOpLibraryText(std::string name, std::string text);
 /// reached.
 const std::vector<std::string> &lastDecomposedOps();
 
+/// An `opal.check` that refused a use in the last opal-decompose run on
+/// this thread: its error (the op's own message, as PyTorch raises it, not
+/// a compiler failure) and, where its values are constants or sizes of the
+/// function's arguments, the refusal as a check no call passes (the text of
+/// `opal.shape_checks`), for the JIT to raise with the call's sizes.
+struct Refusal {
+  std::string message;
+  std::string check;
+};
+const std::optional<Refusal> &lastRefusal();
+
 /// Options of the opal-to-linalg pipeline.
 struct OpalToLinalgPipelineOptions
     : public mlir::PassPipelineOptions<OpalToLinalgPipelineOptions> {

@@ -38,6 +38,13 @@ def OpalDeriveShapeChecks : Pass<"opal-derive-shape-checks", "::mlir::func::Func
     The JIT checks them before every call, so a kernel never reads outside
     an input. The op named in a check is the one in the op's location
     (opal-decompose locates each body's ops at the op it defines).
+
+    Before those, each `opal.assert` (an op's own `opal.check` whose
+    condition is only known per call) becomes checks with its message, one
+    per comparison of its condition, and is erased; a condition that is not
+    made of `arith.cmpi`/`arith.andi` of traceable sizes is an error. Dims
+    of `tensor.collapse_shape` and `tensor.expand_shape` results are traced
+    too.
   }];
 }
 

@@ -1,0 +1,64 @@
+//===- MessageTemplate.cpp - Error messages with {i} placeholders ---------===//
+
+#include "opal/Support/MessageTemplate.h"
+
+using namespace opal;
+
+namespace {
+
+/// Walks `message`, calling `text(c)` for each literal character and
+/// `placeholder(i)` for each `{i}`; returns the first problem, or "".
+template <typename Text, typename Placeholder>
+std::string walk(const std::string &message, Text text, Placeholder placeholder) {
+  for (size_t i = 0; i < message.size(); ++i) {
+    char c = message[i];
+    if ((c == '{' || c == '}') && i + 1 < message.size() && message[i + 1] == c) {
+      text(c);
+      ++i;
+      continue;
+    }
+    if (c == '}')
+      return "an unmatched '}' at " + std::to_string(i) + " (write '}}' for a brace)";
+    if (c != '{') {
+      text(c);
+      continue;
+    }
+    size_t close = message.find('}', i);
+    std::string digits =
+        message.substr(i + 1, close == std::string::npos ? std::string::npos : close - i - 1);
+    if (close == std::string::npos || digits.empty() || digits.size() > 3 ||
+        digits.find_first_not_of("0123456789") != std::string::npos)
+      return "a '{' at " + std::to_string(i) + " that does not start a placeholder {N} " +
+             "(write '{{' for a brace)";
+    placeholder(static_cast<size_t>(std::stoul(digits)));
+    i = close;
+  }
+  return "";
+}
+
+} // namespace
+
+std::string opal::messageTemplateProblem(const std::string &message, size_t values) {
+  size_t highest = 0;
+  bool any = false;
+  std::string problem = walk(
+      message, [](char) {},
+      [&](size_t index) {
+        highest = std::max(highest, index);
+        any = true;
+      });
+  if (!problem.empty())
+    return problem;
+  if (any && highest >= values)
+    return "a placeholder {" + std::to_string(highest) + "} but " + std::to_string(values) +
+           " value" + (values == 1 ? "" : "s");
+  return "";
+}
+
+std::string opal::fillMessage(const std::string &message, const std::vector<std::string> &values) {
+  std::string filled;
+  std::string problem = walk(
+      message, [&](char c) { filled += c; },
+      [&](size_t index) { filled += index < values.size() ? values[index] : "?"; });
+  return problem.empty() ? filled : message;
+}

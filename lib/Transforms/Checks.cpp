@@ -1,0 +1,147 @@
+//===- Checks.cpp - Conditions over lists and the reduction-dims check ----===//
+//
+// opal.list_eq, opal.ends_with and opal.list_len compute the conditions of
+// opal.check and opal.static_if from shapes and int lists: constants where
+// the sizes are known for the use, `arith.cmpi` of the sizes otherwise (an
+// opal.check then checks them per call). opal.check_reduction_dims becomes
+// one opal.assert per size it needs to be non-zero.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TypeDirectedImpl.h"
+
+#include "PrimUtils.h"
+#include "opal/Dialect/OpalOps.h"
+#include "opal/Dialect/OpalTypes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace opal::ir;
+using namespace opal::ir::detail;
+
+namespace {
+
+/// The elements of an `opal.list`, or failure with the problem set.
+FailureOr<SmallVector<Value>> listElements(Value list, std::string &problem) {
+  auto op = list.getDefiningOp<ListOp>();
+  if (!op) {
+    problem = "needs lists whose elements are known for the use";
+    return failure();
+  }
+  return SmallVector<Value>(op.getElements());
+}
+
+Value constantBool(OpBuilder &b, Location loc, bool value) {
+  return arith::ConstantIntOp::create(b, loc, value ? 1 : 0, 1);
+}
+
+/// Whether `lhs[i] == rhs[i]` for all i (the ranges have one length): a
+/// constant where the elements are, `arith.cmpi eq` and-ed otherwise.
+Value elementsEqual(OpBuilder &b, Location loc, ValueRange lhs, ValueRange rhs) {
+  Value all;
+  for (auto [l, r] : llvm::zip(lhs, rhs)) {
+    std::optional<int64_t> a = constantInt(l), c = constantInt(r);
+    if (a && c) {
+      if (*a != *c)
+        return constantBool(b, loc, false);
+      continue;
+    }
+    Value equal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, l, r);
+    all = all ? arith::AndIOp::create(b, loc, all, equal).getResult() : equal;
+  }
+  return all ? all : constantBool(b, loc, true);
+}
+
+/// An opal.assert of `condition` with a message without placeholders.
+void assertThat(OpBuilder &b, Location loc, Value condition, const std::string &message) {
+  std::string escaped;
+  for (char c : message) {
+    if (c == '{' || c == '}')
+      escaped += c;
+    escaped += c;
+  }
+  AssertOp::create(b, loc, condition, escaped, ValueRange(), b.getDenseI32ArrayAttr({}));
+}
+
+} // namespace
+
+Expanded opal::ir::detail::expandListEq(OpBuilder &b, Operation *op, ValueRange operands,
+                                        std::string &problem) {
+  auto lhs = listElements(operands[0], problem);
+  if (failed(lhs))
+    return failure();
+  auto rhs = listElements(operands[1], problem);
+  if (failed(rhs))
+    return failure();
+  if (lhs->size() != rhs->size())
+    return SmallVector<Value>{constantBool(b, op->getLoc(), false)};
+  return SmallVector<Value>{elementsEqual(b, op->getLoc(), ValueRange(*lhs), ValueRange(*rhs))};
+}
+
+Expanded opal::ir::detail::expandEndsWith(OpBuilder &b, Operation *op, ValueRange operands,
+                                          std::string &problem) {
+  auto list = listElements(operands[0], problem);
+  if (failed(list))
+    return failure();
+  auto suffix = listElements(operands[1], problem);
+  if (failed(suffix))
+    return failure();
+  if (suffix->size() > list->size())
+    return SmallVector<Value>{constantBool(b, op->getLoc(), false)};
+  ValueRange tail = ValueRange(*list).take_back(suffix->size());
+  return SmallVector<Value>{elementsEqual(b, op->getLoc(), tail, ValueRange(*suffix))};
+}
+
+Expanded opal::ir::detail::expandListLen(OpBuilder &b, Operation *op, ValueRange operands,
+                                         std::string &problem) {
+  auto list = listElements(operands[0], problem);
+  if (failed(list))
+    return failure();
+  return SmallVector<Value>{constantI64(b, op->getLoc(), static_cast<int64_t>(list->size()))};
+}
+
+// PyTorch's zero_numel_check_dims: each named dim must be non-empty; naming
+// none reduces over all, which an empty tensor cannot.
+Expanded opal::ir::detail::expandCheckReductionDims(OpBuilder &b, Operation *op,
+                                                    ValueRange operands, std::string &problem) {
+  RankedTensorType type = rankedOperand(operands[0], problem);
+  if (!type)
+    return failure();
+  auto named = constantIntList(operands[1]);
+  if (!named)
+    return expansionFailure(problem, "needs constant dims");
+  std::string function = cast<CheckReductionDimsOp>(op).getFunction().str();
+  Location loc = op->getLoc();
+  int64_t rank = type.getRank();
+  // The condition that dim `d`'s size is not 0.
+  auto nonEmpty = [&](int64_t d) -> Value {
+    if (!type.isDynamicDim(d))
+      return constantBool(b, loc, type.getDimSize(d) != 0);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, sizeOf(b, loc, operands[0], d),
+                                 constantI64(b, loc, 0));
+  };
+  if (named->empty()) {
+    for (int64_t d = 0; d < rank; ++d)
+      assertThat(b, loc, nonEmpty(d),
+                 function + ": Expected reduction dim to be specified for input.numel() == 0. "
+                            "Specify the reduction dim with the 'dim' argument.");
+    return SmallVector<Value>();
+  }
+  for (int64_t given : *named) {
+    if (rank == 0) {
+      if (given != 0 && given != -1)
+        assertThat(b, loc, constantBool(b, loc, false),
+                   function + ": Expected reduction dim -1 or 0 for scalar but got " +
+                       std::to_string(given));
+      continue;
+    }
+    if (given < -rank || given >= rank)
+      return expansionFailure(problem, "dimension " + std::to_string(given) +
+                                           " is out of range for rank " + std::to_string(rank));
+    assertThat(b, loc, nonEmpty(given < 0 ? given + rank : given),
+               function + ": Expected reduction dim " + std::to_string(given) +
+                   " to have non-zero size.");
+  }
+  return SmallVector<Value>();
+}

@@ -1,0 +1,20 @@
+// RUN: opal-opt %s --split-input-file --verify-diagnostics --pass-pipeline="builtin.module(func.func(opal-derive-shape-checks))"
+
+// A condition that is not a comparison of sizes cannot be checked before
+// the call.
+func.func @flag(%x: tensor<?xf32>, %flag: i1) {
+  // expected-error @+1 {{'opal.assert' op cannot be checked before the call: its condition is not made of comparisons (arith.cmpi, arith.andi) of sizes of the function's arguments}}
+  opal.assert %flag, "no" groups []
+  return
+}
+
+// -----
+
+func.func @value(%x: tensor<?xf32>, %n: i64) {
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %x, %c0 : tensor<?xf32>
+  %ok = arith.cmpi ne, %d, %c0 : index
+  // expected-error @+1 {{'opal.assert' op cannot be checked before the call: a value of its message is not a size of the function's arguments}}
+  opal.assert %ok, "got {0}" groups [1] (%n : i64)
+  return
+}
