@@ -58,6 +58,47 @@ SHAPE_CASES = [
     ("A.mm(opal.ones(2, 3, device='meta'), opal.ones(4, 5, device='meta'))",
      "torch.mm(torch.ones(2, 3, device='meta'), torch.ones(4, 5, device='meta'))",
      "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"),
+    # An op's own checks (opal.check in its definition), with PyTorch's words.
+    ("A.layer_norm(opal.ones(3, 3), [2])", "torch.ops.aten.layer_norm(torch.ones(3, 3), [2])",
+     "aten::layer_norm: Given normalized_shape=[2], expected input with shape [*, 2], but got "
+     "input of size[3, 3] (argument 'input')"),
+    ("A.layer_norm(opal.ones(3), [3, 3])", "torch.ops.aten.layer_norm(torch.ones(3), [3, 3])",
+     "aten::layer_norm: Given normalized_shape=[3, 3], expected input with shape [*, 3, 3], but "
+     "got input of size[3]"),
+    ("A.layer_norm(opal.ones(3, 3), [])", "torch.ops.aten.layer_norm(torch.ones(3, 3), [])",
+     "aten::layer_norm: Expected normalized_shape to be at least 1-dimensional, i.e., containing "
+     "at least one element, but got normalized_shape = []"),
+    ("A.layer_norm(opal.ones(3, 3), [3], opal.ones(2))",
+     "torch.ops.aten.layer_norm(torch.ones(3, 3), [3], torch.ones(2))",
+     "aten::layer_norm: Expected weight to be of same shape as normalized_shape, but got weight "
+     "of shape [2] and normalized_shape = [3] (argument 'weight')"),
+    ("A.layer_norm(opal.ones(3, 3), [3], opal.ones(2, 3))",
+     "torch.ops.aten.layer_norm(torch.ones(3, 3), [3], torch.ones(2, 3))",
+     "Expected weight to be of same shape as normalized_shape, but got weight of shape [2, 3] and "
+     "normalized_shape = [3]"),
+    ("A.layer_norm(opal.ones(3, 3), [3], opal.ones(3), opal.ones(1))",
+     "torch.ops.aten.layer_norm(torch.ones(3, 3), [3], torch.ones(3), torch.ones(1))",
+     "Expected bias to be of same shape as normalized_shape, but got bias of shape [1] and "
+     "normalized_shape = [3]"),
+    ("A.layer_norm(opal.ones(2, 4, device='meta'), [3])",
+     "torch.ops.aten.layer_norm(torch.ones(2, 4, device='meta'), [3])",
+     "Given normalized_shape=[3], expected input with shape [*, 3], but got input of size[2, 4]"),
+    ("A.amax(opal.ones(3, 0), [1])", "torch.amax(torch.ones(3, 0), [1])",
+     "aten::amax: amax(): Expected reduction dim 1 to have non-zero size. (argument 'self')"),
+    ("A.amin(opal.ones(0, 3, device='meta'), [-2])",
+     "torch.amin(torch.ones(0, 3, device='meta'), [-2])",
+     "amin(): Expected reduction dim -2 to have non-zero size."),
+    ("A.amax(opal.ones(2, 0, 3))", "torch.amax(torch.ones(2, 0, 3))",
+     "amax(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+     "reduction dim with the 'dim' argument."),
+    ("A.linear(opal.ones(3), opal.ones(3, 3), opal.ones(5))",
+     "torch.nn.functional.linear(torch.ones(3), torch.ones(3, 3), torch.ones(5))",
+     "aten::linear: The size of tensor a (3) must match the size of tensor b (5) at "
+     "non-singleton dimension 0 (arguments 'weight' and 'bias')"),
+    ("A.linear(opal.ones(2, 3), opal.ones(4, 3), opal.ones(3, 2, 4))",
+     "torch.nn.functional.linear(torch.ones(2, 3), torch.ones(4, 3), torch.ones(3, 2, 4))",
+     "aten::linear: expand(torch.FloatTensor{[3, 2, 4]}, size=[2, 4]): the number of sizes "
+     "provided (2) must be greater or equal to the number of dimensions in the tensor (3)"),
 ]
 
 SIZE_CASES = [
@@ -95,7 +136,7 @@ SIZE_CASES = [
      "clone() it first"),
     ("A.gelu(opal.ones(2), approximate='bogus')",
      "torch.ops.aten.gelu(torch.ones(2), approximate='bogus')",
-     "aten.gelu: approximate argument must be either none or tanh."),
+     "aten::gelu: approximate argument must be either none or tanh."),
     ("A.clamp(opal.ones(2))", "torch.ops.aten.clamp(torch.ones(2))",
      "torch.clamp: At least one of 'min' or 'max' must not be None"),
     ("A.zeros_like(opal.ones(2, device='meta'), device='cpu')", None,
@@ -182,6 +223,55 @@ def test_a_user_decomposition_gets_the_checks():
             "of tensor b (5) at non-singleton dimension 0 (arguments 'x' and 'y')")
     finally:
         lib._destroy()
+
+
+def test_a_refusal_raises_with_each_calls_sizes():
+    # A weight of the wrong rank refuses the call before any code is
+    # compiled; the refusal is kept like a kernel and raises with the sizes
+    # of each call, not those of the first.
+    for rows in (2, 4, 2):
+        with pytest.raises(RuntimeError) as error:
+            A.layer_norm(opal.ones(3, 3), [3], opal.ones(rows, 3))
+        assert str(error.value) == (
+            "aten::layer_norm: Expected weight to be of same shape as normalized_shape, but got "
+            f"weight of shape [{rows}, 3] and normalized_shape = [3]")
+    np.testing.assert_allclose(A.layer_norm(opal.ones(2, 3), [3], opal.ones(3)).numpy(),
+                               np.zeros((2, 3)))
+
+
+CHECKLIB = """
+opal.library "checklib" {
+  opal.def "rowsum(Tensor a, Tensor b) -> Tensor"
+  opal.decomposition "rowsum" {
+  ^bb0(%a: !opal.tensor, %b: !opal.tensor):
+    %ra = opal.dim_size %a, 0 : !opal.tensor -> i64
+    %rb = opal.dim_size %b, 0 : !opal.tensor -> i64
+    %same = arith.cmpi eq, %ra, %rb : i64
+    opal.check %same, "rowsum: a has {0} rows but b has {1}" (%ra, %rb : i64, i64)
+    %r = aten.add.Tensor %a, %b, %ra : (!opal.tensor, !opal.tensor, i64) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+}
+"""
+
+
+def test_a_user_check_is_checked_per_call(tmp_path):
+    path = tmp_path / "checklib.opal.mlir"
+    path.write_text(CHECKLIB)
+    libraries = opal.library.load(str(path))
+    try:
+        op = opal.ops.checklib.rowsum
+        np.testing.assert_allclose(op(opal.ones(2, 3), opal.ones(2, 1)).numpy(),
+                                   np.full((2, 3), 3.0))
+        for rows in (3, 5):
+            with pytest.raises(RuntimeError) as error:
+                op(opal.ones(2, 3), opal.ones(rows, 1))
+            assert str(error.value) == (
+                f"checklib::rowsum: rowsum: a has 2 rows but b has {rows} "
+                "(arguments 'a' and 'b')")
+    finally:
+        for library in libraries:
+            library._destroy()
 
 
 def test_checks_travel_with_disk_cache_entries(tmp_path):
