@@ -9,7 +9,9 @@
 // BM_JitHitOverNative measures the difference itself, robust to this
 // machine's drift: each iteration times a batch of native calls and a
 // batch of JIT calls back to back and reports the JIT's extra time per call
-// (manual time), so the two sides always run under the same conditions.
+// (manual time), so the two sides always run under the same conditions;
+// BM_JitCheckedHitOverNative does the same for `add.Tensor` of two
+// tensors, whose kernel checks their sizes before every call.
 //
 //   build/bin/opal-bench-jit --benchmark_repetitions=5
 //
@@ -37,6 +39,18 @@ Tensor nativeNeg(const Tensor &x) {
   return out;
 }
 
+Tensor nativeAdd(const Tensor &x, const Tensor &y, const Scalar &alpha) {
+  if (x.sizes() != y.sizes())
+    throw OpalError("bench_native::add: sizes differ");
+  Tensor out = Tensor::empty(x.sizes(), x.dtype(), x.device());
+  const float *a = x.data<float>(), *b = y.data<float>();
+  float *o = out.data<float>();
+  float scale = static_cast<float>(alpha.toDouble());
+  for (int64_t i = 0; i < x.numel(); ++i)
+    o[i] = a[i] + scale * b[i];
+  return out;
+}
+
 void run(benchmark::State &state, const char *name) {
   OperatorHandle op = Dispatcher::singleton().findSchemaOrThrow(name, "");
   Tensor x = ones({1});
@@ -55,6 +69,8 @@ void defineNative() {
   static bool defined = [] {
     lib.def("neg(Tensor x) -> Tensor");
     lib.impl("neg", DispatchKey::CPU, nativeNeg);
+    lib.def("add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor");
+    lib.impl("add", DispatchKey::CPU, nativeAdd);
     return true;
   }();
   (void)defined;
@@ -72,20 +88,23 @@ void BM_JitHit(benchmark::State &state) {
 }
 BENCHMARK(BM_JitHit);
 
-void BM_JitHitOverNative(benchmark::State &state) {
+/// Per iteration, 256 boxed calls of `native` and 256 of `jit` on the
+/// same arguments, back to back; the JIT's extra time per call.
+void hitOverNative(benchmark::State &state, const char *nativeName, const char *jitName,
+                   const char *jitOverload, const std::vector<IValue> &arguments) {
   defineNative();
   setenv("OPAL_CACHE_DISABLE", "1", 1);
-  OperatorHandle native = Dispatcher::singleton().findSchemaOrThrow("bench_native::neg", "");
-  OperatorHandle jit = Dispatcher::singleton().findSchemaOrThrow("aten::neg", "");
-  Tensor x = ones({state.range(0)});
+  OperatorHandle native = Dispatcher::singleton().findSchemaOrThrow(nativeName, "");
+  OperatorHandle jit = Dispatcher::singleton().findSchemaOrThrow(jitName, jitOverload);
   Stack stack;
-  stack.reserve(2);
+  stack.reserve(arguments.size() + 1);
   auto batch = [&](OperatorHandle &op) {
     constexpr int kCalls = 256;
     auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < kCalls; ++i) {
       stack.clear();
-      stack.emplace_back(x);
+      for (const IValue &argument : arguments)
+        stack.push_back(argument);
       op.callBoxed(stack);
       benchmark::DoNotOptimize(stack.back().toTensorImpl());
     }
@@ -99,9 +118,24 @@ void BM_JitHitOverNative(benchmark::State &state) {
     state.SetIterationTime(std::max(jitCall - nativeCall, 0.0));
   }
 }
+
+// `neg`: no shape checks (one input).
+void BM_JitHitOverNative(benchmark::State &state) {
+  hitOverNative(state, "bench_native::neg", "aten::neg", "", {IValue(ones({state.range(0)}))});
+}
 // One element: its size is part of the key (size-1 dims are), so the
 // output's size is known without a call. 16: the kernel's shapes entry
 // computes it on each call (as for most tensors).
 BENCHMARK(BM_JitHitOverNative)->Arg(1)->Arg(16)->UseManualTime()->Iterations(2000);
+
+// `add.Tensor` of two 16-element tensors: one shape check (the two dynamic
+// sizes must match) before every call; the native kernel compares the
+// sizes too.
+void BM_JitCheckedHitOverNative(benchmark::State &state) {
+  Tensor x = ones({state.range(0)});
+  hitOverNative(state, "bench_native::add", "aten::add", "Tensor",
+                {IValue(x), IValue(x), IValue(Scalar(int64_t(1)))});
+}
+BENCHMARK(BM_JitCheckedHitOverNative)->Arg(16)->UseManualTime()->Iterations(2000);
 
 } // namespace
