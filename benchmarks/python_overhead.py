@@ -52,6 +52,8 @@ def opal_rows():
         "opal: native C++ kernel, packet (add)": lambda: add_packet(a, b),
         "opal: native C++ kernel returning its input (ident)": lambda: ident(a),
         "opal: JIT-compiled kernel, in-memory hit (aten.add.Tensor)": lambda: jit_add(a, b),
+        "opal: the same through the eager API (a + b)": lambda: a + b,
+        "opal: eager opal.add(a, b)": lambda: opal.add(a, b),
         "opal: Python kernel calling the native add": lambda: py_add(a, b),
         "opal: Python kernel returning its input": lambda: py_ident(a),
         "opal: allocate a 1-element tensor (opal._C._empty)": lambda: empty([1], f32, cpu),
@@ -72,6 +74,7 @@ def torch_rows():
     myadd = torch.ops.pybench.myadd.default
     return lib, {
         "torch 1.13: torch.add": lambda: torch.add(a, b),
+        "torch 1.13: a + b": lambda: a + b,
         "torch 1.13: torch.ops.aten.add.Tensor": lambda: aten_add(a, b),
         "torch 1.13: torch.library op, Python kernel (torch.add)": lambda: myadd(a, b),
         "torch 1.13: torch.empty(1)": lambda: torch.empty(1),

@@ -17,6 +17,13 @@ from opal._tensor import (arange, empty, empty_like, from_dlpack, from_numpy, fu
                           tensor, zeros, zeros_like)
 from opal import library
 from opal._ops import ops
+from opal import _tensor_ops
+
+# The eager API: Python operators and methods on opal.Tensor, and
+# PyTorch's functions as opal.<fn>, all calls of opal.ops.aten.
+_tensor_ops.install()
+globals().update({name: fn for name, fn in _tensor_ops.FUNCTIONS.items()
+                  if name not in globals()})
 from opal import utils
 from opal import jit
 from opal import cuda

@@ -9,7 +9,9 @@ which the JIT compiles like any other (docs/jit.md). Python control flow runs
 once, at trace time: a decomposition must not branch on tensor values.
 """
 
+import math
 import re
+import struct
 
 from opal import _C
 
@@ -21,6 +23,20 @@ def _base_type(type_text):
     text = re.sub(r"\([^)]*\)", "", type_text)
     optional = text.endswith("?")
     return text.rstrip("?"), optional
+
+
+def mlir_float(value):
+    """`value` as an MLIR f64 literal that reads back exactly: the shortest
+    decimal that round-trips, with the '.' MLIR requires (1e-05 is 1.0e-05),
+    or the bit pattern in hex for inf and nan."""
+    value = float(value)
+    if not math.isfinite(value):
+        return "0x%016X" % struct.unpack("<Q", struct.pack("<d", value))[0]
+    text = repr(value)
+    mantissa, _, exponent = text.partition("e")
+    if "." not in mantissa:
+        mantissa += ".0"
+    return mantissa + ("e" + exponent if exponent else "")
 
 
 def _mlir_scalar_type(base):
@@ -131,7 +147,7 @@ class Tracer:
             self.lines.append(f"{name} = arith.constant {value} : i64")
             return name, "i64"
         if isinstance(value, (int, float)):
-            self.lines.append(f"{name} = arith.constant {float(value)!r} : f64")
+            self.lines.append(f"{name} = arith.constant {mlir_float(value)} : f64")
             return name, "f64"
         raise TypeError(f"{context}: cannot trace a {type(value).__name__} for {base}")
 

@@ -10,7 +10,20 @@ using namespace opal;
 using namespace opal::python;
 
 std::string opal::python::pythonTypeName(py::handle object) {
-  return Py_TYPE(object.ptr())->tp_name;
+  PyTypeObject *type = Py_TYPE(object.ptr());
+  // A class defined in Python (torch.Tensor) by its module and name: its
+  // tp_name alone would say "Tensor", as opal's own does.
+  if (type->tp_flags & Py_TPFLAGS_HEAPTYPE) {
+    py::handle cls(reinterpret_cast<PyObject *>(type));
+    if (py::hasattr(cls, "__module__") && py::hasattr(cls, "__qualname__")) {
+      std::string module = py::str(cls.attr("__module__"));
+      std::string name = py::str(cls.attr("__qualname__"));
+      if (module != "builtins" && module.rfind("opal", 0) != 0)
+        return module + "." + name;
+      return name;
+    }
+  }
+  return type->tp_name;
 }
 
 static bool isInt(py::handle object) {
@@ -227,10 +240,17 @@ std::optional<std::string> opal::python::parseArguments(const FunctionSchema &sc
       continue;
     }
     std::optional<IValue> converted = toIValue(value, *argument.type(), expected);
-    if (!converted)
+    if (!converted) {
+      // Another library's tensor (torch.Tensor, a jax or cupy array) comes
+      // in by DLPack, without a copy.
+      bool foreign = expected.find("Tensor") != std::string::npos &&
+                     py::hasattr(py::handle(value), "__dlpack__");
       return fail("argument '" + argument.name() + "'" +
                   (i < given ? " (position " + std::to_string(i + 1) + ")" : "") +
-                  " must be " + expected + ", not " + pythonTypeName(value));
+                  " must be " + expected + ", not " + pythonTypeName(value) +
+                  (foreign ? " (convert it with opal.from_dlpack(x), which shares its memory)"
+                           : ""));
+    }
     stack.push_back(std::move(*converted));
   }
   if (haveKwargs && kwargsUsed < static_cast<size_t>(PyDict_GET_SIZE(kwargs.ptr()))) {

@@ -56,6 +56,25 @@ def test_python_decomposition_with_int_arguments_and_operators(lib):
                                    rtol=1e-12, atol=1e-12)
 
 
+def test_traced_float_literals_are_exact(lib):
+    # A float a Python function uses reaches the kernel bit for bit: 1e-05
+    # (which MLIR reads only as 1.0e-05), inf and nan (as their bits).
+    lib.define("literals(Tensor x) -> (Tensor, Tensor, Tensor)")
+
+    @opal.library.register_decomposition("pyjit::literals", lib=lib)
+    def literals(x):
+        return (A.mul(x, 1e-5),
+                A.add(x, float("inf")), A.mul(x, float("nan")))
+
+    text = literals._opal_decomposition
+    assert "arith.constant 1.0e-05 : f64" in text
+    assert "arith.constant 0x7FF0000000000000 : f64" in text
+    small, big, missing = opal.ops.pyjit.literals(opal.tensor([3.0], dtype=opal.float64))
+    assert small.tolist() == [3.0 * 1e-5]
+    assert big.tolist() == [float("inf")]
+    assert np.isnan(missing.tolist()[0])
+
+
 def test_tracing_errors_are_clear(lib):
     lib.define("bad(Tensor x) -> Tensor")
     with pytest.raises(TypeError, match="no overload accepts these arguments"):

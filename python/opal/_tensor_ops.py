@@ -1,0 +1,325 @@
+"""The eager tensor API: Python operators, Tensor methods and `opal.<fn>`.
+
+Every spelling here is a call of an `opal.ops.aten` overload, so it goes
+through the dispatcher like any other call: dispatch modes see it, the
+dispatch table picks its kernel, and MLIR-defined ops run their compiled
+kernels. Nothing computes on the side.
+
+    x + y        aten::add.Tensor        x + 2      aten::add.Scalar
+    2 - x        aten::rsub.Scalar       2 / x      aten::div.Tensor (a 0-d 2)
+    x @ w        aten::matmul            x.sum()    aten::sum.dim_IntList(x, [])
+    x += y       aten::add.Tensor, then written into x (its dtype kept)
+
+A Python scalar on either side is taken as PyTorch takes a "wrapped
+number": it does not raise the tensor's dtype within its kind (float16 + 2.5
+is float16; int64 + 2.5 is float32).
+"""
+
+import builtins
+import numbers
+
+from opal import _C
+from opal._ops import ops
+
+Tensor = _C.Tensor
+A = ops.aten
+
+# Python numbers a tensor op takes as a Scalar (not numpy arrays, which
+# are refused with a pointer to opal.tensor).
+_SCALARS = (builtins.bool, numbers.Integral, numbers.Real)
+
+
+def _is_scalar(value):
+    return isinstance(value, _SCALARS) and not isinstance(value, Tensor)
+
+
+def _wrapped(value, like):
+    """A Python scalar as a 0-d tensor on `like`'s device: int64 for ints,
+    float32 for floats, bool for bools (PyTorch's default dtypes)."""
+    from opal._tensor import full
+    dtype = (_C.bool if isinstance(value, builtins.bool) else
+             _C.int64 if isinstance(value, numbers.Integral) else _C.float32)
+    return full((), value, dtype=dtype, device=like.device)
+
+
+def _binary(name, tensor_overload, scalar_overload):
+    """`self <op> other`: the Tensor overload for a tensor, the Scalar one
+    for a Python number; anything else is left to Python (NotImplemented)."""
+    tensor_op = getattr(getattr(A, name), tensor_overload)
+    scalar_op = getattr(getattr(A, name), scalar_overload)
+
+    def method(self, other):
+        if isinstance(other, Tensor):
+            return tensor_op(self, other)
+        if _is_scalar(other):
+            return scalar_op(self, other)
+        return NotImplemented
+    method.__name__ = name
+    return method
+
+
+def _reflected(tensor_op):
+    """`scalar <op> self` for an op with no Scalar-first overload: the
+    scalar becomes a 0-d tensor (it does not raise self's dtype)."""
+    def method(self, other):
+        if _is_scalar(other):
+            return tensor_op(_wrapped(other, self), self)
+        return NotImplemented
+    return method
+
+
+_CASTS = {"bool": 0, "uint8": 1, "int8": 1, "int16": 1, "int32": 1, "int64": 1,
+          "float16": 2, "bfloat16": 2, "float32": 2, "float64": 2,
+          "complex64": 3, "complex128": 3}
+
+
+def _kind(dtype):
+    return _CASTS[repr(dtype).split(".", 1)[1]]
+
+
+def _type_name(dtype):
+    names = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
+             "int32": "Int", "int64": "Long", "float16": "Half", "bfloat16": "BFloat16",
+             "float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
+             "complex128": "ComplexDouble"}
+    return names[repr(dtype).split(".", 1)[1]]
+
+
+def _write_result(self, result, name):
+    """PyTorch's in-place contract: the result keeps self's shape (it may not
+    broadcast self to a larger one) and its dtype must cast to self's within
+    kind order (no float into an int tensor)."""
+    if _kind(result.dtype) > _kind(self.dtype):
+        raise RuntimeError(f"{name}: result type {_type_name(result.dtype)} can't be cast to "
+                           f"the desired output type {_type_name(self.dtype)}")
+    if tuple(result.shape) != tuple(self.shape):
+        raise RuntimeError(f"{name}: output with shape {list(self.shape)} doesn't match the "
+                           f"broadcast shape {list(result.shape)}")
+    self.copy_(result)
+    return self
+
+
+def _in_place(name, out_of_place):
+    def method(self, *args, **kwargs):
+        result = out_of_place(self, *args, **kwargs)
+        if result is NotImplemented:
+            raise TypeError(f"{name}: unsupported operand type {type(args[0]).__name__}")
+        return _write_result(self, result, name)
+    method.__name__ = name
+    return method
+
+
+def _dims(dim):
+    if dim is None:
+        return []
+    return [dim] if isinstance(dim, numbers.Integral) else list(dim)
+
+
+def _sum(self, dim=None, keepdim=False, *, dtype=None):
+    return A.sum.dim_IntList(self, _dims(dim), keepdim, dtype=dtype)
+
+
+def _mean(self, dim=None, keepdim=False, *, dtype=None):
+    return A.mean.dim(self, _dims(dim), keepdim, dtype=dtype)
+
+
+def _amax(self, dim=(), keepdim=False):
+    return A.amax(self, _dims(dim), keepdim)
+
+
+def _amin(self, dim=(), keepdim=False):
+    return A.amin(self, _dims(dim), keepdim)
+
+
+def _max(self, other=None):
+    """`x.max()` (all elements) and `x.max(other)` (elementwise);
+    `x.max(dim)` needs aten::max.dim (not defined yet)."""
+    if other is None:
+        return A.amax(self, [])
+    if isinstance(other, Tensor):
+        return A.maximum(self, other)
+    raise NotImplementedError("Tensor.max(dim) needs aten::max.dim, which opal does not "
+                              "define yet; use amax(dim) for the values")
+
+
+def _min(self, other=None):
+    if other is None:
+        return A.amin(self, [])
+    if isinstance(other, Tensor):
+        return A.minimum(self, other)
+    raise NotImplementedError("Tensor.min(dim) needs aten::min.dim, which opal does not "
+                              "define yet; use amin(dim) for the values")
+
+
+def _softmax(self, dim, dtype=None):
+    return A.softmax.int(self, dim, dtype)
+
+
+def _log_softmax(self, dim, dtype=None):
+    return A.log_softmax.int(self, dim, dtype)
+
+
+def _clamp(self, min=None, max=None):
+    return A.clamp(self, min, max)
+
+
+def _pow(self, exponent):
+    if isinstance(exponent, Tensor):
+        return A.pow.Tensor_Tensor(self, exponent)
+    if _is_scalar(exponent):
+        return A.pow.Tensor_Scalar(self, exponent)
+    return NotImplemented
+
+
+def _truediv(self, other):
+    if isinstance(other, Tensor):
+        return A.div.Tensor(self, other)
+    if _is_scalar(other):
+        return A.div.Scalar(self, other)
+    return NotImplemented
+
+
+def _rsub(self, other):
+    if _is_scalar(other):
+        return A.rsub.Scalar(self, other)
+    return NotImplemented
+
+
+def _matmul(self, other):
+    if isinstance(other, Tensor):
+        return A.matmul(self, other)
+    return NotImplemented
+
+
+def _where(self, condition, other):
+    """`x.where(condition, y)`: x where condition holds, else y."""
+    if _is_scalar(other):
+        other = _wrapped(other, self)
+    return A.where.self(condition, self, other)
+
+
+def _cast(dtype):
+    def method(self):
+        return self.to(dtype)
+    return method
+
+
+def _bool(self):
+    if self.numel() != 1:
+        raise RuntimeError(f"Boolean value of Tensor with {'no' if self.numel() == 0 else 'more than one'} "
+                           "value is ambiguous")
+    return builtins.bool(self.item())
+
+
+def _float(self):
+    if self.numel() != 1:
+        raise ValueError("only one element tensors can be converted to Python scalars")
+    return builtins.float(self.item())
+
+
+def _zero_(self):
+    return self.fill_(0)
+
+
+def _hash(self):
+    return builtins.id(self)
+
+
+_add = _binary("add", "Tensor", "Scalar")
+_sub = _binary("sub", "Tensor", "Scalar")
+_mul = _binary("mul", "Tensor", "Scalar")
+_eq = _binary("eq", "Tensor", "Scalar")
+_ne = _binary("ne", "Tensor", "Scalar")
+_lt = _binary("lt", "Tensor", "Scalar")
+_le = _binary("le", "Tensor", "Scalar")
+_gt = _binary("gt", "Tensor", "Scalar")
+_ge = _binary("ge", "Tensor", "Scalar")
+
+def _with_alpha(plain, tensor_op, scalar_op):
+    """`add`/`sub` with PyTorch's keyword `alpha` (the plain operator when
+    it is 1, which saves parsing a keyword)."""
+    def method(self, other, *, alpha=1):
+        if alpha == 1:
+            result = plain(self, other)
+        elif isinstance(other, Tensor):
+            result = tensor_op(self, other, alpha=alpha)
+        else:
+            result = scalar_op(self, other, alpha)
+        if result is NotImplemented:
+            raise TypeError(f"{tensor_op}: unsupported operand type {type(other).__name__}")
+        return result
+    return method
+
+
+_METHODS = {
+    # Python operators.
+    "__add__": _add, "__radd__": _add,
+    "__sub__": _sub, "__rsub__": _rsub,
+    "__mul__": _mul, "__rmul__": _mul,
+    "__truediv__": _truediv, "__rtruediv__": _reflected(A.div.Tensor),
+    "__pow__": _pow, "__rpow__": _reflected(A.pow.Tensor_Tensor),
+    "__matmul__": _matmul,
+    "__neg__": lambda self: A.neg(self),
+    "__pos__": lambda self: self,
+    "__abs__": lambda self: A.abs(self),
+    "__eq__": _eq, "__ne__": _ne, "__lt__": _lt, "__le__": _le, "__gt__": _gt, "__ge__": _ge,
+    # PyTorch's tensors hash by identity, whatever __eq__ computes.
+    "__hash__": _hash, "__bool__": _bool, "__float__": _float,
+    "__iadd__": _in_place("add_", _add), "__isub__": _in_place("sub_", _sub),
+    "__imul__": _in_place("mul_", _mul), "__itruediv__": _in_place("div_", _truediv),
+    # Methods with PyTorch's names and arguments.
+    "add": _with_alpha(_add, A.add.Tensor, A.add.Scalar),
+    "sub": _with_alpha(_sub, A.sub.Tensor, A.sub.Scalar),
+    "mul": _mul, "div": _truediv, "pow": _pow, "matmul": _matmul, "mm": lambda s, o: A.mm(s, o),
+    "bmm": lambda s, o: A.bmm(s, o),
+    "eq": _eq, "ne": _ne, "lt": _lt, "le": _le, "gt": _gt, "ge": _ge,
+    "maximum": lambda s, o: A.maximum(s, o), "minimum": lambda s, o: A.minimum(s, o),
+    "neg": lambda s: A.neg(s), "abs": lambda s: A.abs(s), "exp": lambda s: A.exp(s),
+    "log": lambda s: A.log(s), "log1p": lambda s: A.log1p(s), "sqrt": lambda s: A.sqrt(s),
+    "rsqrt": lambda s: A.rsqrt(s), "sin": lambda s: A.sin(s), "cos": lambda s: A.cos(s),
+    "tanh": lambda s: A.tanh(s), "erf": lambda s: A.erf(s), "relu": lambda s: A.relu(s),
+    "sigmoid": lambda s: A.sigmoid(s), "reciprocal": lambda s: A.reciprocal(s),
+    "square": lambda s: A.square(s),
+    "sum": _sum, "mean": _mean, "amax": _amax, "amin": _amin, "max": _max, "min": _min,
+    "softmax": _softmax, "log_softmax": _log_softmax, "clamp": _clamp,
+    "clamp_min": lambda s, m: A.clamp_min(s, m), "clamp_max": lambda s, m: A.clamp_max(s, m),
+    "where": _where,
+    "float": _cast(_C.float32), "double": _cast(_C.float64), "half": _cast(_C.float16),
+    "long": _cast(_C.int64), "int": _cast(_C.int32), "short": _cast(_C.int16),
+    "bool": _cast(_C.bool), "bfloat16": _cast(_C.bfloat16),
+    "add_": _in_place("add_", lambda s, o, *, alpha=1: _METHODS["add"](s, o, alpha=alpha)),
+    "sub_": _in_place("sub_", lambda s, o, *, alpha=1: _METHODS["sub"](s, o, alpha=alpha)),
+    "mul_": _in_place("mul_", _mul), "div_": _in_place("div_", _truediv),
+    "clamp_": _in_place("clamp_", _clamp), "zero_": _zero_,
+}
+
+
+def install():
+    """Adds the operators and methods to opal.Tensor."""
+    for name, method in _METHODS.items():
+        setattr(Tensor, name, method)
+
+
+# opal.<fn>: PyTorch's functions, each the same call as the method.
+FUNCTIONS = {
+    "add": _METHODS["add"], "sub": _METHODS["sub"], "mul": _mul, "div": _truediv,
+    "pow": _pow, "matmul": _matmul, "mm": _METHODS["mm"], "bmm": _METHODS["bmm"],
+    "eq": _eq, "ne": _ne, "lt": _lt, "le": _le, "gt": _gt, "ge": _ge,
+    "maximum": _METHODS["maximum"], "minimum": _METHODS["minimum"],
+    "sum": _sum, "mean": _mean, "amax": _amax, "amin": _amin, "max": _max, "min": _min,
+    "softmax": _softmax, "log_softmax": _log_softmax, "clamp": _clamp,
+    "clamp_min": _METHODS["clamp_min"], "clamp_max": _METHODS["clamp_max"],
+    "where": lambda condition, input, other: A.where.self(
+        condition, _wrapped(input, other) if _is_scalar(input) else input,
+        _wrapped(other, input) if _is_scalar(other) else other),
+    "rsub": lambda input, other, alpha=1: (
+        A.rsub.Scalar(input, other, alpha) if _is_scalar(other)
+        else A.sub.Tensor(other, input, alpha=alpha)),
+}
+for _name in ("neg", "abs", "exp", "log", "log1p", "sqrt", "rsqrt", "sin", "cos", "tanh",
+              "erf", "relu", "sigmoid", "reciprocal", "square"):
+    FUNCTIONS[_name] = _METHODS[_name]
+# Ops whose function is the aten op itself, under PyTorch's name.
+for _name in ("silu", "softplus", "leaky_relu", "hardtanh", "gelu", "layer_norm", "linear",
+              "transpose", "t", "permute", "unsqueeze", "squeeze", "reshape"):
+    FUNCTIONS.setdefault(_name, getattr(A, _name))
