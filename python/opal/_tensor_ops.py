@@ -131,24 +131,21 @@ def _amin(self, dim=(), keepdim=False):
     return A.amin(self, _dims(dim), keepdim)
 
 
-def _max(self, other=None):
-    """`x.max()` (all elements) and `x.max(other)` (elementwise);
-    `x.max(dim)` needs aten::max.dim (not defined yet)."""
-    if other is None:
-        return A.amax(self, [])
-    if isinstance(other, Tensor):
-        return A.maximum(self, other)
-    raise NotImplementedError("Tensor.max(dim) needs aten::max.dim, which opal does not "
-                              "define yet; use amax(dim) for the values")
+def _extreme(name, reduce, elementwise):
+    """`x.max()` (all elements) and `x.max(other)` (elementwise); `x.max(dim)`
+    needs aten::max.dim, which opal does not define yet."""
+    def method(self, other=None):
+        if other is None:
+            return reduce(self, [])
+        if isinstance(other, Tensor):
+            return elementwise(self, other)
+        raise NotImplementedError(f"Tensor.{name}(dim) needs aten::{name}.dim, which opal does "
+                                  f"not define yet; use a{name}(dim) for the values")
+    return method
 
 
-def _min(self, other=None):
-    if other is None:
-        return A.amin(self, [])
-    if isinstance(other, Tensor):
-        return A.minimum(self, other)
-    raise NotImplementedError("Tensor.min(dim) needs aten::min.dim, which opal does not "
-                              "define yet; use amin(dim) for the values")
+_max = _extreme("max", A.amax, A.maximum)
+_min = _extreme("min", A.amin, A.minimum)
 
 
 def _softmax(self, dim, dtype=None):
