@@ -31,11 +31,13 @@ static bool isInt(py::handle object) {
          (PyLong_Check(object.ptr()) || PyIndex_Check(object.ptr()));
 }
 
+/// A Python float or int, or a number type of another library (numpy's
+/// scalars); never a tensor, whose float() is only defined for one element.
 static bool isFloatLike(py::handle object) {
   return PyFloat_Check(object.ptr()) || isInt(object) ||
          (!PyBool_Check(object.ptr()) && !PyUnicode_Check(object.ptr()) &&
           Py_TYPE(object.ptr())->tp_as_number &&
-          Py_TYPE(object.ptr())->tp_as_number->nb_float);
+          Py_TYPE(object.ptr())->tp_as_number->nb_float && !py::isinstance<Tensor>(object));
 }
 
 static bool isSequence(py::handle object) {
@@ -65,7 +67,12 @@ static std::optional<int64_t> asInt(py::handle object) {
 static std::optional<double> asDouble(py::handle object) {
   if (!isFloatLike(object))
     return std::nullopt;
-  return PyFloat_AsDouble(object.ptr());
+  double value = PyFloat_AsDouble(object.ptr());
+  if (value == -1.0 && PyErr_Occurred()) { // its __float__ raised: not a number
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  return value;
 }
 
 static std::optional<bool> asBool(py::handle object) {

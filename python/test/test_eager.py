@@ -179,3 +179,14 @@ def test_foreign_tensors_are_refused_with_a_pointer_to_from_dlpack():
     shared = opal.from_dlpack(t)
     t.add_(1)
     assert shared.tolist() == [1.0, 2.0, 3.0]
+
+
+def test_a_tensor_is_not_taken_for_a_number():
+    # float() of a one-element tensor works, but an op's float/Scalar
+    # argument never takes a tensor (nor calls its float()).
+    x = opal.ones(3)
+    with pytest.raises(TypeError, match="argument .other. \\(position 2\\) must be number, not "
+                                        "Tensor"):
+        A.add.Scalar(x, opal.ones(3))
+    assert A.add(x, opal.ones(3)).tolist() == [2.0, 2.0, 2.0]  # the packet picks add.Tensor
+    assert A.mul(x, np.float32(2.0)).tolist() == [2.0, 2.0, 2.0]  # numpy scalars are numbers
