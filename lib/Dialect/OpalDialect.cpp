@@ -183,6 +183,15 @@ LogicalResult DecompositionOp::verify() {
   if (!schema)
     return emitOpError() << "decomposes '" << getOp()
                          << "', which this library does not define (opal.def)";
+  // A decomposition computes new tensors: it cannot write into an argument
+  // as `(a!)` promises, so such an op needs a kernel instead.
+  for (const auto &argument : schema->arguments())
+    if (argument.isWrite())
+      return emitOpError() << "decomposes " << library.getNs() << "::" << getOp()
+                           << ", which writes into its argument '" << argument.name()
+                           << "' (an alias annotation with '!' in its schema): a "
+                           << "decomposition computes new tensors and cannot write into its "
+                           << "arguments; register a kernel for the op instead";
   Block &block = getBody().front();
   const auto &arguments = schema->arguments();
   if (block.getNumArguments() != arguments.size())

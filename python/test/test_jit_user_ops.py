@@ -151,3 +151,17 @@ def test_builtin_composite_with_an_opaque_inner_kernel_runs_op_by_op():
         impl._destroy()
     np.testing.assert_allclose(np.asarray(A.silu(opal.tensor(x))), x / (1 + np.exp(-x)),
                                rtol=1e-6)
+
+
+def test_a_decomposition_of_a_mutating_op_is_refused_at_registration(lib):
+    lib.define("inc_(Tensor(a!) x) -> Tensor(a!)")
+    with pytest.raises(RuntimeError) as error:
+        @opal.library.register_decomposition("pyjit::inc_", lib=lib)
+        def inc_(x):
+            return x + 1
+    assert ("'opal.decomposition' op decomposes pyjit::inc_, which writes into its argument "
+            "'x' (an alias annotation with '!' in its schema): a decomposition computes new "
+            "tensors and cannot write into its arguments; register a kernel for the op "
+            "instead") in str(error.value)
+    assert not opal._C._dispatch_has_kernel_for_dispatch_key("pyjit::inc_",
+                                                             "CompositeImplicitAutograd")

@@ -83,3 +83,15 @@ func.func @assert_groups(%ok: i1, %a: i64) {
   opal.assert %ok, "got {0}" groups [2] (%a : i64)
   return
 }
+
+// -----
+
+// A decomposition cannot write into an argument, as (a!) promises.
+opal.library "mylib" {
+  opal.def "inc_(Tensor(a!) x) -> Tensor(a!)"
+  // expected-error @+1 {{'opal.decomposition' op decomposes mylib::inc_, which writes into its argument 'x' (an alias annotation with '!' in its schema): a decomposition computes new tensors and cannot write into its arguments; register a kernel for the op instead}}
+  opal.decomposition "inc_" {
+  ^bb0(%x: !opal.tensor):
+    opal.yield %x : !opal.tensor
+  }
+}
