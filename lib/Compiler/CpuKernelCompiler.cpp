@@ -320,8 +320,12 @@ private:
     }
     front.dumper.dump("1-decomposed.mlir", moduleOp);
     std::vector<OperatorName> reached = reachedOps(moduleOp);
-    if (std::string opaque = opaqueOp(reached, spec.op, key); !opaque.empty()) {
-      auto plan = planOpByOp(spec, key, handle->schema(), std::move(reached), opaque,
+    std::string opaque = opaqueOp(reached, spec.op, key);
+    if (!opaque.empty() || spec.opByOp) {
+      std::string why = !opaque.empty() ? "it reaches " + opaque + ", whose " + toString(key) +
+                                              " kernel is not defined in MLIR"
+                                        : "a dispatch mode is active";
+      auto plan = planOpByOp(spec, key, handle->schema(), std::move(reached), why,
                              front.start, front.dumper);
       if (!plan) {
         front.error = plan.error().message();
@@ -509,13 +513,12 @@ private:
   /// The composite decomposed one level and planned op by op.
   Expected<std::shared_ptr<const jit::CompiledKernel>>
   planOpByOp(const jit::CallSpec &spec, DispatchKey key, const FunctionSchema &schema,
-             std::vector<OperatorName> reached, const std::string &opaque,
+             std::vector<OperatorName> reached, const std::string &why,
              std::chrono::steady_clock::time_point start, const StageDumper &dumper) {
     std::string op = spec.op.str(), error;
     auto fail = [&](const std::string &message) {
-      return makeUnexpected(Error(op + spec.str() + " reaches " + opaque +
-                                  ", whose kernel is not defined in MLIR, so it runs op by "
-                                  "op; but " + message));
+      return makeUnexpected(Error(op + spec.str() + " runs op by op (" + why + "); but " +
+                                  message));
     };
     DiagnosticCollector diagnostics(context_.get());
     auto module = buildCallModule(context_.get(), schema, spec, error);
@@ -542,9 +545,7 @@ private:
     kernel->compileMilliseconds = millisecondsSince(start);
     if (logEnabled(LogTopic::JIT))
       logLine(LogTopic::JIT, op + spec.str() + " runs op by op (" +
-                                 std::to_string(kernel->plan.size()) + " steps): it reaches " +
-                                 opaque + ", whose " + toString(key) +
-                                 " kernel is not defined in MLIR");
+                                 std::to_string(kernel->plan.size()) + " steps): " + why);
     return std::shared_ptr<const jit::CompiledKernel>(std::move(kernel));
   }
 

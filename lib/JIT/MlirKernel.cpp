@@ -21,6 +21,10 @@ using namespace opal::jit;
 
 namespace {
 
+/// The last key word of a call made while a dispatch mode is active (no
+/// call's own words end with it: their last word is never all ones).
+constexpr uint64_t kUnderModeWord = ~uint64_t(0);
+
 struct Counters {
   std::atomic<uint64_t> misses{0}, compiles{0}, diskHits{0}, stale{0}, precompiled{0};
   std::atomic<uint64_t> compileMicroseconds{0};
@@ -210,7 +214,8 @@ const CompiledKernel *MlirKernel::find(const std::vector<uint64_t> &words) const
 
 const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey key,
                                           const IValue *args, DeviceType device,
-                                          int cudaCapability, std::vector<uint64_t> &words) {
+                                          int cudaCapability, std::vector<uint64_t> &words,
+                                          bool underMode) {
   std::lock_guard<std::mutex> lock(mutex_);
   // Another thread may have compiled it while this one waited.
   if (const CompiledKernel *kernel = find(words))
@@ -223,6 +228,7 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
       wasStale |= entry.words == words;
   bool staticShapes = staticShapes_.load();
   CallSpec spec = makeCallSpec(op.schema(), args, device, staticShapes, cudaCapability);
+  spec.opByOp = underMode;
   if (logEnabled(LogTopic::Cache))
     logLine(LogTopic::Cache, "miss " + spec.op.str() + spec.str() + ": " +
                                  (wasStale ? "an op it reached was registered again since "
@@ -236,7 +242,8 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
   };
   // A kernel on disk that the warm-start index names runs without the
   // compiler (WarmStart.h).
-  std::shared_ptr<const CompiledKernel> kernel = warmStart(op, key, args, staticShapes, words);
+  std::shared_ptr<const CompiledKernel> kernel =
+      underMode ? nullptr : warmStart(op, key, args, staticShapes, words);
   if (kernel && logEnabled(LogTopic::JIT)) {
     std::ostringstream line;
     line << "loaded " << kernel->label << " for " << toString(key) << " in " << std::fixed
@@ -254,6 +261,7 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
       // compile for this call's shapes, and from now on per shape.
       CallSpec exact = makeCallSpec(op.schema(), args, device, /*staticShapes=*/true,
                                     cudaCapability);
+      exact.opByOp = underMode;
       auto retried = (*compiler)->compile(exact, key);
       if (retried) {
         if (logEnabled(LogTopic::JIT))
@@ -262,6 +270,8 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
         staticShapes_.store(true);
         words.clear();
         appendCallWords(op.schema(), args, device, cudaCapability, true, words);
+        if (underMode)
+          words.push_back(kUnderModeWord);
         compiled = std::move(retried);
       }
     }
@@ -333,13 +343,20 @@ void MlirKernel::boxedCall(OperatorKernel *functor, const OperatorHandle &op,
   words.clear();
   appendCallWords(schema, args, target, capability,
                   self.staticShapes_.load(std::memory_order_relaxed), words);
+  // The Python key is still in the call's keys only above it: this kernel
+  // runs at an Autograd key (a CompositeImplicitAutograd decomposition) and
+  // a dispatch mode waits below. As in PyTorch, the mode must see the
+  // decomposed calls, so the decomposition runs op by op.
+  bool underMode = keys.has(DispatchKey::Python);
+  if (underMode)
+    words.push_back(kUnderModeWord);
   const CompiledKernel *kernel = self.find(words);
   if (kernel) {
     state.hits.store(state.hits.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   } else {
     ++counters.misses;
     kernel = &self.compile(op, onCuda ? DispatchKey::CUDA : DispatchKey::CPU, args, target,
-                           capability, words);
+                           capability, words, underMode);
   }
   // The outputs go on the stack after the arguments (room is made first, so
   // `args` stays valid), then the arguments are erased.

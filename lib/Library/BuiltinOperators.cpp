@@ -63,10 +63,35 @@ void registerViewKernels(Library &aten) {
   add("aten::squeeze.dim", [](const Tensor &self, int64_t dim) { return self.squeeze(dim); });
 }
 
+/// The aten view ops registerViewKernels gives native kernels at
+/// CompositeExplicitAutograd (reshape's is beside its decomposition, which
+/// is CompositeImplicitAutograd as in PyTorch).
+bool isNativeView(const std::string &name) {
+  static const std::set<std::string> names = {
+      "aten::view",   "aten::transpose.int", "aten::t",           "aten::permute",
+      "aten::expand", "aten::unsqueeze",     "aten::squeeze.dim"};
+  return names.count(name) != 0;
+}
+
+/// The aten ops opal defines that PyTorch 1.13 implements as
+/// CompositeImplicitAutograd (its other ones have backend kernels):
+/// `torch._C._dispatch_has_kernel_for_dispatch_key(name,
+/// "CompositeImplicitAutograd")` for each. Their decompositions run at the
+/// Autograd keys, so a dispatch mode sees the ops they call, not them.
+bool compositeImplicitInPyTorch(const std::string &name) {
+  static const std::set<std::string> names = {
+      "aten::layer_norm", "aten::linear",  "aten::log_softmax.int", "aten::matmul",
+      "aten::reshape",    "aten::softmax.int", "aten::square"};
+  return names.count(name) != 0;
+}
+
 /// One DEF library per built-in namespace, alive as long as libopal. Every
-/// op's kernel is its MLIR definition: a decomposition is the op's
-/// CompositeImplicitAutograd kernel (as in PyTorch), a prim's lowering to
-/// linalg its CompositeExplicitAutograd kernel. The JIT compiles them.
+/// op's kernel is its MLIR definition, which the JIT compiles: a prim's
+/// lowering to linalg and a decomposition of an aten op that PyTorch
+/// computes with backend kernels are CompositeExplicitAutograd kernels (so
+/// a dispatch mode sees the op itself, as in PyTorch); the decompositions
+/// of PyTorch's CompositeImplicitAutograd ops are CompositeImplicitAutograd
+/// kernels.
 struct BuiltinRegistration {
   BuiltinRegistration() {
     std::map<std::string, std::vector<const FunctionSchema *>> byNamespace;
@@ -83,8 +108,13 @@ struct BuiltinRegistration {
       for (const FunctionSchema *schema : schemas) {
         library.def(schema->str());
         std::string name = schema->operatorName().str();
-        library.impl(name, decomposed.count(name) ? DispatchKey::CompositeImplicitAutograd
-                                                   : DispatchKey::CompositeExplicitAutograd,
+        // A view op's kernel is native (registerViewKernels); its MLIR
+        // definition is what composites compile through.
+        if (ns == "aten" && isNativeView(name))
+          continue;
+        bool implicit = decomposed.count(name) && (ns != "aten" || compositeImplicitInPyTorch(name));
+        library.impl(name, implicit ? DispatchKey::CompositeImplicitAutograd
+                                    : DispatchKey::CompositeExplicitAutograd,
                      CppFunction::makeFromKernelFunction(jit::MlirKernel::make()));
       }
       if (ns == "aten")

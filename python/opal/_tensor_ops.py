@@ -201,6 +201,34 @@ def _cast(dtype):
     return method
 
 
+def _size_list(sizes):
+    """PyTorch's `x.view(2, 3)` and `x.view((2, 3))`."""
+    if len(sizes) == 1 and isinstance(sizes[0], (list, tuple)):
+        return list(sizes[0])
+    return list(sizes)
+
+
+def _squeeze(self, dim=None):
+    if dim is None:  # aten::squeeze (all size-1 dims) is not defined yet
+        return _NATIVE_SQUEEZE(self)
+    return A.squeeze.dim(self, dim)
+
+
+# The view methods as the dispatcher's aten view ops (native kernels that
+# share memory); squeeze() of every size-1 dim stays native for now.
+_NATIVE_SQUEEZE = Tensor.squeeze
+_VIEWS = {
+    "t": lambda self: A.t(self),
+    "transpose": lambda self, dim0, dim1: A.transpose.int(self, dim0, dim1),
+    "permute": lambda self, *dims: A.permute(self, _size_list(dims)),
+    "view": lambda self, *size: A.view(self, _size_list(size)),
+    "reshape": lambda self, *shape: A.reshape(self, _size_list(shape)),
+    "expand": lambda self, *size: A.expand(self, _size_list(size)),
+    "unsqueeze": lambda self, dim: A.unsqueeze(self, dim),
+    "squeeze": _squeeze,
+}
+
+
 def _bool(self):
     if self.numel() != 1:
         raise RuntimeError(f"Boolean value of Tensor with {'no' if self.numel() == 0 else 'more than one'} "
@@ -293,7 +321,7 @@ _METHODS = {
 
 def install():
     """Adds the operators and methods to opal.Tensor."""
-    for name, method in _METHODS.items():
+    for name, method in list(_METHODS.items()) + list(_VIEWS.items()):
         setattr(Tensor, name, method)
 
 

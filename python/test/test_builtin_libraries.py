@@ -64,11 +64,18 @@ def test_builtin_operators_are_in_the_dispatcher():
 
 
 def test_builtin_operators_have_their_mlir_definitions_as_kernels():
-    # A decomposition is the op's CompositeImplicitAutograd kernel, a prim's
-    # lowering its CompositeExplicitAutograd kernel, as in PyTorch.
+    # An aten op is registered at the key PyTorch 1.13 has its kernel at:
+    # add.Tensor has backend kernels there, so its compiled decomposition is
+    # a CompositeExplicitAutograd kernel (a dispatch mode sees the op);
+    # linear is CompositeImplicitAutograd (a mode sees what it calls). A
+    # prim's lowering is its CompositeExplicitAutograd kernel.
     table = opal._C._dispatch_dump_table("aten::add.Tensor")
-    assert "CPU: registered at" in table and "[math kernel]" in table
+    assert "CPU: registered at" in table and "[default backend kernel]" in table
     assert opal._C._dispatch_has_kernel_for_dispatch_key("aten::add.Tensor",
+                                                         "CompositeExplicitAutograd")
+    assert not opal._C._dispatch_has_kernel_for_dispatch_key("aten::add.Tensor",
+                                                             "CompositeImplicitAutograd")
+    assert opal._C._dispatch_has_kernel_for_dispatch_key("aten::linear",
                                                          "CompositeImplicitAutograd")
     assert opal._C._dispatch_has_kernel_for_dispatch_key("prims::exp",
                                                          "CompositeExplicitAutograd")
@@ -89,3 +96,15 @@ def test_aten_namespace_is_taken_but_open_to_kernels():
         lib._destroy()
     # ... and removing it brings the compiled decomposition back.
     assert opal.ops.aten.relu(opal.tensor([-1.0, 2.0])).tolist() == [0.0, 2.0]
+
+
+def test_aten_ops_are_composite_implicit_exactly_where_pytorchs_are():
+    torch = pytest.importorskip("torch")
+    text = open(os.path.join(os.path.dirname(__file__), "..", "..", "lib", "Library",
+                             "aten.opal.mlir")).read()
+    names = ["aten::" + part.split("(")[0] for part in text.split('opal.def "')[1:]]
+    assert len(names) >= 71
+    for name in names:
+        ours = opal._C._dispatch_has_kernel_for_dispatch_key(name, "CompositeImplicitAutograd")
+        theirs = torch._C._dispatch_has_kernel_for_dispatch_key(name, "CompositeImplicitAutograd")
+        assert ours == theirs, f"{name}: CompositeImplicitAutograd in opal {ours}, PyTorch {theirs}"

@@ -190,3 +190,69 @@ def test_a_tensor_is_not_taken_for_a_number():
         A.add.Scalar(x, opal.ones(3))
     assert A.add(x, opal.ones(3)).tolist() == [2.0, 2.0, 2.0]  # the packet picks add.Tensor
     assert A.mul(x, np.float32(2.0)).tolist() == [2.0, 2.0, 2.0]  # numpy scalars are numbers
+
+
+def test_a_mode_sees_the_aten_ops_pytorchs_mode_sees():
+    # Ops PyTorch computes with backend kernels reach the Python key as
+    # themselves: the mode records them, as torch's TorchDispatchMode does.
+    x, y = opal.ones(2, 3), opal.ones(3)
+    with opal.utils.OpRecorder() as recorder:
+        x + y, x * y, -x, x > 0, x.sum(1), opal.exp(x), x.t(), A.mean.dim(x, [0]), \
+            x.view(3, 2), x.transpose(0, 1), x.unsqueeze(0)
+    ours = recorder.ops
+    assert ours == ["aten.add.Tensor", "aten.mul.Tensor", "aten.neg.default", "aten.gt.Scalar",
+                    "aten.sum.dim_IntList", "aten.exp.default", "aten.t.default",
+                    "aten.mean.dim", "aten.view.default", "aten.transpose.int",
+                    "aten.unsqueeze.default"]
+    # With a Python number opal calls the .Scalar overload; PyTorch wraps the
+    # number in a 0-d tensor and calls .Tensor (docs/python.md).
+    with opal.utils.OpRecorder() as recorder:
+        x * 2
+    assert recorder.ops == ["aten.mul.Scalar"]
+    if torch is not None:
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        class Record(TorchDispatchMode):
+            def __init__(self):
+                super().__init__()
+                self.ops = []
+
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                self.ops.append(str(func))
+                return func(*args, **(kwargs or {}))
+
+        tx, ty = torch.ones(2, 3), torch.ones(3)
+        with Record() as theirs:
+            tx + ty, tx * ty, -tx, tx > 0, tx.sum(1), torch.exp(tx), tx.t(), \
+                torch.ops.aten.mean.dim(tx, [0]), tx.view(3, 2), tx.transpose(0, 1), \
+                tx.unsqueeze(0)
+        assert theirs.ops == ours
+
+
+def test_a_mode_sees_the_calls_a_composite_decomposes_into():
+    # A CompositeImplicitAutograd op (a user's decomposition, aten.linear)
+    # runs its body op by op while a mode is active, so the mode sees the
+    # calls it makes (not the op); without a mode it runs fused.
+    lib = opal.library.Library("modelib", "DEF")
+    lib.define("scale_add(Tensor x, Tensor y) -> Tensor")
+
+    @opal.library.register_decomposition("modelib::scale_add", lib=lib)
+    def scale_add(x, y):
+        return x * 2 + y
+
+    try:
+        x = opal.tensor([1.0, 2.0])
+        with opal.utils.OpRecorder() as recorder:
+            got = opal.ops.modelib.scale_add(x, x)
+        assert got.tolist() == [3.0, 6.0]
+        assert recorder.ops == ["aten.mul.Scalar", "aten.add.Tensor"]
+        with opal.utils.OpRecorder() as recorder:
+            A.linear(opal.ones(2, 3), opal.ones(4, 3))
+        assert recorder.ops[0] == "aten.t.default" and "aten.linear.default" not in recorder.ops
+        # Outside the mode: one fused kernel, no calls recorded anywhere.
+        before = opal.jit.stats()["hits"]
+        assert opal.ops.modelib.scale_add(x, x).tolist() == [3.0, 6.0]
+        assert opal.ops.modelib.scale_add(x, x).tolist() == [3.0, 6.0]
+        assert opal.jit.stats()["hits"] >= before + 1
+    finally:
+        lib._destroy()

@@ -67,9 +67,11 @@ private:
   static void boxedCall(OperatorKernel *functor, const OperatorHandle &op,
                         DispatchKeySet keys, Stack *stack);
   const CompiledKernel *find(const std::vector<uint64_t> &words) const;
+  /// `underMode`: a dispatch mode is active above this kernel, which then
+  /// runs its decomposition op by op (CallSpec::opByOp).
   const CompiledKernel &compile(const OperatorHandle &op, DispatchKey key, const IValue *args,
                                 DeviceType device, int cudaCapability,
-                                std::vector<uint64_t> &words);
+                                std::vector<uint64_t> &words, bool underMode);
   void insert(std::vector<uint64_t> words, std::shared_ptr<const CompiledKernel> kernel,
               uint64_t epoch);
 

@@ -68,6 +68,10 @@ struct CallSpec {
   /// Every dim static: for ops whose decomposition needs static shapes
   /// (reshape of dynamic dims); the kernel is then compiled per shape.
   bool staticShapes = false;
+  /// A dispatch mode is active above the kernel (a CompositeImplicitAutograd
+  /// decomposition): its body runs op by op through the dispatcher, so the
+  /// mode sees the decomposed calls.
+  bool opByOp = false;
   std::vector<ArgSpec> args;
 
   /// The specialization in words, e.g.
