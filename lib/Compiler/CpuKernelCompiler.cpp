@@ -141,7 +141,11 @@ public:
     if (!target.problem.empty())
       return fail(front.label + " cannot be compiled for CUDA: " + target.problem);
     std::string cacheKey =
-        diskCacheKey({compilerIdentity(), target.pipeline, target.description, front.decomposed});
+        // The op is part of the key: two ops may decompose to the same IR
+        // (aten::mm and prims::mm), but their manifests differ (the op a
+        // check names, the ops a kernel reached).
+        diskCacheKey({compilerIdentity(), target.pipeline, target.description, front.op,
+                      front.decomposed});
     kernel.cacheKey = cacheKey;
     double lowerMs = 0, llvmMs = 0, loadMs = 0;
     ObjectTimings llvmSteps;

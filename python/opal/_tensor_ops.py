@@ -24,18 +24,38 @@ from opal._ops import ops
 Tensor = _C.Tensor
 A = ops.aten
 
+# What the operators take as a tensor operand: opal tensors, and the traced
+# tensors of a decomposition being traced (opal._trace adds its class), so
+# traced code is spelled as eager code.
+TENSOR_TYPES = (Tensor,)
+
+
+def add_tensor_type(cls):
+    global TENSOR_TYPES
+    TENSOR_TYPES = TENSOR_TYPES + (cls,)
+
+
+def add_scalar_type(cls):
+    """A class whose values the operators pass as Scalars (the traced int
+    and float arguments of a decomposition)."""
+    global _SCALARS
+    _SCALARS = _SCALARS + (cls,)
+
 # Python numbers a tensor op takes as a Scalar (not numpy arrays, which
 # are refused with a pointer to opal.tensor).
 _SCALARS = (builtins.bool, numbers.Integral, numbers.Real)
 
 
 def _is_scalar(value):
-    return isinstance(value, _SCALARS) and not isinstance(value, Tensor)
+    return isinstance(value, _SCALARS) and not isinstance(value, TENSOR_TYPES)
 
 
 def _wrapped(value, like):
     """A Python scalar as a 0-d tensor on `like`'s device: int64 for ints,
     float32 for floats, bool for bools (PyTorch's default dtypes)."""
+    if not isinstance(like, Tensor):
+        raise TypeError("a Python number on the left of / or ** is not traced yet: write "
+                        "x.reciprocal() * 2 or x.pow(...) instead of 2 / x or 2 ** x")
     from opal._tensor import full
     dtype = (_C.bool if isinstance(value, builtins.bool) else
              _C.int64 if isinstance(value, numbers.Integral) else _C.float32)
@@ -49,7 +69,7 @@ def _binary(name, tensor_overload, scalar_overload):
     scalar_op = getattr(getattr(A, name), scalar_overload)
 
     def method(self, other):
-        if isinstance(other, Tensor):
+        if isinstance(other, TENSOR_TYPES):
             return tensor_op(self, other)
         if _is_scalar(other):
             return scalar_op(self, other)
@@ -112,7 +132,10 @@ def _in_place(name, out_of_place):
 def _dims(dim):
     if dim is None:
         return []
-    return [dim] if isinstance(dim, numbers.Integral) else list(dim)
+    if isinstance(dim, numbers.Integral):
+        return [dim]
+    # A traced int[] argument goes on as it is.
+    return list(dim) if isinstance(dim, (list, tuple)) else dim
 
 
 def _sum(self, dim=None, keepdim=False, *, dtype=None):
@@ -137,7 +160,7 @@ def _extreme(name, reduce, elementwise):
     def method(self, other=None):
         if other is None:
             return reduce(self, [])
-        if isinstance(other, Tensor):
+        if isinstance(other, TENSOR_TYPES):
             return elementwise(self, other)
         raise NotImplementedError(f"Tensor.{name}(dim) needs aten::{name}.dim, which opal does "
                                   f"not define yet; use a{name}(dim) for the values")
@@ -161,7 +184,7 @@ def _clamp(self, min=None, max=None):
 
 
 def _pow(self, exponent):
-    if isinstance(exponent, Tensor):
+    if isinstance(exponent, TENSOR_TYPES):
         return A.pow.Tensor_Tensor(self, exponent)
     if _is_scalar(exponent):
         return A.pow.Tensor_Scalar(self, exponent)
@@ -169,7 +192,7 @@ def _pow(self, exponent):
 
 
 def _truediv(self, other):
-    if isinstance(other, Tensor):
+    if isinstance(other, TENSOR_TYPES):
         return A.div.Tensor(self, other)
     if _is_scalar(other):
         return A.div.Scalar(self, other)
@@ -183,7 +206,7 @@ def _rsub(self, other):
 
 
 def _matmul(self, other):
-    if isinstance(other, Tensor):
+    if isinstance(other, TENSOR_TYPES):
         return A.matmul(self, other)
     return NotImplemented
 
@@ -266,7 +289,7 @@ def _with_alpha(plain, tensor_op, scalar_op):
     def method(self, other, *, alpha=1):
         if alpha == 1:
             result = plain(self, other)
-        elif isinstance(other, Tensor):
+        elif isinstance(other, TENSOR_TYPES):
             result = tensor_op(self, other, alpha=alpha)
         else:
             result = scalar_op(self, other, alpha)
@@ -319,10 +342,21 @@ _METHODS = {
 }
 
 
-def install():
-    """Adds the operators and methods to opal.Tensor."""
-    for name, method in list(_METHODS.items()) + list(_VIEWS.items()):
-        setattr(Tensor, name, method)
+# What a traced tensor has too: every operator and method that is one aten
+# call (the others need a real tensor).
+TRACEABLE = [name for name in list(_METHODS) + list(_VIEWS)
+             if name not in ("__hash__", "__bool__", "__float__", "float", "double", "half",
+                             "long", "int", "short", "bool", "bfloat16", "zero_", "squeeze")
+             and not (name.endswith("_") and not name.startswith("__"))
+             and not name.startswith("__i")]
+
+
+def install(cls=Tensor):
+    """Adds the operators and methods to opal.Tensor (or, with `cls`, the
+    traceable ones to another tensor class)."""
+    methods = dict(_METHODS, **_VIEWS)
+    for name in (methods if cls is Tensor else TRACEABLE):
+        setattr(cls, name, methods[name])
 
 
 # opal.<fn>: PyTorch's functions, each the same call as the method.

@@ -13,7 +13,7 @@ import math
 import re
 import struct
 
-from opal import _C
+from opal import _C, _tensor_ops
 
 __all__ = ["TracedTensor", "trace_decomposition"]
 
@@ -50,8 +50,10 @@ def _mlir_scalar_type(base):
 
 
 class TracedTensor:
-    """A tensor during tracing: an SSA value of the decomposition. The usual
-    operators map to aten ops (x + y is aten.add.Tensor)."""
+    """A tensor during tracing: an SSA value of the decomposition. It has
+    the eager API's operators and methods that are one aten call each
+    (opal/_tensor_ops.py: x + y is aten.add.Tensor, x.sum(1) is
+    aten.sum.dim_IntList), so traced code is spelled as eager code."""
 
     def __init__(self, tracer, name):
         self._tracer = tracer
@@ -59,42 +61,6 @@ class TracedTensor:
 
     def __repr__(self):
         return f"TracedTensor({self._name})"
-
-    def _binary(self, packet, scalar_overload, other, reverse=False):
-        from opal._ops import ops
-        ns = ops.aten
-        if isinstance(other, TracedTensor):
-            a, b = (other, self) if reverse else (self, other)
-            return getattr(ns, packet).Tensor(a, b)
-        if reverse:
-            return None
-        return getattr(getattr(ns, packet), scalar_overload)(self, other)
-
-    def __add__(self, other):
-        return self._binary("add", "Scalar", other)
-
-    def __radd__(self, other):
-        return self.__add__(other)
-
-    def __sub__(self, other):
-        return self._binary("sub", "Scalar", other)
-
-    def __rsub__(self, other):
-        from opal._ops import ops
-        return ops.aten.rsub.Scalar(self, other)
-
-    def __mul__(self, other):
-        return self._binary("mul", "Scalar", other)
-
-    def __rmul__(self, other):
-        return self.__mul__(other)
-
-    def __truediv__(self, other):
-        return self._binary("div", "Scalar", other)
-
-    def __neg__(self):
-        from opal._ops import ops
-        return ops.aten.neg(self)
 
 
 class Tracer:
@@ -213,12 +179,168 @@ class Tracer:
 
 
 class _Scalar:
-    """A float/int/bool argument of the traced op: an SSA value of the
-    decomposition, passed to ops as it is (arithmetic on it is not traced)."""
+    """A non-tensor value of the decomposition: an SSA value (an argument of
+    the traced op, a size of a traced tensor, or arithmetic on them), passed
+    to ops as it is. Ints and floats combine with + - * // / and unary -
+    into new traced values (arith ops); the value itself is only known per
+    call, so Python cannot branch on it."""
 
-    def __init__(self, name, type):
+    def __init__(self, name, type, tracer=None):
         self.name = name
         self.type = type
+        self._tracer = tracer
+
+    def __repr__(self):
+        return f"TracedScalar({self.name}: {self.type})"
+
+    def __bool__(self):
+        raise TypeError(f"{self!r} is only known per call: a traced decomposition cannot "
+                        "branch on it")
+
+    def _compare(self, other):
+        raise TypeError(f"{self!r} is only known per call: a traced decomposition cannot "
+                        "branch on it (compare sizes in an op instead)")
+
+    __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __ne__ = _compare
+    __hash__ = object.__hash__
+
+    def __index__(self):
+        raise TypeError(f"{self!r} is only known per call: it cannot be used as a Python int")
+
+    def _operand(self, value, want):
+        """`value` (a traced scalar or a Python number) as an SSA value of
+        type `want` ("i64" or "f64"), or None."""
+        tracer = self._tracer
+        if isinstance(value, _Scalar):
+            if value.type == want:
+                return value.name
+            if value.type == "i64" and want == "f64":
+                name = tracer.fresh()
+                tracer.lines.append(f"{name} = arith.sitofp {value.name} : i64 to f64")
+                return name
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return None
+        if want == "i64" and not isinstance(value, int):
+            return None
+        name = tracer.fresh()
+        literal = str(value) if want == "i64" else mlir_float(value)
+        tracer.lines.append(f"{name} = arith.constant {literal} : {want}")
+        return name
+
+    def _arith(self, other, int_op, float_op, reverse=False):
+        if self._tracer is None or self.type not in ("i64", "f64"):
+            return NotImplemented
+        other_type = other.type if isinstance(other, _Scalar) else (
+            "f64" if isinstance(other, float) else "i64")
+        want = "f64" if "f64" in (self.type, other_type) or int_op is None else "i64"
+        a, b = self._operand(self, want), self._operand(other, want)
+        if a is None or b is None:
+            return NotImplemented
+        if reverse:
+            a, b = b, a
+        name = self._tracer.fresh()
+        op = int_op if want == "i64" else float_op
+        self._tracer.lines.append(f"{name} = arith.{op} {a}, {b} : {want}")
+        return _Scalar(name, want, self._tracer)
+
+    def __add__(self, other):
+        return self._arith(other, "addi", "addf")
+
+    def __radd__(self, other):
+        return self._arith(other, "addi", "addf", reverse=True)
+
+    def __sub__(self, other):
+        return self._arith(other, "subi", "subf")
+
+    def __rsub__(self, other):
+        return self._arith(other, "subi", "subf", reverse=True)
+
+    def __mul__(self, other):
+        return self._arith(other, "muli", "mulf")
+
+    def __rmul__(self, other):
+        return self._arith(other, "muli", "mulf", reverse=True)
+
+    def __floordiv__(self, other):
+        return self._arith(other, "floordivsi", None)
+
+    def __rfloordiv__(self, other):
+        return self._arith(other, "floordivsi", None, reverse=True)
+
+    def __truediv__(self, other):
+        return self._arith(other, None, "divf")
+
+    def __rtruediv__(self, other):
+        return self._arith(other, None, "divf", reverse=True)
+
+    def __neg__(self):
+        return self._arith(0, "subi", "subf", reverse=True)
+
+
+class _TracedShape:
+    """`x.shape` of a traced tensor: `shape[i]` is a traced int (its size,
+    known per call); its length, the rank, is not known at trace time."""
+
+    def __init__(self, tensor):
+        self._tensor = tensor
+
+    def __getitem__(self, index):
+        if not isinstance(index, int):
+            raise TypeError("a traced tensor's shape is indexed by an int (its rank is only "
+                            "known per call)")
+        return self._tensor.size(index)
+
+    def __len__(self):
+        raise TypeError("the rank of a traced tensor is only known per call: use x.dim() for "
+                        "a traced value, or x.shape[i] for one size")
+
+    def __iter__(self):
+        raise TypeError("a traced tensor's shape cannot be unpacked (its rank is only known "
+                        "per call): use x.shape[i]")
+
+
+def _size(self, dim=None):
+    """`x.size(i)`: a traced int; `x.size()` is `x.shape`."""
+    if dim is None:
+        return _TracedShape(self)
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError("size(dim) of a traced tensor needs a Python int dim")
+    tracer = self._tracer
+    name = tracer.fresh()
+    tracer.lines.append(f"{name} = opal.dim_size {self._name}, {dim} : !opal.tensor -> i64")
+    return _Scalar(name, "i64", tracer)
+
+
+def _dim(self):
+    tracer = self._tracer
+    shape, name = tracer.fresh(), tracer.fresh()
+    tracer.lines.append(f"{shape} = opal.shape_of {self._name} : !opal.tensor -> "
+                        "!opal.list<i64>")
+    tracer.lines.append(f"{name} = opal.list_len {shape} : !opal.list<i64> -> i64")
+    return _Scalar(name, "i64", tracer)
+
+
+def _dtype(self):
+    tracer = self._tracer
+    none, name = tracer.fresh(), tracer.fresh()
+    tracer.lines.append(f"{none} = opal.none")
+    tracer.lines.append(f"{name} = opal.dtype_of {self._name}, {none} : !opal.tensor, "
+                        "!opal.none -> i64")
+    return _Scalar(name, "i64", tracer)
+
+
+def _no_indexing(self, index):
+    raise TypeError("indexing a traced tensor needs aten::slice and aten::select, which opal "
+                    "does not define yet")
+
+
+TracedTensor.size = _size
+TracedTensor.shape = property(lambda self: _TracedShape(self))
+TracedTensor.dim = _dim
+TracedTensor.ndim = property(_dim)
+TracedTensor.dtype = property(_dtype)
+TracedTensor.__getitem__ = _no_indexing
 
 
 def trace_decomposition(schema, fn):
@@ -228,17 +350,26 @@ def trace_decomposition(schema, fn):
     for index, argument in enumerate(schema.arguments):
         base, optional = _base_type(argument.type)
         name = f"%a{index}"
-        if base == "Tensor" and not optional:
+        if base == "Tensor":
+            # A Tensor? is passed on as it is: the ops it goes to see
+            # whether the call gave None (opal.is_none in their bodies).
             block_args.append(f"{name}: !opal.tensor")
             call_args.append(TracedTensor(tracer, name))
             continue
-        mlir_type = _mlir_scalar_type(base)
-        if mlir_type is None or optional:
+        element = re.match(r"^(int|SymInt|float)\[\d*\]$", base)
+        if element and not optional:
+            mlir_type = "!opal.list<f64>" if element.group(1) == "float" else "!opal.list<i64>"
+        elif base == "str" and not optional:
+            mlir_type = "!opal.str"
+        else:
+            mlir_type = None if optional else _mlir_scalar_type(base)
+        if mlir_type is None:
             raise TypeError(f"register_decomposition: {schema.name}: argument "
                             f"'{argument.name}' of type {argument.type} cannot be traced "
-                            "(tensors, int, float, bool and Scalar arguments can)")
+                            "(Tensor, Tensor?, int, float, bool, Scalar, str, int[] and float[] "
+                            "arguments can)")
         block_args.append(f"{name}: {mlir_type}")
-        call_args.append(_Scalar(name, mlir_type))
+        call_args.append(_Scalar(name, mlir_type, tracer))
     for ret in schema.returns:
         if _base_type(ret.type)[0] != "Tensor":
             raise TypeError(f"register_decomposition: {schema.name} must return tensors")
@@ -267,3 +398,7 @@ def trace_decomposition(schema, fn):
             f'  }}\n'
             f'}}\n')
 
+
+_tensor_ops.add_tensor_type(TracedTensor)
+_tensor_ops.add_scalar_type(_Scalar)
+_tensor_ops.install(TracedTensor)

@@ -3,6 +3,7 @@ loaded from op-library files agree with numpy; later registrations are
 never ignored."""
 
 import os
+import re
 
 import numpy as np
 import pytest
@@ -165,3 +166,64 @@ def test_a_decomposition_of_a_mutating_op_is_refused_at_registration(lib):
             "instead") in str(error.value)
     assert not opal._C._dispatch_has_kernel_for_dispatch_key("pyjit::inc_",
                                                              "CompositeImplicitAutograd")
+
+
+def test_traced_code_is_spelled_as_eager_code(lib):
+    # Operators, methods, shapes and int arithmetic on traced values; the
+    # function is traced once and serves every shape.
+    lib.define("heads(Tensor x, int h) -> Tensor")
+
+    @opal.library.register_decomposition("pyjit::heads", lib=lib)
+    def heads(x, h):
+        batch, width = x.shape[0], x.size(-1)
+        y = x.reshape([batch * h, width // h])
+        return (y * 0.5 - 1).exp().sum(1, keepdim=True) / y.dim()
+
+    text = heads._opal_decomposition
+    assert "opal.dim_size %a0, 0" in text and "opal.dim_size %a0, -1" in text
+    assert "arith.muli" in text and "arith.floordivsi" in text
+    for rows, h in ((2, 3), (4, 2)):
+        x = rng.standard_normal((rows, 6)).astype(np.float32)
+        got = opal.ops.pyjit.heads(opal.tensor(x), h).numpy()
+        y = x.reshape(rows * h, 6 // h)
+        np.testing.assert_allclose(got, np.exp(y * 0.5 - 1).sum(1, keepdims=True) / 2,
+                                   rtol=1e-5)
+
+
+def test_list_str_and_optional_tensor_arguments_are_traced(lib):
+    lib.define("norm(Tensor x, int[] dims, Tensor? weight, str mode, float eps=1e-05) -> Tensor")
+
+    @opal.library.register_decomposition("pyjit::norm", lib=lib)
+    def norm(x, dims, weight, mode, eps):
+        centered = x - x.mean(dims, keepdim=True)
+        scaled = centered * ((centered * centered).mean(dims, keepdim=True) + eps).rsqrt()
+        return A.gelu(scaled, approximate=mode)
+
+    text = norm._opal_decomposition
+    assert "%a1: !opal.list<i64>" in text and "%a3: !opal.str" in text
+    assert "arith.constant 1.0e-05 : f64" not in text  # eps is an argument, not a literal
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+    got = opal.ops.pyjit.norm(opal.tensor(x), [1], None, "none").numpy()
+    want = torch_like_gelu((x - x.mean(1, keepdims=True)) /
+                           np.sqrt(x.var(1, keepdims=True) + 1e-5))
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def torch_like_gelu(v):
+    from math import erf, sqrt
+    return np.vectorize(lambda t: 0.5 * t * (1 + erf(t / sqrt(2))))(v).astype(np.float32)
+
+
+def test_what_tracing_cannot_know_raises_clearly(lib):
+    lib.define("bad(Tensor x, int n) -> Tensor")
+    cases = [
+        (lambda x, n: x.reshape([len(x.shape)]), "the rank of a traced tensor is only known per "
+                                                  "call"),
+        (lambda x, n: x if n > 0 else -x, "is only known per call: a traced decomposition "
+                                          "cannot branch on it"),
+        (lambda x, n: x[0], "indexing a traced tensor needs aten::slice and aten::select"),
+        (lambda x, n: 2 / x, "a Python number on the left of / or ** is not traced yet"),
+    ]
+    for fn, message in cases:
+        with pytest.raises(TypeError, match=re.escape(message)):
+            opal.library.register_decomposition("pyjit::bad", lib=lib)(fn)

@@ -37,7 +37,8 @@ SHAPE_CASES = [
      "torch.bmm(torch.ones(2, 3, 4), torch.ones(3, 4, 5))",
      "aten::bmm: Expected size for first two dimensions of batch2 tensor to be: [2, 4] but got: [3, 4]."),
     ("A.matmul(opal.ones(2, 3), opal.ones(4, 5))", "torch.matmul(torch.ones(2, 3), torch.ones(4, 5))",
-     "aten::matmul: in aten::mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"),
+     "aten::matmul: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5) "
+     "(arguments 'self' and 'other')"),
     ("A.linear(opal.ones(2, 3), opal.ones(4, 5))",
      "torch.nn.functional.linear(torch.ones(2, 3), torch.ones(4, 5))",
      "mat1 and mat2 shapes cannot be multiplied (2x3 and 5x4) (arguments 'input' and 'weight')"),
@@ -272,6 +273,24 @@ def test_a_user_check_is_checked_per_call(tmp_path):
     finally:
         for library in libraries:
             library._destroy()
+
+
+def test_ops_with_the_same_kernel_ir_keep_their_own_disk_entries(tmp_path):
+    # aten::matmul of two matrices decomposes to exactly aten::mm's IR; each
+    # op's entry keeps its own manifest (the op its checks name).
+    code = ("import opal; A = opal.ops.aten\n"
+            "for f in (A.matmul, A.mm):\n"
+            "    try:\n        f(opal.ones(2, 3), opal.ones(4, 5))\n"
+            "    except RuntimeError as e:\n        print(e)\n")
+    env = dict(__import__("os").environ, OPAL_CACHE_DIR=str(tmp_path))
+    for _ in range(2):  # compiled, then loaded from disk
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env=env, timeout=120)
+        assert out.stdout.splitlines() == [
+            "aten::matmul: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5) "
+            "(arguments 'self' and 'other')",
+            "aten::mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5) "
+            "(arguments 'self' and 'mat2')"], out.stderr
 
 
 def test_checks_travel_with_disk_cache_entries(tmp_path):
