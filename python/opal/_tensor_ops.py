@@ -252,6 +252,18 @@ _VIEWS = {
 }
 
 
+def _setitem(self, index, value):
+    """`x[index] = value` for ints, slices, None and `...`: a write into the
+    view `x[index]` (a tensor broadcast to it, or a number filled in)."""
+    view = self[index]
+    if isinstance(value, Tensor):
+        view.copy_(value)
+    elif _is_scalar(value):
+        view.fill_(value)
+    else:
+        raise TypeError(f"can't assign a {type(value).__name__} to a Tensor")
+
+
 def _bool(self):
     if self.numel() != 1:
         raise RuntimeError(f"Boolean value of Tensor with {'no' if self.numel() == 0 else 'more than one'} "
@@ -312,7 +324,7 @@ _METHODS = {
     "__abs__": lambda self: A.abs(self),
     "__eq__": _eq, "__ne__": _ne, "__lt__": _lt, "__le__": _le, "__gt__": _gt, "__ge__": _ge,
     # PyTorch's tensors hash by identity, whatever __eq__ computes.
-    "__hash__": _hash, "__bool__": _bool, "__float__": _float,
+    "__hash__": _hash, "__bool__": _bool, "__float__": _float, "__setitem__": _setitem,
     "__iadd__": _in_place("add_", _add), "__isub__": _in_place("sub_", _sub),
     "__imul__": _in_place("mul_", _mul), "__itruediv__": _in_place("div_", _truediv),
     # Methods with PyTorch's names and arguments.
@@ -345,7 +357,8 @@ _METHODS = {
 # What a traced tensor has too: every operator and method that is one aten
 # call (the others need a real tensor).
 TRACEABLE = [name for name in list(_METHODS) + list(_VIEWS)
-             if name not in ("__hash__", "__bool__", "__float__", "float", "double", "half",
+             if name not in ("__hash__", "__bool__", "__float__", "__setitem__", "float",
+                             "double", "half",
                              "long", "int", "short", "bool", "bfloat16", "zero_", "squeeze")
              and not (name.endswith("_") and not name.startswith("__"))
              and not name.startswith("__i")]

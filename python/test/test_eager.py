@@ -256,3 +256,19 @@ def test_a_mode_sees_the_calls_a_composite_decomposes_into():
         assert opal.jit.stats()["hits"] >= before + 1
     finally:
         lib._destroy()
+
+
+def test_setitem_writes_through_basic_indexing():
+    x = opal.zeros(3, 4)
+    x[0] = 1.5
+    x[1, 1:3] = opal.tensor([2.0, 3.0])
+    x[:, -1] = opal.tensor(7.0)
+    x[2][0] = 9
+    want = np.zeros((3, 4), np.float32)
+    want[0] = 1.5
+    want[1, 1:3] = [2.0, 3.0]
+    want[:, -1] = 7.0
+    want[2][0] = 9
+    np.testing.assert_array_equal(x.numpy(), want)
+    with pytest.raises(TypeError, match="can't assign a str to a Tensor"):
+        x[0] = "a"
