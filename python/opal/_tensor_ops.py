@@ -364,12 +364,31 @@ TRACEABLE = [name for name in list(_METHODS) + list(_VIEWS)
              and not name.startswith("__i")]
 
 
+# The binary operators opal.Tensor gets as C methods (the same calls, without
+# a Python frame: OperatorBindings.cpp); the Python ones above are their
+# fallback for other operands and what traced tensors use.
+_C_OPERATORS = {
+    "__add__": (A.add.Tensor, A.add.Scalar), "__radd__": (A.add.Tensor, A.add.Scalar),
+    "__sub__": (A.sub.Tensor, A.sub.Scalar),
+    "__mul__": (A.mul.Tensor, A.mul.Scalar), "__rmul__": (A.mul.Tensor, A.mul.Scalar),
+    "__truediv__": (A.div.Tensor, A.div.Scalar),
+    "__pow__": (A.pow.Tensor_Tensor, A.pow.Tensor_Scalar),
+    "__matmul__": (A.matmul.default, None),
+    "__eq__": (A.eq.Tensor, A.eq.Scalar), "__ne__": (A.ne.Tensor, A.ne.Scalar),
+    "__lt__": (A.lt.Tensor, A.lt.Scalar), "__le__": (A.le.Tensor, A.le.Scalar),
+    "__gt__": (A.gt.Tensor, A.gt.Scalar), "__ge__": (A.ge.Tensor, A.ge.Scalar),
+}
+
+
 def install(cls=Tensor):
     """Adds the operators and methods to opal.Tensor (or, with `cls`, the
     traceable ones to another tensor class)."""
     methods = dict(_METHODS, **_VIEWS)
     for name in (methods if cls is Tensor else TRACEABLE):
         setattr(cls, name, methods[name])
+    if cls is Tensor:
+        for name, (tensor_op, scalar_op) in _C_OPERATORS.items():
+            _C._install_binary_method(Tensor, name, tensor_op, scalar_op, methods[name])
 
 
 # opal.<fn>: PyTorch's functions, each the same call as the method.

@@ -14,6 +14,9 @@
 
 #include <pybind11/stl.h>
 
+#include <array>
+#include <utility>
+
 namespace py = pybind11;
 using namespace opal;
 using namespace opal::python;
@@ -89,9 +92,91 @@ PyObject *callOpHandle(PyObject *self, PyObject *args, PyObject *kwargs) {
   return nullptr;
 }
 
+/// The eager API's binary operators (`a + b`, opal/_tensor_ops.py) as C
+/// methods: a tensor operand calls the op's Tensor overload, a Python int,
+/// float or bool its Scalar overload, anything else the Python method they
+/// replace (which takes numpy scalars and returns NotImplemented for the
+/// rest). The same call as `opal.ops.aten.add.Tensor(a, b)`, without a
+/// Python frame in between.
+struct BinaryMethod {
+  std::string name;
+  std::optional<OperatorHandle> tensor, scalar;
+  PyObject *fallback = nullptr;
+  PyMethodDef def{};
+};
+constexpr int kBinaryMethods = 16;
+BinaryMethod binaryMethods[kBinaryMethods];
+
+template <int I>
+PyObject *binaryMethod(PyObject *self, PyObject *const *args, Py_ssize_t count) {
+  try {
+    BinaryMethod &method = binaryMethods[I];
+    if (count != 1) {
+      PyErr_Format(PyExc_TypeError, "%s() takes exactly one argument (%zd given)",
+                   method.name.c_str(), count);
+      return nullptr;
+    }
+    PyObject *other = args[0];
+    const std::optional<OperatorHandle> *op = nullptr;
+    if (py::isinstance<Tensor>(other))
+      op = &method.tensor;
+    else if (PyFloat_CheckExact(other) || PyLong_CheckExact(other) || PyBool_Check(other))
+      op = &method.scalar;
+    if (!op || !*op)
+      return PyObject_CallFunctionObjArgs(method.fallback, self, other, nullptr);
+    py::tuple callArgs = py::make_tuple(py::handle(self), py::handle(other));
+    if (traceHook)
+      return traceCall({(*op)->schema()}, callArgs, nullptr).release().ptr();
+    return call(**op, callArgs, py::handle()).release().ptr();
+  } catch (py::error_already_set &error) {
+    error.restore();
+  } catch (...) {
+    setPythonError();
+  }
+  return nullptr;
+}
+
+template <int... I>
+constexpr std::array<PyObject *(*)(PyObject *, PyObject *const *, Py_ssize_t), sizeof...(I)>
+binaryFunctions(std::integer_sequence<int, I...>) {
+  return {&binaryMethod<I>...};
+}
+
+/// Sets `cls.<name>` to a C method calling `tensorOp`/`scalarOp` (either
+/// may be None) and `fallback` otherwise.
+void installBinaryMethod(py::type cls, const std::string &name, py::object tensorOp,
+                         py::object scalarOp, py::object fallback) {
+  static int used = 0;
+  static const auto functions = binaryFunctions(std::make_integer_sequence<int, kBinaryMethods>());
+  if (used == kBinaryMethods)
+    throw py::value_error("_install_binary_method: all " + std::to_string(kBinaryMethods) +
+                          " slots are taken");
+  BinaryMethod &method = binaryMethods[used];
+  method.name = name;
+  if (!tensorOp.is_none())
+    method.tensor = py::cast<const PyOpHandle &>(tensorOp).handle;
+  if (!scalarOp.is_none())
+    method.scalar = py::cast<const PyOpHandle &>(scalarOp).handle;
+  method.fallback = fallback.inc_ref().ptr();
+  method.def.ml_name = method.name.c_str();
+  method.def.ml_meth = reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(functions[used]));
+  method.def.ml_flags = METH_FASTCALL;
+  method.def.ml_doc = nullptr;
+  PyObject *descriptor =
+      PyDescr_NewMethod(reinterpret_cast<PyTypeObject *>(cls.ptr()), &method.def);
+  if (!descriptor)
+    throw py::error_already_set();
+  ++used;
+  cls.attr(name.c_str()) = py::reinterpret_steal<py::object>(descriptor);
+}
+
 } // namespace
 
 void opal::python::bindOperators(py::module_ &m) {
+  m.def("_install_binary_method", &installBinaryMethod, py::arg("cls"), py::arg("name"),
+        py::arg("tensor_op"), py::arg("scalar_op"), py::arg("fallback"),
+        "Makes cls.<name>(other) a C method: tensor_op for a tensor, scalar_op for a "
+        "Python number, fallback(self, other) for anything else.");
   py::class_<PyOpHandle>(m, "_OpHandle", py::dynamic_attr())
       .def(py::init([](const std::string &name, const std::string &overload) {
              return PyOpHandle{lookup(name, overload)};
