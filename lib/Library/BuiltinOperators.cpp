@@ -80,8 +80,9 @@ bool isNativeView(const std::string &name) {
 /// Autograd keys, so a dispatch mode sees the ops they call, not them.
 bool compositeImplicitInPyTorch(const std::string &name) {
   static const std::set<std::string> names = {
-      "aten::layer_norm", "aten::linear",  "aten::log_softmax.int", "aten::matmul",
-      "aten::reshape",    "aten::softmax.int", "aten::square"};
+      "aten::layer_norm",        "aten::linear",  "aten::log_softmax.int",
+      "aten::matmul",            "aten::reshape", "aten::softmax.int",
+      "aten::square",            "aten::bitwise_or.Scalar", "aten::bitwise_xor.Scalar"};
   return names.count(name) != 0;
 }
 

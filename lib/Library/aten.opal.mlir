@@ -102,6 +102,89 @@ opal.library "aten" {
     %r = prims.pow %x, %y : (!opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
+  opal.def "bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"
+  opal.decomposition "bitwise_and.Tensor" {
+  ^bb0(%self: !opal.tensor, %other: !opal.tensor):
+    %a, %b = opal.promote %self, %other : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %none = opal.none
+    %code = opal.dtype_of %a, %none : !opal.tensor, !opal.none -> i64
+    %c4 = arith.constant 4 : i64
+    %c11 = arith.constant 11 : i64
+    %int = arith.cmpi sle, %code, %c4 : i64
+    %bool = arith.cmpi eq, %code, %c11 : i64
+    %ok = arith.ori %int, %bool : i1
+    opal.check %ok, "\"bitwise_and_cpu\" not implemented for floating-point and complex tensors"
+    %x, %y = opal.broadcast_tensors %a, %b : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %r = prims.bitwise_and %x, %y : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor"
+  opal.decomposition "bitwise_and.Scalar" {
+  ^bb0(%self: !opal.tensor, %other: f64):
+    %a, %b = opal.promote %self, %other : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
+    %r = aten.bitwise_and.Tensor %a, %b : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"
+  opal.decomposition "bitwise_or.Tensor" {
+  ^bb0(%self: !opal.tensor, %other: !opal.tensor):
+    %a, %b = opal.promote %self, %other : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %none = opal.none
+    %code = opal.dtype_of %a, %none : !opal.tensor, !opal.none -> i64
+    %c4 = arith.constant 4 : i64
+    %c11 = arith.constant 11 : i64
+    %int = arith.cmpi sle, %code, %c4 : i64
+    %bool = arith.cmpi eq, %code, %c11 : i64
+    %ok = arith.ori %int, %bool : i1
+    opal.check %ok, "\"bitwise_or_cpu\" not implemented for floating-point and complex tensors"
+    %x, %y = opal.broadcast_tensors %a, %b : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %r = prims.bitwise_or %x, %y : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor"
+  opal.decomposition "bitwise_or.Scalar" {
+  ^bb0(%self: !opal.tensor, %other: f64):
+    %a, %b = opal.promote %self, %other : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
+    %r = aten.bitwise_or.Tensor %a, %b : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"
+  opal.decomposition "bitwise_xor.Tensor" {
+  ^bb0(%self: !opal.tensor, %other: !opal.tensor):
+    %a, %b = opal.promote %self, %other : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %none = opal.none
+    %code = opal.dtype_of %a, %none : !opal.tensor, !opal.none -> i64
+    %c4 = arith.constant 4 : i64
+    %c11 = arith.constant 11 : i64
+    %int = arith.cmpi sle, %code, %c4 : i64
+    %bool = arith.cmpi eq, %code, %c11 : i64
+    %ok = arith.ori %int, %bool : i1
+    opal.check %ok, "\"bitwise_xor_cpu\" not implemented for floating-point and complex tensors"
+    %x, %y = opal.broadcast_tensors %a, %b : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %r = prims.bitwise_xor %x, %y : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor"
+  opal.decomposition "bitwise_xor.Scalar" {
+  ^bb0(%self: !opal.tensor, %other: f64):
+    %a, %b = opal.promote %self, %other : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
+    %r = aten.bitwise_xor.Tensor %a, %b : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "bitwise_not(Tensor self) -> Tensor"
+  opal.decomposition "bitwise_not" {
+  ^bb0(%self: !opal.tensor):
+    %none = opal.none
+    %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+    %c4 = arith.constant 4 : i64
+    %c11 = arith.constant 11 : i64
+    %int = arith.cmpi sle, %code, %c4 : i64
+    %bool = arith.cmpi eq, %code, %c11 : i64
+    %ok = arith.ori %int, %bool : i1
+    opal.check %ok, "\"bitwise_not_cpu\" not implemented for floating-point and complex tensors"
+    %r = prims.bitwise_not %self : (!opal.tensor) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
   opal.def "maximum(Tensor self, Tensor other) -> Tensor"
   opal.decomposition "maximum" {
   ^bb0(%self: !opal.tensor, %other: !opal.tensor):

@@ -24,6 +24,11 @@ opal.library "prims" {
   opal.def "maximum(Tensor self, Tensor other) -> Tensor"
   opal.def "minimum(Tensor self, Tensor other) -> Tensor"
   opal.def "pow(Tensor self, Tensor other) -> Tensor"
+  // Bitwise: integer and bool elements only.
+  opal.def "bitwise_and(Tensor self, Tensor other) -> Tensor"
+  opal.def "bitwise_or(Tensor self, Tensor other) -> Tensor"
+  opal.def "bitwise_xor(Tensor self, Tensor other) -> Tensor"
+  opal.def "bitwise_not(Tensor self) -> Tensor"
   // Comparisons: the result is a bool (i1) tensor.
   opal.def "eq(Tensor self, Tensor other) -> Tensor"
   opal.def "ne(Tensor self, Tensor other) -> Tensor"

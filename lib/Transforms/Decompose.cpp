@@ -209,26 +209,39 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
     return value;
   }
 
-  /// Maps the results of `original` to constants where it folds to them
-  /// for this use; true if it did.
+  /// Maps the results of `original` to constants (or to values the use
+  /// already has: `x | false` is `x`) where it folds to them for this use;
+  /// true if it did.
   static bool foldToConstants(OpBuilder &builder, Operation &original, IRMapping &mapping) {
     // A detached copy: folding it notifies no listener of the rewrite.
     Operation *copy = original.clone(mapping);
     SmallVector<OpFoldResult> folded;
-    SmallVector<TypedAttr> attrs;
+    SmallVector<OpFoldResult> results;
     if (succeeded(copy->fold(folded)) && folded.size() == copy->getNumResults())
       for (auto [result, value] : llvm::zip(copy->getResults(), folded)) {
+        if (auto existing = dyn_cast<Value>(value)) {
+          if (existing.getDefiningOp() == copy || existing.getType() != result.getType())
+            break;
+          results.push_back(existing);
+          continue;
+        }
         auto attr = dyn_cast_if_present<TypedAttr>(dyn_cast<Attribute>(value));
         if (!attr || attr.getType() != result.getType())
           break;
-        attrs.push_back(attr);
+        results.push_back(attr);
       }
     Location loc = copy->getLoc();
     copy->erase();
-    if (attrs.size() != original.getNumResults())
+    if (results.size() != original.getNumResults())
       return false;
-    for (auto [result, attr] : llvm::zip(original.getResults(), attrs))
-      mapping.map(result, arith::ConstantOp::create(builder, loc, attr).getResult());
+    for (auto [result, value] : llvm::zip(original.getResults(), results)) {
+      if (auto existing = dyn_cast<Value>(value))
+        mapping.map(result, existing);
+      else
+        mapping.map(result, arith::ConstantOp::create(builder, loc,
+                                                      cast<TypedAttr>(cast<Attribute>(value)))
+                                .getResult());
+    }
     return true;
   }
 

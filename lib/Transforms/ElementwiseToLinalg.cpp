@@ -122,6 +122,15 @@ const std::map<std::string, Payload> &payloads() {
       {"prims.maximum", binary<MaximumFOp, MaxSIOp>()},
       {"prims.minimum", binary<MinimumFOp, MinSIOp>()},
       {"prims.pow", binary<math::PowFOp, math::IPowIOp>()},
+      {"prims.bitwise_and", binary<AndIOp, AndIOp>()},
+      {"prims.bitwise_or", binary<OrIOp, OrIOp>()},
+      {"prims.bitwise_xor", binary<XOrIOp, XOrIOp>()},
+      {"prims.bitwise_not",
+       [](OpBuilder &b, Location loc, ValueRange args, Type) -> Value {
+         // All ones: -1, or true for bool.
+         Value ones = ConstantOp::create(b, loc, b.getIntegerAttr(args[0].getType(), -1));
+         return XOrIOp::create(b, loc, args[0], ones);
+       }},
       {"prims.eq", compare(CmpFPredicate::OEQ, CmpIPredicate::eq, CmpIPredicate::eq)},
       {"prims.ne", compare(CmpFPredicate::UNE, CmpIPredicate::ne, CmpIPredicate::ne)},
       {"prims.lt", compare(CmpFPredicate::OLT, CmpIPredicate::slt, CmpIPredicate::ult)},
@@ -218,6 +227,8 @@ std::string opal::ir::elementwiseLoweringProblem(Operation *op) {
   }
   if (floatOnly(name) && !isFloat(element))
     return "needs a floating-point element type, got " + typeString(element);
+  if (name.starts_with("prims.bitwise_") && !isInt(element))
+    return "needs integer or bool elements, got " + typeString(element);
   if (noBool(name) && element.isInteger(1))
     return "does not support bool (i1) elements";
   return "";

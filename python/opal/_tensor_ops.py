@@ -285,6 +285,27 @@ def _hash(self):
     return builtins.id(self)
 
 
+def _bitwise(name):
+    """`&`, `|`, `^`: a Python bool is a bool 0-d tensor (as PyTorch wraps
+    it), so `mask & True` stays bool; other numbers use the Scalar overload."""
+    packet = getattr(A, name)
+    tensor_op, scalar_op = packet.Tensor, packet.Scalar
+
+    def method(self, other):
+        if isinstance(other, TENSOR_TYPES):
+            return tensor_op(self, other)
+        if isinstance(other, builtins.bool) and isinstance(self, Tensor):
+            return tensor_op(self, _wrapped(other, self))
+        if _is_scalar(other):
+            return scalar_op(self, other)
+        return NotImplemented
+    method.__name__ = name
+    return method
+
+
+_and = _bitwise("bitwise_and")
+_or = _bitwise("bitwise_or")
+_xor = _bitwise("bitwise_xor")
 _add = _binary("add", "Tensor", "Scalar")
 _sub = _binary("sub", "Tensor", "Scalar")
 _mul = _binary("mul", "Tensor", "Scalar")
@@ -319,6 +340,10 @@ _METHODS = {
     "__truediv__": _truediv, "__rtruediv__": _reflected(A.div.Tensor),
     "__pow__": _pow, "__rpow__": _reflected(A.pow.Tensor_Tensor),
     "__matmul__": _matmul,
+    "__and__": _and, "__rand__": _and, "__or__": _or, "__ror__": _or,
+    "__xor__": _xor, "__rxor__": _xor, "__invert__": lambda self: A.bitwise_not(self),
+    "bitwise_and": _and, "bitwise_or": _or, "bitwise_xor": _xor,
+    "bitwise_not": lambda self: A.bitwise_not(self),
     "__neg__": lambda self: A.neg(self),
     "__pos__": lambda self: self,
     "__abs__": lambda self: A.abs(self),
@@ -400,6 +425,8 @@ FUNCTIONS = {
     "sum": _sum, "mean": _mean, "amax": _amax, "amin": _amin, "max": _max, "min": _min,
     "softmax": _softmax, "log_softmax": _log_softmax, "clamp": _clamp,
     "clamp_min": _METHODS["clamp_min"], "clamp_max": _METHODS["clamp_max"],
+    "bitwise_and": _and, "bitwise_or": _or, "bitwise_xor": _xor,
+    "bitwise_not": lambda input: A.bitwise_not(input),
     "where": lambda condition, input, other: A.where.self(
         condition, _wrapped(input, other) if _is_scalar(input) else input,
         _wrapped(other, input) if _is_scalar(other) else other),

@@ -29,6 +29,8 @@ GROUPS = {
     "shape": "transpose.int t permute unsqueeze squeeze.dim expand reshape view zeros_like "
              "ones_like full_like",
     "matmul": "mm bmm matmul linear",
+    "bitwise": "bitwise_and.Tensor bitwise_and.Scalar bitwise_or.Tensor bitwise_or.Scalar "
+               "bitwise_xor.Tensor bitwise_xor.Scalar bitwise_not",
 }
 
 

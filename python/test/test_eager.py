@@ -48,6 +48,9 @@ EXPRESSIONS = [
     "lib.reshape(a, (3, 2))", "lib.unsqueeze(a, 0)", "lib.sigmoid(a)", "lib.tanh(a)",
     "lib.rsub(a, 2)", "lib.gt(a, b)", "lib.pow(a, 2)", "lib.sqrt(lib.abs(a))",
     "(a > 0).float().sum()", "((a * 2 + b) / 3).exp().sum(0)",
+    "i & j", "i | 8", "i ^ j", "~i", "~m", "m & True", "m | False", "m ^ m", "m & 3",
+    "3 | i", "i.bitwise_and(j)", "lib.bitwise_or(i, 2)", "lib.bitwise_not(m)",
+    "(a > 0) & (a < 3)", "~(a > 0)",
 ]
 
 
@@ -272,3 +275,15 @@ def test_setitem_writes_through_basic_indexing():
     np.testing.assert_array_equal(x.numpy(), want)
     with pytest.raises(TypeError, match="can't assign a str to a Tensor"):
         x[0] = "a"
+
+
+def test_bitwise_ops_refuse_floats_as_pytorch_does():
+    with pytest.raises(RuntimeError) as error:
+        opal.ones(2) & opal.ones(2)
+    assert str(error.value) == ('aten::bitwise_and.Tensor: "bitwise_and_cpu" not implemented '
+                                "for floating-point and complex tensors")
+    if torch is not None:
+        with pytest.raises(RuntimeError, match="bitwise_and_cpu"):
+            torch.ones(2) & torch.ones(2)
+    with pytest.raises(RuntimeError, match="bitwise_not_cpu"):
+        ~opal.ones(2)
