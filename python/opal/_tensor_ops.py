@@ -183,22 +183,6 @@ def _clamp(self, min=None, max=None):
     return A.clamp(self, min, max)
 
 
-def _pow(self, exponent):
-    if isinstance(exponent, TENSOR_TYPES):
-        return A.pow.Tensor_Tensor(self, exponent)
-    if _is_scalar(exponent):
-        return A.pow.Tensor_Scalar(self, exponent)
-    return NotImplemented
-
-
-def _truediv(self, other):
-    if isinstance(other, TENSOR_TYPES):
-        return A.div.Tensor(self, other)
-    if _is_scalar(other):
-        return A.div.Scalar(self, other)
-    return NotImplemented
-
-
 def _rsub(self, other):
     if _is_scalar(other):
         return A.rsub.Scalar(self, other)
@@ -307,6 +291,8 @@ _and = _bitwise("bitwise_and")
 _or = _bitwise("bitwise_or")
 _xor = _bitwise("bitwise_xor")
 _add = _binary("add", "Tensor", "Scalar")
+_pow = _binary("pow", "Tensor_Tensor", "Tensor_Scalar")
+_truediv = _binary("div", "Tensor", "Scalar")
 _sub = _binary("sub", "Tensor", "Scalar")
 _mul = _binary("mul", "Tensor", "Scalar")
 _eq = _binary("eq", "Tensor", "Scalar")

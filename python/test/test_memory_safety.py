@@ -275,6 +275,15 @@ def test_a_user_check_is_checked_per_call(tmp_path):
             library._destroy()
 
 
+def compiled_then_loaded(code, cache_dir):
+    """Runs `code` in two processes sharing the disk cache `cache_dir`: the
+    first compiles, the second loads from disk."""
+    env = dict(__import__("os").environ, OPAL_CACHE_DIR=str(cache_dir))
+    for _ in range(2):
+        yield subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env=env, timeout=120)
+
+
 def test_ops_with_the_same_kernel_ir_keep_their_own_disk_entries(tmp_path):
     # aten::matmul of two matrices decomposes to exactly aten::mm's IR; each
     # op's entry keeps its own manifest (the op its checks name).
@@ -282,10 +291,7 @@ def test_ops_with_the_same_kernel_ir_keep_their_own_disk_entries(tmp_path):
             "for f in (A.matmul, A.mm):\n"
             "    try:\n        f(opal.ones(2, 3), opal.ones(4, 5))\n"
             "    except RuntimeError as e:\n        print(e)\n")
-    env = dict(__import__("os").environ, OPAL_CACHE_DIR=str(tmp_path))
-    for _ in range(2):  # compiled, then loaded from disk
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             env=env, timeout=120)
+    for out in compiled_then_loaded(code, tmp_path):
         assert out.stdout.splitlines() == [
             "aten::matmul: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5) "
             "(arguments 'self' and 'other')",
@@ -297,10 +303,7 @@ def test_checks_travel_with_disk_cache_entries(tmp_path):
     code = ("import opal; A = opal.ops.aten\n"
             "try:\n    A.sub(opal.ones(3), opal.ones(4))\n"
             "except RuntimeError as e:\n    print(e)\n")
-    env = dict(__import__("os").environ, OPAL_CACHE_DIR=str(tmp_path))
-    for _ in range(2):  # compiled, then loaded from disk
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             env=env, timeout=120)
+    for out in compiled_then_loaded(code, tmp_path):
         assert "The size of tensor a (3) must match the size of tensor b (4)" in out.stdout
     manifests = list(tmp_path.rglob("*manifest*")) + list(tmp_path.rglob("*.txt"))
     assert any("checks: broadcast,aten::sub.Tensor,0,a0.0,a1.0" in p.read_text(errors="ignore")
