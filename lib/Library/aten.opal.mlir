@@ -513,6 +513,23 @@ opal.library "aten" {
     opal.yield %r : !opal.tensor
   }
   // Reductions: dims normalized per use, keepdim puts size-1 dims back.
+  // Over every dim: the dim_IntList/dim overloads with no dims.
+  opal.def "sum(Tensor self, *, ScalarType? dtype=None) -> Tensor"
+  opal.decomposition "sum" {
+  ^bb0(%self: !opal.tensor, %dtype: i64):
+    %all = opal.list -> !opal.list<i64>
+    %false = arith.constant false
+    %r = aten.sum.dim_IntList %self, %all, %false, %dtype : (!opal.tensor, !opal.list<i64>, i1, i64) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "mean(Tensor self, *, ScalarType? dtype=None) -> Tensor"
+  opal.decomposition "mean" {
+  ^bb0(%self: !opal.tensor, %dtype: i64):
+    %all = opal.list -> !opal.list<i64>
+    %false = arith.constant false
+    %r = aten.mean.dim %self, %all, %false, %dtype : (!opal.tensor, !opal.list<i64>, i1, i64) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
   opal.def "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"
   opal.decomposition "sum.dim_IntList" {
   ^bb0(%self: !opal.tensor, %dim: !opal.list<i64>, %keepdim: i1, %dtype: i64):

@@ -139,10 +139,14 @@ def _dims(dim):
 
 
 def _sum(self, dim=None, keepdim=False, *, dtype=None):
+    if dim is None and not keepdim:
+        return A.sum.default(self, dtype=dtype)
     return A.sum.dim_IntList(self, _dims(dim), keepdim, dtype=dtype)
 
 
 def _mean(self, dim=None, keepdim=False, *, dtype=None):
+    if dim is None and not keepdim:
+        return A.mean.default(self, dtype=dtype)
     return A.mean.dim(self, _dims(dim), keepdim, dtype=dtype)
 
 

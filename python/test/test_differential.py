@@ -25,7 +25,7 @@ GROUPS = {
                "le.Scalar gt.Tensor gt.Scalar ge.Tensor ge.Scalar",
     "unary": "neg abs exp log log1p sqrt rsqrt sin cos tanh erf relu sigmoid silu softplus "
              "leaky_relu hardtanh clamp_min clamp_max clamp reciprocal square gelu",
-    "reduce": "sum.dim_IntList mean.dim amax amin softmax.int log_softmax.int layer_norm",
+    "reduce": "sum sum.dim_IntList mean mean.dim amax amin softmax.int log_softmax.int layer_norm",
     "shape": "transpose.int t permute unsqueeze squeeze.dim expand reshape view zeros_like "
              "ones_like full_like",
     "matmul": "mm bmm matmul linear",

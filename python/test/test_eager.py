@@ -48,6 +48,7 @@ EXPRESSIONS = [
     "lib.reshape(a, (3, 2))", "lib.unsqueeze(a, 0)", "lib.sigmoid(a)", "lib.tanh(a)",
     "lib.rsub(a, 2)", "lib.gt(a, b)", "lib.pow(a, 2)", "lib.sqrt(lib.abs(a))",
     "(a > 0).float().sum()", "((a * 2 + b) / 3).exp().sum(0)",
+    "lib.sum(a, dtype=lib.float64)", "lib.mean(a)", "i.sum()",
     "i & j", "i | 8", "i ^ j", "~i", "~m", "m & True", "m | False", "m ^ m", "m & 3",
     "3 | i", "i.bitwise_and(j)", "lib.bitwise_or(i, 2)", "lib.bitwise_not(m)",
     "(a > 0) & (a < 3)", "~(a > 0)",
@@ -168,7 +169,7 @@ def test_every_spelling_calls_an_aten_overload():
     finally:
         opal._C._set_trace_hook(None)
     assert seen == ["aten::add.Tensor", "aten::mul.Scalar", "aten::rsub.Scalar", "aten::matmul",
-                    "aten::neg", "aten::gt.Scalar", "aten::sum.dim_IntList", "aten::exp"]
+                    "aten::neg", "aten::gt.Scalar", "aten::sum", "aten::exp"]
 
 
 def test_foreign_tensors_are_refused_with_a_pointer_to_from_dlpack():
@@ -201,12 +202,12 @@ def test_a_mode_sees_the_aten_ops_pytorchs_mode_sees():
     x, y = opal.ones(2, 3), opal.ones(3)
     with opal.utils.OpRecorder() as recorder:
         x + y, x * y, -x, x > 0, x.sum(1), opal.exp(x), x.t(), A.mean.dim(x, [0]), \
-            x.view(3, 2), x.transpose(0, 1), x.unsqueeze(0)
+            x.view(3, 2), x.transpose(0, 1), x.unsqueeze(0), x.sum(), x.mean()
     ours = recorder.ops
     assert ours == ["aten.add.Tensor", "aten.mul.Tensor", "aten.neg.default", "aten.gt.Scalar",
                     "aten.sum.dim_IntList", "aten.exp.default", "aten.t.default",
                     "aten.mean.dim", "aten.view.default", "aten.transpose.int",
-                    "aten.unsqueeze.default"]
+                    "aten.unsqueeze.default", "aten.sum.default", "aten.mean.default"]
     # With a Python number opal calls the .Scalar overload; PyTorch wraps the
     # number in a 0-d tensor and calls .Tensor (docs/python.md).
     with opal.utils.OpRecorder() as recorder:
@@ -228,7 +229,7 @@ def test_a_mode_sees_the_aten_ops_pytorchs_mode_sees():
         with Record() as theirs:
             tx + ty, tx * ty, -tx, tx > 0, tx.sum(1), torch.exp(tx), tx.t(), \
                 torch.ops.aten.mean.dim(tx, [0]), tx.view(3, 2), tx.transpose(0, 1), \
-                tx.unsqueeze(0)
+                tx.unsqueeze(0), tx.sum(), tx.mean()
         assert theirs.ops == ours
 
 
