@@ -21,10 +21,6 @@ using namespace opal::jit;
 
 namespace {
 
-/// The last key word of a call made while a dispatch mode is active (no
-/// call's own words end with it: their last word is never all ones).
-constexpr uint64_t kUnderModeWord = ~uint64_t(0);
-
 struct Counters {
   std::atomic<uint64_t> misses{0}, compiles{0}, diskHits{0}, stale{0}, precompiled{0};
   std::atomic<uint64_t> compileMicroseconds{0};
@@ -153,8 +149,9 @@ bool sameWords(const std::vector<uint64_t> &a, const std::vector<uint64_t> &b) {
 
 /// A call's key words; throws for arguments that cannot be compiled.
 void appendCallWords(const FunctionSchema &schema, const IValue *args, DeviceType device,
-                     int cudaCapability, bool staticShapes, std::vector<uint64_t> &words) {
-  auto ok = appendKeyWords(schema, args, device, staticShapes, words, cudaCapability);
+                     int cudaCapability, bool staticShapes, bool opByOp,
+                     std::vector<uint64_t> &words) {
+  auto ok = appendKeyWords(schema, args, device, staticShapes, words, cudaCapability, opByOp);
   if (!ok)
     throw OpalError(ok.error().message());
 }
@@ -269,9 +266,7 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
                                      compiled.error().message() + ")");
         staticShapes_.store(true);
         words.clear();
-        appendCallWords(op.schema(), args, device, cudaCapability, true, words);
-        if (underMode)
-          words.push_back(kUnderModeWord);
+        appendCallWords(op.schema(), args, device, cudaCapability, true, underMode, words);
         compiled = std::move(retried);
       }
     }
@@ -341,15 +336,13 @@ void MlirKernel::boxedCall(OperatorKernel *functor, const OperatorHandle &op,
   ThreadState &state = threadState();
   std::vector<uint64_t> &words = state.words;
   words.clear();
-  appendCallWords(schema, args, target, capability,
-                  self.staticShapes_.load(std::memory_order_relaxed), words);
   // The Python key is still in the call's keys only above it: this kernel
   // runs at an Autograd key (a CompositeImplicitAutograd decomposition) and
   // a dispatch mode waits below. As in PyTorch, the mode must see the
   // decomposed calls, so the decomposition runs op by op.
   bool underMode = keys.has(DispatchKey::Python);
-  if (underMode)
-    words.push_back(kUnderModeWord);
+  appendCallWords(schema, args, target, capability,
+                  self.staticShapes_.load(std::memory_order_relaxed), underMode, words);
   const CompiledKernel *kernel = self.find(words);
   if (kernel) {
     state.hits.store(state.hits.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);

@@ -131,8 +131,10 @@ bool appendConstantWords(const IValue &value, uint64_t head, std::vector<uint64_
 
 Expected<bool> jit::appendKeyWords(const FunctionSchema &schema, const IValue *args,
                                    DeviceType device, bool staticShapes,
-                                   std::vector<uint64_t> &words, int cudaCapability) {
+                                   std::vector<uint64_t> &words, int cudaCapability,
+                                   bool opByOp) {
   words.push_back(static_cast<uint64_t>(device) | uint64_t(staticShapes) << 8 |
+                  uint64_t(opByOp) << 9 |
                   static_cast<uint64_t>(static_cast<uint32_t>(cudaCapability)) << 16);
   const auto &arguments = schema.arguments();
   for (size_t i = 0; i < arguments.size(); ++i) {

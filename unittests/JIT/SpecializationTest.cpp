@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 using namespace opal;
 using namespace opal::jit;
 
@@ -73,6 +75,20 @@ TEST(Specialization, SpecDescribesTheCall) {
   EXPECT_EQ(spec.args[2].kind, ArgKind::Constant);
   spec = makeCallSpec(s, args.data(), DeviceType::CPU, true);
   EXPECT_EQ(spec.str(), "(float32[4,1], float, int=1, None)");
+}
+
+TEST(Specialization, RunningOpByOpUnderAModeIsPartOfTheKey) {
+  // The same call with a dispatch mode active (CallSpec::opByOp) has its own
+  // key, whatever its last argument: the flag is a bit of the first word.
+  auto s = schema("t::f(Tensor x, int d) -> Tensor");
+  std::vector<IValue> args = {Tensor::empty({2}), IValue(int64_t(-1))};
+  std::vector<uint64_t> fused, byOp;
+  ASSERT_TRUE(appendKeyWords(s, args.data(), DeviceType::CPU, false, fused).hasValue());
+  ASSERT_TRUE(
+      appendKeyWords(s, args.data(), DeviceType::CPU, false, byOp, 0, /*opByOp=*/true).hasValue());
+  ASSERT_EQ(fused.size(), byOp.size());
+  EXPECT_NE(fused[0], byOp[0]);
+  EXPECT_TRUE(std::equal(fused.begin() + 1, fused.end(), byOp.begin() + 1));
 }
 
 TEST(Specialization, UncompilableArgumentsAreReported) {

@@ -80,12 +80,14 @@ struct CallSpec {
 };
 
 /// The key words of a call (see the file comment) appended to `words`; on
-/// CUDA, `cudaCapability` (CallSpec::cudaCapability) is part of the key.
-/// Fails with a message naming the op and argument when an argument cannot
-/// be compiled (complex scalars, tensors on two devices, rank above 64).
+/// CUDA, `cudaCapability` (CallSpec::cudaCapability) is part of the key, and
+/// so is `opByOp` (CallSpec::opByOp). Fails with a message naming the op and
+/// argument when an argument cannot be compiled (complex scalars, tensors on
+/// two devices, rank above 64).
 Expected<bool> appendKeyWords(const FunctionSchema &schema, const IValue *args,
                               DeviceType device, bool staticShapes,
-                              std::vector<uint64_t> &words, int cudaCapability = 0);
+                              std::vector<uint64_t> &words, int cudaCapability = 0,
+                              bool opByOp = false);
 
 /// The specialization of a call with arguments `args` (one per schema
 /// argument, defaults filled).
