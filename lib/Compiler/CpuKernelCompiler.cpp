@@ -340,6 +340,13 @@ private:
       return true;
     }
     front.decomposed = printed(moduleOp);
+    // Conditions on the data (integer divisors) become results checked
+    // after the call.
+    if (failed(dataChecks_->run(moduleOp))) {
+      front.error = "cannot derive the data checks of " + op + spec.str() + ":" +
+                    diagnostics.text;
+      return false;
+    }
     front.stage(front.decomposeMs);
 
     front.kernel = std::make_shared<jit::CompiledKernel>();
@@ -347,10 +354,20 @@ private:
     kernel.reached = std::move(reached);
     for (const jit::ArgSpec &arg : spec.args)
       kernel.argKinds.push_back(arg.kind);
-    // Two CPU threads split independent rows; one CUDA launch covers them all.
-    kernel.rowsIndependent = spec.device != DeviceType::CUDA && rowsAreIndependent(moduleOp);
-    kernel.halves =
-        spec.device != DeviceType::CUDA ? halvesCombine(moduleOp) : jit::HalvesCombine::None;
+    auto function = moduleOp.lookupSymbol<func::FuncOp>(kKernelName);
+    if (auto text = function->getAttrOfType<StringAttr>(kDataChecksAttrName)) {
+      auto checks = jit::readDataChecks(text.str());
+      if (!checks) {
+        front.error = op + spec.str() + ": " + checks.error().message();
+        return false;
+      }
+      kernel.dataChecks = std::move(*checks);
+    }
+    // Two CPU threads split independent rows; one CUDA launch covers them
+    // all. A kernel with data checks runs whole.
+    bool split = spec.device != DeviceType::CUDA && kernel.dataChecks.empty();
+    kernel.rowsIndependent = split && rowsAreIndependent(moduleOp);
+    kernel.halves = split ? halvesCombine(moduleOp) : jit::HalvesCombine::None;
     // CUDA outputs come from cuMemAlloc: aligned for 128-bit stores.
     unsigned outputAlignment = spec.device == DeviceType::CUDA ? jit::kVectorAlignment : 0;
     auto outputs = splitEntryPoints(moduleOp, outputAlignment, error);
@@ -605,6 +622,9 @@ private:
     auto decompose = std::make_unique<PassManager>(context.get());
     decompose->addPass(createOpalDecompose());
     decompose_ = std::move(decompose);
+    auto dataChecks = std::make_unique<PassManager>(context.get());
+    dataChecks->addNestedPass<func::FuncOp>(createOpalDeriveDataChecks());
+    dataChecks_ = std::move(dataChecks);
     reusable_.clear(); // (pass managers of the old context go before it)
     context_ = std::move(context);
     // Texts that do not parse (an op they use was removed since) are left
@@ -663,6 +683,7 @@ private:
   std::mutex mutex_;
   std::unique_ptr<MLIRContext> context_;
   std::unique_ptr<PassManager> decompose_;
+  std::unique_ptr<PassManager> dataChecks_;
   std::map<std::string, std::unique_ptr<PassManager>> reusable_;
   std::map<std::string, OperatorName> opNames_;
   std::set<std::string> knownOps_;

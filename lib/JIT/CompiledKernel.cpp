@@ -478,6 +478,37 @@ void CompiledKernel::checkShapesOutOfLine(const IValue *args, const FunctionSche
   }
 }
 
+namespace {
+
+/// After a call: reads each data check's result (the last outputs), removes
+/// them from `out` and raises the first that found a violation.
+void finishDataChecks(const CompiledKernel &kernel, Device device, Stack &out) {
+  size_t count = kernel.dataChecks.size();
+  std::vector<Tensor> results;
+  for (size_t i = out.size() - count; i < out.size(); ++i)
+    results.push_back(out[i].toTensor());
+  out.resize(out.size() - count);
+  if (device.isMeta())
+    return;
+  for (size_t i = 0; i < count; ++i) {
+    const Tensor &result = results[i];
+    std::vector<int64_t> words(static_cast<size_t>(result.numel()));
+    if (device.isCUDA())
+      cuda::copyBytes(words.data(), Device(), result.dataPtr(), device,
+                      words.size() * sizeof(int64_t));
+    else
+      std::memcpy(words.data(), result.dataPtr(), words.size() * sizeof(int64_t));
+    if (words.empty() || words[0] == 0)
+      continue;
+    std::vector<std::string> values;
+    for (size_t v = 1; v < words.size(); ++v)
+      values.push_back(std::to_string(words[v]));
+    throw OpalError(fillMessage(kernel.dataChecks[i].message, values));
+  }
+}
+
+} // namespace
+
 void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const {
   if (runsOpByOp())
     return runPlan(args, out);
@@ -505,16 +536,27 @@ void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const
     packer.memref(result.dataPtr(), result.sizes(), result.strides());
     out.emplace_back(std::move(result));
   }
-  if (device.isMeta())
-    return;
-  if (device.isCUDA()) {
+  // On CUDA, one launch covers the call; the caller does not wait for it.
+  auto runWhole = [&] {
+    if (!device.isCUDA())
+      return run(packer.slots());
     if (!gpuModule)
       throw OpalError("internal error: " + label + " was not compiled for CUDA");
     cuda::LaunchScope scope(*gpuModule, cuda::ordinalOf(device), label);
     run(packer.slots());
     scope.finish();
-    return;
+  };
+  if (!dataChecks.empty()) {
+    // Checked kernels run whole, on the caller's thread; their checks' results
+    // are read (on CUDA, after the launch finished) and dropped.
+    if (!device.isMeta())
+      runWhole();
+    return finishDataChecks(*this, device, out);
   }
+  if (device.isMeta())
+    return;
+  if (device.isCUDA())
+    return runWhole();
   // Large calls split the rows of their lead tensor (the reduced input,
   // or the outputs) over two threads.
   auto large = [](const TensorImpl *lead) {

@@ -156,6 +156,13 @@ std::string jit::describeShapeChecks(const std::vector<ShapeCheck> &checks) {
   return text;
 }
 
+std::string jit::describeDataChecks(const std::vector<DataCheck> &checks) {
+  std::string text;
+  for (const DataCheck &check : checks)
+    text += (text.empty() ? "" : " ") + check.op + "," + encodeMessage(check.message);
+  return text;
+}
+
 std::string jit::describeSizeSources(const std::vector<SizeSource> &sources) {
   std::ostringstream text;
   for (size_t i = 0; i < sources.size(); ++i)
@@ -180,6 +187,8 @@ std::string jit::describeKernel(const CompiledKernel &kernel) {
     text << "sizes: " << describeSizeSources(kernel.sizeSources) << "\n";
   if (!kernel.shapeChecks.empty())
     text << "checks: " << describeShapeChecks(kernel.shapeChecks) << "\n";
+  if (!kernel.dataChecks.empty())
+    text << "data: " << describeDataChecks(kernel.dataChecks) << "\n";
   text << "reached:";
   for (const OperatorName &name : kernel.reached)
     text << " " << name.str();
@@ -357,6 +366,23 @@ Expected<std::vector<ShapeCheck>> jit::readShapeChecks(const std::string &text) 
   return readWords(text, readShapeCheck);
 }
 
+namespace {
+
+Expected<DataCheck> readDataCheck(const std::string &word) {
+  std::vector<std::string> fields = splitAt(word, ',');
+  DataCheck check;
+  if (fields.size() != 2 || fields[0].empty() || !decodeMessage(fields[1], check.message))
+    return makeUnexpected(Error("data check '" + word + "': expected <op>,<message>"));
+  check.op = fields[0];
+  return check;
+}
+
+} // namespace
+
+Expected<std::vector<DataCheck>> jit::readDataChecks(const std::string &text) {
+  return readWords(text, readDataCheck);
+}
+
 Expected<std::vector<SizeSource>> jit::readSizeSources(const std::string &text) {
   return readWords(text, readSizeSource);
 }
@@ -400,6 +426,11 @@ Expected<bool> jit::readKernelDescription(const std::string &text, CompiledKerne
       if (!checks)
         return makeUnexpected(Error("kernel description: " + checks.error().message()));
       kernel.shapeChecks = std::move(*checks);
+    } else if (field == "data") {
+      auto checks = readDataChecks(line.substr(colon + 1));
+      if (!checks)
+        return makeUnexpected(Error("kernel description: " + checks.error().message()));
+      kernel.dataChecks = std::move(*checks);
     } else if (field == "reached") {
       for (const std::string &word : values) {
         auto name = parseOperatorName(word);
@@ -416,6 +447,15 @@ Expected<bool> jit::readKernelDescription(const std::string &text, CompiledKerne
   size_t dynamic = 0;
   for (const OutputSpec &output : kernel.outputs)
     dynamic += std::count(output.sizes.begin(), output.sizes.end(), int64_t(-1));
+  if (kernel.dataChecks.size() > kernel.outputs.size())
+    return makeUnexpected(Error("kernel description: more data checks than outputs"));
+  for (size_t i = kernel.outputs.size() - kernel.dataChecks.size(); i < kernel.outputs.size();
+       ++i) {
+    const OutputSpec &output = kernel.outputs[i];
+    if (output.dtype != ScalarType::Long || output.sizes.size() != 1 || output.sizes[0] < 1)
+      return makeUnexpected(Error("kernel description: the result of a data check must be "
+                                  "int64[n] with a static n >= 1"));
+  }
   if (!kernel.sizeSources.empty() && kernel.sizeSources.size() != dynamic)
     return makeUnexpected(Error("kernel description: " + std::to_string(kernel.sizeSources.size()) +
                                 " size sources for " + std::to_string(dynamic) +

@@ -11,6 +11,8 @@
 #include "opal/Dialect/OpalOps.h"
 #include "opal/JIT/CompiledKernel.h"
 
+#include "PrimUtils.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -28,6 +30,7 @@ namespace opal::ir {
 using namespace mlir;
 using opal::jit::ShapeCheck;
 using opal::jit::SizeRef;
+using opal::ir::detail::opNameOf;
 
 namespace {
 
@@ -107,19 +110,6 @@ std::optional<SizeRef> traceIndex(Value index, func::FuncOp function, int depth)
     return traceDim(dim.getSource(), *d, function, depth + 1);
   }
   return std::nullopt;
-}
-
-/// The op named in `loc` ("aten::add.Tensor"), or "" if none.
-std::string opNameOf(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().str();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
-      if (std::string name = opNameOf(inner); !name.empty())
-        return name;
-  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
-    return opNameOf(callSite.getCallee());
-  return "";
 }
 
 /// The traced sizes of `value` at `dims`; empty if one cannot be traced.

@@ -19,6 +19,7 @@
 #include "mlir/IR/PatternMatch.h"
 
 #include <functional>
+#include <type_traits>
 #include <map>
 
 using namespace mlir;
@@ -86,6 +87,25 @@ Value convertScalar(OpBuilder &b, Location loc, Value value, Type to) {
   return arith::TruncIOp::create(b, loc, to, value);
 }
 
+/// `x op d` for signed integers (op: arith.divsi or arith.remsi) without the
+/// two cases that trap: a zero divisor divides by one (the call raises
+/// afterwards, opal-derive-data-checks), and a divisor of -1 negates (the
+/// minimum value stays itself, as two's complement wraps) or leaves 0.
+template <typename Op> Value safeIntegerDivision(OpBuilder &b, Location loc, Value x, Value d) {
+  using namespace arith;
+  Type type = d.getType();
+  Value zero = ConstantOp::create(b, loc, b.getIntegerAttr(type, 0));
+  Value one = ConstantOp::create(b, loc, b.getIntegerAttr(type, 1));
+  Value minusOne = ConstantOp::create(b, loc, b.getIntegerAttr(type, -1));
+  Value isZero = CmpIOp::create(b, loc, CmpIPredicate::eq, d, zero);
+  Value isMinusOne = CmpIOp::create(b, loc, CmpIPredicate::eq, d, minusOne);
+  Value special = OrIOp::create(b, loc, isZero, isMinusOne);
+  Value divisor = SelectOp::create(b, loc, special, one, d);
+  Value result = Op::create(b, loc, x, divisor);
+  Value byMinusOne = std::is_same_v<Op, DivSIOp> ? Value(SubIOp::create(b, loc, zero, x)) : zero;
+  return SelectOp::create(b, loc, isMinusOne, byMinusOne, result);
+}
+
 const std::map<std::string, Payload> &payloads() {
   using namespace arith;
   static const std::map<std::string, Payload> table = {
@@ -118,7 +138,12 @@ const std::map<std::string, Payload> &payloads() {
       {"prims.add", binary<AddFOp, AddIOp>()},
       {"prims.sub", binary<SubFOp, SubIOp>()},
       {"prims.mul", binary<MulFOp, MulIOp>()},
-      {"prims.div", binary<DivFOp, DivSIOp>()},
+      {"prims.div",
+       [](OpBuilder &b, Location loc, ValueRange args, Type) -> Value {
+         if (isFloat(args[0].getType()))
+           return DivFOp::create(b, loc, args[0], args[1]);
+         return safeIntegerDivision<DivSIOp>(b, loc, args[0], args[1]);
+       }},
       {"prims.maximum", binary<MaximumFOp, MaxSIOp>()},
       {"prims.minimum", binary<MinimumFOp, MinSIOp>()},
       {"prims.pow", binary<math::PowFOp, math::IPowIOp>()},

@@ -98,3 +98,15 @@ Type opal::ir::elementTypeForDtype(int64_t dtype, MLIRContext *context) {
 std::optional<int64_t> opal::ir::dtypeForElementType(Type element) {
   return detail::scalarTypeCodeFor(element);
 }
+
+std::string opal::ir::detail::opNameOf(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (std::string name = opNameOf(inner); !name.empty())
+        return name;
+  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
+    return opNameOf(callSite.getCallee());
+  return "";
+}

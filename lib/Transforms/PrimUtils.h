@@ -8,6 +8,7 @@
 #ifndef OPAL_LIB_TRANSFORMS_PRIMUTILS_H
 #define OPAL_LIB_TRANSFORMS_PRIMUTILS_H
 
+#include "mlir/IR/Location.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Types.h"
 #include "llvm/ADT/SmallVector.h"
@@ -31,6 +32,9 @@ bool isNone(mlir::Value value);
 /// The MLIR element type of a PyTorch ScalarType code (float32 = 6, ...), or
 /// null for codes opal does not lower.
 mlir::Type elementTypeFor(int64_t scalarType, mlir::MLIRContext *context);
+/// The op named in `loc` ("aten::add.Tensor"), or "" if none: opal-decompose
+/// locates each body's ops at the op it defines.
+std::string opNameOf(mlir::Location loc);
 /// The PyTorch ScalarType code of an element type (i8 is int8), if any.
 std::optional<int64_t> scalarTypeCodeFor(mlir::Type element);
 

@@ -128,6 +128,20 @@ struct ShapeCheck {
   }
 };
 
+/// A condition on the data of a call's inputs that a kernel checks as it
+/// runs (derived by the compiler, opal-derive-data-checks): an integer
+/// division's divisor is not zero. The kernel writes `[found, values...]`
+/// (int64) into an output of its own, one of the kernel's last outputs; after
+/// the call, found != 0 raises `message` (RuntimeError) with each `{i}`
+/// replaced by values[i]. `op` is the op whose definition needs the check.
+struct DataCheck {
+  std::string op;
+  std::string message;
+  bool operator==(const DataCheck &other) const {
+    return op == other.op && message == other.message;
+  }
+};
+
 class CompiledKernel {
 public:
   using PackedFunction = void (*)(void **);
@@ -169,6 +183,9 @@ public:
   /// What the inputs' sizes must satisfy, checked in order before every
   /// call (also on meta tensors); see ShapeCheck.
   std::vector<ShapeCheck> shapeChecks;
+  /// Checked after every call: the last dataChecks.size() entries of
+  /// `outputs` are their results, which the caller never sees.
+  std::vector<DataCheck> dataChecks;
   /// The ops (`ns::name[.overload]`) whose definitions went into the kernel.
   std::vector<OperatorName> reached;
   std::string cacheKey;        ///< hex sha256 of the disk cache entry
@@ -217,6 +234,12 @@ Expected<std::vector<SizeSource>> readSizeSources(const std::string &text);
 std::string describeShapeChecks(const std::vector<ShapeCheck> &checks);
 /// Reads describeShapeChecks' text; an empty text has none.
 Expected<std::vector<ShapeCheck>> readShapeChecks(const std::string &text);
+
+/// The value of the `data:` field: one word per check, "<op>,<message>"
+/// with the message %-encoded as in `checks:`.
+std::string describeDataChecks(const std::vector<DataCheck> &checks);
+/// Reads describeDataChecks' text; an empty text has none.
+Expected<std::vector<DataCheck>> readDataChecks(const std::string &text);
 
 /// What libopal_compiler provides.
 class KernelCompiler {

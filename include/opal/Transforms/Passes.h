@@ -26,6 +26,9 @@ inline constexpr const char *kAlignAttrName = "opal.align";
 /// The function attribute where opal-derive-shape-checks records the size
 /// checks a function's body assumes (a string: jit::describeShapeChecks).
 inline constexpr const char *kShapeChecksAttrName = "opal.shape_checks";
+/// The function attribute where opal-derive-data-checks records the checks
+/// its last results carry (a string: jit::describeDataChecks).
+inline constexpr const char *kDataChecksAttrName = "opal.data_checks";
 /// The unit attribute of the loop over rows that opal-fuse-rows makes:
 /// opal-map-to-gpu runs it as one kernel with a block per row.
 inline constexpr const char *kRowsAttrName = "opal.rows";

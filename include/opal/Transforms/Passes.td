@@ -48,6 +48,29 @@ def OpalDeriveShapeChecks : Pass<"opal-derive-shape-checks", "::mlir::func::Func
   }];
 }
 
+def OpalDeriveDataChecks : Pass<"opal-derive-data-checks", "::mlir::func::FuncOp"> {
+  let summary = "Makes a function check, as it runs, the data its prims need (integer divisors)";
+  let description = [{
+    Runs on prims (after opal-decompose). Some conditions on a call's data
+    cannot be checked before the call from its sizes: an integer division by
+    zero must raise PyTorch's `ZeroDivisionError` instead of trapping. For
+    each such prim (`prims.div` on integers), the function gains a result: a
+    reduction over the operand that writes `[found, values...]` as a
+    `tensor<Nxi64>` (found is 1 if any element violates the condition). The
+    function's `opal.data_checks` attribute (the text of a kernel
+    description's `data:` field) names the op and the message of each of
+    these results, which are its last ones, in order. The JIT allocates them
+    like outputs, reads them after the call and raises; they are never
+    returned to the caller. The prims' own lowerings never trap (a zero
+    divisor divides by one), so the kernel stays safe until the check raises.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def OpalDecompose : Pass<"opal-decompose", "::mlir::ModuleOp"> {
   let summary = "Replaces composite ops with their decomposition bodies";
   let description = [{
