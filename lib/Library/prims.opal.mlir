@@ -16,6 +16,25 @@ opal.library "prims" {
   opal.def "cos(Tensor self) -> Tensor"
   opal.def "tanh(Tensor self) -> Tensor"
   opal.def "erf(Tensor self) -> Tensor"
+  opal.def "expm1(Tensor self) -> Tensor"
+  opal.def "log2(Tensor self) -> Tensor"
+  opal.def "log10(Tensor self) -> Tensor"
+  opal.def "tan(Tensor self) -> Tensor"
+  opal.def "asin(Tensor self) -> Tensor"
+  opal.def "acos(Tensor self) -> Tensor"
+  opal.def "atan(Tensor self) -> Tensor"
+  opal.def "sinh(Tensor self) -> Tensor"
+  opal.def "cosh(Tensor self) -> Tensor"
+  opal.def "asinh(Tensor self) -> Tensor"
+  opal.def "acosh(Tensor self) -> Tensor"
+  opal.def "atanh(Tensor self) -> Tensor"
+  // Rounding: integers are kept as they are; round is to nearest even.
+  opal.def "ceil(Tensor self) -> Tensor"
+  opal.def "floor(Tensor self) -> Tensor"
+  opal.def "round(Tensor self) -> Tensor"
+  opal.def "trunc(Tensor self) -> Tensor"
+  // -1, 0 or 1 (0 for NaN; bool stays itself).
+  opal.def "sign(Tensor self) -> Tensor"
   // Elementwise, binary.
   opal.def "add(Tensor self, Tensor other) -> Tensor"
   opal.def "sub(Tensor self, Tensor other) -> Tensor"
@@ -24,6 +43,13 @@ opal.library "prims" {
   opal.def "maximum(Tensor self, Tensor other) -> Tensor"
   opal.def "minimum(Tensor self, Tensor other) -> Tensor"
   opal.def "pow(Tensor self, Tensor other) -> Tensor"
+  opal.def "atan2(Tensor self, Tensor other) -> Tensor"
+  opal.def "copysign(Tensor self, Tensor other) -> Tensor"
+  // Integer div, fmod and remainder by zero raise ZeroDivisionError
+  // (opal-derive-data-checks). div truncates integers; fmod has the sign of
+  // self, remainder that of other.
+  opal.def "fmod(Tensor self, Tensor other) -> Tensor"
+  opal.def "remainder(Tensor self, Tensor other) -> Tensor"
   // Bitwise: integer and bool elements only.
   opal.def "bitwise_and(Tensor self, Tensor other) -> Tensor"
   opal.def "bitwise_or(Tensor self, Tensor other) -> Tensor"

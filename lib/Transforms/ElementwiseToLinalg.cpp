@@ -48,6 +48,27 @@ template <typename FloatOp, typename IntOp> Payload binary() {
   };
 }
 
+/// max or min: FloatOp on floats, IntOp on integers, BoolOp on bool.
+template <typename FloatOp, typename IntOp, typename BoolOp> Payload extremum() {
+  return [](OpBuilder &b, Location loc, ValueRange args, Type) -> Value {
+    Type type = args[0].getType();
+    if (isFloat(type))
+      return FloatOp::create(b, loc, args[0], args[1]);
+    if (type.isInteger(1))
+      return BoolOp::create(b, loc, args[0], args[1]);
+    return IntOp::create(b, loc, args[0], args[1]);
+  };
+}
+
+/// A rounding op on floats; integers are already whole.
+template <typename FloatOp> Payload rounding() {
+  return [](OpBuilder &b, Location loc, ValueRange args, Type) -> Value {
+    if (isFloat(args[0].getType()))
+      return FloatOp::create(b, loc, args[0]);
+    return args[0];
+  };
+}
+
 Payload compare(arith::CmpFPredicate floatPredicate, arith::CmpIPredicate signedPredicate,
                 arith::CmpIPredicate unsignedPredicate) {
   return [=](OpBuilder &b, Location loc, ValueRange args, Type) -> Value {
@@ -135,6 +156,87 @@ const std::map<std::string, Payload> &payloads() {
       {"prims.cos", unaryFloat([](OpBuilder &b, Location l, Value x) { return math::CosOp::create(b, l, x); })},
       {"prims.tanh", unaryFloat([](OpBuilder &b, Location l, Value x) { return math::TanhOp::create(b, l, x); })},
       {"prims.erf", unaryFloat([](OpBuilder &b, Location l, Value x) { return math::ErfOp::create(b, l, x); })},
+      {"prims.expm1", unaryFloat([](OpBuilder &b, Location l, Value x) { return math::ExpM1Op::create(b, l, x); })},
+      {"prims.log2", unaryFloat([](OpBuilder &b, Location l, Value x) { return math::Log2Op::create(b, l, x); })},
+      {"prims.log10", unaryFloat([](OpBuilder &b, Location l, Value x) { return math::Log10Op::create(b, l, x); })},
+      {"prims.tan", unaryFloat([](OpBuilder &b, Location l, Value x) { return math::TanOp::create(b, l, x); })},
+      {"prims.asin", unaryFloat([](OpBuilder &b, Location l, Value x) { return math::AsinOp::create(b, l, x); })},
+      {"prims.acos", unaryFloat([](OpBuilder &b, Location l, Value x) { return math::AcosOp::create(b, l, x); })},
+      {"prims.atan", unaryFloat([](OpBuilder &b, Location l, Value x) { return math::AtanOp::create(b, l, x); })},
+      {"prims.sinh", unaryFloat([](OpBuilder &b, Location l, Value x) { return math::SinhOp::create(b, l, x); })},
+      {"prims.cosh", unaryFloat([](OpBuilder &b, Location l, Value x) { return math::CoshOp::create(b, l, x); })},
+      {"prims.asinh", unaryFloat([](OpBuilder &b, Location l, Value x) { return math::AsinhOp::create(b, l, x); })},
+      {"prims.acosh", unaryFloat([](OpBuilder &b, Location l, Value x) { return math::AcoshOp::create(b, l, x); })},
+      {"prims.atanh", unaryFloat([](OpBuilder &b, Location l, Value x) { return math::AtanhOp::create(b, l, x); })},
+      {"prims.ceil", rounding<math::CeilOp>()},
+      {"prims.floor", rounding<math::FloorOp>()},
+      {"prims.round", rounding<math::RoundEvenOp>()},
+      {"prims.trunc", rounding<math::TruncOp>()},
+      {"prims.sign",
+       [](OpBuilder &b, Location loc, ValueRange args, Type) -> Value {
+         // (0 < x) - (x < 0), in x's type.
+         Value x = args[0];
+         Type type = x.getType();
+         if (type.isInteger(1))
+           return x;
+         bool isFloating = isFloat(type);
+         Value zero = isFloating ? Value(ConstantOp::create(b, loc, b.getFloatAttr(type, 0.0)))
+                                 : Value(ConstantOp::create(b, loc, b.getIntegerAttr(type, 0)));
+         Value positive = isFloating ? Value(CmpFOp::create(b, loc, CmpFPredicate::OGT, x, zero))
+                                     : Value(CmpIOp::create(b, loc, CmpIPredicate::sgt, x, zero));
+         Value negative = isFloating ? Value(CmpFOp::create(b, loc, CmpFPredicate::OLT, x, zero))
+                                     : Value(CmpIOp::create(b, loc, CmpIPredicate::slt, x, zero));
+         Value p = convertScalar(b, loc, positive, type), n = convertScalar(b, loc, negative, type);
+         return isFloating ? Value(SubFOp::create(b, loc, p, n)) : Value(SubIOp::create(b, loc, p, n));
+       }},
+      {"prims.atan2", binary<math::Atan2Op, math::Atan2Op>()},
+      {"prims.copysign",
+       [](OpBuilder &b, Location loc, ValueRange args, Type) -> Value {
+         // x's magnitude bits with y's sign bit: plain integer ops, which
+         // every backend and vectorizer handles (math.copysign has no CPU
+         // lowering here).
+         auto floatType = cast<FloatType>(args[0].getType());
+         unsigned width = floatType.getWidth();
+         Type bits = b.getIntegerType(width);
+         Value x = BitcastOp::create(b, loc, bits, args[0]);
+         Value y = BitcastOp::create(b, loc, bits, args[1]);
+         APInt signBit = APInt::getSignMask(width);
+         Value sign = ConstantOp::create(b, loc, b.getIntegerAttr(bits, signBit));
+         Value magnitude = ConstantOp::create(b, loc, b.getIntegerAttr(bits, ~signBit));
+         Value combined = OrIOp::create(b, loc, AndIOp::create(b, loc, x, magnitude),
+                                        AndIOp::create(b, loc, y, sign));
+         return BitcastOp::create(b, loc, floatType, combined);
+       }},
+      {"prims.fmod",
+       [](OpBuilder &b, Location loc, ValueRange args, Type) -> Value {
+         if (isFloat(args[0].getType()))
+           return RemFOp::create(b, loc, args[0], args[1]);
+         return safeIntegerDivision<RemSIOp>(b, loc, args[0], args[1]);
+       }},
+      {"prims.remainder",
+       [](OpBuilder &b, Location loc, ValueRange args, Type) -> Value {
+         // fmod, then moved by the divisor where the signs differ.
+         Value x = args[0], d = args[1];
+         Type type = x.getType();
+         if (isFloat(type)) {
+           Value zero = ConstantOp::create(b, loc, b.getFloatAttr(type, 0.0));
+           Value r = RemFOp::create(b, loc, x, d);
+           Value nonzero = CmpFOp::create(b, loc, CmpFPredicate::UNE, r, zero);
+           Value rNegative = CmpFOp::create(b, loc, CmpFPredicate::OLT, r, zero);
+           Value dNegative = CmpFOp::create(b, loc, CmpFPredicate::OLT, d, zero);
+           Value differ = XOrIOp::create(b, loc, rNegative, dNegative);
+           Value move = AndIOp::create(b, loc, nonzero, differ);
+           return SelectOp::create(b, loc, move, AddFOp::create(b, loc, r, d), r);
+         }
+         Value zero = ConstantOp::create(b, loc, b.getIntegerAttr(type, 0));
+         Value r = safeIntegerDivision<RemSIOp>(b, loc, x, d);
+         Value nonzero = CmpIOp::create(b, loc, CmpIPredicate::ne, r, zero);
+         Value rNegative = CmpIOp::create(b, loc, CmpIPredicate::slt, r, zero);
+         Value dNegative = CmpIOp::create(b, loc, CmpIPredicate::slt, d, zero);
+         Value differ = XOrIOp::create(b, loc, rNegative, dNegative);
+         Value move = AndIOp::create(b, loc, nonzero, differ);
+         return SelectOp::create(b, loc, move, AddIOp::create(b, loc, r, d), r);
+       }},
       {"prims.add", binary<AddFOp, AddIOp>()},
       {"prims.sub", binary<SubFOp, SubIOp>()},
       {"prims.mul", binary<MulFOp, MulIOp>()},
@@ -144,8 +246,9 @@ const std::map<std::string, Payload> &payloads() {
            return DivFOp::create(b, loc, args[0], args[1]);
          return safeIntegerDivision<DivSIOp>(b, loc, args[0], args[1]);
        }},
-      {"prims.maximum", binary<MaximumFOp, MaxSIOp>()},
-      {"prims.minimum", binary<MinimumFOp, MinSIOp>()},
+      // On bool (i1, where true is -1 as a signed number) max is or, min and.
+      {"prims.maximum", extremum<MaximumFOp, MaxSIOp, OrIOp>()},
+      {"prims.minimum", extremum<MinimumFOp, MinSIOp, AndIOp>()},
       {"prims.pow", binary<math::PowFOp, math::IPowIOp>()},
       {"prims.bitwise_and", binary<AndIOp, AndIOp>()},
       {"prims.bitwise_or", binary<OrIOp, OrIOp>()},
@@ -191,14 +294,18 @@ SmallVector<Value> tensorInputs(Operation *op) {
 
 /// Prims defined only on floating-point elements, and those not on bool.
 bool floatOnly(StringRef name) {
-  return llvm::is_contained({"prims.exp", "prims.log", "prims.log1p", "prims.sqrt",
-                             "prims.rsqrt", "prims.sin", "prims.cos", "prims.tanh",
-                             "prims.erf"},
+  return llvm::is_contained({"prims.exp",   "prims.log",   "prims.log1p", "prims.sqrt",
+                             "prims.rsqrt", "prims.sin",   "prims.cos",   "prims.tanh",
+                             "prims.erf",   "prims.expm1", "prims.log2",  "prims.log10",
+                             "prims.tan",   "prims.asin",  "prims.acos",  "prims.atan",
+                             "prims.sinh",  "prims.cosh",  "prims.asinh", "prims.acosh",
+                             "prims.atanh", "prims.atan2", "prims.copysign"},
                             name);
 }
 bool noBool(StringRef name) {
-  return llvm::is_contained({"prims.neg", "prims.add", "prims.sub", "prims.mul",
-                             "prims.div", "prims.pow", "prims.abs"},
+  return llvm::is_contained({"prims.neg", "prims.add", "prims.sub", "prims.mul", "prims.div",
+                             "prims.pow", "prims.abs", "prims.ceil", "prims.floor",
+                             "prims.round", "prims.trunc", "prims.fmod", "prims.remainder"},
                             name);
 }
 

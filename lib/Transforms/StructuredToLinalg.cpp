@@ -392,6 +392,8 @@ TypedAttr reductionIdentity(StringRef name, Type element, Builder &b) {
   if (isFloat)
     return b.getFloatAttr(element, max ? -std::numeric_limits<double>::infinity()
                                        : std::numeric_limits<double>::infinity());
+  if (element.isInteger(1)) // bool: false < true
+    return b.getBoolAttr(!max);
   unsigned width = element.getIntOrFloatBitWidth();
   APInt limit = max ? APInt::getSignedMinValue(width) : APInt::getSignedMaxValue(width);
   return b.getIntegerAttr(element, limit);
@@ -409,6 +411,9 @@ Value combine(OpBuilder &b, Location loc, StringRef name, Value acc, Value x) {
   if (name == "prims.prod")
     return isFloat ? Value(arith::MulFOp::create(b, loc, x, acc, reassoc))
                    : Value(arith::MulIOp::create(b, loc, x, acc));
+  if (x.getType().isInteger(1)) // bool: max is or, min is and
+    return name == "prims.amax" ? Value(arith::OrIOp::create(b, loc, x, acc))
+                                : Value(arith::AndIOp::create(b, loc, x, acc));
   if (name == "prims.amax")
     return isFloat ? Value(arith::MaximumFOp::create(b, loc, x, acc))
                    : Value(arith::MaxSIOp::create(b, loc, x, acc));
