@@ -82,7 +82,8 @@ bool compositeImplicitInPyTorch(const std::string &name) {
   static const std::set<std::string> names = {
       "aten::layer_norm",        "aten::linear",  "aten::log_softmax.int",
       "aten::matmul",            "aten::reshape", "aten::softmax.int",
-      "aten::square",            "aten::bitwise_or.Scalar", "aten::bitwise_xor.Scalar"};
+      "aten::square",            "aten::bitwise_or.Scalar", "aten::bitwise_xor.Scalar",
+      "aten::floor_divide.Scalar", "aten::max.other",       "aten::min.other"};
   return names.count(name) != 0;
 }
 

@@ -11,10 +11,26 @@ opal.library "aten" {
   opal.decomposition "add.Tensor" {
   ^bb0(%self: !opal.tensor, %other: !opal.tensor, %alpha: f64):
     %a, %o = opal.promote %self, %other : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    // alpha scales in the result's dtype; an integral result takes no float alpha.
+    %al_none = opal.none
+    %al_result = opal.dtype_of %a, %al_none : !opal.tensor, !opal.none -> i64
+    %al_code = opal.dtype_of %alpha, %al_none : f64, !opal.none -> i64
+    %al_c7 = arith.constant 7 : i64
+    %al_c4 = arith.constant 4 : i64
+    %al_c11 = arith.constant 11 : i64
+    %al_float = arith.cmpi eq, %al_code, %al_c7 : i64
+    %al_int = arith.cmpi sle, %al_result, %al_c4 : i64
+    %al_bool = arith.cmpi eq, %al_result, %al_c11 : i64
+    %al_integral = arith.ori %al_int, %al_bool : i1
+    %al_bad = arith.andi %al_float, %al_integral : i1
+    %al_true = arith.constant true
+    %al_ok = arith.xori %al_bad, %al_true : i1
+    opal.check %al_ok, "For integral input tensors, argument alpha must not be a floating point number."
     %o2, %al = opal.promote %o, %alpha : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
     %ob, %alb = opal.broadcast_tensors %o2, %al : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
     %scaled = prims.mul %ob, %alb : (!opal.tensor, !opal.tensor) -> !opal.tensor
-    %a2, %b = opal.promote %a, %scaled : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %scaled_r = opal.to_dtype %scaled, %al_result : !opal.tensor, i64 -> !opal.tensor
+    %a2, %b = opal.promote %a, %scaled_r : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
     %x, %y = opal.broadcast_tensors %a2, %b : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
     %r = prims.add %x, %y : (!opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %r : !opal.tensor
@@ -23,9 +39,25 @@ opal.library "aten" {
   opal.decomposition "add.Scalar" {
   ^bb0(%self: !opal.tensor, %other: f64, %alpha: f64):
     %a, %o = opal.promote %self, %other : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
+    // alpha scales in the result's dtype; an integral result takes no float alpha.
+    %al_none = opal.none
+    %al_result = opal.dtype_of %a, %al_none : !opal.tensor, !opal.none -> i64
+    %al_code = opal.dtype_of %alpha, %al_none : f64, !opal.none -> i64
+    %al_c7 = arith.constant 7 : i64
+    %al_c4 = arith.constant 4 : i64
+    %al_c11 = arith.constant 11 : i64
+    %al_float = arith.cmpi eq, %al_code, %al_c7 : i64
+    %al_int = arith.cmpi sle, %al_result, %al_c4 : i64
+    %al_bool = arith.cmpi eq, %al_result, %al_c11 : i64
+    %al_integral = arith.ori %al_int, %al_bool : i1
+    %al_bad = arith.andi %al_float, %al_integral : i1
+    %al_true = arith.constant true
+    %al_ok = arith.xori %al_bad, %al_true : i1
+    opal.check %al_ok, "For integral input tensors, argument alpha must not be a floating point number."
     %o2, %al = opal.promote %o, %alpha : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
     %scaled = prims.mul %o2, %al : (!opal.tensor, !opal.tensor) -> !opal.tensor
-    %a2, %s2 = opal.promote %a, %scaled : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %scaled_r = opal.to_dtype %scaled, %al_result : !opal.tensor, i64 -> !opal.tensor
+    %a2, %s2 = opal.promote %a, %scaled_r : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
     %x, %y = opal.broadcast_tensors %a2, %s2 : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
     %r = prims.add %x, %y : (!opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %r : !opal.tensor
@@ -33,11 +65,41 @@ opal.library "aten" {
   opal.def "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"
   opal.decomposition "sub.Tensor" {
   ^bb0(%self: !opal.tensor, %other: !opal.tensor, %alpha: f64):
+    %dc_none = opal.none
+    %dc_c4 = arith.constant 4 : i64
+    %dc_c11 = arith.constant 11 : i64
+    %dc_true = arith.constant true
+    %dc_a = opal.dtype_of %self, %dc_none : !opal.tensor, !opal.none -> i64
+    %dc_b = opal.dtype_of %other, %dc_none : !opal.tensor, !opal.none -> i64
+    %dc_abool = arith.cmpi eq, %dc_a, %dc_c11 : i64
+    %dc_bbool = arith.cmpi eq, %dc_b, %dc_c11 : i64
+    %dc_both = arith.andi %dc_abool, %dc_bbool : i1
+    %dc_either = arith.ori %dc_abool, %dc_bbool : i1
+    %dc_not_both = arith.xori %dc_both, %dc_true : i1
+    opal.check %dc_not_both, "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead."
+    %dc_neither = arith.xori %dc_either, %dc_true : i1
+    opal.check %dc_neither, "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
     %a, %o = opal.promote %self, %other : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    // alpha scales in the result's dtype; an integral result takes no float alpha.
+    %al_none = opal.none
+    %al_result = opal.dtype_of %a, %al_none : !opal.tensor, !opal.none -> i64
+    %al_code = opal.dtype_of %alpha, %al_none : f64, !opal.none -> i64
+    %al_c7 = arith.constant 7 : i64
+    %al_c4 = arith.constant 4 : i64
+    %al_c11 = arith.constant 11 : i64
+    %al_float = arith.cmpi eq, %al_code, %al_c7 : i64
+    %al_int = arith.cmpi sle, %al_result, %al_c4 : i64
+    %al_bool = arith.cmpi eq, %al_result, %al_c11 : i64
+    %al_integral = arith.ori %al_int, %al_bool : i1
+    %al_bad = arith.andi %al_float, %al_integral : i1
+    %al_true = arith.constant true
+    %al_ok = arith.xori %al_bad, %al_true : i1
+    opal.check %al_ok, "For integral input tensors, argument alpha must not be a floating point number."
     %o2, %al = opal.promote %o, %alpha : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
     %ob, %alb = opal.broadcast_tensors %o2, %al : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
     %scaled = prims.mul %ob, %alb : (!opal.tensor, !opal.tensor) -> !opal.tensor
-    %a2, %b = opal.promote %a, %scaled : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %scaled_r = opal.to_dtype %scaled, %al_result : !opal.tensor, i64 -> !opal.tensor
+    %a2, %b = opal.promote %a, %scaled_r : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
     %x, %y = opal.broadcast_tensors %a2, %b : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
     %r = prims.sub %x, %y : (!opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %r : !opal.tensor
@@ -45,10 +107,33 @@ opal.library "aten" {
   opal.def "sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor"
   opal.decomposition "sub.Scalar" {
   ^bb0(%self: !opal.tensor, %other: f64, %alpha: f64):
+    %dc_none = opal.none
+    %dc_c4 = arith.constant 4 : i64
+    %dc_c11 = arith.constant 11 : i64
+    %dc_true = arith.constant true
+    %dc_code = opal.dtype_of %self, %dc_none : !opal.tensor, !opal.none -> i64
+    %dc_not_bool = arith.cmpi ne, %dc_code, %dc_c11 : i64
+    opal.check %dc_not_bool, "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
     %a, %o = opal.promote %self, %other : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
+    // alpha scales in the result's dtype; an integral result takes no float alpha.
+    %al_none = opal.none
+    %al_result = opal.dtype_of %a, %al_none : !opal.tensor, !opal.none -> i64
+    %al_code = opal.dtype_of %alpha, %al_none : f64, !opal.none -> i64
+    %al_c7 = arith.constant 7 : i64
+    %al_c4 = arith.constant 4 : i64
+    %al_c11 = arith.constant 11 : i64
+    %al_float = arith.cmpi eq, %al_code, %al_c7 : i64
+    %al_int = arith.cmpi sle, %al_result, %al_c4 : i64
+    %al_bool = arith.cmpi eq, %al_result, %al_c11 : i64
+    %al_integral = arith.ori %al_int, %al_bool : i1
+    %al_bad = arith.andi %al_float, %al_integral : i1
+    %al_true = arith.constant true
+    %al_ok = arith.xori %al_bad, %al_true : i1
+    opal.check %al_ok, "For integral input tensors, argument alpha must not be a floating point number."
     %o2, %al = opal.promote %o, %alpha : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
     %scaled = prims.mul %o2, %al : (!opal.tensor, !opal.tensor) -> !opal.tensor
-    %a2, %s2 = opal.promote %a, %scaled : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %scaled_r = opal.to_dtype %scaled, %al_result : !opal.tensor, i64 -> !opal.tensor
+    %a2, %s2 = opal.promote %a, %scaled_r : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
     %x, %y = opal.broadcast_tensors %a2, %s2 : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
     %r = prims.sub %x, %y : (!opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %r : !opal.tensor
@@ -89,6 +174,17 @@ opal.library "aten" {
   opal.def "pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"
   opal.decomposition "pow.Tensor_Tensor" {
   ^bb0(%self: !opal.tensor, %other: !opal.tensor):
+    %dc_none = opal.none
+    %dc_c4 = arith.constant 4 : i64
+    %dc_c11 = arith.constant 11 : i64
+    %dc_true = arith.constant true
+    %dc_a = opal.dtype_of %self, %dc_none : !opal.tensor, !opal.none -> i64
+    %dc_b = opal.dtype_of %other, %dc_none : !opal.tensor, !opal.none -> i64
+    %dc_abool = arith.cmpi eq, %dc_a, %dc_c11 : i64
+    %dc_bbool = arith.cmpi eq, %dc_b, %dc_c11 : i64
+    %dc_both = arith.andi %dc_abool, %dc_bbool : i1
+    %dc_not_both = arith.xori %dc_both, %dc_true : i1
+    opal.check %dc_not_both, "\"pow\" not implemented for 'Bool'"
     %a, %b = opal.promote %self, %other : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
     %x, %y = opal.broadcast_tensors %a, %b : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
     %r = prims.pow %x, %y : (!opal.tensor, !opal.tensor) -> !opal.tensor
@@ -99,6 +195,21 @@ opal.library "aten" {
   ^bb0(%self: !opal.tensor, %other: f64):
     %a, %b = opal.promote %self, %other : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
     %x, %y = opal.broadcast_tensors %a, %b : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    // An integer power's exponent is known per call only.
+    %none = opal.none
+    %code = opal.dtype_of %a, %none : !opal.tensor, !opal.none -> i64
+    %c4 = arith.constant 4 : i64
+    %integral = arith.cmpi sle, %code, %c4 : i64
+    opal.static_if %integral {
+      %c0 = arith.constant 0 : i64
+      %b0, %zero = opal.promote %b, %c0 : !opal.tensor, i64 -> !opal.tensor, !opal.tensor
+      %bb, %zb = opal.broadcast_tensors %b, %zero : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+      %negative = prims.lt %bb, %zb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      opal.data_check %negative, "Integers to negative integer powers are not allowed." : !opal.tensor
+      opal.yield
+    } else {
+      opal.yield
+    }
     %r = prims.pow %x, %y : (!opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
@@ -302,6 +413,13 @@ opal.library "aten" {
   opal.def "neg(Tensor self) -> Tensor"
   opal.decomposition "neg" {
   ^bb0(%self: !opal.tensor):
+    %dc_none = opal.none
+    %dc_c4 = arith.constant 4 : i64
+    %dc_c11 = arith.constant 11 : i64
+    %dc_true = arith.constant true
+    %dc_code = opal.dtype_of %self, %dc_none : !opal.tensor, !opal.none -> i64
+    %dc_not_bool = arith.cmpi ne, %dc_code, %dc_c11 : i64
+    opal.check %dc_not_bool, "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
     %x = opal.promote %self : !opal.tensor -> !opal.tensor
     %r = prims.neg %x : (!opal.tensor) -> !opal.tensor
     opal.yield %r : !opal.tensor
@@ -309,6 +427,13 @@ opal.library "aten" {
   opal.def "abs(Tensor self) -> Tensor"
   opal.decomposition "abs" {
   ^bb0(%self: !opal.tensor):
+    %dc_none = opal.none
+    %dc_c4 = arith.constant 4 : i64
+    %dc_c11 = arith.constant 11 : i64
+    %dc_true = arith.constant true
+    %dc_code = opal.dtype_of %self, %dc_none : !opal.tensor, !opal.none -> i64
+    %dc_not_bool = arith.cmpi ne, %dc_code, %dc_c11 : i64
+    opal.check %dc_not_bool, "\"abs_cpu\" not implemented for 'Bool'"
     %x = opal.promote %self : !opal.tensor -> !opal.tensor
     %r = prims.abs %x : (!opal.tensor) -> !opal.tensor
     opal.yield %r : !opal.tensor
@@ -380,6 +505,13 @@ opal.library "aten" {
   opal.def "relu(Tensor self) -> Tensor"
   opal.decomposition "relu" {
   ^bb0(%self: !opal.tensor):
+    %dc_none = opal.none
+    %dc_c4 = arith.constant 4 : i64
+    %dc_c11 = arith.constant 11 : i64
+    %dc_true = arith.constant true
+    %dc_code = opal.dtype_of %self, %dc_none : !opal.tensor, !opal.none -> i64
+    %dc_not_bool = arith.cmpi ne, %dc_code, %dc_c11 : i64
+    opal.check %dc_not_bool, "Boolean inputs not supported for relu"
     %c0 = arith.constant 0 : i64
     %a, %z = opal.promote %self, %c0 : !opal.tensor, i64 -> !opal.tensor, !opal.tensor
     %x, %y = opal.broadcast_tensors %a, %z : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
@@ -401,6 +533,16 @@ opal.library "aten" {
   opal.def "silu(Tensor self) -> Tensor"
   opal.decomposition "silu" {
   ^bb0(%self: !opal.tensor):
+    %dc_none = opal.none
+    %dc_c4 = arith.constant 4 : i64
+    %dc_c11 = arith.constant 11 : i64
+    %dc_true = arith.constant true
+    %dc_code = opal.dtype_of %self, %dc_none : !opal.tensor, !opal.none -> i64
+    %dc_int = arith.cmpi sle, %dc_code, %dc_c4 : i64
+    %dc_bool = arith.cmpi eq, %dc_code, %dc_c11 : i64
+    %dc_not_float = arith.ori %dc_int, %dc_bool : i1
+    %dc_float = arith.xori %dc_not_float, %dc_true : i1
+    opal.check %dc_float, "\"silu_cpu\" not implemented for '{0:dtype}'" (%dc_code : i64)
     %a = opal.promote %self {to_float} : !opal.tensor -> !opal.tensor
     %s = aten.sigmoid %a : (!opal.tensor) -> !opal.tensor
     %r = prims.mul %a, %s : (!opal.tensor, !opal.tensor) -> !opal.tensor
@@ -419,6 +561,16 @@ opal.library "aten" {
   opal.def "softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor"
   opal.decomposition "softplus" {
   ^bb0(%self: !opal.tensor, %beta: f64, %threshold: f64):
+    %dc_none = opal.none
+    %dc_c4 = arith.constant 4 : i64
+    %dc_c11 = arith.constant 11 : i64
+    %dc_true = arith.constant true
+    %dc_code = opal.dtype_of %self, %dc_none : !opal.tensor, !opal.none -> i64
+    %dc_int = arith.cmpi sle, %dc_code, %dc_c4 : i64
+    %dc_bool = arith.cmpi eq, %dc_code, %dc_c11 : i64
+    %dc_not_float = arith.ori %dc_int, %dc_bool : i1
+    %dc_float = arith.xori %dc_not_float, %dc_true : i1
+    opal.check %dc_float, "\"softplus_cpu\" not implemented for '{0:dtype}'" (%dc_code : i64)
     %x, %b = opal.promote %self, %beta {to_float} : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
     %xs, %bs = opal.broadcast_tensors %x, %b : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
     %xb = prims.mul %xs, %bs : (!opal.tensor, !opal.tensor) -> !opal.tensor
@@ -434,6 +586,16 @@ opal.library "aten" {
   opal.def "leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor"
   opal.decomposition "leaky_relu" {
   ^bb0(%self: !opal.tensor, %slope: f64):
+    %dc_none = opal.none
+    %dc_c4 = arith.constant 4 : i64
+    %dc_c11 = arith.constant 11 : i64
+    %dc_true = arith.constant true
+    %dc_code = opal.dtype_of %self, %dc_none : !opal.tensor, !opal.none -> i64
+    %dc_int = arith.cmpi sle, %dc_code, %dc_c4 : i64
+    %dc_bool = arith.cmpi eq, %dc_code, %dc_c11 : i64
+    %dc_not_float = arith.ori %dc_int, %dc_bool : i1
+    %dc_float = arith.xori %dc_not_float, %dc_true : i1
+    opal.check %dc_float, "\"leaky_relu_cpu\" not implemented for '{0:dtype}'" (%dc_code : i64)
     %c0 = arith.constant 0 : i64
     %x, %s = opal.promote %self, %slope : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
     %x2, %z = opal.promote %x, %c0 : !opal.tensor, i64 -> !opal.tensor, !opal.tensor
@@ -446,10 +608,20 @@ opal.library "aten" {
   opal.def "hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor"
   opal.decomposition "hardtanh" {
   ^bb0(%self: !opal.tensor, %lo: f64, %hi: f64):
+    %dc_none = opal.none
+    %dc_c4 = arith.constant 4 : i64
+    %dc_c11 = arith.constant 11 : i64
+    %dc_true = arith.constant true
+    %dc_code = opal.dtype_of %self, %dc_none : !opal.tensor, !opal.none -> i64
+    %dc_not_bool = arith.cmpi ne, %dc_code, %dc_c11 : i64
+    opal.check %dc_not_bool, "Bool inputs not supported for hardtanh"
     %x, %l, %h = opal.promote %self, %lo, %hi : !opal.tensor, f64, f64 -> !opal.tensor, !opal.tensor, !opal.tensor
     %xb, %lb, %hb = opal.broadcast_tensors %x, %l, %h : !opal.tensor, !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor, !opal.tensor
     %above = prims.maximum %xb, %lb : (!opal.tensor, !opal.tensor) -> !opal.tensor
-    %r = prims.minimum %above, %hb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %clamped = prims.minimum %above, %hb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    // The result keeps self's dtype (integer bounds truncate).
+    %self_dtype = opal.dtype_of %self, %dc_none : !opal.tensor, !opal.none -> i64
+    %r = opal.to_dtype %clamped, %self_dtype : !opal.tensor, i64 -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
   // Clamping (NaN stays NaN, as prims.maximum/minimum propagate it).
@@ -473,6 +645,13 @@ opal.library "aten" {
   opal.def "rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor"
   opal.decomposition "rsub.Scalar" {
   ^bb0(%self: !opal.tensor, %other: f64, %alpha: f64):
+    %dc_none = opal.none
+    %dc_c4 = arith.constant 4 : i64
+    %dc_c11 = arith.constant 11 : i64
+    %dc_true = arith.constant true
+    %dc_code = opal.dtype_of %self, %dc_none : !opal.tensor, !opal.none -> i64
+    %dc_not_bool = arith.cmpi ne, %dc_code, %dc_c11 : i64
+    opal.check %dc_not_bool, "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
     %a, %o = opal.promote %self, %other : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
     %a2, %al = opal.promote %a, %alpha : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
     %ab, %alb = opal.broadcast_tensors %a2, %al : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
@@ -494,13 +673,26 @@ opal.library "aten" {
   opal.def "square(Tensor self) -> Tensor"
   opal.decomposition "square" {
   ^bb0(%self: !opal.tensor):
-    %r = prims.mul %self, %self : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    // pow(self, 2): bool becomes int64.
+    %c2 = arith.constant 2 : i64
+    %x, %two = opal.promote %self, %c2 : !opal.tensor, i64 -> !opal.tensor, !opal.tensor
+    %r = prims.mul %x, %x : (!opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
   // Matrix products (operands promoted to one dtype).
   opal.def "mm(Tensor self, Tensor mat2) -> Tensor"
   opal.decomposition "mm" {
   ^bb0(%self: !opal.tensor, %mat2: !opal.tensor):
+    %dc_none = opal.none
+    %dc_c4 = arith.constant 4 : i64
+    %dc_c11 = arith.constant 11 : i64
+    %dc_true = arith.constant true
+    %dc_a = opal.dtype_of %self, %dc_none : !opal.tensor, !opal.none -> i64
+    %dc_b = opal.dtype_of %mat2, %dc_none : !opal.tensor, !opal.none -> i64
+    %dc_same = arith.cmpi eq, %dc_a, %dc_b : i64
+    opal.check %dc_same, "expected scalar type {0:dtype} but found {1:dtype}" (%dc_a, %dc_b : i64, i64)
+    %dc_not_bool = arith.cmpi ne, %dc_a, %dc_c11 : i64
+    opal.check %dc_not_bool, "\"addmm_impl_cpu_\" not implemented for 'Bool'"
     %a, %b = opal.promote %self, %mat2 : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
     %r = prims.mm %a, %b : (!opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %r : !opal.tensor
@@ -508,6 +700,16 @@ opal.library "aten" {
   opal.def "bmm(Tensor self, Tensor mat2) -> Tensor"
   opal.decomposition "bmm" {
   ^bb0(%self: !opal.tensor, %mat2: !opal.tensor):
+    %dc_none = opal.none
+    %dc_c4 = arith.constant 4 : i64
+    %dc_c11 = arith.constant 11 : i64
+    %dc_true = arith.constant true
+    %dc_a = opal.dtype_of %self, %dc_none : !opal.tensor, !opal.none -> i64
+    %dc_b = opal.dtype_of %mat2, %dc_none : !opal.tensor, !opal.none -> i64
+    %dc_same = arith.cmpi eq, %dc_a, %dc_b : i64
+    opal.check %dc_same, "expected scalar type {0:dtype} but found {1:dtype}" (%dc_a, %dc_b : i64, i64)
+    %dc_not_bool = arith.cmpi ne, %dc_a, %dc_c11 : i64
+    opal.check %dc_not_bool, "\"bmm\" not implemented for 'Bool'"
     %a, %b = opal.promote %self, %mat2 : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
     %r = prims.bmm %a, %b : (!opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %r : !opal.tensor
@@ -525,6 +727,18 @@ opal.library "aten" {
   opal.def "mean(Tensor self, *, ScalarType? dtype=None) -> Tensor"
   opal.decomposition "mean" {
   ^bb0(%self: !opal.tensor, %dtype: i64):
+    %dc_none = opal.none
+    %dc_c4 = arith.constant 4 : i64
+    %dc_c11 = arith.constant 11 : i64
+    %dc_true = arith.constant true
+    %dc_code = opal.dtype_of %self, %dc_none : !opal.tensor, !opal.none -> i64
+    %dc_int = arith.cmpi sle, %dc_code, %dc_c4 : i64
+    %dc_bool = arith.cmpi eq, %dc_code, %dc_c11 : i64
+    %dc_not_float = arith.ori %dc_int, %dc_bool : i1
+    %dc_no_dtype = opal.is_none %dtype : i64 -> i1
+    %dc_bad = arith.andi %dc_not_float, %dc_no_dtype : i1
+    %dc_ok = arith.xori %dc_bad, %dc_true : i1
+    opal.check %dc_ok, "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {0:dtype}" (%dc_code : i64)
     %all = opal.list -> !opal.list<i64>
     %false = arith.constant false
     %r = aten.mean.dim %self, %all, %false, %dtype : (!opal.tensor, !opal.list<i64>, i1, i64) -> !opal.tensor
@@ -543,6 +757,18 @@ opal.library "aten" {
   opal.def "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"
   opal.decomposition "mean.dim" {
   ^bb0(%self: !opal.tensor, %dim: !opal.list<i64>, %keepdim: i1, %dtype: i64):
+    %dc_none = opal.none
+    %dc_c4 = arith.constant 4 : i64
+    %dc_c11 = arith.constant 11 : i64
+    %dc_true = arith.constant true
+    %dc_code = opal.dtype_of %self, %dc_none : !opal.tensor, !opal.none -> i64
+    %dc_int = arith.cmpi sle, %dc_code, %dc_c4 : i64
+    %dc_bool = arith.cmpi eq, %dc_code, %dc_c11 : i64
+    %dc_not_float = arith.ori %dc_int, %dc_bool : i1
+    %dc_no_dtype = opal.is_none %dtype : i64 -> i1
+    %dc_bad = arith.andi %dc_not_float, %dc_no_dtype : i1
+    %dc_ok = arith.xori %dc_bad, %dc_true : i1
+    opal.check %dc_ok, "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {0:dtype}" (%dc_code : i64)
     %x = opal.to_dtype %self, %dtype {to_float} : !opal.tensor, i64 -> !opal.tensor
     %dims = opal.normalize_dims %x, %dim : !opal.tensor, !opal.list<i64> -> !opal.list<i64>
     %none = opal.none
@@ -580,6 +806,33 @@ opal.library "aten" {
   opal.def "softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"
   opal.decomposition "softmax.int" {
   ^bb0(%self: !opal.tensor, %dim: i64, %dtype: i64):
+    %dc_none = opal.none
+    %dc_c4 = arith.constant 4 : i64
+    %dc_c11 = arith.constant 11 : i64
+    %dc_true = arith.constant true
+    %dc_code = opal.dtype_of %self, %dc_none : !opal.tensor, !opal.none -> i64
+    %dc_int = arith.cmpi sle, %dc_code, %dc_c4 : i64
+    %dc_bool = arith.cmpi eq, %dc_code, %dc_c11 : i64
+    %dc_not_float = arith.ori %dc_int, %dc_bool : i1
+    %dc_no_dtype = opal.is_none %dtype : i64 -> i1
+    %dc_bad = arith.andi %dc_not_float, %dc_no_dtype : i1
+    %dc_ok = arith.xori %dc_bad, %dc_true : i1
+    %dc_shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %dc_rank = opal.list_len %dc_shape : !opal.list<i64> -> i64
+    %dc_c0 = arith.constant 0 : i64
+    %dc_c1 = arith.constant 1 : i64
+    %dc_scalar = arith.cmpi eq, %dc_rank, %dc_c0 : i64
+    %dc_rank1 = arith.select %dc_scalar, %dc_c1, %dc_rank : i64
+    %dc_negative = arith.cmpi slt, %dim, %dc_c0 : i64
+    %dc_wrapped = arith.addi %dim, %dc_rank1 : i64
+    %dc_d = arith.select %dc_negative, %dc_wrapped, %dim : i64
+    %dc_lastd = arith.subi %dc_rank1, %dc_c1 : i64
+    %dc_last = arith.cmpi eq, %dc_d, %dc_lastd : i64
+    %dc_ok_last = arith.ori %dc_ok, %dc_last : i1
+    %dc_not_last = arith.xori %dc_last, %dc_true : i1
+    %dc_ok_other = arith.ori %dc_ok, %dc_not_last : i1
+    opal.check %dc_ok_other, "\"softmax_lastdim_kernel_impl\" not implemented for '{0:dtype}'" (%dc_code : i64)
+    opal.check %dc_ok_last, "\"softmax_kernel_impl\" not implemented for '{0:dtype}'" (%dc_code : i64)
     %x = opal.to_dtype %self, %dtype {to_float} : !opal.tensor, i64 -> !opal.tensor
     %dims = opal.normalize_dims %x, %dim : !opal.tensor, i64 -> !opal.list<i64>
     %none = opal.none
@@ -598,6 +851,33 @@ opal.library "aten" {
   opal.def "log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"
   opal.decomposition "log_softmax.int" {
   ^bb0(%self: !opal.tensor, %dim: i64, %dtype: i64):
+    %dc_none = opal.none
+    %dc_c4 = arith.constant 4 : i64
+    %dc_c11 = arith.constant 11 : i64
+    %dc_true = arith.constant true
+    %dc_code = opal.dtype_of %self, %dc_none : !opal.tensor, !opal.none -> i64
+    %dc_int = arith.cmpi sle, %dc_code, %dc_c4 : i64
+    %dc_bool = arith.cmpi eq, %dc_code, %dc_c11 : i64
+    %dc_not_float = arith.ori %dc_int, %dc_bool : i1
+    %dc_no_dtype = opal.is_none %dtype : i64 -> i1
+    %dc_bad = arith.andi %dc_not_float, %dc_no_dtype : i1
+    %dc_ok = arith.xori %dc_bad, %dc_true : i1
+    %dc_shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %dc_rank = opal.list_len %dc_shape : !opal.list<i64> -> i64
+    %dc_c0 = arith.constant 0 : i64
+    %dc_c1 = arith.constant 1 : i64
+    %dc_scalar = arith.cmpi eq, %dc_rank, %dc_c0 : i64
+    %dc_rank1 = arith.select %dc_scalar, %dc_c1, %dc_rank : i64
+    %dc_negative = arith.cmpi slt, %dim, %dc_c0 : i64
+    %dc_wrapped = arith.addi %dim, %dc_rank1 : i64
+    %dc_d = arith.select %dc_negative, %dc_wrapped, %dim : i64
+    %dc_lastd = arith.subi %dc_rank1, %dc_c1 : i64
+    %dc_last = arith.cmpi eq, %dc_d, %dc_lastd : i64
+    %dc_ok_last = arith.ori %dc_ok, %dc_last : i1
+    %dc_not_last = arith.xori %dc_last, %dc_true : i1
+    %dc_ok_other = arith.ori %dc_ok, %dc_not_last : i1
+    opal.check %dc_ok_other, "\"log_softmax_lastdim_kernel_impl\" not implemented for '{0:dtype}'" (%dc_code : i64)
+    opal.check %dc_ok_last, "\"softmax_kernel_impl\" not implemented for '{0:dtype}'" (%dc_code : i64)
     %x = opal.to_dtype %self, %dtype {to_float} : !opal.tensor, i64 -> !opal.tensor
     %dims = opal.normalize_dims %x, %dim : !opal.tensor, i64 -> !opal.list<i64>
     %none = opal.none
@@ -673,6 +953,16 @@ opal.library "aten" {
   opal.def "gelu(Tensor self, *, str approximate=\"none\") -> Tensor"
   opal.decomposition "gelu" {
   ^bb0(%self: !opal.tensor, %approximate: !opal.str):
+    %dc_none = opal.none
+    %dc_c4 = arith.constant 4 : i64
+    %dc_c11 = arith.constant 11 : i64
+    %dc_true = arith.constant true
+    %dc_code = opal.dtype_of %self, %dc_none : !opal.tensor, !opal.none -> i64
+    %dc_int = arith.cmpi sle, %dc_code, %dc_c4 : i64
+    %dc_bool = arith.cmpi eq, %dc_code, %dc_c11 : i64
+    %dc_not_float = arith.ori %dc_int, %dc_bool : i1
+    %dc_float = arith.xori %dc_not_float, %dc_true : i1
+    opal.check %dc_float, "\"GeluKernelImpl\" not implemented for '{0:dtype}'" (%dc_code : i64)
     %tanh = opal.str_eq %approximate, "tanh" : !opal.str -> i1
     %half = arith.constant 0.5 : f64
     %one = arith.constant 1.0 : f64
@@ -826,6 +1116,33 @@ opal.library "aten" {
     %is = opal.shape_of %input : !opal.tensor -> !opal.list<i64>
     %fits = opal.ends_with %is, %normalized_shape : !opal.list<i64>, !opal.list<i64> -> i1
     opal.check %fits, "Given normalized_shape=[{0}], expected input with shape [*, {0}], but got input of size[{1}]" (%normalized_shape, %is : !opal.list<i64>, !opal.list<i64>)
+    // Floating-point input, and weight and bias of its dtype.
+    %dc_none = opal.none
+    %code = opal.dtype_of %input, %dc_none : !opal.tensor, !opal.none -> i64
+    %c4 = arith.constant 4 : i64
+    %c11 = arith.constant 11 : i64
+    %integral = arith.cmpi sle, %code, %c4 : i64
+    %is_bool = arith.cmpi eq, %code, %c11 : i64
+    %not_float = arith.ori %integral, %is_bool : i1
+    %yes = arith.constant true
+    %float = arith.xori %not_float, %yes : i1
+    opal.check %float, "\"LayerNormKernelImpl\" not implemented for '{0:dtype}'" (%code : i64)
+    opal.static_if %no_w {
+      opal.yield
+    } else {
+      %wc = opal.dtype_of %weight, %dc_none : !opal.tensor, !opal.none -> i64
+      %same = arith.cmpi eq, %wc, %code : i64
+      opal.check %same, "expected scalar type {0:dtype} but found {1:dtype}" (%code, %wc : i64, i64)
+      opal.yield
+    }
+    opal.static_if %no_b {
+      opal.yield
+    } else {
+      %bc = opal.dtype_of %bias, %dc_none : !opal.tensor, !opal.none -> i64
+      %same = arith.cmpi eq, %bc, %code : i64
+      opal.check %same, "expected scalar type {0:dtype} but found {1:dtype}" (%code, %bc : i64, i64)
+      opal.yield
+    }
     %x = opal.promote %input {to_float} : !opal.tensor -> !opal.tensor
     %dims = opal.trailing_dims %x, %normalized_shape : !opal.tensor, !opal.list<i64> -> !opal.list<i64>
     %none = opal.none
@@ -874,6 +1191,26 @@ opal.library "aten" {
   opal.def "matmul(Tensor self, Tensor other) -> Tensor"
   opal.decomposition "matmul" {
   ^bb0(%self: !opal.tensor, %other: !opal.tensor):
+    %dc_none = opal.none
+    %dc_c4 = arith.constant 4 : i64
+    %dc_c11 = arith.constant 11 : i64
+    %dc_true = arith.constant true
+    %dc_a = opal.dtype_of %self, %dc_none : !opal.tensor, !opal.none -> i64
+    %dc_b = opal.dtype_of %other, %dc_none : !opal.tensor, !opal.none -> i64
+    %dc_same = arith.cmpi eq, %dc_a, %dc_b : i64
+    %dc_not_bool = arith.cmpi ne, %dc_a, %dc_c11 : i64
+    %dc_dot1 = opal.has_rank %self, 1 : !opal.tensor -> i1
+    %dc_dot2 = opal.has_rank %other, 1 : !opal.tensor -> i1
+    %dc_dot = arith.andi %dc_dot1, %dc_dot2 : i1
+    opal.static_if %dc_dot {
+      opal.check %dc_same, "dot : expected both vectors to have same dtype, but found {0:dtype} and {1:dtype}" (%dc_a, %dc_b : i64, i64)
+      opal.check %dc_not_bool, "\"dot\" not implemented for 'Bool'"
+      opal.yield
+    } else {
+      opal.check %dc_same, "expected scalar type {0:dtype} but found {1:dtype}" (%dc_a, %dc_b : i64, i64)
+      opal.check %dc_not_bool, "\"addmm_impl_cpu_\" not implemented for 'Bool'"
+      opal.yield
+    }
     %a, %b = opal.promote %self, %other : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
     %true = arith.constant true
     %a1 = opal.has_rank %a, 1 : !opal.tensor -> i1
@@ -942,15 +1279,38 @@ opal.library "aten" {
   opal.def "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor"
   opal.decomposition "linear" {
   ^bb0(%input: !opal.tensor, %weight: !opal.tensor, %bias: !opal.tensor):
+    %no_bias = opal.is_none %bias : !opal.tensor -> i1
+    // A 2-d or 3-d input with a bias is PyTorch's addmm(bias, input, weight.t()).
+    %in2 = opal.has_rank %input, 2 : !opal.tensor -> i1
+    %in3 = opal.has_rank %input, 3 : !opal.tensor -> i1
+    %addmm_rank = arith.ori %in2, %in3 : i1
+    %yes = arith.constant true
+    %has_bias = arith.xori %no_bias, %yes : i1
+    %addmm = arith.andi %addmm_rank, %has_bias : i1
+    opal.static_if %addmm {
+      %dc_none = opal.none
+      %bc = opal.dtype_of %bias, %dc_none : !opal.tensor, !opal.none -> i64
+      %wc = opal.dtype_of %weight, %dc_none : !opal.tensor, !opal.none -> i64
+      %same = arith.cmpi eq, %bc, %wc : i64
+      opal.check %same, "self and mat2 must have the same dtype"
+      opal.yield
+    } else {
+      opal.yield
+    }
     %wt = aten.t %weight : (!opal.tensor) -> !opal.tensor
     %y = aten.matmul %input, %wt : (!opal.tensor, !opal.tensor) -> !opal.tensor
-    %no_bias = opal.is_none %bias : !opal.tensor -> i1
     %r = opal.static_if %no_bias -> !opal.tensor {
       opal.yield %y : !opal.tensor
     } else {
       // The bias is expanded to the product's shape (addmm, add_): it
       // never broadcasts the product to a larger one.
       %yp, %bp = opal.promote %y, %bias : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+      // addmm writes into a tensor of the product's dtype.
+      %none = opal.none
+      %want = opal.dtype_of %y, %none : !opal.tensor, !opal.none -> i64
+      %got = opal.dtype_of %yp, %none : !opal.tensor, !opal.none -> i64
+      %castable = arith.cmpi eq, %want, %got : i64
+      opal.check %castable, "result type {0:dtype} can't be cast to the desired output type {1:dtype}" (%got, %want : i64, i64)
       %shape = opal.shape_of %yp : !opal.tensor -> !opal.list<i64>
       %bs = opal.shape_of %bp : !opal.tensor -> !opal.list<i64>
       %br = opal.list_len %bs : !opal.list<i64> -> i64

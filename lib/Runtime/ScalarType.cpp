@@ -11,21 +11,22 @@ struct DTypeInfo {
   ScalarType type;
   const char *name;  // PyTorch's printed name
   const char *alias; // the other name torch accepts (torch.float, torch.long)
+  const char *cpp;   // c10's name, in PyTorch's C++ messages ("Long")
 };
 constexpr DTypeInfo kDTypes[] = {
-    {ScalarType::Byte, "uint8", ""},
-    {ScalarType::Char, "int8", ""},
-    {ScalarType::Short, "int16", "short"},
-    {ScalarType::Int, "int32", "int"},
-    {ScalarType::Long, "int64", "long"},
-    {ScalarType::Half, "float16", "half"},
-    {ScalarType::Float, "float32", "float"},
-    {ScalarType::Double, "float64", "double"},
-    {ScalarType::ComplexHalf, "complex32", "chalf"},
-    {ScalarType::ComplexFloat, "complex64", "cfloat"},
-    {ScalarType::ComplexDouble, "complex128", "cdouble"},
-    {ScalarType::Bool, "bool", ""},
-    {ScalarType::BFloat16, "bfloat16", ""},
+    {ScalarType::Byte, "uint8", "", "Byte"},
+    {ScalarType::Char, "int8", "", "Char"},
+    {ScalarType::Short, "int16", "short", "Short"},
+    {ScalarType::Int, "int32", "int", "Int"},
+    {ScalarType::Long, "int64", "long", "Long"},
+    {ScalarType::Half, "float16", "half", "Half"},
+    {ScalarType::Float, "float32", "float", "Float"},
+    {ScalarType::Double, "float64", "double", "Double"},
+    {ScalarType::ComplexHalf, "complex32", "chalf", "ComplexHalf"},
+    {ScalarType::ComplexFloat, "complex64", "cfloat", "ComplexFloat"},
+    {ScalarType::ComplexDouble, "complex128", "cdouble", "ComplexDouble"},
+    {ScalarType::Bool, "bool", "", "Bool"},
+    {ScalarType::BFloat16, "bfloat16", "", "BFloat16"},
 };
 
 const DTypeInfo *find(ScalarType type) {
@@ -39,6 +40,11 @@ const DTypeInfo *find(ScalarType type) {
 const char *opal::dtypeName(ScalarType type) {
   const DTypeInfo *info = find(type);
   return info ? info->name : "undefined";
+}
+
+const char *opal::scalarTypeCppName(ScalarType type) {
+  const DTypeInfo *info = find(type);
+  return info ? info->cpp : "Undefined";
 }
 
 Expected<ScalarType> opal::parseScalarType(std::string_view name) {

@@ -2,12 +2,15 @@
 
 #include "opal/Support/MessageTemplate.h"
 
+#include "opal/Runtime/ScalarType.h"
+
 using namespace opal;
 
 namespace {
 
 /// Walks `message`, calling `text(c)` for each literal character and
-/// `placeholder(i)` for each `{i}`; returns the first problem, or "".
+/// `placeholder(i, isDtype)` for each `{i}` or `{i:dtype}`; returns the first
+/// problem, or "".
 template <typename Text, typename Placeholder>
 std::string walk(const std::string &message, Text text, Placeholder placeholder) {
   for (size_t i = 0; i < message.size(); ++i) {
@@ -24,13 +27,17 @@ std::string walk(const std::string &message, Text text, Placeholder placeholder)
       continue;
     }
     size_t close = message.find('}', i);
-    std::string digits =
+    std::string inside =
         message.substr(i + 1, close == std::string::npos ? std::string::npos : close - i - 1);
+    size_t colon = inside.find(':');
+    std::string digits = inside.substr(0, colon);
+    std::string spec = colon == std::string::npos ? "" : inside.substr(colon + 1);
     if (close == std::string::npos || digits.empty() || digits.size() > 3 ||
-        digits.find_first_not_of("0123456789") != std::string::npos)
-      return "a '{' at " + std::to_string(i) + " that does not start a placeholder {N} " +
-             "(write '{{' for a brace)";
-    placeholder(static_cast<size_t>(std::stoul(digits)));
+        digits.find_first_not_of("0123456789") != std::string::npos ||
+        (colon != std::string::npos && spec != "dtype"))
+      return "a '{' at " + std::to_string(i) + " that does not start a placeholder {N} or " +
+             "{N:dtype} (write '{{' for a brace)";
+    placeholder(static_cast<size_t>(std::stoul(digits)), !spec.empty());
     i = close;
   }
   return "";
@@ -43,7 +50,7 @@ std::string opal::messageTemplateProblem(const std::string &message, size_t valu
   bool any = false;
   std::string problem = walk(
       message, [](char) {},
-      [&](size_t index) {
+      [&](size_t index, bool) {
         highest = std::max(highest, index);
         any = true;
       });
@@ -59,6 +66,19 @@ std::string opal::fillMessage(const std::string &message, const std::vector<std:
   std::string filled;
   std::string problem = walk(
       message, [&](char c) { filled += c; },
-      [&](size_t index) { filled += index < values.size() ? values[index] : "?"; });
+      [&](size_t index, bool isDtype) {
+        if (index >= values.size()) {
+          filled += "?";
+          return;
+        }
+        const std::string &value = values[index];
+        if (!isDtype || value.empty() ||
+            value.find_first_not_of("0123456789") != std::string::npos || value.size() > 3 ||
+            !isValidScalarType(std::stoll(value))) {
+          filled += value;
+          return;
+        }
+        filled += scalarTypeCppName(static_cast<ScalarType>(std::stoll(value)));
+      });
   return problem.empty() ? filled : message;
 }

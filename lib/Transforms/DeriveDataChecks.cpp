@@ -9,6 +9,7 @@
 
 #include "opal/Transforms/Passes.h"
 
+#include "opal/Dialect/OpalOps.h"
 #include "opal/JIT/CompiledKernel.h"
 
 #include "PrimUtils.h"
@@ -77,7 +78,24 @@ struct DeriveDataChecks
     SmallVector<Value> results;
     // Each divisor is checked once, however many prims divide by it.
     llvm::DenseSet<Value> checked;
+    SmallVector<opal::ir::DataCheckOp> declared;
     function.walk([&](Operation *op) {
+      if (auto check = dyn_cast<opal::ir::DataCheckOp>(op)) {
+        // An op's own check: any true element of its bool tensor raises.
+        declared.push_back(check);
+        if (!isa<RankedTensorType>(check.getViolations().getType()) ||
+            !getElementTypeOrSelf(check.getViolations().getType()).isInteger(1)) {
+          check.emitError("'opal.data_check' needs a ranked bool (i1) tensor");
+          return;
+        }
+        OpBuilder b(op);
+        results.push_back(anyViolation(b, op->getLoc(), check.getViolations(),
+                                       [](OpBuilder &, Location, Value bad) { return bad; }));
+        std::string name = opNameOf(op->getLoc());
+        checks.push_back({name.empty() ? function.getSymName().str() : name,
+                          check.getMessage().str()});
+        return;
+      }
       if (!dividesByOperand1(op) || !checked.insert(op->getOperand(1)).second)
         return;
       OpBuilder b(op);
@@ -92,6 +110,11 @@ struct DeriveDataChecks
       std::string name = opNameOf(loc);
       checks.push_back({name.empty() ? function.getSymName().str() : name, kZeroDivision});
     });
+    for (opal::ir::DataCheckOp check : declared) {
+      if (!getElementTypeOrSelf(check.getViolations().getType()).isInteger(1))
+        return signalPassFailure();
+      check.erase();
+    }
     if (checks.empty())
       return;
     // The checks' results follow the function's own.

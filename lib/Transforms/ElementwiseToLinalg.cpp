@@ -48,8 +48,9 @@ template <typename FloatOp, typename IntOp> Payload binary() {
   };
 }
 
-/// max or min: FloatOp on floats, IntOp on integers, BoolOp on bool.
-template <typename FloatOp, typename IntOp, typename BoolOp> Payload extremum() {
+/// FloatOp on floats, IntOp on integers, BoolOp on bool (max, min, add and
+/// mul, whose integer ops are wrong on i1, where true is -1).
+template <typename FloatOp, typename IntOp, typename BoolOp> Payload byKind() {
   return [](OpBuilder &b, Location loc, ValueRange args, Type) -> Value {
     Type type = args[0].getType();
     if (isFloat(type))
@@ -237,9 +238,10 @@ const std::map<std::string, Payload> &payloads() {
          Value move = AndIOp::create(b, loc, nonzero, differ);
          return SelectOp::create(b, loc, move, AddIOp::create(b, loc, r, d), r);
        }},
-      {"prims.add", binary<AddFOp, AddIOp>()},
+      // On bool, + is or and * is and (PyTorch's results).
+      {"prims.add", byKind<AddFOp, AddIOp, OrIOp>()},
       {"prims.sub", binary<SubFOp, SubIOp>()},
-      {"prims.mul", binary<MulFOp, MulIOp>()},
+      {"prims.mul", byKind<MulFOp, MulIOp, AndIOp>()},
       {"prims.div",
        [](OpBuilder &b, Location loc, ValueRange args, Type) -> Value {
          if (isFloat(args[0].getType()))
@@ -247,8 +249,8 @@ const std::map<std::string, Payload> &payloads() {
          return safeIntegerDivision<DivSIOp>(b, loc, args[0], args[1]);
        }},
       // On bool (i1, where true is -1 as a signed number) max is or, min and.
-      {"prims.maximum", extremum<MaximumFOp, MaxSIOp, OrIOp>()},
-      {"prims.minimum", extremum<MinimumFOp, MinSIOp, AndIOp>()},
+      {"prims.maximum", byKind<MaximumFOp, MaxSIOp, OrIOp>()},
+      {"prims.minimum", byKind<MinimumFOp, MinSIOp, AndIOp>()},
       {"prims.pow", binary<math::PowFOp, math::IPowIOp>()},
       {"prims.bitwise_and", binary<AndIOp, AndIOp>()},
       {"prims.bitwise_or", binary<OrIOp, OrIOp>()},
@@ -303,7 +305,7 @@ bool floatOnly(StringRef name) {
                             name);
 }
 bool noBool(StringRef name) {
-  return llvm::is_contained({"prims.neg", "prims.add", "prims.sub", "prims.mul", "prims.div",
+  return llvm::is_contained({"prims.neg", "prims.sub", "prims.div",
                              "prims.pow", "prims.abs", "prims.ceil", "prims.floor",
                              "prims.round", "prims.trunc", "prims.fmod", "prims.remainder"},
                             name);

@@ -130,8 +130,17 @@ Expanded opal::ir::detail::expandToDtype(OpBuilder &b, Operation *generic, Value
 Expanded opal::ir::detail::expandDtypeOf(OpBuilder &b, Operation *op, ValueRange operands,
                                          std::string &problem) {
   auto type = dyn_cast<TensorType>(operands[0].getType());
-  if (!type)
-    return expansionFailure(problem, "needs a tensor of known type");
+  Type scalar = operands[0].getType();
+  if (!type) {
+    // A number: the dtype of its Python type (int64, float64, bool).
+    std::optional<int64_t> code = scalar.isInteger(1)    ? std::optional<int64_t>(11)
+                                  : scalar.isInteger(64) ? std::optional<int64_t>(4)
+                                  : scalar.isF64()       ? std::optional<int64_t>(7)
+                                                         : std::nullopt;
+    if (!code || !isNone(operands[1]))
+      return expansionFailure(problem, "needs a tensor of known type, or a number and None");
+    return SmallVector<Value>{constantI64(b, op->getLoc(), *code)};
+  }
   std::optional<int64_t> code;
   if (isNone(operands[1]))
     code = scalarTypeCodeFor(type.getElementType());

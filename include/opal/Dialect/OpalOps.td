@@ -325,6 +325,23 @@ def Opal_AssertOp : Opal_Op<"assert"> {
   let hasVerifier = 1;
 }
 
+def Opal_DataCheckOp : Opal_Op<"data_check"> {
+  let summary = "raises after a call where any element of a bool tensor is true";
+  let description = [{
+    ```mlir
+    opal.data_check %negative, "Integers to negative integer powers are not allowed." : !opal.tensor
+    ```
+    A condition on a call's data (not its sizes): `violations` is a bool
+    tensor computed in the body, true where an element breaks the op's
+    contract. opal-derive-data-checks turns the op into a reduction whose
+    result the JIT reads after the call, raising `message` (RuntimeError)
+    if any element was true. The body must compute a safe result anyway:
+    the kernel runs to its end before the check raises.
+  }];
+  let arguments = (ins AnyTensorOrGeneric:$violations, StrAttr:$message);
+  let assemblyFormat = "$violations `,` $message attr-dict `:` type($violations)";
+}
+
 def Opal_ListEqOp : Opal_Op<"list_eq", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
   let summary = "whether two int lists are equal";
   let description = [{
@@ -394,9 +411,11 @@ def Opal_DtypeOfOp : Opal_Op<"dtype_of", [Pure, ParentOneOf<["DecompositionOp", 
     %code = opal.dtype_of %self, %dtype : !opal.tensor, !opal.none -> i64
     ```
     The ScalarType code (a constant) of `dtype` if the use passed one, else
-    of the tensor's element type.
+    of the tensor's element type. For a Scalar argument (with None), the
+    dtype of the number the use passed: int64 for an int, float64 for a
+    float, bool for a bool.
   }];
-  let arguments = (ins AnyTensorOrGeneric:$value, AnyType:$dtype);
+  let arguments = (ins AnyType:$value, AnyType:$dtype);
   let results = (outs I64:$result);
   let assemblyFormat = "$value `,` $dtype attr-dict `:` type($value) `,` type($dtype) `->` type($result)";
 }

@@ -61,6 +61,9 @@ constexpr size_t elementSize(ScalarType type) {
 }
 /// PyTorch's name of the dtype: "float32", "int64", "bool", ...
 const char *dtypeName(ScalarType type);
+/// c10's name of the dtype, as PyTorch's C++ messages print it: "Long",
+/// "Float", "Bool", ...
+const char *scalarTypeCppName(ScalarType type);
 /// The dtype called `name` ("float32", "float", "int64", "long", ...).
 Expected<ScalarType> parseScalarType(std::string_view name);
 bool isFloatingType(ScalarType type);

@@ -2,7 +2,9 @@
 //
 // The messages of `opal.check` and of the call-time checks derived from it
 // (opal-derive-shape-checks): "expected [{0}], got [{1}]", where `{i}` is
-// replaced by the i-th value's text. `{{` and `}}` stand for braces.
+// replaced by the i-th value's text, and `{i:dtype}` by the name c10 gives
+// the dtype whose code the i-th value is ('Long' for 4). `{{` and `}}` stand
+// for braces.
 //
 //===----------------------------------------------------------------------===//
 

@@ -54,7 +54,9 @@ def OpalDeriveDataChecks : Pass<"opal-derive-data-checks", "::mlir::func::FuncOp
     Runs on prims (after opal-decompose). Some conditions on a call's data
     cannot be checked before the call from its sizes: an integer division by
     zero must raise PyTorch's `ZeroDivisionError` instead of trapping. For
-    each such prim (`prims.div` on integers), the function gains a result: a
+    each such prim (`prims.div`, `prims.fmod` and `prims.remainder` on
+    integers) and each `opal.data_check` an op's body made (erased here),
+    the function gains a result: a
     reduction over the operand that writes `[found, values...]` as a
     `tensor<Nxi64>` (found is 1 if any element violates the condition). The
     function's `opal.data_checks` attribute (the text of a kernel
