@@ -44,8 +44,10 @@ FailureOr<Value> scalarConstant(OpBuilder &b, Location loc, TypeKind kind,
   case DefaultValue::Kind::Double:
     return floatConstant(b, loc, value.toDouble());
   case DefaultValue::Kind::Bool:
-    return kind == TypeKind::Bool ? boolConstant(b, loc, value.toBool())
-                                  : intConstant(b, loc, value.toBool() ? 1 : 0);
+    // A bool Scalar stays a bool (PyTorch's wrapped bool promotes as one).
+    return kind == TypeKind::Bool || kind == TypeKind::Scalar
+               ? boolConstant(b, loc, value.toBool())
+               : intConstant(b, loc, value.toBool() ? 1 : 0);
   default:
     return failure();
   }

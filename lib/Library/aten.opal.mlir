@@ -653,10 +653,26 @@ opal.library "aten" {
     %dc_not_bool = arith.cmpi ne, %dc_code, %dc_c11 : i64
     opal.check %dc_not_bool, "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
     %a, %o = opal.promote %self, %other : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
+    // alpha scales in the result's dtype; an integral result takes no float alpha.
+    %al_none = opal.none
+    %al_result = opal.dtype_of %a, %al_none : !opal.tensor, !opal.none -> i64
+    %al_code = opal.dtype_of %alpha, %al_none : f64, !opal.none -> i64
+    %al_c7 = arith.constant 7 : i64
+    %al_c4 = arith.constant 4 : i64
+    %al_c11 = arith.constant 11 : i64
+    %al_float = arith.cmpi eq, %al_code, %al_c7 : i64
+    %al_int = arith.cmpi sle, %al_result, %al_c4 : i64
+    %al_bool = arith.cmpi eq, %al_result, %al_c11 : i64
+    %al_integral = arith.ori %al_int, %al_bool : i1
+    %al_bad = arith.andi %al_float, %al_integral : i1
+    %al_true = arith.constant true
+    %al_ok = arith.xori %al_bad, %al_true : i1
+    opal.check %al_ok, "For integral input tensors, argument alpha must not be a floating point number."
     %a2, %al = opal.promote %a, %alpha : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
     %ab, %alb = opal.broadcast_tensors %a2, %al : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
     %scaled = prims.mul %ab, %alb : (!opal.tensor, !opal.tensor) -> !opal.tensor
-    %s2, %o2 = opal.promote %scaled, %o : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %scaled_r = opal.to_dtype %scaled, %al_result : !opal.tensor, i64 -> !opal.tensor
+    %s2, %o2 = opal.promote %scaled_r, %o : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
     %sb, %ob = opal.broadcast_tensors %s2, %o2 : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
     %r = prims.sub %ob, %sb : (!opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %r : !opal.tensor
@@ -1309,7 +1325,21 @@ opal.library "aten" {
       %none = opal.none
       %want = opal.dtype_of %y, %none : !opal.tensor, !opal.none -> i64
       %got = opal.dtype_of %yp, %none : !opal.tensor, !opal.none -> i64
-      %castable = arith.cmpi eq, %want, %got : i64
+      // PyTorch's can_cast: no float into an integer, no number into bool.
+      %c4 = arith.constant 4 : i64
+      %c11 = arith.constant 11 : i64
+      %got_int = arith.cmpi sle, %got, %c4 : i64
+      %got_bool = arith.cmpi eq, %got, %c11 : i64
+      %got_number = arith.xori %got_bool, %yes : i1
+      %got_float2 = arith.xori %got_int, %yes : i1
+      %got_fp = arith.andi %got_float2, %got_number : i1
+      %want_int = arith.cmpi sle, %want, %c4 : i64
+      %want_bool = arith.cmpi eq, %want, %c11 : i64
+      %want_integral = arith.ori %want_int, %want_bool : i1
+      %bad_float = arith.andi %got_fp, %want_integral : i1
+      %bad_bool = arith.andi %got_number, %want_bool : i1
+      %bad = arith.ori %bad_float, %bad_bool : i1
+      %castable = arith.xori %bad, %yes : i1
       opal.check %castable, "result type {0:dtype} can't be cast to the desired output type {1:dtype}" (%got, %want : i64, i64)
       %shape = opal.shape_of %yp : !opal.tensor -> !opal.list<i64>
       %bs = opal.shape_of %bp : !opal.tensor -> !opal.list<i64>
@@ -1319,7 +1349,9 @@ opal.library "aten" {
       opal.check %fits, "expand(torch.FloatTensor{{[{0}]}}, size=[{1}]): the number of sizes provided ({2}) must be greater or equal to the number of dimensions in the tensor ({3})" (%bs, %shape, %yr, %br : !opal.list<i64>, !opal.list<i64>, i64, i64)
       %bb = opal.broadcast_to %bp, %shape : !opal.tensor, !opal.list<i64> -> !opal.tensor
       %a = prims.add %yp, %bb : (!opal.tensor, !opal.tensor) -> !opal.tensor
-      opal.yield %a : !opal.tensor
+      // add_ into the product: the result keeps its dtype.
+      %ar = opal.to_dtype %a, %want : !opal.tensor, i64 -> !opal.tensor
+      opal.yield %ar : !opal.tensor
     }
     opal.yield %r : !opal.tensor
   }

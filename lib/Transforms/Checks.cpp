@@ -101,6 +101,20 @@ Expanded opal::ir::detail::expandListLen(OpBuilder &b, Operation *op, ValueRange
   return SmallVector<Value>{constantI64(b, op->getLoc(), static_cast<int64_t>(list->size()))};
 }
 
+Expanded opal::ir::detail::expandFirstNegative(OpBuilder &b, Operation *op, ValueRange operands,
+                                               std::string &problem) {
+  auto list = constantIntList(operands[0]);
+  if (!list)
+    return expansionFailure(problem, "needs a list of constants");
+  int64_t first = 0;
+  for (int64_t value : *list)
+    if (value < 0) {
+      first = value;
+      break;
+    }
+  return SmallVector<Value>{constantI64(b, op->getLoc(), first)};
+}
+
 // PyTorch's zero_numel_check_dims: each named dim must be non-empty; naming
 // none reduces over all, which an empty tensor cannot.
 Expanded opal::ir::detail::expandCheckReductionDims(OpBuilder &b, Operation *op,

@@ -81,33 +81,6 @@ Payload compare(arith::CmpFPredicate floatPredicate, arith::CmpIPredicate signed
   };
 }
 
-Value convertScalar(OpBuilder &b, Location loc, Value value, Type to) {
-  Type from = value.getType();
-  if (from == to)
-    return value;
-  if (to.isInteger(1)) { // anything → bool is "!= 0"
-    if (isFloat(from)) {
-      Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(from, 0.0));
-      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, value, zero);
-    }
-    Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(from, 0));
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, value, zero);
-  }
-  if (isFloat(from) && isFloat(to))
-    return cast<FloatType>(to).getWidth() > cast<FloatType>(from).getWidth()
-               ? Value(arith::ExtFOp::create(b, loc, to, value))
-               : Value(arith::TruncFOp::create(b, loc, to, value));
-  if (isInt(from) && isFloat(to))
-    return from.isInteger(1) ? Value(arith::UIToFPOp::create(b, loc, to, value))
-                             : Value(arith::SIToFPOp::create(b, loc, to, value));
-  if (isFloat(from) && isInt(to))
-    return arith::FPToSIOp::create(b, loc, to, value);
-  unsigned fromWidth = from.getIntOrFloatBitWidth(), toWidth = to.getIntOrFloatBitWidth();
-  if (toWidth > fromWidth)
-    return from.isInteger(1) ? Value(arith::ExtUIOp::create(b, loc, to, value))
-                             : Value(arith::ExtSIOp::create(b, loc, to, value));
-  return arith::TruncIOp::create(b, loc, to, value);
-}
 
 /// `x op d` for signed integers (op: arith.divsi or arith.remsi) without the
 /// two cases that trap: a zero divisor divides by one (the call raises
@@ -251,7 +224,29 @@ const std::map<std::string, Payload> &payloads() {
       // On bool (i1, where true is -1 as a signed number) max is or, min and.
       {"prims.maximum", byKind<MaximumFOp, MaxSIOp, OrIOp>()},
       {"prims.minimum", byKind<MinimumFOp, MinSIOp, AndIOp>()},
-      {"prims.pow", binary<math::PowFOp, math::IPowIOp>()},
+      {"prims.pow",
+       [](OpBuilder &b, Location loc, ValueRange args, Type) -> Value {
+         if (isFloat(args[0].getType()))
+           return math::PowFOp::create(b, loc, args[0], args[1]);
+         // Integers: a negative exponent gives 1 for a base of 1, +-1 for
+         // -1 and 0 otherwise (PyTorch's results, no division by zero).
+         Value x = args[0], e = args[1];
+         Type type = x.getType();
+         if (type.isInteger(1)) // bool: x ** e is x, or true for e == 0
+           return OrIOp::create(b, loc, x, XOrIOp::create(b, loc, e, ConstantOp::create(b, loc, b.getIntegerAttr(type, 1))));
+         Value zero = ConstantOp::create(b, loc, b.getIntegerAttr(type, 0));
+         Value one = ConstantOp::create(b, loc, b.getIntegerAttr(type, 1));
+         Value minusOne = ConstantOp::create(b, loc, b.getIntegerAttr(type, -1));
+         Value negative = CmpIOp::create(b, loc, CmpIPredicate::slt, e, zero);
+         Value power = math::IPowIOp::create(b, loc, x, MaxSIOp::create(b, loc, e, zero));
+         Value isOne = CmpIOp::create(b, loc, CmpIPredicate::eq, x, one);
+         Value isMinusOne = CmpIOp::create(b, loc, CmpIPredicate::eq, x, minusOne);
+         Value odd = TruncIOp::create(b, loc, b.getI1Type(), e);
+         Value signOfMinusOne = SelectOp::create(b, loc, odd, minusOne, one);
+         Value inverse = SelectOp::create(b, loc, isOne, one,
+                                          SelectOp::create(b, loc, isMinusOne, signOfMinusOne, zero));
+         return SelectOp::create(b, loc, negative, inverse, power);
+       }},
       {"prims.bitwise_and", binary<AndIOp, AndIOp>()},
       {"prims.bitwise_or", binary<OrIOp, OrIOp>()},
       {"prims.bitwise_xor", binary<XOrIOp, XOrIOp>()},
@@ -306,7 +301,7 @@ bool floatOnly(StringRef name) {
 }
 bool noBool(StringRef name) {
   return llvm::is_contained({"prims.neg", "prims.sub", "prims.div",
-                             "prims.pow", "prims.abs", "prims.ceil", "prims.floor",
+                             "prims.abs", "prims.ceil", "prims.floor",
                              "prims.round", "prims.trunc", "prims.fmod", "prims.remainder"},
                             name);
 }

@@ -4,6 +4,7 @@
 
 #include "opal/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
@@ -109,4 +110,36 @@ std::string opal::ir::detail::opNameOf(Location loc) {
   if (auto callSite = dyn_cast<CallSiteLoc>(loc))
     return opNameOf(callSite.getCallee());
   return "";
+}
+
+Value opal::ir::detail::convertScalar(OpBuilder &b, Location loc, Value value, Type to) {
+  Type from = value.getType();
+  if (from == to)
+    return value;
+  if (to.isInteger(1)) { // anything → bool is "!= 0"
+    if (isa<FloatType>(from)) {
+      Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(from, 0.0));
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, value, zero);
+    }
+    Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(from, 0));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, value, zero);
+  }
+  if (isa<FloatType>(from) && isa<FloatType>(to) &&
+      cast<FloatType>(to).getWidth() == cast<FloatType>(from).getWidth()) // f16 <-> bf16
+    return arith::TruncFOp::create(
+        b, loc, to, arith::ExtFOp::create(b, loc, b.getF32Type(), value).getResult());
+  if (isa<FloatType>(from) && isa<FloatType>(to))
+    return cast<FloatType>(to).getWidth() > cast<FloatType>(from).getWidth()
+               ? Value(arith::ExtFOp::create(b, loc, to, value))
+               : Value(arith::TruncFOp::create(b, loc, to, value));
+  if (isa<IntegerType>(from) && isa<FloatType>(to))
+    return from.isInteger(1) ? Value(arith::UIToFPOp::create(b, loc, to, value))
+                             : Value(arith::SIToFPOp::create(b, loc, to, value));
+  if (isa<FloatType>(from) && isa<IntegerType>(to))
+    return arith::FPToSIOp::create(b, loc, to, value);
+  unsigned fromWidth = from.getIntOrFloatBitWidth(), toWidth = to.getIntOrFloatBitWidth();
+  if (toWidth > fromWidth)
+    return from.isInteger(1) ? Value(arith::ExtUIOp::create(b, loc, to, value))
+                             : Value(arith::ExtSIOp::create(b, loc, to, value));
+  return arith::TruncIOp::create(b, loc, to, value);
 }

@@ -8,6 +8,7 @@
 #ifndef OPAL_LIB_TRANSFORMS_PRIMUTILS_H
 #define OPAL_LIB_TRANSFORMS_PRIMUTILS_H
 
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Types.h"
@@ -32,6 +33,10 @@ bool isNone(mlir::Value value);
 /// The MLIR element type of a PyTorch ScalarType code (float32 = 6, ...), or
 /// null for codes opal does not lower.
 mlir::Type elementTypeFor(int64_t scalarType, mlir::MLIRContext *context);
+/// `value` (a scalar) converted to `to` as PyTorch converts: to bool is
+/// "!= 0", float to integer truncates, bool to a number is 0 or 1.
+mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
+                          mlir::Type to);
 /// The op named in `loc` ("aten::add.Tensor"), or "" if none: opal-decompose
 /// locates each body's ops at the op it defines.
 std::string opNameOf(mlir::Location loc);

@@ -255,25 +255,6 @@ LogicalResult lowerReshape(Operation *op, PatternRewriter &rewriter) {
 //===----------------------------------------------------------------------===//
 
 /// Converts a scalar (i64, f64 or i1) to `element`.
-Value castScalar(OpBuilder &b, Location loc, Value value, Type element) {
-  Type from = value.getType();
-  if (from == element)
-    return value;
-  if (isa<FloatType>(element))
-    return isa<FloatType>(from)
-               ? (cast<FloatType>(element).getWidth() < cast<FloatType>(from).getWidth()
-                      ? Value(arith::TruncFOp::create(b, loc, element, value))
-                      : Value(arith::ExtFOp::create(b, loc, element, value)))
-               : (from.isInteger(1) ? Value(arith::UIToFPOp::create(b, loc, element, value))
-                                    : Value(arith::SIToFPOp::create(b, loc, element, value)));
-  if (isa<FloatType>(from))
-    return arith::FPToSIOp::create(b, loc, element, value);
-  unsigned fromWidth = from.getIntOrFloatBitWidth(), toWidth = element.getIntOrFloatBitWidth();
-  if (toWidth > fromWidth)
-    return from.isInteger(1) ? Value(arith::ExtUIOp::create(b, loc, element, value))
-                             : Value(arith::ExtSIOp::create(b, loc, element, value));
-  return arith::TruncIOp::create(b, loc, element, value);
-}
 
 std::string fullProblem(Operation *op) {
   auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
@@ -298,7 +279,7 @@ LogicalResult lowerFull(Operation *op, PatternRewriter &rewriter) {
   SmallVector<Value> sizes = dynamicSizes(rewriter, loc, resultType, op->getOperand(0));
   Value empty = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                         resultType.getElementType(), sizes);
-  Value value = castScalar(rewriter, loc, op->getOperand(1), resultType.getElementType());
+  Value value = convertScalar(rewriter, loc, op->getOperand(1), resultType.getElementType());
   rewriter.replaceOp(op, linalg::FillOp::create(rewriter, loc, value, empty).getResults());
   return success();
 }
@@ -330,7 +311,7 @@ LogicalResult lowerIota(Operation *op, PatternRewriter &rewriter) {
         Value index = linalg::IndexOp::create(b, l, 0);
         Value i = arith::IndexCastOp::create(b, l, b.getI64Type(), index);
         Value value = arith::AddIOp::create(b, l, start, arith::MulIOp::create(b, l, i, step));
-        linalg::YieldOp::create(b, l, castScalar(b, l, value, element));
+        linalg::YieldOp::create(b, l, convertScalar(b, l, value, element));
       });
   rewriter.replaceOp(op, generic.getResults());
   return success();

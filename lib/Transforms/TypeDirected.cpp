@@ -133,6 +133,7 @@ const llvm::StringMap<Expander> &expanders() {
     t[ListEqOp::getOperationName()] = expandListEq;
     t[EndsWithOp::getOperationName()] = expandEndsWith;
     t[ListLenOp::getOperationName()] = expandListLen;
+    t[FirstNegativeOp::getOperationName()] = expandFirstNegative;
     t[CheckReductionDimsOp::getOperationName()] = expandCheckReductionDims;
     return t;
   }();

@@ -78,6 +78,7 @@ OPAL_EXPANDER(expandBatchMatmul);
 OPAL_EXPANDER(expandListEq);
 OPAL_EXPANDER(expandEndsWith);
 OPAL_EXPANDER(expandListLen);
+OPAL_EXPANDER(expandFirstNegative);
 OPAL_EXPANDER(expandCheckReductionDims);
 // TypeDirected.cpp (conditions for opal.static_if)
 OPAL_EXPANDER(expandIsNone);

@@ -35,6 +35,8 @@ GROUPS = {
     "division": "fmod.Tensor fmod.Scalar remainder.Tensor remainder.Scalar floor_divide "
                 "floor_divide.Scalar div.Tensor_mode div.Scalar_mode",
     "logical": "logical_and logical_or logical_xor logical_not clamp.Tensor max.other min.other",
+    "factories": "full zeros ones scalar_tensor new_zeros new_ones new_full empty_like clone "
+                 "_to_copy",
     "bitwise": "bitwise_and.Tensor bitwise_and.Scalar bitwise_or.Tensor bitwise_or.Scalar "
                "bitwise_xor.Tensor bitwise_xor.Scalar bitwise_not",
 }

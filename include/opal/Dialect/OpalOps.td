@@ -376,6 +376,20 @@ def Opal_ListLenOp : Opal_Op<"list_len", [Pure, ParentOneOf<["DecompositionOp", 
   let assemblyFormat = "$list attr-dict `:` qualified(type($list)) `->` type($result)";
 }
 
+def Opal_FirstNegativeOp : Opal_Op<"first_negative", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
+  let summary = "the first negative element of an int list (0 if none), known per use";
+  let description = [{
+    ```mlir
+    %bad = opal.first_negative %size : !opal.list<i64> -> i64
+    ```
+    For the checks of factories ("Trying to create tensor with negative
+    dimension -1: [-1]"); the list's elements must be constants.
+  }];
+  let arguments = (ins Opal_ListType:$list);
+  let results = (outs I64:$result);
+  let assemblyFormat = "$list attr-dict `:` qualified(type($list)) `->` type($result)";
+}
+
 def Opal_CheckReductionDimsOp : Opal_Op<"check_reduction_dims", [ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
   let summary = "refuses reducing an empty tensor over no dims or over an empty dim";
   let description = [{
