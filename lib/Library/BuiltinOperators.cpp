@@ -83,7 +83,9 @@ bool compositeImplicitInPyTorch(const std::string &name) {
       "aten::layer_norm",        "aten::linear",  "aten::log_softmax.int",
       "aten::matmul",            "aten::reshape", "aten::softmax.int",
       "aten::square",            "aten::bitwise_or.Scalar", "aten::bitwise_xor.Scalar",
-      "aten::floor_divide.Scalar", "aten::max.other",       "aten::min.other"};
+      "aten::floor_divide.Scalar", "aten::max.other",       "aten::min.other",
+      "aten::var.dim",           "aten::var",             "aten::std.dim",
+      "aten::std"};
   return names.count(name) != 0;
 }
 

@@ -1102,9 +1102,11 @@ opal.library "aten" {
     opal.yield %r : !opal.tensor
   }
   // Normalization over the last dims, with optional affine weight and bias.
-  opal.def "layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1.0000000000000001e-05, bool cudnn_enable=True) -> Tensor"
-  opal.decomposition "layer_norm" {
-  ^bb0(%input: !opal.tensor, %normalized_shape: !opal.list<i64>, %weight: !opal.tensor, %bias: !opal.tensor, %eps: f64, %cudnn_enable: i1):
+  // native_layer_norm also returns the mean and 1/std it normalized with,
+  // of the input's shape with the normalized dims of size 1.
+  opal.def "native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)"
+  opal.decomposition "native_layer_norm" {
+  ^bb0(%input: !opal.tensor, %normalized_shape: !opal.list<i64>, %weight: !opal.tensor, %bias: !opal.tensor, %eps: f64):
     // PyTorch's checks, in its order: a normalized shape, weight and bias
     // of that shape, and an input that ends with it.
     %length = opal.list_len %normalized_shape : !opal.list<i64> -> i64
@@ -1200,6 +1202,12 @@ opal.library "aten" {
       %a = prims.add %yb, %bb : (!opal.tensor, !opal.tensor) -> !opal.tensor
       opal.yield %a : !opal.tensor
     }
+    opal.yield %r, %mean_k, %rstd_k : !opal.tensor, !opal.tensor, !opal.tensor
+  }
+  opal.def "layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1.0000000000000001e-05, bool cudnn_enable=True) -> Tensor"
+  opal.decomposition "layer_norm" {
+  ^bb0(%input: !opal.tensor, %normalized_shape: !opal.list<i64>, %weight: !opal.tensor, %bias: !opal.tensor, %eps: f64, %cudnn_enable: i1):
+    %r, %mean, %rstd = aten.native_layer_norm %input, %normalized_shape, %weight, %bias, %eps : (!opal.tensor, !opal.list<i64>, !opal.tensor, !opal.tensor, f64) -> (!opal.tensor, !opal.tensor, !opal.tensor)
     opal.yield %r : !opal.tensor
   }
   // matmul by rank: dot, vector-matrix, matrix-vector, mm, and bmm for 3-d

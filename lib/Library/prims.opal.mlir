@@ -79,6 +79,11 @@ opal.library "prims" {
   opal.def "prod(Tensor inp, int[]? dims, *, ScalarType? output_dtype=None) -> Tensor"
   opal.def "amax(Tensor inp, int[]? dims, *, ScalarType? output_dtype=None) -> Tensor"
   opal.def "amin(Tensor inp, int[]? dims, *, ScalarType? output_dtype=None) -> Tensor"
+  // The index (int64) of the first maximum or minimum along `dim`, which is
+  // removed, or (dim None) into the flattened tensor, a 0-d result; NaN
+  // counts as both (opal's additions to the prims set).
+  opal.def "argmax(Tensor inp, int? dim) -> Tensor"
+  opal.def "argmin(Tensor inp, int? dim) -> Tensor"
   // Matrix products (opal's additions to the prims set).
   opal.def "mm(Tensor self, Tensor mat2) -> Tensor"
   opal.def "bmm(Tensor self, Tensor mat2) -> Tensor"

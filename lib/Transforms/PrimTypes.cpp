@@ -160,6 +160,23 @@ FailureOr<SmallVector<Type>> opal::ir::inferPrimResultTypes(Operation *op,
         shape.push_back(type.getDimSize(d));
     return SmallVector<Type>{RankedTensorType::get(shape, element)};
   }
+  if (name == "prims.argmax" || name == "prims.argmin") {
+    auto type = dyn_cast<RankedTensorType>(operands[0].getType());
+    if (type && isNone(operands[1])) // into the flattened tensor
+      return SmallVector<Type>{RankedTensorType::get({}, IntegerType::get(context, 64))};
+    auto dim = constantInt(operands[1]);
+    if (!type || !dim)
+      return fail(problem, "needs a ranked tensor and a constant dim (or None)");
+    int64_t rank = type.getRank(), extent = std::max<int64_t>(rank, 1);
+    if (*dim < -extent || *dim >= extent)
+      return fail(problem, "has a dim out of range");
+    int64_t d = *dim < 0 ? *dim + extent : *dim;
+    SmallVector<int64_t> shape;
+    for (int64_t i = 0; i < rank; ++i)
+      if (i != d)
+        shape.push_back(type.getDimSize(i));
+    return SmallVector<Type>{RankedTensorType::get(shape, IntegerType::get(context, 64))};
+  }
   if (name == "prims.mm" || name == "prims.bmm") {
     auto a = dyn_cast<RankedTensorType>(operands[0].getType());
     auto b = dyn_cast<RankedTensorType>(operands[1].getType());

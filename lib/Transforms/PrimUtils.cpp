@@ -8,6 +8,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -142,4 +143,36 @@ Value opal::ir::detail::convertScalar(OpBuilder &b, Location loc, Value value, T
     return from.isInteger(1) ? Value(arith::ExtUIOp::create(b, loc, to, value))
                              : Value(arith::ExtSIOp::create(b, loc, to, value));
   return arith::TruncIOp::create(b, loc, to, value);
+}
+
+namespace {
+
+class PrimLoweringPattern : public RewritePattern {
+public:
+  PrimLoweringPattern(StringRef name, opal::ir::detail::PrimLowering lowering,
+                      MLIRContext *context)
+      : RewritePattern(name, 1, context), lowering_(lowering) {}
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    std::string problem = lowering_.problem(op);
+    if (!problem.empty())
+      return rewriter.notifyMatchFailure(op, problem);
+    return lowering_.lower(op, rewriter);
+  }
+
+private:
+  opal::ir::detail::PrimLowering lowering_;
+};
+
+} // namespace
+
+void opal::ir::detail::addPrimLoweringPatterns(RewritePatternSet &patterns,
+                                               const llvm::StringMap<PrimLowering> &table) {
+  for (const auto &entry : table)
+    patterns.add<PrimLoweringPattern>(entry.getKey(), entry.getValue(), patterns.getContext());
+}
+
+std::string opal::ir::detail::primLoweringProblem(const llvm::StringMap<PrimLowering> &table,
+                                                  Operation *op) {
+  auto it = table.find(op->getName().getStringRef());
+  return it == table.end() ? "" : it->second.problem(op);
 }

@@ -13,11 +13,30 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Types.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/LogicalResult.h"
 
 #include <optional>
 #include <string>
 
+namespace mlir {
+class PatternRewriter;
+class RewritePatternSet;
+} // namespace mlir
+
 namespace opal::ir::detail {
+
+/// How one structured prim lowers: why it cannot (or ""), and the rewrite.
+struct PrimLowering {
+  std::string (*problem)(mlir::Operation *);
+  llvm::LogicalResult (*lower)(mlir::Operation *, mlir::PatternRewriter &);
+};
+/// One pattern per entry of `table` (prim name to lowering) that lowers the
+/// prim where its problem is "".
+void addPrimLoweringPatterns(mlir::RewritePatternSet &patterns,
+                             const llvm::StringMap<PrimLowering> &table);
+/// The problem of `op` in `table`, "" if it has none or is not there.
+std::string primLoweringProblem(const llvm::StringMap<PrimLowering> &table, mlir::Operation *op);
 
 /// `type` as MLIR prints it.
 std::string typeString(mlir::Type type);

@@ -482,13 +482,8 @@ LogicalResult lowerMatmul(Operation *op, PatternRewriter &rewriter) {
 // The pattern table
 //===----------------------------------------------------------------------===//
 
-struct Lowering {
-  std::string (*problem)(Operation *);
-  LogicalResult (*lower)(Operation *, PatternRewriter &);
-};
-
-const llvm::StringMap<Lowering> &lowerings() {
-  static const llvm::StringMap<Lowering> table = {
+const llvm::StringMap<PrimLowering> &lowerings() {
+  static const llvm::StringMap<PrimLowering> table = {
       {"prims.broadcast_in_dim", {broadcastProblem, lowerBroadcast}},
       {"prims.transpose", {transposeProblem, lowerTranspose}},
       {"prims.reshape", {reshapeProblem, lowerReshape}},
@@ -505,28 +500,10 @@ const llvm::StringMap<Lowering> &lowerings() {
   return table;
 }
 
-class StructuredToLinalg : public RewritePattern {
-public:
-  StructuredToLinalg(StringRef name, Lowering lowering, MLIRContext *context)
-      : RewritePattern(name, 1, context), lowering_(lowering) {}
-  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
-    std::string problem = lowering_.problem(op);
-    if (!problem.empty())
-      return rewriter.notifyMatchFailure(op, problem);
-    return lowering_.lower(op, rewriter);
-  }
-
-private:
-  Lowering lowering_;
-};
-
 } // namespace
 
 std::string opal::ir::structuredLoweringProblem(Operation *op) {
-  auto it = lowerings().find(op->getName().getStringRef());
-  if (it == lowerings().end())
-    return "";
-  return it->second.problem(op);
+  return primLoweringProblem(lowerings(), op);
 }
 
 bool opal::ir::isStructuredPrim(Operation *op) {
@@ -534,6 +511,5 @@ bool opal::ir::isStructuredPrim(Operation *op) {
 }
 
 void opal::ir::populateStructuredToLinalgPatterns(RewritePatternSet &patterns) {
-  for (const auto &entry : lowerings())
-    patterns.add<StructuredToLinalg>(entry.getKey(), entry.getValue(), patterns.getContext());
+  addPrimLoweringPatterns(patterns, lowerings());
 }

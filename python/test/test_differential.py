@@ -26,7 +26,11 @@ GROUPS = {
                "le.Scalar gt.Tensor gt.Scalar ge.Tensor ge.Scalar",
     "unary": "neg abs exp log log1p sqrt rsqrt sin cos tanh erf relu sigmoid silu softplus "
              "leaky_relu hardtanh clamp_min clamp_max clamp reciprocal square gelu",
-    "reduce": "sum sum.dim_IntList mean mean.dim amax amin softmax.int log_softmax.int layer_norm",
+    "reduce": "sum sum.dim_IntList mean mean.dim amax amin softmax.int log_softmax.int layer_norm "
+              "native_layer_norm _softmax _log_softmax",
+    "reduce2": "prod prod.dim_int any any.dim all all.dim var.correction var.dim var std.correction "
+               "std.dim std logsumexp max min argmax argmin max.dim min.dim",
+    "nn": "addmm masked_fill.Scalar masked_fill.Tensor tril triu",
     "shape": "transpose.int t permute unsqueeze squeeze.dim expand reshape view zeros_like "
              "ones_like full_like",
     "matmul": "mm bmm matmul linear",

@@ -57,7 +57,7 @@ opal.library "mylib" {
   opal.decomposition "f" {
   ^bb0(%x: !opal.tensor):
     %t = arith.constant true
-    // expected-error @+1 {{'opal.check' op message has a '{' at 4 that does not start a placeholder {N} (write '{{' for a brace)}}
+    // expected-error @+1 {{'opal.check' op message has a '{' at 4 that does not start a placeholder {N} or {N:dtype} (write '{{' for a brace)}}
     opal.check %t, "bad {x}"
     opal.yield %x : !opal.tensor
   }

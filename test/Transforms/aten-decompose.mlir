@@ -665,14 +665,13 @@ func.func @square(%x: tensor<2x3xi64>) -> tensor<2x3xi64> {
 
 // -----
 
-// mm: a float16 operand is promoted to the other's float32
+// mm: operands of one dtype (PyTorch refuses mixed ones)
 // CHECK-LABEL: func.func @mm
-// CHECK: prims.convert_element_type {{.*}} : (tensor<3x4xf16>, i64) -> tensor<3x4xf32>
-// CHECK: prims.mm {{.*}} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+// CHECK: prims.mm {{.*}} : (tensor<2x3xf16>, tensor<3x4xf16>) -> tensor<2x4xf16>
 // CHECK-NOT: aten.
-func.func @mm(%a: tensor<2x3xf32>, %b: tensor<3x4xf16>) -> tensor<2x4xf32> {
-  %r = aten.mm %a, %b : (tensor<2x3xf32>, tensor<3x4xf16>) -> tensor<2x4xf32>
-  return %r : tensor<2x4xf32>
+func.func @mm(%a: tensor<2x3xf16>, %b: tensor<3x4xf16>) -> tensor<2x4xf16> {
+  %r = aten.mm %a, %b : (tensor<2x3xf16>, tensor<3x4xf16>) -> tensor<2x4xf16>
+  return %r : tensor<2x4xf16>
 }
 
 // -----

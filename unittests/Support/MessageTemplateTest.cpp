@@ -28,7 +28,22 @@ TEST(MessageTemplate, ProblemsNameWhereAndWhat) {
   EXPECT_EQ(messageTemplateProblem("a } b", 0),
             "an unmatched '}' at 2 (write '}}' for a brace)");
   EXPECT_EQ(messageTemplateProblem("a {", 1),
-            "a '{' at 2 that does not start a placeholder {N} (write '{{' for a brace)");
+            "a '{' at 2 that does not start a placeholder {N} or {N:dtype} (write '{{' for a "
+            "brace)");
   EXPECT_EQ(messageTemplateProblem("{1234}", 5000),
-            "a '{' at 0 that does not start a placeholder {N} (write '{{' for a brace)");
+            "a '{' at 0 that does not start a placeholder {N} or {N:dtype} (write '{{' for a "
+            "brace)");
+  EXPECT_EQ(messageTemplateProblem("{0:dtype}", 1), "");
+  EXPECT_EQ(messageTemplateProblem("{0:size}", 1),
+            "a '{' at 0 that does not start a placeholder {N} or {N:dtype} (write '{{' for a "
+            "brace)");
+}
+
+TEST(MessageTemplate, DtypePlaceholdersNameTheDtypeAsC10Does) {
+  EXPECT_EQ(fillMessage("\"gelu\" not implemented for '{0:dtype}'", {"4"}),
+            "\"gelu\" not implemented for 'Long'");
+  EXPECT_EQ(fillMessage("{0:dtype} and {1:dtype}", {"6", "11"}), "Float and Bool");
+  // A value that is no dtype code is written as it is.
+  EXPECT_EQ(fillMessage("{0:dtype}", {"99"}), "99");
+  EXPECT_EQ(fillMessage("{0:dtype}", {"2, 3"}), "2, 3");
 }

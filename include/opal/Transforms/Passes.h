@@ -47,6 +47,13 @@ bool isStructuredPrim(mlir::Operation *op);
 /// Why such a prim cannot be lowered, or "" if it can.
 std::string structuredLoweringProblem(mlir::Operation *op);
 
+/// Patterns for the prims that make or use indices (argmax, argmin).
+void populateIndexingToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// True for the prims populateIndexingToLinalgPatterns handles.
+bool isIndexingPrim(mlir::Operation *op);
+/// Why such a prim cannot be lowered, or "" if it can.
+std::string indexingLoweringProblem(mlir::Operation *op);
+
 /// The result types of a prim whose tensor operands have concrete types
 /// (used when a decomposition body is instantiated). On failure, `problem`
 /// says why.

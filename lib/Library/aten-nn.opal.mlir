@@ -1,0 +1,208 @@
+// The aten library, continued: the ops graphs PyTorch exports call where
+// users call softmax, linear and masking (_softmax, _log_softmax, addmm,
+// masked_fill), and the triangular masks of attention (tril, triu).
+opal.library "aten" {
+  opal.def "_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"
+  opal.decomposition "_softmax" {
+  ^bb0(%self: !opal.tensor, %dim: i64, %half_to_float: i1):
+    %yes = arith.constant true
+    %same_dtype = arith.xori %half_to_float, %yes : i1
+    opal.check %same_dtype, "softmax with half to float conversion is not supported on CPU"
+    %none = opal.none
+    %r = aten.softmax.int %self, %dim, %none : (!opal.tensor, i64, !opal.none) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"
+  opal.decomposition "_log_softmax" {
+  ^bb0(%self: !opal.tensor, %dim: i64, %half_to_float: i1):
+    %yes = arith.constant true
+    %same_dtype = arith.xori %half_to_float, %yes : i1
+    opal.check %same_dtype, "softmax with half to float conversion is not supported on CPU"
+    %none = opal.none
+    %r = aten.log_softmax.int %self, %dim, %none : (!opal.tensor, i64, !opal.none) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  // beta * self + alpha * (mat1 @ mat2), self expanded to the product; with
+  // beta == 0 self is ignored (its NaNs too).
+  opal.def "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"
+  opal.decomposition "addmm" {
+  ^bb0(%self: !opal.tensor, %mat1: !opal.tensor, %mat2: !opal.tensor, %beta: f64, %alpha: f64):
+    %none = opal.none
+    %sc = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+    %mc = opal.dtype_of %mat2, %none : !opal.tensor, !opal.none -> i64
+    %same = arith.cmpi eq, %sc, %mc : i64
+    opal.check %same, "self and mat2 must have the same dtype"
+    %p = aten.mm %mat1, %mat2 : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %shape = opal.shape_of %p : !opal.tensor -> !opal.list<i64>
+    %s = opal.broadcast_to %self, %shape : !opal.tensor, !opal.list<i64> -> !opal.tensor
+    %c0 = arith.constant 0 : i64
+    %p1, %al = opal.promote %p, %alpha : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
+    %s1, %be, %zero = opal.promote %s, %beta, %c0 : !opal.tensor, f64, i64 -> !opal.tensor, !opal.tensor, !opal.tensor
+    %pb, %alb = opal.broadcast_tensors %p1, %al : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %sb, %beb, %zb = opal.broadcast_tensors %s1, %be, %zero : !opal.tensor, !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor, !opal.tensor
+    %scaled = prims.mul %pb, %alb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %bias = prims.mul %sb, %beb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %ignored = prims.eq %beb, %zb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %kept = prims.where %ignored, %zb, %bias : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
+    %sum = prims.add %scaled, %kept : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %r = opal.to_dtype %sum, %mc : !opal.tensor, i64 -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  // self where mask is false, value where it is true (in self's dtype;
+  // out of place, self and mask broadcast together).
+  opal.def "masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor"
+  opal.decomposition "masked_fill.Scalar" {
+  ^bb0(%self: !opal.tensor, %mask: !opal.tensor, %value: f64):
+    %none = opal.none
+    %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+    %c11 = arith.constant 11 : i64
+    %mask_code = opal.dtype_of %mask, %none : !opal.tensor, !opal.none -> i64
+    %bool_mask = arith.cmpi eq, %mask_code, %c11 : i64
+    opal.static_if %bool_mask {
+      opal.yield
+    } else {
+      // Another dtype's mask may only hold 0 and 1 (known per call).
+      %mc0 = arith.constant 0 : i64
+      %mc1 = arith.constant 1 : i64
+      %m0, %zero, %one = opal.promote %mask, %mc0, %mc1 : !opal.tensor, i64, i64 -> !opal.tensor, !opal.tensor, !opal.tensor
+      %mb, %zb, %ob = opal.broadcast_tensors %m0, %zero, %one : !opal.tensor, !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor, !opal.tensor
+      %not0 = prims.ne %mb, %zb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %not1 = prims.ne %mb, %ob : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %neither = prims.bitwise_and %not0, %not1 : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      opal.data_check %neither, "Mask tensor can take 0 and 1 values only" : !opal.tensor
+      opal.yield
+    }
+    %m = opal.to_dtype %mask, %c11 : !opal.tensor, i64 -> !opal.tensor
+    %x, %v = opal.promote %self, %value : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
+    %vc = opal.to_dtype %v, %code : !opal.tensor, i64 -> !opal.tensor
+    %mb, %xb, %vb = opal.broadcast_tensors %m, %self, %vc : !opal.tensor, !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor, !opal.tensor
+    %r = prims.where %mb, %vb, %xb : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"
+  opal.decomposition "masked_fill.Tensor" {
+  ^bb0(%self: !opal.tensor, %mask: !opal.tensor, %value: !opal.tensor):
+    %vs = opal.shape_of %value : !opal.tensor -> !opal.list<i64>
+    %vr = opal.list_len %vs : !opal.list<i64> -> i64
+    %c0 = arith.constant 0 : i64
+    %scalar = arith.cmpi eq, %vr, %c0 : i64
+    opal.check %scalar, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {0} dimension(s)." (%vr : i64)
+    %none = opal.none
+    %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+    %c11 = arith.constant 11 : i64
+    %mask_code = opal.dtype_of %mask, %none : !opal.tensor, !opal.none -> i64
+    %bool_mask = arith.cmpi eq, %mask_code, %c11 : i64
+    opal.static_if %bool_mask {
+      opal.yield
+    } else {
+      // Another dtype's mask may only hold 0 and 1 (known per call).
+      %mc0 = arith.constant 0 : i64
+      %mc1 = arith.constant 1 : i64
+      %m0, %zero, %one = opal.promote %mask, %mc0, %mc1 : !opal.tensor, i64, i64 -> !opal.tensor, !opal.tensor, !opal.tensor
+      %mb, %zb, %ob = opal.broadcast_tensors %m0, %zero, %one : !opal.tensor, !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor, !opal.tensor
+      %not0 = prims.ne %mb, %zb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %not1 = prims.ne %mb, %ob : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %neither = prims.bitwise_and %not0, %not1 : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      opal.data_check %neither, "Mask tensor can take 0 and 1 values only" : !opal.tensor
+      opal.yield
+    }
+    %m = opal.to_dtype %mask, %c11 : !opal.tensor, i64 -> !opal.tensor
+    %v = opal.promote %value : !opal.tensor -> !opal.tensor
+    %vc = opal.to_dtype %v, %code : !opal.tensor, i64 -> !opal.tensor
+    %mb, %xb, %vb = opal.broadcast_tensors %m, %self, %vc : !opal.tensor, !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor, !opal.tensor
+    %r = prims.where %mb, %vb, %xb : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  // Keeps the elements with column - row <= diagonal in the last two dims.
+  opal.def "tril(Tensor self, int diagonal=0) -> Tensor"
+  opal.decomposition "tril" {
+  ^bb0(%self: !opal.tensor, %diagonal: i64):
+    %shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %rank = opal.list_len %shape : !opal.list<i64> -> i64
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %c2 = arith.constant 2 : i64
+    %scalar = arith.cmpi ne, %rank, %c0 : i64
+    opal.check %scalar, "Dimension specified as -2 but tensor has no dimensions"
+    // A vector passes only when empty (PyTorch returns before checking).
+    %vector = arith.cmpi eq, %rank, %c1 : i64
+    %r = opal.static_if %vector -> !opal.tensor {
+      %n = opal.dim_size %self, 0 : !opal.tensor -> i64
+      %empty = arith.cmpi eq, %n, %c0 : i64
+      opal.check %empty, "Dimension out of range (expected to be in range of [-1, 0], but got -2)"
+      opal.yield %self : !opal.tensor
+    } else {
+      %rows = opal.dim_size %self, -2 : !opal.tensor -> i64
+      %cols = opal.dim_size %self, -1 : !opal.tensor -> i64
+      %c4 = arith.constant 4 : i64
+      %cpu = opal.device "cpu"
+      %false = arith.constant false
+      %ri = prims.iota %rows, %c0, %c1, %c4, %cpu, %false : (i64, i64, i64, i64, !opal.device, i1) -> !opal.tensor
+      %ci = prims.iota %cols, %c0, %c1, %c4, %cpu, %false : (i64, i64, i64, i64, !opal.device, i1) -> !opal.tensor
+      %at1 = opal.list %c1 : i64 -> !opal.list<i64>
+      %at0 = opal.list %c0 : i64 -> !opal.list<i64>
+      %true = arith.constant true
+      %column = opal.keep_dims %ri, %at1, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      %row = opal.keep_dims %ci, %at0, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      %rb, %cb = opal.broadcast_tensors %column, %row : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+      %offset = prims.sub %cb, %rb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %o, %d = opal.promote %offset, %diagonal : !opal.tensor, i64 -> !opal.tensor, !opal.tensor
+      %ob, %db = opal.broadcast_tensors %o, %d : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+      %keep = prims.le %ob, %db : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %x, %zero = opal.promote %self, %c0 : !opal.tensor, i64 -> !opal.tensor, !opal.tensor
+      %none = opal.none
+      %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+      %zc = opal.to_dtype %zero, %code : !opal.tensor, i64 -> !opal.tensor
+      %kb, %xb, %zb = opal.broadcast_tensors %keep, %self, %zc : !opal.tensor, !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor, !opal.tensor
+      %w = prims.where %kb, %xb, %zb : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
+      opal.yield %w : !opal.tensor
+    }
+    opal.yield %r : !opal.tensor
+  }
+  // Keeps the elements with column - row >= diagonal in the last two dims.
+  opal.def "triu(Tensor self, int diagonal=0) -> Tensor"
+  opal.decomposition "triu" {
+  ^bb0(%self: !opal.tensor, %diagonal: i64):
+    %shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %rank = opal.list_len %shape : !opal.list<i64> -> i64
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %c2 = arith.constant 2 : i64
+    %scalar = arith.cmpi ne, %rank, %c0 : i64
+    opal.check %scalar, "Dimension specified as -2 but tensor has no dimensions"
+    // A vector passes only when empty (PyTorch returns before checking).
+    %vector = arith.cmpi eq, %rank, %c1 : i64
+    %r = opal.static_if %vector -> !opal.tensor {
+      %n = opal.dim_size %self, 0 : !opal.tensor -> i64
+      %empty = arith.cmpi eq, %n, %c0 : i64
+      opal.check %empty, "Dimension out of range (expected to be in range of [-1, 0], but got -2)"
+      opal.yield %self : !opal.tensor
+    } else {
+      %rows = opal.dim_size %self, -2 : !opal.tensor -> i64
+      %cols = opal.dim_size %self, -1 : !opal.tensor -> i64
+      %c4 = arith.constant 4 : i64
+      %cpu = opal.device "cpu"
+      %false = arith.constant false
+      %ri = prims.iota %rows, %c0, %c1, %c4, %cpu, %false : (i64, i64, i64, i64, !opal.device, i1) -> !opal.tensor
+      %ci = prims.iota %cols, %c0, %c1, %c4, %cpu, %false : (i64, i64, i64, i64, !opal.device, i1) -> !opal.tensor
+      %at1 = opal.list %c1 : i64 -> !opal.list<i64>
+      %at0 = opal.list %c0 : i64 -> !opal.list<i64>
+      %true = arith.constant true
+      %column = opal.keep_dims %ri, %at1, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      %row = opal.keep_dims %ci, %at0, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      %rb, %cb = opal.broadcast_tensors %column, %row : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+      %offset = prims.sub %cb, %rb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %o, %d = opal.promote %offset, %diagonal : !opal.tensor, i64 -> !opal.tensor, !opal.tensor
+      %ob, %db = opal.broadcast_tensors %o, %d : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+      %keep = prims.ge %ob, %db : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %x, %zero = opal.promote %self, %c0 : !opal.tensor, i64 -> !opal.tensor, !opal.tensor
+      %none = opal.none
+      %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+      %zc = opal.to_dtype %zero, %code : !opal.tensor, i64 -> !opal.tensor
+      %kb, %xb, %zb = opal.broadcast_tensors %keep, %self, %zc : !opal.tensor, !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor, !opal.tensor
+      %w = prims.where %kb, %xb, %zb : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
+      opal.yield %w : !opal.tensor
+    }
+    opal.yield %r : !opal.tensor
+  }
+}
