@@ -84,6 +84,15 @@ opal.library "prims" {
   // counts as both (opal's additions to the prims set).
   opal.def "argmax(Tensor inp, int? dim) -> Tensor"
   opal.def "argmin(Tensor inp, int? dim) -> Tensor"
+  // Gathers (opal's additions). An index out of [0, size) raises "index {i}
+  // is out of bounds for dimension {d} with size {n}" after the call
+  // (opal-derive-data-checks); the kernel reads no element outside `a`.
+  // gather: out[i...] = a[i... with i_dim = index[i...]], index's shape,
+  // which must fit in a's except along dim.
+  opal.def "gather(Tensor a, int dim, Tensor index) -> Tensor"
+  // take: out = a with dim replaced by index's dims (numpy's take):
+  // out[p..., j..., q...] = a[p..., index[j...], q...].
+  opal.def "take(Tensor a, int dim, Tensor index) -> Tensor"
   // Matrix products (opal's additions to the prims set).
   opal.def "mm(Tensor self, Tensor mat2) -> Tensor"
   opal.def "bmm(Tensor self, Tensor mat2) -> Tensor"

@@ -115,6 +115,38 @@ Expanded opal::ir::detail::expandFirstNegative(OpBuilder &b, Operation *op, Valu
   return SmallVector<Value>{constantI64(b, op->getLoc(), first)};
 }
 
+Expanded opal::ir::detail::expandSizesWithin(OpBuilder &b, Operation *op, ValueRange operands,
+                                             std::string &problem) {
+  RankedTensorType value = rankedOperand(operands[0], problem);
+  RankedTensorType bound = value ? rankedOperand(operands[1], problem) : RankedTensorType();
+  if (!bound)
+    return failure();
+  Location loc = op->getLoc();
+  int64_t rank = value.getRank();
+  if (bound.getRank() != rank)
+    return SmallVector<Value>{constantBool(b, loc, false)};
+  std::optional<int64_t> dim = constantInt(operands[2]);
+  int64_t extent = std::max<int64_t>(rank, 1);
+  if (!dim || *dim < -extent || *dim >= extent)
+    return expansionFailure(problem, "needs a constant dim within the rank");
+  int64_t skip = *dim < 0 ? *dim + extent : *dim;
+  Value all;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d == skip)
+      continue;
+    Value lhs = sizeOf(b, loc, operands[0], d), rhs = sizeOf(b, loc, operands[1], d);
+    std::optional<int64_t> l = constantInt(lhs), r = constantInt(rhs);
+    if (l && r) {
+      if (*l > *r)
+        return SmallVector<Value>{constantBool(b, loc, false)};
+      continue;
+    }
+    Value within = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, lhs, rhs);
+    all = all ? arith::AndIOp::create(b, loc, all, within).getResult() : within;
+  }
+  return SmallVector<Value>{all ? all : constantBool(b, loc, true)};
+}
+
 // PyTorch's zero_numel_check_dims: each named dim must be non-empty; naming
 // none reduces over all, which an empty tensor cannot.
 Expanded opal::ir::detail::expandCheckReductionDims(OpBuilder &b, Operation *op,

@@ -1,7 +1,7 @@
 //===- DeriveDataChecks.cpp - The opal-derive-data-checks pass ------------===//
 //
 // Conditions on a call's data that its sizes cannot show (an integer divisor
-// of zero) become results of the function: a reduction over the operand
+// of zero, a gather's index out of range) become results of the function: a reduction over the operand
 // writes [found, values...], which the JIT reads after the call and raises
 // (CompiledKernel.h's DataCheck).
 //
@@ -43,29 +43,58 @@ bool dividesByOperand1(Operation *op) {
          !type.getElementType().isInteger(1);
 }
 
-/// A 1-element int64 tensor: 1 if any element of `tensor` satisfies
-/// `violates`, else 0 (a reduction over all of its dims).
-Value anyViolation(OpBuilder &b, Location loc, Value tensor,
-                   function_ref<Value(OpBuilder &, Location, Value)> violates) {
+/// The result of a check: an int64 tensor [found, first, scalars...] where
+/// found is 1 if any element of `tensor` satisfies `violates` (a reduction
+/// over all of its dims, in order), first is the first such element as an
+/// int64 (0 if none; only with `withFirst`), and `scalars` (i64 values) follow.
+Value checkResult(OpBuilder &b, Location loc, Value tensor,
+                  function_ref<Value(OpBuilder &, Location, Value)> violates, bool withFirst,
+                  ValueRange scalars = {}) {
   auto type = cast<RankedTensorType>(tensor.getType());
   Type i64 = b.getI64Type();
   Value zero = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0));
   Value empty = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, i64);
   Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
-  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(type.getRank()),
-                                 AffineMap::get(type.getRank(), 0, b.getContext())};
+  AffineMap scalarMap = AffineMap::get(type.getRank(), 0, b.getContext());
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(type.getRank()), scalarMap};
+  SmallVector<Value> inits = {init};
+  if (withFirst) {
+    maps.push_back(scalarMap);
+    inits.push_back(init);
+  }
   SmallVector<utils::IteratorType> iterators(type.getRank(), utils::IteratorType::reduction);
-  auto found = linalg::GenericOp::create(
-      b, loc, TypeRange{init.getType()}, ValueRange{tensor}, ValueRange{init}, maps, iterators,
-      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-        Value bad = violates(nested, nestedLoc, args[0]);
-        Value asWord = arith::ExtUIOp::create(nested, nestedLoc, i64, bad);
-        Value any = arith::OrIOp::create(nested, nestedLoc, args[1], asWord);
-        linalg::YieldOp::create(nested, nestedLoc, any);
+  auto reduction = linalg::GenericOp::create(
+      b, loc, ValueRange(inits).getTypes(), ValueRange{tensor}, inits, maps, iterators,
+      [&](OpBuilder &nested, Location l, ValueRange args) {
+        Value bad = violates(nested, l, args[0]);
+        Value found = arith::OrIOp::create(nested, l, args[1],
+                                           arith::ExtUIOp::create(nested, l, i64, bad));
+        if (!withFirst) {
+          linalg::YieldOp::create(nested, l, found);
+          return;
+        }
+        // The first violation's value: taken while none was found yet.
+        Value none = arith::CmpIOp::create(nested, l, arith::CmpIPredicate::eq, args[1], zero);
+        Value take = arith::AndIOp::create(nested, l, none, bad);
+        Value value = opal::ir::detail::convertScalar(nested, l, args[0], i64);
+        linalg::YieldOp::create(nested, l,
+                                ValueRange{found, arith::SelectOp::create(nested, l, take, value,
+                                                                          args[2])});
       });
-  Value flag = tensor::ExtractOp::create(b, loc, found.getResult(0), ValueRange{});
-  return tensor::FromElementsOp::create(b, loc, RankedTensorType::get({1}, i64),
-                                        ValueRange{flag});
+  SmallVector<Value> words;
+  for (Value result : reduction.getResults())
+    words.push_back(tensor::ExtractOp::create(b, loc, result, ValueRange{}));
+  llvm::append_range(words, scalars);
+  return tensor::FromElementsOp::create(
+      b, loc, RankedTensorType::get({static_cast<int64_t>(words.size())}, i64), words);
+}
+
+/// The gathers, whose index (operand 2) must be in [0, size) of `a`'s dim.
+bool gathers(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  return (name == "prims.gather" || name == "prims.take") &&
+         isa<RankedTensorType>(op->getOperand(0).getType()) &&
+         isa<RankedTensorType>(op->getOperand(2).getType());
 }
 
 struct DeriveDataChecks
@@ -89,26 +118,59 @@ struct DeriveDataChecks
           return;
         }
         OpBuilder b(op);
-        results.push_back(anyViolation(b, op->getLoc(), check.getViolations(),
-                                       [](OpBuilder &, Location, Value bad) { return bad; }));
+        results.push_back(checkResult(b, op->getLoc(), check.getViolations(),
+                                      [](OpBuilder &, Location, Value bad) { return bad; },
+                                      /*withFirst=*/false));
         std::string name = opNameOf(op->getLoc());
         checks.push_back({name.empty() ? function.getSymName().str() : name,
                           check.getMessage().str()});
+        return;
+      }
+      std::string name = opNameOf(op->getLoc());
+      if (name.empty())
+        name = function.getSymName().str();
+      if (gathers(op)) {
+        // index out of [0, size): PyTorch's message, with the first such
+        // index, the dim and the size.
+        auto aType = cast<RankedTensorType>(op->getOperand(0).getType());
+        std::optional<int64_t> given = opal::ir::detail::constantInt(op->getOperand(1));
+        int64_t extent = std::max<int64_t>(aType.getRank(), 1);
+        if (!given || *given < -extent || *given >= extent)
+          return;
+        int64_t dim = *given < 0 ? *given + extent : *given;
+        OpBuilder b(op);
+        Location loc = op->getLoc();
+        Value size = aType.getRank() == 0
+                         ? Value(arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(1)))
+                         : Value(arith::IndexCastOp::create(
+                               b, loc, b.getI64Type(),
+                               tensor::DimOp::create(b, loc, op->getOperand(0), dim)));
+        Value dimValue = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(dim));
+        results.push_back(checkResult(
+            b, loc, op->getOperand(2),
+            [&](OpBuilder &nb, Location l, Value index) -> Value {
+              Value zero = arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(0));
+              Value low = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, index, zero);
+              Value high = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, index, size);
+              return arith::OrIOp::create(nb, l, low, high);
+            },
+            /*withFirst=*/true, ValueRange{dimValue, size}));
+        checks.push_back({name, "index {0} is out of bounds for dimension {1} with size {2}"});
         return;
       }
       if (!dividesByOperand1(op) || !checked.insert(op->getOperand(1)).second)
         return;
       OpBuilder b(op);
       Location loc = op->getLoc();
-      results.push_back(anyViolation(b, loc, op->getOperand(1),
-                                     [](OpBuilder &nb, Location l, Value divisor) -> Value {
-                                       Value zero = arith::ConstantOp::create(
-                                           nb, l, nb.getIntegerAttr(divisor.getType(), 0));
-                                       return arith::CmpIOp::create(
-                                           nb, l, arith::CmpIPredicate::eq, divisor, zero);
-                                     }));
-      std::string name = opNameOf(loc);
-      checks.push_back({name.empty() ? function.getSymName().str() : name, kZeroDivision});
+      results.push_back(checkResult(b, loc, op->getOperand(1),
+                                    [](OpBuilder &nb, Location l, Value divisor) -> Value {
+                                      Value zero = arith::ConstantOp::create(
+                                          nb, l, nb.getIntegerAttr(divisor.getType(), 0));
+                                      return arith::CmpIOp::create(
+                                          nb, l, arith::CmpIPredicate::eq, divisor, zero);
+                                    },
+                                    /*withFirst=*/false));
+      checks.push_back({name, kZeroDivision});
     });
     for (opal::ir::DataCheckOp check : declared) {
       if (!getElementTypeOrSelf(check.getViolations().getType()).isInteger(1))

@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -148,10 +149,119 @@ LogicalResult lowerArgExtreme(Operation *op, PatternRewriter &rewriter) {
   return success();
 }
 
+std::string gatherProblem(Operation *op) {
+  auto a = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto index = dyn_cast<RankedTensorType>(op->getOperand(2).getType());
+  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!a || !index || !result)
+    return "needs ranked tensors";
+  if (!indexedDim(op, a.getRank()))
+    return "needs a constant dim within the rank of `a`";
+  if (!index.getElementType().isInteger(64))
+    return "needs an int64 index, got " + typeString(index);
+  bool gather = op->getName().getStringRef() == "prims.gather";
+  if (gather && index.getRank() != a.getRank())
+    return "needs an index of the rank of `a` (" + std::to_string(a.getRank()) + "), got " +
+           typeString(index);
+  return "";
+}
+
+/// `a[coords]` where `inside` holds, else 0: no read outside `a`.
+Value guardedExtract(OpBuilder &b, Location loc, Value a, ValueRange coords, Value inside) {
+  Type element = cast<RankedTensorType>(a.getType()).getElementType();
+  auto branch = scf::IfOp::create(
+      b, loc, inside,
+      [&](OpBuilder &then, Location l) {
+        scf::YieldOp::create(then, l, tensor::ExtractOp::create(then, l, a, coords).getResult());
+      },
+      [&](OpBuilder &otherwise, Location l) {
+        Value zero = arith::ConstantOp::create(otherwise, l, otherwise.getZeroAttr(element));
+        scf::YieldOp::create(otherwise, l, zero);
+      });
+  return branch.getResult(0);
+}
+
+/// The size of dim `d` of `tensor` (1 for a 0-d tensor) as an index.
+Value extentOf(OpBuilder &b, Location loc, Value tensor, int64_t d) {
+  if (cast<RankedTensorType>(tensor.getType()).getRank() == 0)
+    return arith::ConstantIndexOp::create(b, loc, 1);
+  return tensor::DimOp::create(b, loc, tensor, d);
+}
+
+/// `0 <= i < size`, for index values.
+Value inBounds(OpBuilder &b, Location loc, Value i, Value size) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value low = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i, zero);
+  Value high = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, size);
+  return arith::AndIOp::create(b, loc, low, high);
+}
+
+LogicalResult lowerGather(Operation *op, PatternRewriter &rewriter) {
+  Location loc = op->getLoc();
+  bool gather = op->getName().getStringRef() == "prims.gather";
+  Value a = op->getOperand(0), index = op->getOperand(2);
+  auto aType = cast<RankedTensorType>(a.getType());
+  auto indexType = cast<RankedTensorType>(index.getType());
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  int64_t rank = aType.getRank(), indexRank = indexType.getRank();
+  int64_t dim = *indexedDim(op, rank);
+  int64_t outRank = resultType.getRank();
+  // Each result dim's size: from the index (gather; take's index dims) or `a`.
+  auto source = [&](int64_t d) -> std::pair<Value, int64_t> {
+    if (gather)
+      return {index, d};
+    if (d < dim)
+      return {a, d};
+    if (d < dim + indexRank)
+      return {index, d - dim};
+    return {a, d - indexRank + 1};
+  };
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < outRank; ++d)
+    if (resultType.isDynamicDim(d)) {
+      auto [tensor, at] = source(d);
+      sizes.push_back(tensor::DimOp::create(rewriter, loc, tensor, at));
+    }
+  Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                       resultType.getElementType(), sizes);
+  SmallVector<AffineExpr> indexDims;
+  for (int64_t j = 0; j < indexRank; ++j)
+    indexDims.push_back(rewriter.getAffineDimExpr(gather ? j : dim + j));
+  SmallVector<AffineMap> maps = {AffineMap::get(outRank, 0, indexDims, rewriter.getContext()),
+                                 rewriter.getMultiDimIdentityMap(outRank)};
+  SmallVector<utils::IteratorType> iterators(outRank, utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{resultType}, ValueRange{index}, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        Value at = arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
+        Value inside = inBounds(b, l, at, extentOf(b, l, a, dim));
+        SmallVector<Value> coords;
+        for (int64_t d = 0; d < rank; ++d) {
+          if (d == dim) {
+            coords.push_back(at);
+            continue;
+          }
+          int64_t loop = gather || d < dim ? d : d + indexRank - 1;
+          Value i = linalg::IndexOp::create(b, l, loop);
+          coords.push_back(i);
+          // A gather's index may be smaller than `a`, never larger: its
+          // other coordinates are checked too.
+          if (gather)
+            inside = arith::AndIOp::create(b, l, inside,
+                                           inBounds(b, l, i, extentOf(b, l, a, d)));
+        }
+        linalg::YieldOp::create(b, l, guardedExtract(b, l, a, coords, inside));
+      });
+  rewriter.replaceOp(op, generic.getResults());
+  return success();
+}
+
 const llvm::StringMap<PrimLowering> &lowerings() {
   static const llvm::StringMap<PrimLowering> table = {
       {"prims.argmax", {argExtremeProblem, lowerArgExtreme}},
       {"prims.argmin", {argExtremeProblem, lowerArgExtreme}},
+      {"prims.gather", {gatherProblem, lowerGather}},
+      {"prims.take", {gatherProblem, lowerGather}},
   };
   return table;
 }

@@ -177,6 +177,26 @@ FailureOr<SmallVector<Type>> opal::ir::inferPrimResultTypes(Operation *op,
         shape.push_back(type.getDimSize(i));
     return SmallVector<Type>{RankedTensorType::get(shape, IntegerType::get(context, 64))};
   }
+  if (name == "prims.gather" || name == "prims.take") {
+    auto a = dyn_cast<RankedTensorType>(operands[0].getType());
+    auto index = dyn_cast<RankedTensorType>(operands[2].getType());
+    auto dim = constantInt(operands[1]);
+    if (!a || !index || !dim)
+      return fail(problem, "needs ranked tensors and a constant dim");
+    int64_t extent = std::max<int64_t>(a.getRank(), 1);
+    if (*dim < -extent || *dim >= extent)
+      return fail(problem, "has a dim out of range");
+    if (!index.getElementType().isInteger(64))
+      return fail(problem, "needs an int64 index");
+    if (name == "prims.gather")
+      return SmallVector<Type>{RankedTensorType::get(index.getShape(), a.getElementType())};
+    int64_t d = *dim < 0 ? *dim + extent : *dim;
+    SmallVector<int64_t> shape(a.getShape().take_front(std::min<int64_t>(d, a.getRank())));
+    llvm::append_range(shape, index.getShape());
+    if (d + 1 <= a.getRank())
+      llvm::append_range(shape, a.getShape().drop_front(d + 1));
+    return SmallVector<Type>{RankedTensorType::get(shape, a.getElementType())};
+  }
   if (name == "prims.mm" || name == "prims.bmm") {
     auto a = dyn_cast<RankedTensorType>(operands[0].getType());
     auto b = dyn_cast<RankedTensorType>(operands[1].getType());

@@ -368,6 +368,21 @@ Expanded opal::ir::detail::expandDimSize(OpBuilder &b, Operation *op, ValueRange
   return SmallVector<Value>{sizeOf(b, op->getLoc(), operands[0], d)};
 }
 
+Expanded opal::ir::detail::expandSizeAt(OpBuilder &b, Operation *op, ValueRange operands,
+                                        std::string &problem) {
+  RankedTensorType type = rankedOperand(operands[0], problem);
+  if (!type)
+    return failure();
+  std::optional<int64_t> d = constantInt(operands[1]);
+  int64_t extent = std::max<int64_t>(type.getRank(), 1);
+  if (!d || *d < -extent || *d >= extent)
+    return expansionFailure(problem, "needs a constant dimension within the rank of '" +
+                                         typeString(type) + "'");
+  if (type.getRank() == 0)
+    return SmallVector<Value>{constantI64(b, op->getLoc(), 1)};
+  return SmallVector<Value>{sizeOf(b, op->getLoc(), operands[0], *d < 0 ? *d + extent : *d)};
+}
+
 Expanded opal::ir::detail::expandBatchMatmul(OpBuilder &b, Operation *op, ValueRange operands,
                                              std::string &problem) {
   RankedTensorType lhs = rankedOperand(operands[0], problem);

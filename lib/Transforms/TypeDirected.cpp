@@ -134,6 +134,8 @@ const llvm::StringMap<Expander> &expanders() {
     t[EndsWithOp::getOperationName()] = expandEndsWith;
     t[ListLenOp::getOperationName()] = expandListLen;
     t[FirstNegativeOp::getOperationName()] = expandFirstNegative;
+    t[SizesWithinOp::getOperationName()] = expandSizesWithin;
+    t[SizeAtOp::getOperationName()] = expandSizeAt;
     t[CheckReductionDimsOp::getOperationName()] = expandCheckReductionDims;
     return t;
   }();

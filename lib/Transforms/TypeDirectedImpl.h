@@ -79,6 +79,8 @@ OPAL_EXPANDER(expandListEq);
 OPAL_EXPANDER(expandEndsWith);
 OPAL_EXPANDER(expandListLen);
 OPAL_EXPANDER(expandFirstNegative);
+OPAL_EXPANDER(expandSizesWithin);
+OPAL_EXPANDER(expandSizeAt);
 OPAL_EXPANDER(expandCheckReductionDims);
 // TypeDirected.cpp (conditions for opal.static_if)
 OPAL_EXPANDER(expandIsNone);

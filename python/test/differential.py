@@ -65,6 +65,21 @@ class Case:
             return np.asarray(np.round(values * 3).astype(dtype))
         return np.asarray(values.astype(dtype))
 
+    def indices(self, source, shape, op):
+        """Indices into `source` along some dim: mostly in range, sometimes
+        negative or too large, sometimes int32 or float (wrong dtypes)."""
+        bound = max(source.shape) if isinstance(source, np.ndarray) and source.ndim else 1
+        if op == "index_select":
+            shape = shape[:1]
+        if op == "gather" and isinstance(source, np.ndarray) and self.rng.random() < 0.7:
+            shape = tuple(self.rng.randint(0, s) for s in source.shape)
+        values = np.random.default_rng(self.rng.getrandbits(32)).integers(0, max(bound, 1), shape)
+        if self.rng.random() < 0.1 and values.size:
+            values.flat[self.rng.randrange(values.size)] = self.rng.choice([-1, bound, bound + 3])
+        roll = self.rng.random()
+        dtype = "int64" if roll < 0.8 else "int32" if roll < 0.9 else "float32"
+        return np.asarray(values.astype(dtype))
+
     def dim(self, rank):
         return self.rng.randint(-rank - 2, rank + 1)
 
@@ -139,6 +154,9 @@ def arguments(case, overload):
             if name in ("layer_norm", "native_layer_norm") and first is not None:
                 shape = args[1] if case.rng.random() < 0.7 else case.shape(len(args[1]))
                 shape = tuple(shape)
+            if arg.name in ("index", "indices"):
+                args.append(case.indices(args[0] if args else None, shape, name))
+                continue
             wants_bool = (name == "where" and arg.name == "condition") or arg.name == "mask"
             dtype = "bool" if wants_bool and case.rng.random() < 0.9 else case.dtype()
             value = case.array(shape, dtype)
@@ -262,13 +280,15 @@ def pytorch_bug(name, values, their_error):
 
 def dtype_error_on_empty(error, values):
     """PyTorch 1.13 checks dtypes in its kernels, which it does not run when
-    a tensor is empty: `mm` of int64 and float32 operands, or softmax of an
-    int64 tensor, succeed then. opal checks them on every call (a documented
-    difference); such a case agrees."""
+    a tensor is empty: `mm` of int64 and float32 operands, softmax of an
+    int64 tensor, or gather with an empty float index succeed then. opal
+    checks dtypes and sizes on every call (a documented difference); such a
+    case agrees."""
     values = [v.value if isinstance(v, Keyword) else v for v in values]
     empty = any(isinstance(v, np.ndarray) and v.size == 0 for v in values)
     return empty and ("not implemented for" in error or "expected scalar type" in error or
-                      "must have the same dtype" in error)
+                      "must have the same dtype" in error or "Expected dtype" in error or
+                      "Size does not match" in error)
 
 
 def describe(args):
@@ -281,6 +301,16 @@ def describe(args):
 
 # Ops whose values PyTorch leaves unspecified: only dtype and shape compare.
 UNSPECIFIED_VALUES = {"empty_like"}
+
+
+def values_specified(name, values):
+    """Whether PyTorch's result values are defined: not empty_like's, nor
+    index_select's of a 0-d tensor with no indices (left uninitialized)."""
+    if name in UNSPECIFIED_VALUES:
+        return False
+    if name == "index_select" and len(values) == 3 and isinstance(values[0], np.ndarray):
+        return not (values[0].ndim == 0 and getattr(values[2], "size", 1) == 0)
+    return True
 
 
 def compare(ours, theirs, values_matter=True):
@@ -346,7 +376,7 @@ def main():
             elif our_error:
                 problem = None
             else:
-                problem = compare(got, want, name not in UNSPECIFIED_VALUES)
+                problem = compare(got, want, values_specified(name, values))
                 if problem and problem.startswith("values differ"):
                     problem = closer_to_exact(theirs, values, got, problem)
             if problem:

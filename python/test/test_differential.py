@@ -31,6 +31,7 @@ GROUPS = {
     "reduce2": "prod prod.dim_int any any.dim all all.dim var.correction var.dim var std.correction "
                "std.dim std logsumexp max min argmax argmin max.dim min.dim",
     "nn": "addmm masked_fill.Scalar masked_fill.Tensor tril triu",
+    "indexing": "gather index_select embedding",
     "shape": "transpose.int t permute unsqueeze squeeze.dim expand reshape view zeros_like "
              "ones_like full_like",
     "matmul": "mm bmm matmul linear",

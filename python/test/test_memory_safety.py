@@ -61,17 +61,17 @@ SHAPE_CASES = [
      "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"),
     # An op's own checks (opal.check in its definition), with PyTorch's words.
     ("A.layer_norm(opal.ones(3, 3), [2])", "torch.ops.aten.layer_norm(torch.ones(3, 3), [2])",
-     "aten::layer_norm: Given normalized_shape=[2], expected input with shape [*, 2], but got "
+     "aten::layer_norm: in aten::native_layer_norm: Given normalized_shape=[2], expected input with shape [*, 2], but got "
      "input of size[3, 3] (argument 'input')"),
     ("A.layer_norm(opal.ones(3), [3, 3])", "torch.ops.aten.layer_norm(torch.ones(3), [3, 3])",
-     "aten::layer_norm: Given normalized_shape=[3, 3], expected input with shape [*, 3, 3], but "
+     "aten::layer_norm: in aten::native_layer_norm: Given normalized_shape=[3, 3], expected input with shape [*, 3, 3], but "
      "got input of size[3]"),
     ("A.layer_norm(opal.ones(3, 3), [])", "torch.ops.aten.layer_norm(torch.ones(3, 3), [])",
-     "aten::layer_norm: Expected normalized_shape to be at least 1-dimensional, i.e., containing "
+     "aten::layer_norm: in aten::native_layer_norm: Expected normalized_shape to be at least 1-dimensional, i.e., containing "
      "at least one element, but got normalized_shape = []"),
     ("A.layer_norm(opal.ones(3, 3), [3], opal.ones(2))",
      "torch.ops.aten.layer_norm(torch.ones(3, 3), [3], torch.ones(2))",
-     "aten::layer_norm: Expected weight to be of same shape as normalized_shape, but got weight "
+     "aten::layer_norm: in aten::native_layer_norm: Expected weight to be of same shape as normalized_shape, but got weight "
      "of shape [2] and normalized_shape = [3] (argument 'weight')"),
     ("A.layer_norm(opal.ones(3, 3), [3], opal.ones(2, 3))",
      "torch.ops.aten.layer_norm(torch.ones(3, 3), [3], torch.ones(2, 3))",
@@ -234,7 +234,8 @@ def test_a_refusal_raises_with_each_calls_sizes():
         with pytest.raises(RuntimeError) as error:
             A.layer_norm(opal.ones(3, 3), [3], opal.ones(rows, 3))
         assert str(error.value) == (
-            "aten::layer_norm: Expected weight to be of same shape as normalized_shape, but got "
+            "aten::layer_norm: in aten::native_layer_norm: Expected weight to be of same shape "
+            "as normalized_shape, but got "
             f"weight of shape [{rows}, 3] and normalized_shape = [3]")
     np.testing.assert_allclose(A.layer_norm(opal.ones(2, 3), [3], opal.ones(3)).numpy(),
                                np.zeros((2, 3)))

@@ -5,7 +5,7 @@
 # RUN: %python %s generate %S/../../lib/Library/prims.opal.mlir > %t.mlir
 # RUN: opal-opt %t.mlir | opal-opt > %t.out
 # RUN: %python %s check %S/../../lib/Library/prims.opal.mlir %t.out | FileCheck %s
-# CHECK: all 65 prims round-trip
+# CHECK: all 67 prims round-trip
 
 import re
 import sys
@@ -19,6 +19,7 @@ TYPES = {
     "int[]?": ("%l", "!opal.list<i64>"),
     "SymInt": ("%i", "i64"),
     "int": ("%i", "i64"),
+    "int?": ("%i", "i64"),
     "ScalarType": ("%i", "i64"),
     "ScalarType?": ("%none", "!opal.none"),
     "Scalar": ("%f", "f64"),

@@ -134,7 +134,7 @@ func.func @layer_norm_shape(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %n = opal.none
   %eps = arith.constant 1.0e-5 : f64
   %t = arith.constant true
-  // expected-error @below {{aten::layer_norm: Given normalized_shape=[4], expected input with shape [*, 4], but got input of size[2, 8]}}
+  // expected-error @below {{aten::layer_norm: in aten::native_layer_norm: Given normalized_shape=[4], expected input with shape [*, 4], but got input of size[2, 8]}}
   %r = aten.layer_norm %x, %ns, %n, %n, %eps, %t : (tensor<2x8xf32>, !opal.list<i64>, !opal.none, !opal.none, f64, i1) -> tensor<2x8xf32>
   return %r : tensor<2x8xf32>
 }
@@ -168,7 +168,7 @@ func.func @layer_norm_no_shape(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %none = opal.none
   %eps = arith.constant 1.0e-5 : f64
   %t = arith.constant true
-  // expected-error @below {{aten::layer_norm: Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but got normalized_shape = []}}
+  // expected-error @below {{aten::layer_norm: in aten::native_layer_norm: Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but got normalized_shape = []}}
   %r = aten.layer_norm %x, %s, %none, %none, %eps, %t : (tensor<2x3xf32>, !opal.list<i64>, !opal.none, !opal.none, f64, i1) -> tensor<2x3xf32>
   return %r : tensor<2x3xf32>
 }
@@ -181,7 +181,7 @@ func.func @layer_norm_weight(%x: tensor<2x3xf32>, %w: tensor<2x3xf32>) -> tensor
   %none = opal.none
   %eps = arith.constant 1.0e-5 : f64
   %t = arith.constant true
-  // expected-error @below {{aten::layer_norm: Expected weight to be of same shape as normalized_shape, but got weight of shape [2, 3] and normalized_shape = [3]}}
+  // expected-error @below {{aten::layer_norm: in aten::native_layer_norm: Expected weight to be of same shape as normalized_shape, but got weight of shape [2, 3] and normalized_shape = [3]}}
   %r = aten.layer_norm %x, %s, %w, %none, %eps, %t : (tensor<2x3xf32>, !opal.list<i64>, tensor<2x3xf32>, !opal.none, f64, i1) -> tensor<2x3xf32>
   return %r : tensor<2x3xf32>
 }

@@ -76,7 +76,7 @@ func.func @exp(%x: tensor<?x?xf32>) -> !opal.tensor {
 // placeholders, filled with the call's sizes (a list's items, here the
 // constant normalized_shape and the input's sizes).
 // CHECK-LABEL: func.func @layer_norm
-// CHECK-SAME: opal.shape_checks = "expect,aten::layer_norm,eq,a1.0,3,Expected%20weight%20to%20be%20of%20same%20shape%20as%20normalized_shape%2C%20but%20got%20weight%20of%20shape%20[%7B0%7D]%20and%20normalized_shape%20=%20[%7B1%7D],a1.0/3 expect,aten::layer_norm,eq,a0.1,3,Given%20normalized_shape=[%7B0%7D]%2C%20expected%20input%20with%20shape%20[*%2C%20%7B0%7D]%2C%20but%20got%20input%20of%20size[%7B1%7D],3/a0.0xa0.1 broadcast,aten::layer_norm,1,a0.1,a1.0"
+// CHECK-SAME: opal.shape_checks = "expect,aten::native_layer_norm,eq,a1.0,3,Expected%20weight%20to%20be%20of%20same%20shape%20as%20normalized_shape%2C%20but%20got%20weight%20of%20shape%20[%7B0%7D]%20and%20normalized_shape%20=%20[%7B1%7D],a1.0/3 expect,aten::native_layer_norm,eq,a0.1,3,Given%20normalized_shape=[%7B0%7D]%2C%20expected%20input%20with%20shape%20[*%2C%20%7B0%7D]%2C%20but%20got%20input%20of%20size[%7B1%7D],3/a0.0xa0.1 broadcast,aten::native_layer_norm,1,a0.1,a1.0"
 // CHECK-NOT: opal.assert
 func.func @layer_norm(%x: tensor<?x?xf32>, %w: tensor<?xf32>) -> !opal.tensor {
   %c3 = arith.constant 3 : i64

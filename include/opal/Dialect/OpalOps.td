@@ -390,6 +390,22 @@ def Opal_FirstNegativeOp : Opal_Op<"first_negative", [Pure, ParentOneOf<["Decomp
   let assemblyFormat = "$list attr-dict `:` qualified(type($list)) `->` type($result)";
 }
 
+def Opal_SizesWithinOp : Opal_Op<"sizes_within", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
+  let summary = "whether one tensor's sizes are at most another's, except along one dim";
+  let description = [{
+    ```mlir
+    %fits = opal.sizes_within %index, %self, %dim : !opal.tensor, !opal.tensor, i64 -> i1
+    ```
+    For gather's check: the tensors have one rank (a constant) and every
+    dim but `dim` (normalized) of the first is at most the second's, a
+    comparison of sizes known per call (an `opal.check` of it becomes an
+    `opal.assert`).
+  }];
+  let arguments = (ins AnyTensorOrGeneric:$value, AnyTensorOrGeneric:$bound, I64:$dim);
+  let results = (outs I1:$result);
+  let assemblyFormat = "$value `,` $bound `,` $dim attr-dict `:` type($value) `,` type($bound) `,` type($dim) `->` type($result)";
+}
+
 def Opal_CheckReductionDimsOp : Opal_Op<"check_reduction_dims", [ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
   let summary = "refuses reducing an empty tensor over no dims or over an empty dim";
   let description = [{
@@ -503,6 +519,21 @@ def Opal_DimSizeOp : Opal_Op<"dim_size", [Pure, ParentOneOf<["DecompositionOp", 
   let arguments = (ins AnyTensorOrGeneric:$value, I64Attr:$dim);
   let results = (outs I64:$result);
   let assemblyFormat = "$value `,` $dim attr-dict `:` type($value) `->` type($result)";
+}
+
+def Opal_SizeAtOp : Opal_Op<"size_at", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
+  let summary = "the size of the dimension an int argument names";
+  let description = [{
+    ```mlir
+    %n = opal.size_at %self, %dim : !opal.tensor, i64 -> i64
+    ```
+    Like `opal.dim_size`, for a dim that is an argument (a constant per
+    use; negative counts from the end). A 0-d tensor has size 1 at dim 0
+    and -1.
+  }];
+  let arguments = (ins AnyTensorOrGeneric:$value, I64:$dim);
+  let results = (outs I64:$result);
+  let assemblyFormat = "$value `,` $dim attr-dict `:` type($value) `,` type($dim) `->` type($result)";
 }
 
 def Opal_BatchMatmulOp : Opal_Op<"batch_matmul", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {

@@ -19,6 +19,7 @@ def OpalLowerToLinalg : Pass<"opal-lower-to-linalg"> {
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
   ];
 }
@@ -55,7 +56,10 @@ def OpalDeriveDataChecks : Pass<"opal-derive-data-checks", "::mlir::func::FuncOp
     cannot be checked before the call from its sizes: an integer division by
     zero must raise PyTorch's `ZeroDivisionError` instead of trapping. For
     each such prim (`prims.div`, `prims.fmod` and `prims.remainder` on
-    integers) and each `opal.data_check` an op's body made (erased here),
+    integers; `prims.gather` and `prims.take`, whose index must be in
+    [0, size): "index 5 is out of bounds for dimension 0 with size 3", with
+    the first such index) and each `opal.data_check` an op's body made
+    (erased here),
     the function gains a result: a
     reduction over the operand that writes `[found, values...]` as a
     `tensor<Nxi64>` (found is 1 if any element violates the condition). The
