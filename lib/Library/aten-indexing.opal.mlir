@@ -11,16 +11,42 @@ opal.library "aten" {
     %c4 = arith.constant 4 : i64
     %long = arith.cmpi eq, %code, %c4 : i64
     opal.check %long, "gather(): Expected dtype int64 for index"
-    %ss = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
-    %is = opal.shape_of %index : !opal.tensor -> !opal.list<i64>
+    // 0-d and 1-d tensors count as one rank (PyTorch's ensure_nonempty_dim).
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %true = arith.constant true
+    %at0 = opal.list %c0 : i64 -> !opal.list<i64>
+    %self_scalar = opal.has_rank %self, 0 : !opal.tensor -> i1
+    %index_scalar = opal.has_rank %index, 0 : !opal.tensor -> i1
+    %s1 = opal.static_if %self_scalar -> !opal.tensor {
+      %v = opal.keep_dims %self, %at0, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      opal.yield %v : !opal.tensor
+    } else {
+      opal.yield %self : !opal.tensor
+    }
+    %i1 = opal.static_if %index_scalar -> !opal.tensor {
+      %v = opal.keep_dims %index, %at0, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      opal.yield %v : !opal.tensor
+    } else {
+      opal.yield %index : !opal.tensor
+    }
+    %ss = opal.shape_of %s1 : !opal.tensor -> !opal.list<i64>
+    %is = opal.shape_of %i1 : !opal.tensor -> !opal.list<i64>
     %sr = opal.list_len %ss : !opal.list<i64> -> i64
     %ir = opal.list_len %is : !opal.list<i64> -> i64
     %same_rank = arith.cmpi eq, %sr, %ir : i64
     opal.check %same_rank, "Index tensor must have the same number of dimensions as input tensor"
-    %d = opal.normalize_dims %self, %dim : !opal.tensor, i64 -> !opal.list<i64>
-    %fits = opal.sizes_within %index, %self, %dim : !opal.tensor, !opal.tensor, i64 -> i1
+    %d = opal.normalize_dims %s1, %dim : !opal.tensor, i64 -> !opal.list<i64>
+    %fits = opal.sizes_within %i1, %s1, %dim : !opal.tensor, !opal.tensor, i64 -> i1
     opal.check %fits, "Size does not match: expected index [{0}] to be smaller than self [{1}] apart from dimension {2}" (%is, %ss, %dim : !opal.list<i64>, !opal.list<i64>, i64)
-    %r = prims.gather %self, %dim, %index : (!opal.tensor, i64, !opal.tensor) -> !opal.tensor
+    %g = prims.gather %s1, %dim, %i1 : (!opal.tensor, i64, !opal.tensor) -> !opal.tensor
+    // The result has the index's shape.
+    %r = opal.static_if %index_scalar -> !opal.tensor {
+      %v = prims.squeeze %g, %at0 : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+      opal.yield %v : !opal.tensor
+    } else {
+      opal.yield %g : !opal.tensor
+    }
     opal.yield %r : !opal.tensor
   }
   // self's elements at `index` (a vector, or one index) along dim.

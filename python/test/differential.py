@@ -288,7 +288,7 @@ def dtype_error_on_empty(error, values):
     empty = any(isinstance(v, np.ndarray) and v.size == 0 for v in values)
     return empty and ("not implemented for" in error or "expected scalar type" in error or
                       "must have the same dtype" in error or "Expected dtype" in error or
-                      "Size does not match" in error)
+                      "Size does not match" in error or "same number of dimensions" in error)
 
 
 def describe(args):
