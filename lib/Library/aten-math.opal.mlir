@@ -378,7 +378,7 @@ opal.library "aten" {
     %not_float = arith.ori %integral, %is_bool : i1
     %true = arith.constant true
     %float = arith.xori %not_float, %true : i1
-    opal.check %float, "\"elu_cpu\" not implemented for integer and bool tensors"
+    opal.check %float, "\"elu_cpu\" not implemented for '{0:dtype}'" (%code : i64)
     %c0 = arith.constant 0 : i64
     %x, %al, %sc, %isc, %zero = opal.promote %self, %alpha, %scale, %input_scale, %c0 : !opal.tensor, f64, f64, f64, i64 -> !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor
     %xb, %alb, %scb, %iscb, %zb = opal.broadcast_tensors %x, %al, %sc, %isc, %zero : !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor
@@ -404,7 +404,7 @@ opal.library "aten" {
     %not_float = arith.ori %integral, %is_bool : i1
     %true = arith.constant true
     %float = arith.xori %not_float, %true : i1
-    opal.check %float, "\"hardsigmoid_cpu\" not implemented for integer and bool tensors"
+    opal.check %float, "\"hardsigmoid_cpu\" not implemented for '{0:dtype}'" (%code : i64)
     %c0 = arith.constant 0 : i64
     %c3 = arith.constant 3 : i64
     %c6 = arith.constant 6 : i64
@@ -428,7 +428,7 @@ opal.library "aten" {
     %not_float = arith.ori %integral, %is_bool : i1
     %true = arith.constant true
     %float = arith.xori %not_float, %true : i1
-    opal.check %float, "\"hardswish_cpu\" not implemented for integer and bool tensors"
+    opal.check %float, "\"hardswish_cpu\" not implemented for '{0:dtype}'" (%code : i64)
     %c0 = arith.constant 0 : i64
     %c3 = arith.constant 3 : i64
     %c6 = arith.constant 6 : i64

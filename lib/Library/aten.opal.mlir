@@ -224,7 +224,7 @@ opal.library "aten" {
     %int = arith.cmpi sle, %code, %c4 : i64
     %bool = arith.cmpi eq, %code, %c11 : i64
     %ok = arith.ori %int, %bool : i1
-    opal.check %ok, "\"bitwise_and_cpu\" not implemented for floating-point and complex tensors"
+    opal.check %ok, "\"bitwise_and_cpu\" not implemented for '{0:dtype}'" (%code : i64)
     %x, %y = opal.broadcast_tensors %a, %b : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
     %r = prims.bitwise_and %x, %y : (!opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %r : !opal.tensor
@@ -247,7 +247,7 @@ opal.library "aten" {
     %int = arith.cmpi sle, %code, %c4 : i64
     %bool = arith.cmpi eq, %code, %c11 : i64
     %ok = arith.ori %int, %bool : i1
-    opal.check %ok, "\"bitwise_or_cpu\" not implemented for floating-point and complex tensors"
+    opal.check %ok, "\"bitwise_or_cpu\" not implemented for '{0:dtype}'" (%code : i64)
     %x, %y = opal.broadcast_tensors %a, %b : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
     %r = prims.bitwise_or %x, %y : (!opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %r : !opal.tensor
@@ -270,7 +270,7 @@ opal.library "aten" {
     %int = arith.cmpi sle, %code, %c4 : i64
     %bool = arith.cmpi eq, %code, %c11 : i64
     %ok = arith.ori %int, %bool : i1
-    opal.check %ok, "\"bitwise_xor_cpu\" not implemented for floating-point and complex tensors"
+    opal.check %ok, "\"bitwise_xor_cpu\" not implemented for '{0:dtype}'" (%code : i64)
     %x, %y = opal.broadcast_tensors %a, %b : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
     %r = prims.bitwise_xor %x, %y : (!opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %r : !opal.tensor
@@ -292,7 +292,7 @@ opal.library "aten" {
     %int = arith.cmpi sle, %code, %c4 : i64
     %bool = arith.cmpi eq, %code, %c11 : i64
     %ok = arith.ori %int, %bool : i1
-    opal.check %ok, "\"bitwise_not_cpu\" not implemented for floating-point and complex tensors"
+    opal.check %ok, "\"bitwise_not_cpu\" not implemented for '{0:dtype}'" (%code : i64)
     %r = prims.bitwise_not %self : (!opal.tensor) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }

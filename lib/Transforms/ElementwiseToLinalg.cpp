@@ -61,6 +61,22 @@ template <typename FloatOp, typename IntOp, typename BoolOp> Payload byKind() {
   };
 }
 
+/// `x <predicate> 0` for a number: ne, slt or sgt (ordered for floats, so
+/// NaN compares false except for ne).
+Value compareToZero(OpBuilder &b, Location loc, Value x, arith::CmpIPredicate predicate) {
+  Type type = x.getType();
+  if (!isFloat(type)) {
+    Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 0));
+    return arith::CmpIOp::create(b, loc, predicate, x, zero);
+  }
+  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(type, 0.0));
+  arith::CmpFPredicate floating = predicate == arith::CmpIPredicate::ne ? arith::CmpFPredicate::UNE
+                                  : predicate == arith::CmpIPredicate::slt
+                                      ? arith::CmpFPredicate::OLT
+                                      : arith::CmpFPredicate::OGT;
+  return arith::CmpFOp::create(b, loc, floating, x, zero);
+}
+
 /// A rounding op on floats; integers are already whole.
 template <typename FloatOp> Payload rounding() {
   return [](OpBuilder &b, Location loc, ValueRange args, Type) -> Value {
@@ -153,15 +169,10 @@ const std::map<std::string, Payload> &payloads() {
          Type type = x.getType();
          if (type.isInteger(1))
            return x;
-         bool isFloating = isFloat(type);
-         Value zero = isFloating ? Value(ConstantOp::create(b, loc, b.getFloatAttr(type, 0.0)))
-                                 : Value(ConstantOp::create(b, loc, b.getIntegerAttr(type, 0)));
-         Value positive = isFloating ? Value(CmpFOp::create(b, loc, CmpFPredicate::OGT, x, zero))
-                                     : Value(CmpIOp::create(b, loc, CmpIPredicate::sgt, x, zero));
-         Value negative = isFloating ? Value(CmpFOp::create(b, loc, CmpFPredicate::OLT, x, zero))
-                                     : Value(CmpIOp::create(b, loc, CmpIPredicate::slt, x, zero));
-         Value p = convertScalar(b, loc, positive, type), n = convertScalar(b, loc, negative, type);
-         return isFloating ? Value(SubFOp::create(b, loc, p, n)) : Value(SubIOp::create(b, loc, p, n));
+         Value p = convertScalar(b, loc, compareToZero(b, loc, x, CmpIPredicate::sgt), type);
+         Value n = convertScalar(b, loc, compareToZero(b, loc, x, CmpIPredicate::slt), type);
+         return isFloat(type) ? Value(SubFOp::create(b, loc, p, n))
+                              : Value(SubIOp::create(b, loc, p, n));
        }},
       {"prims.atan2", binary<math::Atan2Op, math::Atan2Op>()},
       {"prims.copysign",
@@ -191,25 +202,16 @@ const std::map<std::string, Payload> &payloads() {
        [](OpBuilder &b, Location loc, ValueRange args, Type) -> Value {
          // fmod, then moved by the divisor where the signs differ.
          Value x = args[0], d = args[1];
-         Type type = x.getType();
-         if (isFloat(type)) {
-           Value zero = ConstantOp::create(b, loc, b.getFloatAttr(type, 0.0));
-           Value r = RemFOp::create(b, loc, x, d);
-           Value nonzero = CmpFOp::create(b, loc, CmpFPredicate::UNE, r, zero);
-           Value rNegative = CmpFOp::create(b, loc, CmpFPredicate::OLT, r, zero);
-           Value dNegative = CmpFOp::create(b, loc, CmpFPredicate::OLT, d, zero);
-           Value differ = XOrIOp::create(b, loc, rNegative, dNegative);
-           Value move = AndIOp::create(b, loc, nonzero, differ);
-           return SelectOp::create(b, loc, move, AddFOp::create(b, loc, r, d), r);
-         }
-         Value zero = ConstantOp::create(b, loc, b.getIntegerAttr(type, 0));
-         Value r = safeIntegerDivision<RemSIOp>(b, loc, x, d);
-         Value nonzero = CmpIOp::create(b, loc, CmpIPredicate::ne, r, zero);
-         Value rNegative = CmpIOp::create(b, loc, CmpIPredicate::slt, r, zero);
-         Value dNegative = CmpIOp::create(b, loc, CmpIPredicate::slt, d, zero);
-         Value differ = XOrIOp::create(b, loc, rNegative, dNegative);
-         Value move = AndIOp::create(b, loc, nonzero, differ);
-         return SelectOp::create(b, loc, move, AddIOp::create(b, loc, r, d), r);
+         bool floating = isFloat(x.getType());
+         Value r = floating ? Value(RemFOp::create(b, loc, x, d))
+                            : safeIntegerDivision<RemSIOp>(b, loc, x, d);
+         Value differ = XOrIOp::create(b, loc, compareToZero(b, loc, r, CmpIPredicate::slt),
+                                       compareToZero(b, loc, d, CmpIPredicate::slt));
+         Value move =
+             AndIOp::create(b, loc, compareToZero(b, loc, r, CmpIPredicate::ne), differ);
+         Value moved = floating ? Value(AddFOp::create(b, loc, r, d))
+                                : Value(AddIOp::create(b, loc, r, d));
+         return SelectOp::create(b, loc, move, moved, r);
        }},
       // On bool, + is or and * is and (PyTorch's results).
       {"prims.add", byKind<AddFOp, AddIOp, OrIOp>()},

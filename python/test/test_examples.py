@@ -4,6 +4,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -44,3 +46,47 @@ def test_jit_tour():
     difference = float(out.split("largest difference from numpy: ")[1].split()[0])
     assert difference < 1e-5
     assert "x faster (one fused pass)" in out
+
+
+def test_gpt_block_matches_pytorch():
+    # The block of examples/gpt_block.py, run by opal and by PyTorch 1.13
+    # (torch.nn.functional) on the same weights and tokens.
+    torch = pytest.importorskip("torch", reason="PyTorch 1.13 is the reference")
+    import importlib.util
+    import numpy as np
+    import opal
+    spec = importlib.util.spec_from_file_location(
+        "gpt_block", os.path.join(ROOT, "examples", "gpt_block.py"))
+    gpt = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gpt)
+    weights = gpt.parameters(seed=3)
+    tokens = np.random.default_rng(4).integers(0, gpt.VOCAB, (3, gpt.CONTEXT))
+    ours = gpt.forward({k: opal.tensor(v) for k, v in weights.items()}, opal.tensor(tokens))
+
+    F = torch.nn.functional
+    p = {k: torch.from_numpy(v) for k, v in weights.items()}
+    t = torch.from_numpy(tokens)
+    batch, time = t.shape
+    x = F.embedding(t, p["tokens"]) + F.embedding(torch.arange(time), p["positions"])
+    h = F.layer_norm(x, [gpt.WIDTH], p["ln1.weight"], p["ln1.bias"])
+    head = gpt.WIDTH // gpt.HEADS
+
+    def heads(name):
+        return F.linear(h, p[name + ".weight"], p[name + ".bias"]).view(
+            batch, time, gpt.HEADS, head).transpose(1, 2)
+
+    scores = heads("q") @ heads("k").transpose(-2, -1) / np.sqrt(head)
+    scores = scores.masked_fill(torch.ones(time, time, dtype=torch.bool).triu(1), float("-inf"))
+    mixed = (scores.softmax(-1) @ heads("v")).transpose(1, 2).reshape(batch, time, gpt.WIDTH)
+    x = x + F.linear(mixed, p["out.weight"], p["out.bias"])
+    h = F.layer_norm(x, [gpt.WIDTH], p["ln2.weight"], p["ln2.bias"])
+    x = x + F.linear(F.gelu(F.linear(h, p["fc.weight"], p["fc.bias"])), p["proj.weight"],
+                     p["proj.bias"])
+    theirs = F.linear(x, p["head.weight"])
+    np.testing.assert_allclose(np.asarray(ours), theirs.numpy(), rtol=1e-4, atol=1e-4)
+    assert opal.ops.aten.argmax(ours, -1).tolist() == theirs.argmax(-1).tolist()
+
+
+def test_gpt_block_runs():
+    out = run("gpt_block.py")
+    assert "logits [2, 16, 64] opal.float32" in out
