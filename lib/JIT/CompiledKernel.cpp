@@ -480,30 +480,36 @@ void CompiledKernel::checkShapesOutOfLine(const IValue *args, const FunctionSche
 
 namespace {
 
-/// After a call: reads each data check's result (the last outputs), removes
-/// them from `out` and raises the first that found a violation.
+/// After a call: reads each data check's words (the last outputs), removes
+/// them from `out` and raises the first check that found a violation.
 void finishDataChecks(const CompiledKernel &kernel, Device device, Stack &out) {
-  size_t count = kernel.dataChecks.size();
-  std::vector<Tensor> results;
+  size_t count = 0;
+  for (const DataCheck &check : kernel.dataChecks)
+    count += check.words;
+  std::vector<Tensor> words;
   for (size_t i = out.size() - count; i < out.size(); ++i)
-    results.push_back(out[i].toTensor());
+    words.push_back(out[i].toTensor());
   out.resize(out.size() - count);
   if (device.isMeta())
     return;
-  for (size_t i = 0; i < count; ++i) {
-    const Tensor &result = results[i];
-    std::vector<int64_t> words(static_cast<size_t>(result.numel()));
+  auto read = [&](const Tensor &word) {
+    int64_t value = 0;
     if (device.isCUDA())
-      cuda::copyBytes(words.data(), Device(), result.dataPtr(), device,
-                      words.size() * sizeof(int64_t));
+      cuda::copyBytes(&value, Device(), word.dataPtr(), device, sizeof value);
     else
-      std::memcpy(words.data(), result.dataPtr(), words.size() * sizeof(int64_t));
-    if (words.empty() || words[0] == 0)
+      std::memcpy(&value, word.dataPtr(), sizeof value);
+    return value;
+  };
+  size_t next = 0;
+  for (const DataCheck &check : kernel.dataChecks) {
+    size_t first = next;
+    next += check.words;
+    if (read(words[first]) == 0)
       continue;
     std::vector<std::string> values;
-    for (size_t v = 1; v < words.size(); ++v)
-      values.push_back(std::to_string(words[v]));
-    throw OpalError(fillMessage(kernel.dataChecks[i].message, values));
+    for (size_t w = first + 1; w < next; ++w)
+      values.push_back(std::to_string(read(words[w])));
+    throw OpalError(fillMessage(check.message, values));
   }
 }
 

@@ -159,7 +159,8 @@ std::string jit::describeShapeChecks(const std::vector<ShapeCheck> &checks) {
 std::string jit::describeDataChecks(const std::vector<DataCheck> &checks) {
   std::string text;
   for (const DataCheck &check : checks)
-    text += (text.empty() ? "" : " ") + check.op + "," + encodeMessage(check.message);
+    text += (text.empty() ? "" : " ") + check.op + "," + std::to_string(check.words) + "," +
+            encodeMessage(check.message);
   return text;
 }
 
@@ -371,9 +372,12 @@ namespace {
 Expected<DataCheck> readDataCheck(const std::string &word) {
   std::vector<std::string> fields = splitAt(word, ',');
   DataCheck check;
-  if (fields.size() != 2 || fields[0].empty() || !decodeMessage(fields[1], check.message))
-    return makeUnexpected(Error("data check '" + word + "': expected <op>,<message>"));
+  uint64_t words = 0;
+  if (fields.size() != 3 || fields[0].empty() || !readNumber(fields[1], 2, words) ||
+      words < 1 || words > 16 || !decodeMessage(fields[2], check.message))
+    return makeUnexpected(Error("data check '" + word + "': expected <op>,<words>,<message>"));
   check.op = fields[0];
+  check.words = static_cast<uint32_t>(words);
   return check;
 }
 
@@ -447,14 +451,16 @@ Expected<bool> jit::readKernelDescription(const std::string &text, CompiledKerne
   size_t dynamic = 0;
   for (const OutputSpec &output : kernel.outputs)
     dynamic += std::count(output.sizes.begin(), output.sizes.end(), int64_t(-1));
-  if (kernel.dataChecks.size() > kernel.outputs.size())
-    return makeUnexpected(Error("kernel description: more data checks than outputs"));
-  for (size_t i = kernel.outputs.size() - kernel.dataChecks.size(); i < kernel.outputs.size();
-       ++i) {
+  size_t checkWords = 0;
+  for (const DataCheck &check : kernel.dataChecks)
+    checkWords += check.words;
+  if (checkWords > kernel.outputs.size())
+    return makeUnexpected(Error("kernel description: more data check words than outputs"));
+  for (size_t i = kernel.outputs.size() - checkWords; i < kernel.outputs.size(); ++i) {
     const OutputSpec &output = kernel.outputs[i];
-    if (output.dtype != ScalarType::Long || output.sizes.size() != 1 || output.sizes[0] < 1)
-      return makeUnexpected(Error("kernel description: the result of a data check must be "
-                                  "int64[n] with a static n >= 1"));
+    if (output.dtype != ScalarType::Long || !output.sizes.empty())
+      return makeUnexpected(
+          Error("kernel description: a data check's words must be 0-d int64 outputs"));
   }
   if (!kernel.sizeSources.empty() && kernel.sizeSources.size() != dynamic)
     return makeUnexpected(Error("kernel description: " + std::to_string(kernel.sizeSources.size()) +

@@ -43,11 +43,11 @@ bool dividesByOperand1(Operation *op) {
          !type.getElementType().isInteger(1);
 }
 
-/// The result of a check: an int64 tensor [found, first, scalars...] where
-/// found is 1 if any element of `tensor` satisfies `violates` (a reduction
-/// over all of its dims, in order), first is the first such element as an
-/// int64 (0 if none; only with `withFirst`), and `scalars` (i64 values) follow.
-Value checkResult(OpBuilder &b, Location loc, Value tensor,
+/// The results of a check, 0-d int64 tensors: found, 1 if any element of
+/// `tensor` satisfies `violates` (a reduction over all of its dims, in
+/// order); first, the first such element (0 if none; only with
+/// `withFirst`); then `scalars` (i64 values).
+SmallVector<Value> checkResult(OpBuilder &b, Location loc, Value tensor,
                   function_ref<Value(OpBuilder &, Location, Value)> violates, bool withFirst,
                   ValueRange scalars = {}) {
   auto type = cast<RankedTensorType>(tensor.getType());
@@ -81,12 +81,14 @@ Value checkResult(OpBuilder &b, Location loc, Value tensor,
                                 ValueRange{found, arith::SelectOp::create(nested, l, take, value,
                                                                           args[2])});
       });
-  SmallVector<Value> words;
-  for (Value result : reduction.getResults())
-    words.push_back(tensor::ExtractOp::create(b, loc, result, ValueRange{}));
-  llvm::append_range(words, scalars);
-  return tensor::FromElementsOp::create(
-      b, loc, RankedTensorType::get({static_cast<int64_t>(words.size())}, i64), words);
+  // Each word is a 0-d tensor of its own, so that on CUDA every one is made
+  // on the device (a fill for a scalar); the JIT reads them after the call.
+  SmallVector<Value> words(reduction.getResults());
+  for (Value scalar : scalars) {
+    Value word = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, i64);
+    words.push_back(linalg::FillOp::create(b, loc, scalar, word).getResult(0));
+  }
+  return words;
 }
 
 /// The gathers, whose index (operand 2) must be in [0, size) of `a`'s dim.
@@ -104,7 +106,7 @@ struct DeriveDataChecks
     if (function.isExternal())
       return;
     std::vector<opal::jit::DataCheck> checks;
-    SmallVector<Value> results;
+    SmallVector<Value> results; // every check's words, in order
     // Each divisor is checked once, however many prims divide by it.
     llvm::DenseSet<Value> checked;
     SmallVector<opal::ir::DataCheckOp> declared;
@@ -118,12 +120,13 @@ struct DeriveDataChecks
           return;
         }
         OpBuilder b(op);
-        results.push_back(checkResult(b, op->getLoc(), check.getViolations(),
-                                      [](OpBuilder &, Location, Value bad) { return bad; },
-                                      /*withFirst=*/false));
+        SmallVector<Value> words =
+            checkResult(b, op->getLoc(), check.getViolations(),
+                        [](OpBuilder &, Location, Value bad) { return bad; }, /*withFirst=*/false);
+        llvm::append_range(results, words);
         std::string name = opNameOf(op->getLoc());
         checks.push_back({name.empty() ? function.getSymName().str() : name,
-                          check.getMessage().str()});
+                          check.getMessage().str(), static_cast<uint32_t>(words.size())});
         return;
       }
       std::string name = opNameOf(op->getLoc());
@@ -146,7 +149,7 @@ struct DeriveDataChecks
                                b, loc, b.getI64Type(),
                                tensor::DimOp::create(b, loc, op->getOperand(0), dim)));
         Value dimValue = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(dim));
-        results.push_back(checkResult(
+        SmallVector<Value> words = checkResult(
             b, loc, op->getOperand(2),
             [&](OpBuilder &nb, Location l, Value index) -> Value {
               Value zero = arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(0));
@@ -154,23 +157,26 @@ struct DeriveDataChecks
               Value high = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, index, size);
               return arith::OrIOp::create(nb, l, low, high);
             },
-            /*withFirst=*/true, ValueRange{dimValue, size}));
-        checks.push_back({name, "index {0} is out of bounds for dimension {1} with size {2}"});
+            /*withFirst=*/true, ValueRange{dimValue, size});
+        llvm::append_range(results, words);
+        checks.push_back({name, "index {0} is out of bounds for dimension {1} with size {2}",
+                          static_cast<uint32_t>(words.size())});
         return;
       }
       if (!dividesByOperand1(op) || !checked.insert(op->getOperand(1)).second)
         return;
       OpBuilder b(op);
       Location loc = op->getLoc();
-      results.push_back(checkResult(b, loc, op->getOperand(1),
+      SmallVector<Value> words = checkResult(b, loc, op->getOperand(1),
                                     [](OpBuilder &nb, Location l, Value divisor) -> Value {
                                       Value zero = arith::ConstantOp::create(
                                           nb, l, nb.getIntegerAttr(divisor.getType(), 0));
                                       return arith::CmpIOp::create(
                                           nb, l, arith::CmpIPredicate::eq, divisor, zero);
                                     },
-                                    /*withFirst=*/false));
-      checks.push_back({name, kZeroDivision});
+                                    /*withFirst=*/false);
+      llvm::append_range(results, words);
+      checks.push_back({name, kZeroDivision, static_cast<uint32_t>(words.size())});
     });
     for (opal::ir::DataCheckOp check : declared) {
       if (!getElementTypeOrSelf(check.getViolations().getType()).isInteger(1))

@@ -246,3 +246,29 @@ def test_tensors_on_two_devices_are_refused(run):
     """)
     assert out == ["aten::add.Tensor: expected all tensors on one device, but argument 'other' "
                    "is on cpu and an earlier one on cuda:0"]
+
+
+def test_kernels_with_data_checks_compile_and_read_their_checks_back(run):
+    # embedding's kernel gathers rows and reduces its indices into 0-d check
+    # words (index in range), each made on the device; the JIT reads them
+    # back after the launch. The fake driver computes nothing, so the words
+    # hold whatever the memory held: the call may raise with them, but it
+    # compiles, loads and launches every kernel, and reads the words.
+    out, log = run("""
+        import numpy as np, opal
+        A = opal.ops.aten
+        w = opal.tensor(np.ones((10, 4), dtype=np.float32), device="cuda")
+        i = opal.tensor(np.array([1, 3, 5]), device="cuda")
+        for name, call in [("embedding", lambda: A.embedding(w, i)),
+                           ("floor_divide", lambda: A.floor_divide(i, i))]:
+            try:
+                call()
+                print(name, "returned")
+            except RuntimeError as error:
+                print(name, "raised", "cannot lower" in str(error))
+    """)
+    assert out[0] in ("embedding returned", "embedding raised False")
+    assert out[1] in ("floor_divide returned", "floor_divide raised False")
+    kernels = [line for line in log if line.startswith("function")]
+    assert len(kernels) >= 4  # fills, the gather, the checks' reductions
+    assert len(launches(log)) >= len(kernels) - 1

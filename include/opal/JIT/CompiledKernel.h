@@ -130,15 +130,17 @@ struct ShapeCheck {
 
 /// A condition on the data of a call's inputs that a kernel checks as it
 /// runs (derived by the compiler, opal-derive-data-checks): an integer
-/// division's divisor is not zero. The kernel writes `[found, values...]`
-/// (int64) into an output of its own, one of the kernel's last outputs; after
-/// the call, found != 0 raises `message` (RuntimeError) with each `{i}`
-/// replaced by values[i]. `op` is the op whose definition needs the check.
+/// division's divisor is not zero, a gather's index is in range. The kernel
+/// writes `words` 0-d int64 outputs of its own, `found, values...`, among
+/// its last outputs; after the call, found != 0 raises `message`
+/// (RuntimeError) with each `{i}` replaced by values[i]. `op` is the op
+/// whose definition needs the check.
 struct DataCheck {
   std::string op;
   std::string message;
+  uint32_t words = 1;
   bool operator==(const DataCheck &other) const {
-    return op == other.op && message == other.message;
+    return op == other.op && message == other.message && words == other.words;
   }
 };
 
@@ -183,8 +185,8 @@ public:
   /// What the inputs' sizes must satisfy, checked in order before every
   /// call (also on meta tensors); see ShapeCheck.
   std::vector<ShapeCheck> shapeChecks;
-  /// Checked after every call: the last dataChecks.size() entries of
-  /// `outputs` are their results, which the caller never sees.
+  /// Checked after every call: the last entries of `outputs` are their
+  /// words (DataCheck::words each), which the caller never sees.
   std::vector<DataCheck> dataChecks;
   /// The ops (`ns::name[.overload]`) whose definitions went into the kernel.
   std::vector<OperatorName> reached;
@@ -235,8 +237,8 @@ std::string describeShapeChecks(const std::vector<ShapeCheck> &checks);
 /// Reads describeShapeChecks' text; an empty text has none.
 Expected<std::vector<ShapeCheck>> readShapeChecks(const std::string &text);
 
-/// The value of the `data:` field: one word per check, "<op>,<message>"
-/// with the message %-encoded as in `checks:`.
+/// The value of the `data:` field: one word per check,
+/// "<op>,<words>,<message>" with the message %-encoded as in `checks:`.
 std::string describeDataChecks(const std::vector<DataCheck> &checks);
 /// Reads describeDataChecks' text; an empty text has none.
 Expected<std::vector<DataCheck>> readDataChecks(const std::string &text);
