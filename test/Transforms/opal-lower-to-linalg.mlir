@@ -201,3 +201,36 @@ func.func @squeeze(%x: tensor<1x?x1x4x1xf32>, %y: tensor<1x1xf32>) -> (tensor<?x
   %s = prims.squeeze %y, %l2 : (tensor<1x1xf32>, !opal.list<i64>) -> tensor<f32>
   return %r, %s : tensor<?x4xf32>, tensor<f32>
 }
+
+// -----
+
+// argmax: one generic reduces dim 1 into the extreme so far and its index
+// (linalg.index), the first one winning; NaN counts as the extreme.
+// CHECK-LABEL: func.func @argmax
+// CHECK: %[[VALUES:.*]] = linalg.fill ins(%{{.*}} : f32)
+// CHECK: %[[INDICES:.*]] = linalg.fill ins(%{{.*}} : i64)
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}} ins(%{{.*}} : tensor<4x?xf32>) outs(%[[VALUES]], %[[INDICES]] : tensor<4xf32>, tensor<4xi64>)
+// CHECK: linalg.index 1
+// CHECK: arith.cmpf ogt
+// CHECK: arith.cmpf uno
+// CHECK-NOT: prims.
+func.func @argmax(%x: tensor<4x?xf32>) -> tensor<4xi64> {
+  %c1 = arith.constant 1 : i64
+  %r = prims.argmax %x, %c1 : (tensor<4x?xf32>, i64) -> tensor<4xi64>
+  return %r : tensor<4xi64>
+}
+
+// -----
+
+// take (embedding's gather): the index is an operand read through its own
+// map; `a` is read with tensor.extract only where the index is in range.
+// CHECK-LABEL: func.func @take
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel"]} ins(%{{.*}} : tensor<2x?xi64>) outs(%{{.*}} : tensor<2x?x3xf32>)
+// CHECK: scf.if
+// CHECK: tensor.extract
+// CHECK-NOT: prims.
+func.func @take(%w: tensor<?x3xf32>, %i: tensor<2x?xi64>) -> tensor<2x?x3xf32> {
+  %c0 = arith.constant 0 : i64
+  %r = prims.take %w, %c0, %i : (tensor<?x3xf32>, i64, tensor<2x?xi64>) -> tensor<2x?x3xf32>
+  return %r : tensor<2x?x3xf32>
+}

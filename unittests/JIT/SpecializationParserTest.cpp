@@ -213,3 +213,35 @@ TEST(KernelDescription, ShapeChecksRoundTrip) {
   EXPECT_EQ(descriptionError("outputs: float32[?]\nrows: dependent\nchecks: broadcast,x\n"),
             "kernel description: shape check 'broadcast,x': expected 5 comma-separated fields");
 }
+
+TEST(KernelDescription, DataChecksRoundTripAndOwnTheirWords) {
+  CompiledKernel kernel;
+  kernel.outputs = {{ScalarType::Float, {-1}},
+                    {ScalarType::Long, {}},
+                    {ScalarType::Long, {}},
+                    {ScalarType::Long, {}},
+                    {ScalarType::Long, {}},
+                    {ScalarType::Long, {}}};
+  kernel.dataChecks = {{"aten::floor_divide", "ZeroDivisionError", 1},
+                       {"aten::gather", "index {0} is out of bounds for dimension {1} with size {2}",
+                        4}};
+  kernel.reached = {OperatorName{"aten::gather", ""}};
+  std::string text = describeKernel(kernel);
+  EXPECT_NE(text.find("\ndata: aten::floor_divide,1,ZeroDivisionError aten::gather,4,"
+                      "index%20%7B0%7D%20is%20out%20of%20bounds%20for%20dimension%20%7B1%7D%20"
+                      "with%20size%20%7B2%7D\n"),
+            std::string::npos)
+      << text;
+  CompiledKernel read;
+  ASSERT_TRUE(readKernelDescription(text, read).hasValue());
+  EXPECT_EQ(read.dataChecks, kernel.dataChecks);
+  // The words are the last outputs, 0-d int64 each.
+  EXPECT_EQ(descriptionError("outputs: float32[?]\nrows: dependent\n"
+                             "data: aten::div,2,ZeroDivisionError\n"),
+            "kernel description: more data check words than outputs");
+  EXPECT_EQ(descriptionError("outputs: float32[?] float32[]\nrows: dependent\n"
+                             "data: aten::div,1,ZeroDivisionError\n"),
+            "kernel description: a data check's words must be 0-d int64 outputs");
+  EXPECT_EQ(descriptionError("outputs: int64[]\nrows: dependent\ndata: aten::div,0,x\n"),
+            "kernel description: data check 'aten::div,0,x': expected <op>,<words>,<message>");
+}

@@ -1,0 +1,42 @@
+// RUN: opal-opt %s --split-input-file --pass-pipeline="builtin.module(opal-decompose,func.func(opal-derive-data-checks))" | FileCheck %s
+
+// An integer division gains a check of its divisor: a reduction of
+// `divisor == 0` into a 0-d int64 result after the function's own, named
+// with its op and message in opal.data_checks.
+// CHECK-LABEL: func.func @div
+// CHECK-SAME: -> (tensor<?xi64>, tensor<i64>)
+// CHECK-SAME: opal.data_checks = "aten::floor_divide,1,ZeroDivisionError"
+// CHECK: linalg.generic {{.*}}iterator_types = ["reduction"]
+// CHECK: arith.cmpi eq
+// CHECK: arith.ori
+// CHECK: return %{{.*}}, %{{.*}} : tensor<?xi64>, tensor<i64>
+func.func @div(%x: tensor<?xi64>, %y: tensor<?xi64>) -> !opal.tensor {
+  %r = aten.floor_divide %x, %y : (tensor<?xi64>, tensor<?xi64>) -> !opal.tensor
+  return %r : !opal.tensor
+}
+
+// -----
+
+// A float division needs none.
+// CHECK-LABEL: func.func @true_div
+// CHECK-NOT: opal.data_checks
+// CHECK-SAME: {
+func.func @true_div(%x: tensor<?xf32>, %y: tensor<?xf32>) -> !opal.tensor {
+  %r = aten.div.Tensor %x, %y : (tensor<?xf32>, tensor<?xf32>) -> !opal.tensor
+  return %r : !opal.tensor
+}
+
+// -----
+
+// A gather's index: the first one out of [0, size) and the dim and size
+// for the message, four words; index_select's own opal.data_check comes
+// first, with PyTorch's message for it.
+// CHECK-LABEL: func.func @index_select
+// CHECK-SAME: -> (tensor<?x?xf32>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>)
+// CHECK-SAME: opal.data_checks = "aten::index_select,1,index%20out%20of%20range%20in%20self aten::index_select,4,index%20%7B0%7D%20is%20out%20of%20bounds%20for%20dimension%20%7B1%7D%20with%20size%20%7B2%7D"
+// CHECK-NOT: opal.data_check %
+func.func @index_select(%x: tensor<?x?xf32>, %i: tensor<?xi64>) -> !opal.tensor {
+  %c0 = arith.constant 0 : i64
+  %r = aten.index_select %x, %c0, %i : (tensor<?x?xf32>, i64, tensor<?xi64>) -> !opal.tensor
+  return %r : !opal.tensor
+}
