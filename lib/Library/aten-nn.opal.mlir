@@ -65,7 +65,8 @@ opal.library "aten" {
       %mc0 = arith.constant 0 : i64
       %mc1 = arith.constant 1 : i64
       %m0, %zero, %one = opal.promote %mask, %mc0, %mc1 : !opal.tensor, i64, i64 -> !opal.tensor, !opal.tensor, !opal.tensor
-      %mb, %zb, %ob = opal.broadcast_tensors %m0, %zero, %one : !opal.tensor, !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor, !opal.tensor
+      // Only the elements the result takes (the mask broadcast with self).
+      %mb, %zb, %ob, %unused = opal.broadcast_tensors %m0, %zero, %one, %self : !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor
       %not0 = prims.ne %mb, %zb : (!opal.tensor, !opal.tensor) -> !opal.tensor
       %not1 = prims.ne %mb, %ob : (!opal.tensor, !opal.tensor) -> !opal.tensor
       %neither = prims.bitwise_and %not0, %not1 : (!opal.tensor, !opal.tensor) -> !opal.tensor
@@ -99,7 +100,8 @@ opal.library "aten" {
       %mc0 = arith.constant 0 : i64
       %mc1 = arith.constant 1 : i64
       %m0, %zero, %one = opal.promote %mask, %mc0, %mc1 : !opal.tensor, i64, i64 -> !opal.tensor, !opal.tensor, !opal.tensor
-      %mb, %zb, %ob = opal.broadcast_tensors %m0, %zero, %one : !opal.tensor, !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor, !opal.tensor
+      // Only the elements the result takes (the mask broadcast with self).
+      %mb, %zb, %ob, %unused = opal.broadcast_tensors %m0, %zero, %one, %self : !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor
       %not0 = prims.ne %mb, %zb : (!opal.tensor, !opal.tensor) -> !opal.tensor
       %not1 = prims.ne %mb, %ob : (!opal.tensor, !opal.tensor) -> !opal.tensor
       %neither = prims.bitwise_and %not0, %not1 : (!opal.tensor, !opal.tensor) -> !opal.tensor

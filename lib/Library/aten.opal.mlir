@@ -1167,8 +1167,12 @@ opal.library "aten" {
     %true = arith.constant true
     %n = opal.count %x, %dims : !opal.tensor, !opal.list<i64> -> i64
     %s = prims.sum %x, %dims, %none : (!opal.tensor, !opal.list<i64>, !opal.none) -> !opal.tensor
-    %sp, %np = opal.promote %s, %n : !opal.tensor, i64 -> !opal.tensor, !opal.tensor
-    %sb, %nb = opal.broadcast_tensors %sp, %np : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    // An empty row's mean is 0 (its variance stays 0/0, NaN), as in PyTorch.
+    %c1n = arith.constant 1 : i64
+    %n1 = arith.maxsi %n, %c1n : i64
+    %sp, %np1 = opal.promote %s, %n1 : !opal.tensor, i64 -> !opal.tensor, !opal.tensor
+    %sp2, %np = opal.promote %s, %n : !opal.tensor, i64 -> !opal.tensor, !opal.tensor
+    %sb, %nb = opal.broadcast_tensors %sp, %np1 : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
     %mean = prims.div %sb, %nb : (!opal.tensor, !opal.tensor) -> !opal.tensor
     %mean_k = opal.keep_dims %mean, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
     %xb, %mb = opal.broadcast_tensors %x, %mean_k : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
