@@ -16,6 +16,7 @@ is float16; int64 + 2.5 is float32).
 """
 
 import builtins
+import collections
 import numbers
 
 from opal import _C
@@ -158,21 +159,72 @@ def _amin(self, dim=(), keepdim=False):
     return A.amin(self, _dims(dim), keepdim)
 
 
-def _extreme(name, reduce, elementwise):
-    """`x.max()` (all elements) and `x.max(other)` (elementwise); `x.max(dim)`
-    needs aten::max.dim, which opal does not define yet."""
-    def method(self, other=None):
-        if other is None:
-            return reduce(self, [])
-        if isinstance(other, TENSOR_TYPES):
+# What `x.max(dim)` and `x.min(dim)` return: values and (first) indices, by
+# position or by name, as PyTorch's torch.return_types.max/min.
+max_result = collections.namedtuple("max", ["values", "indices"])
+min_result = collections.namedtuple("min", ["values", "indices"])
+
+
+def _extreme(name, packet, elementwise, result):
+    """`x.max()` (all elements), `x.max(other)` (elementwise) and
+    `x.max(dim, keepdim=False)` (values and indices)."""
+    def method(self, dim=None, keepdim=False, *, other=None):
+        if isinstance(dim, TENSOR_TYPES):  # x.max(y), as PyTorch's positional other
+            dim, other = None, dim
+        if other is not None:
             return elementwise(self, other)
-        raise NotImplementedError(f"Tensor.{name}(dim) needs aten::{name}.dim, which opal does "
-                                  f"not define yet; use a{name}(dim) for the values")
+        if dim is None:
+            return packet.default(self)
+        return result(*packet.dim(self, dim, keepdim))
     return method
 
 
-_max = _extreme("max", A.amax, A.maximum)
-_min = _extreme("min", A.amin, A.minimum)
+_max = _extreme("max", A.max, A.maximum, max_result)
+_min = _extreme("min", A.min, A.minimum, min_result)
+
+
+def _reduction_over(packet_all, packet_dim):
+    """`x.any()`/`x.any(dim, keepdim)` and the like: all elements, or one dim."""
+    def method(self, dim=None, keepdim=False):
+        return packet_all(self) if dim is None else packet_dim(self, dim, keepdim)
+    return method
+
+
+def _prod(self, dim=None, keepdim=False, *, dtype=None):
+    if dim is None:
+        return A.prod.default(self, dtype=dtype)
+    return A.prod.dim_int(self, dim, keepdim, dtype=dtype)
+
+
+def _variance(packet):
+    """`x.var(dim=None, unbiased=True, keepdim=False, *, correction=None)`."""
+    def method(self, dim=None, unbiased=True, keepdim=False, *, correction=None):
+        if correction is None:
+            correction = 1 if unbiased else 0
+        return packet.correction(self, _dims(dim) if dim is not None else None,
+                                 correction=correction, keepdim=keepdim)
+    return method
+
+
+def _arg_extreme(packet):
+    def method(self, dim=None, keepdim=False):
+        return packet(self, dim, keepdim)
+    return method
+
+
+def _divide(self, other, *, rounding_mode=None):
+    """`x.div(y, rounding_mode=None)`: true division, or "trunc"/"floor"."""
+    if rounding_mode is None:
+        return _truediv(self, other)
+    if isinstance(other, TENSOR_TYPES):
+        return A.div.Tensor_mode(self, other, rounding_mode=rounding_mode)
+    return A.div.Scalar_mode(self, other, rounding_mode=rounding_mode)
+
+
+def _masked_fill(self, mask, value):
+    if isinstance(value, TENSOR_TYPES):
+        return A.masked_fill.Tensor(self, mask, value)
+    return A.masked_fill.Scalar(self, mask, value)
 
 
 def _softmax(self, dim, dtype=None):
@@ -291,6 +343,9 @@ def _bitwise(name):
     return method
 
 
+_floordiv = _binary("floor_divide", "default", "Scalar")
+_mod = _binary("remainder", "Tensor", "Scalar")
+_fmod = _binary("fmod", "Tensor", "Scalar")
 _and = _bitwise("bitwise_and")
 _or = _bitwise("bitwise_or")
 _xor = _bitwise("bitwise_xor")
@@ -330,6 +385,8 @@ _METHODS = {
     "__truediv__": _truediv, "__rtruediv__": _reflected(A.div.Tensor),
     "__pow__": _pow, "__rpow__": _reflected(A.pow.Tensor_Tensor),
     "__matmul__": _matmul,
+    "__floordiv__": _floordiv, "__rfloordiv__": _reflected(A.floor_divide.default),
+    "__mod__": _mod, "__rmod__": _reflected(A.remainder.Tensor),
     "__and__": _and, "__rand__": _and, "__or__": _or, "__ror__": _or,
     "__xor__": _xor, "__rxor__": _xor, "__invert__": lambda self: A.bitwise_not(self),
     "bitwise_and": _and, "bitwise_or": _or, "bitwise_xor": _xor,
@@ -345,7 +402,7 @@ _METHODS = {
     # Methods with PyTorch's names and arguments.
     "add": _with_alpha(_add, A.add.Tensor, A.add.Scalar),
     "sub": _with_alpha(_sub, A.sub.Tensor, A.sub.Scalar),
-    "mul": _mul, "div": _truediv, "pow": _pow, "matmul": _matmul, "mm": lambda s, o: A.mm(s, o),
+    "mul": _mul, "pow": _pow, "matmul": _matmul, "mm": lambda s, o: A.mm(s, o),
     "bmm": lambda s, o: A.bmm(s, o),
     "eq": _eq, "ne": _ne, "lt": _lt, "le": _le, "gt": _gt, "ge": _ge,
     "maximum": lambda s, o: A.maximum(s, o), "minimum": lambda s, o: A.minimum(s, o),
@@ -356,9 +413,28 @@ _METHODS = {
     "sigmoid": lambda s: A.sigmoid(s), "reciprocal": lambda s: A.reciprocal(s),
     "square": lambda s: A.square(s),
     "sum": _sum, "mean": _mean, "amax": _amax, "amin": _amin, "max": _max, "min": _min,
+    "prod": _prod, "any": _reduction_over(A.any.default, A.any.dim),
+    "all": _reduction_over(A.all.default, A.all.dim), "var": _variance(A.var),
+    "std": _variance(A.std), "logsumexp": lambda s, dim, keepdim=False: A.logsumexp(
+        s, _dims(dim), keepdim),
+    "argmax": _arg_extreme(A.argmax), "argmin": _arg_extreme(A.argmin),
     "softmax": _softmax, "log_softmax": _log_softmax, "clamp": _clamp,
     "clamp_min": lambda s, m: A.clamp_min(s, m), "clamp_max": lambda s, m: A.clamp_max(s, m),
     "where": _where,
+    "floor_divide": _floordiv, "remainder": _mod, "fmod": _fmod, "div": _divide,
+    "atan2": lambda s, o: A.atan2(s, o),
+    "logical_and": lambda s, o: A.logical_and(s, o),
+    "logical_or": lambda s, o: A.logical_or(s, o),
+    "logical_xor": lambda s, o: A.logical_xor(s, o),
+    "tril": lambda s, diagonal=0: A.tril(s, diagonal),
+    "triu": lambda s, diagonal=0: A.triu(s, diagonal),
+    "masked_fill": _masked_fill, "clone": lambda s: A.clone(s),
+    "gather": lambda s, dim, index: A.gather(s, dim, index),
+    "index_select": lambda s, dim, index: A.index_select(s, dim, index),
+    "new_zeros": lambda s, *size, dtype=None: A.new_zeros(s, _size_list(size), dtype=dtype),
+    "new_ones": lambda s, *size, dtype=None: A.new_ones(s, _size_list(size), dtype=dtype),
+    "new_full": lambda s, size, fill_value, dtype=None: A.new_full(s, list(size), fill_value,
+                                                                   dtype=dtype),
     "float": _cast(_C.float32), "double": _cast(_C.float64), "half": _cast(_C.float16),
     "long": _cast(_C.int64), "int": _cast(_C.int32), "short": _cast(_C.int16),
     "bool": _cast(_C.bool), "bfloat16": _cast(_C.bfloat16),
@@ -367,6 +443,12 @@ _METHODS = {
     "mul_": _in_place("mul_", _mul), "div_": _in_place("div_", _truediv),
     "clamp_": _in_place("clamp_", _clamp), "zero_": _zero_,
 }
+
+
+for _name in ("ceil", "floor", "round", "trunc", "sign", "expm1", "log2", "log10", "tan", "asin",
+              "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "isnan", "isinf",
+              "logical_not"):
+    _METHODS[_name] = (lambda op: lambda self: op(self))(getattr(A, _name))
 
 
 # What a traced tensor has too: every operator and method that is one aten
@@ -408,7 +490,7 @@ def install(cls=Tensor):
 
 # opal.<fn>: PyTorch's functions, each the same call as the method.
 FUNCTIONS = {
-    "add": _METHODS["add"], "sub": _METHODS["sub"], "mul": _mul, "div": _truediv,
+    "add": _METHODS["add"], "sub": _METHODS["sub"], "mul": _mul,
     "pow": _pow, "matmul": _matmul, "mm": _METHODS["mm"], "bmm": _METHODS["bmm"],
     "eq": _eq, "ne": _ne, "lt": _lt, "le": _le, "gt": _gt, "ge": _ge,
     "maximum": _METHODS["maximum"], "minimum": _METHODS["minimum"],
@@ -425,8 +507,14 @@ FUNCTIONS = {
         else A.sub.Tensor(other, input, alpha=alpha)),
 }
 for _name in ("neg", "abs", "exp", "log", "log1p", "sqrt", "rsqrt", "sin", "cos", "tanh",
-              "erf", "relu", "sigmoid", "reciprocal", "square"):
+              "erf", "relu", "sigmoid", "reciprocal", "square", "ceil", "floor", "round",
+              "trunc", "sign", "expm1", "log2", "log10", "tan", "asin", "acos", "atan", "sinh",
+              "cosh", "asinh", "acosh", "atanh", "isnan", "isinf", "logical_not", "logical_and",
+              "logical_or", "logical_xor", "atan2", "floor_divide", "remainder", "fmod", "prod",
+              "any", "all", "var", "std", "logsumexp", "argmax", "argmin", "tril", "triu",
+              "masked_fill", "clone", "gather", "index_select"):
     FUNCTIONS[_name] = _METHODS[_name]
+FUNCTIONS["div"] = _divide
 # Ops whose function is the aten op itself, under PyTorch's name.
 for _name in ("silu", "softplus", "leaky_relu", "hardtanh", "gelu", "layer_norm", "linear",
               "transpose", "t", "permute", "unsqueeze", "squeeze", "reshape"):
