@@ -207,4 +207,112 @@ opal.library "aten" {
     }
     opal.yield %r : !opal.tensor
   }
+  // 2-d convolution (NCHW input, FCHW weight), groups 1; the transposed
+  // form is not supported yet.
+  opal.def "convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor"
+  opal.decomposition "convolution" {
+  ^bb0(%input: !opal.tensor, %weight: !opal.tensor, %bias: !opal.tensor, %stride: !opal.list<i64>, %padding: !opal.list<i64>, %dilation: !opal.list<i64>, %transposed: i1, %output_padding: !opal.list<i64>, %groups: i64):
+    %yes = arith.constant true
+    %direct = arith.xori %transposed, %yes : i1
+    opal.check %direct, "opal supports convolution with transposed=False only for now"
+    %c1 = arith.constant 1 : i64
+    %one_group = arith.cmpi eq, %groups, %c1 : i64
+    opal.check %one_group, "opal supports convolution with groups=1 only for now, got groups={0}" (%groups : i64)
+    %ws = opal.shape_of %weight : !opal.tensor -> !opal.list<i64>
+    %is = opal.shape_of %input : !opal.tensor -> !opal.list<i64>
+    %wr = opal.list_len %ws : !opal.list<i64> -> i64
+    %ir = opal.list_len %is : !opal.list<i64> -> i64
+    %c4 = arith.constant 4 : i64
+    %planar = arith.cmpi eq, %wr, %c4 : i64
+    opal.check %planar, "opal supports 2-d convolutions only for now (a 4-d weight), got a {0}-d weight" (%wr : i64)
+    %batched = arith.cmpi eq, %ir, %c4 : i64
+    opal.check %batched, "Expected 4-dimensional input for 4-dimensional weight [{0}], but got {1}-dimensional input of size [{2}] instead" (%ws, %ir, %is : !opal.list<i64>, i64, !opal.list<i64>)
+    %none = opal.none
+    %ic = opal.dtype_of %input, %none : !opal.tensor, !opal.none -> i64
+    %wc = opal.dtype_of %weight, %none : !opal.tensor, !opal.none -> i64
+    %same = arith.cmpi eq, %ic, %wc : i64
+    opal.check %same, "expected scalar type {0:dtype} but found {1:dtype}" (%ic, %wc : i64, i64)
+    %c4i = arith.constant 4 : i64
+    %c11 = arith.constant 11 : i64
+    %integral = arith.cmpi sle, %ic, %c4i : i64
+    %is_bool = arith.cmpi eq, %ic, %c11 : i64
+    %not_float = arith.ori %integral, %is_bool : i1
+    %float = arith.xori %not_float, %yes : i1
+    opal.check %float, "\"slow_conv2d_cpu\" not implemented for '{0:dtype}'" (%ic : i64)
+    %channels = opal.dim_size %input, 1 : !opal.tensor -> i64
+    %expected = opal.dim_size %weight, 1 : !opal.tensor -> i64
+    %fits = arith.cmpi eq, %channels, %expected : i64
+    opal.check %fits, "Given groups={0}, weight of size [{1}], expected input[{2}] to have {3} channels, but got {4} channels instead" (%groups, %ws, %is, %expected, %channels : i64, !opal.list<i64>, !opal.list<i64>, i64, i64)
+    // Each kernel extent (dilated) must fit in the padded input: sizes known
+    // per call, checked as data (a 0-d bool), with PyTorch's message.
+    %h = opal.dim_size %input, 2 : !opal.tensor -> i64
+    %w = opal.dim_size %input, 3 : !opal.tensor -> i64
+    %kh = opal.dim_size %weight, 2 : !opal.tensor -> i64
+    %kw = opal.dim_size %weight, 3 : !opal.tensor -> i64
+    %ph = opal.list_item %padding, 0 : !opal.list<i64> -> i64
+    %pw = opal.list_item %padding, 1 : !opal.list<i64> -> i64
+    %dh = opal.list_item %dilation, 0 : !opal.list<i64> -> i64
+    %dw = opal.list_item %dilation, 1 : !opal.list<i64> -> i64
+    %c2 = arith.constant 2 : i64
+    %ph2 = arith.muli %ph, %c2 : i64
+    %pw2 = arith.muli %pw, %c2 : i64
+    %hp = arith.addi %h, %ph2 : i64
+    %wp = arith.addi %w, %pw2 : i64
+    %kh1 = arith.subi %kh, %c1 : i64
+    %kw1 = arith.subi %kw, %c1 : i64
+    %rh0 = arith.muli %kh1, %dh : i64
+    %rw0 = arith.muli %kw1, %dw : i64
+    %rh = arith.addi %rh0, %c1 : i64
+    %rw = arith.addi %rw0, %c1 : i64
+    %short_h = arith.cmpi slt, %hp, %rh : i64
+    %short_w = arith.cmpi slt, %wp, %rw : i64
+    %short = arith.ori %short_h, %short_w : i1
+    %short_t = opal.promote %short : i1 -> !opal.tensor
+    opal.data_check %short_t, "Calculated padded input size per channel: ({0} x {1}). Kernel size: ({2} x {3}). Kernel size can't be greater than actual input size" (%hp, %wp, %rh, %rw) : !opal.tensor
+    %y = prims.conv %input, %weight, %stride, %padding, %dilation, %groups : (!opal.tensor, !opal.tensor, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i64) -> !opal.tensor
+    %no_bias = opal.is_none %bias : !opal.tensor -> i1
+    %r = opal.static_if %no_bias -> !opal.tensor {
+      opal.yield %y : !opal.tensor
+    } else {
+      %bc = opal.dtype_of %bias, %none : !opal.tensor, !opal.none -> i64
+      %bias_same = arith.cmpi eq, %ic, %bc : i64
+      opal.check %bias_same, "Input type ({0:ctype}) and bias type ({1:ctype}) should be the same" (%ic, %bc : i64, i64)
+      %bs = opal.shape_of %bias : !opal.tensor -> !opal.list<i64>
+      %f = opal.dim_size %weight, 0 : !opal.tensor -> i64
+      %one_f = opal.list %f : i64 -> !opal.list<i64>
+      %bias_fits = opal.list_eq %bs, %one_f : !opal.list<i64>, !opal.list<i64> -> i1
+      opal.check %bias_fits, "Given weight of size [{0}], expected bias to be 1-dimensional with {1} elements, but got bias of size [{2}] instead" (%ws, %f, %bs : !opal.list<i64>, i64, !opal.list<i64>)
+      // The bias [F] along dim 1.
+      %c1l = arith.constant 1 : i64
+      %c2l = arith.constant 2 : i64
+      %at = opal.list %c1l, %c2l : i64, i64 -> !opal.list<i64>
+      %b3 = opal.keep_dims %bias, %at, %yes : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      %yp, %bp = opal.promote %y, %b3 : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+      %yb, %bb = opal.broadcast_tensors %yp, %bp : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+      %a = prims.add %yb, %bb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      opal.yield %a : !opal.tensor
+    }
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor"
+  opal.decomposition "conv2d" {
+  ^bb0(%input: !opal.tensor, %weight: !opal.tensor, %bias: !opal.tensor, %stride: !opal.list<i64>, %padding: !opal.list<i64>, %dilation: !opal.list<i64>, %groups: i64):
+    %false = arith.constant false
+    %c0 = arith.constant 0 : i64
+    %no_padding = opal.list %c0, %c0 : i64, i64 -> !opal.list<i64>
+    // An unbatched (3-d) input is a batch of one.
+    %unbatched = opal.has_rank %input, 3 : !opal.tensor -> i1
+    %r = opal.static_if %unbatched -> !opal.tensor {
+      %at = opal.list %c0 : i64 -> !opal.list<i64>
+      %true = arith.constant true
+      %x = opal.keep_dims %input, %at, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      %y = aten.convolution %x, %weight, %bias, %stride, %padding, %dilation, %false, %no_padding, %groups : (!opal.tensor, !opal.tensor, !opal.tensor, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i1, !opal.list<i64>, i64) -> !opal.tensor
+      %s = prims.squeeze %y, %at : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+      opal.yield %s : !opal.tensor
+    } else {
+      %y = aten.convolution %input, %weight, %bias, %stride, %padding, %dilation, %false, %no_padding, %groups : (!opal.tensor, !opal.tensor, !opal.tensor, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i1, !opal.list<i64>, i64) -> !opal.tensor
+      opal.yield %y : !opal.tensor
+    }
+    opal.yield %r : !opal.tensor
+  }
 }

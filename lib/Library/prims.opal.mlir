@@ -93,6 +93,10 @@ opal.library "prims" {
   // take: out = a with dim replaced by index's dims (numpy's take):
   // out[p..., j..., q...] = a[p..., index[j...], q...].
   opal.def "take(Tensor a, int dim, Tensor index) -> Tensor"
+  // Convolution of an NCHW input by an FCHW weight (2 spatial dims; zero
+  // padding on both sides of each): N x F x ((H + 2p - d (k - 1) - 1) / s + 1)
+  // per spatial dim. groups must be 1 for now.
+  opal.def "conv(Tensor input, Tensor weight, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor"
   // Matrix products (opal's additions to the prims set).
   opal.def "mm(Tensor self, Tensor mat2) -> Tensor"
   opal.def "bmm(Tensor self, Tensor mat2) -> Tensor"

@@ -12,21 +12,22 @@ struct DTypeInfo {
   const char *name;  // PyTorch's printed name
   const char *alias; // the other name torch accepts (torch.float, torch.long)
   const char *cpp;   // c10's name, in PyTorch's C++ messages ("Long")
+  const char *ctype; // the C++ element type's name ("long int")
 };
 constexpr DTypeInfo kDTypes[] = {
-    {ScalarType::Byte, "uint8", "", "Byte"},
-    {ScalarType::Char, "int8", "", "Char"},
-    {ScalarType::Short, "int16", "short", "Short"},
-    {ScalarType::Int, "int32", "int", "Int"},
-    {ScalarType::Long, "int64", "long", "Long"},
-    {ScalarType::Half, "float16", "half", "Half"},
-    {ScalarType::Float, "float32", "float", "Float"},
-    {ScalarType::Double, "float64", "double", "Double"},
-    {ScalarType::ComplexHalf, "complex32", "chalf", "ComplexHalf"},
-    {ScalarType::ComplexFloat, "complex64", "cfloat", "ComplexFloat"},
-    {ScalarType::ComplexDouble, "complex128", "cdouble", "ComplexDouble"},
-    {ScalarType::Bool, "bool", "", "Bool"},
-    {ScalarType::BFloat16, "bfloat16", "", "BFloat16"},
+    {ScalarType::Byte, "uint8", "", "Byte", "unsigned char"},
+    {ScalarType::Char, "int8", "", "Char", "signed char"},
+    {ScalarType::Short, "int16", "short", "Short", "short int"},
+    {ScalarType::Int, "int32", "int", "Int", "int"},
+    {ScalarType::Long, "int64", "long", "Long", "long int"},
+    {ScalarType::Half, "float16", "half", "Half", "c10::Half"},
+    {ScalarType::Float, "float32", "float", "Float", "float"},
+    {ScalarType::Double, "float64", "double", "Double", "double"},
+    {ScalarType::ComplexHalf, "complex32", "chalf", "ComplexHalf", "c10::complex<c10::Half>"},
+    {ScalarType::ComplexFloat, "complex64", "cfloat", "ComplexFloat", "c10::complex<float>"},
+    {ScalarType::ComplexDouble, "complex128", "cdouble", "ComplexDouble", "c10::complex<double>"},
+    {ScalarType::Bool, "bool", "", "Bool", "bool"},
+    {ScalarType::BFloat16, "bfloat16", "", "BFloat16", "c10::BFloat16"},
 };
 
 const DTypeInfo *find(ScalarType type) {
@@ -45,6 +46,11 @@ const char *opal::dtypeName(ScalarType type) {
 const char *opal::scalarTypeCppName(ScalarType type) {
   const DTypeInfo *info = find(type);
   return info ? info->cpp : "Undefined";
+}
+
+const char *opal::scalarTypeElementName(ScalarType type) {
+  const DTypeInfo *info = find(type);
+  return info ? info->ctype : "undefined";
 }
 
 Expected<ScalarType> opal::parseScalarType(std::string_view name) {

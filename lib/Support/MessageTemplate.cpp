@@ -9,8 +9,8 @@ using namespace opal;
 namespace {
 
 /// Walks `message`, calling `text(c)` for each literal character and
-/// `placeholder(i, isDtype)` for each `{i}` or `{i:dtype}`; returns the first
-/// problem, or "".
+/// `placeholder(i, spec)` for each `{i}`, `{i:dtype}` or `{i:ctype}`
+/// (spec "", "dtype" or "ctype"); returns the first problem, or "".
 template <typename Text, typename Placeholder>
 std::string walk(const std::string &message, Text text, Placeholder placeholder) {
   for (size_t i = 0; i < message.size(); ++i) {
@@ -34,10 +34,10 @@ std::string walk(const std::string &message, Text text, Placeholder placeholder)
     std::string spec = colon == std::string::npos ? "" : inside.substr(colon + 1);
     if (close == std::string::npos || digits.empty() || digits.size() > 3 ||
         digits.find_first_not_of("0123456789") != std::string::npos ||
-        (colon != std::string::npos && spec != "dtype"))
+        (colon != std::string::npos && spec != "dtype" && spec != "ctype"))
       return "a '{' at " + std::to_string(i) + " that does not start a placeholder {N} or " +
              "{N:dtype} (write '{{' for a brace)";
-    placeholder(static_cast<size_t>(std::stoul(digits)), !spec.empty());
+    placeholder(static_cast<size_t>(std::stoul(digits)), spec);
     i = close;
   }
   return "";
@@ -50,7 +50,7 @@ std::string opal::messageTemplateProblem(const std::string &message, size_t valu
   bool any = false;
   std::string problem = walk(
       message, [](char) {},
-      [&](size_t index, bool) {
+      [&](size_t index, const std::string &) {
         highest = std::max(highest, index);
         any = true;
       });
@@ -66,19 +66,20 @@ std::string opal::fillMessage(const std::string &message, const std::vector<std:
   std::string filled;
   std::string problem = walk(
       message, [&](char c) { filled += c; },
-      [&](size_t index, bool isDtype) {
+      [&](size_t index, const std::string &spec) {
         if (index >= values.size()) {
           filled += "?";
           return;
         }
         const std::string &value = values[index];
-        if (!isDtype || value.empty() ||
+        if (spec.empty() || value.empty() ||
             value.find_first_not_of("0123456789") != std::string::npos || value.size() > 3 ||
             !isValidScalarType(std::stoll(value))) {
           filled += value;
           return;
         }
-        filled += scalarTypeCppName(static_cast<ScalarType>(std::stoll(value)));
+        auto type = static_cast<ScalarType>(std::stoll(value));
+        filled += spec == "dtype" ? scalarTypeCppName(type) : scalarTypeElementName(type);
       });
   return problem.empty() ? filled : message;
 }

@@ -101,6 +101,18 @@ Expanded opal::ir::detail::expandListLen(OpBuilder &b, Operation *op, ValueRange
   return SmallVector<Value>{constantI64(b, op->getLoc(), static_cast<int64_t>(list->size()))};
 }
 
+Expanded opal::ir::detail::expandListItem(OpBuilder &b, Operation *op, ValueRange operands,
+                                          std::string &problem) {
+  auto list = listElements(operands[0], problem);
+  if (failed(list))
+    return failure();
+  int64_t index = cast<ListItemOp>(op).getIndex();
+  if (index < 0 || index >= static_cast<int64_t>(list->size()))
+    return expansionFailure(problem, "index " + std::to_string(index) + " is outside a list of " +
+                                         std::to_string(list->size()));
+  return SmallVector<Value>{(*list)[index]};
+}
+
 Expanded opal::ir::detail::expandFirstNegative(OpBuilder &b, Operation *op, ValueRange operands,
                                                std::string &problem) {
   auto list = constantIntList(operands[0]);

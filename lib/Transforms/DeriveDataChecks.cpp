@@ -122,7 +122,8 @@ struct DeriveDataChecks
         OpBuilder b(op);
         SmallVector<Value> words =
             checkResult(b, op->getLoc(), check.getViolations(),
-                        [](OpBuilder &, Location, Value bad) { return bad; }, /*withFirst=*/false);
+                        [](OpBuilder &, Location, Value bad) { return bad; }, /*withFirst=*/false,
+                        check.getValues());
         llvm::append_range(results, words);
         std::string name = opNameOf(op->getLoc());
         checks.push_back({name.empty() ? function.getSymName().str() : name,

@@ -30,6 +30,7 @@ struct OpalLowerToLinalg
     opal::ir::populateElementwiseToLinalgPatterns(patterns);
     opal::ir::populateStructuredToLinalgPatterns(patterns);
     opal::ir::populateIndexingToLinalgPatterns(patterns);
+    opal::ir::populateConvolutionToLinalgPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     bool leftOver = false;
@@ -38,7 +39,9 @@ struct OpalLowerToLinalg
         return;
       std::string problem = opal::ir::isStructuredPrim(op) ? opal::ir::structuredLoweringProblem(op)
                             : opal::ir::isIndexingPrim(op) ? opal::ir::indexingLoweringProblem(op)
-                                                           : opal::ir::elementwiseLoweringProblem(op);
+                            : opal::ir::isConvolutionPrim(op)
+                                ? opal::ir::convolutionLoweringProblem(op)
+                                : opal::ir::elementwiseLoweringProblem(op);
       op->emitOpError() << "cannot be lowered to linalg: it " << problem;
       leftOver = true;
     });

@@ -197,6 +197,28 @@ FailureOr<SmallVector<Type>> opal::ir::inferPrimResultTypes(Operation *op,
       llvm::append_range(shape, a.getShape().drop_front(d + 1));
     return SmallVector<Type>{RankedTensorType::get(shape, a.getElementType())};
   }
+  if (name == "prims.conv") {
+    auto input = dyn_cast<RankedTensorType>(operands[0].getType());
+    auto weight = dyn_cast<RankedTensorType>(operands[1].getType());
+    auto stride = constantIntList(operands[2]), padding = constantIntList(operands[3]);
+    auto dilation = constantIntList(operands[4]);
+    if (!input || !weight || input.getRank() != 4 || weight.getRank() != 4 || !stride ||
+        !padding || !dilation || stride->size() != 2 || padding->size() != 2 ||
+        dilation->size() != 2)
+      return fail(problem, "needs 4-d input and weight and constant stride, padding and "
+                           "dilation of two entries");
+    SmallVector<int64_t> shape = {input.getDimSize(0), weight.getDimSize(0)};
+    for (int d = 0; d < 2; ++d) {
+      int64_t extent = input.getDimSize(2 + d), kernel = weight.getDimSize(2 + d);
+      if (ShapedType::isDynamic(extent) || ShapedType::isDynamic(kernel) || (*stride)[d] < 1) {
+        shape.push_back(ShapedType::kDynamic);
+        continue;
+      }
+      int64_t span = extent + 2 * (*padding)[d] - (*dilation)[d] * (kernel - 1) - 1;
+      shape.push_back(span < 0 ? ShapedType::kDynamic : span / (*stride)[d] + 1);
+    }
+    return SmallVector<Type>{RankedTensorType::get(shape, input.getElementType())};
+  }
   if (name == "prims.mm" || name == "prims.bmm") {
     auto a = dyn_cast<RankedTensorType>(operands[0].getType());
     auto b = dyn_cast<RankedTensorType>(operands[1].getType());

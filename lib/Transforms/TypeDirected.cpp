@@ -136,6 +136,7 @@ const llvm::StringMap<Expander> &expanders() {
     t[FirstNegativeOp::getOperationName()] = expandFirstNegative;
     t[SizesWithinOp::getOperationName()] = expandSizesWithin;
     t[SizeAtOp::getOperationName()] = expandSizeAt;
+    t[ListItemOp::getOperationName()] = expandListItem;
     t[CheckReductionDimsOp::getOperationName()] = expandCheckReductionDims;
     return t;
   }();

@@ -81,6 +81,7 @@ OPAL_EXPANDER(expandListLen);
 OPAL_EXPANDER(expandFirstNegative);
 OPAL_EXPANDER(expandSizesWithin);
 OPAL_EXPANDER(expandSizeAt);
+OPAL_EXPANDER(expandListItem);
 OPAL_EXPANDER(expandCheckReductionDims);
 // TypeDirected.cpp (conditions for opal.static_if)
 OPAL_EXPANDER(expandIsNone);

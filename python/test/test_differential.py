@@ -32,6 +32,7 @@ GROUPS = {
                "std.dim std logsumexp max min argmax argmin max.dim min.dim",
     "nn": "addmm masked_fill.Scalar masked_fill.Tensor tril triu",
     "indexing": "gather index_select embedding",
+    "conv": "conv2d convolution",
     "shape": "transpose.int t permute unsqueeze squeeze.dim expand reshape view zeros_like "
              "ones_like full_like",
     "matmul": "mm bmm matmul linear",

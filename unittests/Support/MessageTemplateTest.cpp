@@ -43,6 +43,8 @@ TEST(MessageTemplate, DtypePlaceholdersNameTheDtypeAsC10Does) {
   EXPECT_EQ(fillMessage("\"gelu\" not implemented for '{0:dtype}'", {"4"}),
             "\"gelu\" not implemented for 'Long'");
   EXPECT_EQ(fillMessage("{0:dtype} and {1:dtype}", {"6", "11"}), "Float and Bool");
+  EXPECT_EQ(fillMessage("Input type ({0:ctype}) and bias type ({1:ctype})", {"6", "4"}),
+            "Input type (float) and bias type (long int)");
   // A value that is no dtype code is written as it is.
   EXPECT_EQ(fillMessage("{0:dtype}", {"99"}), "99");
   EXPECT_EQ(fillMessage("{0:dtype}", {"2, 3"}), "2, 3");

@@ -335,11 +335,15 @@ def Opal_DataCheckOp : Opal_Op<"data_check"> {
     tensor computed in the body, true where an element breaks the op's
     contract. opal-derive-data-checks turns the op into a reduction whose
     result the JIT reads after the call, raising `message` (RuntimeError)
-    if any element was true. The body must compute a safe result anyway:
+    if any element was true, with `{i}` replaced by the i-th of `values`
+    (i64s computed in the body, e.g. sizes). The body must compute a safe result anyway:
     the kernel runs to its end before the check raises.
   }];
-  let arguments = (ins AnyTensorOrGeneric:$violations, StrAttr:$message);
-  let assemblyFormat = "$violations `,` $message attr-dict `:` type($violations)";
+  let arguments = (ins AnyTensorOrGeneric:$violations, StrAttr:$message,
+                       Variadic<I64>:$values);
+  let assemblyFormat = [{
+    $violations `,` $message (`(` $values^ `)`)? attr-dict `:` type($violations)
+  }];
 }
 
 def Opal_ListEqOp : Opal_Op<"list_eq", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
@@ -534,6 +538,20 @@ def Opal_SizeAtOp : Opal_Op<"size_at", [Pure, ParentOneOf<["DecompositionOp", "S
   let arguments = (ins AnyTensorOrGeneric:$value, I64:$dim);
   let results = (outs I64:$result);
   let assemblyFormat = "$value `,` $dim attr-dict `:` type($value) `,` type($dim) `->` type($result)";
+}
+
+def Opal_ListItemOp : Opal_Op<"list_item", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
+  let summary = "one element of an int list, known per use";
+  let description = [{
+    ```mlir
+    %ph = opal.list_item %padding, 0 : !opal.list<i64> -> i64
+    ```
+    The list's elements must be known for the use (an int-list argument);
+    the index must be within it.
+  }];
+  let arguments = (ins Opal_ListType:$list, I64Attr:$index);
+  let results = (outs I64:$result);
+  let assemblyFormat = "$list `,` $index attr-dict `:` qualified(type($list)) `->` type($result)";
 }
 
 def Opal_BatchMatmulOp : Opal_Op<"batch_matmul", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {

@@ -64,6 +64,9 @@ const char *dtypeName(ScalarType type);
 /// c10's name of the dtype, as PyTorch's C++ messages print it: "Long",
 /// "Float", "Bool", ...
 const char *scalarTypeCppName(ScalarType type);
+/// The C++ name of the dtype's element type, as PyTorch's messages print
+/// it: "float", "long int", "c10::Half", ...
+const char *scalarTypeElementName(ScalarType type);
 /// The dtype called `name` ("float32", "float", "int64", "long", ...).
 Expected<ScalarType> parseScalarType(std::string_view name);
 bool isFloatingType(ScalarType type);

@@ -3,7 +3,8 @@
 // The messages of `opal.check` and of the call-time checks derived from it
 // (opal-derive-shape-checks): "expected [{0}], got [{1}]", where `{i}` is
 // replaced by the i-th value's text, and `{i:dtype}` by the name c10 gives
-// the dtype whose code the i-th value is ('Long' for 4). `{{` and `}}` stand
+// the dtype whose code the i-th value is ('Long' for 4), `{i:ctype}` by its
+// C++ element type's ("long int"). `{{` and `}}` stand
 // for braces.
 //
 //===----------------------------------------------------------------------===//

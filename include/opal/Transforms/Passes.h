@@ -54,6 +54,13 @@ bool isIndexingPrim(mlir::Operation *op);
 /// Why such a prim cannot be lowered, or "" if it can.
 std::string indexingLoweringProblem(mlir::Operation *op);
 
+/// Patterns for the convolution prims (prims.conv).
+void populateConvolutionToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// True for the prims populateConvolutionToLinalgPatterns handles.
+bool isConvolutionPrim(mlir::Operation *op);
+/// Why such a prim cannot be lowered, or "" if it can.
+std::string convolutionLoweringProblem(mlir::Operation *op);
+
 /// The result types of a prim whose tensor operands have concrete types
 /// (used when a decomposition body is instantiated). On failure, `problem`
 /// says why.
