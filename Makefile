@@ -50,6 +50,9 @@ demo: build
 	@echo "A GPT-style decoder block with opal's aten ops (examples/gpt_block.py):"
 	PYTHONPATH=$(BUILD_DIR)/python $(PYTHON) examples/gpt_block.py
 	@echo
+	@echo "A small convolutional network with opal's aten ops (examples/small_cnn.py):"
+	PYTHONPATH=$(BUILD_DIR)/python $(PYTHON) examples/small_cnn.py
+	@echo
 	@echo "An op library compiled ahead of time (examples/aot), loaded from C++:"
 	$(BUILD_DIR)/bin/myops-demo $(BUILD_DIR)/lib/libmyops.so
 

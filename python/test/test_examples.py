@@ -90,3 +90,33 @@ def test_gpt_block_matches_pytorch():
 def test_gpt_block_runs():
     out = run("gpt_block.py")
     assert "logits [2, 16, 64] opal.float32" in out
+
+
+def test_small_cnn_matches_pytorch():
+    # The network of examples/small_cnn.py, run by opal and by PyTorch 1.13
+    # (torch.nn.functional) on the same weights and images.
+    torch = pytest.importorskip("torch", reason="PyTorch 1.13 is the reference")
+    import importlib.util
+    import numpy as np
+    import opal
+    spec = importlib.util.spec_from_file_location(
+        "small_cnn", os.path.join(ROOT, "examples", "small_cnn.py"))
+    cnn = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cnn)
+    weights = cnn.parameters(seed=5)
+    images = np.random.default_rng(6).standard_normal((3, 3, 12, 12)).astype(np.float32)
+    ours = cnn.forward({k: opal.tensor(v) for k, v in weights.items()}, opal.tensor(images))
+
+    F = torch.nn.functional
+    p = {k: torch.from_numpy(v) for k, v in weights.items()}
+    x = torch.from_numpy(images)
+    for i in range(len(cnn.CHANNELS) - 1):
+        x = F.relu(F.conv2d(x, p[f"conv{i}.weight"], p[f"conv{i}.bias"], 1 if i == 0 else 2, 1))
+    theirs = F.linear(x.mean((2, 3)), p["fc.weight"], p["fc.bias"])
+    np.testing.assert_allclose(np.asarray(ours), theirs.numpy(), rtol=1e-4, atol=1e-5)
+    assert opal.ops.aten.argmax(ours, 1).tolist() == theirs.argmax(1).tolist()
+
+
+def test_small_cnn_runs():
+    out = run("small_cnn.py")
+    assert "scores [4, 10] opal.float32" in out
