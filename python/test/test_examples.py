@@ -48,17 +48,22 @@ def test_jit_tour():
     assert "x faster (one fused pass)" in out
 
 
+def load_example(name):
+    """examples/<name>.py as a module."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "examples", name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_gpt_block_matches_pytorch():
     # The block of examples/gpt_block.py, run by opal and by PyTorch 1.13
     # (torch.nn.functional) on the same weights and tokens.
     torch = pytest.importorskip("torch", reason="PyTorch 1.13 is the reference")
-    import importlib.util
     import numpy as np
     import opal
-    spec = importlib.util.spec_from_file_location(
-        "gpt_block", os.path.join(ROOT, "examples", "gpt_block.py"))
-    gpt = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gpt)
+    gpt = load_example("gpt_block")
     weights = gpt.parameters(seed=3)
     tokens = np.random.default_rng(4).integers(0, gpt.VOCAB, (3, gpt.CONTEXT))
     ours = gpt.forward({k: opal.tensor(v) for k, v in weights.items()}, opal.tensor(tokens))
@@ -96,13 +101,9 @@ def test_small_cnn_matches_pytorch():
     # The network of examples/small_cnn.py, run by opal and by PyTorch 1.13
     # (torch.nn.functional) on the same weights and images.
     torch = pytest.importorskip("torch", reason="PyTorch 1.13 is the reference")
-    import importlib.util
     import numpy as np
     import opal
-    spec = importlib.util.spec_from_file_location(
-        "small_cnn", os.path.join(ROOT, "examples", "small_cnn.py"))
-    cnn = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(cnn)
+    cnn = load_example("small_cnn")
     weights = cnn.parameters(seed=5)
     images = np.random.default_rng(6).standard_normal((3, 3, 12, 12)).astype(np.float32)
     ours = cnn.forward({k: opal.tensor(v) for k, v in weights.items()}, opal.tensor(images))
