@@ -428,7 +428,7 @@ _METHODS = {
     "logical_xor": lambda s, o: A.logical_xor(s, o),
     "tril": lambda s, diagonal=0: A.tril(s, diagonal),
     "triu": lambda s, diagonal=0: A.triu(s, diagonal),
-    "masked_fill": _masked_fill, "clone": lambda s: A.clone(s),
+    "masked_fill": _masked_fill,
     "gather": lambda s, dim, index: A.gather(s, dim, index),
     "index_select": lambda s, dim, index: A.index_select(s, dim, index),
     "new_zeros": lambda s, *size, dtype=None: A.new_zeros(s, _size_list(size), dtype=dtype),
@@ -512,8 +512,10 @@ for _name in ("neg", "abs", "exp", "log", "log1p", "sqrt", "rsqrt", "sin", "cos"
               "cosh", "asinh", "acosh", "atanh", "isnan", "isinf", "logical_not", "logical_and",
               "logical_or", "logical_xor", "atan2", "floor_divide", "remainder", "fmod", "prod",
               "any", "all", "var", "std", "logsumexp", "argmax", "argmin", "tril", "triu",
-              "masked_fill", "clone", "gather", "index_select"):
+              "masked_fill", "gather", "index_select"):
     FUNCTIONS[_name] = _METHODS[_name]
+# A native copy (opal.tensor and copies use it; aten.clone is the same op).
+FUNCTIONS["clone"] = lambda input: input.clone()
 FUNCTIONS["div"] = _divide
 # Ops whose function is the aten op itself, under PyTorch's name.
 for _name in ("silu", "softplus", "leaky_relu", "hardtanh", "gelu", "layer_norm", "linear",
