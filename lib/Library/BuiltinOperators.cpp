@@ -85,7 +85,7 @@ bool compositeImplicitInPyTorch(const std::string &name) {
       "aten::square",            "aten::bitwise_or.Scalar", "aten::bitwise_xor.Scalar",
       "aten::floor_divide.Scalar", "aten::max.other",       "aten::min.other",
       "aten::var.dim",           "aten::var",             "aten::std.dim",
-      "aten::std",               "aten::conv2d"};
+      "aten::std",               "aten::conv2d",          "aten::max_pool2d"};
   return names.count(name) != 0;
 }
 

@@ -232,13 +232,9 @@ opal.library "aten" {
     %wc = opal.dtype_of %weight, %none : !opal.tensor, !opal.none -> i64
     %same = arith.cmpi eq, %ic, %wc : i64
     opal.check %same, "expected scalar type {0:dtype} but found {1:dtype}" (%ic, %wc : i64, i64)
-    %c4i = arith.constant 4 : i64
     %c11 = arith.constant 11 : i64
-    %integral = arith.cmpi sle, %ic, %c4i : i64
-    %is_bool = arith.cmpi eq, %ic, %c11 : i64
-    %not_float = arith.ori %integral, %is_bool : i1
-    %float = arith.xori %not_float, %yes : i1
-    opal.check %float, "\"slow_conv2d_cpu\" not implemented for '{0:dtype}'" (%ic : i64)
+    %not_bool = arith.cmpi ne, %ic, %c11 : i64
+    opal.check %not_bool, "\"slow_conv2d_cpu\" not implemented for 'Bool'"
     %channels = opal.dim_size %input, 1 : !opal.tensor -> i64
     %expected = opal.dim_size %weight, 1 : !opal.tensor -> i64
     %fits = arith.cmpi eq, %channels, %expected : i64
@@ -314,5 +310,104 @@ opal.library "aten" {
       opal.yield %y : !opal.tensor
     }
     opal.yield %r : !opal.tensor
+  }
+  // Max pooling over 2 spatial dims (floor mode): values and indices into
+  // each input plane.
+  opal.def "max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)"
+  opal.decomposition "max_pool2d_with_indices" {
+  ^bb0(%self: !opal.tensor, %kernel: !opal.list<i64>, %stride_given: !opal.list<i64>, %padding: !opal.list<i64>, %dilation: !opal.list<i64>, %ceil_mode: i1):
+    %yes = arith.constant true
+    %floor_mode = arith.xori %ceil_mode, %yes : i1
+    opal.check %floor_mode, "opal supports max_pool2d with ceil_mode=False only for now"
+    %ss = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %rank = opal.list_len %ss : !opal.list<i64> -> i64
+    %c3 = arith.constant 3 : i64
+    %c4 = arith.constant 4 : i64
+    %r3 = arith.cmpi eq, %rank, %c3 : i64
+    %r4 = arith.cmpi eq, %rank, %c4 : i64
+    %planes = arith.ori %r3, %r4 : i1
+    opal.check %planes, "non-empty 3D or 4D (batch mode) tensor expected for input"
+    %none = opal.none
+    %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+    %c11 = arith.constant 11 : i64
+    %integral = arith.cmpi sle, %code, %c4 : i64
+    %is_bool = arith.cmpi eq, %code, %c11 : i64
+    %not_float = arith.ori %integral, %is_bool : i1
+    %float = arith.xori %not_float, %yes : i1
+    opal.check %float, "\"max_pool2d\" not implemented for '{0:dtype}'" (%code : i64)
+    // No stride means the kernel size.
+    %sl = opal.list_len %stride_given : !opal.list<i64> -> i64
+    %c0 = arith.constant 0 : i64
+    %no_stride = arith.cmpi eq, %sl, %c0 : i64
+    %stride = opal.static_if %no_stride -> !opal.list<i64> {
+      opal.yield %kernel : !opal.list<i64>
+    } else {
+      opal.yield %stride_given : !opal.list<i64>
+    }
+    %kh = opal.list_item %kernel, 0 : !opal.list<i64> -> i64
+    %kw = opal.list_item %kernel, 1 : !opal.list<i64> -> i64
+    %ph = opal.list_item %padding, 0 : !opal.list<i64> -> i64
+    %pw = opal.list_item %padding, 1 : !opal.list<i64> -> i64
+    %c2 = arith.constant 2 : i64
+    %ph2 = arith.muli %ph, %c2 : i64
+    %pw2 = arith.muli %pw, %c2 : i64
+    %half_h = arith.cmpi sle, %ph2, %kh : i64
+    %half_w = arith.cmpi sle, %pw2, %kw : i64
+    %half = arith.andi %half_h, %half_w : i1
+    opal.check %half, "pad should be at most half of kernel size, but got pad={0} and kernel_size={1}" (%ph, %kh : i64, i64)
+    %unbatched = arith.cmpi eq, %rank, %c3 : i64
+    %at0 = opal.list %c0 : i64 -> !opal.list<i64>
+    %x = opal.static_if %unbatched -> !opal.tensor {
+      %b = opal.keep_dims %self, %at0, %yes : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      opal.yield %b : !opal.tensor
+    } else {
+      opal.yield %self : !opal.tensor
+    }
+    // At least one output per plane: sizes known per call, a data check.
+    %c1 = arith.constant 1 : i64
+    %channels = opal.dim_size %x, 1 : !opal.tensor -> i64
+    %h = opal.dim_size %x, 2 : !opal.tensor -> i64
+    %w = opal.dim_size %x, 3 : !opal.tensor -> i64
+    %dh = opal.list_item %dilation, 0 : !opal.list<i64> -> i64
+    %dw = opal.list_item %dilation, 1 : !opal.list<i64> -> i64
+    %sh = opal.list_item %stride, 0 : !opal.list<i64> -> i64
+    %sw = opal.list_item %stride, 1 : !opal.list<i64> -> i64
+    %kh1 = arith.subi %kh, %c1 : i64
+    %kw1 = arith.subi %kw, %c1 : i64
+    %reach_h = arith.muli %kh1, %dh : i64
+    %reach_w = arith.muli %kw1, %dw : i64
+    %hp = arith.addi %h, %ph2 : i64
+    %wp = arith.addi %w, %pw2 : i64
+    %span_h0 = arith.subi %hp, %reach_h : i64
+    %span_w0 = arith.subi %wp, %reach_w : i64
+    %span_h = arith.subi %span_h0, %c1 : i64
+    %span_w = arith.subi %span_w0, %c1 : i64
+    %steps_h = arith.floordivsi %span_h, %sh : i64
+    %steps_w = arith.floordivsi %span_w, %sw : i64
+    %oh = arith.addi %steps_h, %c1 : i64
+    %ow = arith.addi %steps_w, %c1 : i64
+    %small_h = arith.cmpi slt, %oh, %c1 : i64
+    %small_w = arith.cmpi slt, %ow, %c1 : i64
+    %small = arith.ori %small_h, %small_w : i1
+    %small_t = opal.promote %small : i1 -> !opal.tensor
+    // PyTorch's message shows a negative size as 0.
+    %oh0 = arith.maxsi %oh, %c0 : i64
+    %ow0 = arith.maxsi %ow, %c0 : i64
+    opal.data_check %small_t, "Given input size: ({0}x{1}x{2}). Calculated output size: ({0}x{3}x{4}). Output size is too small" (%channels, %h, %w, %oh0, %ow0) : !opal.tensor
+    %v, %i = prims.max_pool %x, %kernel, %stride, %padding, %dilation : (!opal.tensor, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>) -> (!opal.tensor, !opal.tensor)
+    %rv, %ri = opal.static_if %unbatched -> !opal.tensor, !opal.tensor {
+      %sv = prims.squeeze %v, %at0 : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+      %si = prims.squeeze %i, %at0 : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+      opal.yield %sv, %si : !opal.tensor, !opal.tensor
+    } else {
+      opal.yield %v, %i : !opal.tensor, !opal.tensor
+    }
+    opal.yield %rv, %ri : !opal.tensor, !opal.tensor
+  }
+  opal.def "max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor"
+  opal.decomposition "max_pool2d" {
+  ^bb0(%self: !opal.tensor, %kernel: !opal.list<i64>, %stride: !opal.list<i64>, %padding: !opal.list<i64>, %dilation: !opal.list<i64>, %ceil_mode: i1):
+    %v, %i = aten.max_pool2d_with_indices %self, %kernel, %stride, %padding, %dilation, %ceil_mode : (!opal.tensor, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i1) -> (!opal.tensor, !opal.tensor)
+    opal.yield %v : !opal.tensor
   }
 }

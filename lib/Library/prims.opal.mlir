@@ -97,6 +97,9 @@ opal.library "prims" {
   // padding on both sides of each): N x F x ((H + 2p - d (k - 1) - 1) / s + 1)
   // per spatial dim. groups must be 1 for now.
   opal.def "conv(Tensor input, Tensor weight, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor"
+  // Max pooling of an NCHW input (2 spatial dims): the maximum of each window
+  // (NaN wins; padding is -inf) and its index into the input's H x W plane.
+  opal.def "max_pool(Tensor input, int[] kernel_size, int[] stride, int[] padding, int[] dilation) -> (Tensor values, Tensor indices)"
   // Matrix products (opal's additions to the prims set).
   opal.def "mm(Tensor self, Tensor mat2) -> Tensor"
   opal.def "bmm(Tensor self, Tensor mat2) -> Tensor"

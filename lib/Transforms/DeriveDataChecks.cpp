@@ -86,7 +86,11 @@ SmallVector<Value> checkResult(OpBuilder &b, Location loc, Value tensor,
   SmallVector<Value> words(reduction.getResults());
   for (Value scalar : scalars) {
     Value word = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, i64);
-    words.push_back(linalg::FillOp::create(b, loc, scalar, word).getResult(0));
+    auto filled = linalg::FillOp::create(b, loc, scalar, word);
+    // A word of its own: CSE must not merge it with the reductions' inits
+    // (a fill of the same constant), whose buffers the reductions write.
+    filled->setAttr("opal.data_check_word", b.getI64IntegerAttr(words.size()));
+    words.push_back(filled.getResult(0));
   }
   return words;
 }

@@ -31,6 +31,7 @@ struct OpalLowerToLinalg
     opal::ir::populateStructuredToLinalgPatterns(patterns);
     opal::ir::populateIndexingToLinalgPatterns(patterns);
     opal::ir::populateConvolutionToLinalgPatterns(patterns);
+    opal::ir::populatePoolingToLinalgPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     bool leftOver = false;
@@ -41,7 +42,8 @@ struct OpalLowerToLinalg
                             : opal::ir::isIndexingPrim(op) ? opal::ir::indexingLoweringProblem(op)
                             : opal::ir::isConvolutionPrim(op)
                                 ? opal::ir::convolutionLoweringProblem(op)
-                                : opal::ir::elementwiseLoweringProblem(op);
+                            : opal::ir::isPoolingPrim(op) ? opal::ir::poolingLoweringProblem(op)
+                                                          : opal::ir::elementwiseLoweringProblem(op);
       op->emitOpError() << "cannot be lowered to linalg: it " << problem;
       leftOver = true;
     });

@@ -219,6 +219,25 @@ FailureOr<SmallVector<Type>> opal::ir::inferPrimResultTypes(Operation *op,
     }
     return SmallVector<Type>{RankedTensorType::get(shape, input.getElementType())};
   }
+  if (name == "prims.max_pool") {
+    auto input = dyn_cast<RankedTensorType>(operands[0].getType());
+    auto kernel = constantIntList(operands[1]), stride = constantIntList(operands[2]);
+    auto padding = constantIntList(operands[3]), dilation = constantIntList(operands[4]);
+    if (!input || input.getRank() != 4 || !kernel || !stride || !padding || !dilation ||
+        kernel->size() != 2 || stride->size() != 2 || padding->size() != 2 ||
+        dilation->size() != 2)
+      return fail(problem, "needs a 4-d input and constant lists of two");
+    SmallVector<int64_t> shape = {input.getDimSize(0), input.getDimSize(1)};
+    for (int d = 0; d < 2; ++d) {
+      int64_t extent = input.getDimSize(2 + d);
+      int64_t span = extent + 2 * (*padding)[d] - (*dilation)[d] * ((*kernel)[d] - 1) - 1;
+      shape.push_back(ShapedType::isDynamic(extent) || span < 0 || (*stride)[d] < 1
+                          ? ShapedType::kDynamic
+                          : span / (*stride)[d] + 1);
+    }
+    return SmallVector<Type>{RankedTensorType::get(shape, input.getElementType()),
+                             RankedTensorType::get(shape, IntegerType::get(context, 64))};
+  }
   if (name == "prims.mm" || name == "prims.bmm") {
     auto a = dyn_cast<RankedTensorType>(operands[0].getType());
     auto b = dyn_cast<RankedTensorType>(operands[1].getType());

@@ -152,6 +152,8 @@ def arguments(case, overload):
         shapes = matmul_shapes(case, name)
     elif name in ("conv2d", "convolution"):
         shapes = conv_shapes(case)
+    elif name.startswith("max_pool2d"):
+        shapes = [tuple(case.rng.choice([1, 2, 3, 5]) for _ in range(case.rng.choice([3, 4, 4])))]
     else:
         base = case.shape()
         shapes = [base] + [case.related(base) for _ in tensors[1:]]
@@ -182,6 +184,17 @@ def arguments(case, overload):
                 args.append(SKIP)  # its default
                 continue
             break
+        elif kind == "int[2]" and arg.name == "kernel_size":
+            args.append([case.rng.choice([1, 2, 3]), case.rng.choice([1, 2, 3])])
+        elif kind == "int[2]" and arg.name == "stride":
+            args.append([] if case.rng.random() < 0.4 else
+                        [case.rng.choice([1, 2]), case.rng.choice([1, 2])])
+        elif kind == "int[2]" and arg.name == "padding":
+            args.append([case.rng.choice([0, 1]), case.rng.choice([0, 1])])
+        elif kind == "int[2]" and arg.name == "dilation":
+            args.append([case.rng.choice([1, 1, 2]), case.rng.choice([1, 2])])
+        elif kind == "bool" and arg.name == "ceil_mode":
+            args.append(False)
         elif kind == "int" and arg.name == "groups":
             args.append(1)
         elif kind == "bool" and arg.name == "transposed":

@@ -5,7 +5,7 @@
 # RUN: %python %s generate %S/../../lib/Library/prims.opal.mlir > %t.mlir
 # RUN: opal-opt %t.mlir | opal-opt > %t.out
 # RUN: %python %s check %S/../../lib/Library/prims.opal.mlir %t.out | FileCheck %s
-# CHECK: all 68 prims round-trip
+# CHECK: all 69 prims round-trip
 
 import re
 import sys
@@ -47,7 +47,9 @@ def generate(path):
             values.append(value)
             types.append(mlir_type)
         results = ", ".join("tensor<2xf32>" for _ in schema.returns)
-        print(f"  %r{n} = {op_name(schema)} {', '.join(values)} : "
+        count = f":{len(schema.returns)}" if len(schema.returns) > 1 else ""
+        results = f"({results})" if count else results
+        print(f"  %r{n}{count} = {op_name(schema)} {', '.join(values)} : "
               f"({', '.join(types)}) -> {results}")
     print("  return")
     print("}")

@@ -61,6 +61,13 @@ bool isConvolutionPrim(mlir::Operation *op);
 /// Why such a prim cannot be lowered, or "" if it can.
 std::string convolutionLoweringProblem(mlir::Operation *op);
 
+/// Patterns for the pooling prims (prims.max_pool).
+void populatePoolingToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// True for the prims populatePoolingToLinalgPatterns handles.
+bool isPoolingPrim(mlir::Operation *op);
+/// Why such a prim cannot be lowered, or "" if it can.
+std::string poolingLoweringProblem(mlir::Operation *op);
+
 /// The result types of a prim whose tensor operands have concrete types
 /// (used when a decomposition body is instantiated). On failure, `problem`
 /// says why.
