@@ -486,13 +486,9 @@ void finishDataChecks(const CompiledKernel &kernel, Device device, Stack &out) {
   size_t count = 0;
   for (const DataCheck &check : kernel.dataChecks)
     count += check.words;
-  std::vector<Tensor> words;
-  for (size_t i = out.size() - count; i < out.size(); ++i)
-    words.push_back(out[i].toTensor());
-  out.resize(out.size() - count);
-  if (device.isMeta())
-    return;
-  auto read = [&](const Tensor &word) {
+  size_t next = out.size() - count;
+  auto read = [&](size_t at) {
+    const Tensor &word = out[at].toTensor();
     int64_t value = 0;
     if (device.isCUDA())
       cuda::copyBytes(&value, Device(), word.dataPtr(), device, sizeof value);
@@ -500,17 +496,20 @@ void finishDataChecks(const CompiledKernel &kernel, Device device, Stack &out) {
       std::memcpy(&value, word.dataPtr(), sizeof value);
     return value;
   };
-  size_t next = 0;
-  for (const DataCheck &check : kernel.dataChecks) {
-    size_t first = next;
-    next += check.words;
-    if (read(words[first]) == 0)
-      continue;
-    std::vector<std::string> values;
-    for (size_t w = first + 1; w < next; ++w)
-      values.push_back(std::to_string(read(words[w])));
-    throw OpalError(fillMessage(check.message, values));
-  }
+  if (!device.isMeta())
+    for (const DataCheck &check : kernel.dataChecks) {
+      size_t first = next;
+      next += check.words;
+      if (read(first) == 0)
+        continue;
+      std::vector<std::string> values;
+      for (size_t w = first + 1; w < next; ++w)
+        values.push_back(std::to_string(read(w)));
+      std::string message = fillMessage(check.message, values);
+      out.resize(out.size() - count);
+      throw OpalError(message);
+    }
+  out.resize(out.size() - count);
 }
 
 } // namespace

@@ -13,7 +13,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -104,27 +103,13 @@ Value paddedWithZeros(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t>
           }
           Value shifted = arith::SubIOp::create(
               nested, l, at, arith::ConstantIndexOp::create(nested, l, padding[d - 2]));
-          Value zero = arith::ConstantIndexOp::create(nested, l, 0);
-          Value low = arith::CmpIOp::create(nested, l, arith::CmpIPredicate::sge, shifted, zero);
-          Value high = arith::CmpIOp::create(nested, l, arith::CmpIPredicate::slt, shifted,
-                                             tensor::DimOp::create(nested, l, input, d));
-          Value both = arith::AndIOp::create(nested, l, low, high);
+          Value both =
+              inBounds(nested, l, shifted, tensor::DimOp::create(nested, l, input, d));
           inside = inside ? arith::AndIOp::create(nested, l, inside, both).getResult() : both;
           coords.push_back(shifted);
         }
-        auto branch = scf::IfOp::create(
-            nested, l, inside,
-            [&](OpBuilder &then, Location tl) {
-              scf::YieldOp::create(then, tl,
-                                   tensor::ExtractOp::create(then, tl, input, coords).getResult());
-            },
-            [&](OpBuilder &otherwise, Location ol) {
-              scf::YieldOp::create(otherwise, ol,
-                                   arith::ConstantOp::create(otherwise, ol,
-                                                             otherwise.getZeroAttr(element))
-                                       .getResult());
-            });
-        linalg::YieldOp::create(nested, l, branch.getResult(0));
+        linalg::YieldOp::create(
+            nested, l, extractInside(nested, l, input, coords, inside, nested.getZeroAttr(element)));
       });
   return generic.getResult(0);
 }
@@ -178,23 +163,12 @@ LogicalResult lowerConv(Operation *op, PatternRewriter &rewriter) {
   return success();
 }
 
-const llvm::StringMap<PrimLowering> &lowerings() {
+
+} // namespace
+
+const llvm::StringMap<PrimLowering> &opal::ir::detail::convolutionLowerings() {
   static const llvm::StringMap<PrimLowering> table = {
       {"prims.conv", {convProblem, lowerConv}},
   };
   return table;
-}
-
-} // namespace
-
-std::string opal::ir::convolutionLoweringProblem(Operation *op) {
-  return primLoweringProblem(lowerings(), op);
-}
-
-bool opal::ir::isConvolutionPrim(Operation *op) {
-  return lowerings().count(op->getName().getStringRef()) != 0;
-}
-
-void opal::ir::populateConvolutionToLinalgPatterns(RewritePatternSet &patterns) {
-  addPrimLoweringPatterns(patterns, lowerings());
 }

@@ -14,7 +14,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -166,34 +165,11 @@ std::string gatherProblem(Operation *op) {
   return "";
 }
 
-/// `a[coords]` where `inside` holds, else 0: no read outside `a`.
-Value guardedExtract(OpBuilder &b, Location loc, Value a, ValueRange coords, Value inside) {
-  Type element = cast<RankedTensorType>(a.getType()).getElementType();
-  auto branch = scf::IfOp::create(
-      b, loc, inside,
-      [&](OpBuilder &then, Location l) {
-        scf::YieldOp::create(then, l, tensor::ExtractOp::create(then, l, a, coords).getResult());
-      },
-      [&](OpBuilder &otherwise, Location l) {
-        Value zero = arith::ConstantOp::create(otherwise, l, otherwise.getZeroAttr(element));
-        scf::YieldOp::create(otherwise, l, zero);
-      });
-  return branch.getResult(0);
-}
-
 /// The size of dim `d` of `tensor` (1 for a 0-d tensor) as an index.
 Value extentOf(OpBuilder &b, Location loc, Value tensor, int64_t d) {
   if (cast<RankedTensorType>(tensor.getType()).getRank() == 0)
     return arith::ConstantIndexOp::create(b, loc, 1);
   return tensor::DimOp::create(b, loc, tensor, d);
-}
-
-/// `0 <= i < size`, for index values.
-Value inBounds(OpBuilder &b, Location loc, Value i, Value size) {
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value low = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i, zero);
-  Value high = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, size);
-  return arith::AndIOp::create(b, loc, low, high);
 }
 
 LogicalResult lowerGather(Operation *op, PatternRewriter &rewriter) {
@@ -250,13 +226,18 @@ LogicalResult lowerGather(Operation *op, PatternRewriter &rewriter) {
             inside = arith::AndIOp::create(b, l, inside,
                                            inBounds(b, l, i, extentOf(b, l, a, d)));
         }
-        linalg::YieldOp::create(b, l, guardedExtract(b, l, a, coords, inside));
+        Type element = cast<RankedTensorType>(a.getType()).getElementType();
+        linalg::YieldOp::create(b, l,
+                                extractInside(b, l, a, coords, inside, b.getZeroAttr(element)));
       });
   rewriter.replaceOp(op, generic.getResults());
   return success();
 }
 
-const llvm::StringMap<PrimLowering> &lowerings() {
+
+} // namespace
+
+const llvm::StringMap<PrimLowering> &opal::ir::detail::indexingLowerings() {
   static const llvm::StringMap<PrimLowering> table = {
       {"prims.argmax", {argExtremeProblem, lowerArgExtreme}},
       {"prims.argmin", {argExtremeProblem, lowerArgExtreme}},
@@ -264,18 +245,4 @@ const llvm::StringMap<PrimLowering> &lowerings() {
       {"prims.take", {gatherProblem, lowerGather}},
   };
   return table;
-}
-
-} // namespace
-
-std::string opal::ir::indexingLoweringProblem(Operation *op) {
-  return primLoweringProblem(lowerings(), op);
-}
-
-bool opal::ir::isIndexingPrim(Operation *op) {
-  return lowerings().count(op->getName().getStringRef()) != 0;
-}
-
-void opal::ir::populateIndexingToLinalgPatterns(RewritePatternSet &patterns) {
-  addPrimLoweringPatterns(patterns, lowerings());
 }

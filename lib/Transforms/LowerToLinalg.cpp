@@ -29,21 +29,15 @@ struct OpalLowerToLinalg
     RewritePatternSet patterns(&getContext());
     opal::ir::populateElementwiseToLinalgPatterns(patterns);
     opal::ir::populateStructuredToLinalgPatterns(patterns);
-    opal::ir::populateIndexingToLinalgPatterns(patterns);
-    opal::ir::populateConvolutionToLinalgPatterns(patterns);
-    opal::ir::populatePoolingToLinalgPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     bool leftOver = false;
     getOperation()->walk([&](Operation *op) {
       if (op->getName().getDialectNamespace() != "prims")
         return;
-      std::string problem = opal::ir::isStructuredPrim(op) ? opal::ir::structuredLoweringProblem(op)
-                            : opal::ir::isIndexingPrim(op) ? opal::ir::indexingLoweringProblem(op)
-                            : opal::ir::isConvolutionPrim(op)
-                                ? opal::ir::convolutionLoweringProblem(op)
-                            : opal::ir::isPoolingPrim(op) ? opal::ir::poolingLoweringProblem(op)
-                                                          : opal::ir::elementwiseLoweringProblem(op);
+      std::string problem = opal::ir::isStructuredPrim(op)
+                                ? opal::ir::structuredLoweringProblem(op)
+                                : opal::ir::elementwiseLoweringProblem(op);
       op->emitOpError() << "cannot be lowered to linalg: it " << problem;
       leftOver = true;
     });

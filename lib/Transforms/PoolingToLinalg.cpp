@@ -15,7 +15,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -127,27 +126,14 @@ LogicalResult lowerMaxPool(Operation *op, PatternRewriter &rewriter) {
                                         arith::ConstantIndexOp::create(b, l, p.stride[s])),
                   arith::ConstantIndexOp::create(b, l, p.padding[s])),
               arith::MulIOp::create(b, l, k, arith::ConstantIndexOp::create(b, l, p.dilation[s])));
-          Value zero = arith::ConstantIndexOp::create(b, l, 0);
-          Value low = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, at, zero);
-          Value high = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, at,
-                                             tensor::DimOp::create(b, l, input, 2 + s));
-          Value both = arith::AndIOp::create(b, l, low, high);
+          Value both = inBounds(b, l, at, tensor::DimOp::create(b, l, input, 2 + s));
           inside = inside ? arith::AndIOp::create(b, l, inside, both).getResult() : both;
           coords.push_back(at);
         }
-        auto branch = scf::IfOp::create(
-            b, l, inside,
-            [&](OpBuilder &then, Location tl) {
-              scf::YieldOp::create(then, tl,
-                                   tensor::ExtractOp::create(then, tl, input, coords).getResult());
-            },
-            [&](OpBuilder &otherwise, Location ol) {
-              Value lowest = arith::ConstantOp::create(
-                  otherwise, ol,
-                  otherwise.getFloatAttr(element, -std::numeric_limits<double>::infinity()));
-              scf::YieldOp::create(otherwise, ol, lowest);
-            });
-        Value x = branch.getResult(0), acc = args[1];
+        Value x = extractInside(
+            b, l, input, coords, inside,
+            b.getFloatAttr(element, -std::numeric_limits<double>::infinity()));
+        Value acc = args[1];
         // Strictly larger, or the first NaN.
         Value larger = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, x, acc);
         Value xNan = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
@@ -196,23 +182,12 @@ LogicalResult lowerMaxPool(Operation *op, PatternRewriter &rewriter) {
   return success();
 }
 
-const llvm::StringMap<PrimLowering> &lowerings() {
+
+} // namespace
+
+const llvm::StringMap<PrimLowering> &opal::ir::detail::poolingLowerings() {
   static const llvm::StringMap<PrimLowering> table = {
       {"prims.max_pool", {maxPoolProblem, lowerMaxPool}},
   };
   return table;
-}
-
-} // namespace
-
-std::string opal::ir::poolingLoweringProblem(Operation *op) {
-  return primLoweringProblem(lowerings(), op);
-}
-
-bool opal::ir::isPoolingPrim(Operation *op) {
-  return lowerings().count(op->getName().getStringRef()) != 0;
-}
-
-void opal::ir::populatePoolingToLinalgPatterns(RewritePatternSet &patterns) {
-  addPrimLoweringPatterns(patterns, lowerings());
 }

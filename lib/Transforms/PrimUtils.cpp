@@ -7,9 +7,13 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <array>
 
 using namespace mlir;
 
@@ -163,16 +167,58 @@ private:
   opal::ir::detail::PrimLowering lowering_;
 };
 
-} // namespace
-
-void opal::ir::detail::addPrimLoweringPatterns(RewritePatternSet &patterns,
-                                               const llvm::StringMap<PrimLowering> &table) {
-  for (const auto &entry : table)
-    patterns.add<PrimLoweringPattern>(entry.getKey(), entry.getValue(), patterns.getContext());
+/// Every category's table.
+const std::array<const llvm::StringMap<opal::ir::detail::PrimLowering> *, 4> &tables() {
+  using namespace opal::ir::detail;
+  static const std::array<const llvm::StringMap<PrimLowering> *, 4> all = {
+      &structuredLowerings(), &indexingLowerings(), &convolutionLowerings(),
+      &poolingLowerings()};
+  return all;
 }
 
-std::string opal::ir::detail::primLoweringProblem(const llvm::StringMap<PrimLowering> &table,
-                                                  Operation *op) {
-  auto it = table.find(op->getName().getStringRef());
-  return it == table.end() ? "" : it->second.problem(op);
+} // namespace
+
+void opal::ir::populateStructuredToLinalgPatterns(RewritePatternSet &patterns) {
+  for (const auto *table : tables())
+    for (const auto &entry : *table)
+      patterns.add<PrimLoweringPattern>(entry.getKey(), entry.getValue(),
+                                        patterns.getContext());
+}
+
+bool opal::ir::isStructuredPrim(Operation *op) {
+  for (const auto *table : tables())
+    if (table->count(op->getName().getStringRef()))
+      return true;
+  return false;
+}
+
+std::string opal::ir::structuredLoweringProblem(Operation *op) {
+  for (const auto *table : tables()) {
+    auto it = table->find(op->getName().getStringRef());
+    if (it != table->end())
+      return it->second.problem(op);
+  }
+  return "";
+}
+
+Value opal::ir::detail::inBounds(OpBuilder &b, Location loc, Value i, Value size) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value low = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i, zero);
+  Value high = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, size);
+  return arith::AndIOp::create(b, loc, low, high);
+}
+
+Value opal::ir::detail::extractInside(OpBuilder &b, Location loc, Value tensor, ValueRange coords,
+                                      Value inside, TypedAttr outside) {
+  auto branch = scf::IfOp::create(
+      b, loc, inside,
+      [&](OpBuilder &then, Location l) {
+        scf::YieldOp::create(then, l,
+                             tensor::ExtractOp::create(then, l, tensor, coords).getResult());
+      },
+      [&](OpBuilder &otherwise, Location l) {
+        scf::YieldOp::create(otherwise, l,
+                             arith::ConstantOp::create(otherwise, l, outside).getResult());
+      });
+  return branch.getResult(0);
 }

@@ -31,12 +31,20 @@ struct PrimLowering {
   std::string (*problem)(mlir::Operation *);
   llvm::LogicalResult (*lower)(mlir::Operation *, mlir::PatternRewriter &);
 };
-/// One pattern per entry of `table` (prim name to lowering) that lowers the
-/// prim where its problem is "".
-void addPrimLoweringPatterns(mlir::RewritePatternSet &patterns,
-                             const llvm::StringMap<PrimLowering> &table);
-/// The problem of `op` in `table`, "" if it has none or is not there.
-std::string primLoweringProblem(const llvm::StringMap<PrimLowering> &table, mlir::Operation *op);
+/// The lowerings of the structured prims, one table per category and file
+/// (StructuredToLinalg.cpp, IndexingToLinalg.cpp, ConvolutionToLinalg.cpp,
+/// PoolingToLinalg.cpp); populateStructuredToLinalgPatterns takes them all.
+const llvm::StringMap<PrimLowering> &structuredLowerings();
+const llvm::StringMap<PrimLowering> &indexingLowerings();
+const llvm::StringMap<PrimLowering> &convolutionLowerings();
+const llvm::StringMap<PrimLowering> &poolingLowerings();
+
+/// `0 <= i < size` for index values.
+mlir::Value inBounds(mlir::OpBuilder &b, mlir::Location loc, mlir::Value i, mlir::Value size);
+/// `tensor[coords]` where `inside` holds, else `outside`: an scf.if, so that
+/// nothing is read outside the tensor.
+mlir::Value extractInside(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor,
+                          mlir::ValueRange coords, mlir::Value inside, mlir::TypedAttr outside);
 
 /// `type` as MLIR prints it.
 std::string typeString(mlir::Type type);

@@ -482,7 +482,10 @@ LogicalResult lowerMatmul(Operation *op, PatternRewriter &rewriter) {
 // The pattern table
 //===----------------------------------------------------------------------===//
 
-const llvm::StringMap<PrimLowering> &lowerings() {
+
+} // namespace
+
+const llvm::StringMap<PrimLowering> &opal::ir::detail::structuredLowerings() {
   static const llvm::StringMap<PrimLowering> table = {
       {"prims.broadcast_in_dim", {broadcastProblem, lowerBroadcast}},
       {"prims.transpose", {transposeProblem, lowerTranspose}},
@@ -498,18 +501,4 @@ const llvm::StringMap<PrimLowering> &lowerings() {
       {"prims.bmm", {matmulProblem, lowerMatmul}},
   };
   return table;
-}
-
-} // namespace
-
-std::string opal::ir::structuredLoweringProblem(Operation *op) {
-  return primLoweringProblem(lowerings(), op);
-}
-
-bool opal::ir::isStructuredPrim(Operation *op) {
-  return lowerings().count(op->getName().getStringRef()) != 0;
-}
-
-void opal::ir::populateStructuredToLinalgPatterns(RewritePatternSet &patterns) {
-  addPrimLoweringPatterns(patterns, lowerings());
 }

@@ -40,33 +40,14 @@ void populateElementwiseToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// Why `op` (an elementwise prim) cannot be lowered, or "" if it can.
 std::string elementwiseLoweringProblem(mlir::Operation *op);
 
-/// Patterns for broadcast_in_dim, transpose, reductions and matrix products.
+/// Patterns for the structured prims: broadcast_in_dim, transpose,
+/// reductions and matrix products, the index prims (argmax, argmin, gather,
+/// take), convolutions and pooling (one file of patterns per category).
 void populateStructuredToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// True for the prims populateStructuredToLinalgPatterns handles.
 bool isStructuredPrim(mlir::Operation *op);
 /// Why such a prim cannot be lowered, or "" if it can.
 std::string structuredLoweringProblem(mlir::Operation *op);
-
-/// Patterns for the prims that make or use indices (argmax, argmin).
-void populateIndexingToLinalgPatterns(mlir::RewritePatternSet &patterns);
-/// True for the prims populateIndexingToLinalgPatterns handles.
-bool isIndexingPrim(mlir::Operation *op);
-/// Why such a prim cannot be lowered, or "" if it can.
-std::string indexingLoweringProblem(mlir::Operation *op);
-
-/// Patterns for the convolution prims (prims.conv).
-void populateConvolutionToLinalgPatterns(mlir::RewritePatternSet &patterns);
-/// True for the prims populateConvolutionToLinalgPatterns handles.
-bool isConvolutionPrim(mlir::Operation *op);
-/// Why such a prim cannot be lowered, or "" if it can.
-std::string convolutionLoweringProblem(mlir::Operation *op);
-
-/// Patterns for the pooling prims (prims.max_pool).
-void populatePoolingToLinalgPatterns(mlir::RewritePatternSet &patterns);
-/// True for the prims populatePoolingToLinalgPatterns handles.
-bool isPoolingPrim(mlir::Operation *op);
-/// Why such a prim cannot be lowered, or "" if it can.
-std::string poolingLoweringProblem(mlir::Operation *op);
 
 /// The result types of a prim whose tensor operands have concrete types
 /// (used when a decomposition body is instantiated). On failure, `problem`
