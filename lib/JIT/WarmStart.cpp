@@ -139,6 +139,16 @@ std::shared_ptr<const CompiledKernel> jit::warmStart(const OperatorHandle &op, D
     diskCache().removeIndex(indexName);
     return drop(described.error().message() + " (removed)");
   }
+  // The caller gets the outputs that are not data-check words: as many as
+  // the op has results.
+  size_t checkWords = 0;
+  for (const DataCheck &check : kernel->dataChecks)
+    checkWords += check.words;
+  if (kernel->outputs.size() != op.schema().returns().size() + checkWords) {
+    diskCache().removeIndex(indexName);
+    return drop("its outputs and data checks do not match the op's " +
+                std::to_string(op.schema().returns().size()) + " results (removed)");
+  }
   std::string changed = changedBuiltinOp(kernel->reached);
   if (!changed.empty())
     return drop(changed + " has a kernel other than opal's built-in one now");

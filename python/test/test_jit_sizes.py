@@ -4,6 +4,7 @@ from (`sizes: a<argument>.<dim>` in its description and disk cache
 manifest), and calls read them from the arguments instead of calling the
 sizes entry (docs/jit.md)."""
 
+import json
 import os
 import subprocess
 import sys
@@ -139,3 +140,45 @@ def test_the_sources_of_several_outputs_follow_the_outputs_order(tmp_path):
     # exp(x) has x's two sizes, the column sums of x @ y y's second.
     assert sizes_by_kernel(tmp_path) == {("sizes_test::pair", "(float32[?,?], float32[?,?])"):
                                          "a0.0 a0.1 a1.1"}
+
+
+def test_a_warm_start_index_without_its_data_checks_is_not_used(tmp_path):
+    # floor_divide's kernel has a data check (a zero divisor): an extra
+    # output the caller never sees. A warm-start index whose `data:` line is
+    # gone would hand that output to the caller and skip the check; the next
+    # process refuses the index (and removes it) and loads the kernel through
+    # its disk cache entry, whose description is whole.
+    script = textwrap.dedent("""
+        import json, sys
+        import opal
+        A = opal.ops.aten
+        try:
+            A.floor_divide(opal.tensor([7, 3]), opal.tensor([2, 0]))
+            raised = None
+        except RuntimeError as error:
+            raised = str(error)
+        out = A.floor_divide(opal.tensor([7, 3]), opal.tensor([2, 1]))
+        json.dump({"raised": raised, "out": out.tolist(),
+                   "compiles": opal.jit.stats()["compiles"]}, sys.stdout)
+    """)
+    env = dict(os.environ, OPAL_CACHE_DIR=str(tmp_path))
+
+    def run():
+        result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                                text=True, timeout=300)
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)
+
+    first = run()
+    assert first == {"raised": "ZeroDivisionError", "out": [3, 3], "compiles": 1}
+    damaged = 0
+    for root, _, files in os.walk(tmp_path):
+        for name in files:
+            path = os.path.join(root, name)
+            text = open(path, "rb").read()
+            if b"\ndata: " in text and b"\nentry: " in text:
+                lines = [line for line in text.split(b"\n") if not line.startswith(b"data: ")]
+                open(path, "wb").write(b"\n".join(lines))
+                damaged += 1
+    assert damaged == 1
+    assert run() == {"raised": "ZeroDivisionError", "out": [3, 3], "compiles": 0}
