@@ -2,6 +2,8 @@
 
 #include "opal/Library/BuiltinOperators.h"
 
+#include "NativeKernels.h"
+
 #include "opal/Dispatch/Dispatcher.h"
 #include "opal/Dispatch/Library.h"
 #include "opal/JIT/MlirKernel.h"
@@ -37,39 +39,27 @@ const std::vector<FunctionSchema> &opal::builtinOperatorSchemas() {
   return schemas;
 }
 
-namespace {
-
-/// The aten view ops as native kernels (CompositeExplicitAutograd, as in
-/// PyTorch): they return views sharing the input's memory. They are
-/// declared equivalent to their MLIR definitions, so composites still
-/// compile through them.
-void registerViewKernels(Library &aten) {
-  auto add = [&](const char *name, auto callable) {
-    KernelFunction kernel = KernelFunction::makeFromUnboxedCallable(std::move(callable));
-    jit::declareEquivalentToMlir(kernel);
-    aten.impl(name, DispatchKey::CompositeExplicitAutograd,
-              CppFunction::makeFromKernelFunction(std::move(kernel)));
-  };
-  using Sizes = std::vector<int64_t>;
-  add("aten::view", [](const Tensor &self, Sizes size) { return self.view(size); });
-  add("aten::reshape", [](const Tensor &self, Sizes shape) { return self.reshape(shape); });
-  add("aten::transpose.int",
-      [](const Tensor &self, int64_t dim0, int64_t dim1) { return self.transpose(dim0, dim1); });
-  add("aten::t", [](const Tensor &self) { return self.t(); });
-  add("aten::permute", [](const Tensor &self, Sizes dims) { return self.permute(dims); });
-  add("aten::expand",
-      [](const Tensor &self, Sizes size, bool) { return self.expand(size); });
-  add("aten::unsqueeze", [](const Tensor &self, int64_t dim) { return self.unsqueeze(dim); });
-  add("aten::squeeze.dim", [](const Tensor &self, int64_t dim) { return self.squeeze(dim); });
+const std::vector<library_detail::NativeKernel> &library_detail::nativeKernels() {
+  static const std::vector<NativeKernel> kernels = [] {
+    std::vector<NativeKernel> all;
+    appendViewKernels(all);
+    appendJoinKernels(all);
+    return all;
+  }();
+  return kernels;
 }
 
-/// The aten view ops registerViewKernels gives native kernels at
-/// CompositeExplicitAutograd (reshape's is beside its decomposition, which
-/// is CompositeImplicitAutograd as in PyTorch).
-bool isNativeView(const std::string &name) {
-  static const std::set<std::string> names = {
-      "aten::view",   "aten::transpose.int", "aten::t",           "aten::permute",
-      "aten::expand", "aten::unsqueeze",     "aten::squeeze.dim"};
+namespace {
+
+/// Whether `name` has a native kernel that replaces its MLIR kernel.
+bool replacedByNativeKernel(const std::string &name) {
+  static const std::set<std::string> names = [] {
+    std::set<std::string> all;
+    for (const library_detail::NativeKernel &native : library_detail::nativeKernels())
+      if (native.replacesMlirKernel)
+        all.insert(native.name);
+    return all;
+  }();
   return names.count(name) != 0;
 }
 
@@ -85,7 +75,8 @@ bool compositeImplicitInPyTorch(const std::string &name) {
       "aten::square",            "aten::bitwise_or.Scalar", "aten::bitwise_xor.Scalar",
       "aten::floor_divide.Scalar", "aten::max.other",       "aten::min.other",
       "aten::var.dim",           "aten::var",             "aten::std.dim",
-      "aten::std",               "aten::conv2d",          "aten::max_pool2d"};
+      "aten::std",               "aten::conv2d",          "aten::max_pool2d",
+      "aten::narrow"};
   return names.count(name) != 0;
 }
 
@@ -112,9 +103,9 @@ struct BuiltinRegistration {
       for (const FunctionSchema *schema : schemas) {
         library.def(schema->str());
         std::string name = schema->operatorName().str();
-        // A view op's kernel is native (registerViewKernels); its MLIR
-        // definition is what composites compile through.
-        if (ns == "aten" && isNativeView(name))
+        // A view's kernel is native (NativeKernels.h); its MLIR definition
+        // is what composites compile through. Ops of lists have only one.
+        if (ns == "aten" && replacedByNativeKernel(name))
           continue;
         bool implicit = decomposed.count(name) && (ns != "aten" || compositeImplicitInPyTorch(name));
         library.impl(name, implicit ? DispatchKey::CompositeImplicitAutograd
@@ -122,7 +113,9 @@ struct BuiltinRegistration {
                      CppFunction::makeFromKernelFunction(jit::MlirKernel::make()));
       }
       if (ns == "aten")
-        registerViewKernels(library);
+        for (const library_detail::NativeKernel &native : library_detail::nativeKernels())
+          library.impl(native.name, native.key,
+                       CppFunction::makeFromKernelFunction(native.kernel));
     }
     for (const FunctionSchema &schema : builtinOperatorSchemas())
       if (auto handle = Dispatcher::singleton().findOp(schema.operatorName()))

@@ -70,6 +70,21 @@ opal.library "prims" {
   opal.def "transpose(Tensor(a) a, int[] permutation) -> Tensor(a)"
   opal.def "squeeze(Tensor(a) a, int[] dimensions) -> Tensor(a)"
   opal.def "reshape(Tensor a, SymInt[] shape) -> Tensor"
+  // Moving elements (opal's forms; each reads only inside `a`).
+  // slice_in_dim: every stride-th element of [start_index, limit_index)
+  // along axis; the indices may be runtime values and wrap and clamp as
+  // aten.slice's do (negative counts from the end, then into [0, size]).
+  opal.def "slice_in_dim(Tensor(a) a, SymInt start_index, SymInt limit_index, int stride=1, int axis=0) -> Tensor(a)"
+  // select_in_dim: the elements at `index` along axis, which is removed; the
+  // index may be a runtime value (negative counts from the end; outside
+  // the dim reads padding_value 0).
+  opal.def "select_in_dim(Tensor(a) a, SymInt index, int axis) -> Tensor(a)"
+  // pad: elements of padding_value before and after dims from the last, as
+  // aten.constant_pad_nd's `pad` says ([before, after] of the last dim, then
+  // of the one before, ...; at most two per dim); negative ones crop.
+  opal.def "pad(Tensor a, Scalar padding_value, int[] pad) -> Tensor"
+  // rev: the order of the elements along each of `dims` reversed.
+  opal.def "rev(Tensor a, int[] dims) -> Tensor"
   // Creation.
   opal.def "full(SymInt[] shape, Scalar fill_value, *, ScalarType dtype, Device device, bool requires_grad) -> Tensor"
   opal.def "iota(SymInt length, *, SymInt start, SymInt step, ScalarType dtype, Device device, bool requires_grad) -> Tensor"

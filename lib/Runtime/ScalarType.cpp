@@ -95,3 +95,26 @@ bool opal::isValidScalarType(int64_t value) {
       return true;
   return false;
 }
+
+ScalarType opal::promoteTypes(ScalarType a, ScalarType b) {
+  if (a == b)
+    return a;
+  auto category = [](ScalarType t) {
+    return t == ScalarType::Bool ? 0 : isIntegralType(t, false) ? 1 : isFloatingType(t) ? 2 : 3;
+  };
+  int ca = category(a), cb = category(b);
+  if (ca != cb) {
+    ScalarType high = ca > cb ? a : b, low = ca > cb ? b : a;
+    if (high == ScalarType::ComplexFloat && low == ScalarType::Double)
+      return ScalarType::ComplexDouble;
+    if (high == ScalarType::ComplexHalf && isFloatingType(low) && low != ScalarType::Half)
+      return low == ScalarType::Double ? ScalarType::ComplexDouble : ScalarType::ComplexFloat;
+    return high;
+  }
+  if (ca == 1 && ((a == ScalarType::Byte && b == ScalarType::Char) ||
+                  (a == ScalarType::Char && b == ScalarType::Byte)))
+    return ScalarType::Short;
+  if (elementSize(a) == elementSize(b)) // float16 and bfloat16
+    return ScalarType::Float;
+  return elementSize(a) > elementSize(b) ? a : b;
+}

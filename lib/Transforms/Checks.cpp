@@ -1,10 +1,11 @@
-//===- Checks.cpp - Conditions over lists and the reduction-dims check ----===//
+//===- Checks.cpp - Conditions over lists, reduction-dims and padding checks ===//
 //
 // opal.list_eq, opal.ends_with and opal.list_len compute the conditions of
 // opal.check and opal.static_if from shapes and int lists: constants where
 // the sizes are known for the use, `arith.cmpi` of the sizes otherwise (an
 // opal.check then checks them per call). opal.check_reduction_dims becomes
-// one opal.assert per size it needs to be non-zero.
+// one opal.assert per size it needs to be non-zero, opal.check_padding one
+// per dim that negative padding crops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -200,6 +201,44 @@ Expanded opal::ir::detail::expandCheckReductionDims(OpBuilder &b, Operation *op,
     assertThat(b, loc, nonEmpty(given < 0 ? given + rank : given),
                function + ": Expected reduction dim " + std::to_string(given) +
                    " to have non-zero size.");
+  }
+  return SmallVector<Value>();
+}
+
+Expanded opal::ir::detail::expandCheckPadding(OpBuilder &b, Operation *op, ValueRange operands,
+                                              std::string &problem) {
+  RankedTensorType type = rankedOperand(operands[0], problem);
+  if (!type)
+    return failure();
+  auto pad = constantIntList(operands[1]);
+  if (!pad)
+    return expansionFailure(problem, "needs a constant pad list");
+  Location loc = op->getLoc();
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> low, high;
+  padsPerDim(*pad, rank, low, high);
+  // With a positive pad, every padded dim must keep at least one element
+  // (PyTorch 1.13 computes such a result's shape; without one it crops).
+  bool growing = llvm::any_of(*pad, [](int64_t p) { return p > 0; });
+  int64_t padded = std::min<int64_t>(rank, static_cast<int64_t>(pad->size() / 2));
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t cropped = -(std::min<int64_t>(low[d], 0) + std::min<int64_t>(high[d], 0));
+    int64_t needed = growing && d >= rank - padded ? std::max(cropped, 1 - (low[d] + high[d]))
+                                                   : cropped;
+    if (needed <= 0)
+      continue;
+    Value size = sizeOf(b, loc, operands[0], d);
+    Value fits = type.isDynamicDim(d)
+                     ? arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, size,
+                                             constantI64(b, loc, needed))
+                           .getResult()
+                     : constantBool(b, loc, type.getDimSize(d) >= needed);
+    SmallVector<Value> values = {size, constantI64(b, loc, low[d]), constantI64(b, loc, high[d]),
+                                 constantI64(b, loc, d)};
+    AssertOp::create(b, loc, fits,
+                     "The input size {0}, plus negative padding {1} and {2} resulted in a "
+                     "negative output size, which is invalid. Check dimension {3} of your input.",
+                     values, b.getDenseI32ArrayAttr({1, 1, 1, 1}));
   }
   return SmallVector<Value>();
 }

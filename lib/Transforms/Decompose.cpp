@@ -302,14 +302,23 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
       }
       texts.push_back(text);
     }
+    check.op = qualifiedOpName(name);
+    return refuse(use, name, opal::fillMessage(op.getMessage().str(), texts),
+                  traced ? opal::jit::describeShapeChecks({check}) : "");
+  }
+
+  /// Refuses `use` with `message` of the op `name` whose body refused it
+  /// (the call raises it); `checks` is the refusal as a shape check that no
+  /// call passes, or "".
+  static LogicalResult refuse(Operation *use, const std::string &name, const std::string &message,
+                              std::string checks) {
     std::string called = qualifiedOpName(use->getName().getStringRef());
     std::string where = qualifiedOpName(name);
-    check.op = where;
     where = where == called ? called : called + ": in " + where;
-    std::string message = where + ": " + opal::fillMessage(op.getMessage().str(), texts);
-    use->emitError() << message;
+    std::string text = where + ": " + message;
+    use->emitError() << text;
     if (!refusal())
-      refusal() = Refusal{message, traced ? opal::jit::describeShapeChecks({check}) : ""};
+      refusal() = Refusal{text, std::move(checks)};
     return failure();
   }
 
@@ -377,6 +386,8 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
         std::string problem;
         auto results = expandTypeDirected(builder, &bodyOp, concrete, problem);
         if (failed(results)) {
+          if (std::optional<std::string> message = refusalMessage(problem))
+            return refuse(use, name, *message, "");
           use->emitError() << "while decomposing " << name << ": '" << bodyOp.getName()
                            << "' " << problem;
           return failure();

@@ -120,6 +120,57 @@ FailureOr<SmallVector<Type>> opal::ir::inferPrimResultTypes(Operation *op,
     }
     return SmallVector<Type>{RankedTensorType::get(shape, type.getElementType())};
   }
+  if (name == "prims.slice_in_dim") {
+    auto type = dyn_cast<RankedTensorType>(operands[0].getType());
+    auto stride = constantInt(operands[3]), axis = constantInt(operands[4]);
+    if (!type || !stride || !axis || *stride < 1 || *axis < 0 || *axis >= type.getRank())
+      return fail(problem, "needs a ranked tensor, a constant stride of at least 1 and a "
+                           "constant axis within its rank");
+    SmallVector<int64_t> shape(type.getShape());
+    auto start = constantInt(operands[1]), limit = constantInt(operands[2]);
+    int64_t size = shape[*axis];
+    if (ShapedType::isDynamic(size) || !start || !limit) {
+      shape[*axis] = ShapedType::kDynamic;
+    } else {
+      auto bound = [size](int64_t i) {
+        if (i < 0)
+          i = i < -size ? 0 : i + size;
+        return std::min(i, size);
+      };
+      int64_t from = bound(*start), to = std::max(bound(*limit), from);
+      shape[*axis] = (to - from + *stride - 1) / *stride;
+    }
+    return SmallVector<Type>{RankedTensorType::get(shape, type.getElementType())};
+  }
+  if (name == "prims.select_in_dim") {
+    auto type = dyn_cast<RankedTensorType>(operands[0].getType());
+    auto axis = constantInt(operands[2]);
+    if (!type || !axis || *axis < 0 || *axis >= type.getRank())
+      return fail(problem, "needs a ranked tensor and a constant axis within its rank");
+    SmallVector<int64_t> shape(type.getShape());
+    shape.erase(shape.begin() + *axis);
+    return SmallVector<Type>{RankedTensorType::get(shape, type.getElementType())};
+  }
+  if (name == "prims.pad") {
+    auto type = dyn_cast<RankedTensorType>(operands[0].getType());
+    auto pad = constantIntList(operands[2]);
+    if (!type || !pad || pad->size() % 2 ||
+        static_cast<int64_t>(pad->size()) > 2 * type.getRank())
+      return fail(problem, "needs a ranked tensor and a constant pad list of two entries per "
+                           "dim, for at most every dim");
+    SmallVector<int64_t> shape(type.getShape()), low, high;
+    padsPerDim(*pad, type.getRank(), low, high);
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (!ShapedType::isDynamic(shape[d]))
+        shape[d] = std::max<int64_t>(shape[d] + low[d] + high[d], 0);
+    return SmallVector<Type>{RankedTensorType::get(shape, type.getElementType())};
+  }
+  if (name == "prims.rev") {
+    auto type = dyn_cast<RankedTensorType>(operands[0].getType());
+    if (!type)
+      return fail(problem, "needs a ranked tensor");
+    return SmallVector<Type>{type};
+  }
   if (name == "prims.transpose") {
     auto permutation = constantIntList(operands[1]);
     auto type = dyn_cast<RankedTensorType>(operands[0].getType());

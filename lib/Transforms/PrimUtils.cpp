@@ -168,11 +168,11 @@ private:
 };
 
 /// Every category's table.
-const std::array<const llvm::StringMap<opal::ir::detail::PrimLowering> *, 4> &tables() {
+const std::array<const llvm::StringMap<opal::ir::detail::PrimLowering> *, 5> &tables() {
   using namespace opal::ir::detail;
-  static const std::array<const llvm::StringMap<PrimLowering> *, 4> all = {
+  static const std::array<const llvm::StringMap<PrimLowering> *, 5> all = {
       &structuredLowerings(), &indexingLowerings(), &convolutionLowerings(),
-      &poolingLowerings()};
+      &poolingLowerings(), &movementLowerings()};
   return all;
 }
 
@@ -208,17 +208,30 @@ Value opal::ir::detail::inBounds(OpBuilder &b, Location loc, Value i, Value size
   return arith::AndIOp::create(b, loc, low, high);
 }
 
+void opal::ir::detail::padsPerDim(ArrayRef<int64_t> pad, int64_t rank,
+                                   SmallVectorImpl<int64_t> &low, SmallVectorImpl<int64_t> &high) {
+  low.assign(rank, 0);
+  high.assign(rank, 0);
+  for (size_t i = 0; 2 * i + 1 < pad.size() && static_cast<int64_t>(i) < rank; ++i) {
+    low[rank - 1 - i] = pad[2 * i];
+    high[rank - 1 - i] = pad[2 * i + 1];
+  }
+}
+
 Value opal::ir::detail::extractInside(OpBuilder &b, Location loc, Value tensor, ValueRange coords,
-                                      Value inside, TypedAttr outside) {
+                                      Value inside, Value outside) {
   auto branch = scf::IfOp::create(
       b, loc, inside,
       [&](OpBuilder &then, Location l) {
         scf::YieldOp::create(then, l,
                              tensor::ExtractOp::create(then, l, tensor, coords).getResult());
       },
-      [&](OpBuilder &otherwise, Location l) {
-        scf::YieldOp::create(otherwise, l,
-                             arith::ConstantOp::create(otherwise, l, outside).getResult());
-      });
+      [&](OpBuilder &otherwise, Location l) { scf::YieldOp::create(otherwise, l, outside); });
   return branch.getResult(0);
+}
+
+Value opal::ir::detail::extractInside(OpBuilder &b, Location loc, Value tensor, ValueRange coords,
+                                      Value inside, TypedAttr outside) {
+  return extractInside(b, loc, tensor, coords, inside,
+                       arith::ConstantOp::create(b, loc, outside).getResult());
 }

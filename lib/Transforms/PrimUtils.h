@@ -33,11 +33,13 @@ struct PrimLowering {
 };
 /// The lowerings of the structured prims, one table per category and file
 /// (StructuredToLinalg.cpp, IndexingToLinalg.cpp, ConvolutionToLinalg.cpp,
-/// PoolingToLinalg.cpp); populateStructuredToLinalgPatterns takes them all.
+/// PoolingToLinalg.cpp, MovementToLinalg.cpp); populateStructuredToLinalgPatterns
+/// takes them all.
 const llvm::StringMap<PrimLowering> &structuredLowerings();
 const llvm::StringMap<PrimLowering> &indexingLowerings();
 const llvm::StringMap<PrimLowering> &convolutionLowerings();
 const llvm::StringMap<PrimLowering> &poolingLowerings();
+const llvm::StringMap<PrimLowering> &movementLowerings();
 
 /// `0 <= i < size` for index values.
 mlir::Value inBounds(mlir::OpBuilder &b, mlir::Location loc, mlir::Value i, mlir::Value size);
@@ -45,6 +47,14 @@ mlir::Value inBounds(mlir::OpBuilder &b, mlir::Location loc, mlir::Value i, mlir
 /// nothing is read outside the tensor.
 mlir::Value extractInside(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor,
                           mlir::ValueRange coords, mlir::Value inside, mlir::TypedAttr outside);
+/// The same with `outside` a value of the tensor's element type.
+mlir::Value extractInside(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor,
+                          mlir::ValueRange coords, mlir::Value inside, mlir::Value outside);
+
+/// The elements before (`low`) and after (`high`) each of `rank` dims that
+/// an aten.constant_pad_nd `pad` list adds (it names the last dims first).
+void padsPerDim(llvm::ArrayRef<int64_t> pad, int64_t rank, llvm::SmallVectorImpl<int64_t> &low,
+                llvm::SmallVectorImpl<int64_t> &high);
 
 /// `type` as MLIR prints it.
 std::string typeString(mlir::Type type);

@@ -43,8 +43,10 @@ opal::ir::detail::normalizedDims(Value dims, int64_t rank, std::string &problem,
   int64_t bound = std::max<int64_t>(rank, 1); // a 0-d tensor accepts 0 and -1
   for (int64_t &d : named) {
     if (d < -bound || d >= bound) {
-      problem = "dimension " + std::to_string(d) + " is out of range for a tensor of rank " +
-                std::to_string(rank);
+      // PyTorch's message, which the call raises.
+      expansionRefusal(problem, "Dimension out of range (expected to be in range of [" +
+                                    std::to_string(-bound) + ", " + std::to_string(bound - 1) +
+                                    "], but got " + std::to_string(d) + ")");
       return failure();
     }
     if (d < 0)
@@ -52,7 +54,8 @@ opal::ir::detail::normalizedDims(Value dims, int64_t rank, std::string &problem,
   }
   for (size_t i = 0; i < named.size(); ++i)
     if (llvm::is_contained(ArrayRef<int64_t>(named).take_front(i), named[i])) {
-      problem = "dimension " + std::to_string(named[i]) + " is named twice";
+      expansionRefusal(problem, "dim " + std::to_string(named[i]) +
+                                    " appears multiple times in the list of dims");
       return failure();
     }
   if (rank == 0)

@@ -65,6 +65,22 @@ Expanded opal::ir::detail::expansionFailure(std::string &problem, std::string re
   return failure();
 }
 
+namespace {
+/// Marks a problem as a refusal (a byte no message holds).
+constexpr char kRefusalMark = '\x01';
+} // namespace
+
+Expanded opal::ir::detail::expansionRefusal(std::string &problem, std::string message) {
+  problem = kRefusalMark + std::move(message);
+  return failure();
+}
+
+std::optional<std::string> opal::ir::detail::refusalMessage(const std::string &problem) {
+  if (problem.empty() || problem[0] != kRefusalMark)
+    return std::nullopt;
+  return problem.substr(1);
+}
+
 std::string opal::ir::detail::shapeString(ArrayRef<int64_t> shape) {
   std::string text = "[";
   for (auto [i, size] : llvm::enumerate(shape))
@@ -138,6 +154,7 @@ const llvm::StringMap<Expander> &expanders() {
     t[SizeAtOp::getOperationName()] = expandSizeAt;
     t[ListItemOp::getOperationName()] = expandListItem;
     t[CheckReductionDimsOp::getOperationName()] = expandCheckReductionDims;
+    t[CheckPaddingOp::getOperationName()] = expandCheckPadding;
     return t;
   }();
   return table;

@@ -12,6 +12,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
 
+#include <optional>
 #include <string>
 
 namespace opal::ir::detail {
@@ -31,6 +32,11 @@ expandTypeDirected(mlir::OpBuilder &builder, mlir::Operation *op, mlir::ValueRan
 /// PyTorch's promotion of two element types (bool < integers < floats;
 /// float16 with bfloat16 gives float32).
 mlir::Type promoteElementTypes(mlir::Type a, mlir::Type b);
+
+/// The message of a refused use (expansionRefusal in TypeDirectedImpl.h:
+/// the use is invalid for its arguments, and the call raises it), or
+/// nullopt for a problem of the body.
+std::optional<std::string> refusalMessage(const std::string &problem);
 
 } // namespace opal::ir::detail
 

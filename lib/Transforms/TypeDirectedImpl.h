@@ -44,6 +44,10 @@ mlir::Value createPrim(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef n
 mlir::Value sizeOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor, int64_t d);
 /// Fails with `reason` as the problem.
 Expanded expansionFailure(std::string &problem, std::string reason);
+/// Fails because the use is invalid for its arguments (a dim out of range):
+/// opal-decompose refuses the use with `message` as an opal.check does (the
+/// call raises it), instead of reporting a problem of the body.
+Expanded expansionRefusal(std::string &problem, std::string message);
 /// "[2, ?, 3]".
 std::string shapeString(llvm::ArrayRef<int64_t> shape);
 /// The operand's ranked type, or null with the problem set.
@@ -83,6 +87,7 @@ OPAL_EXPANDER(expandSizesWithin);
 OPAL_EXPANDER(expandSizeAt);
 OPAL_EXPANDER(expandListItem);
 OPAL_EXPANDER(expandCheckReductionDims);
+OPAL_EXPANDER(expandCheckPadding);
 // TypeDirected.cpp (conditions for opal.static_if)
 OPAL_EXPANDER(expandIsNone);
 OPAL_EXPANDER(expandStrEq);

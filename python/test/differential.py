@@ -80,6 +80,24 @@ class Case:
         dtype = "int64" if roll < 0.8 else "int32" if roll < 0.9 else "float32"
         return np.asarray(values.astype(dtype))
 
+    def tensor_list(self, op):
+        """1-3 tensors for cat/stack: mostly one shape (cat: but for the
+        dim joined), sometimes 1-d empty ones (cat's legacy rule), 0-d ones
+        or shapes that do not fit; mixed dtypes."""
+        base = self.shape(self.rng.randint(1, 3) if self.rng.random() < 0.9 else 0)
+        shapes = []
+        for _ in range(self.rng.randint(1, 3)):
+            shape = list(base)
+            roll = self.rng.random()
+            if op == "cat" and shape and roll < 0.5:
+                shape[self.rng.randrange(len(shape))] = self.rng.choice(SIZES)
+            elif roll < 0.1:
+                shape = [0]
+            elif roll < 0.15:
+                shape = list(self.shape())
+            shapes.append(tuple(shape))
+        return [self.array(shape, self.dtype()) for shape in shapes]
+
     def dim(self, rank):
         return self.rng.randint(-rank - 2, rank + 1)
 
@@ -199,6 +217,36 @@ def arguments(case, overload):
             args.append(1)
         elif kind == "bool" and arg.name == "transposed":
             args.append(False)
+        elif kind == "Tensor[]":
+            args.append(case.tensor_list(name))
+            first = args[-1][0]
+            continue
+        elif kind in ("int", "SymInt") and arg.name == "index":
+            args.append(case.rng.randint(-6, 6))
+        elif kind in ("int", "SymInt?", "SymInt") and arg.name in ("start", "end"):
+            args.append(None if "?" in kind and case.rng.random() < 0.3
+                        else case.rng.randint(-7, 7))
+        elif kind == "SymInt" and arg.name == "step":
+            args.append(case.rng.choice([1, 1, 2, 3, 0, -1]))
+        elif kind == "int" and arg.name == "length":
+            args.append(case.rng.randint(-1, 5))
+        elif kind == "int" and arg.name in ("split_size", "chunks"):
+            args.append(case.rng.randint(-1, 4))
+        elif kind == "int[]" and arg.name == "split_sizes":
+            size = first.shape[0] if first is not None and first.ndim else 0
+            sizes = []
+            while sum(sizes) < size:
+                sizes.append(case.rng.randint(0, size - sum(sizes)))
+            if case.rng.random() < 0.2:
+                sizes.append(case.rng.choice([-1, 1, 2]))
+            args.append(sizes)
+        elif kind == "int[]" and arg.name == "pad":
+            rank = first.ndim if first is not None else 0
+            pairs = case.rng.randint(0, rank + (1 if case.rng.random() < 0.1 else 0))
+            pad = [case.rng.randint(-2, 2) for _ in range(2 * pairs)]
+            if case.rng.random() < 0.05:
+                pad.append(1)
+            args.append(pad)
         elif kind == "int" and arg.name == "diagonal":
             args.append(case.rng.randint(-3, 3))
         elif kind == "int":
@@ -272,10 +320,14 @@ def convert(values, to):
 
 
 def to_torch(value):
+    if isinstance(value, list) and value and isinstance(value[0], np.ndarray):
+        return [to_torch(v) for v in value]
     return torch.from_numpy(value.copy()) if isinstance(value, np.ndarray) else value
 
 
 def to_opal(value):
+    if isinstance(value, list) and value and isinstance(value[0], np.ndarray):
+        return [to_opal(v) for v in value]
     return opal.tensor(value) if isinstance(value, np.ndarray) else value
 
 
@@ -339,6 +391,8 @@ def describe(args):
     def one(v):
         if isinstance(v, Keyword):
             return f"{v.name}={one(v.value)}"
+        if isinstance(v, list) and v and isinstance(v[0], np.ndarray):
+            return "[" + ", ".join(one(t) for t in v) + "]"
         return f"{v.dtype}{list(v.shape)}" if isinstance(v, np.ndarray) else repr(v)
     return ", ".join(one(v) for v in args)
 
@@ -360,6 +414,8 @@ def values_specified(name, values):
 def compare(ours, theirs, values_matter=True):
     """Why two results differ, or None."""
     if isinstance(theirs, (tuple, list)):
+        if len(ours) != len(theirs):
+            return f"{len(ours)} results, PyTorch {len(theirs)}"
         for o, t in zip(ours, theirs):
             if (problem := compare(o, t)):
                 return problem

@@ -32,6 +32,8 @@ GROUPS = {
                "std.dim std logsumexp max min argmax argmin max.dim min.dim",
     "nn": "addmm masked_fill.Scalar masked_fill.Tensor tril triu",
     "indexing": "gather index_select embedding",
+    "movement": "slice.Tensor select.int narrow alias split.Tensor split_with_sizes chunk "
+                "unbind.int cat stack flip constant_pad_nd",
     "conv": "conv2d convolution max_pool2d_with_indices max_pool2d",
     "shape": "transpose.int t permute unsqueeze squeeze.dim expand reshape view zeros_like "
              "ones_like full_like",

@@ -60,7 +60,7 @@ func.func @outside(%x: tensor<3xf32>) -> tensor<3xf32> {
 func.func @dim_out_of_range(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %d = arith.constant 2 : i64
   %n = opal.none
-  // expected-error @below {{while decomposing aten.softmax.int: 'opal.normalize_dims' dimension 2 is out of range for a tensor of rank 2}}
+  // expected-error @below {{aten::softmax.int: Dimension out of range (expected to be in range of [-2, 1], but got 2)}}
   %r = aten.softmax.int %x, %d, %n : (tensor<2x3xf32>, i64, !opal.none) -> tensor<2x3xf32>
   return %r : tensor<2x3xf32>
 }
@@ -72,7 +72,7 @@ func.func @dim_twice(%x: tensor<2x3xf32>) -> tensor<2xf32> {
   %b = arith.constant -1 : i64
   %l = opal.list %a, %b : i64, i64 -> !opal.list<i64>
   %k = arith.constant false
-  // expected-error @below {{while decomposing aten.amax: 'opal.normalize_dims' dimension 1 is named twice}}
+  // expected-error @below {{aten::amax: dim 1 appears multiple times in the list of dims}}
   %r = aten.amax %x, %l, %k : (tensor<2x3xf32>, !opal.list<i64>, i1) -> tensor<2xf32>
   return %r : tensor<2xf32>
 }

@@ -425,6 +425,25 @@ def Opal_CheckReductionDimsOp : Opal_Op<"check_reduction_dims", [ParentOneOf<["D
   let assemblyFormat = "$value `,` $dims `,` $function attr-dict `:` type($value) `,` qualified(type($dims))";
 }
 
+def Opal_CheckPaddingOp : Opal_Op<"check_padding", [ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
+  let summary = "refuses negative padding that crops a dim below size 0";
+  let description = [{
+    ```mlir
+    opal.check_padding %self, %pad : !opal.tensor, !opal.list<i64>
+    ```
+    `pad` is aten.constant_pad_nd's (before and after the last dim, then
+    the one before, ...). Negative entries crop, each from the size left by
+    the other (a positive entry does not make room for a negative one, as
+    in PyTorch 1.13): each dim's size must be at least the negative
+    entries' total ("The input size 2, plus negative padding 1 and -3
+    resulted in a negative output size, which is invalid. Check dimension 0
+    of your input."), and where any entry is positive every padded dim must
+    keep an element. Becomes one `opal.assert` per size only known per call.
+  }];
+  let arguments = (ins AnyTensorOrGeneric:$value, Opal_ListType:$pad);
+  let assemblyFormat = "$value `,` $pad attr-dict `:` type($value) `,` qualified(type($pad))";
+}
+
 def Opal_ShapeOfOp : Opal_Op<"shape_of", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
   let summary = "the shape of a tensor as a shape list";
   let description = [{

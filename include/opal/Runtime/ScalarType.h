@@ -72,6 +72,11 @@ Expected<ScalarType> parseScalarType(std::string_view name);
 bool isFloatingType(ScalarType type);
 bool isIntegralType(ScalarType type, bool includeBool);
 bool isComplexType(ScalarType type);
+/// PyTorch's promoteTypes for the real and complex dtypes: the higher
+/// category (bool < integer < floating < complex) wins, then the wider type;
+/// uint8 with int8 is int16, float16 with bfloat16 float32, a complex with
+/// float64 complex128.
+ScalarType promoteTypes(ScalarType a, ScalarType b);
 /// True for the ScalarType values opal defines.
 bool isValidScalarType(int64_t value);
 

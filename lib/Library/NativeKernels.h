@@ -1,0 +1,44 @@
+//===- NativeKernels.h - The aten ops with native C++ kernels ---*- C++ -*-===//
+//
+// Private to lib/Library. Most aten ops run as MLIR kernels the JIT
+// compiles; these have native kernels: the views, which must share the
+// input's memory (ViewKernels.cpp), and the ops that take or return lists
+// of tensors, which the JIT does not compile yet (ViewKernels.cpp for the
+// splits, JoinKernels.cpp for cat and stack).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPAL_LIB_LIBRARY_NATIVEKERNELS_H
+#define OPAL_LIB_LIBRARY_NATIVEKERNELS_H
+
+#include "opal/Dispatch/DispatchKey.h"
+#include "opal/Dispatch/KernelFunction.h"
+
+#include <string>
+#include <vector>
+
+namespace opal::library_detail {
+
+struct NativeKernel {
+  std::string name;    ///< "aten::slice.Tensor"
+  DispatchKey key = DispatchKey::CompositeExplicitAutograd;
+  KernelFunction kernel;
+  /// The op's MLIR kernel is left out (a view op: composites still compile
+  /// through its MLIR definition, declared equivalent; an op without a
+  /// definition). Otherwise the MLIR kernel stays at its key beside this one
+  /// (narrow's decomposition is CompositeImplicitAutograd, as in PyTorch).
+  bool replacesMlirKernel = true;
+};
+
+/// Appends the view kernels (view, reshape, transpose, ..., slice, select,
+/// narrow, alias) and the splits (split, split_with_sizes, chunk, unbind).
+void appendViewKernels(std::vector<NativeKernel> &kernels);
+/// Appends cat and stack.
+void appendJoinKernels(std::vector<NativeKernel> &kernels);
+
+/// Every native kernel of the aten library, made once.
+const std::vector<NativeKernel> &nativeKernels();
+
+} // namespace opal::library_detail
+
+#endif // OPAL_LIB_LIBRARY_NATIVEKERNELS_H

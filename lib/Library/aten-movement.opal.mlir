@@ -1,0 +1,168 @@
+// The aten library, continued: ops that move elements. slice, select,
+// narrow and alias are views (native kernels that share the input's memory;
+// these bodies are what composites compile through); split,
+// split_with_sizes, chunk and unbind return lists of views, and cat and
+// stack take lists of tensors: native kernels only, because the JIT does
+// not compile Tensor[] arguments or results yet (a composite that reaches
+// them runs op by op). flip and constant_pad_nd compute new tensors.
+opal.library "aten" {
+  // Every step-th element of [start, end) along dim (None: from the start,
+  // to the end); the bounds wrap and clamp.
+  opal.def "slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"
+  opal.decomposition "slice.Tensor" {
+  ^bb0(%self: !opal.tensor, %dim: i64, %start: i64, %end: i64, %step: i64):
+    %true = arith.constant true
+    %scalar = opal.has_rank %self, 0 : !opal.tensor -> i1
+    %ranked = arith.xori %scalar, %true : i1
+    opal.check %ranked, "slice() cannot be applied to a 0-dim tensor."
+    %ds = opal.normalize_dims %self, %dim : !opal.tensor, i64 -> !opal.list<i64>
+    %d = opal.list_item %ds, 0 : !opal.list<i64> -> i64
+    %c0 = arith.constant 0 : i64
+    %positive = arith.cmpi sgt, %step, %c0 : i64
+    opal.check %positive, "slice step must be positive"
+    %no_start = opal.is_none %start : i64 -> i1
+    %s = opal.static_if %no_start -> i64 {
+      opal.yield %c0 : i64
+    } else {
+      opal.yield %start : i64
+    }
+    %no_end = opal.is_none %end : i64 -> i1
+    %e = opal.static_if %no_end -> i64 {
+      %last = arith.constant 9223372036854775807 : i64
+      opal.yield %last : i64
+    } else {
+      opal.yield %end : i64
+    }
+    %r = prims.slice_in_dim %self, %s, %e, %step, %d : (!opal.tensor, i64, i64, i64, i64) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  // The elements at `index` along dim, which is removed.
+  opal.def "select.int(Tensor(a) self, int dim, int index) -> Tensor(a)"
+  opal.decomposition "select.int" {
+  ^bb0(%self: !opal.tensor, %dim: i64, %index: i64):
+    %true = arith.constant true
+    %scalar = opal.has_rank %self, 0 : !opal.tensor -> i1
+    %ranked = arith.xori %scalar, %true : i1
+    opal.check %ranked, "select() cannot be applied to a 0-dim tensor."
+    %ds = opal.normalize_dims %self, %dim : !opal.tensor, i64 -> !opal.list<i64>
+    %d = opal.list_item %ds, 0 : !opal.list<i64> -> i64
+    %size = opal.size_at %self, %dim : !opal.tensor, i64 -> i64
+    %shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %c0 = arith.constant 0 : i64
+    %negative = arith.cmpi slt, %index, %c0 : i64
+    %fits = opal.static_if %negative -> i1 {
+      %back = arith.subi %c0, %index : i64
+      %ok = arith.cmpi sge, %size, %back : i64
+      opal.yield %ok : i1
+    } else {
+      %ok = arith.cmpi sgt, %size, %index : i64
+      opal.yield %ok : i1
+    }
+    opal.check %fits, "select(): index {0} out of range for tensor of size [{1}] at dimension {2}" (%index, %shape, %d : i64, !opal.list<i64>, i64)
+    %r = prims.select_in_dim %self, %index, %d : (!opal.tensor, i64, i64) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  // `length` elements from `start` along dim (start may count from the end).
+  opal.def "narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)"
+  opal.decomposition "narrow" {
+  ^bb0(%self: !opal.tensor, %dim: i64, %start: i64, %length: i64):
+    %true = arith.constant true
+    %scalar = opal.has_rank %self, 0 : !opal.tensor -> i1
+    %ranked = arith.xori %scalar, %true : i1
+    opal.check %ranked, "narrow() cannot be applied to a 0-dim tensor."
+    %ds = opal.normalize_dims %self, %dim : !opal.tensor, i64 -> !opal.list<i64>
+    %d = opal.list_item %ds, 0 : !opal.list<i64> -> i64
+    %size = opal.size_at %self, %dim : !opal.tensor, i64 -> i64
+    %c0 = arith.constant 0 : i64
+    %negative = arith.cmpi slt, %start, %c0 : i64
+    %back = arith.subi %c0, %start : i64
+    %reach = opal.static_if %negative -> i1 {
+      %ok = arith.cmpi sge, %size, %back : i64
+      opal.yield %ok : i1
+    } else {
+      %ok = arith.cmpi sge, %size, %start : i64
+      opal.yield %ok : i1
+    }
+    opal.check %reach, "start out of range (expected to be in range of [-{0}, {0}], but got {1})" (%size, %start : i64, i64)
+    %nonnegative = arith.cmpi sge, %length, %c0 : i64
+    %end = arith.addi %start, %length : i64
+    %fits = opal.static_if %negative -> i1 {
+      %ok = arith.cmpi sle, %end, %c0 : i64
+      %both = arith.andi %ok, %nonnegative : i1
+      opal.yield %both : i1
+    } else {
+      %ok = arith.cmpi sge, %size, %end : i64
+      %both = arith.andi %ok, %nonnegative : i1
+      opal.yield %both : i1
+    }
+    opal.check %fits, "start ({0}) + length ({1}) exceeds dimension size ({2})." (%start, %length, %size : i64, i64, i64)
+    // A negative start's end may be 0: the dim's end.
+    %to_end = arith.cmpi eq, %end, %c0 : i64
+    %whole = arith.andi %negative, %to_end : i1
+    %limit = opal.static_if %whole -> i64 {
+      %last = arith.constant 9223372036854775807 : i64
+      opal.yield %last : i64
+    } else {
+      opal.yield %end : i64
+    }
+    %c1 = arith.constant 1 : i64
+    %r = prims.slice_in_dim %self, %start, %limit, %c1, %d : (!opal.tensor, i64, i64, i64, i64) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  // The same tensor (a view of all of it).
+  opal.def "alias(Tensor(a) self) -> Tensor(a)"
+  opal.decomposition "alias" {
+  ^bb0(%self: !opal.tensor):
+    opal.yield %self : !opal.tensor
+  }
+  // Lists of views along dim: pieces of split_size (the last may be
+  // smaller), of the given sizes, `chunks` pieces of ceil(size / chunks),
+  // or every index (unbind, which removes dim).
+  opal.def "split.Tensor(Tensor(a -> *) self, int split_size, int dim=0) -> Tensor(a)[]"
+  opal.def "split_with_sizes(Tensor(a -> *) self, int[] split_sizes, int dim=0) -> Tensor(a)[]"
+  opal.def "chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"
+  opal.def "unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"
+  // The tensors joined along an existing dim (cat) or a new one (stack),
+  // in the dtype they promote to.
+  opal.def "cat(Tensor[] tensors, int dim=0) -> Tensor"
+  opal.def "stack(Tensor[] tensors, int dim=0) -> Tensor"
+  // The elements in reverse order along each of dims.
+  opal.def "flip(Tensor self, int[] dims) -> Tensor"
+  opal.decomposition "flip" {
+  ^bb0(%self: !opal.tensor, %dims: !opal.list<i64>):
+    %n = opal.list_len %dims : !opal.list<i64> -> i64
+    %c0 = arith.constant 0 : i64
+    %none = arith.cmpi eq, %n, %c0 : i64
+    %scalar = opal.has_rank %self, 0 : !opal.tensor -> i1
+    // Checks the dims (in range, none twice) even where nothing flips.
+    %ds = opal.normalize_dims %self, %dims : !opal.tensor, !opal.list<i64> -> !opal.list<i64>
+    %keep = arith.ori %none, %scalar : i1
+    %r = opal.static_if %keep -> !opal.tensor {
+      opal.yield %self : !opal.tensor
+    } else {
+      %v = prims.rev %self, %ds : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+      opal.yield %v : !opal.tensor
+    }
+    opal.yield %r : !opal.tensor
+  }
+  // `value` around self: pad[0] before and pad[1] after the last dim, then
+  // the dim before it; negative pads crop.
+  opal.def "constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor"
+  opal.decomposition "constant_pad_nd" {
+  ^bb0(%self: !opal.tensor, %pad: !opal.list<i64>, %value: f64):
+    %n = opal.list_len %pad : !opal.list<i64> -> i64
+    %c0 = arith.constant 0 : i64
+    %c2 = arith.constant 2 : i64
+    %odd = arith.remsi %n, %c2 : i64
+    %even = arith.cmpi eq, %odd, %c0 : i64
+    opal.check %even, "Length of pad must be even but instead it equals {0}" (%n : i64)
+    %shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %rank = opal.list_len %shape : !opal.list<i64> -> i64
+    %half = arith.divsi %n, %c2 : i64
+    %fits = arith.cmpi sle, %half, %rank : i64
+    opal.check %fits, "Length of pad should be no more than twice the number of dimensions of the input. Pad length is {0}while the input has {1}dimensions." (%n, %rank : i64, i64)
+    opal.check_padding %self, %pad : !opal.tensor, !opal.list<i64>
+    %r = prims.pad %self, %value, %pad : (!opal.tensor, f64, !opal.list<i64>) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+}

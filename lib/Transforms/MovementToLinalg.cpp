@@ -1,0 +1,274 @@
+//===- MovementToLinalg.cpp - Prims that move elements, to linalg ---------===//
+//
+// prims.slice_in_dim, prims.select_in_dim, prims.pad and prims.rev: each a linalg.generic over
+// its result that reads the element it needs with tensor.extract at
+// coordinates computed from linalg.index. Nothing is read outside the
+// input: a slice's bounds are clamped into the dim first, and a select or
+// a pad reads only where its coordinate lies inside the input (elsewhere it
+// yields 0 or the padding value). The generics have no tensor inputs, so elementwise fusion
+// folds them into their consumers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opal/Transforms/Passes.h"
+
+#include "PrimUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace opal::ir::detail;
+
+namespace {
+
+/// A generic over a fresh tensor of `type` (dynamic sizes `sizes`) whose
+/// body yields `element(b, loc, coords)` for the result coordinates.
+Value generateTensor(
+    OpBuilder &builder, Location loc, RankedTensorType type, ValueRange sizes,
+    llvm::function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> element) {
+  Value init = tensor::EmptyOp::create(builder, loc, type.getShape(), type.getElementType(),
+                                       sizes);
+  int64_t rank = type.getRank();
+  SmallVector<AffineMap> maps = {builder.getMultiDimIdentityMap(rank)};
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      builder, loc, TypeRange{type}, ValueRange{}, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &b, Location l, ValueRange) {
+        SmallVector<Value> coords;
+        for (int64_t d = 0; d < rank; ++d)
+          coords.push_back(linalg::IndexOp::create(b, l, d));
+        linalg::YieldOp::create(b, l, element(b, l, coords));
+      });
+  return generic.getResult(0);
+}
+
+/// The common checks: a ranked input and result of one element type and rank.
+std::string sameRankProblem(Operation *op) {
+  auto input = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!input || !result)
+    return "needs a ranked input and result";
+  if (input.getElementType() != result.getElementType() || input.getRank() != result.getRank())
+    return "needs a result of the input's element type and rank, got " + typeString(result);
+  return "";
+}
+
+Value indexValue(OpBuilder &b, Location loc, Value i64) {
+  if (auto constant = constantInt(i64))
+    return arith::ConstantIndexOp::create(b, loc, *constant);
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), i64);
+}
+
+//===----------------------------------------------------------------------===//
+// slice_in_dim
+//===----------------------------------------------------------------------===//
+
+std::string sliceProblem(Operation *op) {
+  if (std::string p = sameRankProblem(op); !p.empty())
+    return p;
+  auto input = cast<RankedTensorType>(op->getOperand(0).getType());
+  std::optional<int64_t> stride = constantInt(op->getOperand(3));
+  std::optional<int64_t> axis = constantInt(op->getOperand(4));
+  if (!stride || *stride < 1)
+    return "needs a constant stride of at least 1";
+  if (!axis || *axis < 0 || *axis >= input.getRank())
+    return "needs a constant axis within the input's rank";
+  if (!op->getOperand(1).getType().isInteger(64) || !op->getOperand(2).getType().isInteger(64))
+    return "needs i64 start and limit indices";
+  return "";
+}
+
+LogicalResult lowerSlice(Operation *op, PatternRewriter &rewriter) {
+  Location loc = op->getLoc();
+  Value a = op->getOperand(0);
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  int64_t stride = *constantInt(op->getOperand(3));
+  int64_t axis = *constantInt(op->getOperand(4));
+  OpBuilder &b = rewriter;
+  // start and limit wrap once (negative counts from the end) and clamp into
+  // [0, size]; limit is at least start.
+  Value size = tensor::DimOp::create(b, loc, a, axis);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  auto bound = [&](Value raw) {
+    Value i = indexValue(b, loc, raw);
+    Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
+    Value wrapped = arith::SelectOp::create(b, loc, negative,
+                                            arith::AddIOp::create(b, loc, i, size), i);
+    Value low = arith::MaxSIOp::create(b, loc, wrapped, zero);
+    return arith::MinSIOp::create(b, loc, low, size).getResult();
+  };
+  Value start = bound(op->getOperand(1));
+  Value limit = arith::MaxSIOp::create(b, loc, bound(op->getOperand(2)), start);
+  Value step = arith::ConstantIndexOp::create(b, loc, stride);
+  Value length = arith::CeilDivSIOp::create(b, loc, arith::SubIOp::create(b, loc, limit, start),
+                                            step);
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < resultType.getRank(); ++d)
+    if (resultType.isDynamicDim(d))
+      sizes.push_back(d == axis ? length : tensor::DimOp::create(b, loc, a, d).getResult());
+  Value result = generateTensor(
+      b, loc, resultType, sizes, [&](OpBuilder &inner, Location l, ArrayRef<Value> coords) {
+        SmallVector<Value> at(coords);
+        Value scaled = arith::MulIOp::create(inner, l, coords[axis], step);
+        at[axis] = arith::AddIOp::create(inner, l, scaled, start);
+        return tensor::ExtractOp::create(inner, l, a, at).getResult();
+      });
+  rewriter.replaceOp(op, result);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// select_in_dim
+//===----------------------------------------------------------------------===//
+
+std::string selectProblem(Operation *op) {
+  auto input = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!input || !result || input.getElementType() != result.getElementType() ||
+      result.getRank() + 1 != input.getRank())
+    return "needs a ranked input and a result of its element type with one dim less";
+  std::optional<int64_t> axis = constantInt(op->getOperand(2));
+  if (!axis || *axis < 0 || *axis >= input.getRank())
+    return "needs a constant axis within the input's rank";
+  if (!op->getOperand(1).getType().isInteger(64))
+    return "needs an i64 index";
+  return "";
+}
+
+LogicalResult lowerSelect(Operation *op, PatternRewriter &rewriter) {
+  Location loc = op->getLoc();
+  Value a = op->getOperand(0);
+  auto inputType = cast<RankedTensorType>(a.getType());
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  int64_t axis = *constantInt(op->getOperand(2));
+  OpBuilder &b = rewriter;
+  Value size = tensor::DimOp::create(b, loc, a, axis);
+  Value i = indexValue(b, loc, op->getOperand(1));
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
+  Value index = arith::SelectOp::create(b, loc, negative, arith::AddIOp::create(b, loc, i, size),
+                                        i);
+  Value inside = inBounds(b, loc, index, size);
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < resultType.getRank(); ++d)
+    if (resultType.isDynamicDim(d))
+      sizes.push_back(tensor::DimOp::create(b, loc, a, d < axis ? d : d + 1));
+  Value result = generateTensor(
+      b, loc, resultType, sizes, [&](OpBuilder &inner, Location l, ArrayRef<Value> coords) {
+        SmallVector<Value> at(coords);
+        at.insert(at.begin() + axis, index);
+        return extractInside(inner, l, a, at, inside,
+                             inner.getZeroAttr(inputType.getElementType()));
+      });
+  rewriter.replaceOp(op, result);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// pad
+//===----------------------------------------------------------------------===//
+
+std::string padProblem(Operation *op) {
+  if (std::string p = sameRankProblem(op); !p.empty())
+    return p;
+  auto input = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto pad = constantIntList(op->getOperand(2));
+  if (!pad || pad->size() % 2 || static_cast<int64_t>(pad->size()) > 2 * input.getRank())
+    return "needs a constant pad list of two entries per dim, for at most every dim";
+  if (!op->getOperand(1).getType().isIntOrFloat())
+    return "needs a scalar padding value";
+  return "";
+}
+
+LogicalResult lowerPad(Operation *op, PatternRewriter &rewriter) {
+  Location loc = op->getLoc();
+  Value a = op->getOperand(0);
+  auto inputType = cast<RankedTensorType>(a.getType());
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<int64_t> low, high;
+  padsPerDim(*constantIntList(op->getOperand(2)), inputType.getRank(), low, high);
+  OpBuilder &b = rewriter;
+  Value value = convertScalar(b, loc, op->getOperand(1), inputType.getElementType());
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < resultType.getRank(); ++d) {
+    if (!resultType.isDynamicDim(d))
+      continue;
+    // A negative pad crops; a size never goes below 0.
+    Value size = tensor::DimOp::create(b, loc, a, d);
+    Value grown = arith::AddIOp::create(
+        b, loc, size, arith::ConstantIndexOp::create(b, loc, low[d] + high[d]));
+    sizes.push_back(arith::MaxSIOp::create(b, loc, grown, zero));
+  }
+  Value result = generateTensor(
+      b, loc, resultType, sizes, [&](OpBuilder &inner, Location l, ArrayRef<Value> coords) {
+        SmallVector<Value> at;
+        Value inside = arith::ConstantIntOp::create(inner, l, 1, 1);
+        for (auto [d, coord] : llvm::enumerate(coords)) {
+          Value shifted = arith::SubIOp::create(
+              inner, l, coord, arith::ConstantIndexOp::create(inner, l, low[d]));
+          at.push_back(shifted);
+          Value extent = tensor::DimOp::create(inner, l, a, d);
+          inside = arith::AndIOp::create(inner, l, inside, inBounds(inner, l, shifted, extent));
+        }
+        return extractInside(inner, l, a, at, inside, value);
+      });
+  rewriter.replaceOp(op, result);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// rev
+//===----------------------------------------------------------------------===//
+
+std::string revProblem(Operation *op) {
+  if (std::string p = sameRankProblem(op); !p.empty())
+    return p;
+  auto input = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto dims = constantIntList(op->getOperand(1));
+  if (!dims)
+    return "needs a constant dims list";
+  for (int64_t d : *dims)
+    if (d < 0 || d >= input.getRank())
+      return "needs dims within the input's rank";
+  return "";
+}
+
+LogicalResult lowerRev(Operation *op, PatternRewriter &rewriter) {
+  Location loc = op->getLoc();
+  Value a = op->getOperand(0);
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<int64_t> dims = *constantIntList(op->getOperand(1));
+  OpBuilder &b = rewriter;
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < resultType.getRank(); ++d)
+    if (resultType.isDynamicDim(d))
+      sizes.push_back(tensor::DimOp::create(b, loc, a, d));
+  Value result = generateTensor(
+      b, loc, resultType, sizes, [&](OpBuilder &inner, Location l, ArrayRef<Value> coords) {
+        SmallVector<Value> at(coords);
+        Value one = arith::ConstantIndexOp::create(inner, l, 1);
+        for (int64_t d : dims) {
+          Value last = arith::SubIOp::create(inner, l, tensor::DimOp::create(inner, l, a, d), one);
+          at[d] = arith::SubIOp::create(inner, l, last, coords[d]);
+        }
+        return tensor::ExtractOp::create(inner, l, a, at).getResult();
+      });
+  rewriter.replaceOp(op, result);
+  return success();
+}
+
+} // namespace
+
+const llvm::StringMap<PrimLowering> &opal::ir::detail::movementLowerings() {
+  static const llvm::StringMap<PrimLowering> table = {
+      {"prims.slice_in_dim", {sliceProblem, lowerSlice}},
+      {"prims.select_in_dim", {selectProblem, lowerSelect}},
+      {"prims.pad", {padProblem, lowerPad}},
+      {"prims.rev", {revProblem, lowerRev}},
+  };
+  return table;
+}
