@@ -1,7 +1,8 @@
 """A GPT-style decoder block written with opal's aten ops, on CPU.
 
-Token and position embeddings, causal multi-head self-attention (a mask made
-with triu and masked_fill, softmax), a GELU MLP, two layer norms with
+Token and position embeddings, causal multi-head self-attention (one
+projection split into queries, keys and values, a mask made with triu and
+masked_fill, softmax), a GELU MLP, two layer norms with
 residual connections, and the next token picked with argmax: every op is one
 of opal.ops.aten's, compiled by the JIT. python/test/test_examples.py runs
 the same block in PyTorch with the same weights and compares.
@@ -28,9 +29,7 @@ def parameters(seed=0):
     return {
         "tokens": normal(VOCAB, WIDTH, scale=1.0), "positions": normal(CONTEXT, WIDTH, scale=1.0),
         "ln1.weight": 1 + normal(WIDTH), "ln1.bias": normal(WIDTH),
-        "q.weight": normal(WIDTH, WIDTH), "q.bias": normal(WIDTH),
-        "k.weight": normal(WIDTH, WIDTH), "k.bias": normal(WIDTH),
-        "v.weight": normal(WIDTH, WIDTH), "v.bias": normal(WIDTH),
+        "qkv.weight": normal(3 * WIDTH, WIDTH), "qkv.bias": normal(3 * WIDTH),
         "out.weight": normal(WIDTH, WIDTH), "out.bias": normal(WIDTH),
         "ln2.weight": 1 + normal(WIDTH), "ln2.bias": normal(WIDTH),
         "fc.weight": normal(4 * WIDTH, WIDTH), "fc.bias": normal(4 * WIDTH),
@@ -44,11 +43,12 @@ def attention(p, x):
     batch, time, width = x.shape
     head = width // HEADS
 
-    def heads(name):  # [batch, heads, time, head]
-        y = A.linear(x, p[name + ".weight"], p[name + ".bias"])
+    def heads(y):  # [batch, heads, time, head]
         return A.transpose.int(A.reshape(y, [batch, time, HEADS, head]), 1, 2)
 
-    q, k, v = heads("q"), heads("k"), heads("v")
+    # One projection for queries, keys and values, split into three views.
+    qkv = A.linear(x, p["qkv.weight"], p["qkv.bias"])
+    q, k, v = (heads(y) for y in A.split.Tensor(qkv, width, 2))
     scores = A.mul.Scalar(A.matmul(q, A.transpose.int(k, -2, -1)), 1.0 / np.sqrt(head))
     # Position j is hidden from position i < j.
     future = A.triu(A.ones([time, time], dtype=opal.bool), 1)

@@ -4,7 +4,7 @@
 // so they are native kernels: PyTorch's checks and messages, the dtype the
 // tensors promote to, and on the CPU one memcpy per input and outer index
 // where an input is contiguous and of the result's dtype (an element-wise
-// copy otherwise).
+// copy otherwise); on a device, one copy per contiguous row.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,7 +60,23 @@ void place(const Tensor &out, const Tensor &source, int64_t dim, int64_t offset)
     return;
   }
   Tensor window = out.slice(dim, offset, offset + length);
-  window.copyFrom(source);
+  if (out.device().isCPU() || window.isContiguous()) {
+    window.copyFrom(source);
+    return;
+  }
+  // On a device, copies go into contiguous memory: one per outer index,
+  // each a row of `length * inner` elements.
+  int64_t outer = 1;
+  for (int64_t d = 0; d < dim; ++d)
+    outer *= out.size(d);
+  int64_t row = source.numel() / outer;
+  Tensor rows = out.view({outer, out.numel() / outer});
+  Tensor from = (source.dtype() == out.dtype() ? source : source.to(out.dtype()))
+                    .contiguous()
+                    .view({outer, row});
+  int64_t start = offset * (row / length);
+  for (int64_t o = 0; o < outer; ++o)
+    rows.select(0, o).slice(0, start, start + row).copyFrom(from.select(0, o));
 }
 
 Tensor cat(const Tensors &tensors, int64_t dim) {

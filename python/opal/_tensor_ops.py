@@ -277,6 +277,18 @@ def _squeeze(self, dim=None):
     return A.squeeze.dim(self, dim)
 
 
+def _split(self, split_size_or_sections, dim=0):
+    """PyTorch's Tensor.split: pieces of one size (an int) or of the given
+    sizes (a list), as a tuple of views."""
+    if isinstance(split_size_or_sections, (list, tuple)):
+        return tuple(A.split_with_sizes(self, list(split_size_or_sections), dim))
+    return tuple(A.split.Tensor(self, split_size_or_sections, dim))
+
+
+def _flip(self, *dims):
+    return A.flip(self, _size_list(dims))
+
+
 # The view methods as the dispatcher's aten view ops (native kernels that
 # share memory); squeeze() of every size-1 dim stays native for now.
 _NATIVE_SQUEEZE = Tensor.squeeze
@@ -289,6 +301,11 @@ _VIEWS = {
     "expand": lambda self, *size: A.expand(self, _size_list(size)),
     "unsqueeze": lambda self, dim: A.unsqueeze(self, dim),
     "squeeze": _squeeze,
+    "select": lambda self, dim, index: A.select.int(self, dim, index),
+    "narrow": lambda self, dim, start, length: A.narrow(self, dim, start, length),
+    "split": _split,
+    "chunk": lambda self, chunks, dim=0: tuple(A.chunk(self, chunks, dim)),
+    "unbind": lambda self, dim=0: tuple(A.unbind.int(self, dim)),
 }
 
 
@@ -428,7 +445,7 @@ _METHODS = {
     "logical_xor": lambda s, o: A.logical_xor(s, o),
     "tril": lambda s, diagonal=0: A.tril(s, diagonal),
     "triu": lambda s, diagonal=0: A.triu(s, diagonal),
-    "masked_fill": _masked_fill,
+    "masked_fill": _masked_fill, "flip": _flip,
     "gather": lambda s, dim, index: A.gather(s, dim, index),
     "index_select": lambda s, dim, index: A.index_select(s, dim, index),
     "new_zeros": lambda s, *size, dtype=None: A.new_zeros(s, _size_list(size), dtype=dtype),
@@ -456,7 +473,9 @@ for _name in ("ceil", "floor", "round", "trunc", "sign", "expm1", "log2", "log10
 TRACEABLE = [name for name in list(_METHODS) + list(_VIEWS)
              if name not in ("__hash__", "__bool__", "__float__", "__setitem__", "float",
                              "double", "half",
-                             "long", "int", "short", "bool", "bfloat16", "zero_", "squeeze")
+                             "long", "int", "short", "bool", "bfloat16", "zero_", "squeeze",
+                             # Lists of tensors: the tracer records single results.
+                             "split", "chunk", "unbind")
              and not (name.endswith("_") and not name.startswith("__"))
              and not name.startswith("__i")]
 
@@ -514,6 +533,12 @@ for _name in ("neg", "abs", "exp", "log", "log1p", "sqrt", "rsqrt", "sin", "cos"
               "any", "all", "var", "std", "logsumexp", "argmax", "argmin", "tril", "triu",
               "masked_fill", "gather", "index_select"):
     FUNCTIONS[_name] = _METHODS[_name]
+for _name in ("select", "narrow", "split", "chunk", "unbind"):
+    FUNCTIONS[_name] = _VIEWS[_name]
+FUNCTIONS["flip"] = lambda input, dims: A.flip(input, list(dims))
+FUNCTIONS["cat"] = lambda tensors, dim=0: A.cat(list(tensors), dim)
+FUNCTIONS["concat"] = FUNCTIONS["cat"]
+FUNCTIONS["stack"] = lambda tensors, dim=0: A.stack(list(tensors), dim)
 # A native copy (opal.tensor and copies use it; aten.clone is the same op).
 FUNCTIONS["clone"] = lambda input: input.clone()
 FUNCTIONS["div"] = _divide

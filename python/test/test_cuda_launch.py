@@ -272,3 +272,22 @@ def test_kernels_with_data_checks_compile_and_read_their_checks_back(run):
     kernels = [line for line in log if line.startswith("function")]
     assert len(kernels) >= 4  # fills, the gather, the checks' reductions
     assert len(launches(log)) >= len(kernels) - 1
+
+
+def test_movement_ops_compile_and_launch(run):
+    # flip and constant_pad_nd read their inputs at computed coordinates
+    # (prims.rev, prims.pad); cat copies into slices of its result.
+    out, log = run("""
+        import numpy as np, opal
+        A = opal.ops.aten
+        x = opal.tensor(np.ones((4, 6), dtype=np.float32), device="cuda")
+        for name, call in [("flip", lambda: A.flip(x, [0, 1])),
+                           ("constant_pad_nd", lambda: A.constant_pad_nd(x, [1, -2, 2, 0], 3.0)),
+                           ("cat", lambda: A.cat([x, x], 1))]:
+            r = call()
+            print(name, tuple(r.shape), r.device)
+    """)
+    assert out == ["flip (4, 6) cuda:0", "constant_pad_nd (6, 5) cuda:0", "cat (4, 12) cuda:0"]
+    kernels = [line for line in log if line.startswith("function")]
+    assert len(kernels) >= 2
+    assert len(launches(log)) >= 2

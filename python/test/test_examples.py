@@ -76,13 +76,13 @@ def test_gpt_block_matches_pytorch():
     h = F.layer_norm(x, [gpt.WIDTH], p["ln1.weight"], p["ln1.bias"])
     head = gpt.WIDTH // gpt.HEADS
 
-    def heads(name):
-        return F.linear(h, p[name + ".weight"], p[name + ".bias"]).view(
-            batch, time, gpt.HEADS, head).transpose(1, 2)
+    def heads(y):
+        return y.reshape(batch, time, gpt.HEADS, head).transpose(1, 2)
 
-    scores = heads("q") @ heads("k").transpose(-2, -1) / np.sqrt(head)
+    q, k, v = (heads(y) for y in F.linear(h, p["qkv.weight"], p["qkv.bias"]).split(gpt.WIDTH, 2))
+    scores = q @ k.transpose(-2, -1) / np.sqrt(head)
     scores = scores.masked_fill(torch.ones(time, time, dtype=torch.bool).triu(1), float("-inf"))
-    mixed = (scores.softmax(-1) @ heads("v")).transpose(1, 2).reshape(batch, time, gpt.WIDTH)
+    mixed = (scores.softmax(-1) @ v).transpose(1, 2).reshape(batch, time, gpt.WIDTH)
     x = x + F.linear(mixed, p["out.weight"], p["out.bias"])
     h = F.layer_norm(x, [gpt.WIDTH], p["ln2.weight"], p["ln2.bias"])
     x = x + F.linear(F.gelu(F.linear(h, p["fc.weight"], p["fc.bias"])), p["proj.weight"],
