@@ -44,6 +44,7 @@ const std::vector<library_detail::NativeKernel> &library_detail::nativeKernels()
     std::vector<NativeKernel> all;
     appendViewKernels(all);
     appendJoinKernels(all);
+    appendSortKernels(all);
     return all;
   }();
   return kernels;

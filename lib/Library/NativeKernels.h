@@ -4,7 +4,7 @@
 // compiles; these have native kernels: the views, which must share the
 // input's memory (ViewKernels.cpp), and the ops that take or return lists
 // of tensors, which the JIT does not compile yet (ViewKernels.cpp for the
-// splits, JoinKernels.cpp for cat and stack).
+// splits, JoinKernels.cpp for cat and stack), and sorts (SortKernels.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +35,8 @@ struct NativeKernel {
 void appendViewKernels(std::vector<NativeKernel> &kernels);
 /// Appends cat and stack.
 void appendJoinKernels(std::vector<NativeKernel> &kernels);
+/// Appends sort, sort.stable and topk.
+void appendSortKernels(std::vector<NativeKernel> &kernels);
 
 /// Every native kernel of the aten library, made once.
 const std::vector<NativeKernel> &nativeKernels();

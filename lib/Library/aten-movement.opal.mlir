@@ -4,7 +4,8 @@
 // split_with_sizes, chunk and unbind return lists of views, and cat and
 // stack take lists of tensors: native kernels only, because the JIT does
 // not compile Tensor[] arguments or results yet (a composite that reaches
-// them runs op by op). flip and constant_pad_nd compute new tensors.
+// them runs op by op). sort and topk are native too. flip and
+// constant_pad_nd compute new tensors.
 opal.library "aten" {
   // Every step-th element of [start, end) along dim (None: from the start,
   // to the end); the bounds wrap and clamp.
@@ -126,6 +127,13 @@ opal.library "aten" {
   // in the dtype they promote to.
   opal.def "cat(Tensor[] tensors, int dim=0) -> Tensor"
   opal.def "stack(Tensor[] tensors, int dim=0) -> Tensor"
+  // Each line along dim sorted (NaN last, or first when descending; equal
+  // values in index order) with the indices the values came from; topk's k
+  // largest (or smallest) of each line. Native kernels: sorting is not a
+  // linalg op.
+  opal.def "sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)"
+  opal.def "sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)"
+  opal.def "topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)"
   // The elements in reverse order along each of dims.
   opal.def "flip(Tensor self, int[] dims) -> Tensor"
   opal.decomposition "flip" {

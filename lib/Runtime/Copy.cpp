@@ -1,6 +1,6 @@
 //===- Copy.cpp - Copies between tensors of any layout and dtype ----------===//
 
-#include "opal/Runtime/Half.h"
+#include "opal/Runtime/DispatchTypes.h"
 #include "opal/Runtime/Tensor.h"
 
 #include "opal/CUDA/Device.h"
@@ -13,18 +13,6 @@
 
 using namespace opal;
 
-// The dtypes copies convert between, with their C++ types.
-#define OPAL_FORALL_REAL_TYPES(_)                                              \
-  _(ScalarType::Bool, bool)                                                    \
-  _(ScalarType::Byte, uint8_t)                                                 \
-  _(ScalarType::Char, int8_t)                                                  \
-  _(ScalarType::Short, int16_t)                                                \
-  _(ScalarType::Int, int32_t)                                                  \
-  _(ScalarType::Long, int64_t)                                                 \
-  _(ScalarType::Half, Half)                                                    \
-  _(ScalarType::BFloat16, BFloat16)                                            \
-  _(ScalarType::Float, float)                                                  \
-  _(ScalarType::Double, double)
 
 namespace {
 

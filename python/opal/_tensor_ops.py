@@ -179,6 +179,18 @@ def _extreme(name, packet, elementwise, result):
     return method
 
 
+sort_result = collections.namedtuple("sort", ["values", "indices"])
+topk_result = collections.namedtuple("topk", ["values", "indices"])
+
+
+def _sort(self, dim=-1, descending=False, stable=False):
+    return sort_result(*A.sort(self, dim, descending))
+
+
+def _topk(self, k, dim=-1, largest=True, sorted=True):
+    return topk_result(*A.topk(self, k, dim, largest, sorted))
+
+
 _max = _extreme("max", A.max, A.maximum, max_result)
 _min = _extreme("min", A.min, A.minimum, min_result)
 
@@ -445,7 +457,7 @@ _METHODS = {
     "logical_xor": lambda s, o: A.logical_xor(s, o),
     "tril": lambda s, diagonal=0: A.tril(s, diagonal),
     "triu": lambda s, diagonal=0: A.triu(s, diagonal),
-    "masked_fill": _masked_fill, "flip": _flip,
+    "masked_fill": _masked_fill, "flip": _flip, "sort": _sort, "topk": _topk,
     "gather": lambda s, dim, index: A.gather(s, dim, index),
     "index_select": lambda s, dim, index: A.index_select(s, dim, index),
     "new_zeros": lambda s, *size, dtype=None: A.new_zeros(s, _size_list(size), dtype=dtype),
@@ -531,7 +543,7 @@ for _name in ("neg", "abs", "exp", "log", "log1p", "sqrt", "rsqrt", "sin", "cos"
               "cosh", "asinh", "acosh", "atanh", "isnan", "isinf", "logical_not", "logical_and",
               "logical_or", "logical_xor", "atan2", "floor_divide", "remainder", "fmod", "prod",
               "any", "all", "var", "std", "logsumexp", "argmax", "argmin", "tril", "triu",
-              "masked_fill", "gather", "index_select"):
+              "masked_fill", "gather", "index_select", "sort", "topk"):
     FUNCTIONS[_name] = _METHODS[_name]
 for _name in ("select", "narrow", "split", "chunk", "unbind"):
     FUNCTIONS[_name] = _VIEWS[_name]

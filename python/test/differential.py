@@ -247,6 +247,9 @@ def arguments(case, overload):
             if case.rng.random() < 0.05:
                 pad.append(1)
             args.append(pad)
+        elif kind == "int" and arg.name == "k":
+            size = first.shape[-1] if first is not None and first.ndim else 1
+            args.append(case.rng.randint(-1, size + 1))
         elif kind == "int" and arg.name == "diagonal":
             args.append(case.rng.randint(-3, 3))
         elif kind == "int":
@@ -439,6 +442,25 @@ def compare(ours, theirs, values_matter=True):
     return None
 
 
+def compare_topk(ours, theirs, values):
+    """topk's values must be PyTorch's (in any order with sorted=False);
+    which of equal values' indices it returns is open, so the indices must
+    point at the values."""
+    dim = values[2] if len(values) > 2 and not isinstance(values[2], Keyword) else -1
+    if len(values) > 4 and values[4] is False and theirs[0].dim():
+        ordered = theirs[0].sort(dim)[0].numpy()
+        if (problem := compare(np.sort(np.asarray(ours[0]), axis=dim), torch.from_numpy(ordered))):
+            return problem
+    elif (problem := compare(ours[0], theirs[0])):
+        return problem
+    if (problem := compare(ours[1], theirs[1], values_matter=False)):
+        return problem
+    source = torch.from_numpy(values[0].copy())
+    indices = torch.from_numpy(np.asarray(ours[1]))
+    picked = source.gather(dim, indices) if source.dim() else source.reshape(indices.shape)
+    return compare(picked.numpy(), torch.from_numpy(np.asarray(ours[0])))
+
+
 def overloads(names):
     for name in names:
         packet_name, _, overload_name = name.partition(".")
@@ -476,6 +498,8 @@ def main():
                     f"opal raises ({our_error}), PyTorch does not"
             elif our_error:
                 problem = None
+            elif name == "topk":
+                problem = compare_topk(got, want, values)
             else:
                 problem = compare(got, want, values_specified(name, values))
                 if problem and problem.startswith("values differ"):

@@ -33,7 +33,7 @@ GROUPS = {
     "nn": "addmm masked_fill.Scalar masked_fill.Tensor tril triu",
     "indexing": "gather index_select embedding",
     "movement": "slice.Tensor select.int narrow alias split.Tensor split_with_sizes chunk "
-                "unbind.int cat stack flip constant_pad_nd",
+                "unbind.int cat stack flip constant_pad_nd sort sort.stable topk",
     "conv": "conv2d convolution max_pool2d_with_indices max_pool2d",
     "shape": "transpose.int t permute unsqueeze squeeze.dim expand reshape view zeros_like "
              "ones_like full_like",
