@@ -45,6 +45,7 @@ const std::vector<library_detail::NativeKernel> &library_detail::nativeKernels()
     appendViewKernels(all);
     appendJoinKernels(all);
     appendSortKernels(all);
+    appendNormKernels(all);
     return all;
   }();
   return kernels;
@@ -77,7 +78,7 @@ bool compositeImplicitInPyTorch(const std::string &name) {
       "aten::floor_divide.Scalar", "aten::max.other",       "aten::min.other",
       "aten::var.dim",           "aten::var",             "aten::std.dim",
       "aten::std",               "aten::conv2d",          "aten::max_pool2d",
-      "aten::narrow"};
+      "aten::narrow",            "aten::batch_norm"};
   return names.count(name) != 0;
 }
 

@@ -4,7 +4,9 @@
 // compiles; these have native kernels: the views, which must share the
 // input's memory (ViewKernels.cpp), and the ops that take or return lists
 // of tensors, which the JIT does not compile yet (ViewKernels.cpp for the
-// splits, JoinKernels.cpp for cat and stack), and sorts (SortKernels.cpp).
+// splits, JoinKernels.cpp for cat and stack), sorts (SortKernels.cpp), and
+// native_batch_norm, which updates its running statistics in place
+// (BatchNormKernel.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +39,8 @@ void appendViewKernels(std::vector<NativeKernel> &kernels);
 void appendJoinKernels(std::vector<NativeKernel> &kernels);
 /// Appends sort, sort.stable and topk.
 void appendSortKernels(std::vector<NativeKernel> &kernels);
+/// Appends native_batch_norm (its MLIR kernel, then the running statistics).
+void appendNormKernels(std::vector<NativeKernel> &kernels);
 
 /// Every native kernel of the aten library, made once.
 const std::vector<NativeKernel> &nativeKernels();

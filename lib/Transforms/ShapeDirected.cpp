@@ -155,6 +155,23 @@ Expanded opal::ir::detail::expandNormalizeDims(OpBuilder &b, Operation *op, Valu
   return SmallVector<Value>{constantList(b, op->getLoc(), *dims)};
 }
 
+Expanded opal::ir::detail::expandDimsExcept(OpBuilder &b, Operation *op, ValueRange operands,
+                                            std::string &problem) {
+  RankedTensorType type = rankedOperand(operands[0], problem);
+  if (!type)
+    return failure();
+  int64_t skip = cast<DimsExceptOp>(op).getDim();
+  if (skip < 0 || skip >= type.getRank())
+    return expansionFailure(problem, "dim " + std::to_string(skip) +
+                                         " is outside a tensor of rank " +
+                                         std::to_string(type.getRank()));
+  SmallVector<int64_t> dims;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (d != skip)
+      dims.push_back(d);
+  return SmallVector<Value>{constantList(b, op->getLoc(), dims)};
+}
+
 Expanded opal::ir::detail::expandKeepDims(OpBuilder &b, Operation *op, ValueRange operands,
                                           std::string &problem) {
   RankedTensorType type = rankedOperand(operands[0], problem);

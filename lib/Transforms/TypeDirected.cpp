@@ -143,6 +143,7 @@ const llvm::StringMap<Expander> &expanders() {
     t[InferShapeOp::getOperationName()] = expandInferShape;
     t[IsNoneOp::getOperationName()] = expandIsNone;
     t[TransposePermOp::getOperationName()] = expandTransposePerm;
+    t[DimsExceptOp::getOperationName()] = expandDimsExcept;
     t[HasRankOp::getOperationName()] = expandHasRank;
     t[DimSizeOp::getOperationName()] = expandDimSize;
     t[BatchMatmulOp::getOperationName()] = expandBatchMatmul;

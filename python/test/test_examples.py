@@ -112,10 +112,15 @@ def test_small_cnn_matches_pytorch():
     p = {k: torch.from_numpy(v) for k, v in weights.items()}
     x = torch.from_numpy(images)
     for i in range(len(cnn.CHANNELS) - 1):
-        x = F.relu(F.conv2d(x, p[f"conv{i}.weight"], p[f"conv{i}.bias"], 1 if i == 0 else 2, 1))
+        x = F.conv2d(x, p[f"conv{i}.weight"], p[f"conv{i}.bias"], 1 if i == 0 else 2, 1)
+        x = F.relu(F.batch_norm(x, p[f"bn{i}.running_mean"], p[f"bn{i}.running_var"],
+                                p[f"bn{i}.weight"], p[f"bn{i}.bias"], False, 0.1, 1e-5))
+        if i == 0:
+            x = F.max_pool2d(x, 2)
     theirs = F.linear(x.mean((2, 3)), p["fc.weight"], p["fc.bias"])
     np.testing.assert_allclose(np.asarray(ours), theirs.numpy(), rtol=1e-4, atol=1e-5)
     assert opal.ops.aten.argmax(ours, 1).tolist() == theirs.argmax(1).tolist()
+    assert opal.ops.aten.topk(ours, 3)[1].tolist() == theirs.topk(3)[1].tolist()
 
 
 def test_small_cnn_runs():

@@ -230,6 +230,20 @@ def Opal_TransposePermOp : Opal_Op<"transpose_perm", [Pure, ParentOneOf<["Decomp
   let assemblyFormat = "$value `,` $dim0 `,` $dim1 attr-dict `:` type($value) `->` qualified(type($result))";
 }
 
+def Opal_DimsExceptOp : Opal_Op<"dims_except", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
+  let summary = "every dimension of a tensor but one";
+  let description = [{
+    ```mlir
+    %d = opal.dims_except %x, 1 : !opal.tensor -> !opal.list<i64>
+    ```
+    The dims of the tensor's rank in order, without `dim` (the channels
+    batch norm keeps); `dim` must be within the rank.
+  }];
+  let arguments = (ins AnyTensorOrGeneric:$value, I64Attr:$dim);
+  let results = (outs Opal_ListType:$result);
+  let assemblyFormat = "$value `,` $dim attr-dict `:` type($value) `->` qualified(type($result))";
+}
+
 def Opal_IsNoneOp : Opal_Op<"is_none", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
   let summary = "whether an optional argument is None, known per use";
   let description = [{

@@ -1,0 +1,138 @@
+// The aten library, continued: batch and group normalization. Statistics
+// are computed in the input's dtype over every dim but the channels (batch
+// norm) or per sample and group (group norm).
+opal.library "aten" {
+  // Batch normalization of input [N, C, ...] per channel: with `training`,
+  // by the batch's mean and biased variance (returned as mean and 1/std,
+  // [C]); otherwise by running_mean and running_var (the two extra results
+  // are then empty). Training also updates running_mean and running_var in
+  // place (momentum, unbiased variance): native_batch_norm's native kernel
+  // does that after this body ran (opal's checks are stricter than PyTorch
+  // 1.13's, which reads past a weight of the wrong size).
+  opal.def "native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)"
+  opal.decomposition "native_batch_norm" {
+  ^bb0(%input: !opal.tensor, %weight: !opal.tensor, %bias: !opal.tensor, %running_mean: !opal.tensor, %running_var: !opal.tensor, %training: i1, %momentum: f64, %eps: f64):
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %true = arith.constant true
+    %none = opal.none
+    // A channel dim (PyTorch's message for a 1-d input).
+    %channel_dim = opal.normalize_dims %input, %c1 : !opal.tensor, i64 -> !opal.list<i64>
+    %channels = opal.dim_size %input, 1 : !opal.tensor -> i64
+    %code = opal.dtype_of %input, %none : !opal.tensor, !opal.none -> i64
+    %c4 = arith.constant 4 : i64
+    %c11 = arith.constant 11 : i64
+    %integral = arith.cmpi sle, %code, %c4 : i64
+    %is_bool = arith.cmpi eq, %code, %c11 : i64
+    %not_float = arith.ori %integral, %is_bool : i1
+    %float = arith.xori %not_float, %true : i1
+    opal.check %float, "\"batch_norm\" not implemented for '{0:dtype}'" (%code : i64)
+    // Each parameter: [C], of the input's dtype.
+    %no_w = opal.is_none %weight : !opal.tensor -> i1
+    opal.static_if %no_w {
+      opal.yield
+    } else {
+      %one_d = opal.has_rank %weight, 1 : !opal.tensor -> i1
+      %shape = opal.shape_of %weight : !opal.tensor -> !opal.list<i64>
+      opal.check %one_d, "weight should contain {0} elements, as a 1-D tensor, not a tensor of shape [{1}]" (%channels, %shape : i64, !opal.list<i64>)
+      %n = opal.dim_size %weight, 0 : !opal.tensor -> i64
+      %fits = arith.cmpi eq, %n, %channels : i64
+      opal.check %fits, "weight should contain {0} elements not {1}" (%channels, %n : i64, i64)
+      %pc = opal.dtype_of %weight, %none : !opal.tensor, !opal.none -> i64
+      %same = arith.cmpi eq, %pc, %code : i64
+      opal.check %same, "mixed dtype (CPU): expect parameter to have scalar type of {0:dtype}" (%code : i64)
+      opal.yield
+    }
+    %no_b = opal.is_none %bias : !opal.tensor -> i1
+    opal.static_if %no_b {
+      opal.yield
+    } else {
+      %one_d = opal.has_rank %bias, 1 : !opal.tensor -> i1
+      %shape = opal.shape_of %bias : !opal.tensor -> !opal.list<i64>
+      opal.check %one_d, "bias should contain {0} elements, as a 1-D tensor, not a tensor of shape [{1}]" (%channels, %shape : i64, !opal.list<i64>)
+      %n = opal.dim_size %bias, 0 : !opal.tensor -> i64
+      %fits = arith.cmpi eq, %n, %channels : i64
+      opal.check %fits, "bias should contain {0} elements not {1}" (%channels, %n : i64, i64)
+      %pc = opal.dtype_of %bias, %none : !opal.tensor, !opal.none -> i64
+      %same = arith.cmpi eq, %pc, %code : i64
+      opal.check %same, "mixed dtype (CPU): expect parameter to have scalar type of {0:dtype}" (%code : i64)
+      opal.yield
+    }
+    %no_mean = opal.is_none %running_mean : !opal.tensor -> i1
+    opal.static_if %no_mean {
+      opal.yield
+    } else {
+      %one_d = opal.has_rank %running_mean, 1 : !opal.tensor -> i1
+      %shape = opal.shape_of %running_mean : !opal.tensor -> !opal.list<i64>
+      opal.check %one_d, "running_mean should contain {0} elements, as a 1-D tensor, not a tensor of shape [{1}]" (%channels, %shape : i64, !opal.list<i64>)
+      %n = opal.dim_size %running_mean, 0 : !opal.tensor -> i64
+      %fits = arith.cmpi eq, %n, %channels : i64
+      opal.check %fits, "running_mean should contain {0} elements not {1}" (%channels, %n : i64, i64)
+      %pc = opal.dtype_of %running_mean, %none : !opal.tensor, !opal.none -> i64
+      %same = arith.cmpi eq, %pc, %code : i64
+      opal.check %same, "mixed dtype (CPU): expect parameter to have scalar type of {0:dtype}" (%code : i64)
+      opal.yield
+    }
+    %no_var = opal.is_none %running_var : !opal.tensor -> i1
+    opal.static_if %no_var {
+      opal.yield
+    } else {
+      %one_d = opal.has_rank %running_var, 1 : !opal.tensor -> i1
+      %shape = opal.shape_of %running_var : !opal.tensor -> !opal.list<i64>
+      opal.check %one_d, "running_var should contain {0} elements, as a 1-D tensor, not a tensor of shape [{1}]" (%channels, %shape : i64, !opal.list<i64>)
+      %n = opal.dim_size %running_var, 0 : !opal.tensor -> i64
+      %fits = arith.cmpi eq, %n, %channels : i64
+      opal.check %fits, "running_var should contain {0} elements not {1}" (%channels, %n : i64, i64)
+      %pc = opal.dtype_of %running_var, %none : !opal.tensor, !opal.none -> i64
+      %same = arith.cmpi eq, %pc, %code : i64
+      opal.check %same, "mixed dtype (CPU): expect parameter to have scalar type of {0:dtype}" (%code : i64)
+      opal.yield
+    }
+    %has_mean = arith.xori %no_mean, %true : i1
+    %has_var = arith.xori %no_var, %true : i1
+    // The batch's statistics, or the running ones.
+    %dims = opal.dims_except %input, 1 : !opal.tensor -> !opal.list<i64>
+    %mean, %invstd, %save_mean, %save_invstd = opal.static_if %training -> !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor {
+      %m = aten.mean.dim %input, %dims, %true, %none : (!opal.tensor, !opal.list<i64>, i1, !opal.none) -> !opal.tensor
+      %v = aten.var.correction %input, %dims, %c0, %true : (!opal.tensor, !opal.list<i64>, i64, i1) -> !opal.tensor
+      %ve = aten.add.Scalar %v, %eps, %c1 : (!opal.tensor, f64, i64) -> !opal.tensor
+      %is = aten.rsqrt %ve : (!opal.tensor) -> !opal.tensor
+      %sm = prims.squeeze %m, %dims : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+      %si = prims.squeeze %is, %dims : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+      opal.yield %m, %is, %sm, %si : !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor
+    } else {
+      opal.check %has_mean, "running_mean must be defined in evaluation mode"
+      opal.check %has_var, "running_var must be defined in evaluation mode"
+      %m = opal.keep_dims %running_mean, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      %v = opal.keep_dims %running_var, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      %ve = aten.add.Scalar %v, %eps, %c1 : (!opal.tensor, f64, i64) -> !opal.tensor
+      %is = aten.rsqrt %ve : (!opal.tensor) -> !opal.tensor
+      %empty = opal.list %c0 : i64 -> !opal.list<i64>
+      %sm = aten.new_zeros %input, %empty, %none, %none, %none, %none : (!opal.tensor, !opal.list<i64>, !opal.none, !opal.none, !opal.none, !opal.none) -> !opal.tensor
+      opal.yield %m, %is, %sm, %sm : !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor
+    }
+    %centered = aten.sub.Tensor %input, %mean, %c1 : (!opal.tensor, !opal.tensor, i64) -> !opal.tensor
+    %normed = aten.mul.Tensor %centered, %invstd : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %scaled = opal.static_if %no_w -> !opal.tensor {
+      opal.yield %normed : !opal.tensor
+    } else {
+      %w = opal.keep_dims %weight, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      %r = aten.mul.Tensor %normed, %w : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      opal.yield %r : !opal.tensor
+    }
+    %out = opal.static_if %no_b -> !opal.tensor {
+      opal.yield %scaled : !opal.tensor
+    } else {
+      %b = opal.keep_dims %bias, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      %r = aten.add.Tensor %scaled, %b, %c1 : (!opal.tensor, !opal.tensor, i64) -> !opal.tensor
+      opal.yield %r : !opal.tensor
+    }
+    opal.yield %out, %save_mean, %save_invstd : !opal.tensor, !opal.tensor, !opal.tensor
+  }
+  opal.def "batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor"
+  opal.decomposition "batch_norm" {
+  ^bb0(%input: !opal.tensor, %weight: !opal.tensor, %bias: !opal.tensor, %running_mean: !opal.tensor, %running_var: !opal.tensor, %training: i1, %momentum: f64, %eps: f64, %cudnn_enabled: i1):
+    %r, %mean, %invstd = aten.native_batch_norm %input, %weight, %bias, %running_mean, %running_var, %training, %momentum, %eps : (!opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor, i1, f64, f64) -> (!opal.tensor, !opal.tensor, !opal.tensor)
+    opal.yield %r : !opal.tensor
+  }
+}

@@ -1,0 +1,73 @@
+"""Batch normalization against PyTorch 1.13: the normalized values, the
+batch statistics, and the running statistics training updates in place."""
+
+import numpy as np
+import pytest
+
+import opal
+
+torch = pytest.importorskip("torch", reason="PyTorch 1.13 is the reference")
+A = opal.ops.aten
+
+
+def arrays(seed, *shapes, dtype=np.float32):
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(shape).astype(dtype) for shape in shapes]
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (4, 3, 7), (2, 5, 3, 4), (1, 2, 3, 2, 2)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_training_updates_the_running_statistics(shape, dtype):
+    x, w, b = arrays(1, shape, shape[1:2], shape[1:2], dtype=dtype)
+    rm, rv = np.zeros(shape[1], dtype), np.ones(shape[1], dtype)
+    ours = [opal.tensor(v) for v in (x, w, b, rm, rv)]
+    theirs = [torch.from_numpy(v.copy()) for v in (x, w, b, rm, rv)]
+    for step in range(3):  # the statistics accumulate
+        got = A.native_batch_norm(*ours, True, 0.1, 1e-5)
+        want = torch.ops.aten.native_batch_norm(*theirs, True, 0.1, 1e-5)
+    tolerance = dict(rtol=1e-5, atol=1e-6) if dtype == np.float32 else dict(rtol=1e-10)
+    for o, t in zip(got, want):
+        np.testing.assert_allclose(o.numpy(), t.numpy(), **tolerance)
+    np.testing.assert_allclose(ours[3].numpy(), theirs[3].numpy(), **tolerance)
+    np.testing.assert_allclose(ours[4].numpy(), theirs[4].numpy(), **tolerance)
+
+
+def test_evaluation_uses_the_running_statistics_and_leaves_them():
+    x, w, b, rm = arrays(2, (3, 4, 5, 5), (4,), (4,), (4,))
+    rv = np.abs(arrays(3, (4,))[0]) + 0.5
+    out, mean, invstd = A.native_batch_norm(*(opal.tensor(v) for v in (x, w, b, rm)),
+                                            opal.tensor(rv), False, 0.1, 1e-5)
+    want = torch.nn.functional.batch_norm(*(torch.from_numpy(v) for v in (x, rm, rv, w, b)),
+                                          False, 0.1, 1e-5)
+    np.testing.assert_allclose(out.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+    assert mean.shape == (0,) and invstd.shape == (0,)
+    got = A.batch_norm(opal.tensor(x), None, None, opal.tensor(rm), opal.tensor(rv), False, 0.1,
+                       1e-5, False)
+    want = torch.nn.functional.batch_norm(torch.from_numpy(x), torch.from_numpy(rm),
+                                          torch.from_numpy(rv), None, None, False, 0.1, 1e-5)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_errors():
+    x = opal.ones(4, 3)
+    for call, message in [
+            (lambda: A.batch_norm(x, None, None, None, None, False, 0.1, 1e-5, False),
+             "aten::batch_norm: in aten::native_batch_norm: running_mean must be defined in "
+             "evaluation mode"),
+            (lambda: A.native_batch_norm(x, opal.ones(2), None, None, None, True, 0.1, 1e-5),
+             "aten::native_batch_norm: weight should contain 3 elements not 2 (arguments "
+             "'weight' and 'input')"),
+            (lambda: A.native_batch_norm(x, opal.ones(3, dtype=opal.float64), None, None, None,
+                                         True, 0.1, 1e-5),
+             "aten::native_batch_norm: mixed dtype (CPU): expect parameter to have scalar type "
+             "of Float"),
+            (lambda: A.native_batch_norm(opal.ones(4, dtype=opal.int64), None, None, None, None,
+                                         True, 0.1, 1e-5),
+             "aten::native_batch_norm: Dimension out of range (expected to be in range of "
+             "[-1, 0], but got 1)"),
+            (lambda: A.native_batch_norm(opal.ones(4, 2, dtype=opal.int64), None, None, None,
+                                         None, True, 0.1, 1e-5),
+             "aten::native_batch_norm: \"batch_norm\" not implemented for 'Long'")]:
+        with pytest.raises(RuntimeError) as error:
+            call()
+        assert str(error.value) == message
