@@ -410,4 +410,241 @@ opal.library "aten" {
     %v, %i = aten.max_pool2d_with_indices %self, %kernel, %stride, %padding, %dilation, %ceil_mode : (!opal.tensor, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i1) -> (!opal.tensor, !opal.tensor)
     opal.yield %v : !opal.tensor
   }
+  // Average pooling of [N,] C, H, W planes: each window's mean (see
+  // prims.avg_pool for the divisor); integer tensors average with
+  // truncation, as in PyTorch.
+  opal.def "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor"
+  opal.decomposition "avg_pool2d" {
+  ^bb0(%self: !opal.tensor, %kernel_given: !opal.list<i64>, %stride_given: !opal.list<i64>, %padding_given: !opal.list<i64>, %ceil_mode: i1, %count_include_pad: i1, %divisor_override: i64):
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %c2 = arith.constant 2 : i64
+    %c3 = arith.constant 3 : i64
+    %c4 = arith.constant 4 : i64
+    %yes = arith.constant true
+    %kn = opal.list_len %kernel_given : !opal.list<i64> -> i64
+    %k1 = arith.cmpi eq, %kn, %c1 : i64
+    %k2 = arith.cmpi eq, %kn, %c2 : i64
+    %k_ok = arith.ori %k1, %k2 : i1
+    opal.check %k_ok, "avg_pool2d: kernel_size must either be a single int, or a tuple of two ints"
+    %sn = opal.list_len %stride_given : !opal.list<i64> -> i64
+    %s0 = arith.cmpi eq, %sn, %c0 : i64
+    %s1 = arith.cmpi eq, %sn, %c1 : i64
+    %s2 = arith.cmpi eq, %sn, %c2 : i64
+    %s01 = arith.ori %s0, %s1 : i1
+    %s_ok = arith.ori %s01, %s2 : i1
+    opal.check %s_ok, "avg_pool2d: stride must either be omitted, a single int, or a tuple of two ints"
+    %pn = opal.list_len %padding_given : !opal.list<i64> -> i64
+    %p1 = arith.cmpi eq, %pn, %c1 : i64
+    %p2 = arith.cmpi eq, %pn, %c2 : i64
+    %p_ok = arith.ori %p1, %p2 : i1
+    opal.check %p_ok, "avg_pool2d: padding must either be a single int, or a tuple of two ints"
+    %no_divisor = opal.is_none %divisor_override : i64 -> i1
+    opal.static_if %no_divisor {
+      opal.yield
+    } else {
+      %nonzero = arith.cmpi ne, %divisor_override, %c0 : i64
+      opal.check %nonzero, "divisor must be not zero"
+      opal.yield
+    }
+    %kernel_n = opal.list_len %kernel_given : !opal.list<i64> -> i64
+    %kernel_one = arith.cmpi eq, %kernel_n, %c1 : i64
+    %kernel = opal.static_if %kernel_one -> !opal.list<i64> {
+      %e = opal.list_item %kernel_given, 0 : !opal.list<i64> -> i64
+      %l = opal.list %e, %e : i64, i64 -> !opal.list<i64>
+      opal.yield %l : !opal.list<i64>
+    } else {
+      opal.yield %kernel_given : !opal.list<i64>
+    }
+    %stride_n = opal.list_len %stride_given : !opal.list<i64> -> i64
+    %stride_one = arith.cmpi eq, %stride_n, %c1 : i64
+    %stride_none = arith.cmpi eq, %stride_n, %c0 : i64
+    %stride = opal.static_if %stride_none -> !opal.list<i64> {
+      opal.yield %kernel : !opal.list<i64>
+    } else {
+      %v = opal.static_if %stride_one -> !opal.list<i64> {
+        %e = opal.list_item %stride_given, 0 : !opal.list<i64> -> i64
+        %l = opal.list %e, %e : i64, i64 -> !opal.list<i64>
+        opal.yield %l : !opal.list<i64>
+      } else {
+        opal.yield %stride_given : !opal.list<i64>
+      }
+      opal.yield %v : !opal.list<i64>
+    }
+    %padding_n = opal.list_len %padding_given : !opal.list<i64> -> i64
+    %padding_one = arith.cmpi eq, %padding_n, %c1 : i64
+    %padding = opal.static_if %padding_one -> !opal.list<i64> {
+      %e = opal.list_item %padding_given, 0 : !opal.list<i64> -> i64
+      %l = opal.list %e, %e : i64, i64 -> !opal.list<i64>
+      opal.yield %l : !opal.list<i64>
+    } else {
+      opal.yield %padding_given : !opal.list<i64>
+    }
+    %ss = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %rank = opal.list_len %ss : !opal.list<i64> -> i64
+    %has_planes = arith.cmpi sge, %rank, %c3 : i64
+    %neg_rank = arith.subi %c0, %rank : i64
+    %top = arith.subi %rank, %c1 : i64
+    %cm3 = arith.constant -3 : i64
+    opal.check %has_planes, "Dimension out of range (expected to be in range of [{0}, {1}], but got {2})" (%neg_rank, %top, %cm3 : i64, i64, i64)
+    %r3 = arith.cmpi eq, %rank, %c3 : i64
+    %r4 = arith.cmpi eq, %rank, %c4 : i64
+    %planes = arith.ori %r3, %r4 : i1
+    opal.check %planes, "non-empty 3D or 4D (batch mode) tensor expected for input"
+    %none = opal.none
+    %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+    // PyTorch 1.13's CPU kernels: int64, float32, float64 and bfloat16.
+    %c6 = arith.constant 6 : i64
+    %c7 = arith.constant 7 : i64
+    %c15 = arith.constant 15 : i64
+    %is_long = arith.cmpi eq, %code, %c4 : i64
+    %is_f32 = arith.cmpi eq, %code, %c6 : i64
+    %is_f64 = arith.cmpi eq, %code, %c7 : i64
+    %is_bf16 = arith.cmpi eq, %code, %c15 : i64
+    %lf = arith.ori %is_long, %is_f32 : i1
+    %lff = arith.ori %lf, %is_f64 : i1
+    %supported = arith.ori %lff, %is_bf16 : i1
+    opal.check %supported, "\"avg_pool2d\" not implemented for '{0:dtype}'" (%code : i64)
+    %sh = opal.list_item %stride, 0 : !opal.list<i64> -> i64
+    %sw = opal.list_item %stride, 1 : !opal.list<i64> -> i64
+    %sh_ok = arith.cmpi ne, %sh, %c0 : i64
+    %sw_ok = arith.cmpi ne, %sw, %c0 : i64
+    %stride_ok = arith.andi %sh_ok, %sw_ok : i1
+    opal.check %stride_ok, "stride should not be zero"
+    %kh = opal.list_item %kernel, 0 : !opal.list<i64> -> i64
+    %kw = opal.list_item %kernel, 1 : !opal.list<i64> -> i64
+    %kh_ok = arith.cmpi sgt, %kh, %c0 : i64
+    %kw_ok = arith.cmpi sgt, %kw, %c0 : i64
+    %kernel_ok = arith.andi %kh_ok, %kw_ok : i1
+    opal.check %kernel_ok, "kernel size should be greater than zero, but got kH: {0} kW: {1}" (%kh, %kw : i64, i64)
+    %positive_h = arith.cmpi sgt, %sh, %c0 : i64
+    %positive_w = arith.cmpi sgt, %sw, %c0 : i64
+    %positive = arith.andi %positive_h, %positive_w : i1
+    opal.check %positive, "stride should be greater than zero, but got dH: {0} dW: {1}" (%sh, %sw : i64, i64)
+    %ph = opal.list_item %padding, 0 : !opal.list<i64> -> i64
+    %pw = opal.list_item %padding, 1 : !opal.list<i64> -> i64
+    %ph2 = arith.muli %ph, %c2 : i64
+    %pw2 = arith.muli %pw, %c2 : i64
+    %half_h = arith.cmpi sle, %ph2, %kh : i64
+    %half_w = arith.cmpi sle, %pw2, %kw : i64
+    %ph_pos = arith.cmpi sge, %ph, %c0 : i64
+    %pw_pos = arith.cmpi sge, %pw, %c0 : i64
+    %half_hp = arith.andi %half_h, %ph_pos : i1
+    %half_wp = arith.andi %half_w, %pw_pos : i1
+    %half = arith.andi %half_hp, %half_wp : i1
+    opal.check %half, "pad should be at most half of kernel size, but got pad={0} and kernel_size={1}" (%ph, %kh : i64, i64)
+    %unbatched = arith.cmpi eq, %rank, %c3 : i64
+    %at0 = opal.list %c0 : i64 -> !opal.list<i64>
+    %x = opal.static_if %unbatched -> !opal.tensor {
+      %b = opal.keep_dims %self, %at0, %yes : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      opal.yield %b : !opal.tensor
+    } else {
+      opal.yield %self : !opal.tensor
+    }
+    // Planes with elements, and at least one output per plane: sizes known
+    // per call.
+    %channels = opal.dim_size %x, 1 : !opal.tensor -> i64
+    %h = opal.dim_size %x, 2 : !opal.tensor -> i64
+    %w = opal.dim_size %x, 3 : !opal.tensor -> i64
+    %c_ok = arith.cmpi ne, %channels, %c0 : i64
+    %h_ok = arith.cmpi ne, %h, %c0 : i64
+    %w_ok = arith.cmpi ne, %w, %c0 : i64
+    %cw_ok = arith.andi %c_ok, %h_ok : i1
+    %filled = arith.andi %cw_ok, %w_ok : i1
+    opal.check %filled, "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:[{0}]" (%ss : !opal.list<i64>)
+    %r = prims.avg_pool %x, %kernel, %stride, %padding, %ceil_mode, %count_include_pad, %divisor_override : (!opal.tensor, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i1, i1, i64) -> !opal.tensor
+    %oh = opal.dim_size %r, 2 : !opal.tensor -> i64
+    %ow = opal.dim_size %r, 3 : !opal.tensor -> i64
+    %oh_ok = arith.cmpi sge, %oh, %c1 : i64
+    %ow_ok = arith.cmpi sge, %ow, %c1 : i64
+    %big = arith.andi %oh_ok, %ow_ok : i1
+    %small = arith.xori %big, %yes : i1
+    %small_t = opal.promote %small : i1 -> !opal.tensor
+    opal.data_check %small_t, "Given input size: ({0}x{1}x{2}). Calculated output size: ({0}x{3}x{4}). Output size is too small" (%channels, %h, %w, %oh, %ow) : !opal.tensor
+    %out = opal.static_if %unbatched -> !opal.tensor {
+      %v = prims.squeeze %r, %at0 : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+      opal.yield %v : !opal.tensor
+    } else {
+      opal.yield %r : !opal.tensor
+    }
+    opal.yield %out : !opal.tensor
+  }
+  // Adaptive average pooling to output_size (H', W') cells of [N,] C, H, W.
+  opal.def "_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"
+  opal.decomposition "_adaptive_avg_pool2d" {
+  ^bb0(%self: !opal.tensor, %output_size: !opal.list<i64>):
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %c2 = arith.constant 2 : i64
+    %c3 = arith.constant 3 : i64
+    %c4 = arith.constant 4 : i64
+    %yes = arith.constant true
+    %n = opal.list_len %output_size : !opal.list<i64> -> i64
+    %two = arith.cmpi eq, %n, %c2 : i64
+    opal.check %two, "adaptive_avg_pool2d: output_size must be 2"
+    %oh = opal.list_item %output_size, 0 : !opal.list<i64> -> i64
+    %ow = opal.list_item %output_size, 1 : !opal.list<i64> -> i64
+    %oh_ok = arith.cmpi sge, %oh, %c0 : i64
+    %ow_ok = arith.cmpi sge, %ow, %c0 : i64
+    %sizes_ok = arith.andi %oh_ok, %ow_ok : i1
+    opal.check %sizes_ok, "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {{{0}, {1}}}" (%oh, %ow : i64, i64)
+    %ss = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %rank = opal.list_len %ss : !opal.list<i64> -> i64
+    %r3 = arith.cmpi eq, %rank, %c3 : i64
+    %r4 = arith.cmpi eq, %rank, %c4 : i64
+    %planes = arith.ori %r3, %r4 : i1
+    opal.check %planes, "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got [{0}]" (%ss : !opal.list<i64>)
+    %none = opal.none
+    %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+    %c11 = arith.constant 11 : i64
+    %integral = arith.cmpi sle, %code, %c4 : i64
+    %is_bool = arith.cmpi eq, %code, %c11 : i64
+    %not_float = arith.ori %integral, %is_bool : i1
+    %float = arith.xori %not_float, %yes : i1
+    // (PyTorch checks the dtype only where there is an output to compute.)
+    %cells = arith.muli %oh, %ow : i64
+    %no_cells = arith.cmpi eq, %cells, %c0 : i64
+    %dtype_ok = arith.ori %float, %no_cells : i1
+    opal.check %dtype_ok, "\"adaptive_avg_pool2d\" not implemented for '{0:dtype}'" (%code : i64)
+    %unbatched = arith.cmpi eq, %rank, %c3 : i64
+    %at0 = opal.list %c0 : i64 -> !opal.list<i64>
+    %x = opal.static_if %unbatched -> !opal.tensor {
+      %b = opal.keep_dims %self, %at0, %yes : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      opal.yield %b : !opal.tensor
+    } else {
+      opal.yield %self : !opal.tensor
+    }
+    // Every dim but the batch has elements: sizes known per call.
+    %first = opal.static_if %unbatched -> i64 {
+      opal.yield %c0 : i64
+    } else {
+      opal.yield %c1 : i64
+    }
+    %channels = opal.dim_size %x, 1 : !opal.tensor -> i64
+    %h = opal.dim_size %x, 2 : !opal.tensor -> i64
+    %w = opal.dim_size %x, 3 : !opal.tensor -> i64
+    %c_ok = arith.cmpi ne, %channels, %c0 : i64
+    %d_c = arith.addi %first, %c0 : i64
+    opal.check %c_ok, "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, but input has sizes [{0}] with dimension {1} being empty" (%ss, %d_c : !opal.list<i64>, i64)
+    %h_ok = arith.cmpi ne, %h, %c0 : i64
+    %d_h = arith.addi %first, %c1 : i64
+    opal.check %h_ok, "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, but input has sizes [{0}] with dimension {1} being empty" (%ss, %d_h : !opal.list<i64>, i64)
+    %w_ok = arith.cmpi ne, %w, %c0 : i64
+    %d_w = arith.addi %first, %c2 : i64
+    opal.check %w_ok, "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, but input has sizes [{0}] with dimension {1} being empty" (%ss, %d_w : !opal.list<i64>, i64)
+    %r = prims.adaptive_avg_pool %x, %output_size : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    %out = opal.static_if %unbatched -> !opal.tensor {
+      %v = prims.squeeze %r, %at0 : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+      opal.yield %v : !opal.tensor
+    } else {
+      opal.yield %r : !opal.tensor
+    }
+    opal.yield %out : !opal.tensor
+  }
+  opal.def "adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"
+  opal.decomposition "adaptive_avg_pool2d" {
+  ^bb0(%self: !opal.tensor, %output_size: !opal.list<i64>):
+    %r = aten._adaptive_avg_pool2d %self, %output_size : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
 }

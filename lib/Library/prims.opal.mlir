@@ -115,6 +115,14 @@ opal.library "prims" {
   // Max pooling of an NCHW input (2 spatial dims): the maximum of each window
   // (NaN wins; padding is -inf) and its index into the input's H x W plane.
   opal.def "max_pool(Tensor input, int[] kernel_size, int[] stride, int[] padding, int[] dilation) -> (Tensor values, Tensor indices)"
+  // Average pooling of an NCHW input: each window's sum divided by its
+  // size (clipped to the padded input, or to the input without
+  // count_include_pad) or by divisor_override; integer inputs divide with
+  // truncation. Output sizes as PyTorch's, with ceil_mode's last window.
+  opal.def "avg_pool(Tensor input, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor"
+  // Adaptive average pooling of an NCHW input to output_size: cell i of n
+  // over a dim of size L averages [floor(i L / n), ceil((i + 1) L / n)).
+  opal.def "adaptive_avg_pool(Tensor input, int[] output_size) -> Tensor"
   // Matrix products (opal's additions to the prims set).
   opal.def "mm(Tensor self, Tensor mat2) -> Tensor"
   opal.def "bmm(Tensor self, Tensor mat2) -> Tensor"

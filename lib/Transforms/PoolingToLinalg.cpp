@@ -7,6 +7,13 @@
 // padding counts as -inf. A window-shaped operand gives the loops over the
 // window their extent, as linalg's pooling ops do.
 //
+// prims.avg_pool: the same reduction into each window's sum (padding adds
+// 0), then one elementwise generic divides by PyTorch's divisor (the window
+// clipped to the padded input, or to the input without count_include_pad,
+// or divisor_override). prims.adaptive_avg_pool: windows of varying size
+// (PyTorch's floor/ceil bounds), each summed by two scf.for loops inside a
+// generic over the output.
+//
 //===----------------------------------------------------------------------===//
 
 #include "opal/Transforms/Passes.h"
@@ -15,6 +22,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -183,11 +191,279 @@ LogicalResult lowerMaxPool(Operation *op, PatternRewriter &rewriter) {
 }
 
 
+//===----------------------------------------------------------------------===//
+// avg_pool, adaptive_avg_pool
+//===----------------------------------------------------------------------===//
+
+/// The two lists of an average pool (kernel_size, stride, padding), each of
+/// two entries, and its flags.
+struct AvgPoolParameters {
+  SmallVector<int64_t> kernel, stride, padding;
+  bool ceilMode = false, countIncludePad = true;
+  std::optional<int64_t> divisor;
+};
+
+std::optional<AvgPoolParameters> avgParametersOf(Operation *op) {
+  auto kernel = constantIntList(op->getOperand(1));
+  auto stride = constantIntList(op->getOperand(2));
+  auto padding = constantIntList(op->getOperand(3));
+  auto ceilMode = constantInt(op->getOperand(4));
+  auto countIncludePad = constantInt(op->getOperand(5));
+  if (!kernel || !stride || !padding || !ceilMode || !countIncludePad)
+    return std::nullopt;
+  AvgPoolParameters p{*kernel, *stride, *padding, *ceilMode != 0, *countIncludePad != 0, {}};
+  if (!isNone(op->getOperand(6))) {
+    p.divisor = constantInt(op->getOperand(6));
+    if (!p.divisor)
+      return std::nullopt;
+  }
+  return p;
+}
+
+std::string avgPoolProblem(Operation *op) {
+  auto input = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  if (!input || input.getRank() != 4)
+    return "needs a 4-d (NCHW) input";
+  if (!isa<FloatType, IntegerType>(input.getElementType()) ||
+      input.getElementType().isInteger(1))
+    return "needs a floating-point or integer input";
+  std::optional<AvgPoolParameters> p = avgParametersOf(op);
+  if (!p)
+    return "needs constant kernel size, stride, padding, flags and divisor";
+  for (const SmallVector<int64_t> *list : {&p->kernel, &p->stride, &p->padding})
+    if (list->size() != 2)
+      return "needs two of each of kernel size, stride and padding";
+  for (int d = 0; d < 2; ++d)
+    if (p->kernel[d] < 1 || p->stride[d] < 1 || p->padding[d] < 0 ||
+        2 * p->padding[d] > p->kernel[d])
+      return "needs positive kernel sizes and strides, and padding of at most half the kernel";
+  if (p->divisor && *p->divisor == 0)
+    return "needs a nonzero divisor";
+  return "";
+}
+
+/// PyTorch's pooling_output_shape: windows of `kernel` every `stride` over
+/// `extent` padded by `pad` on both sides; with ceil mode a last partial
+/// window counts if it starts inside the input or its left padding. At
+/// least 0.
+Value pooledSize(OpBuilder &b, Location loc, Value extent, int64_t kernel, int64_t stride,
+                 int64_t pad, bool ceilMode) {
+  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  Value span = arith::AddIOp::create(b, loc, extent,
+                                     index(2 * pad - kernel + (ceilMode ? stride - 1 : 0)));
+  Value size = arith::AddIOp::create(
+      b, loc, arith::FloorDivSIOp::create(b, loc, span, index(stride)), index(1));
+  if (ceilMode) {
+    // (size - 1) * stride >= extent + pad: the last window starts in the
+    // right padding, and is dropped.
+    Value start = arith::MulIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, size, index(1)), index(stride));
+    Value past = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, start,
+                                       arith::AddIOp::create(b, loc, extent, index(pad)));
+    size = arith::SelectOp::create(b, loc, past, arith::SubIOp::create(b, loc, size, index(1)),
+                                   size);
+  }
+  return arith::MaxSIOp::create(b, loc, size, index(0));
+}
+
+/// A zero-filled tensor of `type` with the dynamic sizes of `sizes` (one
+/// per dim).
+Value zeros(OpBuilder &b, Location loc, RankedTensorType type, ArrayRef<Value> sizes) {
+  SmallVector<Value> dynamic;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      dynamic.push_back(sizes[d]);
+  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(), dynamic);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
+  return linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+}
+
+/// `sum / count` in the element type (integers truncate, as PyTorch's
+/// integer pooling does). A count of 0 must not reach it.
+Value divideBy(OpBuilder &b, Location loc, Value sum, Value count) {
+  Type element = sum.getType();
+  Value count64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), count);
+  if (isa<FloatType>(element)) {
+    Value divisor = arith::SIToFPOp::create(b, loc, element, count64);
+    return arith::DivFOp::create(b, loc, sum, divisor);
+  }
+  Value divisor = convertScalar(b, loc, count64, element);
+  return arith::DivSIOp::create(b, loc, sum, divisor);
+}
+
+LogicalResult lowerAvgPool(Operation *op, PatternRewriter &rewriter) {
+  Location loc = op->getLoc();
+  Value input = op->getOperand(0);
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  AvgPoolParameters p = *avgParametersOf(op);
+  Type element = inputType.getElementType();
+  OpBuilder &b = rewriter;
+  SmallVector<Value> sizes = {tensor::DimOp::create(b, loc, input, 0),
+                              tensor::DimOp::create(b, loc, input, 1)};
+  for (int s = 0; s < 2; ++s)
+    sizes.push_back(pooledSize(b, loc, tensor::DimOp::create(b, loc, input, 2 + s), p.kernel[s],
+                               p.stride[s], p.padding[s], p.ceilMode));
+  // The sum of each window (padding adds 0).
+  Value window = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{p.kernel[0], p.kernel[1]},
+                                         element);
+  MLIRContext *context = b.getContext();
+  auto dim = [&](unsigned d) { return getAffineDimExpr(d, context); };
+  SmallVector<AffineMap> maps = {AffineMap::get(6, 0, {dim(4), dim(5)}, context),
+                                 AffineMap::get(6, 0, {dim(0), dim(1), dim(2), dim(3)}, context)};
+  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+  iterators.append(2, utils::IteratorType::reduction);
+  auto sums = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, ValueRange{window},
+      ValueRange{zeros(b, loc, resultType, sizes)}, maps, iterators,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        SmallVector<Value> coords = {linalg::IndexOp::create(nb, l, 0),
+                                     linalg::IndexOp::create(nb, l, 1)};
+        Value inside;
+        for (int64_t s = 0; s < 2; ++s) {
+          Value out = linalg::IndexOp::create(nb, l, 2 + s);
+          Value k = linalg::IndexOp::create(nb, l, 4 + s);
+          Value at = arith::AddIOp::create(
+              nb, l,
+              arith::SubIOp::create(
+                  nb, l,
+                  arith::MulIOp::create(nb, l, out,
+                                        arith::ConstantIndexOp::create(nb, l, p.stride[s])),
+                  arith::ConstantIndexOp::create(nb, l, p.padding[s])),
+              k);
+          Value both = inBounds(nb, l, at, tensor::DimOp::create(nb, l, input, 2 + s));
+          inside = inside ? arith::AndIOp::create(nb, l, inside, both).getResult() : both;
+          coords.push_back(at);
+        }
+        Value x = extractInside(nb, l, input, coords, inside, nb.getZeroAttr(element));
+        Value sum = isa<FloatType>(element) ? arith::AddFOp::create(nb, l, args[1], x).getResult()
+                                            : arith::AddIOp::create(nb, l, args[1], x).getResult();
+        linalg::YieldOp::create(nb, l, sum);
+      });
+  // Each window's divisor, as PyTorch's avg_pool2d computes it.
+  SmallVector<Value> dynamic;
+  for (int64_t d = 0; d < 4; ++d)
+    if (resultType.isDynamicDim(d))
+      dynamic.push_back(sizes[d]);
+  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(), element, dynamic);
+  auto identity = b.getMultiDimIdentityMap(4);
+  auto averages = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, ValueRange{sums.getResult(0)}, ValueRange{init},
+      SmallVector<AffineMap>{identity, identity},
+      SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(nb, l, v); };
+        Value count;
+        if (p.divisor) {
+          count = index(*p.divisor); // nonzero (avgPoolProblem)
+        } else {
+          Value padded = index(1), inside = index(1);
+          for (int64_t s = 0; s < 2; ++s) {
+            Value extent = tensor::DimOp::create(nb, l, input, 2 + s);
+            Value start = arith::SubIOp::create(
+                nb, l,
+                arith::MulIOp::create(nb, l, linalg::IndexOp::create(nb, l, 2 + s),
+                                      index(p.stride[s])),
+                index(p.padding[s]));
+            Value end = arith::MinSIOp::create(
+                nb, l, arith::AddIOp::create(nb, l, start, index(p.kernel[s])),
+                arith::AddIOp::create(nb, l, extent, index(p.padding[s])));
+            padded = arith::MulIOp::create(nb, l, padded,
+                                           arith::SubIOp::create(nb, l, end, start));
+            Value from = arith::MaxSIOp::create(nb, l, start, index(0));
+            Value to = arith::MinSIOp::create(nb, l, end, extent);
+            inside = arith::MulIOp::create(nb, l, inside, arith::SubIOp::create(nb, l, to, from));
+          }
+          // A window inside the input's padding only (never with PyTorch's
+          // sizes) divides by one.
+          count = arith::MaxSIOp::create(nb, l, p.countIncludePad ? padded : inside, index(1));
+        }
+        linalg::YieldOp::create(nb, l, divideBy(nb, l, args[0], count));
+      });
+  rewriter.replaceOp(op, averages.getResults());
+  return success();
+}
+
+std::string adaptiveProblem(Operation *op) {
+  auto input = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  if (!input || input.getRank() != 4)
+    return "needs a 4-d (NCHW) input";
+  // (Bool too: the decomposition passes one only for an empty output.)
+  if (!isa<FloatType, IntegerType>(input.getElementType()))
+    return "needs a floating-point or integer input";
+  auto size = constantIntList(op->getOperand(1));
+  if (!size || size->size() != 2 || (*size)[0] < 0 || (*size)[1] < 0)
+    return "needs a constant output size of two non-negative entries";
+  return "";
+}
+
+/// Output cell i of n over `extent` covers [floor(i * extent / n),
+/// ceil((i + 1) * extent / n)), as in PyTorch.
+LogicalResult lowerAdaptiveAvgPool(Operation *op, PatternRewriter &rewriter) {
+  Location loc = op->getLoc();
+  Value input = op->getOperand(0);
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<int64_t> outputSize = *constantIntList(op->getOperand(1));
+  Type element = resultType.getElementType();
+  OpBuilder &b = rewriter;
+  SmallVector<Value> dynamic;
+  for (int64_t d = 0; d < 2; ++d)
+    if (resultType.isDynamicDim(d))
+      dynamic.push_back(tensor::DimOp::create(b, loc, input, d));
+  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(), element, dynamic);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, ValueRange{}, ValueRange{init},
+      SmallVector<AffineMap>{b.getMultiDimIdentityMap(4)},
+      SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location l, ValueRange) {
+        auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(nb, l, v); };
+        SmallVector<Value> from, to;
+        for (int64_t s = 0; s < 2; ++s) {
+          Value extent = tensor::DimOp::create(nb, l, input, 2 + s);
+          Value i = linalg::IndexOp::create(nb, l, 2 + s);
+          Value n = index(outputSize[s]);
+          from.push_back(arith::FloorDivSIOp::create(
+              nb, l, arith::MulIOp::create(nb, l, i, extent), n));
+          Value next = arith::AddIOp::create(nb, l, i, index(1));
+          to.push_back(arith::CeilDivSIOp::create(
+              nb, l, arith::MulIOp::create(nb, l, next, extent), n));
+        }
+        Value batch = linalg::IndexOp::create(nb, l, 0), channel = linalg::IndexOp::create(nb, l, 1);
+        Value zero = arith::ConstantOp::create(nb, l, nb.getZeroAttr(element));
+        auto rows = scf::ForOp::create(
+            nb, l, from[0], to[0], index(1), ValueRange{zero},
+            [&](OpBuilder &rb, Location rl, Value h, ValueRange rowAcc) {
+              auto columns = scf::ForOp::create(
+                  rb, rl, from[1], to[1], arith::ConstantIndexOp::create(rb, rl, 1), rowAcc,
+                  [&](OpBuilder &cb, Location cl, Value w, ValueRange acc) {
+                    Value x = tensor::ExtractOp::create(cb, cl, input,
+                                                        ValueRange{batch, channel, h, w});
+                    Value sum = isa<FloatType>(element)
+                                    ? arith::AddFOp::create(cb, cl, acc[0], x).getResult()
+                                    : arith::AddIOp::create(cb, cl, acc[0], x).getResult();
+                    scf::YieldOp::create(cb, cl, sum);
+                  });
+              scf::YieldOp::create(rb, rl, columns.getResult(0));
+            });
+        // At least one element per cell of a non-empty input.
+        Value count = arith::MaxSIOp::create(
+            nb, l,
+            arith::MulIOp::create(nb, l, arith::SubIOp::create(nb, l, to[0], from[0]),
+                                  arith::SubIOp::create(nb, l, to[1], from[1])),
+            index(1));
+        linalg::YieldOp::create(nb, l, divideBy(nb, l, rows.getResult(0), count));
+      });
+  rewriter.replaceOp(op, generic.getResults());
+  return success();
+}
+
 } // namespace
 
 const llvm::StringMap<PrimLowering> &opal::ir::detail::poolingLowerings() {
   static const llvm::StringMap<PrimLowering> table = {
       {"prims.max_pool", {maxPoolProblem, lowerMaxPool}},
+      {"prims.avg_pool", {avgPoolProblem, lowerAvgPool}},
+      {"prims.adaptive_avg_pool", {adaptiveProblem, lowerAdaptiveAvgPool}},
   };
   return table;
 }

@@ -289,6 +289,39 @@ FailureOr<SmallVector<Type>> opal::ir::inferPrimResultTypes(Operation *op,
     return SmallVector<Type>{RankedTensorType::get(shape, input.getElementType()),
                              RankedTensorType::get(shape, IntegerType::get(context, 64))};
   }
+  if (name == "prims.avg_pool") {
+    auto input = dyn_cast<RankedTensorType>(operands[0].getType());
+    auto kernel = constantIntList(operands[1]), stride = constantIntList(operands[2]);
+    auto padding = constantIntList(operands[3]);
+    auto ceilMode = constantInt(operands[4]);
+    if (!input || input.getRank() != 4 || !kernel || !stride || !padding || !ceilMode ||
+        kernel->size() != 2 || stride->size() != 2 || padding->size() != 2)
+      return fail(problem, "needs a 4-d input and constant lists of two");
+    SmallVector<int64_t> shape = {input.getDimSize(0), input.getDimSize(1)};
+    for (int d = 0; d < 2; ++d) {
+      int64_t extent = input.getDimSize(2 + d), k = (*kernel)[d], s = (*stride)[d];
+      int64_t p = (*padding)[d];
+      if (ShapedType::isDynamic(extent) || s < 1) {
+        shape.push_back(ShapedType::kDynamic);
+        continue;
+      }
+      int64_t span = extent + 2 * p - k + (*ceilMode ? s - 1 : 0);
+      int64_t size = (span >= 0 ? span / s : -((-span + s - 1) / s)) + 1;
+      if (*ceilMode && (size - 1) * s >= extent + p)
+        --size;
+      shape.push_back(std::max<int64_t>(size, 0));
+    }
+    return SmallVector<Type>{RankedTensorType::get(shape, input.getElementType())};
+  }
+  if (name == "prims.adaptive_avg_pool") {
+    auto input = dyn_cast<RankedTensorType>(operands[0].getType());
+    auto size = constantIntList(operands[1]);
+    if (!input || input.getRank() != 4 || !size || size->size() != 2)
+      return fail(problem, "needs a 4-d input and a constant output size of two");
+    SmallVector<int64_t> shape = {input.getDimSize(0), input.getDimSize(1), (*size)[0],
+                                  (*size)[1]};
+    return SmallVector<Type>{RankedTensorType::get(shape, input.getElementType())};
+  }
   if (name == "prims.mm" || name == "prims.bmm") {
     auto a = dyn_cast<RankedTensorType>(operands[0].getType());
     auto b = dyn_cast<RankedTensorType>(operands[1].getType());

@@ -201,7 +201,7 @@ def arguments(case, overload):
         shapes = matmul_shapes(case, name)
     elif name in ("conv2d", "convolution"):
         shapes = conv_shapes(case)
-    elif name.startswith("max_pool2d"):
+    elif name.startswith("max_pool2d") or "avg_pool2d" in name:
         shapes = [tuple(case.rng.choice([1, 2, 3, 5]) for _ in range(case.rng.choice([3, 4, 4])))]
     else:
         base = case.shape()
@@ -243,7 +243,10 @@ def arguments(case, overload):
         elif kind == "int[2]" and arg.name == "dilation":
             args.append([case.rng.choice([1, 1, 2]), case.rng.choice([1, 2])])
         elif kind == "bool" and arg.name == "ceil_mode":
-            args.append(False)
+            args.append(name == "avg_pool2d" and case.rng.random() < 0.5)
+        elif kind == "SymInt[2]" and arg.name == "output_size":
+            size = [case.rng.randint(0, 4), case.rng.randint(0, 4)]
+            args.append(size if case.rng.random() < 0.9 else size[:1] or [-1, 2])
         elif kind == "int" and arg.name == "groups":
             args.append(1)
         elif kind == "bool" and arg.name == "transposed":

@@ -274,20 +274,25 @@ def test_kernels_with_data_checks_compile_and_read_their_checks_back(run):
     assert len(launches(log)) >= len(kernels) - 1
 
 
-def test_movement_ops_compile_and_launch(run):
+def test_movement_and_pooling_ops_compile_and_launch(run):
     # flip and constant_pad_nd read their inputs at computed coordinates
-    # (prims.rev, prims.pad); cat copies into slices of its result.
+    # (prims.rev, prims.pad); cat copies into slices of its result; the
+    # average pools sum windows (adaptive ones with loops in the kernel).
     out, log = run("""
         import numpy as np, opal
         A = opal.ops.aten
         x = opal.tensor(np.ones((4, 6), dtype=np.float32), device="cuda")
         for name, call in [("flip", lambda: A.flip(x, [0, 1])),
                            ("constant_pad_nd", lambda: A.constant_pad_nd(x, [1, -2, 2, 0], 3.0)),
-                           ("cat", lambda: A.cat([x, x], 1))]:
+                           ("cat", lambda: A.cat([x, x], 1)),
+                           ("avg_pool2d", lambda: A.avg_pool2d(A.view(x, [1, 1, 4, 6]), [2, 2])),
+                           ("adaptive_avg_pool2d",
+                            lambda: A.adaptive_avg_pool2d(A.view(x, [1, 1, 4, 6]), [3, 2]))]:
             r = call()
             print(name, tuple(r.shape), r.device)
     """)
-    assert out == ["flip (4, 6) cuda:0", "constant_pad_nd (6, 5) cuda:0", "cat (4, 12) cuda:0"]
+    assert out == ["flip (4, 6) cuda:0", "constant_pad_nd (6, 5) cuda:0", "cat (4, 12) cuda:0",
+                   "avg_pool2d (1, 1, 2, 3) cuda:0", "adaptive_avg_pool2d (1, 1, 3, 2) cuda:0"]
     kernels = [line for line in log if line.startswith("function")]
     assert len(kernels) >= 2
     assert len(launches(log)) >= 2

@@ -35,7 +35,8 @@ GROUPS = {
     "indexing": "gather index_select embedding",
     "movement": "slice.Tensor select.int narrow alias split.Tensor split_with_sizes chunk "
                 "unbind.int cat stack flip constant_pad_nd sort sort.stable topk",
-    "conv": "conv2d convolution max_pool2d_with_indices max_pool2d",
+    "conv": "conv2d convolution max_pool2d_with_indices max_pool2d avg_pool2d "
+            "adaptive_avg_pool2d _adaptive_avg_pool2d",
     "shape": "transpose.int t permute unsqueeze squeeze.dim expand reshape view zeros_like "
              "ones_like full_like",
     "matmul": "mm bmm matmul linear",

@@ -1,0 +1,62 @@
+"""Average pooling (avg_pool2d, adaptive_avg_pool2d) against PyTorch 1.13:
+padding, ceil mode, count_include_pad, divisor_override, int64 inputs, and
+adaptive windows that overlap or repeat."""
+
+import numpy as np
+import pytest
+
+import opal
+
+torch = pytest.importorskip("torch", reason="PyTorch 1.13 is the reference")
+A = opal.ops.aten
+
+
+@pytest.mark.parametrize("args", [([2, 2],), ([3, 3], [2, 2], [1, 1]),
+                                  ([3, 2], [2, 1], [1, 0], True),
+                                  ([3, 3], [2, 2], [1, 1], True, False),
+                                  ([2, 2], [], [0], False, True, 3), ([3], [1], [1])])
+@pytest.mark.parametrize("shape", [(2, 3, 7, 6), (3, 5, 5)])
+def test_avg_pool2d(args, shape):
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    got = A.avg_pool2d(opal.tensor(x), *args)
+    want = torch.ops.aten.avg_pool2d(torch.from_numpy(x), *args)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_avg_pool2d_of_integers_truncates():
+    x = np.arange(32).reshape(1, 2, 4, 4)
+    got = A.avg_pool2d(opal.tensor(x), [3, 3], [1, 1], [1, 1])
+    want = torch.ops.aten.avg_pool2d(torch.from_numpy(x), [3, 3], [1, 1], [1, 1])
+    assert got.dtype == opal.int64 and got.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("size", [[1, 1], [3, 4], [7, 6], [10, 9], [0, 2]])
+def test_adaptive_avg_pool2d(size):
+    x = np.random.default_rng(1).standard_normal((2, 3, 7, 6)).astype(np.float32)
+    got = A.adaptive_avg_pool2d(opal.tensor(x), size)
+    want = torch.ops.aten.adaptive_avg_pool2d(torch.from_numpy(x), size)
+    assert got.shape == tuple(want.shape)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_errors():
+    for call, message in [
+            (lambda: A.avg_pool2d(opal.ones(1, 1, 2, 2), [3, 3]),
+             "Given input size: (1x2x2). Calculated output size: (1x0x0). Output size is too "
+             "small"),
+            (lambda: A.avg_pool2d(opal.ones(1, 1, 4, 4), [3, 3], [], [2, 2]),
+             "aten::avg_pool2d: pad should be at most half of kernel size, but got pad=2 and "
+             "kernel_size=3"),
+            (lambda: A.avg_pool2d(opal.ones(1, 1, 4, 4, dtype=opal.int32), [2, 2]),
+             "aten::avg_pool2d: \"avg_pool2d\" not implemented for 'Int'"),
+            (lambda: A.avg_pool2d(opal.ones(1, 1, 4, 4), [2, 2], [2, 2], [0, 0], False, True, 0),
+             "aten::avg_pool2d: divisor must be not zero"),
+            (lambda: A.adaptive_avg_pool2d(opal.ones(1, 1, 4, 4), [-1, 3]),
+             "aten::adaptive_avg_pool2d: in aten::_adaptive_avg_pool2d: adaptive_avg_pool2d: "
+             "elements of output_size must be greater than or equal to 0 but received {-1, 3}"),
+            (lambda: A.adaptive_avg_pool2d(opal.ones(4, 4), [3, 3]),
+             "aten::adaptive_avg_pool2d: in aten::_adaptive_avg_pool2d: adaptive_avg_pool2d(): "
+             "Expected 3D or 4D tensor, but got [4, 4]")]:
+        with pytest.raises(RuntimeError) as error:
+            call()
+        assert str(error.value) == message
