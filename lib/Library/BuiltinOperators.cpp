@@ -78,7 +78,8 @@ bool compositeImplicitInPyTorch(const std::string &name) {
       "aten::floor_divide.Scalar", "aten::max.other",       "aten::min.other",
       "aten::var.dim",           "aten::var",             "aten::std.dim",
       "aten::std",               "aten::conv2d",          "aten::max_pool2d",
-      "aten::narrow",            "aten::batch_norm",      "aten::adaptive_avg_pool2d"};
+      "aten::narrow",            "aten::batch_norm",      "aten::adaptive_avg_pool2d",
+      "aten::group_norm"};
   return names.count(name) != 0;
 }
 

@@ -135,4 +135,127 @@ opal.library "aten" {
     %r, %mean, %invstd = aten.native_batch_norm %input, %weight, %bias, %running_mean, %running_var, %training, %momentum, %eps : (!opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor, i1, f64, f64) -> (!opal.tensor, !opal.tensor, !opal.tensor)
     opal.yield %r : !opal.tensor
   }
+  // Group normalization of input [N, C, *] (HxW elements per channel):
+  // per sample, each of `group` groups of C / group channels normalized by
+  // its mean and biased variance (returned as mean and 1/std, [N, group]),
+  // then weight and bias per channel. The body reshapes by N, C and HxW, so
+  // group_norm compiles per input shape.
+  opal.def "native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)"
+  opal.decomposition "native_group_norm" {
+  ^bb0(%input: !opal.tensor, %weight: !opal.tensor, %bias: !opal.tensor, %n: i64, %c: i64, %hxw: i64, %group: i64, %eps: f64):
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %c2 = arith.constant 2 : i64
+    %c4 = arith.constant 4 : i64
+    %c11 = arith.constant 11 : i64
+    %true = arith.constant true
+    %none = opal.none
+    %is = opal.shape_of %input : !opal.tensor -> !opal.list<i64>
+    %some = arith.cmpi sgt, %group, %c0 : i64
+    opal.check %some, "Expected num groups to be greater than 0, got {0}" (%group : i64)
+    %rest = arith.remsi %c, %group : i64
+    %divisible = arith.cmpi eq, %rest, %c0 : i64
+    opal.check %divisible, "Expected number of channels in input to be divisible by num_groups, but got input of shape [{0}] and num_groups={1}" (%is, %group : !opal.list<i64>, i64)
+    %no_w = opal.is_none %weight : !opal.tensor -> i1
+    %ws = opal.static_if %no_w -> !opal.list<i64> {
+      %empty = opal.list %c0 : i64 -> !opal.list<i64>
+      opal.yield %empty : !opal.list<i64>
+    } else {
+      %shape = opal.shape_of %weight : !opal.tensor -> !opal.list<i64>
+      opal.yield %shape : !opal.list<i64>
+    }
+    %code = opal.dtype_of %input, %none : !opal.tensor, !opal.none -> i64
+    opal.static_if %no_w {
+      opal.yield
+    } else {
+      %one_d = opal.has_rank %weight, 1 : !opal.tensor -> i1
+      opal.check %one_d, "Expected weight to be a vector of size equal to the number of channels in input, but got weight of shape [{0}] and input of shape [{1}]" (%ws, %is : !opal.list<i64>, !opal.list<i64>)
+      %size = opal.dim_size %weight, 0 : !opal.tensor -> i64
+      %fits = arith.cmpi eq, %size, %c : i64
+      opal.check %fits, "Expected weight to be a vector of size equal to the number of channels in input, but got weight of shape [{0}] and input of shape [{1}]" (%ws, %is : !opal.list<i64>, !opal.list<i64>)
+      opal.yield
+    }
+    // (PyTorch 1.13's message names the weight's shape here too.)
+    %no_b = opal.is_none %bias : !opal.tensor -> i1
+    opal.static_if %no_b {
+      opal.yield
+    } else {
+      %one_d = opal.has_rank %bias, 1 : !opal.tensor -> i1
+      opal.check %one_d, "Expected bias to be a vector of size equal to the number of channels in input, but got bias of shape [{0}] and input of shape [{1}]" (%ws, %is : !opal.list<i64>, !opal.list<i64>)
+      %size = opal.dim_size %bias, 0 : !opal.tensor -> i64
+      %fits = arith.cmpi eq, %size, %c : i64
+      opal.check %fits, "Expected bias to be a vector of size equal to the number of channels in input, but got bias of shape [{0}] and input of shape [{1}]" (%ws, %is : !opal.list<i64>, !opal.list<i64>)
+      opal.yield
+    }
+    %integral = arith.cmpi sle, %code, %c4 : i64
+    %is_bool = arith.cmpi eq, %code, %c11 : i64
+    %not_float = arith.ori %integral, %is_bool : i1
+    %float = arith.xori %not_float, %true : i1
+    opal.check %float, "\"GroupNormKernelImpl\" not implemented for '{0:dtype}'" (%code : i64)
+    opal.static_if %no_w {
+      opal.yield
+    } else {
+      %wc = opal.dtype_of %weight, %none : !opal.tensor, !opal.none -> i64
+      %same = arith.cmpi eq, %wc, %code : i64
+      opal.check %same, "expected scalar type {0:dtype} but found {1:dtype}" (%code, %wc : i64, i64)
+      opal.yield
+    }
+    opal.static_if %no_b {
+      opal.yield
+    } else {
+      %bc = opal.dtype_of %bias, %none : !opal.tensor, !opal.none -> i64
+      %same = arith.cmpi eq, %bc, %code : i64
+      opal.check %same, "expected scalar type {0:dtype} but found {1:dtype}" (%code, %bc : i64, i64)
+      opal.yield
+    }
+    // [N, group, C / group * HxW]: statistics over the last dim.
+    %per_group = arith.divsi %c, %group : i64
+    %per = arith.muli %per_group, %hxw : i64
+    %grouped = opal.list %n, %group, %per : i64, i64, i64 -> !opal.list<i64>
+    %x = aten.reshape %input, %grouped : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    %last = opal.list %c2 : i64 -> !opal.list<i64>
+    // An empty group's mean is 0 (its variance stays 0/0, NaN), as in PyTorch.
+    %sum = aten.sum.dim_IntList %x, %last, %true, %none : (!opal.tensor, !opal.list<i64>, i1, !opal.none) -> !opal.tensor
+    %count = opal.count %x, %last : !opal.tensor, !opal.list<i64> -> i64
+    %count1 = arith.maxsi %count, %c1 : i64
+    %mean = aten.div.Scalar %sum, %count1 : (!opal.tensor, i64) -> !opal.tensor
+    %var = aten.var.correction %x, %last, %c0, %true : (!opal.tensor, !opal.list<i64>, i64, i1) -> !opal.tensor
+    %ve = aten.add.Scalar %var, %eps, %c1 : (!opal.tensor, f64, i64) -> !opal.tensor
+    %rstd = aten.rsqrt %ve : (!opal.tensor) -> !opal.tensor
+    %centered = aten.sub.Tensor %x, %mean, %c1 : (!opal.tensor, !opal.tensor, i64) -> !opal.tensor
+    %normed3 = aten.mul.Tensor %centered, %rstd : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %normed = aten.reshape %normed3, %is : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    %dims = opal.dims_except %input, 1 : !opal.tensor -> !opal.list<i64>
+    %scaled = opal.static_if %no_w -> !opal.tensor {
+      opal.yield %normed : !opal.tensor
+    } else {
+      %w = opal.keep_dims %weight, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      %r = aten.mul.Tensor %normed, %w : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      opal.yield %r : !opal.tensor
+    }
+    %out = opal.static_if %no_b -> !opal.tensor {
+      opal.yield %scaled : !opal.tensor
+    } else {
+      %b = opal.keep_dims %bias, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      %r = aten.add.Tensor %scaled, %b, %c1 : (!opal.tensor, !opal.tensor, i64) -> !opal.tensor
+      opal.yield %r : !opal.tensor
+    }
+    %mean2 = prims.squeeze %mean, %last : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    %rstd2 = prims.squeeze %rstd, %last : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    opal.yield %out, %mean2, %rstd2 : !opal.tensor, !opal.tensor, !opal.tensor
+  }
+  opal.def "group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1.0000000000000001e-05, bool cudnn_enabled=True) -> Tensor"
+  opal.decomposition "group_norm" {
+  ^bb0(%input: !opal.tensor, %num_groups: i64, %weight: !opal.tensor, %bias: !opal.tensor, %eps: f64, %cudnn_enabled: i1):
+    %c1 = arith.constant 1 : i64
+    // A channel dim (PyTorch's message for a 1-d input).
+    %channel_dim = opal.normalize_dims %input, %c1 : !opal.tensor, i64 -> !opal.list<i64>
+    %n = opal.dim_size %input, 0 : !opal.tensor -> i64
+    %c = opal.dim_size %input, 1 : !opal.tensor -> i64
+    // HxW: the elements per channel of one sample.
+    %spatial = opal.dims_except %input, 1 {start = 2} : !opal.tensor -> !opal.list<i64>
+    %hxw = opal.count %input, %spatial : !opal.tensor, !opal.list<i64> -> i64
+    %r, %mean, %rstd = aten.native_group_norm %input, %weight, %bias, %n, %c, %hxw, %num_groups, %eps : (!opal.tensor, !opal.tensor, !opal.tensor, i64, i64, i64, i64, f64) -> (!opal.tensor, !opal.tensor, !opal.tensor)
+    opal.yield %r : !opal.tensor
+  }
 }

@@ -161,12 +161,13 @@ Expanded opal::ir::detail::expandDimsExcept(OpBuilder &b, Operation *op, ValueRa
   if (!type)
     return failure();
   int64_t skip = cast<DimsExceptOp>(op).getDim();
+  int64_t start = cast<DimsExceptOp>(op).getStart();
   if (skip < 0 || skip >= type.getRank())
     return expansionFailure(problem, "dim " + std::to_string(skip) +
                                          " is outside a tensor of rank " +
                                          std::to_string(type.getRank()));
   SmallVector<int64_t> dims;
-  for (int64_t d = 0; d < type.getRank(); ++d)
+  for (int64_t d = std::max<int64_t>(start, 0); d < type.getRank(); ++d)
     if (d != skip)
       dims.push_back(d);
   return SmallVector<Value>{constantList(b, op->getLoc(), dims)};

@@ -189,12 +189,40 @@ def batch_norm_arguments(case, name):
     return args + [False] if checked else args
 
 
+def group_norm_arguments(case, name):
+    """input [N, C, ...], groups that usually divide C, parameters of C
+    elements (sometimes not, or None). native_group_norm's N, C and HxW are
+    the input's (PyTorch 1.13 checks only their product)."""
+    rank = case.rng.choice([2, 3, 4]) if case.rng.random() < 0.95 else 1
+    shape = case.shape(rank)
+    channels = shape[1] if rank > 1 else 1
+    groups = [g for g in range(1, 6) if channels % g == 0] if channels else [1, 2, 3]
+    group = case.rng.choice(groups) if case.rng.random() < 0.85 else case.rng.randint(0, 4)
+    dtype = case.dtype()
+
+    def parameter():
+        if case.rng.random() < 0.25:
+            return None
+        size = channels if case.rng.random() < 0.9 else channels + 1
+        return case.array((size,), dtype if case.rng.random() < 0.9 else "float64")
+    eps = case.rng.choice([1e-5, 0.5])
+    if name == "group_norm":
+        return [case.array(shape, dtype), group, parameter(), parameter(), eps]
+    if rank < 2:
+        shape = (2, 2)
+        channels, group = 2, 2
+    return [case.array(shape, dtype), parameter(), parameter(), shape[0], channels,
+            int(np.prod(shape[2:])), group, eps]
+
+
 def arguments(case, overload):
     """Positional arguments for one call (numpy arrays for tensors)."""
     schema = overload._schema
     name = schema.name.split("::")[1]
     if name in ("batch_norm", "native_batch_norm"):
         return batch_norm_arguments(case, name)
+    if name in ("group_norm", "native_group_norm"):
+        return group_norm_arguments(case, name)
     args = []
     tensors = [a for a in schema.arguments if str(a.type) in ("Tensor", "Tensor?")]
     if name in MATMUL_LIKE:

@@ -71,3 +71,27 @@ def test_errors():
         with pytest.raises(RuntimeError) as error:
             call()
         assert str(error.value) == message
+
+
+@pytest.mark.parametrize("shape,groups", [((2, 6, 3, 4), 3), ((4, 6), 2), ((1, 4, 5), 4),
+                                          ((2, 6, 0), 3)])
+def test_group_norm(shape, groups):
+    x, w, b = arrays(4, shape, shape[1:2], shape[1:2])
+    got = A.group_norm(opal.tensor(x), groups, opal.tensor(w), opal.tensor(b))
+    want = torch.nn.functional.group_norm(torch.from_numpy(x), groups, torch.from_numpy(w),
+                                          torch.from_numpy(b))
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
+    out, mean, rstd = A.native_group_norm(opal.tensor(x), None, None, shape[0], shape[1],
+                                          int(np.prod(shape[2:])), groups, 1e-5)
+    theirs = torch.ops.aten.native_group_norm(torch.from_numpy(x), None, None, shape[0],
+                                              shape[1], int(np.prod(shape[2:])), groups, 1e-5)
+    for o, t in zip((out, mean, rstd), theirs):
+        np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_group_norm_errors():
+    with pytest.raises(RuntimeError) as error:
+        A.group_norm(opal.ones(2, 6, 3), 4)
+    assert str(error.value) == (
+        "aten::group_norm: in aten::native_group_norm: Expected number of channels in input to "
+        "be divisible by num_groups, but got input of shape [2, 6, 3] and num_groups=4")

@@ -31,7 +31,7 @@ GROUPS = {
     "reduce2": "prod prod.dim_int any any.dim all all.dim var.correction var.dim var std.correction "
                "std.dim std logsumexp max min argmax argmin max.dim min.dim",
     "nn": "addmm masked_fill.Scalar masked_fill.Tensor tril triu",
-    "norms": "batch_norm native_batch_norm",
+    "norms": "batch_norm native_batch_norm group_norm native_group_norm",
     "indexing": "gather index_select embedding",
     "movement": "slice.Tensor select.int narrow alias split.Tensor split_with_sizes chunk "
                 "unbind.int cat stack flip constant_pad_nd sort sort.stable topk",

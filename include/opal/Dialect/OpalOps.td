@@ -237,9 +237,12 @@ def Opal_DimsExceptOp : Opal_Op<"dims_except", [Pure, ParentOneOf<["Decompositio
     %d = opal.dims_except %x, 1 : !opal.tensor -> !opal.list<i64>
     ```
     The dims of the tensor's rank in order, without `dim` (the channels
-    batch norm keeps); `dim` must be within the rank.
+    batch norm keeps); `dim` must be within the rank. With `start`, only
+    the dims from it on (`opal.dims_except %x, 1 {start = 2}` is group
+    norm's HxW dims).
   }];
-  let arguments = (ins AnyTensorOrGeneric:$value, I64Attr:$dim);
+  let arguments = (ins AnyTensorOrGeneric:$value, I64Attr:$dim,
+                       DefaultValuedAttr<I64Attr, "0">:$start);
   let results = (outs Opal_ListType:$result);
   let assemblyFormat = "$value `,` $dim attr-dict `:` type($value) `->` qualified(type($result))";
 }
