@@ -46,6 +46,7 @@ const std::vector<library_detail::NativeKernel> &library_detail::nativeKernels()
     appendJoinKernels(all);
     appendSortKernels(all);
     appendNormKernels(all);
+    appendFactoryKernels(all);
     return all;
   }();
   return kernels;
@@ -79,7 +80,7 @@ bool compositeImplicitInPyTorch(const std::string &name) {
       "aten::var.dim",           "aten::var",             "aten::std.dim",
       "aten::std",               "aten::conv2d",          "aten::max_pool2d",
       "aten::narrow",            "aten::batch_norm",      "aten::adaptive_avg_pool2d",
-      "aten::group_norm"};
+      "aten::group_norm",        "aten::copy"};
   return names.count(name) != 0;
 }
 

@@ -4,7 +4,8 @@
 // compiles; these have native kernels: the views, which must share the
 // input's memory (ViewKernels.cpp), and the ops that take or return lists
 // of tensors, which the JIT does not compile yet (ViewKernels.cpp for the
-// splits, JoinKernels.cpp for cat and stack), sorts (SortKernels.cpp), and
+// splits, JoinKernels.cpp for cat and stack), sorts (SortKernels.cpp),
+// factories whose sizes depend on values (FactoryKernels.cpp), and
 // native_batch_norm, which updates its running statistics in place
 // (BatchNormKernel.cpp).
 //
@@ -39,6 +40,8 @@ void appendViewKernels(std::vector<NativeKernel> &kernels);
 void appendJoinKernels(std::vector<NativeKernel> &kernels);
 /// Appends sort, sort.stable and topk.
 void appendSortKernels(std::vector<NativeKernel> &kernels);
+/// Appends arange (three overloads), empty.memory_format and empty_strided.
+void appendFactoryKernels(std::vector<NativeKernel> &kernels);
 /// Appends native_batch_norm (its MLIR kernel, then the running statistics).
 void appendNormKernels(std::vector<NativeKernel> &kernels);
 

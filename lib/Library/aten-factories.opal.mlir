@@ -198,4 +198,38 @@ opal.library "aten" {
     %r = opal.to_dtype %self, %dtype : !opal.tensor, i64 -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
+  // start, start + step, ... up to end (excluded): a native kernel, as the
+  // length depends on the numbers' values. float32 if any number is a
+  // float, int64 otherwise (or dtype).
+  opal.def "arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"
+  opal.def "arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"
+  opal.def "arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"
+  // Uninitialized tensors (native kernels): contiguous, or with the given
+  // strides over a storage just large enough.
+  opal.def "empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"
+  opal.def "empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"
+  // A tensor of self's shape and dtype holding value (a Scalar, or a 0-d
+  // tensor converted to self's dtype).
+  opal.def "fill.Scalar(Tensor self, Scalar value) -> Tensor"
+  opal.decomposition "fill.Scalar" {
+  ^bb0(%self: !opal.tensor, %value: f64):
+    %none = opal.none
+    %r = aten.full_like %self, %value, %none, %none, %none, %none, %none : (!opal.tensor, f64, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "fill.Tensor(Tensor self, Tensor value) -> Tensor"
+  opal.decomposition "fill.Tensor" {
+  ^bb0(%self: !opal.tensor, %value: !opal.tensor):
+    %vs = opal.shape_of %value : !opal.tensor -> !opal.list<i64>
+    %rank = opal.list_len %vs : !opal.list<i64> -> i64
+    %c0 = arith.constant 0 : i64
+    %scalar = arith.cmpi eq, %rank, %c0 : i64
+    opal.check %scalar, "fill_ only supports 0-dimension value tensor but got tensor with {0} dimensions." (%rank : i64)
+    %none = opal.none
+    %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+    %v = opal.to_dtype %value, %code : !opal.tensor, i64 -> !opal.tensor
+    %shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %r = opal.broadcast_to %v, %shape : !opal.tensor, !opal.list<i64> -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
 }

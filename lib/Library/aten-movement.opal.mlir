@@ -173,4 +173,16 @@ opal.library "aten" {
     %r = prims.pad %self, %value, %pad : (!opal.tensor, f64, !opal.list<i64>) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
+  // self's shape and dtype with src's values (broadcast to self's shape,
+  // converted to its dtype): the functional form of self.copy_(src).
+  opal.def "copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor"
+  opal.decomposition "copy" {
+  ^bb0(%self: !opal.tensor, %src: !opal.tensor, %non_blocking: i1):
+    %none = opal.none
+    %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+    %v = opal.to_dtype %src, %code : !opal.tensor, i64 -> !opal.tensor
+    %shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %r = opal.broadcast_to %v, %shape : !opal.tensor, !opal.list<i64> -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
 }

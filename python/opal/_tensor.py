@@ -105,12 +105,13 @@ def ones(*size, dtype=None, device=None):
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None):
+    """PyTorch's torch.arange: the aten op (float32 if a number is a float,
+    int64 otherwise, unless dtype says)."""
+    from opal import ops
     if end is None:
         start, end = 0, start
-    if dtype is None:
-        integral = all(isinstance(v, numbers.Integral) for v in (start, end, step))
-        dtype = _C.int64 if integral else _C.float32
-    return _C._arange(float(start), float(end), float(step), dtype, _device(device))
+    return ops.aten.arange.start_step(start, end, step, dtype=dtype,
+                                      device=None if device is None else _device(device))
 
 
 def rand(*size, dtype=None, device=None):

@@ -34,7 +34,7 @@ GROUPS = {
     "norms": "batch_norm native_batch_norm group_norm native_group_norm",
     "indexing": "gather index_select embedding",
     "movement": "slice.Tensor select.int narrow alias split.Tensor split_with_sizes chunk "
-                "unbind.int cat stack flip constant_pad_nd sort sort.stable topk",
+                "unbind.int cat stack flip constant_pad_nd sort sort.stable topk copy",
     "conv": "conv2d convolution max_pool2d_with_indices max_pool2d avg_pool2d "
             "adaptive_avg_pool2d _adaptive_avg_pool2d",
     "shape": "transpose.int t permute unsqueeze squeeze.dim expand reshape view zeros_like "
@@ -46,7 +46,8 @@ GROUPS = {
                 "floor_divide.Scalar div.Tensor_mode div.Scalar_mode",
     "logical": "logical_and logical_or logical_xor logical_not clamp.Tensor max.other min.other",
     "factories": "full zeros ones scalar_tensor new_zeros new_ones new_full empty_like clone "
-                 "_to_copy",
+                 "_to_copy arange arange.start arange.start_step empty.memory_format "
+                 "empty_strided fill.Scalar fill.Tensor",
     "bitwise": "bitwise_and.Tensor bitwise_and.Scalar bitwise_or.Tensor bitwise_or.Scalar "
                "bitwise_xor.Tensor bitwise_xor.Scalar bitwise_not",
 }
