@@ -185,4 +185,13 @@ opal.library "aten" {
     %r = opal.broadcast_to %v, %shape : !opal.tensor, !opal.list<i64> -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
+  // self repeated repeats[d] times along each dim (more counts than dims
+  // add leading dims).
+  opal.def "repeat(Tensor self, SymInt[] repeats) -> Tensor"
+  opal.decomposition "repeat" {
+  ^bb0(%self: !opal.tensor, %repeats: !opal.list<i64>):
+    opal.check_repeats %self, %repeats : !opal.tensor, !opal.list<i64>
+    %r = prims.tile %self, %repeats : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
 }

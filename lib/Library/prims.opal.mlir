@@ -85,6 +85,10 @@ opal.library "prims" {
   opal.def "pad(Tensor a, Scalar padding_value, int[] pad) -> Tensor"
   // rev: the order of the elements along each of `dims` reversed.
   opal.def "rev(Tensor a, int[] dims) -> Tensor"
+  // tile: a repeated repeats[d] times along each dim d; more counts than
+  // dims read `a` as if it had leading dims of size 1 (a negative count
+  // counts as 0).
+  opal.def "tile(Tensor a, int[] repeats) -> Tensor"
   // Creation.
   opal.def "full(SymInt[] shape, Scalar fill_value, *, ScalarType dtype, Device device, bool requires_grad) -> Tensor"
   opal.def "iota(SymInt length, *, SymInt start, SymInt step, ScalarType dtype, Device device, bool requires_grad) -> Tensor"

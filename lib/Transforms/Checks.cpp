@@ -5,7 +5,8 @@
 // the sizes are known for the use, `arith.cmpi` of the sizes otherwise (an
 // opal.check then checks them per call). opal.check_reduction_dims becomes
 // one opal.assert per size it needs to be non-zero, opal.check_padding one
-// per dim that negative padding crops.
+// per dim that negative padding crops, opal.check_repeats one per negative
+// repeat count.
 //
 //===----------------------------------------------------------------------===//
 
@@ -239,6 +240,45 @@ Expanded opal::ir::detail::expandCheckPadding(OpBuilder &b, Operation *op, Value
                      "The input size {0}, plus negative padding {1} and {2} resulted in a "
                      "negative output size, which is invalid. Check dimension {3} of your input.",
                      values, b.getDenseI32ArrayAttr({1, 1, 1, 1}));
+  }
+  return SmallVector<Value>();
+}
+
+Expanded opal::ir::detail::expandCheckRepeats(OpBuilder &b, Operation *op, ValueRange operands,
+                                              std::string &problem) {
+  RankedTensorType type = rankedOperand(operands[0], problem);
+  if (!type)
+    return failure();
+  auto repeats = constantIntList(operands[1]);
+  if (!repeats)
+    return expansionFailure(problem, "needs constant repeats");
+  Location loc = op->getLoc();
+  int64_t rank = type.getRank(), count = static_cast<int64_t>(repeats->size());
+  if (count < rank)
+    return expansionRefusal(problem, "Number of dimensions of repeat dims can not be smaller "
+                                     "than number of dimensions of tensor");
+  // PyTorch's message prints the repeated sizes; a size known only per call
+  // prints as its count times the size, so the message names the counts.
+  std::string message = "Trying to create tensor with negative dimension: repeats [";
+  for (int64_t i = 0; i < count; ++i)
+    message += (i ? ", " : "") + std::to_string((*repeats)[i]);
+  message += "] of a tensor of shape [{0}]";
+  SmallVector<Value> shape;
+  for (int64_t d = 0; d < rank; ++d)
+    shape.push_back(sizeOf(b, loc, operands[0], d));
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t r = (*repeats)[i];
+    if (r >= 0)
+      continue;
+    int64_t d = i - (count - rank);
+    // A new leading dim has size 1; a tensor dim passes only if empty.
+    Value fits = d < 0 || !type.isDynamicDim(d)
+                     ? constantBool(b, loc, d >= 0 && type.getDimSize(d) == 0)
+                     : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, shape[d],
+                                             constantI64(b, loc, 0))
+                           .getResult();
+    AssertOp::create(b, loc, fits, message, shape,
+                     b.getDenseI32ArrayAttr({static_cast<int32_t>(rank)}));
   }
   return SmallVector<Value>();
 }

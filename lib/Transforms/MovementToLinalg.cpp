@@ -1,6 +1,6 @@
 //===- MovementToLinalg.cpp - Prims that move elements, to linalg ---------===//
 //
-// prims.slice_in_dim, prims.select_in_dim, prims.pad and prims.rev: each a linalg.generic over
+// prims.slice_in_dim, prims.select_in_dim, prims.pad, prims.rev and prims.tile: each a linalg.generic over
 // its result that reads the element it needs with tensor.extract at
 // coordinates computed from linalg.index. Nothing is read outside the
 // input: a slice's bounds are clamped into the dim first, and a select or
@@ -261,6 +261,50 @@ LogicalResult lowerRev(Operation *op, PatternRewriter &rewriter) {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// tile
+//===----------------------------------------------------------------------===//
+
+std::string tileProblem(Operation *op) {
+  auto input = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  auto repeats = constantIntList(op->getOperand(1));
+  if (!input || !result || input.getElementType() != result.getElementType())
+    return "needs a ranked input and a result of its element type";
+  if (!repeats || static_cast<int64_t>(repeats->size()) < input.getRank() ||
+      static_cast<int64_t>(repeats->size()) != result.getRank())
+    return "needs constant repeats, one per dimension of the result (at least the input's)";
+  return "";
+}
+
+LogicalResult lowerTile(Operation *op, PatternRewriter &rewriter) {
+  Location loc = op->getLoc();
+  Value a = op->getOperand(0);
+  int64_t rank = cast<RankedTensorType>(a.getType()).getRank();
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<int64_t> repeats = *constantIntList(op->getOperand(1));
+  int64_t lead = resultType.getRank() - rank;
+  OpBuilder &b = rewriter;
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < resultType.getRank(); ++d)
+    if (resultType.isDynamicDim(d))
+      sizes.push_back(arith::MulIOp::create(b, loc, tensor::DimOp::create(b, loc, a, d - lead),
+                                            arith::ConstantIndexOp::create(
+                                                b, loc, std::max<int64_t>(repeats[d], 0))));
+  Value result = generateTensor(
+      b, loc, resultType, sizes, [&](OpBuilder &inner, Location l, ArrayRef<Value> coords) {
+        // Leading dims are new (size 1); the result has elements only where
+        // every size is nonzero.
+        SmallVector<Value> at;
+        for (int64_t d = 0; d < rank; ++d)
+          at.push_back(arith::RemUIOp::create(inner, l, coords[d + lead],
+                                              tensor::DimOp::create(inner, l, a, d)));
+        return tensor::ExtractOp::create(inner, l, a, at).getResult();
+      });
+  rewriter.replaceOp(op, result);
+  return success();
+}
+
 } // namespace
 
 const llvm::StringMap<PrimLowering> &opal::ir::detail::movementLowerings() {
@@ -269,6 +313,7 @@ const llvm::StringMap<PrimLowering> &opal::ir::detail::movementLowerings() {
       {"prims.select_in_dim", {selectProblem, lowerSelect}},
       {"prims.pad", {padProblem, lowerPad}},
       {"prims.rev", {revProblem, lowerRev}},
+      {"prims.tile", {tileProblem, lowerTile}},
   };
   return table;
 }

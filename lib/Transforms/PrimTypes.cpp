@@ -165,6 +165,21 @@ FailureOr<SmallVector<Type>> opal::ir::inferPrimResultTypes(Operation *op,
         shape[d] = std::max<int64_t>(shape[d] + low[d] + high[d], 0);
     return SmallVector<Type>{RankedTensorType::get(shape, type.getElementType())};
   }
+  if (name == "prims.tile") {
+    auto type = dyn_cast<RankedTensorType>(operands[0].getType());
+    auto repeats = constantIntList(operands[1]);
+    if (!type || !repeats || static_cast<int64_t>(repeats->size()) < type.getRank())
+      return fail(problem, "needs a ranked tensor and constant repeats, at least one per "
+                           "dimension");
+    int64_t lead = static_cast<int64_t>(repeats->size()) - type.getRank();
+    SmallVector<int64_t> shape;
+    for (int64_t d = 0; d < static_cast<int64_t>(repeats->size()); ++d) {
+      int64_t size = d < lead ? 1 : type.getDimSize(d - lead);
+      shape.push_back(ShapedType::isDynamic(size) ? size
+                                                  : size * std::max<int64_t>((*repeats)[d], 0));
+    }
+    return SmallVector<Type>{RankedTensorType::get(shape, type.getElementType())};
+  }
   if (name == "prims.rev") {
     auto type = dyn_cast<RankedTensorType>(operands[0].getType());
     if (!type)

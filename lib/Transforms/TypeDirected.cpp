@@ -156,6 +156,7 @@ const llvm::StringMap<Expander> &expanders() {
     t[ListItemOp::getOperationName()] = expandListItem;
     t[CheckReductionDimsOp::getOperationName()] = expandCheckReductionDims;
     t[CheckPaddingOp::getOperationName()] = expandCheckPadding;
+    t[CheckRepeatsOp::getOperationName()] = expandCheckRepeats;
     return t;
   }();
   return table;

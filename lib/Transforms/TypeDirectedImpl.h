@@ -88,6 +88,7 @@ OPAL_EXPANDER(expandSizeAt);
 OPAL_EXPANDER(expandListItem);
 OPAL_EXPANDER(expandCheckReductionDims);
 OPAL_EXPANDER(expandCheckPadding);
+OPAL_EXPANDER(expandCheckRepeats);
 OPAL_EXPANDER(expandDimsExcept);
 // TypeDirected.cpp (conditions for opal.static_if)
 OPAL_EXPANDER(expandIsNone);

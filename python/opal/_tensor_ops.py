@@ -458,6 +458,7 @@ _METHODS = {
     "tril": lambda s, diagonal=0: A.tril(s, diagonal),
     "triu": lambda s, diagonal=0: A.triu(s, diagonal),
     "masked_fill": _masked_fill, "flip": _flip, "sort": _sort, "topk": _topk,
+    "repeat": lambda s, *repeats: A.repeat(s, _size_list(repeats)),
     "gather": lambda s, dim, index: A.gather(s, dim, index),
     "index_select": lambda s, dim, index: A.index_select(s, dim, index),
     "new_zeros": lambda s, *size, dtype=None: A.new_zeros(s, _size_list(size), dtype=dtype),

@@ -302,6 +302,10 @@ def arguments(case, overload):
             if case.rng.random() < 0.2:
                 sizes.append(case.rng.choice([-1, 1, 2]))
             args.append(sizes)
+        elif arg.name == "repeats":
+            rank = first.ndim if first is not None else 0
+            count = max(0, rank + case.rng.choice([0, 0, 1, 2, -1]))
+            args.append([case.rng.choice([0, 1, 2, 3, 1, 2, -1]) for _ in range(count)])
         elif kind == "int[]" and arg.name == "pad":
             rank = first.ndim if first is not None else 0
             pairs = case.rng.randint(0, rank + (1 if case.rng.random() < 0.1 else 0))

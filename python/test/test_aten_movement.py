@@ -228,3 +228,15 @@ def test_eager_spellings():
     np.testing.assert_array_equal(opal.cat([x, x], 1).numpy(), np.concatenate([array((4, 6))] * 2, 1))
     assert opal.concat((x, x)).shape == (8, 6)
     assert opal.stack([x, x], -1).shape == (4, 6, 2)
+
+
+def test_repeat():
+    a = array((2, 3))
+    x = opal.tensor(a)
+    np.testing.assert_array_equal(A.repeat(x, [2, 1, 2]).numpy(), np.tile(a, (2, 1, 2)))
+    np.testing.assert_array_equal(x.repeat(2, 1).numpy(), np.tile(a, (2, 1)))
+    assert A.repeat(opal.zeros(0, 2), [-1, 2]).shape == (0, 4)  # PyTorch: -1 * 0 is 0
+    raises(lambda: A.repeat(x, [2]), "aten::repeat: Number of dimensions of repeat dims can "
+           "not be smaller than number of dimensions of tensor")
+    raises(lambda: A.repeat(x, [-1, 1]), "aten::repeat: Trying to create tensor with negative "
+           "dimension: repeats [-1, 1] of a tensor of shape [2, 3] (argument 'self')")

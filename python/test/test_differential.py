@@ -34,7 +34,7 @@ GROUPS = {
     "norms": "batch_norm native_batch_norm group_norm native_group_norm",
     "indexing": "gather index_select embedding",
     "movement": "slice.Tensor select.int narrow alias split.Tensor split_with_sizes chunk "
-                "unbind.int cat stack flip constant_pad_nd sort sort.stable topk copy",
+                "unbind.int cat stack flip constant_pad_nd sort sort.stable topk copy repeat",
     "conv": "conv2d convolution max_pool2d_with_indices max_pool2d avg_pool2d "
             "adaptive_avg_pool2d _adaptive_avg_pool2d",
     "shape": "transpose.int t permute unsqueeze squeeze.dim expand reshape view zeros_like "

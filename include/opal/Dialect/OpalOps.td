@@ -461,6 +461,22 @@ def Opal_CheckPaddingOp : Opal_Op<"check_padding", [ParentOneOf<["DecompositionO
   let assemblyFormat = "$value `,` $pad attr-dict `:` type($value) `,` qualified(type($pad))";
 }
 
+def Opal_CheckRepeatsOp : Opal_Op<"check_repeats", [ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
+  let summary = "refuses repeat counts that give a dim a negative size";
+  let description = [{
+    ```mlir
+    opal.check_repeats %self, %repeats : !opal.tensor, !opal.list<i64>
+    ```
+    aten.repeat's check: `repeats` has at least the tensor's rank, and each
+    repeated size (the tensor's sizes right-aligned, 1 for the leading new
+    dims) times its count is not negative, as PyTorch 1.13 computes it (a
+    negative count of a size-0 dim gives 0). Becomes one `opal.assert` per
+    size only known per call.
+  }];
+  let arguments = (ins AnyTensorOrGeneric:$value, Opal_ListType:$repeats);
+  let assemblyFormat = "$value `,` $repeats attr-dict `:` type($value) `,` qualified(type($repeats))";
+}
+
 def Opal_ShapeOfOp : Opal_Op<"shape_of", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
   let summary = "the shape of a tensor as a shape list";
   let description = [{
