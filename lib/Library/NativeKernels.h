@@ -5,7 +5,8 @@
 // input's memory (ViewKernels.cpp), and the ops that take or return lists
 // of tensors, which the JIT does not compile yet (ViewKernels.cpp for the
 // splits, JoinKernels.cpp for cat and stack), sorts (SortKernels.cpp),
-// factories whose sizes depend on values (FactoryKernels.cpp), and
+// factories whose sizes depend on values (FactoryKernels.cpp), results that
+// depend on the data (DataKernels.cpp), and
 // native_batch_norm, which updates its running statistics in place
 // (BatchNormKernel.cpp).
 //
@@ -42,6 +43,8 @@ void appendJoinKernels(std::vector<NativeKernel> &kernels);
 void appendSortKernels(std::vector<NativeKernel> &kernels);
 /// Appends arange (three overloads), empty.memory_format and empty_strided.
 void appendFactoryKernels(std::vector<NativeKernel> &kernels);
+/// Appends nonzero and _local_scalar_dense.
+void appendDataKernels(std::vector<NativeKernel> &kernels);
 /// Appends native_batch_norm (its MLIR kernel, then the running statistics).
 void appendNormKernels(std::vector<NativeKernel> &kernels);
 

@@ -3,8 +3,9 @@
 // Views share the input's memory, so they are native kernels (as PyTorch's
 // are CompositeExplicitAutograd): a new TensorImpl over the same storage.
 // Their MLIR definitions (which compute copies, which no composite can tell
-// apart) are what composites compile through. The splits return lists of
-// views; PyTorch's checks and messages.
+// apart) are what composites compile through; as_strided and diagonal have
+// none yet. The splits return lists of views; PyTorch's checks and
+// messages.
 //
 //===----------------------------------------------------------------------===//
 
@@ -127,6 +128,62 @@ Tensors unbind(const Tensor &self, int64_t dim) {
   return result;
 }
 
+/// PyTorch's check that a view stays inside its storage.
+Tensor asStrided(const Tensor &self, const Sizes &sizes, const Sizes &strides,
+                 std::optional<int64_t> storageOffset) {
+  if (sizes.size() != strides.size())
+    throw OpalError("mismatch in length of strides and shape");
+  for (int64_t size : sizes)
+    if (size < 0)
+      throw OpalError("Trying to create tensor with negative dimension " + std::to_string(size) +
+                      ": " + listText(sizes));
+  for (int64_t stride : strides)
+    if (stride < 0)
+      throw OpalError("as_strided: Negative strides are not supported at the moment, got "
+                      "strides: " + listText(strides));
+  int64_t offset = storageOffset.value_or(self.storageOffset());
+  if (offset < 0)
+    throw OpalError("Tensor: invalid storage offset " + std::to_string(offset));
+  if (self.device().isMeta())
+    return self.asStrided(DimVector(sizes), DimVector(strides), offset);
+  size_t item = elementSize(self.dtype());
+  std::optional<size_t> needed = storageBytesFor(sizes, strides, offset, item);
+  size_t available = self.impl()->storage() ? self.impl()->storage()->nbytes() : 0;
+  if (!needed || *needed > available)
+    throw OpalError("setStorage: sizes " + listText(sizes) + ", strides " + listText(strides) +
+                    ", storage offset " + std::to_string(offset) + ", and itemsize " +
+                    std::to_string(item) + " requiring a storage size of " +
+                    (needed ? std::to_string(*needed) : std::string("more than 2^64")) +
+                    " are out of bounds for storage of size " + std::to_string(available));
+  return self.asStrided(DimVector(sizes), DimVector(strides), offset);
+}
+
+Tensor diagonal(const Tensor &self, int64_t offset, int64_t dim1, int64_t dim2) {
+  int64_t rank = self.dim();
+  int64_t d1 = wrapDim(dim1, rank), d2 = wrapDim(dim2, rank);
+  if (d1 == d2)
+    throw OpalError("diagonal dimensions cannot be identical " + std::to_string(dim1) + ", " +
+                    std::to_string(dim2));
+  int64_t length, start = self.storageOffset();
+  int64_t size1 = self.size(d1), size2 = self.size(d2);
+  // Without overflow: an offset past either size leaves an empty diagonal.
+  if (offset >= 0)
+    length = offset >= size2 ? 0 : std::max<int64_t>(std::min(size1, size2 - offset), 0);
+  else
+    length = -offset >= size1 ? 0 : std::max<int64_t>(std::min(size1 + offset, size2), 0);
+  if (length > 0)
+    start += offset >= 0 ? offset * self.strides()[d2] : -offset * self.strides()[d1];
+  DimVector sizes, strides;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != d1 && d != d2) {
+      sizes.push_back(self.size(d));
+      strides.push_back(self.strides()[d]);
+    }
+  sizes.push_back(length);
+  strides.push_back(self.strides()[d1] + self.strides()[d2]);
+  return self.asStrided(std::move(sizes), std::move(strides), start);
+}
+
 } // namespace
 
 void opal::library_detail::appendViewKernels(std::vector<NativeKernel> &kernels) {
@@ -166,6 +223,9 @@ void opal::library_detail::appendViewKernels(std::vector<NativeKernel> &kernels)
   view("aten::alias", [](const Tensor &self) {
     return self.asStrided(self.sizes(), self.strides(), self.storageOffset());
   });
+  // Views without an MLIR definition (composites reaching them run op by op).
+  views("aten::as_strided", asStrided);
+  views("aten::diagonal", diagonal);
   views("aten::split.Tensor", split);
   views("aten::split_with_sizes", splitWithSizes);
   // chunk is CompositeImplicitAutograd in PyTorch.

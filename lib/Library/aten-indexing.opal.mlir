@@ -123,4 +123,9 @@ opal.library "aten" {
     %r = prims.take %weight, %c0, %i64 : (!opal.tensor, i64, !opal.tensor) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
+  // The coordinates of the nonzero elements, one row each ([n, rank],
+  // int64): a native kernel, as n depends on the data.
+  opal.def "nonzero(Tensor self) -> Tensor"
+  // The first element as a Python number (what Tensor.item() reads): native.
+  opal.def "_local_scalar_dense(Tensor self) -> Scalar"
 }

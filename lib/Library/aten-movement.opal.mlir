@@ -116,6 +116,11 @@ opal.library "aten" {
   ^bb0(%self: !opal.tensor):
     opal.yield %self : !opal.tensor
   }
+  // A view of self's storage with the given sizes, strides and offset (which
+  // must stay inside the storage); the diagonal of dims dim1 and dim2 (both
+  // removed, the diagonal last). Native kernels without MLIR bodies yet.
+  opal.def "as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"
+  opal.def "diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"
   // Lists of views along dim: pieces of split_size (the last may be
   // smaller), of the given sizes, `chunks` pieces of ceil(size / chunks),
   // or every index (unbind, which removes dim).

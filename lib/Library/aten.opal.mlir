@@ -190,6 +190,25 @@ opal.library "aten" {
     %r = prims.pow %x, %y : (!opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
+  // A number raised to each element of a tensor.
+  opal.def "pow.Scalar(Scalar self, Tensor exponent) -> Tensor"
+  opal.decomposition "pow.Scalar" {
+  ^bb0(%self: f64, %exponent: !opal.tensor):
+    %none = opal.none
+    %code = opal.dtype_of %exponent, %none : !opal.tensor, !opal.none -> i64
+    %scode = opal.dtype_of %self, %none : f64, !opal.none -> i64
+    %c11 = arith.constant 11 : i64
+    %tbool = arith.cmpi eq, %code, %c11 : i64
+    %sbool = arith.cmpi eq, %scode, %c11 : i64
+    %both = arith.andi %tbool, %sbool : i1
+    %true = arith.constant true
+    %not_both = arith.xori %both, %true : i1
+    opal.check %not_both, "\"pow\" not implemented for 'Bool'"
+    %b, %a = opal.promote %exponent, %self : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
+    %y, %x = opal.broadcast_tensors %b, %a : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %r = prims.pow %x, %y : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
   opal.def "pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor"
   opal.decomposition "pow.Tensor_Scalar" {
   ^bb0(%self: !opal.tensor, %other: f64):

@@ -312,6 +312,15 @@ void opal::python::bindDispatch(py::module_ &m) {
     return findOpOrThrow(name).dumpComputedTable();
   });
   m.def("_dispatch_dump", [](const std::string &name) { return findOpOrThrow(name).dumpState(); });
+  // What runs a call of `name` on the CPU: "mlir" (a kernel the JIT
+  // compiles from the op's MLIR definition), "native" (C++, or Python), or
+  // "" when no kernel does.
+  m.def("_cpu_kernel_kind", [](const std::string &name) -> std::string {
+    const KernelFunction &kernel = findOpOrThrow(name).entry().tableEntry(DispatchKey::CPU);
+    if (!kernel.isValid())
+      return "";
+    return jit::MlirKernel::isMlirKernel(kernel) ? "mlir" : "native";
+  });
   m.def("_dispatch_has_kernel_for_dispatch_key", [](const std::string &name, const std::string &key) {
     return findOpOrThrow(name).hasKernelForDispatchKey(keyFromString(key));
   });

@@ -440,9 +440,10 @@ def pytorch_bug(name, values, their_error):
 
 def opal_stricter(error):
     """Checks opal makes on every call that PyTorch 1.13 makes only on some
-    of its backends' paths: a convolution's bias must have the input's
-    dtype."""
-    return "and bias type" in error
+    of its backends' paths, or not at all: a convolution's bias must have
+    the input's dtype; _local_scalar_dense of an empty tensor (PyTorch reads
+    past its end) raises."""
+    return "and bias type" in error or "0 elements cannot be converted to Scalar" in error
 
 
 def dtype_error_on_empty(error, values):
@@ -498,6 +499,12 @@ def compare(ours, theirs, values_matter=True):
             if (problem := compare(o, t)):
                 return problem
         return None
+    if isinstance(theirs, (bool, int, float)):  # a Python number (_local_scalar_dense)
+        if type(ours) is not type(theirs):
+            return f"{type(ours).__name__} {ours!r}, PyTorch {type(theirs).__name__} {theirs!r}"
+        same = ours == theirs or (ours != ours and theirs != theirs)
+        return None if same or (isinstance(ours, float) and abs(ours - theirs) <= 1e-6 *
+                                max(1.0, abs(theirs))) else f"{ours!r}, PyTorch {theirs!r}"
     got = np.asarray(ours)
     want = theirs.numpy()
     if got.shape != want.shape:

@@ -20,7 +20,8 @@ pytest.importorskip("torch", reason="PyTorch 1.13 is the behavioural reference")
 HERE = os.path.dirname(os.path.abspath(__file__))
 GROUPS = {
     "binary": "add.Tensor add.Scalar sub.Tensor sub.Scalar mul.Tensor mul.Scalar div.Tensor "
-              "div.Scalar pow.Tensor_Tensor pow.Tensor_Scalar maximum minimum rsub.Scalar "
+              "div.Scalar pow.Tensor_Tensor pow.Tensor_Scalar pow.Scalar maximum minimum "
+              "rsub.Scalar "
               "where.self",
     "compare": "eq.Tensor eq.Scalar ne.Tensor ne.Scalar lt.Tensor lt.Scalar le.Tensor "
                "le.Scalar gt.Tensor gt.Scalar ge.Tensor ge.Scalar",
@@ -32,9 +33,10 @@ GROUPS = {
                "std.dim std logsumexp max min argmax argmin max.dim min.dim",
     "nn": "addmm masked_fill.Scalar masked_fill.Tensor tril triu",
     "norms": "batch_norm native_batch_norm group_norm native_group_norm",
-    "indexing": "gather index_select embedding",
+    "indexing": "gather index_select embedding nonzero _local_scalar_dense",
     "movement": "slice.Tensor select.int narrow alias split.Tensor split_with_sizes chunk "
-                "unbind.int cat stack flip constant_pad_nd sort sort.stable topk copy repeat",
+                "unbind.int cat stack flip constant_pad_nd sort sort.stable topk copy repeat "
+                "as_strided diagonal",
     "conv": "conv2d convolution max_pool2d_with_indices max_pool2d avg_pool2d "
             "adaptive_avg_pool2d _adaptive_avg_pool2d",
     "shape": "transpose.int t permute unsqueeze squeeze.dim expand reshape view zeros_like "

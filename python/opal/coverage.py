@@ -1,0 +1,153 @@
+"""PyTorch's Core ATen operator set and what opal has of it.
+
+    python -m opal.coverage            # the table, as markdown
+    python -m opal.coverage --missing  # only the ops opal lacks, with why
+
+The list is the "Core Aten IR" table of PyTorch's torch.compiler_ir
+documentation (the ops tagged `core` in native_functions.yaml, PyTorch 2.x).
+For each op the table says whether opal.ops.aten defines it, what runs it
+on the CPU (`mlir`: one kernel the JIT compiles from the op's MLIR
+definition, for CPU and CUDA; `native`: a C++ kernel), and on which devices.
+docs/coverage.md is this module's output (a test keeps it so).
+"""
+
+import argparse
+import sys
+
+CORE_ATEN = """
+_adaptive_avg_pool2d _adaptive_avg_pool2d_backward _adaptive_avg_pool3d _cdist_forward
+_embedding_bag _local_scalar_dense _log_softmax _native_batch_norm_legit
+_native_batch_norm_legit.no_stats _native_batch_norm_legit_no_training _pdist_forward
+_softmax _to_copy abs acos acosh adaptive_avg_pool1d add.Scalar add.Tensor addmm alias amax
+amin any any.dim any.dims arange.start_step argmax argmin as_strided asin asinh atan atan2
+atanh avg_pool1d avg_pool2d avg_pool2d_backward avg_pool3d bitwise_and.Scalar
+bitwise_and.Tensor bitwise_not bitwise_or.Scalar bitwise_or.Tensor bitwise_xor.Scalar
+bitwise_xor.Tensor bmm cat ceil clamp clamp.Tensor clone col2im constant_pad_nd convolution
+convolution_backward copy cos cosh cumsum diagonal div.Scalar div.Scalar_mode div.Tensor
+div.Tensor_mode embedding embedding_dense_backward empty.memory_format empty_strided eq.Scalar
+eq.Tensor erf exp expand expm1 fill.Scalar flip floor fmod.Scalar fmod.Tensor full full_like
+gather ge.Scalar ge.Tensor gelu grid_sampler_2d gt.Scalar gt.Tensor hardtanh index.Tensor
+index_put index_select isinf isnan le.Scalar le.Tensor leaky_relu log log10 log1p log2
+logical_and logical_not logical_or logical_xor lt.Scalar lt.Tensor masked_scatter max.dim
+max_pool2d_with_indices max_pool2d_with_indices_backward max_pool3d_with_indices maximum mean
+mean.dim min.dim minimum mm mul.Scalar mul.Tensor native_dropout native_group_norm
+native_group_norm_backward native_layer_norm native_layer_norm_backward ne.Scalar ne.Tensor
+neg nonzero permute pow.Scalar pow.Tensor_Scalar pow.Tensor_Tensor prod prod.dim_int rand randn
+randperm reciprocal reflection_pad1d reflection_pad2d reflection_pad3d relu remainder.Scalar
+remainder.Tensor repeat replication_pad2d replication_pad3d resize_ round rsqrt scalar_tensor
+scatter.src scatter.value scatter_add scatter_reduce.two select.int select_scatter sigmoid sign
+sin sinh slice.Tensor slice_scatter sort split_with_sizes sqrt squeeze.dim squeeze.dims
+sub.Scalar sub.Tensor sum.dim_IntList sym_numel sym_size.int sym_storage_offset
+sym_stride.int tan tanh topk trunc unsqueeze upsample_bilinear2d.vec upsample_nearest2d.vec
+var.correction var.dim view where.self
+""".split()
+
+# Why an op is missing: not yet built, or not applicable to opal.
+_BACKWARD = "a derivative formula: autograd (issue 21)"
+_RANDOM = "random: needs the counter-based (Philox) generator, not built yet"
+MISSING = {
+    "_adaptive_avg_pool2d_backward": _BACKWARD,
+    "avg_pool2d_backward": _BACKWARD,
+    "convolution_backward": _BACKWARD,
+    "embedding_dense_backward": _BACKWARD,
+    "max_pool2d_with_indices_backward": _BACKWARD,
+    "native_group_norm_backward": _BACKWARD,
+    "native_layer_norm_backward": _BACKWARD,
+    "_native_batch_norm_legit": "PyTorch 2's name; PyTorch 1.13 (the reference) has "
+                                "native_batch_norm, which opal defines",
+    "_native_batch_norm_legit.no_stats": "PyTorch 2's name (native_batch_norm in 1.13)",
+    "_native_batch_norm_legit_no_training": "PyTorch 2's name (native_batch_norm in 1.13)",
+    "any.dims": "PyTorch 2's overload (1.13 has any.dim, which opal defines)",
+    "squeeze.dims": "PyTorch 2's overload (1.13 has squeeze.dim, which opal defines)",
+    "sym_numel": "symbolic shapes (torch.SymInt) only: opal's sizes are plain ints",
+    "sym_size.int": "symbolic shapes (torch.SymInt) only: opal's sizes are plain ints",
+    "sym_storage_offset": "symbolic shapes (torch.SymInt) only",
+    "sym_stride.int": "symbolic shapes (torch.SymInt) only",
+    "resize_": "in place on its input's storage: opal's aten ops are functional",
+    "native_dropout": _RANDOM,
+    "rand": _RANDOM,
+    "randn": _RANDOM,
+    "randperm": _RANDOM,
+    "_adaptive_avg_pool3d": "3-d pooling: not built yet (the 2-d forms are)",
+    "avg_pool3d": "3-d pooling: not built yet (the 2-d forms are)",
+    "max_pool3d_with_indices": "3-d pooling: not built yet (the 2-d forms are)",
+    "adaptive_avg_pool1d": "1-d pooling: not built yet (the 2-d forms are)",
+    "avg_pool1d": "1-d pooling: not built yet (the 2-d forms are)",
+    "index.Tensor": "indexing by tensors (Tensor?[] arguments): not built yet",
+    "index_put": "indexing by tensors (Tensor?[] arguments): not built yet",
+    "masked_scatter": "a scatter: not built yet",
+    "scatter.src": "a scatter: not built yet",
+    "scatter.value": "a scatter: not built yet",
+    "scatter_add": "a scatter: not built yet",
+    "scatter_reduce.two": "a scatter: not built yet",
+    "select_scatter": "a scatter: not built yet",
+    "slice_scatter": "a scatter: not built yet",
+    "cumsum": "a scan: not built yet",
+    "nonzero": "data-dependent size (a native kernel): not built yet",
+    "diagonal": "a strided view: not built yet",
+    "as_strided": "a strided view: not built yet",
+    "_local_scalar_dense": "returns a Python number: not built yet (Tensor.item() is native)",
+    "_embedding_bag": "not built yet",
+    "_cdist_forward": "not built yet",
+    "_pdist_forward": "not built yet",
+    "col2im": "not built yet",
+    "grid_sampler_2d": "not built yet",
+    "pow.Scalar": "not built yet (pow.Tensor_Scalar and pow.Tensor_Tensor are)",
+    "reflection_pad1d": "not built yet (constant_pad_nd is)",
+    "reflection_pad2d": "not built yet (constant_pad_nd is)",
+    "reflection_pad3d": "not built yet (constant_pad_nd is)",
+    "replication_pad2d": "not built yet (constant_pad_nd is)",
+    "replication_pad3d": "not built yet (constant_pad_nd is)",
+    "upsample_bilinear2d.vec": "not built yet",
+    "upsample_nearest2d.vec": "not built yet",
+}
+
+# Where native kernels run (MLIR ones compile for the CPU and for CUDA).
+NATIVE_DEVICES = {
+    "sort": "CPU, CUDA (sorted on the host), meta",
+    "topk": "CPU, CUDA (sorted on the host), meta",
+    "arange.start_step": "CPU, CUDA (filled on the host), meta",
+    "native_batch_norm": "CPU, CUDA, meta (running statistics updated on the host)",
+}
+
+
+def rows():
+    """(op, status, kernel, devices) for every Core ATen op."""
+    from opal import _C
+    for op in CORE_ATEN:
+        name = "aten::" + op
+        try:
+            kind = _C._cpu_kernel_kind(name)
+        except RuntimeError:
+            kind = None
+        if kind is None or kind == "":
+            yield op, "missing", "", MISSING.get(op, "not built yet")
+            continue
+        devices = ("CPU, CUDA, meta" if kind == "mlir"
+                   else NATIVE_DEVICES.get(op, "CPU, CUDA, meta"))
+        yield op, "yes", kind, devices
+
+
+def markdown(missing_only=False):
+    lines = ["| op | in opal | kernel | devices, or why not |", "|---|---|---|---|"]
+    count = have = 0
+    for op, status, kind, where in rows():
+        count += 1
+        have += status == "yes"
+        if missing_only and status == "yes":
+            continue
+        lines.append(f"| `{op}` | {status} | {kind} | {where} |")
+    summary = f"opal defines {have} of the {count} Core ATen ops."
+    return summary + "\n\n" + "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--missing", action="store_true", help="only the ops opal lacks")
+    args = parser.parse_args(argv)
+    sys.stdout.write(markdown(args.missing))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
