@@ -245,6 +245,10 @@ opal::ir::splitEntryPoints(ModuleOp module, unsigned outputAlignment, std::strin
     func::ReturnOp::create(b, loc);
     shapesReturn.erase();
     retypeToBlockArguments(shapes, {});
+    // What computation stays there reads its inputs, never updates them.
+    for (unsigned i = 0; i + 1 < body.getNumArguments(); ++i)
+      if (isa<TensorType>(body.getArgument(i).getType()))
+        shapes.setArgAttr(i, "bufferization.writable", b.getBoolAttr(false));
   }
 
   // opal_kernel(inputs..., outputs...): each result is materialized in an
@@ -266,6 +270,11 @@ opal::ir::splitEntryPoints(ModuleOp module, unsigned outputAlignment, std::strin
   for (unsigned i = 0; i < body.getNumArguments(); ++i)
     if (isa<BaseMemRefType, TensorType>(body.getArgument(i).getType()))
       kernel.setArgAttr(i, "llvm.noalias", b.getUnitAttr());
+  // Inputs are the caller's tensors: bufferization copies one before any
+  // op updates it in place (a scatter's loop), instead of writing into it.
+  for (unsigned i = 0; i < body.getNumArguments() - outputs.size(); ++i)
+    if (isa<TensorType>(body.getArgument(i).getType()))
+      kernel.setArgAttr(i, "bufferization.writable", b.getBoolAttr(false));
   // Outputs are allocated whole, so they start where their allocation does.
   if (outputAlignment)
     for (unsigned i = body.getNumArguments() - outputs.size(); i < body.getNumArguments(); ++i)

@@ -128,4 +128,119 @@ opal.library "aten" {
   opal.def "nonzero(Tensor self) -> Tensor"
   // The first element as a Python number (what Tensor.item() reads): native.
   opal.def "_local_scalar_dense(Tensor self) -> Scalar"
+  // self with src's elements written at the positions index names along dim
+  // (the last write wins), or a value everywhere index names; scatter_add
+  // adds them, scatter_reduce combines them. Out-of-range indices raise
+  // after the call and write nothing.
+  opal.def "scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor"
+  opal.decomposition "scatter.src" {
+  ^bb0(%self: !opal.tensor, %dim: i64, %index: !opal.tensor, %src: !opal.tensor):
+    %reduce = opal.str "none"
+    %true = arith.constant true
+    %r = aten.scatter_reduce.two %self, %dim, %index, %src, %reduce, %true : (!opal.tensor, i64, !opal.tensor, !opal.tensor, !opal.str, i1) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor"
+  opal.decomposition "scatter.value" {
+  ^bb0(%self: !opal.tensor, %dim: i64, %index: !opal.tensor, %value: f64):
+    // src: the value in self's dtype, of index's shape.
+    %none = opal.none
+    %shape = opal.shape_of %index : !opal.tensor -> !opal.list<i64>
+    %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+    %cpu = opal.device "cpu"
+    %false = arith.constant false
+    %src = prims.full %shape, %value, %code, %cpu, %false : (!opal.list<i64>, f64, i64, !opal.device, i1) -> !opal.tensor
+    %reduce = opal.str "none"
+    %true = arith.constant true
+    %r = aten.scatter_reduce.two %self, %dim, %index, %src, %reduce, %true : (!opal.tensor, i64, !opal.tensor, !opal.tensor, !opal.str, i1) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor"
+  opal.decomposition "scatter_add" {
+  ^bb0(%self: !opal.tensor, %dim: i64, %index: !opal.tensor, %src: !opal.tensor):
+    %reduce = opal.str "sum"
+    %true = arith.constant true
+    %r = aten.scatter_reduce.two %self, %dim, %index, %src, %reduce, %true : (!opal.tensor, i64, !opal.tensor, !opal.tensor, !opal.str, i1) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  // reduce is "sum", "prod", "mean", "amax" or "amin" (opal also takes
+  // "none": scatter's own). With include_self=False an element some index
+  // names starts from the first value written there, not self's.
+  opal.def "scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor"
+  opal.decomposition "scatter_reduce.two" {
+  ^bb0(%self: !opal.tensor, %dim: i64, %index: !opal.tensor, %src: !opal.tensor, %reduce: !opal.str, %include_self: i1):
+    %is_none = opal.str_eq %reduce, "none" : !opal.str -> i1
+    %is_sum = opal.str_eq %reduce, "sum" : !opal.str -> i1
+    %is_prod = opal.str_eq %reduce, "prod" : !opal.str -> i1
+    %is_mean = opal.str_eq %reduce, "mean" : !opal.str -> i1
+    %is_amax = opal.str_eq %reduce, "amax" : !opal.str -> i1
+    %is_amin = opal.str_eq %reduce, "amin" : !opal.str -> i1
+    %r1 = arith.ori %is_none, %is_sum : i1
+    %r2 = arith.ori %r1, %is_prod : i1
+    %r3 = arith.ori %r2, %is_mean : i1
+    %r4 = arith.ori %r3, %is_amax : i1
+    %known = arith.ori %r4, %is_amin : i1
+    opal.check %known, "reduce argument must be either sum, prod, mean, amax or amin."
+    %none = opal.none
+    %code = opal.dtype_of %index, %none : !opal.tensor, !opal.none -> i64
+    %c4 = arith.constant 4 : i64
+    %long = arith.cmpi eq, %code, %c4 : i64
+    opal.check %long, "scatter(): Expected dtype int64 for index"
+    %self_code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+    %src_code = opal.dtype_of %src, %none : !opal.tensor, !opal.none -> i64
+    %same_dtype = arith.cmpi eq, %self_code, %src_code : i64
+    opal.check %same_dtype, "scatter(): Expected self.dtype to be equal to src.dtype"
+    // 0-d tensors count as one rank (PyTorch's ensure_nonempty_dim).
+    %c0 = arith.constant 0 : i64
+    %true = arith.constant true
+    %at0 = opal.list %c0 : i64 -> !opal.list<i64>
+    %self_scalar = opal.has_rank %self, 0 : !opal.tensor -> i1
+    %index_scalar = opal.has_rank %index, 0 : !opal.tensor -> i1
+    %src_scalar = opal.has_rank %src, 0 : !opal.tensor -> i1
+    %s1 = opal.static_if %self_scalar -> !opal.tensor {
+      %v = opal.keep_dims %self, %at0, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      opal.yield %v : !opal.tensor
+    } else {
+      opal.yield %self : !opal.tensor
+    }
+    %i1 = opal.static_if %index_scalar -> !opal.tensor {
+      %v = opal.keep_dims %index, %at0, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      opal.yield %v : !opal.tensor
+    } else {
+      opal.yield %index : !opal.tensor
+    }
+    %x1 = opal.static_if %src_scalar -> !opal.tensor {
+      %v = opal.keep_dims %src, %at0, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      opal.yield %v : !opal.tensor
+    } else {
+      opal.yield %src : !opal.tensor
+    }
+    %ss = opal.shape_of %s1 : !opal.tensor -> !opal.list<i64>
+    %is = opal.shape_of %i1 : !opal.tensor -> !opal.list<i64>
+    %xs = opal.shape_of %x1 : !opal.tensor -> !opal.list<i64>
+    %sr = opal.list_len %ss : !opal.list<i64> -> i64
+    %ir = opal.list_len %is : !opal.list<i64> -> i64
+    %xr = opal.list_len %xs : !opal.list<i64> -> i64
+    %same_rank = arith.cmpi eq, %sr, %ir : i64
+    opal.check %same_rank, "Index tensor must have the same number of dimensions as self tensor"
+    %same_src_rank = arith.cmpi eq, %xr, %ir : i64
+    opal.check %same_src_rank, "Index tensor must have the same number of dimensions as src tensor"
+    %d = opal.normalize_dims %s1, %dim : !opal.tensor, i64 -> !opal.list<i64>
+    %in_self = opal.sizes_within %i1, %s1, %dim : !opal.tensor, !opal.tensor, i64 -> i1
+    %in_src = opal.sizes_within %i1, %x1, %dim : !opal.tensor, !opal.tensor, i64 -> i1
+    %n_index = opal.size_at %i1, %dim : !opal.tensor, i64 -> i64
+    %n_src = opal.size_at %x1, %dim : !opal.tensor, i64 -> i64
+    %along = arith.cmpi sle, %n_index, %n_src : i64
+    %in_src_all = arith.andi %in_src, %along : i1
+    %fits = arith.andi %in_self, %in_src_all : i1
+    opal.check %fits, "Expected index [{0}] to be smaller than self [{1}] apart from dimension {2} and to be smaller size than src [{3}]" (%is, %ss, %dim, %xs : !opal.list<i64>, !opal.list<i64>, i64, !opal.list<i64>)
+    %r = prims.scatter %s1, %dim, %i1, %x1, %reduce, %include_self : (!opal.tensor, i64, !opal.tensor, !opal.tensor, !opal.str, i1) -> !opal.tensor
+    %out = opal.static_if %self_scalar -> !opal.tensor {
+      %v = prims.squeeze %r, %at0 : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+      opal.yield %v : !opal.tensor
+    } else {
+      opal.yield %r : !opal.tensor
+    }
+    opal.yield %out : !opal.tensor
+  }
 }

@@ -112,6 +112,14 @@ opal.library "prims" {
   // take: out = a with dim replaced by index's dims (numpy's take):
   // out[p..., j..., q...] = a[p..., index[j...], q...].
   opal.def "take(Tensor a, int dim, Tensor index) -> Tensor"
+  // scatter: a copy of `a` where, for each element of index (in order),
+  // a[i... with i_dim = index[i...]] takes src[i...] (reduce "none": the
+  // last write wins) or is combined with it ("sum", "prod", "amax", "amin",
+  // "mean"), starting from a's element (include_self) or from the first
+  // value written there. index, src and a have one rank; index fits in src,
+  // and in a except along dim. An index out of range raises after the call
+  // and writes nothing.
+  opal.def "scatter(Tensor a, int dim, Tensor index, Tensor src, str reduce, bool include_self) -> Tensor"
   // Convolution of an NCHW input by an FCHW weight (2 spatial dims; zero
   // padding on both sides of each): N x F x ((H + 2p - d (k - 1) - 1) / s + 1)
   // per spatial dim. groups must be 1 for now.

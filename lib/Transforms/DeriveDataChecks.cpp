@@ -95,10 +95,11 @@ SmallVector<Value> checkResult(OpBuilder &b, Location loc, Value tensor,
   return words;
 }
 
-/// The gathers, whose index (operand 2) must be in [0, size) of `a`'s dim.
+/// The gathers and scatters, whose index (operand 2) must be in [0, size)
+/// of `a`'s dim.
 bool gathers(Operation *op) {
   StringRef name = op->getName().getStringRef();
-  return (name == "prims.gather" || name == "prims.take") &&
+  return (name == "prims.gather" || name == "prims.take" || name == "prims.scatter") &&
          isa<RankedTensorType>(op->getOperand(0).getType()) &&
          isa<RankedTensorType>(op->getOperand(2).getType());
 }

@@ -6,14 +6,20 @@
 // the first extreme wins as the loop walks the dim in order; NaN counts as
 // the largest and the smallest value, as in PyTorch.
 //
+// prims.gather/take: one generic over the result reading `a` at each index
+// (guarded). prims.scatter: loops over the index in order that write (or
+// combine) src's elements at the indexed positions of a copy of `a`.
+//
 //===----------------------------------------------------------------------===//
 
 #include "opal/Transforms/Passes.h"
 
 #include "PrimUtils.h"
+#include "opal/Dialect/OpalOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -235,6 +241,201 @@ LogicalResult lowerGather(Operation *op, PatternRewriter &rewriter) {
 }
 
 
+//===----------------------------------------------------------------------===//
+// scatter
+//===----------------------------------------------------------------------===//
+
+/// The reduce string of a prims.scatter ("none", "sum", ...), if constant.
+std::optional<std::string> scatterReduce(Operation *op) {
+  auto text = op->getOperand(4).getDefiningOp<opal::ir::StrOp>();
+  if (!text)
+    return std::nullopt;
+  return text.getValue().str();
+}
+
+std::string scatterProblem(Operation *op) {
+  auto a = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto index = dyn_cast<RankedTensorType>(op->getOperand(2).getType());
+  auto src = dyn_cast<RankedTensorType>(op->getOperand(3).getType());
+  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!a || !index || !src || !result)
+    return "needs ranked tensors";
+  if (a.getRank() == 0 || index.getRank() != a.getRank() || src.getRank() != a.getRank())
+    return "needs a, index and src of one rank, at least 1";
+  if (!indexedDim(op, a.getRank()))
+    return "needs a constant dim within the rank of `a`";
+  if (!index.getElementType().isInteger(64))
+    return "needs an int64 index, got " + typeString(index);
+  if (src.getElementType() != a.getElementType() || result != a)
+    return "needs src and a result of a's type";
+  std::optional<std::string> reduce = scatterReduce(op);
+  if (!reduce || !llvm::is_contained({"none", "sum", "prod", "amax", "amin", "mean"}, *reduce))
+    return "needs a constant reduce: none, sum, prod, amax, amin or mean";
+  if (!constantInt(op->getOperand(5)))
+    return "needs a constant include_self";
+  return "";
+}
+
+/// `old` combined with `value` by `reduce` (NaN wins amax and amin; bools
+/// add as `or` and multiply as `and`).
+Value combine(OpBuilder &b, Location loc, StringRef reduce, Value old, Value value) {
+  Type element = old.getType();
+  bool isFloat = isa<FloatType>(element), isBool = element.isInteger(1);
+  if (reduce == "sum" || reduce == "mean")
+    return isFloat ? arith::AddFOp::create(b, loc, old, value).getResult()
+           : isBool ? arith::OrIOp::create(b, loc, old, value).getResult()
+                    : arith::AddIOp::create(b, loc, old, value).getResult();
+  if (reduce == "prod")
+    return isFloat ? arith::MulFOp::create(b, loc, old, value).getResult()
+           : isBool ? arith::AndIOp::create(b, loc, old, value).getResult()
+                    : arith::MulIOp::create(b, loc, old, value).getResult();
+  if (reduce == "amax")
+    return isFloat ? arith::MaximumFOp::create(b, loc, old, value).getResult()
+           : isBool ? arith::OrIOp::create(b, loc, old, value).getResult()
+                    : arith::MaxSIOp::create(b, loc, old, value).getResult();
+  if (reduce == "amin")
+    return isFloat ? arith::MinimumFOp::create(b, loc, old, value).getResult()
+           : isBool ? arith::AndIOp::create(b, loc, old, value).getResult()
+                    : arith::MinSIOp::create(b, loc, old, value).getResult();
+  return value; // "none": the last write wins
+}
+
+/// A filled tensor of `a`'s sizes with `element` elements.
+Value filledLike(OpBuilder &b, Location loc, Value a, Type element, TypedAttr value) {
+  auto type = cast<RankedTensorType>(a.getType());
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      sizes.push_back(tensor::DimOp::create(b, loc, a, d));
+  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), element, sizes);
+  Value scalar = arith::ConstantOp::create(b, loc, value);
+  return linalg::FillOp::create(b, loc, scalar, empty).getResult(0);
+}
+
+/// Loops over every element of `index` in order (scf.for per dim), carrying
+/// the result, and for "mean" the count of values each element took, and
+/// without include_self whether it took one yet. Each index in range writes
+/// src's element there; nothing is read or written outside the tensors.
+LogicalResult lowerScatter(Operation *op, PatternRewriter &rewriter) {
+  Location loc = op->getLoc();
+  Value a = op->getOperand(0), index = op->getOperand(2), src = op->getOperand(3);
+  auto aType = cast<RankedTensorType>(a.getType());
+  int64_t rank = aType.getRank();
+  int64_t dim = *indexedDim(op, rank);
+  std::string reduce = *scatterReduce(op);
+  bool includeSelf = *constantInt(op->getOperand(5)) != 0;
+  bool mean = reduce == "mean", tracksSeen = reduce != "none" && !includeSelf;
+  Type element = aType.getElementType();
+  OpBuilder &b = rewriter;
+  Type i64 = b.getI64Type();
+  SmallVector<Value> carried = {a};
+  if (mean)
+    carried.push_back(filledLike(b, loc, a, i64, b.getI64IntegerAttr(includeSelf ? 1 : 0)));
+  if (tracksSeen)
+    carried.push_back(filledLike(b, loc, a, b.getI1Type(), b.getBoolAttr(false)));
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  SmallVector<Value> coords;
+  // The innermost body: one index element.
+  std::function<SmallVector<Value>(OpBuilder &, Location, ValueRange)> body =
+      [&](OpBuilder &nb, Location l, ValueRange state) -> SmallVector<Value> {
+    Value at = arith::IndexCastOp::create(
+        nb, l, nb.getIndexType(), tensor::ExtractOp::create(nb, l, index, coords).getResult());
+    Value inside = inBounds(nb, l, at, tensor::DimOp::create(nb, l, a, dim));
+    SmallVector<Value> target(coords);
+    target[dim] = at;
+    for (int64_t d = 0; d < rank; ++d) {
+      inside = arith::AndIOp::create(nb, l, inside,
+                                     inBounds(nb, l, coords[d], tensor::DimOp::create(nb, l, src, d)));
+      if (d != dim)
+        inside = arith::AndIOp::create(
+            nb, l, inside, inBounds(nb, l, coords[d], tensor::DimOp::create(nb, l, a, d)));
+    }
+    auto branch = scf::IfOp::create(
+        nb, l, inside,
+        [&](OpBuilder &tb, Location tl) {
+          Value value = tensor::ExtractOp::create(tb, tl, src, coords);
+          Value old = tensor::ExtractOp::create(tb, tl, state[0], target);
+          Value combined = combine(tb, tl, reduce, old, value);
+          SmallVector<Value> next;
+          unsigned at = 1;
+          Value count, seen;
+          if (mean)
+            count = state[at++];
+          if (tracksSeen) {
+            seen = state[at];
+            Value before = tensor::ExtractOp::create(tb, tl, seen, target);
+            combined = arith::SelectOp::create(tb, tl, before, combined, value);
+          }
+          next.push_back(tensor::InsertOp::create(tb, tl, combined, state[0], target));
+          if (mean) {
+            Value n = tensor::ExtractOp::create(tb, tl, count, target);
+            Value n1 = arith::AddIOp::create(
+                tb, tl, n, arith::ConstantOp::create(tb, tl, tb.getI64IntegerAttr(1)));
+            next.push_back(tensor::InsertOp::create(tb, tl, n1, count, target));
+          }
+          if (tracksSeen)
+            next.push_back(tensor::InsertOp::create(
+                tb, tl, arith::ConstantOp::create(tb, tl, tb.getBoolAttr(true)), seen, target));
+          scf::YieldOp::create(tb, tl, next);
+        },
+        [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, state); });
+    return SmallVector<Value>(branch.getResults());
+  };
+  // The loop nest, outermost dim first.
+  std::function<SmallVector<Value>(OpBuilder &, Location, int64_t, ValueRange)> nest =
+      [&](OpBuilder &nb, Location l, int64_t d, ValueRange state) -> SmallVector<Value> {
+    if (d == rank)
+      return body(nb, l, state);
+    Value upper = tensor::DimOp::create(nb, l, index, d);
+    auto loop = scf::ForOp::create(
+        nb, l, zero, upper, one, state,
+        [&](OpBuilder &lb, Location ll, Value iv, ValueRange inner) {
+          coords.push_back(iv);
+          SmallVector<Value> next = nest(lb, ll, d + 1, inner);
+          coords.pop_back();
+          scf::YieldOp::create(lb, ll, next);
+        });
+    return SmallVector<Value>(loop.getResults());
+  };
+  SmallVector<Value> state = nest(b, loc, 0, carried);
+  Value result = state[0];
+  if (mean) {
+    // (The generic's init has a's sizes: the shapes entry reads them.)
+    // Each element divided by how many values it took (integers round down).
+    auto identity = b.getMultiDimIdentityMap(rank);
+    Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, a), element);
+    result = linalg::GenericOp::create(
+                 b, loc, TypeRange{aType}, ValueRange{result, state[1]}, ValueRange{init},
+                 SmallVector<AffineMap>{identity, identity, identity},
+                 SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+                 [&](OpBuilder &nb, Location l, ValueRange args) {
+                   Value n = arith::MaxSIOp::create(
+                       nb, l, args[1],
+                       arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(1)));
+                   Value q;
+                   if (isa<FloatType>(element))
+                     q = arith::DivFOp::create(nb, l, args[0],
+                                               arith::SIToFPOp::create(nb, l, element, n));
+                   else if (element.isInteger(1))
+                     q = args[0];
+                   else
+                     q = arith::FloorDivSIOp::create(nb, l, args[0],
+                                                     convertScalar(nb, l, n, element));
+                   linalg::YieldOp::create(nb, l, q);
+                 })
+                 .getResult(0);
+  }
+  else {
+    // Copied out of the loop into a tensor whose sizes are a's: the
+    // kernel's shapes entry then reads them from a (no loop to run).
+    Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, a), element);
+    result = linalg::CopyOp::create(b, loc, result, init).getResult(0);
+  }
+  rewriter.replaceOp(op, result);
+  return success();
+}
+
 } // namespace
 
 const llvm::StringMap<PrimLowering> &opal::ir::detail::indexingLowerings() {
@@ -243,6 +444,7 @@ const llvm::StringMap<PrimLowering> &opal::ir::detail::indexingLowerings() {
       {"prims.argmin", {argExtremeProblem, lowerArgExtreme}},
       {"prims.gather", {gatherProblem, lowerGather}},
       {"prims.take", {gatherProblem, lowerGather}},
+      {"prims.scatter", {scatterProblem, lowerScatter}},
   };
   return table;
 }

@@ -263,6 +263,12 @@ FailureOr<SmallVector<Type>> opal::ir::inferPrimResultTypes(Operation *op,
       llvm::append_range(shape, a.getShape().drop_front(d + 1));
     return SmallVector<Type>{RankedTensorType::get(shape, a.getElementType())};
   }
+  if (name == "prims.scatter") {
+    auto a = dyn_cast<RankedTensorType>(operands[0].getType());
+    if (!a)
+      return fail(problem, "needs a ranked tensor");
+    return SmallVector<Type>{a};
+  }
   if (name == "prims.conv") {
     auto input = dyn_cast<RankedTensorType>(operands[0].getType());
     auto weight = dyn_cast<RankedTensorType>(operands[1].getType());

@@ -71,7 +71,8 @@ class Case:
         bound = max(source.shape) if isinstance(source, np.ndarray) and source.ndim else 1
         if op == "index_select":
             shape = shape[:1]
-        if op == "gather" and isinstance(source, np.ndarray) and self.rng.random() < 0.7:
+        if (op == "gather" or op.startswith("scatter")) and isinstance(source, np.ndarray) \
+                and self.rng.random() < 0.7:
             shape = tuple(self.rng.randint(0, s) for s in source.shape)
         values = np.random.default_rng(self.rng.getrandbits(32)).integers(0, max(bound, 1), shape)
         if self.rng.random() < 0.1 and values.size:
@@ -252,10 +253,18 @@ def arguments(case, overload):
                 continue
             wants_bool = (name == "where" and arg.name == "condition") or arg.name == "mask"
             dtype = "bool" if wants_bool and case.rng.random() < 0.9 else case.dtype()
+            if name.startswith("scatter") and arg.name == "src":
+                shape = first.shape if case.rng.random() < 0.8 else shape
+                dtype = first.dtype.name if case.rng.random() < 0.9 else dtype
             value = case.array(shape, dtype)
             if first is None:
                 first = value
             args.append(value)
+        elif arg.name == "include_self":
+            args.append(Keyword("include_self", case.rng.random() < 0.6))
+            continue
+        elif kind == "str" and arg.name == "reduce":
+            args.append(case.rng.choice(["sum", "prod", "mean", "amax", "amin", "sum", "bad"]))
         elif arg.has_default_value and (arg.kwarg_only or case.rng.random() < 0.3):
             if arg.kwarg_only:
                 args.append(SKIP)  # its default
@@ -368,7 +377,7 @@ def arguments(case, overload):
         else:
             break  # optional dtypes, layouts, devices, strings: their defaults
     # Keyword-only arguments go by name.
-    return [Keyword(a.name, v) if a.kwarg_only else v
+    return [Keyword(a.name, v) if a.kwarg_only and not isinstance(v, Keyword) else v
             for a, v in zip(schema.arguments, args) if v is not SKIP]
 
 
@@ -456,7 +465,8 @@ def dtype_error_on_empty(error, values):
     empty = any(isinstance(v, np.ndarray) and v.size == 0 for v in values)
     return empty and ("not implemented for" in error or "expected scalar type" in error or
                       "must have the same dtype" in error or "Expected dtype" in error or
-                      "Size does not match" in error or "same number of dimensions" in error)
+                      "Size does not match" in error or "same number of dimensions" in error or
+                      "to be smaller than self" in error)
 
 
 def empty_batch_norm(name, values):

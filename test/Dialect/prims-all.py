@@ -5,7 +5,7 @@
 # RUN: %python %s generate %S/../../lib/Library/prims.opal.mlir > %t.mlir
 # RUN: opal-opt %t.mlir | opal-opt > %t.out
 # RUN: %python %s check %S/../../lib/Library/prims.opal.mlir %t.out | FileCheck %s
-# CHECK: all 76 prims round-trip
+# CHECK: all 77 prims round-trip
 
 import re
 import sys
@@ -25,6 +25,7 @@ TYPES = {
     "Scalar": ("%f", "f64"),
     "Device": ("%d", "!opal.device"),
     "bool": ("%b", "i1"),
+    "str": ("%s", "!opal.str"),
 }
 
 
@@ -39,7 +40,7 @@ def op_name(schema):
 
 def generate(path):
     print("func.func @all(%t: tensor<2xf32>, %l: !opal.list<i64>, %i: i64, %f: f64,")
-    print("               %d: !opal.device, %b: i1, %none: !opal.none) {")
+    print("               %d: !opal.device, %b: i1, %none: !opal.none, %s: !opal.str) {")
     for n, schema in enumerate(schemas(path)):
         values, types = [], []
         for argument in schema.arguments:
