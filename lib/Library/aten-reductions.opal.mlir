@@ -285,4 +285,21 @@ opal.library "aten" {
     %ik = opal.keep_dims %i, %dims, %keepdim : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
     opal.yield %vk, %ik : !opal.tensor, !opal.tensor
   }
+  // Running sums along dim: integer and bool tensors sum as int64 unless
+  // dtype says otherwise, as sum does.
+  opal.def "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"
+  opal.decomposition "cumsum" {
+  ^bb0(%self: !opal.tensor, %dim: i64, %dtype: i64):
+    %ds = opal.normalize_dims %self, %dim : !opal.tensor, i64 -> !opal.list<i64>
+    %x = opal.to_dtype %self, %dtype {integral_to_long} : !opal.tensor, i64 -> !opal.tensor
+    %scalar = opal.has_rank %x, 0 : !opal.tensor -> i1
+    %r = opal.static_if %scalar -> !opal.tensor {
+      opal.yield %x : !opal.tensor
+    } else {
+      %d = opal.list_item %ds, 0 : !opal.list<i64> -> i64
+      %v = prims.cumsum %x, %d : (!opal.tensor, i64) -> !opal.tensor
+      opal.yield %v : !opal.tensor
+    }
+    opal.yield %r : !opal.tensor
+  }
 }

@@ -120,6 +120,9 @@ opal.library "prims" {
   // and in a except along dim. An index out of range raises after the call
   // and writes nothing.
   opal.def "scatter(Tensor a, int dim, Tensor index, Tensor src, str reduce, bool include_self) -> Tensor"
+  // cumsum: each element the sum of those before it along dim and itself,
+  // summed in order (opal's addition).
+  opal.def "cumsum(Tensor a, int dim) -> Tensor"
   // Convolution of an NCHW input by an FCHW weight (2 spatial dims; zero
   // padding on both sides of each): N x F x ((H + 2p - d (k - 1) - 1) / s + 1)
   // per spatial dim. groups must be 1 for now.

@@ -9,6 +9,7 @@
 // prims.gather/take: one generic over the result reading `a` at each index
 // (guarded). prims.scatter: loops over the index in order that write (or
 // combine) src's elements at the indexed positions of a copy of `a`.
+// prims.cumsum: loops over each line along dim, carrying the running sum.
 //
 //===----------------------------------------------------------------------===//
 
@@ -436,6 +437,77 @@ LogicalResult lowerScatter(Operation *op, PatternRewriter &rewriter) {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// cumsum
+//===----------------------------------------------------------------------===//
+
+std::string cumsumProblem(Operation *op) {
+  auto a = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!a || !result || a != result || a.getRank() == 0)
+    return "needs a ranked input of rank at least 1 and a result of its type";
+  if (!indexedDim(op, a.getRank()))
+    return "needs a constant dim within the input's rank";
+  if (!isa<FloatType, IntegerType>(a.getElementType()) || a.getElementType().isInteger(1))
+    return "needs a floating-point or integer input";
+  return "";
+}
+
+/// Loops over every line along dim (scf.for per other dim), each summed in
+/// order by an inner loop that carries the running sum.
+LogicalResult lowerCumsum(Operation *op, PatternRewriter &rewriter) {
+  Location loc = op->getLoc();
+  Value a = op->getOperand(0);
+  auto type = cast<RankedTensorType>(a.getType());
+  int64_t rank = type.getRank();
+  int64_t dim = *indexedDim(op, rank);
+  Type element = type.getElementType();
+  OpBuilder &b = rewriter;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, a), element);
+  SmallVector<Value> coords(rank);
+  std::function<Value(OpBuilder &, Location, int64_t, Value)> nest =
+      [&](OpBuilder &nb, Location l, int64_t d, Value out) -> Value {
+    if (d == rank) {
+      // The line: coords[dim] runs, with the sum so far.
+      // Floats sum in double, as PyTorch's CPU kernel does.
+      Type accumulator = isa<FloatType>(element) ? Type(nb.getF64Type()) : element;
+      Value start = arith::ConstantOp::create(nb, l, nb.getZeroAttr(accumulator));
+      auto line = scf::ForOp::create(
+          nb, l, zero, tensor::DimOp::create(nb, l, a, dim), one, ValueRange{out, start},
+          [&](OpBuilder &lb, Location ll, Value iv, ValueRange state) {
+            coords[dim] = iv;
+            Value x = tensor::ExtractOp::create(lb, ll, a, coords);
+            Value sum = isa<FloatType>(element)
+                            ? arith::AddFOp::create(lb, ll, state[1],
+                                                    convertScalar(lb, ll, x, accumulator))
+                                  .getResult()
+                            : arith::AddIOp::create(lb, ll, state[1], x).getResult();
+            Value next = tensor::InsertOp::create(lb, ll, convertScalar(lb, ll, sum, element),
+                                                  state[0], coords);
+            scf::YieldOp::create(lb, ll, ValueRange{next, sum});
+          });
+      return line.getResult(0);
+    }
+    if (d == dim)
+      return nest(nb, l, d + 1, out);
+    auto loop = scf::ForOp::create(
+        nb, l, zero, tensor::DimOp::create(nb, l, a, d), one, ValueRange{out},
+        [&](OpBuilder &lb, Location ll, Value iv, ValueRange state) {
+          coords[d] = iv;
+          scf::YieldOp::create(lb, ll, nest(lb, ll, d + 1, state[0]));
+        });
+    return loop.getResult(0);
+  };
+  Value result = nest(b, loc, 0, init);
+  // A copy out of the loops into a tensor of a's sizes, which the shapes
+  // entry reads without running them.
+  Value sized = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, a), element);
+  rewriter.replaceOp(op, linalg::CopyOp::create(b, loc, result, sized).getResult(0));
+  return success();
+}
+
 } // namespace
 
 const llvm::StringMap<PrimLowering> &opal::ir::detail::indexingLowerings() {
@@ -445,6 +517,7 @@ const llvm::StringMap<PrimLowering> &opal::ir::detail::indexingLowerings() {
       {"prims.gather", {gatherProblem, lowerGather}},
       {"prims.take", {gatherProblem, lowerGather}},
       {"prims.scatter", {scatterProblem, lowerScatter}},
+      {"prims.cumsum", {cumsumProblem, lowerCumsum}},
   };
   return table;
 }

@@ -459,6 +459,12 @@ _METHODS = {
     "triu": lambda s, diagonal=0: A.triu(s, diagonal),
     "masked_fill": _masked_fill, "flip": _flip, "sort": _sort, "topk": _topk,
     "repeat": lambda s, *repeats: A.repeat(s, _size_list(repeats)),
+    "cumsum": lambda s, dim, *, dtype=None: A.cumsum(s, dim, dtype=dtype),
+    "scatter": lambda s, dim, index, src: (A.scatter.src(s, dim, index, src)
+                                           if isinstance(src, TENSOR_TYPES)
+                                           else A.scatter.value(s, dim, index, src)),
+    "scatter_add": lambda s, dim, index, src: A.scatter_add(s, dim, index, src),
+    "nonzero": lambda s: A.nonzero(s),
     "gather": lambda s, dim, index: A.gather(s, dim, index),
     "index_select": lambda s, dim, index: A.index_select(s, dim, index),
     "new_zeros": lambda s, *size, dtype=None: A.new_zeros(s, _size_list(size), dtype=dtype),
@@ -544,7 +550,8 @@ for _name in ("neg", "abs", "exp", "log", "log1p", "sqrt", "rsqrt", "sin", "cos"
               "cosh", "asinh", "acosh", "atanh", "isnan", "isinf", "logical_not", "logical_and",
               "logical_or", "logical_xor", "atan2", "floor_divide", "remainder", "fmod", "prod",
               "any", "all", "var", "std", "logsumexp", "argmax", "argmin", "tril", "triu",
-              "masked_fill", "gather", "index_select", "sort", "topk"):
+              "masked_fill", "gather", "index_select", "sort", "topk", "cumsum", "scatter",
+              "scatter_add", "nonzero"):
     FUNCTIONS[_name] = _METHODS[_name]
 for _name in ("select", "narrow", "split", "chunk", "unbind"):
     FUNCTIONS[_name] = _VIEWS[_name]

@@ -78,7 +78,6 @@ MISSING = {
     "masked_scatter": "a scatter: not built yet",
     "select_scatter": "a scatter: not built yet",
     "slice_scatter": "a scatter: not built yet",
-    "cumsum": "a scan: not built yet",
     "nonzero": "data-dependent size (a native kernel): not built yet",
     "diagonal": "a strided view: not built yet",
     "as_strided": "a strided view: not built yet",
@@ -108,10 +107,11 @@ NATIVE_DEVICES = {
 
 
 # MLIR kernels that compile for the CPU only so far: a scatter's loop over
-# its index runs in order on the host (CUDA refuses it with a clear error).
+# its index, a scan's over each line, run in order on the host (CUDA refuses
+# them with a clear error).
 CPU_ONLY = {
-    op: "CPU, meta (CUDA not yet: the loop over the index runs on the host)"
-    for op in ("scatter.src", "scatter.value", "scatter_add", "scatter_reduce.two")
+    op: "CPU, meta (CUDA not yet: its loops run on the host)"
+    for op in ("scatter.src", "scatter.value", "scatter_add", "scatter_reduce.two", "cumsum")
 }
 
 

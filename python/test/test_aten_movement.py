@@ -240,3 +240,24 @@ def test_repeat():
            "not be smaller than number of dimensions of tensor")
     raises(lambda: A.repeat(x, [-1, 1]), "aten::repeat: Trying to create tensor with negative "
            "dimension: repeats [-1, 1] of a tensor of shape [2, 3] (argument 'self')")
+
+
+def test_scatter_and_cumsum():
+    x = opal.zeros(3, 4)
+    index = opal.tensor([[0, 1, 2, 0], [2, 2, 0, 1]])
+    src = opal.arange(8.0).view(2, 4)
+    got = x.scatter_add(0, index, src)
+    want = np.zeros((3, 4), np.float32)
+    np.add.at(want, (index.numpy(), np.arange(4)[None, :].repeat(2, 0)), src.numpy())
+    np.testing.assert_array_equal(got.numpy(), want)
+    assert x.numpy().sum() == 0  # kernels never write into their inputs
+    assert x.scatter(0, index, 5.0).numpy().sum() == 5.0 * 8  # eight distinct places
+    got = A.scatter_reduce.two(x, 1, opal.tensor([[0, 0], [1, 1], [3, 3]]),
+                               opal.tensor([[1.0, 3.0], [2.0, 2.0], [5.0, 7.0]]), "mean",
+                               include_self=False)
+    assert got.tolist() == [[2.0, 0.0, 0.0, 0.0], [0.0, 2.0, 0.0, 0.0], [0.0, 0.0, 0.0, 6.0]]
+    raises(lambda: x.scatter_add(0, opal.tensor([[3, 0, 0, 0]]), src),
+           "index 3 is out of bounds for dimension 0 with size 3")
+    np.testing.assert_array_equal(src.cumsum(1).numpy(), np.cumsum(src.numpy(), 1))
+    assert opal.cumsum(opal.tensor([True, True, False]), 0).tolist() == [1, 2, 2]
+    assert opal.nonzero(opal.tensor([[0, 1], [2, 0]])).tolist() == [[0, 1], [1, 0]]

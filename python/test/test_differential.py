@@ -30,7 +30,7 @@ GROUPS = {
     "reduce": "sum sum.dim_IntList mean mean.dim amax amin softmax.int log_softmax.int layer_norm "
               "native_layer_norm _softmax _log_softmax",
     "reduce2": "prod prod.dim_int any any.dim all all.dim var.correction var.dim var std.correction "
-               "std.dim std logsumexp max min argmax argmin max.dim min.dim",
+               "std.dim std logsumexp max min argmax argmin max.dim min.dim cumsum",
     "nn": "addmm masked_fill.Scalar masked_fill.Tensor tril triu",
     "norms": "batch_norm native_batch_norm group_norm native_group_norm",
     "indexing": "gather index_select embedding nonzero _local_scalar_dense scatter.src "
