@@ -199,4 +199,119 @@ opal.library "aten" {
     %r = prims.tile %self, %repeats : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
+  // self with the slice slice.Tensor would take replaced by src (converted
+  // to self's dtype), which must have the slice's shape.
+  opal.def "slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor"
+  opal.decomposition "slice_scatter" {
+  ^bb0(%self: !opal.tensor, %src: !opal.tensor, %dim: i64, %start: i64, %end: i64, %step: i64):
+    %true = arith.constant true
+    %scalar = opal.has_rank %self, 0 : !opal.tensor -> i1
+    %ranked = arith.xori %scalar, %true : i1
+    opal.check %ranked, "slice() cannot be applied to a 0-dim tensor."
+    %ds = opal.normalize_dims %self, %dim : !opal.tensor, i64 -> !opal.list<i64>
+    %d = opal.list_item %ds, 0 : !opal.list<i64> -> i64
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %positive = arith.cmpi sgt, %step, %c0 : i64
+    opal.check %positive, "slice step must be positive"
+    %ss = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %xs = opal.shape_of %src : !opal.tensor -> !opal.list<i64>
+    %sr = opal.list_len %ss : !opal.list<i64> -> i64
+    %xr = opal.list_len %xs : !opal.list<i64> -> i64
+    %same_rank = arith.cmpi eq, %sr, %xr : i64
+    opal.check %same_rank, "expected src to have a size equal to the slice of self. src size = [{0}], self size = [{1}]" (%xs, %ss : !opal.list<i64>, !opal.list<i64>)
+    %in_self = opal.sizes_within %src, %self, %d : !opal.tensor, !opal.tensor, i64 -> i1
+    %in_src = opal.sizes_within %self, %src, %d : !opal.tensor, !opal.tensor, i64 -> i1
+    %same = arith.andi %in_self, %in_src : i1
+    opal.check %same, "expected src to have a size equal to the slice of self. src size = [{0}], self size = [{1}] apart from dimension {2}" (%xs, %ss, %d : !opal.list<i64>, !opal.list<i64>, i64)
+    %no_start = opal.is_none %start : i64 -> i1
+    %s = opal.static_if %no_start -> i64 {
+      opal.yield %c0 : i64
+    } else {
+      opal.yield %start : i64
+    }
+    %no_end = opal.is_none %end : i64 -> i1
+    %e = opal.static_if %no_end -> i64 {
+      %last = arith.constant 9223372036854775807 : i64
+      opal.yield %last : i64
+    } else {
+      opal.yield %end : i64
+    }
+    // The slice's length (known per call): bounds wrapped and clamped.
+    %size = opal.size_at %self, %d : !opal.tensor, i64 -> i64
+    %s_neg = arith.cmpi slt, %s, %c0 : i64
+    %s_wrap = arith.addi %s, %size : i64
+    %s_w = arith.select %s_neg, %s_wrap, %s : i64
+    %s_lo = arith.maxsi %s_w, %c0 : i64
+    %from = arith.minsi %s_lo, %size : i64
+    %e_neg = arith.cmpi slt, %e, %c0 : i64
+    %e_wrap = arith.addi %e, %size : i64
+    %e_w = arith.select %e_neg, %e_wrap, %e : i64
+    %e_lo = arith.maxsi %e_w, %c0 : i64
+    %e_c = arith.minsi %e_lo, %size : i64
+    %to = arith.maxsi %e_c, %from : i64
+    %span = arith.subi %to, %from : i64
+    %length = arith.ceildivsi %span, %step : i64
+    %given = opal.size_at %src, %d : !opal.tensor, i64 -> i64
+    %differs = arith.cmpi ne, %given, %length : i64
+    %differs_t = opal.promote %differs : i1 -> !opal.tensor
+    opal.data_check %differs_t, "expected src to have a size equal to the slice of self: src has {0} elements along dimension {1}, the slice {2}" (%given, %d, %length) : !opal.tensor
+    %none = opal.none
+    %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+    %x = opal.to_dtype %src, %code : !opal.tensor, i64 -> !opal.tensor
+    %r = prims.slice_scatter %self, %x, %s, %e, %step, %d : (!opal.tensor, !opal.tensor, i64, i64, i64, i64) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  // self with the elements at index along dim replaced by src (self's shape
+  // without dim, converted to self's dtype).
+  opal.def "select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor"
+  opal.decomposition "select_scatter" {
+  ^bb0(%self: !opal.tensor, %src: !opal.tensor, %dim: i64, %index: i64):
+    %true = arith.constant true
+    %scalar = opal.has_rank %self, 0 : !opal.tensor -> i1
+    %ranked = arith.xori %scalar, %true : i1
+    opal.check %ranked, "select() cannot be applied to a 0-dim tensor."
+    %ds = opal.normalize_dims %self, %dim : !opal.tensor, i64 -> !opal.list<i64>
+    %d = opal.list_item %ds, 0 : !opal.list<i64> -> i64
+    %size = opal.size_at %self, %dim : !opal.tensor, i64 -> i64
+    %ss = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %negative = arith.cmpi slt, %index, %c0 : i64
+    %fits = opal.static_if %negative -> i1 {
+      %back = arith.subi %c0, %index : i64
+      %ok = arith.cmpi sge, %size, %back : i64
+      opal.yield %ok : i1
+    } else {
+      %ok = arith.cmpi sgt, %size, %index : i64
+      opal.yield %ok : i1
+    }
+    opal.check %fits, "select(): index {0} out of range for tensor of size [{1}] at dimension {2}" (%index, %ss, %d : i64, !opal.list<i64>, i64)
+    %xs = opal.shape_of %src : !opal.tensor -> !opal.list<i64>
+    %sr = opal.list_len %ss : !opal.list<i64> -> i64
+    %xr = opal.list_len %xs : !opal.list<i64> -> i64
+    %xr1 = arith.addi %xr, %c1 : i64
+    %one_less = arith.cmpi eq, %sr, %xr1 : i64
+    opal.check %one_less, "expected src to have a size equal to the slice of self. src size = [{0}], self size = [{1}] without dimension {2}" (%xs, %ss, %d : !opal.list<i64>, !opal.list<i64>, i64)
+    %at = opal.list %d : i64 -> !opal.list<i64>
+    %xk = opal.keep_dims %src, %at, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+    %in_self = opal.sizes_within %xk, %self, %d : !opal.tensor, !opal.tensor, i64 -> i1
+    %in_src = opal.sizes_within %self, %xk, %d : !opal.tensor, !opal.tensor, i64 -> i1
+    %same = arith.andi %in_self, %in_src : i1
+    opal.check %same, "expected src to have a size equal to the slice of self. src size = [{0}], self size = [{1}] without dimension {2}" (%xs, %ss, %d : !opal.list<i64>, !opal.list<i64>, i64)
+    %none = opal.none
+    %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+    %x = opal.to_dtype %xk, %code : !opal.tensor, i64 -> !opal.tensor
+    // index -1's limit 0 would wrap to the start: the end instead.
+    %next = arith.addi %index, %c1 : i64
+    %last = arith.cmpi eq, %next, %c0 : i64
+    %limit = opal.static_if %last -> i64 {
+      %end = arith.constant 9223372036854775807 : i64
+      opal.yield %end : i64
+    } else {
+      opal.yield %next : i64
+    }
+    %r = prims.slice_scatter %self, %x, %index, %limit, %c1, %d : (!opal.tensor, !opal.tensor, i64, i64, i64, i64) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
 }

@@ -75,6 +75,9 @@ opal.library "prims" {
   // along axis; the indices may be runtime values and wrap and clamp as
   // aten.slice's do (negative counts from the end, then into [0, size]).
   opal.def "slice_in_dim(Tensor(a) a, SymInt start_index, SymInt limit_index, int stride=1, int axis=0) -> Tensor(a)"
+  // slice_scatter: a with the slice slice_in_dim would take replaced by
+  // src's elements (src is read only inside it).
+  opal.def "slice_scatter(Tensor a, Tensor src, SymInt start_index, SymInt limit_index, int stride=1, int axis=0) -> Tensor"
   // select_in_dim: the elements at `index` along axis, which is removed; the
   // index may be a runtime value (negative counts from the end; outside
   // the dim reads padding_value 0).

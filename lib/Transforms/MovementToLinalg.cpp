@@ -1,6 +1,7 @@
 //===- MovementToLinalg.cpp - Prims that move elements, to linalg ---------===//
 //
-// prims.slice_in_dim, prims.select_in_dim, prims.pad, prims.rev and prims.tile: each a linalg.generic over
+// prims.slice_in_dim, prims.slice_scatter, prims.select_in_dim, prims.pad,
+// prims.rev and prims.tile: each a linalg.generic over
 // its result that reads the element it needs with tensor.extract at
 // coordinates computed from linalg.index. Nothing is read outside the
 // input: a slice's bounds are clamped into the dim first, and a select or
@@ -81,15 +82,11 @@ std::string sliceProblem(Operation *op) {
   return "";
 }
 
-LogicalResult lowerSlice(Operation *op, PatternRewriter &rewriter) {
-  Location loc = op->getLoc();
-  Value a = op->getOperand(0);
-  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-  int64_t stride = *constantInt(op->getOperand(3));
-  int64_t axis = *constantInt(op->getOperand(4));
-  OpBuilder &b = rewriter;
-  // start and limit wrap once (negative counts from the end) and clamp into
-  // [0, size]; limit is at least start.
+/// A slice's [start, limit) along `axis` of `a` with PyTorch's rules: each
+/// bound wraps once (negative counts from the end) and clamps into [0,
+/// size]; the limit is at least the start.
+std::pair<Value, Value> sliceBounds(OpBuilder &b, Location loc, Value a, int64_t axis,
+                                    Value rawStart, Value rawLimit) {
   Value size = tensor::DimOp::create(b, loc, a, axis);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   auto bound = [&](Value raw) {
@@ -100,8 +97,19 @@ LogicalResult lowerSlice(Operation *op, PatternRewriter &rewriter) {
     Value low = arith::MaxSIOp::create(b, loc, wrapped, zero);
     return arith::MinSIOp::create(b, loc, low, size).getResult();
   };
-  Value start = bound(op->getOperand(1));
-  Value limit = arith::MaxSIOp::create(b, loc, bound(op->getOperand(2)), start);
+  Value start = bound(rawStart);
+  Value limit = arith::MaxSIOp::create(b, loc, bound(rawLimit), start);
+  return {start, limit};
+}
+
+LogicalResult lowerSlice(Operation *op, PatternRewriter &rewriter) {
+  Location loc = op->getLoc();
+  Value a = op->getOperand(0);
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  int64_t stride = *constantInt(op->getOperand(3));
+  int64_t axis = *constantInt(op->getOperand(4));
+  OpBuilder &b = rewriter;
+  auto [start, limit] = sliceBounds(b, loc, a, axis, op->getOperand(1), op->getOperand(2));
   Value step = arith::ConstantIndexOp::create(b, loc, stride);
   Value length = arith::CeilDivSIOp::create(b, loc, arith::SubIOp::create(b, loc, limit, start),
                                             step);
@@ -115,6 +123,66 @@ LogicalResult lowerSlice(Operation *op, PatternRewriter &rewriter) {
         Value scaled = arith::MulIOp::create(inner, l, coords[axis], step);
         at[axis] = arith::AddIOp::create(inner, l, scaled, start);
         return tensor::ExtractOp::create(inner, l, a, at).getResult();
+      });
+  rewriter.replaceOp(op, result);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// slice_scatter
+//===----------------------------------------------------------------------===//
+
+std::string sliceScatterProblem(Operation *op) {
+  auto a = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto src = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
+  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!a || !src || !result || result != a || src.getRank() != a.getRank() ||
+      src.getElementType() != a.getElementType())
+    return "needs ranked a and src of one rank and element type, and a result of a's type";
+  std::optional<int64_t> stride = constantInt(op->getOperand(4));
+  std::optional<int64_t> axis = constantInt(op->getOperand(5));
+  if (!stride || *stride < 1)
+    return "needs a constant stride of at least 1";
+  if (!axis || *axis < 0 || *axis >= a.getRank())
+    return "needs a constant axis within a's rank";
+  return "";
+}
+
+/// Each element of `a`, or where the slice covers it, src's element there
+/// (read only inside src).
+LogicalResult lowerSliceScatter(Operation *op, PatternRewriter &rewriter) {
+  Location loc = op->getLoc();
+  Value a = op->getOperand(0), src = op->getOperand(1);
+  auto type = cast<RankedTensorType>(a.getType());
+  int64_t stride = *constantInt(op->getOperand(4));
+  int64_t axis = *constantInt(op->getOperand(5));
+  OpBuilder &b = rewriter;
+  auto [start, limit] = sliceBounds(b, loc, a, axis, op->getOperand(2), op->getOperand(3));
+  Value step = arith::ConstantIndexOp::create(b, loc, stride);
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      sizes.push_back(tensor::DimOp::create(b, loc, a, d));
+  Value result = generateTensor(
+      b, loc, type, sizes, [&](OpBuilder &inner, Location l, ArrayRef<Value> coords) {
+        Value c = coords[axis];
+        Value offset = arith::SubIOp::create(inner, l, c, start);
+        Value zero = arith::ConstantIndexOp::create(inner, l, 0);
+        Value covered = arith::AndIOp::create(
+            inner, l, arith::CmpIOp::create(inner, l, arith::CmpIPredicate::sge, c, start),
+            arith::CmpIOp::create(inner, l, arith::CmpIPredicate::slt, c, limit));
+        covered = arith::AndIOp::create(
+            inner, l, covered,
+            arith::CmpIOp::create(inner, l, arith::CmpIPredicate::eq,
+                                  arith::RemSIOp::create(inner, l, offset, step), zero));
+        SmallVector<Value> at(coords);
+        at[axis] = arith::DivSIOp::create(inner, l, offset, step);
+        for (auto [d, coordinate] : llvm::enumerate(at))
+          covered = arith::AndIOp::create(
+              inner, l, covered,
+              inBounds(inner, l, coordinate, tensor::DimOp::create(inner, l, src, d)));
+        Value mine = tensor::ExtractOp::create(inner, l, a, coords);
+        return extractInside(inner, l, src, at, covered, mine);
       });
   rewriter.replaceOp(op, result);
   return success();
@@ -310,6 +378,7 @@ LogicalResult lowerTile(Operation *op, PatternRewriter &rewriter) {
 const llvm::StringMap<PrimLowering> &opal::ir::detail::movementLowerings() {
   static const llvm::StringMap<PrimLowering> table = {
       {"prims.slice_in_dim", {sliceProblem, lowerSlice}},
+      {"prims.slice_scatter", {sliceScatterProblem, lowerSliceScatter}},
       {"prims.select_in_dim", {selectProblem, lowerSelect}},
       {"prims.pad", {padProblem, lowerPad}},
       {"prims.rev", {revProblem, lowerRev}},

@@ -263,7 +263,7 @@ FailureOr<SmallVector<Type>> opal::ir::inferPrimResultTypes(Operation *op,
       llvm::append_range(shape, a.getShape().drop_front(d + 1));
     return SmallVector<Type>{RankedTensorType::get(shape, a.getElementType())};
   }
-  if (name == "prims.scatter" || name == "prims.cumsum") {
+  if (name == "prims.scatter" || name == "prims.cumsum" || name == "prims.slice_scatter") {
     auto a = dyn_cast<RankedTensorType>(operands[0].getType());
     if (!a)
       return fail(problem, "needs a ranked tensor");

@@ -76,8 +76,6 @@ MISSING = {
     "index.Tensor": "indexing by tensors (Tensor?[] arguments): not built yet",
     "index_put": "indexing by tensors (Tensor?[] arguments): not built yet",
     "masked_scatter": "a scatter: not built yet",
-    "select_scatter": "a scatter: not built yet",
-    "slice_scatter": "a scatter: not built yet",
     "nonzero": "data-dependent size (a native kernel): not built yet",
     "diagonal": "a strided view: not built yet",
     "as_strided": "a strided view: not built yet",
