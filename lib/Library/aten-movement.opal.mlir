@@ -314,4 +314,188 @@ opal.library "aten" {
     %r = prims.slice_scatter %self, %x, %index, %limit, %c1, %d : (!opal.tensor, !opal.tensor, i64, i64, i64, i64) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
+  // Padding with the input's own elements, along the last 1, 2 or 3 dims
+  // (padding as constant_pad_nd's pad): mirrored about each edge
+  // (reflection, pads smaller than the dim) or the edge repeated
+  // (replication). Floating-point inputs, as in PyTorch's CPU kernels.
+  opal.def "reflection_pad1d(Tensor self, int[2] padding) -> Tensor"
+  opal.decomposition "reflection_pad1d" {
+  ^bb0(%self: !opal.tensor, %padding: !opal.list<i64>):
+    %n = opal.list_len %padding : !opal.list<i64> -> i64
+    %size = arith.constant 2 : i64
+    %full = arith.cmpi eq, %n, %size : i64
+    opal.check %full, "padding size is expected to be 2, but got: {0}" (%n : i64)
+    %shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %rank = opal.list_len %shape : !opal.list<i64> -> i64
+    %clo = arith.constant 2 : i64
+    %chi = arith.constant 3 : i64
+    %is_lo = arith.cmpi eq, %rank, %clo : i64
+    %is_hi = arith.cmpi eq, %rank, %chi : i64
+    %ranked = arith.ori %is_lo, %is_hi : i1
+    opal.check %ranked, "2D or 3D (batch mode) tensor expected for input, but got: [{0}]" (%shape : !opal.list<i64>)
+    %none = opal.none
+    %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+    %c4 = arith.constant 4 : i64
+    %c11 = arith.constant 11 : i64
+    %integral = arith.cmpi sle, %code, %c4 : i64
+    %is_bool = arith.cmpi eq, %code, %c11 : i64
+    %not_float = arith.ori %integral, %is_bool : i1
+    %true = arith.constant true
+    %float = arith.xori %not_float, %true : i1
+    opal.check %float, "\"reflection_pad1d\" not implemented for '{0:dtype}'" (%code : i64)
+    opal.check_edge_padding %self, %padding, "reflect" {planes = 1, min_output = 1, leading_may_be_empty} : !opal.tensor, !opal.list<i64>
+    %mode = opal.str "reflect"
+    %r = prims.pad_edges %self, %padding, %mode : (!opal.tensor, !opal.list<i64>, !opal.str) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "reflection_pad2d(Tensor self, int[4] padding) -> Tensor"
+  opal.decomposition "reflection_pad2d" {
+  ^bb0(%self: !opal.tensor, %padding: !opal.list<i64>):
+    %n = opal.list_len %padding : !opal.list<i64> -> i64
+    %size = arith.constant 4 : i64
+    %full = arith.cmpi eq, %n, %size : i64
+    opal.check %full, "padding size is expected to be 4, but got: {0}" (%n : i64)
+    %shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %rank = opal.list_len %shape : !opal.list<i64> -> i64
+    %clo = arith.constant 3 : i64
+    %chi = arith.constant 4 : i64
+    %is_lo = arith.cmpi eq, %rank, %clo : i64
+    %is_hi = arith.cmpi eq, %rank, %chi : i64
+    %ranked = arith.ori %is_lo, %is_hi : i1
+    opal.check %ranked, "3D or 4D (batch mode) tensor expected for input, but got: [{0}]" (%shape : !opal.list<i64>)
+    %none = opal.none
+    %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+    %c4 = arith.constant 4 : i64
+    %c11 = arith.constant 11 : i64
+    %integral = arith.cmpi sle, %code, %c4 : i64
+    %is_bool = arith.cmpi eq, %code, %c11 : i64
+    %not_float = arith.ori %integral, %is_bool : i1
+    %true = arith.constant true
+    %float = arith.xori %not_float, %true : i1
+    opal.check %float, "\"reflection_pad2d\" not implemented for '{0:dtype}'" (%code : i64)
+    opal.check_edge_padding %self, %padding, "reflect" {planes = 2, min_output = 0, leading_may_be_empty} : !opal.tensor, !opal.list<i64>
+    %mode = opal.str "reflect"
+    %r = prims.pad_edges %self, %padding, %mode : (!opal.tensor, !opal.list<i64>, !opal.str) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "reflection_pad3d(Tensor self, int[6] padding) -> Tensor"
+  opal.decomposition "reflection_pad3d" {
+  ^bb0(%self: !opal.tensor, %padding: !opal.list<i64>):
+    %n = opal.list_len %padding : !opal.list<i64> -> i64
+    %size = arith.constant 6 : i64
+    %full = arith.cmpi eq, %n, %size : i64
+    opal.check %full, "padding size is expected to be 6, but got: {0}" (%n : i64)
+    %shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %rank = opal.list_len %shape : !opal.list<i64> -> i64
+    %clo = arith.constant 4 : i64
+    %chi = arith.constant 5 : i64
+    %is_lo = arith.cmpi eq, %rank, %clo : i64
+    %is_hi = arith.cmpi eq, %rank, %chi : i64
+    %ranked = arith.ori %is_lo, %is_hi : i1
+    opal.check %ranked, "4D or 5D (batch mode) tensor expected for input, but got: [{0}]" (%shape : !opal.list<i64>)
+    %none = opal.none
+    %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+    %c4 = arith.constant 4 : i64
+    %c11 = arith.constant 11 : i64
+    %integral = arith.cmpi sle, %code, %c4 : i64
+    %is_bool = arith.cmpi eq, %code, %c11 : i64
+    %not_float = arith.ori %integral, %is_bool : i1
+    %true = arith.constant true
+    %float = arith.xori %not_float, %true : i1
+    opal.check %float, "\"reflection_pad3d\" not implemented for '{0:dtype}'" (%code : i64)
+    opal.check_edge_padding %self, %padding, "reflect" {planes = 3, min_output = 0} : !opal.tensor, !opal.list<i64>
+    %mode = opal.str "reflect"
+    %r = prims.pad_edges %self, %padding, %mode : (!opal.tensor, !opal.list<i64>, !opal.str) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "replication_pad1d(Tensor self, int[2] padding) -> Tensor"
+  opal.decomposition "replication_pad1d" {
+  ^bb0(%self: !opal.tensor, %padding: !opal.list<i64>):
+    %n = opal.list_len %padding : !opal.list<i64> -> i64
+    %size = arith.constant 2 : i64
+    %full = arith.cmpi eq, %n, %size : i64
+    opal.check %full, "padding size is expected to be 2, but got: {0}" (%n : i64)
+    %shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %rank = opal.list_len %shape : !opal.list<i64> -> i64
+    %clo = arith.constant 2 : i64
+    %chi = arith.constant 3 : i64
+    %is_lo = arith.cmpi eq, %rank, %clo : i64
+    %is_hi = arith.cmpi eq, %rank, %chi : i64
+    %ranked = arith.ori %is_lo, %is_hi : i1
+    opal.check %ranked, "2D or 3D (batch mode) tensor expected for input, but got: [{0}]" (%shape : !opal.list<i64>)
+    %none = opal.none
+    %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+    %c4 = arith.constant 4 : i64
+    %c11 = arith.constant 11 : i64
+    %integral = arith.cmpi sle, %code, %c4 : i64
+    %is_bool = arith.cmpi eq, %code, %c11 : i64
+    %not_float = arith.ori %integral, %is_bool : i1
+    %true = arith.constant true
+    %float = arith.xori %not_float, %true : i1
+    opal.check %float, "\"replication_pad1d\" not implemented for '{0:dtype}'" (%code : i64)
+    opal.check_edge_padding %self, %padding, "replicate" {planes = 1, min_output = 1} : !opal.tensor, !opal.list<i64>
+    %mode = opal.str "replicate"
+    %r = prims.pad_edges %self, %padding, %mode : (!opal.tensor, !opal.list<i64>, !opal.str) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "replication_pad2d(Tensor self, int[4] padding) -> Tensor"
+  opal.decomposition "replication_pad2d" {
+  ^bb0(%self: !opal.tensor, %padding: !opal.list<i64>):
+    %n = opal.list_len %padding : !opal.list<i64> -> i64
+    %size = arith.constant 4 : i64
+    %full = arith.cmpi eq, %n, %size : i64
+    opal.check %full, "padding size is expected to be 4, but got: {0}" (%n : i64)
+    %shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %rank = opal.list_len %shape : !opal.list<i64> -> i64
+    %clo = arith.constant 3 : i64
+    %chi = arith.constant 4 : i64
+    %is_lo = arith.cmpi eq, %rank, %clo : i64
+    %is_hi = arith.cmpi eq, %rank, %chi : i64
+    %ranked = arith.ori %is_lo, %is_hi : i1
+    opal.check %ranked, "3D or 4D (batch mode) tensor expected for input, but got: [{0}]" (%shape : !opal.list<i64>)
+    %none = opal.none
+    %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+    %c4 = arith.constant 4 : i64
+    %c11 = arith.constant 11 : i64
+    %integral = arith.cmpi sle, %code, %c4 : i64
+    %is_bool = arith.cmpi eq, %code, %c11 : i64
+    %not_float = arith.ori %integral, %is_bool : i1
+    %true = arith.constant true
+    %float = arith.xori %not_float, %true : i1
+    opal.check %float, "\"replication_pad2d\" not implemented for '{0:dtype}'" (%code : i64)
+    opal.check_edge_padding %self, %padding, "replicate" {planes = 2, min_output = 0} : !opal.tensor, !opal.list<i64>
+    %mode = opal.str "replicate"
+    %r = prims.pad_edges %self, %padding, %mode : (!opal.tensor, !opal.list<i64>, !opal.str) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "replication_pad3d(Tensor self, int[6] padding) -> Tensor"
+  opal.decomposition "replication_pad3d" {
+  ^bb0(%self: !opal.tensor, %padding: !opal.list<i64>):
+    %n = opal.list_len %padding : !opal.list<i64> -> i64
+    %size = arith.constant 6 : i64
+    %full = arith.cmpi eq, %n, %size : i64
+    opal.check %full, "padding size is expected to be 6, but got: {0}" (%n : i64)
+    %shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %rank = opal.list_len %shape : !opal.list<i64> -> i64
+    %clo = arith.constant 4 : i64
+    %chi = arith.constant 5 : i64
+    %is_lo = arith.cmpi eq, %rank, %clo : i64
+    %is_hi = arith.cmpi eq, %rank, %chi : i64
+    %ranked = arith.ori %is_lo, %is_hi : i1
+    opal.check %ranked, "4D or 5D (batch mode) tensor expected for input, but got: [{0}]" (%shape : !opal.list<i64>)
+    %none = opal.none
+    %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+    %c4 = arith.constant 4 : i64
+    %c11 = arith.constant 11 : i64
+    %integral = arith.cmpi sle, %code, %c4 : i64
+    %is_bool = arith.cmpi eq, %code, %c11 : i64
+    %not_float = arith.ori %integral, %is_bool : i1
+    %true = arith.constant true
+    %float = arith.xori %not_float, %true : i1
+    opal.check %float, "\"replication_pad3d\" not implemented for '{0:dtype}'" (%code : i64)
+    opal.check_edge_padding %self, %padding, "replicate" {planes = 3, min_output = 0} : !opal.tensor, !opal.list<i64>
+    %mode = opal.str "replicate"
+    %r = prims.pad_edges %self, %padding, %mode : (!opal.tensor, !opal.list<i64>, !opal.str) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
 }

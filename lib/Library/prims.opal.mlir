@@ -86,6 +86,10 @@ opal.library "prims" {
   // aten.constant_pad_nd's `pad` says ([before, after] of the last dim, then
   // of the one before, ...; at most two per dim); negative ones crop.
   opal.def "pad(Tensor a, Scalar padding_value, int[] pad) -> Tensor"
+  // pad_edges: pad as `pad` says with the input's own elements: mirrored
+  // about each end without repeating it (mode "reflect"), or the end
+  // repeated ("replicate"); negative pads crop.
+  opal.def "pad_edges(Tensor a, int[] pad, str mode) -> Tensor"
   // rev: the order of the elements along each of `dims` reversed.
   opal.def "rev(Tensor a, int[] dims) -> Tensor"
   // tile: a repeated repeats[d] times along each dim d; more counts than

@@ -6,7 +6,8 @@
 // opal.check then checks them per call). opal.check_reduction_dims becomes
 // one opal.assert per size it needs to be non-zero, opal.check_padding one
 // per dim that negative padding crops, opal.check_repeats one per negative
-// repeat count.
+// repeat count, opal.check_edge_padding those of reflected and replicated
+// padding.
 //
 //===----------------------------------------------------------------------===//
 
@@ -279,6 +280,60 @@ Expanded opal::ir::detail::expandCheckRepeats(OpBuilder &b, Operation *op, Value
                            .getResult();
     AssertOp::create(b, loc, fits, message, shape,
                      b.getDenseI32ArrayAttr({static_cast<int32_t>(rank)}));
+  }
+  return SmallVector<Value>();
+}
+
+Expanded opal::ir::detail::expandCheckEdgePadding(OpBuilder &b, Operation *op,
+                                                  ValueRange operands, std::string &problem) {
+  RankedTensorType type = rankedOperand(operands[0], problem);
+  if (!type)
+    return failure();
+  auto pad = constantIntList(operands[1]);
+  if (!pad)
+    return expansionFailure(problem, "needs a constant pad list");
+  auto check = cast<CheckEdgePaddingOp>(op);
+  bool reflect = check.getMode() == "reflect";
+  int64_t planes = check.getPlanes(), minOutput = check.getMinOutput();
+  Location loc = op->getLoc();
+  int64_t rank = type.getRank();
+  int64_t padded = std::min<int64_t>(rank, static_cast<int64_t>(pad->size() / 2));
+  SmallVector<int64_t> low, high;
+  padsPerDim(*pad, rank, low, high);
+  SmallVector<Value> shape;
+  for (int64_t d = 0; d < rank; ++d)
+    shape.push_back(sizeOf(b, loc, operands[0], d));
+  auto atLeast = [&](int64_t d, int64_t needed) -> Value {
+    if (!type.isDynamicDim(d))
+      return constantBool(b, loc, type.getDimSize(d) >= needed);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, shape[d],
+                                 constantI64(b, loc, needed));
+  };
+  int32_t rankGroup = static_cast<int32_t>(rank);
+  // Every dim but a batch dim has elements.
+  bool batched = rank == planes + 2;
+  int64_t first = check.getLeadingMayBeEmpty() || batched ? 1 : 0;
+  std::string filled = "Expected " + std::to_string(planes + 1) + "D or " +
+                       std::to_string(planes + 2) +
+                       "D (batch mode) tensor with possibly 0 batch size and other non-zero "
+                       "dimensions for input, but got: [{0}]";
+  for (int64_t d = first; d < rank; ++d)
+    AssertOp::create(b, loc, atLeast(d, 1), filled, shape, b.getDenseI32ArrayAttr({rankGroup}));
+  for (int64_t d = rank - padded; d < rank; ++d) {
+    if (reflect) {
+      SmallVector<Value> values = {constantI64(b, loc, low[d]), constantI64(b, loc, high[d]),
+                                   constantI64(b, loc, d)};
+      llvm::append_range(values, shape);
+      AssertOp::create(b, loc, atLeast(d, std::max(low[d], high[d]) + 1),
+                       "Padding size should be less than the corresponding input dimension, "
+                       "but got: padding ({0}, {1}) at dimension {2} of input [{3}]",
+                       values, b.getDenseI32ArrayAttr({1, 1, 1, rankGroup}));
+    }
+    AssertOp::create(b, loc, atLeast(d, minOutput - (low[d] + high[d])),
+                     "input (size {0} at dimension {1}) is too small for padding {2} and {3}",
+                     ValueRange{shape[d], constantI64(b, loc, d), constantI64(b, loc, low[d]),
+                                constantI64(b, loc, high[d])},
+                     b.getDenseI32ArrayAttr({1, 1, 1, 1}));
   }
   return SmallVector<Value>();
 }

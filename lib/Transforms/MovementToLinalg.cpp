@@ -1,7 +1,7 @@
 //===- MovementToLinalg.cpp - Prims that move elements, to linalg ---------===//
 //
 // prims.slice_in_dim, prims.slice_scatter, prims.select_in_dim, prims.pad,
-// prims.rev and prims.tile: each a linalg.generic over
+// prims.pad_edges, prims.rev and prims.tile: each a linalg.generic over
 // its result that reads the element it needs with tensor.extract at
 // coordinates computed from linalg.index. Nothing is read outside the
 // input: a slice's bounds are clamped into the dim first, and a select or
@@ -14,6 +14,7 @@
 #include "opal/Transforms/Passes.h"
 
 #include "PrimUtils.h"
+#include "opal/Dialect/OpalOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -289,6 +290,74 @@ LogicalResult lowerPad(Operation *op, PatternRewriter &rewriter) {
 }
 
 //===----------------------------------------------------------------------===//
+// pad_edges
+//===----------------------------------------------------------------------===//
+
+std::string padEdgesProblem(Operation *op) {
+  if (std::string p = sameRankProblem(op); !p.empty())
+    return p;
+  auto input = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto pad = constantIntList(op->getOperand(1));
+  if (!pad || pad->size() % 2 || static_cast<int64_t>(pad->size()) > 2 * input.getRank())
+    return "needs a constant pad list of two entries per dim, for at most every dim";
+  auto mode = op->getOperand(2).getDefiningOp<opal::ir::StrOp>();
+  if (!mode || (mode.getValue() != "reflect" && mode.getValue() != "replicate"))
+    return "needs a constant mode, \"reflect\" or \"replicate\"";
+  return "";
+}
+
+/// Each result coordinate, shifted by the low pad, reflected about the
+/// dim's ends (or clamped to them) and then clamped into the dim, so that
+/// nothing is read outside `a` whatever the pads.
+LogicalResult lowerPadEdges(Operation *op, PatternRewriter &rewriter) {
+  Location loc = op->getLoc();
+  Value a = op->getOperand(0);
+  auto inputType = cast<RankedTensorType>(a.getType());
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<int64_t> low, high;
+  padsPerDim(*constantIntList(op->getOperand(1)), inputType.getRank(), low, high);
+  bool reflect = op->getOperand(2).getDefiningOp<opal::ir::StrOp>().getValue() == "reflect";
+  OpBuilder &b = rewriter;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < resultType.getRank(); ++d) {
+    if (!resultType.isDynamicDim(d))
+      continue;
+    Value grown = arith::AddIOp::create(
+        b, loc, tensor::DimOp::create(b, loc, a, d),
+        arith::ConstantIndexOp::create(b, loc, low[d] + high[d]));
+    sizes.push_back(arith::MaxSIOp::create(b, loc, grown, zero));
+  }
+  Value result = generateTensor(
+      b, loc, resultType, sizes, [&](OpBuilder &inner, Location l, ArrayRef<Value> coords) {
+        SmallVector<Value> at;
+        Value lo = arith::ConstantIndexOp::create(inner, l, 0);
+        for (auto [d, coord] : llvm::enumerate(coords)) {
+          Value n = tensor::DimOp::create(inner, l, a, d);
+          Value last = arith::SubIOp::create(inner, l, n,
+                                             arith::ConstantIndexOp::create(inner, l, 1));
+          Value i = arith::SubIOp::create(inner, l, coord,
+                                          arith::ConstantIndexOp::create(inner, l, low[d]));
+          if (reflect) {
+            // -i before the start, 2 (n - 1) - i past the end.
+            Value before = arith::CmpIOp::create(inner, l, arith::CmpIPredicate::slt, i, lo);
+            i = arith::SelectOp::create(inner, l, before,
+                                        arith::SubIOp::create(inner, l, lo, i), i);
+            Value past = arith::CmpIOp::create(inner, l, arith::CmpIPredicate::sgt, i, last);
+            Value mirrored = arith::SubIOp::create(
+                inner, l, arith::AddIOp::create(inner, l, last, last), i);
+            i = arith::SelectOp::create(inner, l, past, mirrored, i);
+          }
+          i = arith::MinSIOp::create(inner, l, arith::MaxSIOp::create(inner, l, i, lo), last);
+          at.push_back(i);
+        }
+        return tensor::ExtractOp::create(inner, l, a, at).getResult();
+      });
+  rewriter.replaceOp(op, result);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // rev
 //===----------------------------------------------------------------------===//
 
@@ -382,6 +451,7 @@ const llvm::StringMap<PrimLowering> &opal::ir::detail::movementLowerings() {
       {"prims.select_in_dim", {selectProblem, lowerSelect}},
       {"prims.pad", {padProblem, lowerPad}},
       {"prims.rev", {revProblem, lowerRev}},
+      {"prims.pad_edges", {padEdgesProblem, lowerPadEdges}},
       {"prims.tile", {tileProblem, lowerTile}},
   };
   return table;

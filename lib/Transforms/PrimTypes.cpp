@@ -151,9 +151,9 @@ FailureOr<SmallVector<Type>> opal::ir::inferPrimResultTypes(Operation *op,
     shape.erase(shape.begin() + *axis);
     return SmallVector<Type>{RankedTensorType::get(shape, type.getElementType())};
   }
-  if (name == "prims.pad") {
+  if (name == "prims.pad" || name == "prims.pad_edges") {
     auto type = dyn_cast<RankedTensorType>(operands[0].getType());
-    auto pad = constantIntList(operands[2]);
+    auto pad = constantIntList(operands[name == "prims.pad" ? 2 : 1]);
     if (!type || !pad || pad->size() % 2 ||
         static_cast<int64_t>(pad->size()) > 2 * type.getRank())
       return fail(problem, "needs a ranked tensor and a constant pad list of two entries per "

@@ -157,6 +157,7 @@ const llvm::StringMap<Expander> &expanders() {
     t[CheckReductionDimsOp::getOperationName()] = expandCheckReductionDims;
     t[CheckPaddingOp::getOperationName()] = expandCheckPadding;
     t[CheckRepeatsOp::getOperationName()] = expandCheckRepeats;
+    t[CheckEdgePaddingOp::getOperationName()] = expandCheckEdgePadding;
     return t;
   }();
   return table;

@@ -89,6 +89,7 @@ OPAL_EXPANDER(expandListItem);
 OPAL_EXPANDER(expandCheckReductionDims);
 OPAL_EXPANDER(expandCheckPadding);
 OPAL_EXPANDER(expandCheckRepeats);
+OPAL_EXPANDER(expandCheckEdgePadding);
 OPAL_EXPANDER(expandDimsExcept);
 // TypeDirected.cpp (conditions for opal.static_if)
 OPAL_EXPANDER(expandIsNone);

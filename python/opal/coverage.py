@@ -86,11 +86,6 @@ MISSING = {
     "col2im": "not built yet",
     "grid_sampler_2d": "not built yet",
     "pow.Scalar": "not built yet (pow.Tensor_Scalar and pow.Tensor_Tensor are)",
-    "reflection_pad1d": "not built yet (constant_pad_nd is)",
-    "reflection_pad2d": "not built yet (constant_pad_nd is)",
-    "reflection_pad3d": "not built yet (constant_pad_nd is)",
-    "replication_pad2d": "not built yet (constant_pad_nd is)",
-    "replication_pad3d": "not built yet (constant_pad_nd is)",
     "upsample_bilinear2d.vec": "not built yet",
     "upsample_nearest2d.vec": "not built yet",
 }

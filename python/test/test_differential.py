@@ -37,7 +37,9 @@ GROUPS = {
                 "scatter.value scatter_add scatter_reduce.two",
     "movement": "slice.Tensor select.int narrow alias split.Tensor split_with_sizes chunk "
                 "unbind.int cat stack flip constant_pad_nd sort sort.stable topk copy repeat "
-                "as_strided diagonal slice_scatter select_scatter",
+                "as_strided diagonal slice_scatter select_scatter reflection_pad1d "
+                "reflection_pad2d reflection_pad3d replication_pad1d replication_pad2d "
+                "replication_pad3d",
     "conv": "conv2d convolution max_pool2d_with_indices max_pool2d avg_pool2d "
             "adaptive_avg_pool2d _adaptive_avg_pool2d",
     "shape": "transpose.int t permute unsqueeze squeeze.dim expand reshape view zeros_like "

@@ -477,6 +477,25 @@ def Opal_CheckRepeatsOp : Opal_Op<"check_repeats", [ParentOneOf<["DecompositionO
   let assemblyFormat = "$value `,` $repeats attr-dict `:` type($value) `,` qualified(type($repeats))";
 }
 
+def Opal_CheckEdgePaddingOp : Opal_Op<"check_edge_padding", [ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
+  let summary = "refuses edge padding a tensor cannot take";
+  let description = [{
+    ```mlir
+    opal.check_edge_padding %self, %pad, "reflect" {planes = 2, min_output = 0} : !opal.tensor, !opal.list<i64>
+    ```
+    The checks of aten's reflection_pad and replication_pad ops over the
+    last `planes` dims (`pad` in constant_pad_nd's order): every dim but a
+    batch dim has elements (with `leading_may_be_empty`, every dim but the
+    first, as PyTorch 1.13's reflection_pad1d and 2d check), a reflected dim
+    is larger than its pads, and each padded dim keeps at least
+    `min_output` elements. Becomes one `opal.assert` per size only known per
+    call.
+  }];
+  let arguments = (ins AnyTensorOrGeneric:$value, Opal_ListType:$pad, StrAttr:$mode,
+                       I64Attr:$planes, I64Attr:$min_output, UnitAttr:$leading_may_be_empty);
+  let assemblyFormat = "$value `,` $pad `,` $mode attr-dict `:` type($value) `,` qualified(type($pad))";
+}
+
 def Opal_ShapeOfOp : Opal_Op<"shape_of", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
   let summary = "the shape of a tensor as a shape list";
   let description = [{
