@@ -144,13 +144,6 @@ template <int Numbers> void arangeBoxed(const OperatorHandle &, DispatchKeySet, 
   stack->emplace_back(std::move(result));
 }
 
-std::string listText(const std::vector<int64_t> &values) {
-  std::string text = "[";
-  for (size_t i = 0; i < values.size(); ++i)
-    text += (i ? ", " : "") + std::to_string(values[i]);
-  return text + "]";
-}
-
 // empty.memory_format(size, *, dtype, layout, device, pin_memory, memory_format)
 void emptyBoxed(const OperatorHandle &, DispatchKeySet, Stack *stack) {
   IValue *args = stack->data() + stack->size() - 6;
@@ -170,16 +163,7 @@ void emptyBoxed(const OperatorHandle &, DispatchKeySet, Stack *stack) {
 void emptyStridedBoxed(const OperatorHandle &, DispatchKeySet, Stack *stack) {
   IValue *args = stack->data() + stack->size() - 6;
   std::vector<int64_t> sizes = args[0].toIntList(), strides = args[1].toIntList();
-  if (sizes.size() != strides.size())
-    throw OpalError("mismatch in length of strides and shape");
-  for (int64_t size : sizes)
-    if (size < 0)
-      throw OpalError("Trying to create tensor with negative dimension " + std::to_string(size) +
-                      ": " + listText(sizes));
-  for (int64_t stride : strides)
-    if (stride < 0)
-      throw OpalError("as_strided: Negative strides are not supported at the moment, got "
-                      "strides: " + listText(strides));
+  checkSizesAndStrides(sizes, strides);
   Options options = optionsAt(args + 2);
   ScalarType dtype = options.dtype.value_or(ScalarType::Float);
   std::optional<size_t> bytes = storageBytesFor(sizes, strides, 0, elementSize(dtype));

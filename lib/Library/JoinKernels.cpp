@@ -14,7 +14,6 @@
 #include "opal/Support/Exceptions.h"
 
 #include <cstring>
-#include <sstream>
 
 using namespace opal;
 using namespace opal::library_detail;
@@ -22,15 +21,6 @@ using namespace opal::library_detail;
 namespace {
 
 using Tensors = std::vector<Tensor>;
-
-std::string shapeText(IntArrayRef sizes) {
-  std::ostringstream out;
-  out << "[";
-  for (size_t i = 0; i < sizes.size(); ++i)
-    out << (i ? ", " : "") << sizes[i];
-  out << "]";
-  return out.str();
-}
 
 /// PyTorch's legacy rule: a 1-d tensor of size 0 takes part in cat's dtype
 /// but not in its shape checks.
@@ -140,8 +130,8 @@ Tensor stack(const Tensors &tensors, int64_t dim) {
   for (size_t i = 1; i < tensors.size(); ++i)
     if (tensors[i].sizes() != tensors[0].sizes())
       throw OpalError("stack expects each tensor to be equal size, but got " +
-                      shapeText(tensors[0].sizes()) + " at entry 0 and " +
-                      shapeText(tensors[i].sizes()) + " at entry " + std::to_string(i));
+                      listText(tensors[0].sizes()) + " at entry 0 and " +
+                      listText(tensors[i].sizes()) + " at entry " + std::to_string(i));
   Tensors expanded;
   expanded.reserve(tensors.size());
   for (const Tensor &t : tensors)

@@ -17,6 +17,7 @@
 
 #include "opal/Dispatch/DispatchKey.h"
 #include "opal/Dispatch/KernelFunction.h"
+#include "opal/Support/ArrayRef.h"
 
 #include <string>
 #include <vector>
@@ -47,6 +48,13 @@ void appendFactoryKernels(std::vector<NativeKernel> &kernels);
 void appendDataKernels(std::vector<NativeKernel> &kernels);
 /// Appends native_batch_norm (its MLIR kernel, then the running statistics).
 void appendNormKernels(std::vector<NativeKernel> &kernels);
+
+/// "[1, 2, 3]".
+std::string listText(IntArrayRef values);
+/// PyTorch's checks of the sizes and strides of as_strided and
+/// empty_strided (one stride per size, none negative).
+void checkSizesAndStrides(const std::vector<int64_t> &sizes,
+                          const std::vector<int64_t> &strides);
 
 /// Every native kernel of the aten library, made once.
 const std::vector<NativeKernel> &nativeKernels();

@@ -27,15 +27,6 @@ namespace {
 using Sizes = std::vector<int64_t>;
 using Tensors = std::vector<Tensor>;
 
-std::string listText(const Sizes &values) {
-  std::ostringstream out;
-  out << "[";
-  for (size_t i = 0; i < values.size(); ++i)
-    out << (i ? ", " : "") << values[i];
-  out << "]";
-  return out.str();
-}
-
 Tensor narrowView(const Tensor &self, int64_t dim, int64_t start, int64_t length) {
   if (self.dim() == 0)
     throw OpalError("narrow() cannot be applied to a 0-dim tensor.");
@@ -131,16 +122,7 @@ Tensors unbind(const Tensor &self, int64_t dim) {
 /// PyTorch's check that a view stays inside its storage.
 Tensor asStrided(const Tensor &self, const Sizes &sizes, const Sizes &strides,
                  std::optional<int64_t> storageOffset) {
-  if (sizes.size() != strides.size())
-    throw OpalError("mismatch in length of strides and shape");
-  for (int64_t size : sizes)
-    if (size < 0)
-      throw OpalError("Trying to create tensor with negative dimension " + std::to_string(size) +
-                      ": " + listText(sizes));
-  for (int64_t stride : strides)
-    if (stride < 0)
-      throw OpalError("as_strided: Negative strides are not supported at the moment, got "
-                      "strides: " + listText(strides));
+  checkSizesAndStrides(sizes, strides);
   int64_t offset = storageOffset.value_or(self.storageOffset());
   if (offset < 0)
     throw OpalError("Tensor: invalid storage offset " + std::to_string(offset));
@@ -185,6 +167,29 @@ Tensor diagonal(const Tensor &self, int64_t offset, int64_t dim1, int64_t dim2) 
 }
 
 } // namespace
+
+std::string opal::library_detail::listText(IntArrayRef values) {
+  std::ostringstream out;
+  out << "[";
+  for (size_t i = 0; i < values.size(); ++i)
+    out << (i ? ", " : "") << values[i];
+  out << "]";
+  return out.str();
+}
+
+void opal::library_detail::checkSizesAndStrides(const std::vector<int64_t> &sizes,
+                                                const std::vector<int64_t> &strides) {
+  if (sizes.size() != strides.size())
+    throw OpalError("mismatch in length of strides and shape");
+  for (int64_t size : sizes)
+    if (size < 0)
+      throw OpalError("Trying to create tensor with negative dimension " + std::to_string(size) +
+                      ": " + listText(sizes));
+  for (int64_t stride : strides)
+    if (stride < 0)
+      throw OpalError("as_strided: Negative strides are not supported at the moment, got "
+                      "strides: " + listText(strides));
+}
 
 void opal::library_detail::appendViewKernels(std::vector<NativeKernel> &kernels) {
   // A view: the MLIR definition stays what composites compile through.

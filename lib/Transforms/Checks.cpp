@@ -56,6 +56,16 @@ Value elementsEqual(OpBuilder &b, Location loc, ValueRange lhs, ValueRange rhs) 
   return all ? all : constantBool(b, loc, true);
 }
 
+/// Whether dim `d` of a tensor of `type` (its size `size`) is at least
+/// `needed`: a constant where the size is static.
+Value sizeAtLeast(OpBuilder &b, Location loc, RankedTensorType type, Value size, int64_t d,
+                  int64_t needed) {
+  if (!type.isDynamicDim(d))
+    return constantBool(b, loc, type.getDimSize(d) >= needed);
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, size,
+                               constantI64(b, loc, needed));
+}
+
 /// An opal.assert of `condition` with a message without placeholders.
 void assertThat(OpBuilder &b, Location loc, Value condition, const std::string &message) {
   std::string escaped;
@@ -230,11 +240,7 @@ Expanded opal::ir::detail::expandCheckPadding(OpBuilder &b, Operation *op, Value
     if (needed <= 0)
       continue;
     Value size = sizeOf(b, loc, operands[0], d);
-    Value fits = type.isDynamicDim(d)
-                     ? arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, size,
-                                             constantI64(b, loc, needed))
-                           .getResult()
-                     : constantBool(b, loc, type.getDimSize(d) >= needed);
+    Value fits = sizeAtLeast(b, loc, type, size, d, needed);
     SmallVector<Value> values = {size, constantI64(b, loc, low[d]), constantI64(b, loc, high[d]),
                                  constantI64(b, loc, d)};
     AssertOp::create(b, loc, fits,
@@ -303,11 +309,8 @@ Expanded opal::ir::detail::expandCheckEdgePadding(OpBuilder &b, Operation *op,
   SmallVector<Value> shape;
   for (int64_t d = 0; d < rank; ++d)
     shape.push_back(sizeOf(b, loc, operands[0], d));
-  auto atLeast = [&](int64_t d, int64_t needed) -> Value {
-    if (!type.isDynamicDim(d))
-      return constantBool(b, loc, type.getDimSize(d) >= needed);
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, shape[d],
-                                 constantI64(b, loc, needed));
+  auto atLeast = [&](int64_t d, int64_t needed) {
+    return sizeAtLeast(b, loc, type, shape[d], d, needed);
   };
   int32_t rankGroup = static_cast<int32_t>(rank);
   // Every dim but a batch dim has elements.

@@ -47,6 +47,32 @@ std::optional<PoolParameters> parametersOf(Operation *op) {
   return PoolParameters{*kernel, *stride, *padding, *dilation};
 }
 
+/// Inside a pooling generic over (N, C, OH, OW, KH, KW): the input
+/// coordinates the window element reads (out * stride - padding + k *
+/// dilation per spatial dim) and whether they lie inside the input.
+std::pair<SmallVector<Value>, Value> windowElement(OpBuilder &b, Location l, Value input,
+                                                   ArrayRef<int64_t> stride,
+                                                   ArrayRef<int64_t> padding,
+                                                   ArrayRef<int64_t> dilation) {
+  SmallVector<Value> coords = {linalg::IndexOp::create(b, l, 0),
+                               linalg::IndexOp::create(b, l, 1)};
+  Value inside;
+  for (int64_t s = 0; s < 2; ++s) {
+    Value out = linalg::IndexOp::create(b, l, 2 + s);
+    Value k = linalg::IndexOp::create(b, l, 4 + s);
+    Value at = arith::AddIOp::create(
+        b, l,
+        arith::SubIOp::create(
+            b, l, arith::MulIOp::create(b, l, out, arith::ConstantIndexOp::create(b, l, stride[s])),
+            arith::ConstantIndexOp::create(b, l, padding[s])),
+        arith::MulIOp::create(b, l, k, arith::ConstantIndexOp::create(b, l, dilation[s])));
+    Value both = inBounds(b, l, at, tensor::DimOp::create(b, l, input, 2 + s));
+    inside = inside ? arith::AndIOp::create(b, l, inside, both).getResult() : both;
+    coords.push_back(at);
+  }
+  return {coords, inside};
+}
+
 std::string maxPoolProblem(Operation *op) {
   auto input = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
   if (!input || input.getRank() != 4)
@@ -119,25 +145,7 @@ LogicalResult lowerMaxPool(Operation *op, PatternRewriter &rewriter) {
       rewriter, loc, TypeRange{valuesType, indicesType}, ValueRange{window},
       ValueRange{values, indices}, maps, iterators,
       [&](OpBuilder &b, Location l, ValueRange args) {
-        SmallVector<Value> coords = {linalg::IndexOp::create(b, l, 0),
-                                     linalg::IndexOp::create(b, l, 1)};
-        Value inside;
-        for (int64_t s = 0; s < 2; ++s) {
-          // out * stride - padding + k * dilation
-          Value out = linalg::IndexOp::create(b, l, 2 + s);
-          Value k = linalg::IndexOp::create(b, l, 4 + s);
-          Value at = arith::AddIOp::create(
-              b, l,
-              arith::SubIOp::create(
-                  b, l,
-                  arith::MulIOp::create(b, l, out,
-                                        arith::ConstantIndexOp::create(b, l, p.stride[s])),
-                  arith::ConstantIndexOp::create(b, l, p.padding[s])),
-              arith::MulIOp::create(b, l, k, arith::ConstantIndexOp::create(b, l, p.dilation[s])));
-          Value both = inBounds(b, l, at, tensor::DimOp::create(b, l, input, 2 + s));
-          inside = inside ? arith::AndIOp::create(b, l, inside, both).getResult() : both;
-          coords.push_back(at);
-        }
+        auto [coords, inside] = windowElement(b, l, input, p.stride, p.padding, p.dilation);
         Value x = extractInside(
             b, l, input, coords, inside,
             b.getFloatAttr(element, -std::numeric_limits<double>::infinity()));
@@ -317,24 +325,8 @@ LogicalResult lowerAvgPool(Operation *op, PatternRewriter &rewriter) {
       b, loc, TypeRange{resultType}, ValueRange{window},
       ValueRange{zeros(b, loc, resultType, sizes)}, maps, iterators,
       [&](OpBuilder &nb, Location l, ValueRange args) {
-        SmallVector<Value> coords = {linalg::IndexOp::create(nb, l, 0),
-                                     linalg::IndexOp::create(nb, l, 1)};
-        Value inside;
-        for (int64_t s = 0; s < 2; ++s) {
-          Value out = linalg::IndexOp::create(nb, l, 2 + s);
-          Value k = linalg::IndexOp::create(nb, l, 4 + s);
-          Value at = arith::AddIOp::create(
-              nb, l,
-              arith::SubIOp::create(
-                  nb, l,
-                  arith::MulIOp::create(nb, l, out,
-                                        arith::ConstantIndexOp::create(nb, l, p.stride[s])),
-                  arith::ConstantIndexOp::create(nb, l, p.padding[s])),
-              k);
-          Value both = inBounds(nb, l, at, tensor::DimOp::create(nb, l, input, 2 + s));
-          inside = inside ? arith::AndIOp::create(nb, l, inside, both).getResult() : both;
-          coords.push_back(at);
-        }
+        SmallVector<int64_t> ones = {1, 1};
+        auto [coords, inside] = windowElement(nb, l, input, p.stride, p.padding, ones);
         Value x = extractInside(nb, l, input, coords, inside, nb.getZeroAttr(element));
         Value sum = isa<FloatType>(element) ? arith::AddFOp::create(nb, l, args[1], x).getResult()
                                             : arith::AddIOp::create(nb, l, args[1], x).getResult();
