@@ -4,7 +4,8 @@
 // kernels (as PyTorch's are): each line along `dim` is sorted as a list of
 // indices, NaN above every number, equal values in index order (PyTorch's
 // CPU sort is stable; its topk leaves the order of equal values open, opal
-// keeps index order). topk sorts only its k best (std::partial_sort). A
+// keeps index order). topk keeps its k best by insertion in one pass (a
+// partial sort for large k). A
 // CUDA tensor is sorted on the host and copied back.
 //
 //===----------------------------------------------------------------------===//
@@ -17,7 +18,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <optional>
 #include <tuple>
 #include <type_traits>
@@ -72,30 +72,58 @@ struct Lines {
 
 /// Sorts every line of `input` (contiguous, on the host) and writes the
 /// first `k` of each into `values` and `indices` (contiguous, dim of size k).
+/// Up to this k, topk keeps its best elements by insertion (one pass, one
+/// comparison for most elements); above it, a partial sort.
+constexpr int64_t kInsertionTopK = 32;
+
 template <typename T>
 void sortLines(const Tensor &input, const Lines &lines, int64_t k, bool descending, bool partial,
                const Tensor &values, const Tensor &indices) {
   const T *in = input.data<T>();
   T *outValues = values.data<T>();
   int64_t *outIndices = indices.data<int64_t>();
-  std::vector<int64_t> order(lines.size);
+  // Each line as (value, index) pairs, compared by value and then by index
+  // (so equal values keep index order, as a stable sort does).
+  using Key = decltype(load(in));
+  std::vector<std::pair<Key, int64_t>> line(lines.size);
+  auto compare = [descending](const std::pair<Key, int64_t> &a,
+                              const std::pair<Key, int64_t> &b) {
+    return before(a.first, b.first, descending) ||
+           (!before(b.first, a.first, descending) && a.second < b.second);
+  };
   for (int64_t o = 0; o < lines.outer; ++o)
     for (int64_t i = 0; i < lines.inner; ++i) {
-      const T *line = in + o * lines.size * lines.inner + i;
-      auto at = [&](int64_t j) { return load(line + j * lines.inner); };
-      std::iota(order.begin(), order.end(), 0);
-      auto compare = [&](int64_t a, int64_t b) {
-        auto va = at(a), vb = at(b);
-        return before(va, vb, descending) || (!before(vb, va, descending) && a < b);
-      };
-      if (partial)
-        std::partial_sort(order.begin(), order.begin() + k, order.end(), compare);
-      else
-        std::stable_sort(order.begin(), order.end(), compare);
+      const T *start = in + o * lines.size * lines.inner + i;
       int64_t base = o * k * lines.inner + i;
+      if (k == 0)
+        continue;
+      if (partial && k <= kInsertionTopK) {
+        // A few best so far, in order: each element is compared with the
+        // worst of them and inserted only if it goes before it (a later
+        // index never goes before an equal value).
+        int64_t kept = 0;
+        for (int64_t j = 0; j < lines.size; ++j) {
+          Key v = load(start + j * lines.inner);
+          if (kept == k && !before(v, line[k - 1].first, descending))
+            continue;
+          int64_t at = kept < k ? kept++ : k - 1;
+          while (at > 0 && before(v, line[at - 1].first, descending)) {
+            line[at] = line[at - 1];
+            --at;
+          }
+          line[at] = {v, j};
+        }
+      } else {
+        for (int64_t j = 0; j < lines.size; ++j)
+          line[j] = {load(start + j * lines.inner), j};
+        if (partial)
+          std::partial_sort(line.begin(), line.begin() + k, line.end(), compare);
+        else
+          std::sort(line.begin(), line.end(), compare);
+      }
       for (int64_t j = 0; j < k; ++j) {
-        outValues[base + j * lines.inner] = line[order[j] * lines.inner];
-        outIndices[base + j * lines.inner] = order[j];
+        outValues[base + j * lines.inner] = start[line[j].second * lines.inner];
+        outIndices[base + j * lines.inner] = line[j].second;
       }
     }
 }
@@ -149,7 +177,8 @@ Pair topk(const Tensor &self, int64_t k, int64_t dim, bool largest, bool) {
   // (A 0-d tensor is its own top element, whatever its dtype.)
   if (self.dtype() == ScalarType::Bool && self.dim() > 0)
     throw OpalError("\"topk_cpu\" not implemented for 'Bool'");
-  return sortAlong(self, d, k, largest, true);
+  // A 0-d tensor is its own top element, also for k = 0 (as in PyTorch).
+  return sortAlong(self, d, self.dim() == 0 ? 1 : k, largest, true);
 }
 
 } // namespace

@@ -46,6 +46,14 @@ def test_topk_and_non_contiguous_inputs():
     assert values.shape == (3, 30) and indices.dtype == opal.int64
     np.testing.assert_array_equal(values.numpy(), np.sort(a, axis=0)[:3])
     assert A.topk(opal.tensor(1.5), 1)[0].item() == 1.5
+    assert A.topk(opal.tensor(1.5), 0)[0].item() == 1.5  # a 0-d tensor, as in PyTorch
+    assert A.topk(opal.ones(3), 0)[0].shape == (0,)
+    # Many equal values: the first indices, in order (one pass keeps the best).
+    assert A.topk(opal.zeros(50), 3)[1].tolist() == [0, 1, 2]
+    big = np.random.default_rng(3).standard_normal((3, 200)).astype(np.float32)
+    for k in (1, 32, 33, 200):
+        np.testing.assert_array_equal(A.topk(opal.tensor(big), k)[1].numpy(),
+                                      np.argsort(-big, 1, kind="stable")[:, :k])
     s = opal.sort(opal.tensor(a), 0)
     np.testing.assert_array_equal(s.values.numpy(), np.sort(a, axis=0))
     assert A.sort.stable(opal.tensor([2, 1]), stable=True)[1].tolist() == [1, 0]

@@ -1,0 +1,90 @@
+"""Data movement and sorting: opal against PyTorch 1.13 and against a copy.
+
+Each op runs at about 16M float32 output elements (sort and topk at 4M),
+opal and PyTorch interleaved round by round in one process, both on one
+thread (torch.set_num_threads(1); opal's kernels here are single-threaded
+or split in two halves for large elementwise work). "copy" is a clone of a
+contiguous tensor of the output's bytes: the speed of memory, which a
+gather-like op can at best reach. Reports min and median milliseconds and
+the ratios of the medians.
+
+    PYTHONPATH=build/python /usr/bin/python3 benchmarks/movement_benchmark.py [--rounds N]
+"""
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+import torch
+
+import opal
+
+A = opal.ops.aten
+T = torch.ops.aten
+
+
+def cases():
+    rng = np.random.default_rng(0)
+    big = rng.standard_normal((4096, 4096)).astype(np.float32)
+    half = rng.standard_normal((4096, 2048)).astype(np.float32)
+    rows = rng.permutation(4096).astype(np.int64)
+    ids = rng.integers(0, 50000, 32768).astype(np.int64)
+    table = rng.standard_normal((50000, 512)).astype(np.float32)
+    along = rng.integers(0, 4096, (4096, 4096)).astype(np.int64)
+    keys = rng.standard_normal((4096, 1024)).astype(np.float32)
+
+    def both(array):
+        return opal.tensor(array), torch.from_numpy(array.copy())
+
+    ob, tb = both(big)
+    oh, th = both(half)
+    orows, trows = both(rows)
+    oids, tids = both(ids)
+    otable, ttable = both(table)
+    oalong, talong = both(along)
+    okeys, tkeys = both(keys)
+    return [
+        ("copy (clone) 16M", lambda: ob.clone(), lambda: tb.clone()),
+        ("cat dim 0, 2 x 8M", lambda: A.cat([oh, oh], 0), lambda: T.cat([th, th], 0)),
+        ("cat dim 1, 2 x 8M", lambda: A.cat([oh, oh], 1), lambda: T.cat([th, th], 1)),
+        ("index_select rows 16M", lambda: A.index_select(ob, 0, orows),
+         lambda: T.index_select(tb, 0, trows)),
+        ("embedding 32768 x 512", lambda: A.embedding(otable, oids),
+         lambda: T.embedding(ttable, tids)),
+        ("gather dim 1, 16M", lambda: A.gather(ob, 1, oalong), lambda: T.gather(tb, 1, talong)),
+        ("sort 4096 x 1024", lambda: A.sort(okeys, -1), lambda: T.sort(tkeys, -1)),
+        ("topk 10 of 4096 x 1024", lambda: A.topk(okeys, 10), lambda: T.topk(tkeys, 10)),
+    ]
+
+
+def timed(fn):
+    start = time.perf_counter()
+    fn()
+    return (time.perf_counter() - start) * 1e3
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=15)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    results = []
+    for name, ours, theirs in cases():
+        ours(), theirs(), ours(), theirs()  # compile, warm caches
+        mine, pytorch = [], []
+        for _ in range(args.rounds):
+            mine.append(timed(ours))
+            pytorch.append(timed(theirs))
+        results.append((name, mine, pytorch))
+    copy = statistics.median(results[0][1])
+    print(f"{'op':26s} {'opal min/med ms':>18s} {'PyTorch min/med ms':>20s} "
+          f"{'PyTorch/opal':>12s} {'copy/opal':>10s}")
+    for name, mine, pytorch in results:
+        med, their_med = statistics.median(mine), statistics.median(pytorch)
+        print(f"{name:26s} {min(mine):8.2f} / {med:7.2f} {min(pytorch):9.2f} / {their_med:7.2f} "
+              f"{their_med / med:11.2f}x {copy / med:9.0%}")
+
+
+if __name__ == "__main__":
+    main()
