@@ -317,8 +317,6 @@ opal.library "aten" {
   opal.decomposition "max_pool2d_with_indices" {
   ^bb0(%self: !opal.tensor, %kernel: !opal.list<i64>, %stride_given: !opal.list<i64>, %padding: !opal.list<i64>, %dilation: !opal.list<i64>, %ceil_mode: i1):
     %yes = arith.constant true
-    %floor_mode = arith.xori %ceil_mode, %yes : i1
-    opal.check %floor_mode, "opal supports max_pool2d with ceil_mode=False only for now"
     %ss = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
     %rank = opal.list_len %ss : !opal.list<i64> -> i64
     %c3 = arith.constant 3 : i64
@@ -363,38 +361,20 @@ opal.library "aten" {
     } else {
       opal.yield %self : !opal.tensor
     }
+    %v, %i = prims.max_pool %x, %kernel, %stride, %padding, %dilation, %ceil_mode : (!opal.tensor, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i1) -> (!opal.tensor, !opal.tensor)
     // At least one output per plane: sizes known per call, a data check.
     %c1 = arith.constant 1 : i64
     %channels = opal.dim_size %x, 1 : !opal.tensor -> i64
     %h = opal.dim_size %x, 2 : !opal.tensor -> i64
     %w = opal.dim_size %x, 3 : !opal.tensor -> i64
-    %dh = opal.list_item %dilation, 0 : !opal.list<i64> -> i64
-    %dw = opal.list_item %dilation, 1 : !opal.list<i64> -> i64
-    %sh = opal.list_item %stride, 0 : !opal.list<i64> -> i64
-    %sw = opal.list_item %stride, 1 : !opal.list<i64> -> i64
-    %kh1 = arith.subi %kh, %c1 : i64
-    %kw1 = arith.subi %kw, %c1 : i64
-    %reach_h = arith.muli %kh1, %dh : i64
-    %reach_w = arith.muli %kw1, %dw : i64
-    %hp = arith.addi %h, %ph2 : i64
-    %wp = arith.addi %w, %pw2 : i64
-    %span_h0 = arith.subi %hp, %reach_h : i64
-    %span_w0 = arith.subi %wp, %reach_w : i64
-    %span_h = arith.subi %span_h0, %c1 : i64
-    %span_w = arith.subi %span_w0, %c1 : i64
-    %steps_h = arith.floordivsi %span_h, %sh : i64
-    %steps_w = arith.floordivsi %span_w, %sw : i64
-    %oh = arith.addi %steps_h, %c1 : i64
-    %ow = arith.addi %steps_w, %c1 : i64
-    %small_h = arith.cmpi slt, %oh, %c1 : i64
-    %small_w = arith.cmpi slt, %ow, %c1 : i64
-    %small = arith.ori %small_h, %small_w : i1
+    %oh = opal.dim_size %v, 2 : !opal.tensor -> i64
+    %ow = opal.dim_size %v, 3 : !opal.tensor -> i64
+    %oh_ok = arith.cmpi sge, %oh, %c1 : i64
+    %ow_ok = arith.cmpi sge, %ow, %c1 : i64
+    %big = arith.andi %oh_ok, %ow_ok : i1
+    %small = arith.xori %big, %yes : i1
     %small_t = opal.promote %small : i1 -> !opal.tensor
-    // PyTorch's message shows a negative size as 0.
-    %oh0 = arith.maxsi %oh, %c0 : i64
-    %ow0 = arith.maxsi %ow, %c0 : i64
-    opal.data_check %small_t, "Given input size: ({0}x{1}x{2}). Calculated output size: ({0}x{3}x{4}). Output size is too small" (%channels, %h, %w, %oh0, %ow0) : !opal.tensor
-    %v, %i = prims.max_pool %x, %kernel, %stride, %padding, %dilation : (!opal.tensor, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>) -> (!opal.tensor, !opal.tensor)
+    opal.data_check %small_t, "Given input size: ({0}x{1}x{2}). Calculated output size: ({0}x{3}x{4}). Output size is too small" (%channels, %h, %w, %oh, %ow) : !opal.tensor
     %rv, %ri = opal.static_if %unbatched -> !opal.tensor, !opal.tensor {
       %sv = prims.squeeze %v, %at0 : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
       %si = prims.squeeze %i, %at0 : (!opal.tensor, !opal.list<i64>) -> !opal.tensor

@@ -136,7 +136,8 @@ opal.library "prims" {
   opal.def "conv(Tensor input, Tensor weight, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor"
   // Max pooling of an NCHW input (2 spatial dims): the maximum of each window
   // (NaN wins; padding is -inf) and its index into the input's H x W plane.
-  opal.def "max_pool(Tensor input, int[] kernel_size, int[] stride, int[] padding, int[] dilation) -> (Tensor values, Tensor indices)"
+  // Output sizes as PyTorch's, with ceil_mode's last window.
+  opal.def "max_pool(Tensor input, int[] kernel_size, int[] stride, int[] padding, int[] dilation, bool ceil_mode) -> (Tensor values, Tensor indices)"
   // Average pooling of an NCHW input: each window's sum divided by its
   // size (clipped to the padded input, or to the input without
   // count_include_pad) or by divisor_override; integer inputs divide with

@@ -35,16 +35,45 @@ namespace {
 
 struct PoolParameters {
   SmallVector<int64_t> kernel, stride, padding, dilation;
+  bool ceilMode = false;
 };
+
+/// PyTorch's pooling_output_shape: windows of `kernel` (`dilation` apart)
+/// every `stride` over `extent` padded by `pad` on both sides; with ceil
+/// mode a last partial window counts if it starts inside the input or its
+/// left padding. At least 0.
+Value pooledSize(OpBuilder &b, Location loc, Value extent, int64_t kernel, int64_t stride,
+                 int64_t pad, int64_t dilation, bool ceilMode) {
+  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  Value span = arith::AddIOp::create(
+      b, loc, extent,
+      index(2 * pad - dilation * (kernel - 1) - 1 + (ceilMode ? stride - 1 : 0)));
+  Value size = arith::AddIOp::create(
+      b, loc, arith::FloorDivSIOp::create(b, loc, span, index(stride)), index(1));
+  if (ceilMode) {
+    // (size - 1) * stride >= extent + pad: the last window starts in the
+    // right padding, and is dropped.
+    Value start = arith::MulIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, size, index(1)), index(stride));
+    Value past = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, start,
+                                       arith::AddIOp::create(b, loc, extent, index(pad)));
+    size = arith::SelectOp::create(b, loc, past, arith::SubIOp::create(b, loc, size, index(1)),
+                                   size);
+  }
+  return arith::MaxSIOp::create(b, loc, size, index(0));
+}
+
+
 
 std::optional<PoolParameters> parametersOf(Operation *op) {
   auto kernel = constantIntList(op->getOperand(1));
   auto stride = constantIntList(op->getOperand(2));
   auto padding = constantIntList(op->getOperand(3));
   auto dilation = constantIntList(op->getOperand(4));
-  if (!kernel || !stride || !padding || !dilation)
+  auto ceilMode = constantInt(op->getOperand(5));
+  if (!kernel || !stride || !padding || !dilation || !ceilMode)
     return std::nullopt;
-  return PoolParameters{*kernel, *stride, *padding, *dilation};
+  return PoolParameters{*kernel, *stride, *padding, *dilation, *ceilMode != 0};
 }
 
 /// Inside a pooling generic over (N, C, OH, OW, KH, KW): the input
@@ -81,7 +110,7 @@ std::string maxPoolProblem(Operation *op) {
     return "needs a floating-point input";
   std::optional<PoolParameters> p = parametersOf(op);
   if (!p)
-    return "needs constant kernel size, stride, padding and dilation";
+    return "needs constant kernel size, stride, padding, dilation and ceil_mode";
   for (const SmallVector<int64_t> *list : {&p->kernel, &p->stride, &p->padding, &p->dilation})
     if (list->size() != 2)
       return "needs two of each of kernel size, stride, padding and dilation";
@@ -99,10 +128,9 @@ LogicalResult lowerMaxPool(Operation *op, PatternRewriter &rewriter) {
   auto indicesType = cast<RankedTensorType>(op->getResult(1).getType());
   PoolParameters p = *parametersOf(op);
   Type element = inputType.getElementType();
-  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v); };
 
-  // Output sizes: (H + 2p - d (k - 1) - 1) / s + 1, at least 0 (a call with
-  // none raises after it: the op's data check).
+  // Output sizes as PyTorch's (at least 0: a call with none raises after
+  // it, the op's data check).
   SmallVector<Value> sizes;
   for (int64_t d = 0; d < 4; ++d) {
     if (!valuesType.isDynamicDim(d))
@@ -112,13 +140,9 @@ LogicalResult lowerMaxPool(Operation *op, PatternRewriter &rewriter) {
       continue;
     }
     int64_t s = d - 2;
-    Value extent = tensor::DimOp::create(rewriter, loc, input, d);
-    Value span = arith::AddIOp::create(
-        rewriter, loc, extent,
-        index(2 * p.padding[s] - p.dilation[s] * (p.kernel[s] - 1) - 1));
-    Value steps = arith::FloorDivSIOp::create(rewriter, loc, span, index(p.stride[s]));
-    Value size = arith::AddIOp::create(rewriter, loc, steps, index(1));
-    sizes.push_back(arith::MaxSIOp::create(rewriter, loc, size, index(0)));
+    sizes.push_back(pooledSize(rewriter, loc, tensor::DimOp::create(rewriter, loc, input, d),
+                               p.kernel[s], p.stride[s], p.padding[s], p.dilation[s],
+                               p.ceilMode));
   }
   auto fill = [&](RankedTensorType type, TypedAttr value) {
     Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(), type.getElementType(),
@@ -250,30 +274,6 @@ std::string avgPoolProblem(Operation *op) {
   return "";
 }
 
-/// PyTorch's pooling_output_shape: windows of `kernel` every `stride` over
-/// `extent` padded by `pad` on both sides; with ceil mode a last partial
-/// window counts if it starts inside the input or its left padding. At
-/// least 0.
-Value pooledSize(OpBuilder &b, Location loc, Value extent, int64_t kernel, int64_t stride,
-                 int64_t pad, bool ceilMode) {
-  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
-  Value span = arith::AddIOp::create(b, loc, extent,
-                                     index(2 * pad - kernel + (ceilMode ? stride - 1 : 0)));
-  Value size = arith::AddIOp::create(
-      b, loc, arith::FloorDivSIOp::create(b, loc, span, index(stride)), index(1));
-  if (ceilMode) {
-    // (size - 1) * stride >= extent + pad: the last window starts in the
-    // right padding, and is dropped.
-    Value start = arith::MulIOp::create(
-        b, loc, arith::SubIOp::create(b, loc, size, index(1)), index(stride));
-    Value past = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, start,
-                                       arith::AddIOp::create(b, loc, extent, index(pad)));
-    size = arith::SelectOp::create(b, loc, past, arith::SubIOp::create(b, loc, size, index(1)),
-                                   size);
-  }
-  return arith::MaxSIOp::create(b, loc, size, index(0));
-}
-
 /// A zero-filled tensor of `type` with the dynamic sizes of `sizes` (one
 /// per dim).
 Value zeros(OpBuilder &b, Location loc, RankedTensorType type, ArrayRef<Value> sizes) {
@@ -311,7 +311,7 @@ LogicalResult lowerAvgPool(Operation *op, PatternRewriter &rewriter) {
                               tensor::DimOp::create(b, loc, input, 1)};
   for (int s = 0; s < 2; ++s)
     sizes.push_back(pooledSize(b, loc, tensor::DimOp::create(b, loc, input, 2 + s), p.kernel[s],
-                               p.stride[s], p.padding[s], p.ceilMode));
+                               p.stride[s], p.padding[s], 1, p.ceilMode));
   // The sum of each window (padding adds 0).
   Value window = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{p.kernel[0], p.kernel[1]},
                                          element);

@@ -65,6 +65,21 @@ Result elementwise(ArrayRef<Value> operands, Type element, std::string &problem)
 
 Type elementOf(Value value) { return cast<TensorType>(value.getType()).getElementType(); }
 
+/// PyTorch's pooling_output_shape for a static extent (dynamic otherwise):
+/// windows of `kernel` (`dilation` apart) every `stride` over `extent`
+/// padded by `pad`; with ceil mode a last partial window that starts inside
+/// the input or its left padding counts. At least 0.
+int64_t pooledSize(int64_t extent, int64_t kernel, int64_t stride, int64_t pad,
+                   int64_t dilation, bool ceilMode) {
+  if (ShapedType::isDynamic(extent) || stride < 1)
+    return ShapedType::kDynamic;
+  int64_t span = extent + 2 * pad - dilation * (kernel - 1) - 1 + (ceilMode ? stride - 1 : 0);
+  int64_t size = (span >= 0 ? span / stride : -((-span + stride - 1) / stride)) + 1;
+  if (ceilMode && (size - 1) * stride >= extent + pad)
+    --size;
+  return std::max<int64_t>(size, 0);
+}
+
 bool isComparison(StringRef name) {
   return llvm::is_contained({"prims.eq", "prims.ne", "prims.lt", "prims.le", "prims.gt",
                              "prims.ge"},
@@ -295,18 +310,15 @@ FailureOr<SmallVector<Type>> opal::ir::inferPrimResultTypes(Operation *op,
     auto input = dyn_cast<RankedTensorType>(operands[0].getType());
     auto kernel = constantIntList(operands[1]), stride = constantIntList(operands[2]);
     auto padding = constantIntList(operands[3]), dilation = constantIntList(operands[4]);
+    auto ceilMode = constantInt(operands[5]);
     if (!input || input.getRank() != 4 || !kernel || !stride || !padding || !dilation ||
-        kernel->size() != 2 || stride->size() != 2 || padding->size() != 2 ||
+        !ceilMode || kernel->size() != 2 || stride->size() != 2 || padding->size() != 2 ||
         dilation->size() != 2)
       return fail(problem, "needs a 4-d input and constant lists of two");
     SmallVector<int64_t> shape = {input.getDimSize(0), input.getDimSize(1)};
-    for (int d = 0; d < 2; ++d) {
-      int64_t extent = input.getDimSize(2 + d);
-      int64_t span = extent + 2 * (*padding)[d] - (*dilation)[d] * ((*kernel)[d] - 1) - 1;
-      shape.push_back(ShapedType::isDynamic(extent) || span < 0 || (*stride)[d] < 1
-                          ? ShapedType::kDynamic
-                          : span / (*stride)[d] + 1);
-    }
+    for (int d = 0; d < 2; ++d)
+      shape.push_back(pooledSize(input.getDimSize(2 + d), (*kernel)[d], (*stride)[d],
+                                 (*padding)[d], (*dilation)[d], *ceilMode != 0));
     return SmallVector<Type>{RankedTensorType::get(shape, input.getElementType()),
                              RankedTensorType::get(shape, IntegerType::get(context, 64))};
   }
@@ -319,19 +331,9 @@ FailureOr<SmallVector<Type>> opal::ir::inferPrimResultTypes(Operation *op,
         kernel->size() != 2 || stride->size() != 2 || padding->size() != 2)
       return fail(problem, "needs a 4-d input and constant lists of two");
     SmallVector<int64_t> shape = {input.getDimSize(0), input.getDimSize(1)};
-    for (int d = 0; d < 2; ++d) {
-      int64_t extent = input.getDimSize(2 + d), k = (*kernel)[d], s = (*stride)[d];
-      int64_t p = (*padding)[d];
-      if (ShapedType::isDynamic(extent) || s < 1) {
-        shape.push_back(ShapedType::kDynamic);
-        continue;
-      }
-      int64_t span = extent + 2 * p - k + (*ceilMode ? s - 1 : 0);
-      int64_t size = (span >= 0 ? span / s : -((-span + s - 1) / s)) + 1;
-      if (*ceilMode && (size - 1) * s >= extent + p)
-        --size;
-      shape.push_back(std::max<int64_t>(size, 0));
-    }
+    for (int d = 0; d < 2; ++d)
+      shape.push_back(pooledSize(input.getDimSize(2 + d), (*kernel)[d], (*stride)[d],
+                                 (*padding)[d], 1, *ceilMode != 0));
     return SmallVector<Type>{RankedTensorType::get(shape, input.getElementType())};
   }
   if (name == "prims.adaptive_avg_pool") {

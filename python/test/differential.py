@@ -283,7 +283,7 @@ def arguments(case, overload):
         elif kind == "int[2]" and arg.name == "dilation":
             args.append([case.rng.choice([1, 1, 2]), case.rng.choice([1, 2])])
         elif kind == "bool" and arg.name == "ceil_mode":
-            args.append(name == "avg_pool2d" and case.rng.random() < 0.5)
+            args.append(case.rng.random() < 0.5)
         elif kind == "SymInt[2]" and arg.name == "output_size":
             size = [case.rng.randint(0, 4), case.rng.randint(0, 4)]
             args.append(size if case.rng.random() < 0.9 else size[:1] or [-1, 2])

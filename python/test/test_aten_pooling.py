@@ -60,3 +60,14 @@ def test_errors():
         with pytest.raises(RuntimeError) as error:
             call()
         assert str(error.value) == message
+
+
+@pytest.mark.parametrize("args", [([3, 3], [2, 2], [1, 1], [1, 1], True),
+                                  ([2, 2], [2, 2], [0, 0], [1, 1], True),
+                                  ([3, 2], [2, 3], [1, 1], [2, 1], True)])
+def test_max_pool2d_ceil_mode(args):
+    x = np.random.default_rng(2).standard_normal((2, 3, 7, 6)).astype(np.float32)
+    values, indices = A.max_pool2d_with_indices(opal.tensor(x), *args)
+    want = torch.ops.aten.max_pool2d_with_indices(torch.from_numpy(x), *args)
+    np.testing.assert_array_equal(values.numpy(), want[0].numpy())
+    np.testing.assert_array_equal(indices.numpy(), want[1].numpy())
