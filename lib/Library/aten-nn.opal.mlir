@@ -627,4 +627,126 @@ opal.library "aten" {
     %r = aten._adaptive_avg_pool2d %self, %output_size : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
+  // Nearest-neighbour upsampling of N, C, H, W planes to output_size (or,
+  // .vec, to floor(size * factor)), each output pixel reading PyTorch's
+  // nearest source pixel.
+  opal.def "upsample_nearest2d(Tensor self, SymInt[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor"
+  opal.decomposition "upsample_nearest2d" {
+  ^bb0(%input: !opal.tensor, %output_size: !opal.list<i64>, %scales_h: f64, %scales_w: f64):
+    %n = opal.list_len %output_size : !opal.list<i64> -> i64
+    %c2 = arith.constant 2 : i64
+    %two = arith.cmpi eq, %n, %c2 : i64
+    opal.check %two, "It is expected output_size equals to 2, but got size {0}" (%n : i64)
+    %c0 = arith.constant 0 : i64
+    %c4 = arith.constant 4 : i64
+    %true = arith.constant true
+    %shape = opal.shape_of %input : !opal.tensor -> !opal.list<i64>
+    %rank = opal.list_len %shape : !opal.list<i64> -> i64
+    %four = arith.cmpi eq, %rank, %c4 : i64
+    opal.check %four, "It is expected input_size equals to 4, but got size {0}" (%rank : i64)
+    // PyTorch 1.13's CPU kernels: uint8, float32, float64, bfloat16.
+    %none = opal.none
+    %code = opal.dtype_of %input, %none : !opal.tensor, !opal.none -> i64
+    %c6 = arith.constant 6 : i64
+    %c7 = arith.constant 7 : i64
+    %c15 = arith.constant 15 : i64
+    %is_u8 = arith.cmpi eq, %code, %c0 : i64
+    %is_f32 = arith.cmpi eq, %code, %c6 : i64
+    %is_f64 = arith.cmpi eq, %code, %c7 : i64
+    %is_bf16 = arith.cmpi eq, %code, %c15 : i64
+    %t1 = arith.ori %is_u8, %is_f32 : i1
+    %t2 = arith.ori %t1, %is_f64 : i1
+    %supported = arith.ori %t2, %is_bf16 : i1
+    opal.check %supported, "\"upsample_nearest2d\" not implemented for '{0:dtype}'" (%code : i64)
+    %channels = opal.dim_size %input, 1 : !opal.tensor -> i64
+    %h = opal.dim_size %input, 2 : !opal.tensor -> i64
+    %w = opal.dim_size %input, 3 : !opal.tensor -> i64
+    %c_ok = arith.cmpi ne, %channels, %c0 : i64
+    %h_ok = arith.cmpi ne, %h, %c0 : i64
+    %w_ok = arith.cmpi ne, %w, %c0 : i64
+    %ch_ok = arith.andi %c_ok, %h_ok : i1
+    %filled = arith.andi %ch_ok, %w_ok : i1
+    opal.check %filled, "Non-empty 4D data tensor expected but got a tensor with sizes [{0}]" (%shape : !opal.list<i64>)
+    %oh = opal.list_item %output_size, 0 : !opal.list<i64> -> i64
+    %ow = opal.list_item %output_size, 1 : !opal.list<i64> -> i64
+    %oh_ok = arith.cmpi sgt, %oh, %c0 : i64
+    %ow_ok = arith.cmpi sgt, %ow, %c0 : i64
+    %out_ok = arith.andi %oh_ok, %ow_ok : i1
+    opal.check %out_ok, "Input and output sizes should be greater than 0, but got input (H: {0}, W: {1}) output (H: {2}, W: {3})" (%h, %w, %oh, %ow : i64, i64, i64, i64)
+    %no_factors = opal.none
+    %r = prims.upsample_nearest %input, %output_size, %no_factors, %scales_h, %scales_w : (!opal.tensor, !opal.list<i64>, !opal.none, f64, f64) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "upsample_nearest2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor"
+  opal.decomposition "upsample_nearest2d.vec" {
+  ^bb0(%input: !opal.tensor, %output_size: !opal.list<i64>, %scale_factors: !opal.list<f64>):
+    %no_size = opal.is_none %output_size : !opal.list<i64> -> i1
+    %no_factors = opal.is_none %scale_factors : !opal.list<f64> -> i1
+    %one = arith.xori %no_size, %no_factors : i1
+    opal.check %one, "Must specify exactly one of output_size and scale_factors"
+    %c0 = arith.constant 0 : i64
+    %c4 = arith.constant 4 : i64
+    %true = arith.constant true
+    %shape = opal.shape_of %input : !opal.tensor -> !opal.list<i64>
+    %rank = opal.list_len %shape : !opal.list<i64> -> i64
+    %four = arith.cmpi eq, %rank, %c4 : i64
+    opal.check %four, "It is expected input_size equals to 4, but got size {0}" (%rank : i64)
+    // PyTorch 1.13's CPU kernels: uint8, float32, float64, bfloat16.
+    %none = opal.none
+    %code = opal.dtype_of %input, %none : !opal.tensor, !opal.none -> i64
+    %c6 = arith.constant 6 : i64
+    %c7 = arith.constant 7 : i64
+    %c15 = arith.constant 15 : i64
+    %is_u8 = arith.cmpi eq, %code, %c0 : i64
+    %is_f32 = arith.cmpi eq, %code, %c6 : i64
+    %is_f64 = arith.cmpi eq, %code, %c7 : i64
+    %is_bf16 = arith.cmpi eq, %code, %c15 : i64
+    %t1 = arith.ori %is_u8, %is_f32 : i1
+    %t2 = arith.ori %t1, %is_f64 : i1
+    %supported = arith.ori %t2, %is_bf16 : i1
+    opal.check %supported, "\"upsample_nearest2d\" not implemented for '{0:dtype}'" (%code : i64)
+    %channels = opal.dim_size %input, 1 : !opal.tensor -> i64
+    %h = opal.dim_size %input, 2 : !opal.tensor -> i64
+    %w = opal.dim_size %input, 3 : !opal.tensor -> i64
+    %c_ok = arith.cmpi ne, %channels, %c0 : i64
+    %h_ok = arith.cmpi ne, %h, %c0 : i64
+    %w_ok = arith.cmpi ne, %w, %c0 : i64
+    %ch_ok = arith.andi %c_ok, %h_ok : i1
+    %filled = arith.andi %ch_ok, %w_ok : i1
+    opal.check %filled, "Non-empty 4D data tensor expected but got a tensor with sizes [{0}]" (%shape : !opal.list<i64>)
+    %c2 = arith.constant 2 : i64
+    %r = opal.static_if %no_factors -> !opal.tensor {
+      %n = opal.list_len %output_size : !opal.list<i64> -> i64
+      %two = arith.cmpi eq, %n, %c2 : i64
+      opal.check %two, "Expected static_cast<int64_t>(output_size->size()) == spatial_dimensions to be true, but got false."
+      %oh = opal.list_item %output_size, 0 : !opal.list<i64> -> i64
+      %ow = opal.list_item %output_size, 1 : !opal.list<i64> -> i64
+      %oh_ok = arith.cmpi sgt, %oh, %c0 : i64
+      %ow_ok = arith.cmpi sgt, %ow, %c0 : i64
+      %out_ok = arith.andi %oh_ok, %ow_ok : i1
+      opal.check %out_ok, "Input and output sizes should be greater than 0, but got input (H: {0}, W: {1}) output (H: {2}, W: {3})" (%h, %w, %oh, %ow : i64, i64, i64, i64)
+      %nf = opal.none
+      %v = prims.upsample_nearest %input, %output_size, %nf, %nf, %nf : (!opal.tensor, !opal.list<i64>, !opal.none, !opal.none, !opal.none) -> !opal.tensor
+      opal.yield %v : !opal.tensor
+    } else {
+      %n = opal.list_len %scale_factors : !opal.list<f64> -> i64
+      %two = arith.cmpi eq, %n, %c2 : i64
+      opal.check %two, "Expected static_cast<int64_t>(scale_factors->size()) == spatial_dimensions to be true, but got false."
+      %ns = opal.none
+      %v = prims.upsample_nearest %input, %ns, %scale_factors, %ns, %ns : (!opal.tensor, !opal.none, !opal.list<f64>, !opal.none, !opal.none) -> !opal.tensor
+      // Each output size floor(size * factor) at least 1: sizes known per
+      // call, checked as data.
+      %c1 = arith.constant 1 : i64
+      %oh = opal.dim_size %v, 2 : !opal.tensor -> i64
+      %ow = opal.dim_size %v, 3 : !opal.tensor -> i64
+      %oh_ok = arith.cmpi sge, %oh, %c1 : i64
+      %ow_ok = arith.cmpi sge, %ow, %c1 : i64
+      %big = arith.andi %oh_ok, %ow_ok : i1
+      %small = arith.xori %big, %true : i1
+      %small_t = opal.promote %small : i1 -> !opal.tensor
+      opal.data_check %small_t, "Input and output sizes should be greater than 0, but got input (H: {0}, W: {1}) output (H: {2}, W: {3})" (%h, %w, %oh, %ow) : !opal.tensor
+      opal.yield %v : !opal.tensor
+    }
+    opal.yield %r : !opal.tensor
+  }
 }

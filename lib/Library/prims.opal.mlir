@@ -146,6 +146,11 @@ opal.library "prims" {
   // Adaptive average pooling of an NCHW input to output_size: cell i of n
   // over a dim of size L averages [floor(i L / n), ceil((i + 1) L / n)).
   opal.def "adaptive_avg_pool(Tensor input, int[] output_size) -> Tensor"
+  // Nearest-neighbour upsampling of an NCHW input to output_size, or to
+  // floor(size * factor) per spatial dim; each output pixel reads PyTorch's
+  // nearest source pixel (scale_h and scale_w, when positive, set the
+  // ratio as 1 / scale, as PyTorch's scales do).
+  opal.def "upsample_nearest(Tensor input, SymInt[]? output_size, float[]? scale_factors, float? scale_h, float? scale_w) -> Tensor"
   // Matrix products (opal's additions to the prims set).
   opal.def "mm(Tensor self, Tensor mat2) -> Tensor"
   opal.def "bmm(Tensor self, Tensor mat2) -> Tensor"

@@ -13,6 +13,8 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace opal::ir::detail;
 
@@ -334,6 +336,25 @@ FailureOr<SmallVector<Type>> opal::ir::inferPrimResultTypes(Operation *op,
     for (int d = 0; d < 2; ++d)
       shape.push_back(pooledSize(input.getDimSize(2 + d), (*kernel)[d], (*stride)[d],
                                  (*padding)[d], 1, *ceilMode != 0));
+    return SmallVector<Type>{RankedTensorType::get(shape, input.getElementType())};
+  }
+  if (name == "prims.upsample_nearest") {
+    auto input = dyn_cast<RankedTensorType>(operands[0].getType());
+    if (!input || input.getRank() != 4)
+      return fail(problem, "needs a 4-d input");
+    SmallVector<int64_t> shape = {input.getDimSize(0), input.getDimSize(1)};
+    auto sizes = isNone(operands[1]) ? std::nullopt : shapeList(operands[1]);
+    auto factors = isNone(operands[2]) ? std::nullopt : constantFloatList(operands[2]);
+    for (int64_t s = 0; s < 2; ++s) {
+      int64_t extent = input.getDimSize(2 + s);
+      if (sizes && sizes->size() == 2)
+        shape.push_back((*sizes)[s]);
+      else if (factors && factors->size() == 2 && !ShapedType::isDynamic(extent))
+        shape.push_back(std::max<int64_t>(
+            static_cast<int64_t>(std::floor(extent * (*factors)[s])), 0));
+      else
+        shape.push_back(ShapedType::kDynamic);
+    }
     return SmallVector<Type>{RankedTensorType::get(shape, input.getElementType())};
   }
   if (name == "prims.adaptive_avg_pool") {

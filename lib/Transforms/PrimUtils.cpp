@@ -37,6 +37,21 @@ std::optional<SmallVector<int64_t>> opal::ir::detail::constantIntList(Value valu
   return values;
 }
 
+std::optional<SmallVector<double>> opal::ir::detail::constantFloatList(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (!def || def->getName().getStringRef() != "opal.list")
+    return std::nullopt;
+  SmallVector<double> values;
+  for (Value element : def->getOperands()) {
+    auto constant = element.getDefiningOp<arith::ConstantOp>();
+    auto number = constant ? dyn_cast<FloatAttr>(constant.getValue()) : FloatAttr();
+    if (!number)
+      return std::nullopt;
+    values.push_back(number.getValueAsDouble());
+  }
+  return values;
+}
+
 std::optional<SmallVector<int64_t>> opal::ir::detail::shapeList(Value value) {
   Operation *def = value.getDefiningOp();
   if (!def || def->getName().getStringRef() != "opal.list")

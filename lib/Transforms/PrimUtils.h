@@ -60,6 +60,8 @@ void padsPerDim(llvm::ArrayRef<int64_t> pad, int64_t rank, llvm::SmallVectorImpl
 std::string typeString(mlir::Type type);
 /// The values of a constant int list (`opal.list` of `arith.constant`s).
 std::optional<llvm::SmallVector<int64_t>> constantIntList(mlir::Value value);
+/// The values of a constant float list (`opal.list` of f64 `arith.constant`s).
+std::optional<llvm::SmallVector<double>> constantFloatList(mlir::Value value);
 /// The sizes in a shape list (`opal.list` of i64s): constants, and
 /// ShapedType::kDynamic for sizes computed at run time.
 std::optional<llvm::SmallVector<int64_t>> shapeList(mlir::Value value);

@@ -82,7 +82,6 @@ MISSING = {
     "col2im": "not built yet",
     "grid_sampler_2d": "not built yet",
     "upsample_bilinear2d.vec": "not built yet",
-    "upsample_nearest2d.vec": "not built yet",
 }
 
 # Where native kernels run (MLIR ones compile for the CPU and for CUDA).

@@ -230,7 +230,7 @@ def arguments(case, overload):
         shapes = matmul_shapes(case, name)
     elif name in ("conv2d", "convolution"):
         shapes = conv_shapes(case)
-    elif name.startswith("max_pool2d") or "avg_pool2d" in name:
+    elif name.startswith("max_pool2d") or "avg_pool2d" in name or name.startswith("upsample"):
         shapes = [tuple(case.rng.choice([1, 2, 3, 5]) for _ in range(case.rng.choice([3, 4, 4])))]
     else:
         base = case.shape()
@@ -284,6 +284,19 @@ def arguments(case, overload):
             args.append([case.rng.choice([1, 1, 2]), case.rng.choice([1, 2])])
         elif kind == "bool" and arg.name == "ceil_mode":
             args.append(case.rng.random() < 0.5)
+        elif kind == "SymInt[]?" and arg.name == "output_size":
+            vec_sizes = case.rng.random() < 0.5
+            args.append([case.rng.randint(0, 6), case.rng.randint(1, 6)] if vec_sizes else None)
+        elif kind == "float[]?" and arg.name == "scale_factors":
+            given = args[-1] is None if case.rng.random() < 0.9 else case.rng.random() < 0.5
+            args.append([case.rng.choice([0.5, 1.0, 1.7, 2.0, 2.5, -1.0]) for _ in range(2)]
+                        if given else None)
+        elif kind == "float?" and arg.name.startswith("scales_"):
+            # Scales that contradict output_size take different paths in
+            # PyTorch 1.13's kernels (one plane: size == input or twice it
+            # ignores the scale; several: not): only None and non-positive
+            # ones (which mean "none") are compared.
+            args.append(case.rng.choice([None, None, -1.0, 0.0]))
         elif kind == "SymInt[2]" and arg.name == "output_size":
             size = [case.rng.randint(0, 4), case.rng.randint(0, 4)]
             args.append(size if case.rng.random() < 0.9 else size[:1] or [-1, 2])

@@ -71,3 +71,23 @@ def test_max_pool2d_ceil_mode(args):
     want = torch.ops.aten.max_pool2d_with_indices(torch.from_numpy(x), *args)
     np.testing.assert_array_equal(values.numpy(), want[0].numpy())
     np.testing.assert_array_equal(indices.numpy(), want[1].numpy())
+
+
+@pytest.mark.parametrize("args", [([4, 5],), ([3, 7], -1.0, None), ([1, 2],), ([6, 6],)])
+def test_upsample_nearest2d(args):
+    x = np.random.default_rng(4).standard_normal((2, 3, 2, 3)).astype(np.float32)
+    got = A.upsample_nearest2d(opal.tensor(x), *args)
+    want = torch.ops.aten.upsample_nearest2d(torch.from_numpy(x), *args)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("size,factors", [([5, 4], None), (None, [1.7, 2.5]), (None, [0.5, 2.0])])
+def test_upsample_nearest2d_vec(size, factors):
+    x = np.random.default_rng(5).standard_normal((1, 2, 4, 3)).astype(np.float32)
+    got = A.upsample_nearest2d.vec(opal.tensor(x), size, factors)
+    want = torch.ops.aten.upsample_nearest2d.vec(torch.from_numpy(x), size, factors)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    with pytest.raises(RuntimeError) as error:
+        A.upsample_nearest2d.vec(opal.tensor(x), None, None)
+    assert str(error.value) == ("aten::upsample_nearest2d.vec: Must specify exactly one of "
+                                "output_size and scale_factors")

@@ -5,7 +5,7 @@
 # RUN: %python %s generate %S/../../lib/Library/prims.opal.mlir > %t.mlir
 # RUN: opal-opt %t.mlir | opal-opt > %t.out
 # RUN: %python %s check %S/../../lib/Library/prims.opal.mlir %t.out | FileCheck %s
-# CHECK: all 80 prims round-trip
+# CHECK: all 81 prims round-trip
 
 import re
 import sys
@@ -26,6 +26,9 @@ TYPES = {
     "Device": ("%d", "!opal.device"),
     "bool": ("%b", "i1"),
     "str": ("%s", "!opal.str"),
+    "SymInt[]?": ("%l", "!opal.list<i64>"),
+    "float[]?": ("%none", "!opal.none"),
+    "float?": ("%none", "!opal.none"),
 }
 
 
