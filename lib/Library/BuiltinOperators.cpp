@@ -48,6 +48,7 @@ const std::vector<library_detail::NativeKernel> &library_detail::nativeKernels()
     appendNormKernels(all);
     appendFactoryKernels(all);
     appendDataKernels(all);
+    appendIndexKernels(all);
     return all;
   }();
   return kernels;

@@ -6,7 +6,8 @@
 // of tensors, which the JIT does not compile yet (ViewKernels.cpp for the
 // splits, JoinKernels.cpp for cat and stack), sorts (SortKernels.cpp),
 // factories whose sizes depend on values (FactoryKernels.cpp), results that
-// depend on the data (DataKernels.cpp), and
+// depend on the data (DataKernels.cpp), indexing by tensors
+// (IndexKernels.cpp), and
 // native_batch_norm, which updates its running statistics in place
 // (BatchNormKernel.cpp).
 //
@@ -44,6 +45,8 @@ void appendJoinKernels(std::vector<NativeKernel> &kernels);
 void appendSortKernels(std::vector<NativeKernel> &kernels);
 /// Appends arange (three overloads), empty.memory_format and empty_strided.
 void appendFactoryKernels(std::vector<NativeKernel> &kernels);
+/// Appends index.Tensor.
+void appendIndexKernels(std::vector<NativeKernel> &kernels);
 /// Appends nonzero and _local_scalar_dense.
 void appendDataKernels(std::vector<NativeKernel> &kernels);
 /// Appends native_batch_norm (its MLIR kernel, then the running statistics).

@@ -123,6 +123,10 @@ opal.library "aten" {
     %r = prims.take %weight, %c0, %i64 : (!opal.tensor, i64, !opal.tensor) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
+  // self at index tensors (None keeps a dim; bool masks select their true
+  // elements): PyTorch's advanced indexing, a native kernel (the JIT does
+  // not compile Tensor?[] arguments yet).
+  opal.def "index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"
   // The coordinates of the nonzero elements, one row each ([n, rank],
   // int64): a native kernel, as n depends on the data.
   opal.def "nonzero(Tensor self) -> Tensor"

@@ -99,6 +99,37 @@ class Case:
             shapes.append(tuple(shape))
         return [self.array(shape, self.dtype()) for shape in shapes]
 
+    def index_list(self, source):
+        """index.Tensor's indices into `source`: up to its rank (sometimes one
+        more), each None, a long tensor (mostly in range, broadcastable with
+        the others) or a bool mask of the dims it covers."""
+        rank = source.ndim
+        count = self.rng.randint(0, rank + (1 if self.rng.random() < 0.1 else 0))
+        shape = self.shape(self.rng.randint(0, 2))
+        indices, d = [], 0
+        while len(indices) < count:
+            roll = self.rng.random()
+            if roll < 0.25:
+                indices.append(None)
+                d += 1
+            elif roll < 0.4 and d < rank:
+                covered = self.rng.randint(1, rank - d)
+                mask_shape = source.shape[d:d + covered]
+                if self.rng.random() < 0.1:
+                    mask_shape = self.shape(covered)
+                indices.append(self.array(mask_shape, "bool"))
+                d += covered
+            else:
+                size = source.shape[d] if d < rank else 1
+                values = np.random.default_rng(self.rng.getrandbits(32)).integers(
+                    -size, max(size, 1), shape if self.rng.random() < 0.9 else self.shape())
+                if self.rng.random() < 0.1 and values.size:
+                    values.flat[0] = size + 1
+                dtype = "int64" if self.rng.random() < 0.9 else "int32"
+                indices.append(np.asarray(values.astype(dtype)))
+                d += 1
+        return indices
+
     def dim(self, rank):
         return self.rng.randint(-rank - 2, rank + 1)
 
@@ -304,6 +335,9 @@ def arguments(case, overload):
             args.append(1)
         elif kind == "bool" and arg.name == "transposed":
             args.append(False)
+        elif kind == "Tensor?[]" and arg.name == "indices":
+            args.append(case.index_list(first))
+            continue
         elif kind == "Tensor[]":
             args.append(case.tensor_list(name))
             first = args[-1][0]
@@ -413,17 +447,23 @@ def convert(values, to):
     return [Keyword(v.name, to(v.value)) if isinstance(v, Keyword) else to(v) for v in values]
 
 
+def is_tensor_list(value):
+    return (isinstance(value, list) and value and
+            all(v is None or isinstance(v, np.ndarray) for v in value) and
+            any(isinstance(v, np.ndarray) for v in value))
+
+
 def to_torch(value):
     if value is None:
         return None
-    if isinstance(value, list) and value and isinstance(value[0], np.ndarray):
+    if is_tensor_list(value):
         return [to_torch(v) for v in value]
     return torch.from_numpy(value.copy()) if isinstance(value, np.ndarray) else value
 
 
 def to_opal(value):
-    if isinstance(value, list) and value and isinstance(value[0], np.ndarray):
-        return [to_opal(v) for v in value]
+    if is_tensor_list(value):
+        return [None if v is None else to_opal(v) for v in value]
     return opal.tensor(value) if isinstance(value, np.ndarray) else value
 
 
@@ -468,9 +508,10 @@ def opal_stricter(error):
     of its backends' paths, or not at all: a convolution's bias must have
     the input's dtype; _local_scalar_dense of an empty tensor (PyTorch reads
     past its end) raises; reflection_pad takes exactly two pads per dim
-    (PyTorch 1.13's reads past a shorter list)."""
+    (PyTorch 1.13's reads past a shorter list); index.Tensor refuses an
+    index past the dims a mask covered."""
     return ("and bias type" in error or "0 elements cannot be converted to Scalar" in error or
-            "padding size is expected to be" in error)
+            "padding size is expected to be" in error or "after its masks" in error)
 
 
 def dtype_error_on_empty(error, values):
@@ -498,8 +539,8 @@ def describe(args):
     def one(v):
         if isinstance(v, Keyword):
             return f"{v.name}={one(v.value)}"
-        if isinstance(v, list) and v and isinstance(v[0], np.ndarray):
-            return "[" + ", ".join(one(t) for t in v) + "]"
+        if is_tensor_list(v):
+            return "[" + ", ".join("None" if t is None else one(t) for t in v) + "]"
         return f"{v.dtype}{list(v.shape)}" if isinstance(v, np.ndarray) else repr(v)
     return ", ".join(one(v) for v in args)
 

@@ -261,3 +261,24 @@ def test_scatter_and_cumsum():
     np.testing.assert_array_equal(src.cumsum(1).numpy(), np.cumsum(src.numpy(), 1))
     assert opal.cumsum(opal.tensor([True, True, False]), 0).tolist() == [1, 2, 2]
     assert opal.nonzero(opal.tensor([[0, 1], [2, 0]])).tolist() == [[0, 1], [1, 0]]
+
+
+def test_index_tensor():
+    a = array((2, 3, 4))
+    x = opal.tensor(a)
+    T = opal.tensor
+    np.testing.assert_array_equal(A.index.Tensor(x, [T([1, 0])]).numpy(), a[[1, 0]])
+    np.testing.assert_array_equal(A.index.Tensor(x, [None, T([2, 0])]).numpy(), a[:, [2, 0]])
+    # Indexed dims apart: the broadcast shape comes first.
+    np.testing.assert_array_equal(A.index.Tensor(x, [T([1]), None, T([0, 3])]).numpy(),
+                                  a[[1], :, [0, 3]])
+    mask = np.array([[True, False, True], [False, False, True]])
+    np.testing.assert_array_equal(A.index.Tensor(x, [T(mask)]).numpy(), a[mask])
+    np.testing.assert_array_equal(A.index.Tensor(x, [T([-1])]).numpy(), a[[-1]])
+    for indices, message in [
+            ([T([5])], "index 5 is out of bounds for dimension 0 with size 2"),
+            ([T([1.0])], "tensors used as indices must be long, byte or bool tensors"),
+            ([T([0, 1]), T([0, 1, 2])], "shape mismatch: indexing tensors could not be "
+             "broadcast together with shapes [2], [3]"),
+            ([None, None, None, T([0])], "too many indices for tensor of dimension 3 (got 4)")]:
+        raises(lambda: A.index.Tensor(x, indices), message)

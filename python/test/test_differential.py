@@ -33,7 +33,8 @@ GROUPS = {
                "std.dim std logsumexp max min argmax argmin max.dim min.dim cumsum",
     "nn": "addmm masked_fill.Scalar masked_fill.Tensor tril triu",
     "norms": "batch_norm native_batch_norm group_norm native_group_norm",
-    "indexing": "gather index_select embedding nonzero _local_scalar_dense scatter.src "
+    "indexing": "gather index_select embedding nonzero _local_scalar_dense index.Tensor "
+                "scatter.src "
                 "scatter.value scatter_add scatter_reduce.two",
     "movement": "slice.Tensor select.int narrow alias split.Tensor split_with_sizes chunk "
                 "unbind.int cat stack flip constant_pad_nd sort sort.stable topk copy repeat "
