@@ -1,20 +1,24 @@
-//===- IndexKernels.cpp - aten index.Tensor as a native kernel ------------===//
+//===- IndexKernels.cpp - aten index.Tensor and index_put, native --------===//
 //
 // Indexing by tensors (`x[idx]`, `x[:, mask]`) takes a list of optional
 // tensors, which the JIT does not compile yet: a native kernel with
 // PyTorch's rules. Bool and uint8 masks become the long indices of their
 // true elements; the index tensors broadcast together; when the indexed dims
 // are adjacent the broadcast shape takes their place, otherwise it comes
-// first; every index is checked before anything is read.
+// first; every index is checked before anything is read. index_put writes
+// (or adds) values where index.Tensor reads, into a copy of self.
 //
 //===----------------------------------------------------------------------===//
 
 #include "NativeKernels.h"
 
+#include "opal/Runtime/DispatchTypes.h"
 #include "opal/Runtime/Tensor.h"
 #include "opal/Support/Exceptions.h"
 
+#include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <optional>
 
 using namespace opal;
@@ -72,7 +76,37 @@ std::vector<std::optional<Tensor>> expandMasks(const Tensor &self, const Indices
   return result;
 }
 
-Tensor indexTensor(const Tensor &self, const Indices &given) {
+/// Where `self[indices]` reads: the result's sizes, and for each of its
+/// elements (index element b, other-dims element r) the offset into
+/// `source` (self on the host, contiguous).
+struct IndexPlan {
+  DimVector outSizes;
+  Tensor source;
+  int64_t count = 1;     ///< index elements (the broadcast shape's)
+  int64_t restCount = 1; ///< elements of the dims no index covers
+  int64_t after = 1;     ///< of those, the ones after the indexed dims
+  bool adjacent = true;
+  std::vector<int64_t> base;   ///< per index element, its offset
+  std::vector<int64_t> rest;   ///< the dims no index covers
+  bool empty() const { return base.empty() || restCount == 0; }
+  /// The offset in the result of (b, r), and in `source`.
+  int64_t outAt(int64_t b, int64_t r) const {
+    return adjacent ? ((r / after) * count + b) * after + r % after : b * restCount + r;
+  }
+  int64_t restOffset(int64_t r) const {
+    int64_t offset = 0, flat = r;
+    for (int64_t i = static_cast<int64_t>(rest.size()) - 1; i >= 0; --i) {
+      int64_t size = source.size(rest[i]);
+      offset += flat % size * source.strides()[rest[i]];
+      flat /= size;
+    }
+    return offset;
+  }
+};
+
+/// PyTorch's checks and layout of `self[indices]`; `base` stays empty when
+/// the result has no elements (PyTorch then reads no index).
+IndexPlan planIndex(const Tensor &self, const Indices &given) {
   int64_t rank = self.dim();
   // (PyTorch counts a mask as one index here.)
   if (static_cast<int64_t>(given.size()) > rank)
@@ -109,93 +143,150 @@ Tensor indexTensor(const Tensor &self, const Indices &given) {
     }
     shape = merged;
   }
-  if (indexed.empty()) {
-    // PyTorch 1.13 returns an empty tensor as it is, and asserts otherwise.
-    if (self.numel() == 0)
-      return self.clone();
+  if (indexed.empty())
     throw OpalError("index: at least one index tensor is needed, but every index is None");
-  }
-  bool adjacent = indexed.back() - indexed.front() + 1 == static_cast<int64_t>(indexed.size());
+  IndexPlan plan;
+  plan.adjacent = indexed.back() - indexed.front() + 1 == static_cast<int64_t>(indexed.size());
   // The result: [before..., shape..., after...] or [shape..., rest...].
-  std::vector<int64_t> rest;
   for (int64_t d = 0; d < rank; ++d)
     if (std::find(indexed.begin(), indexed.end(), d) == indexed.end())
-      rest.push_back(d);
-  int64_t restBefore = adjacent ? indexed.front() : 0;
-  DimVector outSizes;
+      plan.rest.push_back(d);
+  int64_t restBefore = plan.adjacent ? indexed.front() : 0;
   for (int64_t i = 0; i < restBefore; ++i)
-    outSizes.push_back(self.size(rest[i]));
-  for (int64_t size : shape)
-    outSizes.push_back(size);
-  for (size_t i = restBefore; i < rest.size(); ++i)
-    outSizes.push_back(self.size(rest[i]));
-  Tensor out = Tensor::empty(outSizes, self.dtype(), self.device());
-  if (self.device().isMeta())
-    return out;
-  // Each index element's offset into self (checked, wrapped), broadcast.
-  int64_t count = 1;
-  for (int64_t size : shape)
-    count *= size;
+    plan.outSizes.push_back(self.size(plan.rest[i]));
+  for (int64_t size : shape) {
+    plan.outSizes.push_back(size);
+    plan.count *= size;
+  }
+  for (size_t i = restBefore; i < plan.rest.size(); ++i) {
+    plan.outSizes.push_back(self.size(plan.rest[i]));
+    plan.after *= self.size(plan.rest[i]);
+  }
+  for (int64_t d : plan.rest)
+    plan.restCount *= self.size(d);
   for (int64_t d : indexed)
-    if (self.size(d) == 0 && count > 0)
+    if (self.size(d) == 0 && plan.count > 0)
       throw OpalError("index is out of bounds for dimension with size 0");
-  // Without a result element PyTorch reads no index, and checks none.
-  if (out.numel() == 0)
-    return out;
-  Tensor source = onHost(self);
-  std::vector<int64_t> base(count, 0);
+  if (self.device().isMeta() || plan.count == 0 || plan.restCount == 0)
+    return plan; // without a result element PyTorch reads no index
+  // Each index element's offset into self (checked, wrapped), broadcast.
+  plan.source = onHost(self);
+  plan.base.assign(plan.count, 0);
   for (int64_t d : indexed) {
     const Tensor &index = *indices[d];
     const int64_t *values = index.data<int64_t>();
-    int64_t size = self.size(d), stride = source.strides()[d];
+    int64_t size = self.size(d), stride = plan.source.strides()[d];
     int64_t offsetRank = static_cast<int64_t>(shape.size()) - index.dim();
-    for (int64_t b = 0; b < count; ++b) {
-      // b's coordinates in `shape`, read from the index (broadcast).
+    for (int64_t b = 0; b < plan.count; ++b) {
+      // b's position in the index (broadcast: its size-1 dims read 0).
       int64_t flat = b, at = 0, scale = 1;
       for (int64_t e = static_cast<int64_t>(shape.size()) - 1; e >= offsetRank; --e) {
-        int64_t coordinate = flat % shape[e];
         int64_t own = index.size(e - offsetRank);
         if (own != 1)
-          at += coordinate * scale;
+          at += flat % shape[e] * scale;
         scale *= own;
         flat /= shape[e];
       }
-      for (int64_t e = offsetRank - 1; e >= 0; --e)
-        flat /= shape[e];
       int64_t v = values[at];
       if (v < -size || v >= size)
         throw OpalError("index " + std::to_string(v) + " is out of bounds for dimension " +
                         std::to_string(d) + " with size " + std::to_string(size));
-      base[b] += (v < 0 ? v + size : v) * stride;
+      plan.base[b] += (v < 0 ? v + size : v) * stride;
     }
   }
-  // Copy: for each index element, the block of the other dims.
+  return plan;
+}
+
+Tensor indexTensor(const Tensor &self, const Indices &indices) {
+  // PyTorch 1.13 returns an empty tensor indexed by Nones as it is.
+  if (self.numel() == 0 && std::all_of(indices.begin(), indices.end(), [](const auto &i) {
+        return !i || !i->defined();
+      }))
+    return self.clone();
+  IndexPlan plan = planIndex(self, indices);
+  Tensor out = Tensor::empty(plan.outSizes, self.dtype(), self.device());
+  if (plan.empty())
+    return out;
   size_t element = elementSize(self.dtype());
-  int64_t restCount = 1;
-  for (int64_t d : rest)
-    restCount *= self.size(d);
-  int64_t after = 1;
-  for (size_t i = restBefore; i < rest.size(); ++i)
-    after *= self.size(rest[i]);
-  Tensor host = self.device().isCPU() ? out : Tensor::empty(outSizes, self.dtype());
-  const char *from = static_cast<const char *>(source.dataPtr());
+  Tensor host = self.device().isCPU() ? out : Tensor::empty(plan.outSizes, self.dtype());
+  const char *from = static_cast<const char *>(plan.source.dataPtr());
   char *to = static_cast<char *>(host.dataPtr());
-  for (int64_t r = 0; r < restCount; ++r) {
-    // r's offset in self over the other dims (the last fastest).
-    int64_t offset = 0, flat = r;
-    for (int64_t i = static_cast<int64_t>(rest.size()) - 1; i >= 0; --i) {
-      offset += flat % self.size(rest[i]) * source.strides()[rest[i]];
-      flat /= self.size(rest[i]);
-    }
-    int64_t before = r / after, inner = r % after;
-    for (int64_t b = 0; b < count; ++b) {
-      int64_t at = adjacent ? (before * count + b) * after + inner : b * restCount + r;
-      std::memcpy(to + at * element, from + (base[b] + offset) * element, element);
-    }
+  for (int64_t r = 0; r < plan.restCount; ++r) {
+    int64_t offset = plan.restOffset(r);
+    for (int64_t b = 0; b < plan.count; ++b)
+      std::memcpy(to + plan.outAt(b, r) * element, from + (plan.base[b] + offset) * element,
+                  element);
   }
   if (!self.device().isCPU())
     out.copyFrom(host.to(self.device()));
   return out;
+}
+
+/// `*into` combined with `value`: replaced, or added to (bools: or).
+template <typename T> void put(T *into, T value, bool accumulate) {
+  if constexpr (std::is_same_v<T, bool>)
+    *into = accumulate ? (*into || value) : value;
+  else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+    *into = accumulate ? T(static_cast<float>(*into) + static_cast<float>(value)) : value;
+  else
+    *into = accumulate ? static_cast<T>(*into + value) : value;
+}
+
+/// A copy of self with `values` (broadcast to self[indices]'s shape) written
+/// where self[indices] reads, or added there; index elements in order, so
+/// the last of equal indices wins.
+Tensor indexPut(const Tensor &self, const Indices &indices, const Tensor &values,
+                bool accumulate) {
+  if (values.dtype() != self.dtype())
+    throw OpalError(std::string("Index put requires the source and destination dtypes match, "
+                                "got ") + scalarTypeCppName(self.dtype()) +
+                    " for the destination and " + scalarTypeCppName(values.dtype()) +
+                    " for the source.");
+  // (PyTorch 1.13 indexes an empty tensor by Nones as it is.)
+  IndexPlan plan;
+  if (self.numel() == 0 && std::all_of(indices.begin(), indices.end(), [](const auto &i) {
+        return !i || !i->defined();
+      }))
+    plan.outSizes = self.sizes();
+  else
+    plan = planIndex(self, indices);
+  // values broadcast to the indexing result.
+  IntArrayRef given = values.sizes();
+  bool fits = given.size() <= plan.outSizes.size();
+  for (size_t i = 0; fits && i < given.size(); ++i) {
+    int64_t target = plan.outSizes[plan.outSizes.size() - given.size() + i];
+    fits = given[i] == 1 || given[i] == target;
+  }
+  if (!fits)
+    throw OpalError("shape mismatch: value tensor of shape " + listText(given) +
+                    " cannot be broadcast to indexing result of shape " +
+                    listText(plan.outSizes));
+  Tensor result = self.clone();
+  if (plan.empty() || self.device().isMeta())
+    return result;
+  Tensor host = onHost(result); // result itself on the CPU (a fresh clone)
+  Tensor spread = onHost(onHost(values).expand(plan.outSizes));
+  auto scatter = [&](auto *into, const auto *from) {
+    for (int64_t r = 0; r < plan.restCount; ++r) {
+      int64_t offset = plan.restOffset(r);
+      for (int64_t b = 0; b < plan.count; ++b)
+        put(into + plan.base[b] + offset, from[plan.outAt(b, r)], accumulate);
+    }
+  };
+  switch (self.dtype()) {
+#define OPAL_PUT_CASE(type, cpp)                                               \
+  case type:                                                                   \
+    scatter(host.data<cpp>(), spread.data<cpp>());                             \
+    break;
+    OPAL_FORALL_REAL_TYPES(OPAL_PUT_CASE)
+#undef OPAL_PUT_CASE
+  default:
+    throw OpalError(std::string("index_put: ") + dtypeName(self.dtype()) +
+                    " tensors are not supported");
+  }
+  if (!self.device().isCPU())
+    result.copyFrom(host.to(self.device()));
+  return result;
 }
 
 } // namespace
@@ -203,4 +294,6 @@ Tensor indexTensor(const Tensor &self, const Indices &given) {
 void opal::library_detail::appendIndexKernels(std::vector<NativeKernel> &kernels) {
   kernels.push_back({"aten::index.Tensor", DispatchKey::CompositeExplicitAutograd,
                      KernelFunction::makeFromUnboxedCallable(indexTensor)});
+  kernels.push_back({"aten::index_put", DispatchKey::CompositeExplicitAutograd,
+                     KernelFunction::makeFromUnboxedCallable(indexPut)});
 }

@@ -127,6 +127,9 @@ opal.library "aten" {
   // elements): PyTorch's advanced indexing, a native kernel (the JIT does
   // not compile Tensor?[] arguments yet).
   opal.def "index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"
+  // A copy of self with values (broadcast to self[indices]'s shape) written
+  // where index.Tensor reads, or added there (accumulate): native.
+  opal.def "index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"
   // The coordinates of the nonzero elements, one row each ([n, rank],
   // int64): a native kernel, as n depends on the data.
   opal.def "nonzero(Tensor self) -> Tensor"

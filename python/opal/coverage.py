@@ -73,7 +73,6 @@ MISSING = {
     "max_pool3d_with_indices": "3-d pooling: not built yet (the 2-d forms are)",
     "adaptive_avg_pool1d": "1-d pooling: not built yet (the 2-d forms are)",
     "avg_pool1d": "1-d pooling: not built yet (the 2-d forms are)",
-    "index_put": "indexing by tensors (Tensor?[] arguments): not built yet",
     "masked_scatter": "a scatter: not built yet",
     "_embedding_bag": "not built yet",
     "_cdist_forward": "not built yet",
@@ -91,6 +90,7 @@ NATIVE_DEVICES = {
     "nonzero": "CPU, CUDA (read on the host)",
     "_local_scalar_dense": "CPU, CUDA (read on the host)",
     "index.Tensor": "CPU, CUDA (gathered on the host), meta",
+    "index_put": "CPU, CUDA (written on the host), meta",
 }
 
 

@@ -284,6 +284,9 @@ def arguments(case, overload):
                 continue
             wants_bool = (name == "where" and arg.name == "condition") or arg.name == "mask"
             dtype = "bool" if wants_bool and case.rng.random() < 0.9 else case.dtype()
+            if name == "index_put" and arg.name == "values":
+                shape = () if case.rng.random() < 0.6 else shape
+                dtype = first.dtype.name if case.rng.random() < 0.9 else dtype
             if name.startswith("scatter") and arg.name == "src":
                 shape = first.shape if case.rng.random() < 0.8 else shape
                 dtype = first.dtype.name if case.rng.random() < 0.9 else dtype
@@ -498,7 +501,12 @@ def closer_to_exact(theirs, values, got, problem):
 def pytorch_bug(name, values, their_error):
     """Cases where PyTorch 1.13 raises by mistake (opal computes the result):
     logsumexp over no dims (all of them) cannot write its 0-d result into
-    the output it made for a non-empty input without keepdim."""
+    the output it made for a non-empty input without keepdim; index and
+    index_put by Nones only fail an internal assertion (opal raises for a
+    non-empty tensor and returns an empty one as it is)."""
+    if name in ("index.Tensor", "index_put") and their_error and (
+            "called on an undefined Tensor" in their_error or "INTERNAL ASSERT" in their_error):
+        return True  # indexed by Nones only: an internal error, an empty tensor or not
     return (name == "logsumexp" and their_error and "doesn't match the broadcast shape" in
             their_error and list(values[1]) == [])
 

@@ -282,3 +282,22 @@ def test_index_tensor():
              "broadcast together with shapes [2], [3]"),
             ([None, None, None, T([0])], "too many indices for tensor of dimension 3 (got 4)")]:
         raises(lambda: A.index.Tensor(x, indices), message)
+
+
+def test_index_put():
+    x = opal.zeros(3, 4)
+    T = opal.tensor
+    got = A.index_put(x, [T([0, 2])], T(5.0))
+    assert got.numpy()[[0, 2]].tolist() == [[5.0] * 4] * 2 and x.numpy().sum() == 0
+    got = A.index_put(x, [T([0, 0])], opal.ones(2, 4), True)  # duplicates add up
+    assert got.numpy()[0].tolist() == [2.0] * 4
+    got = A.index_put(x, [None, T([1])], T([1.0, 2.0, 3.0]).view(3, 1))
+    assert got.numpy()[:, 1].tolist() == [1.0, 2.0, 3.0]
+    raises(lambda: A.index_put(x, [T([0, 0])], opal.ones(3)),
+           "shape mismatch: value tensor of shape [3] cannot be broadcast to indexing result "
+           "of shape [2, 4]")
+    raises(lambda: A.index_put(x, [T([0])], opal.ones(4, dtype=opal.int64)),
+           "Index put requires the source and destination dtypes match, got Float for the "
+           "destination and Long for the source.")
+    raises(lambda: A.index_put(x, [T([5])], T(7.0)),
+           "index 5 is out of bounds for dimension 0 with size 3")

@@ -33,7 +33,7 @@ GROUPS = {
                "std.dim std logsumexp max min argmax argmin max.dim min.dim cumsum",
     "nn": "addmm masked_fill.Scalar masked_fill.Tensor tril triu",
     "norms": "batch_norm native_batch_norm group_norm native_group_norm",
-    "indexing": "gather index_select embedding nonzero _local_scalar_dense index.Tensor "
+    "indexing": "gather index_select embedding nonzero _local_scalar_dense index.Tensor index_put "
                 "scatter.src "
                 "scatter.value scatter_add scatter_reduce.two",
     "movement": "slice.Tensor select.int narrow alias split.Tensor split_with_sizes chunk "
