@@ -323,7 +323,17 @@ _VIEWS = {
 
 def _setitem(self, index, value):
     """`x[index] = value` for ints, slices, None and `...`: a write into the
-    view `x[index]` (a tensor broadcast to it, or a number filled in)."""
+    view `x[index]` (a tensor broadcast to it, or a number filled in). With
+    index tensors (`x[mask] = 0`), aten.index_put of that view, copied back
+    into it."""
+    view, indices = self._index_parts(index)
+    if indices is not None:
+        if _is_scalar(value):
+            value = _C._full([], float(value), view.dtype, view.device)
+        elif not isinstance(value, Tensor):
+            raise TypeError(f"can't assign a {type(value).__name__} to a Tensor")
+        view.copy_(A.index_put(view, indices, value.to(view.dtype)))
+        return
     view = self[index]
     if isinstance(value, Tensor):
         view.copy_(value)

@@ -207,18 +207,37 @@ std::vector<int64_t> shapeArgs(py::args args) {
   return py::cast<std::vector<int64_t>>(args);
 }
 
-Tensor indexTensor(const Tensor &tensor, py::handle key) {
+/// `tensor[key]` in two parts: the view that ints, slices, None and `...`
+/// make, and, when the key holds tensors (advanced indexing), the indices
+/// aten::index.Tensor takes into that view: the tensors where they stand,
+/// ints among them as 0-d index tensors (PyTorch's rule), None elsewhere.
+std::pair<Tensor, std::optional<std::vector<std::optional<Tensor>>>>
+indexParts(const Tensor &tensor, py::handle key) {
   py::tuple items = py::isinstance<py::tuple>(key) ? py::reinterpret_borrow<py::tuple>(key)
                                                    : py::make_tuple(key);
+  bool advanced = false;
   int64_t consumed = 0; // tensor dims that items address
-  for (py::handle item : items)
-    if (!item.is_none() && item.ptr() != Py_Ellipsis)
+  for (py::handle item : items) {
+    if (py::isinstance<Tensor>(item)) {
+      advanced = true;
+      const Tensor &index = item.cast<const Tensor &>();
+      bool mask = index.dtype() == ScalarType::Bool || index.dtype() == ScalarType::Byte;
+      consumed += mask ? std::max<int64_t>(index.dim(), 1) : 1;
+    } else if (!item.is_none() && item.ptr() != Py_Ellipsis) {
       ++consumed;
+    }
+  }
   if (consumed > tensor.dim())
     throw py::index_error("too many indices for tensor of dimension " +
                           std::to_string(tensor.dim()));
   Tensor result = tensor;
+  std::vector<std::optional<Tensor>> indices;
   int64_t dim = 0;
+  auto at = [&](int64_t d, std::optional<Tensor> index) {
+    if (static_cast<int64_t>(indices.size()) <= d)
+      indices.resize(d + 1);
+    indices[d] = std::move(index);
+  };
   for (py::handle item : items) {
     if (item.ptr() == Py_Ellipsis) {
       dim += tensor.dim() - consumed;
@@ -231,8 +250,19 @@ Tensor indexTensor(const Tensor &tensor, py::handle key) {
       if (step <= 0)
         throw py::value_error("step must be greater than zero");
       result = result.slice(dim++, start, stop, step);
+    } else if (py::isinstance<Tensor>(item)) {
+      const Tensor &index = item.cast<const Tensor &>();
+      at(dim, index);
+      bool mask = index.dtype() == ScalarType::Bool || index.dtype() == ScalarType::Byte;
+      dim += mask ? std::max<int64_t>(index.dim(), 1) : 1;
     } else if (PyIndex_Check(item.ptr()) && !PyBool_Check(item.ptr())) {
       int64_t i = py::cast<int64_t>(item);
+      if (advanced) { // an index tensor like the others
+        Tensor scalar = Tensor::empty({}, ScalarType::Long);
+        *scalar.data<int64_t>() = i;
+        at(dim++, tensor.device().isCPU() ? scalar : scalar.to(tensor.device()));
+        continue;
+      }
       int64_t size = result.sizes()[dim];
       if (i < -size || i >= size)
         throw py::index_error("index " + std::to_string(i) + " is out of bounds for "
@@ -240,11 +270,24 @@ Tensor indexTensor(const Tensor &tensor, py::handle key) {
                               std::to_string(size));
       result = result.select(dim, i);
     } else {
-      throw py::index_error("only integers, slices (`:`), ellipsis (`...`) and None "
-                            "are valid indices (got " + pythonTypeName(item) + ")");
+      throw py::index_error("only integers, slices (`:`), ellipsis (`...`), None and "
+                            "tensors are valid indices (got " + pythonTypeName(item) + ")");
     }
   }
-  return result;
+  if (!advanced)
+    return {result, std::nullopt};
+  return {result, indices};
+}
+
+/// `tensor[key]`: a view, or for index tensors aten::index.Tensor's result
+/// (called through the dispatcher, as every eager op is).
+py::object indexTensor(const Tensor &tensor, py::handle key) {
+  auto [view, indices] = indexParts(tensor, key);
+  if (!indices)
+    return py::cast(view);
+  py::object op = py::module_::import("opal").attr("ops").attr("aten").attr("index").attr(
+      "Tensor");
+  return op(view, py::cast(*indices));
 }
 
 } // namespace
@@ -342,6 +385,10 @@ void opal::python::bindRuntime(py::module_ &m) {
            }, py::arg("dim") = py::none())
       .def("unsqueeze", &Tensor::unsqueeze, py::arg("dim"))
       .def("__getitem__", &indexTensor)
+      .def("_index_parts", [](const Tensor &t, py::handle key) {
+        auto [view, indices] = indexParts(t, key);
+        return py::make_tuple(view, indices ? py::cast(*indices) : py::none());
+      })
       .def("to", [](const Tensor &t, py::object target) {
         if (auto type = scalarTypeOf(target))
           return t.to(*type);

@@ -301,3 +301,22 @@ def test_index_put():
            "destination and Long for the source.")
     raises(lambda: A.index_put(x, [T([5])], T(7.0)),
            "index 5 is out of bounds for dimension 0 with size 3")
+
+
+def test_indexing_with_tensors_in_python():
+    a = array((2, 3, 4))
+    x = opal.tensor(a)
+    mask = x > 10
+    np.testing.assert_array_equal(x[mask].numpy(), a[a > 10])
+    np.testing.assert_array_equal(x[opal.tensor([1]), :, opal.tensor([0, 3])].numpy(),
+                                  a[[1], :, [0, 3]])
+    # An int among index tensors is one too (PyTorch's and numpy's rule).
+    np.testing.assert_array_equal(x[opal.tensor([0, 1]), 1].numpy(), a[[0, 1], 1])
+    np.testing.assert_array_equal(x[1, opal.tensor([0, 2])].numpy(), a[1, [0, 2]])
+    y = opal.zeros(3, 4)
+    y[y.sum(1) == 0] = 2.0
+    y[opal.tensor([0]), opal.tensor([1])] = 5
+    y[:, opal.tensor([3])] += 1
+    y[1:, opal.tensor([0])] = opal.tensor([[7], [8]], dtype=opal.int64)
+    assert y.tolist() == [[2.0, 5.0, 2.0, 3.0], [7.0, 2.0, 2.0, 3.0], [8.0, 2.0, 2.0, 3.0]]
+    raises(lambda: x[opal.tensor([5])], "index 5 is out of bounds for dimension 0 with size 2")
