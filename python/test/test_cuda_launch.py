@@ -319,3 +319,32 @@ def test_a_scatter_is_refused_on_cuda_with_a_clear_error(run):
     assert out == ["opal-map-to-gpu: 'memref.load' would access device memory from the host; "
                    "it has no GPU mapping"]
     assert not launches(log)
+
+
+def test_native_kernels_work_on_a_host_copy_of_cuda_tensors(run):
+    # sort, topk, nonzero, index.Tensor, index_put and arange compute on the
+    # host and copy back; the fake device's memory is host memory, so their
+    # results can be checked here (inputs made by copies: the fake driver's
+    # launches compute nothing).
+    out, log = run("""
+        import numpy as np, opal
+        A = opal.ops.aten
+        x = opal.tensor(np.array([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]], dtype=np.float32),
+                        device="cuda")
+        values, indices = A.sort(x, 1)
+        print(values.device, values.cpu().tolist(), indices.cpu().tolist())
+        print(A.topk(x, 1)[1].cpu().tolist())
+        mask = opal.tensor(np.array([[True, False, True], [False, False, True]]), device="cuda")
+        print(A.nonzero(mask).device, A.nonzero(mask).cpu().tolist())
+        i = opal.tensor(np.array([1, 0]), device="cuda")
+        print(A.index.Tensor(x, [i]).cpu().tolist())
+        zeros = opal.tensor(np.zeros(3, dtype=np.float32), device="cuda")
+        print(A.index_put(x, [i], zeros).cpu().tolist())
+        print(A.arange(3, device="cuda").device, A.cat([x, x], 1).cpu().tolist()[0])
+    """)
+    assert out[0] == "cuda:0 [[1.0, 2.0, 3.0], [0.0, 4.0, 5.0]] [[1, 2, 0], [0, 2, 1]]"
+    assert out[1] == "[[0], [1]]"
+    assert out[2] == "cuda:0 [[0, 0], [0, 2], [1, 2]]"
+    assert out[3] == "[[0.0, 5.0, 4.0], [3.0, 1.0, 2.0]]"
+    assert out[4] == "[[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]"
+    assert out[5] == "cuda:0 [3.0, 1.0, 2.0, 3.0, 1.0, 2.0]"
