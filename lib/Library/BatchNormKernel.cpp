@@ -33,7 +33,7 @@ struct BatchNormKernel : OperatorKernel {
 
 /// `t` on the host in double, contiguous.
 Tensor hostDoubles(const Tensor &t) {
-  return t.to(Device(DeviceType::CPU)).to(ScalarType::Double).contiguous();
+  return hostContiguous(t).to(ScalarType::Double);
 }
 
 void updateRunningStatistics(const Tensor &input, const Tensor &runningMean,

@@ -30,10 +30,6 @@ template <typename T> bool nonzeroAt(const T *p) {
     return *p != 0;
 }
 
-Tensor hostContiguous(const Tensor &t) {
-  return (t.device().isCPU() ? t : t.to(Device(DeviceType::CPU))).contiguous();
-}
-
 /// The indices of the nonzero elements, one row each ([n, rank], int64, in
 /// row-major order).
 Tensor nonzero(const Tensor &self) {

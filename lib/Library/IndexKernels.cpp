@@ -28,11 +28,6 @@ namespace {
 
 using Indices = std::vector<std::optional<Tensor>>;
 
-/// `t` on the host, contiguous.
-Tensor onHost(const Tensor &t) {
-  return (t.device().isCPU() ? t : t.to(Device(DeviceType::CPU))).contiguous();
-}
-
 /// The indices with each mask replaced by the long indices of its true
 /// elements, one per dim it covers.
 std::vector<std::optional<Tensor>> expandMasks(const Tensor &self, const Indices &indices) {
@@ -46,10 +41,10 @@ std::vector<std::optional<Tensor>> expandMasks(const Tensor &self, const Indices
     if (dtype != ScalarType::Long && dtype != ScalarType::Bool && dtype != ScalarType::Byte)
       throw OpalError("tensors used as indices must be long, byte or bool tensors");
     if (dtype == ScalarType::Long) {
-      result.push_back(onHost(*index));
+      result.push_back(hostContiguous(*index));
       continue;
     }
-    Tensor mask = onHost(*index);
+    Tensor mask = hostContiguous(*index);
     int64_t at = static_cast<int64_t>(result.size());
     for (int64_t d = 0; d < mask.dim(); ++d)
       if (at + d >= self.dim() || mask.size(d) != self.size(at + d))
@@ -170,7 +165,7 @@ IndexPlan planIndex(const Tensor &self, const Indices &given) {
   if (self.device().isMeta() || plan.count == 0 || plan.restCount == 0)
     return plan; // without a result element PyTorch reads no index
   // Each index element's offset into self (checked, wrapped), broadcast.
-  plan.source = onHost(self);
+  plan.source = hostContiguous(self);
   plan.base.assign(plan.count, 0);
   for (int64_t d : indexed) {
     const Tensor &index = *indices[d];
@@ -264,8 +259,8 @@ Tensor indexPut(const Tensor &self, const Indices &indices, const Tensor &values
   Tensor result = self.clone();
   if (plan.empty() || self.device().isMeta())
     return result;
-  Tensor host = onHost(result); // result itself on the CPU (a fresh clone)
-  Tensor spread = onHost(onHost(values).expand(plan.outSizes));
+  Tensor host = hostContiguous(result); // result itself on the CPU (a fresh clone)
+  Tensor spread = hostContiguous(hostContiguous(values).expand(plan.outSizes));
   auto scatter = [&](auto *into, const auto *from) {
     for (int64_t r = 0; r < plan.restCount; ++r) {
       int64_t offset = plan.restOffset(r);

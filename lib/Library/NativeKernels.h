@@ -18,6 +18,7 @@
 
 #include "opal/Dispatch/DispatchKey.h"
 #include "opal/Dispatch/KernelFunction.h"
+#include "opal/Runtime/Tensor.h"
 #include "opal/Support/ArrayRef.h"
 
 #include <string>
@@ -58,6 +59,10 @@ std::string listText(IntArrayRef values);
 /// empty_strided (one stride per size, none negative).
 void checkSizesAndStrides(const std::vector<int64_t> &sizes,
                           const std::vector<int64_t> &strides);
+
+/// `t` on the host, contiguous (itself when it already is): native kernels
+/// of CUDA tensors compute on such a copy.
+Tensor hostContiguous(const Tensor &t);
 
 /// Every native kernel of the aten library, made once.
 const std::vector<NativeKernel> &nativeKernels();

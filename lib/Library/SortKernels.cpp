@@ -139,7 +139,7 @@ Pair sortAlong(const Tensor &self, int64_t dim, int64_t k, bool descending, bool
   if (self.device().isMeta() || values.numel() == 0)
     return {values, indices};
   bool onHost = self.device().isCPU();
-  Tensor input = (onHost ? self : self.to(Device(DeviceType::CPU))).contiguous();
+  Tensor input = hostContiguous(self);
   Tensor hostValues = onHost ? values : Tensor::empty(sizes, self.dtype());
   Tensor hostIndices = onHost ? indices : Tensor::empty(sizes, ScalarType::Long);
   Lines lines(self.sizes(), self.dim() > 0 ? dim : 0);

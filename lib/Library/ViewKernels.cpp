@@ -177,6 +177,10 @@ std::string opal::library_detail::listText(IntArrayRef values) {
   return out.str();
 }
 
+Tensor opal::library_detail::hostContiguous(const Tensor &t) {
+  return (t.device().isCPU() ? t : t.to(Device(DeviceType::CPU))).contiguous();
+}
+
 void opal::library_detail::checkSizesAndStrides(const std::vector<int64_t> &sizes,
                                                 const std::vector<int64_t> &strides) {
   if (sizes.size() != strides.size())

@@ -237,16 +237,42 @@ LogicalResult lowerSelect(Operation *op, PatternRewriter &rewriter) {
 }
 
 //===----------------------------------------------------------------------===//
-// pad
+// pad, pad_edges
 //===----------------------------------------------------------------------===//
 
-std::string padProblem(Operation *op) {
+/// The common checks of the pads: ranks and element types as sameRankProblem
+/// says, and a constant `pad` list (operand `padOperand`) in
+/// constant_pad_nd's form.
+std::string padListProblem(Operation *op, unsigned padOperand) {
   if (std::string p = sameRankProblem(op); !p.empty())
     return p;
   auto input = cast<RankedTensorType>(op->getOperand(0).getType());
-  auto pad = constantIntList(op->getOperand(2));
+  auto pad = constantIntList(op->getOperand(padOperand));
   if (!pad || pad->size() % 2 || static_cast<int64_t>(pad->size()) > 2 * input.getRank())
     return "needs a constant pad list of two entries per dim, for at most every dim";
+  return "";
+}
+
+/// The dynamic sizes of a padded `a`: each size plus its pads, at least 0
+/// (a negative pad crops).
+SmallVector<Value> paddedSizes(OpBuilder &b, Location loc, Value a, RankedTensorType resultType,
+                               ArrayRef<int64_t> low, ArrayRef<int64_t> high) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < resultType.getRank(); ++d) {
+    if (!resultType.isDynamicDim(d))
+      continue;
+    Value grown = arith::AddIOp::create(
+        b, loc, tensor::DimOp::create(b, loc, a, d),
+        arith::ConstantIndexOp::create(b, loc, low[d] + high[d]));
+    sizes.push_back(arith::MaxSIOp::create(b, loc, grown, zero));
+  }
+  return sizes;
+}
+
+std::string padProblem(Operation *op) {
+  if (std::string p = padListProblem(op, 2); !p.empty())
+    return p;
   if (!op->getOperand(1).getType().isIntOrFloat())
     return "needs a scalar padding value";
   return "";
@@ -261,17 +287,7 @@ LogicalResult lowerPad(Operation *op, PatternRewriter &rewriter) {
   padsPerDim(*constantIntList(op->getOperand(2)), inputType.getRank(), low, high);
   OpBuilder &b = rewriter;
   Value value = convertScalar(b, loc, op->getOperand(1), inputType.getElementType());
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  SmallVector<Value> sizes;
-  for (int64_t d = 0; d < resultType.getRank(); ++d) {
-    if (!resultType.isDynamicDim(d))
-      continue;
-    // A negative pad crops; a size never goes below 0.
-    Value size = tensor::DimOp::create(b, loc, a, d);
-    Value grown = arith::AddIOp::create(
-        b, loc, size, arith::ConstantIndexOp::create(b, loc, low[d] + high[d]));
-    sizes.push_back(arith::MaxSIOp::create(b, loc, grown, zero));
-  }
+  SmallVector<Value> sizes = paddedSizes(b, loc, a, resultType, low, high);
   Value result = generateTensor(
       b, loc, resultType, sizes, [&](OpBuilder &inner, Location l, ArrayRef<Value> coords) {
         SmallVector<Value> at;
@@ -289,17 +305,9 @@ LogicalResult lowerPad(Operation *op, PatternRewriter &rewriter) {
   return success();
 }
 
-//===----------------------------------------------------------------------===//
-// pad_edges
-//===----------------------------------------------------------------------===//
-
 std::string padEdgesProblem(Operation *op) {
-  if (std::string p = sameRankProblem(op); !p.empty())
+  if (std::string p = padListProblem(op, 1); !p.empty())
     return p;
-  auto input = cast<RankedTensorType>(op->getOperand(0).getType());
-  auto pad = constantIntList(op->getOperand(1));
-  if (!pad || pad->size() % 2 || static_cast<int64_t>(pad->size()) > 2 * input.getRank())
-    return "needs a constant pad list of two entries per dim, for at most every dim";
   auto mode = op->getOperand(2).getDefiningOp<opal::ir::StrOp>();
   if (!mode || (mode.getValue() != "reflect" && mode.getValue() != "replicate"))
     return "needs a constant mode, \"reflect\" or \"replicate\"";
@@ -318,16 +326,7 @@ LogicalResult lowerPadEdges(Operation *op, PatternRewriter &rewriter) {
   padsPerDim(*constantIntList(op->getOperand(1)), inputType.getRank(), low, high);
   bool reflect = op->getOperand(2).getDefiningOp<opal::ir::StrOp>().getValue() == "reflect";
   OpBuilder &b = rewriter;
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  SmallVector<Value> sizes;
-  for (int64_t d = 0; d < resultType.getRank(); ++d) {
-    if (!resultType.isDynamicDim(d))
-      continue;
-    Value grown = arith::AddIOp::create(
-        b, loc, tensor::DimOp::create(b, loc, a, d),
-        arith::ConstantIndexOp::create(b, loc, low[d] + high[d]));
-    sizes.push_back(arith::MaxSIOp::create(b, loc, grown, zero));
-  }
+  SmallVector<Value> sizes = paddedSizes(b, loc, a, resultType, low, high);
   Value result = generateTensor(
       b, loc, resultType, sizes, [&](OpBuilder &inner, Location l, ArrayRef<Value> coords) {
         SmallVector<Value> at;
