@@ -36,3 +36,13 @@ def test_the_doc_is_the_output():
                          text=True, check=True).stdout
     assert out == open(DOC).read(), "regenerate docs/coverage.md: python -m opal.coverage"
     assert out.count("| yes |") == len([r for r in coverage.rows() if r[1] == "yes"])
+
+
+def test_missing_only_and_a_bad_argument():
+    out = subprocess.run([sys.executable, "-m", "opal.coverage", "--missing"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "| yes |" not in out and "| `rand` | missing |" in out
+    bad = subprocess.run([sys.executable, "-m", "opal.coverage", "--bogus"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "unrecognized arguments: --bogus" in bad.stderr
+    assert "Traceback" not in bad.stderr
