@@ -363,9 +363,13 @@ private:
       }
       kernel.dataChecks = std::move(*checks);
     }
+    if (auto streams = function->getAttrOfType<IntegerAttr>(kRandomStreamsAttrName))
+      kernel.randomStreams = static_cast<uint32_t>(streams.getInt());
     // Two CPU threads split independent rows; one CUDA launch covers them
-    // all. A kernel with data checks runs whole.
-    bool split = spec.device != DeviceType::CUDA && kernel.dataChecks.empty();
+    // all. A kernel with data checks runs whole, and so does a random one
+    // (its elements' numbers follow from their indices in the whole).
+    bool split = spec.device != DeviceType::CUDA && kernel.dataChecks.empty() &&
+                 kernel.randomStreams == 0;
     kernel.rowsIndependent = split && rowsAreIndependent(moduleOp);
     kernel.halves = split ? halvesCombine(moduleOp) : jit::HalvesCombine::None;
     // CUDA outputs come from cuMemAlloc: aligned for 128-bit stores.
@@ -623,6 +627,7 @@ private:
     decompose->addPass(createOpalDecompose());
     decompose_ = std::move(decompose);
     auto dataChecks = std::make_unique<PassManager>(context.get());
+    dataChecks->addNestedPass<func::FuncOp>(createOpalBindRandomStreams());
     dataChecks->addNestedPass<func::FuncOp>(createOpalDeriveDataChecks());
     dataChecks_ = std::move(dataChecks);
     reusable_.clear(); // (pass managers of the old context go before it)

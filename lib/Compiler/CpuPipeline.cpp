@@ -4,6 +4,7 @@
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -38,6 +39,9 @@ constexpr const char *kLoopsToLLVM =
     "expand-strided-metadata,"
     "lower-affine,"
     "finalize-memref-to-llvm{use-aligned-alloc},"
+    // bfloat16 conversions as integer arithmetic (LLVM would call
+    // compiler-rt's __truncsfbf2, which the JIT's loader does not have).
+    "arith-expand{include-bf16=true},"
     "convert-arith-to-llvm,"
     "convert-cf-to-llvm,"
     "convert-func-to-llvm,"
@@ -111,6 +115,7 @@ void opal::ir::registerCpuPipeline(DialectRegistry &registry) {
     bufferization::registerBufferizationPipelines();
     memref::registerMemRefPasses();
     math::registerMathPasses();
+    arith::registerArithPasses();
     PassPipelineRegistration<OpalToLinalgPipelineOptions>(
         "opal-to-llvm",
         "opal-to-linalg, then elementwise fusion, one-shot bufferization, loops and the "

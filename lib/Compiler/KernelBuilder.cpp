@@ -289,9 +289,12 @@ std::vector<jit::SizeSource> opal::ir::sizeSourcesOf(ModuleOp module,
     return {};
   Block &body = shapes.front();
   std::vector<uint32_t> schemaIndex = schemaArgumentsOf(argKinds);
-  if (body.getNumArguments() != schemaIndex.size() + 1)
+  // After the inputs: a random kernel's seed and offset, then the buffer.
+  auto streams = shapes->getAttrOfType<IntegerAttr>(kRandomStreamsAttrName);
+  size_t extra = streams && streams.getInt() ? 2 : 0;
+  if (body.getNumArguments() != schemaIndex.size() + extra + 1)
     return {};
-  Value buffer = body.getArgument(schemaIndex.size());
+  Value buffer = body.getArgument(body.getNumArguments() - 1);
   std::map<int64_t, jit::SizeSource> stored; // by position in the buffer
   for (Operation &op : body) {
     if (isa<arith::ConstantOp, arith::IndexCastOp, memref::DimOp, func::ReturnOp>(op))

@@ -5,6 +5,7 @@
 #include "opal/CUDA/Device.h"
 #include "opal/CUDA/Launch.h"
 #include "opal/Dispatch/Dispatcher.h"
+#include "opal/Runtime/Generator.h"
 #include "opal/Support/Environment.h"
 #include "opal/Support/Exceptions.h"
 #include "opal/Support/MessageTemplate.h"
@@ -95,7 +96,7 @@ size_t packedValueCount(const CompiledKernel &kernel, const IValue *args) {
   }
   for (const OutputSpec &output : kernel.outputs)
     count += 3 + 2 * output.sizes.size();
-  return count + 5;
+  return count + 2 * (kernel.randomStreams != 0) + 5;
 }
 
 /// Rows [begin, end) of dim 0 of a tensor of rank `rank` (the outputs'
@@ -128,10 +129,12 @@ struct RowRange {
 }
 
 /// Packs the inputs; a non-contiguous one is copied to a contiguous tensor
-/// kept in `copies` (the kernels take dense memrefs, see docs/jit.md).
+/// kept in `copies` (the kernels take dense memrefs, see docs/jit.md). A
+/// random kernel's seed and first offset (`random`) follow them.
 [[gnu::always_inline]] inline void packInputs(const CompiledKernel &kernel, const IValue *args,
                                               Packer &packer, std::vector<Tensor> &copies,
-                                              const RowRange &rows = {}) {
+                                              const RowRange &rows = {},
+                                              const RandomState &random = {}) {
   size_t copied = 0;
   for (size_t i = 0; i < kernel.argKinds.size(); ++i) {
     switch (kernel.argKinds[i]) {
@@ -155,6 +158,10 @@ struct RowRange {
     case ArgKind::Constant:
       break;
     }
+  }
+  if (kernel.randomStreams) {
+    packer.integer(static_cast<int64_t>(random.seed));
+    packer.integer(static_cast<int64_t>(random.offset));
   }
 }
 
@@ -523,7 +530,11 @@ void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const
   size_t values = packedValueCount(*this, args);
   Packer packer(values);
   std::vector<Tensor> copies;
-  packInputs(*this, args, packer, copies);
+  // A random kernel takes its offsets when it runs (a meta call draws none).
+  RandomState random;
+  if (randomStreams && !device.isMeta())
+    random = defaultGenerator(device.type()).reserve(randomStreams);
+  packInputs(*this, args, packer, copies, {}, random);
   int64_t inlineSizes[64];
   std::vector<int64_t> heapSizes;
   size_t rank = totalRank(*this);

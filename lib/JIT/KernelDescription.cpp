@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 
@@ -190,6 +191,8 @@ std::string jit::describeKernel(const CompiledKernel &kernel) {
     text << "checks: " << describeShapeChecks(kernel.shapeChecks) << "\n";
   if (!kernel.dataChecks.empty())
     text << "data: " << describeDataChecks(kernel.dataChecks) << "\n";
+  if (kernel.randomStreams)
+    text << "random: " << kernel.randomStreams << "\n";
   text << "reached:";
   for (const OperatorName &name : kernel.reached)
     text << " " << name.str();
@@ -435,6 +438,14 @@ Expected<bool> jit::readKernelDescription(const std::string &text, CompiledKerne
       if (!checks)
         return makeUnexpected(Error("kernel description: " + checks.error().message()));
       kernel.dataChecks = std::move(*checks);
+    } else if (field == "random" && values.size() == 1) {
+      char *end = nullptr;
+      unsigned long long streams = std::strtoull(values[0].c_str(), &end, 10);
+      if (values[0].empty() || *end || values[0][0] == '-' || streams == 0 ||
+          streams > 1u << 20)
+        return makeUnexpected(Error("kernel description: bad random stream count '" +
+                                    values[0] + "'"));
+      kernel.randomStreams = static_cast<uint32_t>(streams);
     } else if (field == "reached") {
       for (const std::string &word : values) {
         auto name = parseOperatorName(word);

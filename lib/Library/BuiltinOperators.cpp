@@ -47,6 +47,7 @@ const std::vector<library_detail::NativeKernel> &library_detail::nativeKernels()
     appendSortKernels(all);
     appendNormKernels(all);
     appendFactoryKernels(all);
+    appendRandomKernels(all);
     appendDataKernels(all);
     appendIndexKernels(all);
     return all;

@@ -9,7 +9,8 @@
 // depend on the data (DataKernels.cpp), indexing by tensors
 // (IndexKernels.cpp), and
 // native_batch_norm, which updates its running statistics in place
-// (BatchNormKernel.cpp).
+// (BatchNormKernel.cpp), and randperm, a sequential shuffle
+// (RandomKernels.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,6 +53,8 @@ void appendIndexKernels(std::vector<NativeKernel> &kernels);
 void appendDataKernels(std::vector<NativeKernel> &kernels);
 /// Appends native_batch_norm (its MLIR kernel, then the running statistics).
 void appendNormKernels(std::vector<NativeKernel> &kernels);
+/// Appends randperm.
+void appendRandomKernels(std::vector<NativeKernel> &kernels);
 
 /// "[1, 2, 3]".
 std::string listText(IntArrayRef values);

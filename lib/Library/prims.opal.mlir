@@ -99,6 +99,12 @@ opal.library "prims" {
   // Creation.
   opal.def "full(SymInt[] shape, Scalar fill_value, *, ScalarType dtype, Device device, bool requires_grad) -> Tensor"
   opal.def "iota(SymInt length, *, SymInt start, SymInt step, ScalarType dtype, Device device, bool requires_grad) -> Tensor"
+  // Random numbers (Runtime/Philox.h): the element at row-major position i
+  // is drawn from Philox4x32-10 at (seed, offset, i): uniform in [0, 1), or
+  // standard normal (Box-Muller). `seed` and `offset` come from an
+  // opal.random_stream (opal's additions to the prims set).
+  opal.def "philox_uniform(SymInt[] shape, int seed, int offset, *, ScalarType dtype, Device device) -> Tensor"
+  opal.def "philox_normal(SymInt[] shape, int seed, int offset, *, ScalarType dtype, Device device) -> Tensor"
   // Reductions over `dims` (all dimensions if None); the reduced dimensions
   // are removed.
   opal.def "sum(Tensor inp, int[]? dims, *, ScalarType? output_dtype=None) -> Tensor"

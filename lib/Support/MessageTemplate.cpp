@@ -4,13 +4,19 @@
 
 #include "opal/Runtime/ScalarType.h"
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
 using namespace opal;
 
 namespace {
 
 /// Walks `message`, calling `text(c)` for each literal character and
-/// `placeholder(i, spec)` for each `{i}`, `{i:dtype}` or `{i:ctype}`
-/// (spec "", "dtype" or "ctype"); returns the first problem, or "".
+/// `placeholder(i, spec)` for each `{i}`, `{i:dtype}`, `{i:ctype}` or
+/// `{i:double}` (spec "", "dtype", "ctype" or "double"); returns the first
+/// problem, or "".
 template <typename Text, typename Placeholder>
 std::string walk(const std::string &message, Text text, Placeholder placeholder) {
   for (size_t i = 0; i < message.size(); ++i) {
@@ -34,13 +40,29 @@ std::string walk(const std::string &message, Text text, Placeholder placeholder)
     std::string spec = colon == std::string::npos ? "" : inside.substr(colon + 1);
     if (close == std::string::npos || digits.empty() || digits.size() > 3 ||
         digits.find_first_not_of("0123456789") != std::string::npos ||
-        (colon != std::string::npos && spec != "dtype" && spec != "ctype"))
+        (colon != std::string::npos && spec != "dtype" && spec != "ctype" &&
+         spec != "double"))
       return "a '{' at " + std::to_string(i) + " that does not start a placeholder {N} or " +
              "{N:dtype} (write '{{' for a brace)";
     placeholder(static_cast<size_t>(std::stoul(digits)), spec);
     i = close;
   }
   return "";
+}
+
+/// The double whose bits are the int64 `value` (decimal text), as C++'s
+/// streams print it (PyTorch's messages: "1.5", "nan", "1e+20").
+std::string doubleText(const std::string &value) {
+  char *end = nullptr;
+  errno = 0;
+  long long bits = std::strtoll(value.c_str(), &end, 10);
+  if (value.empty() || *end || errno)
+    return value;
+  double number;
+  std::memcpy(&number, &bits, sizeof number);
+  std::ostringstream out;
+  out << number;
+  return out.str();
 }
 
 } // namespace
@@ -72,6 +94,10 @@ std::string opal::fillMessage(const std::string &message, const std::vector<std:
           return;
         }
         const std::string &value = values[index];
+        if (spec == "double") {
+          filled += doubleText(value);
+          return;
+        }
         if (spec.empty() || value.empty() ||
             value.find_first_not_of("0123456789") != std::string::npos || value.size() > 3 ||
             !isValidScalarType(std::stoll(value))) {

@@ -384,6 +384,14 @@ FailureOr<SmallVector<Type>> opal::ir::inferPrimResultTypes(Operation *op,
       return fail(problem, "needs a constant shape list and dtype");
     return SmallVector<Type>{RankedTensorType::get(*shape, element)};
   }
+  if (name == "prims.philox_uniform" || name == "prims.philox_normal") {
+    auto shape = shapeList(operands[0]);
+    auto code = constantInt(operands[3]);
+    Type element = code ? elementTypeFor(*code, context) : nullptr;
+    if (!shape || !element)
+      return fail(problem, "needs a constant shape list and dtype");
+    return SmallVector<Type>{RankedTensorType::get(*shape, element)};
+  }
   if (name == "prims.iota") {
     auto code = constantInt(operands[3]);
     Type element = code ? elementTypeFor(*code, context) : nullptr;

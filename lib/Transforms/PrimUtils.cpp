@@ -62,6 +62,23 @@ std::optional<SmallVector<int64_t>> opal::ir::detail::shapeList(Value value) {
   return sizes;
 }
 
+/// The sizes of `type`'s dynamic dimensions, from a shape list (an
+/// opal.list of constants or i64 values computed at run time).
+SmallVector<Value> opal::ir::detail::shapeListSizes(OpBuilder &b, Location loc,
+                                                   RankedTensorType type, Value shapeList) {
+  SmallVector<Value> sizes;
+  auto elements = shapeList.getDefiningOp()->getOperands();
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d))
+      continue;
+    if (auto size = constantInt(elements[d]))
+      sizes.push_back(arith::ConstantIndexOp::create(b, loc, *size));
+    else
+      sizes.push_back(arith::IndexCastOp::create(b, loc, b.getIndexType(), elements[d]));
+  }
+  return sizes;
+}
+
 std::optional<int64_t> opal::ir::detail::constantInt(Value value) {
   IntegerAttr attr;
   if (!matchPattern(value, m_Constant(&attr)))
@@ -183,11 +200,11 @@ private:
 };
 
 /// Every category's table.
-const std::array<const llvm::StringMap<opal::ir::detail::PrimLowering> *, 5> &tables() {
+const std::array<const llvm::StringMap<opal::ir::detail::PrimLowering> *, 6> &tables() {
   using namespace opal::ir::detail;
-  static const std::array<const llvm::StringMap<PrimLowering> *, 5> all = {
+  static const std::array<const llvm::StringMap<PrimLowering> *, 6> all = {
       &structuredLowerings(), &indexingLowerings(), &convolutionLowerings(),
-      &poolingLowerings(), &movementLowerings()};
+      &poolingLowerings(), &movementLowerings(), &randomLowerings()};
   return all;
 }
 

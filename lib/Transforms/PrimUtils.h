@@ -9,6 +9,7 @@
 #define OPAL_LIB_TRANSFORMS_PRIMUTILS_H
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Types.h"
@@ -33,13 +34,14 @@ struct PrimLowering {
 };
 /// The lowerings of the structured prims, one table per category and file
 /// (StructuredToLinalg.cpp, IndexingToLinalg.cpp, ConvolutionToLinalg.cpp,
-/// PoolingToLinalg.cpp, MovementToLinalg.cpp); populateStructuredToLinalgPatterns
+/// PoolingToLinalg.cpp, MovementToLinalg.cpp, RandomToLinalg.cpp); populateStructuredToLinalgPatterns
 /// takes them all.
 const llvm::StringMap<PrimLowering> &structuredLowerings();
 const llvm::StringMap<PrimLowering> &indexingLowerings();
 const llvm::StringMap<PrimLowering> &convolutionLowerings();
 const llvm::StringMap<PrimLowering> &poolingLowerings();
 const llvm::StringMap<PrimLowering> &movementLowerings();
+const llvm::StringMap<PrimLowering> &randomLowerings();
 
 /// `0 <= i < size` for index values.
 mlir::Value inBounds(mlir::OpBuilder &b, mlir::Location loc, mlir::Value i, mlir::Value size);
@@ -65,6 +67,10 @@ std::optional<llvm::SmallVector<double>> constantFloatList(mlir::Value value);
 /// The sizes in a shape list (`opal.list` of i64s): constants, and
 /// ShapedType::kDynamic for sizes computed at run time.
 std::optional<llvm::SmallVector<int64_t>> shapeList(mlir::Value value);
+/// The sizes of `type`'s dynamic dimensions, from a shape list (an
+/// opal.list of constants or i64 values computed at run time).
+llvm::SmallVector<mlir::Value> shapeListSizes(mlir::OpBuilder &b, mlir::Location loc,
+                                              mlir::RankedTensorType type, mlir::Value shapeList);
 /// The value of a constant integer operand.
 std::optional<int64_t> constantInt(mlir::Value value);
 /// True if `value` is made by `opal.none`.

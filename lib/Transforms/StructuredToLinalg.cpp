@@ -70,23 +70,6 @@ std::string rankedOperands(Operation *op, unsigned tensorOperands) {
 // broadcast_in_dim, transpose
 //===----------------------------------------------------------------------===//
 
-/// The sizes of `type`'s dynamic dimensions, from a shape list (an
-/// opal.list of constants or i64 values computed at run time).
-SmallVector<Value> dynamicSizes(OpBuilder &b, Location loc, RankedTensorType type,
-                                Value shapeList) {
-  SmallVector<Value> sizes;
-  auto elements = shapeList.getDefiningOp()->getOperands();
-  for (int64_t d = 0; d < type.getRank(); ++d) {
-    if (!type.isDynamicDim(d))
-      continue;
-    if (auto size = constantInt(elements[d]))
-      sizes.push_back(arith::ConstantIndexOp::create(b, loc, *size));
-    else
-      sizes.push_back(arith::IndexCastOp::create(b, loc, b.getIndexType(), elements[d]));
-  }
-  return sizes;
-}
-
 std::string broadcastProblem(Operation *op) {
   if (std::string p = rankedOperands(op, 1); !p.empty())
     return p;
@@ -118,7 +101,7 @@ LogicalResult lowerBroadcast(Operation *op, PatternRewriter &rewriter) {
   auto inputType = cast<RankedTensorType>(input.getType());
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   SmallVector<int64_t> dims = *constantIntList(op->getOperand(2));
-  SmallVector<Value> sizes = dynamicSizes(rewriter, loc, resultType, op->getOperand(1));
+  SmallVector<Value> sizes = shapeListSizes(rewriter, loc, resultType, op->getOperand(1));
   Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                        resultType.getElementType(), sizes);
   SmallVector<AffineExpr> exprs;
@@ -276,7 +259,7 @@ std::string fullProblem(Operation *op) {
 LogicalResult lowerFull(Operation *op, PatternRewriter &rewriter) {
   Location loc = op->getLoc();
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-  SmallVector<Value> sizes = dynamicSizes(rewriter, loc, resultType, op->getOperand(0));
+  SmallVector<Value> sizes = shapeListSizes(rewriter, loc, resultType, op->getOperand(0));
   Value empty = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                         resultType.getElementType(), sizes);
   Value value = convertScalar(rewriter, loc, op->getOperand(1), resultType.getElementType());

@@ -29,7 +29,7 @@ def aten_schemas():
 def test_aten_library_size_and_namespace():
     assert ATEN_FILES == ["aten-factories.opal.mlir", "aten-indexing.opal.mlir",
                           "aten-math.opal.mlir", "aten-movement.opal.mlir", "aten-nn.opal.mlir",
-                          "aten-norms.opal.mlir", "aten-reductions.opal.mlir", "aten.opal.mlir"]
+                          "aten-norms.opal.mlir", "aten-random.opal.mlir", "aten-reductions.opal.mlir", "aten.opal.mlir"]
     schemas = aten_schemas()
     assert len(schemas) == 215
     assert {s.name.split("::")[0] for s in schemas} == {"aten"}

@@ -363,6 +363,24 @@ def Opal_DataCheckOp : Opal_Op<"data_check"> {
   }];
 }
 
+def Opal_RandomStreamOp : Opal_Op<"random_stream"> {
+  let summary = "the seed and offset of one random op of a kernel";
+  let description = [{
+    ```mlir
+    %seed, %offset = opal.random_stream
+    %r = prims.philox_uniform %size, %seed, %offset, %code, %dev : (...) -> !opal.tensor
+    ```
+    The generator's state as the kernel will see it at a call: the JIT
+    (opal-bind-random-streams) numbers the kernel's random streams 0..N-1 in
+    order, adds the seed and the first offset as two i64 arguments of the
+    kernel, and replaces stream k by (seed, offset + k); each call reserves N
+    offsets of its device's generator (Runtime/Generator.h). The op has side
+    effects, so two random ops never share a stream.
+  }];
+  let results = (outs I64:$seed, I64:$offset);
+  let assemblyFormat = "attr-dict";
+}
+
 def Opal_ListEqOp : Opal_Op<"list_eq", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
   let summary = "whether two int lists are equal";
   let description = [{

@@ -169,6 +169,10 @@ public:
   bool runsOpByOp() const { return !plan.empty() || !outputSlots.empty(); }
 
   std::vector<ArgKind> argKinds; ///< one per schema argument
+  /// The random ops of the kernel (opal-bind-random-streams): each call
+  /// reserves this many offsets of its device's generator and passes the
+  /// seed and the first offset as two i64 after the inputs.
+  uint32_t randomStreams = 0;
   /// Rows (dim 0) of the outputs are independent (KernelBuilder.h's
   /// rowsAreIndependent): large calls run the two halves on two threads.
   bool rowsIndependent = false;

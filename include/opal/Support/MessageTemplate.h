@@ -4,7 +4,8 @@
 // (opal-derive-shape-checks): "expected [{0}], got [{1}]", where `{i}` is
 // replaced by the i-th value's text, and `{i:dtype}` by the name c10 gives
 // the dtype whose code the i-th value is ('Long' for 4), `{i:ctype}` by its
-// C++ element type's ("long int"). `{{` and `}}` stand
+// C++ element type's ("long int"), `{i:double}` by the double whose bits
+// the i-th value (an int64) holds, as C++ streams print it ("1.5", "nan"). `{{` and `}}` stand
 // for braces.
 //
 //===----------------------------------------------------------------------===//

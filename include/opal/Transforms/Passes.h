@@ -29,6 +29,10 @@ inline constexpr const char *kShapeChecksAttrName = "opal.shape_checks";
 /// The function attribute where opal-derive-data-checks records the checks
 /// its last results carry (a string: jit::describeDataChecks).
 inline constexpr const char *kDataChecksAttrName = "opal.data_checks";
+/// The function attribute where opal-bind-random-streams records how many
+/// random streams a function draws from (an i64); its last two non-output
+/// arguments are then the seed and the first offset.
+inline constexpr const char *kRandomStreamsAttrName = "opal.random_streams";
 /// The unit attribute of the loop over rows that opal-fuse-rows makes:
 /// opal-map-to-gpu runs it as one kernel with a block per row.
 inline constexpr const char *kRowsAttrName = "opal.rows";

@@ -77,6 +77,21 @@ def OpalDeriveDataChecks : Pass<"opal-derive-data-checks", "::mlir::func::FuncOp
   ];
 }
 
+def OpalBindRandomStreams : Pass<"opal-bind-random-streams", "::mlir::func::FuncOp"> {
+  let summary = "Gives a function's random ops their seed and offsets as two arguments";
+  let description = [{
+    Runs on prims (after opal-decompose). Each `opal.random_stream` of the
+    function, in program order, is stream k = 0, 1, ...: the function gains
+    two i64 arguments after its others, the generator's seed and first
+    offset, and stream k becomes (seed, offset + k). The function's
+    `opal.random_streams` attribute records the number of streams, which a
+    call reserves from its device's generator (Runtime/Generator.h) and
+    passes as the two arguments. A function without random ops is left as
+    it is.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def OpalDecompose : Pass<"opal-decompose", "::mlir::ModuleOp"> {
   let summary = "Replaces composite ops with their decomposition bodies";
   let description = [{
