@@ -39,8 +39,11 @@ constexpr const char *kLoopsToLLVM =
     "expand-strided-metadata,"
     "lower-affine,"
     "finalize-memref-to-llvm{use-aligned-alloc},"
-    // bfloat16 conversions as integer arithmetic (LLVM would call
-    // compiler-rt's __truncsfbf2, which the JIT's loader does not have).
+    // bfloat16 arithmetic in f32, rounded per op as PyTorch does, and its
+    // conversions as integer arithmetic (LLVM would call compiler-rt's
+    // __truncsfbf2, which this system's libgcc lacks).
+    "opal-truncate-through-f32,"
+    "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
     "arith-expand{include-bf16=true},"
     "convert-arith-to-llvm,"
     "convert-cf-to-llvm,"

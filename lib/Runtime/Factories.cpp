@@ -5,8 +5,6 @@
 #include "opal/Support/Exceptions.h"
 
 #include <cmath>
-#include <mutex>
-#include <random>
 
 using namespace opal;
 
@@ -43,51 +41,4 @@ Tensor opal::arange(double start, double end, double step, TensorOptions options
     data[i] = start + static_cast<double>(i) * step;
   Tensor result = Tensor::empty({count}, options.dtype, options.device);
   return result.copyFrom(values);
-}
-
-namespace {
-struct GlobalGenerator {
-  std::mutex mutex;
-  std::mt19937_64 engine{67280421310721ULL};
-};
-GlobalGenerator &generator() {
-  static GlobalGenerator instance;
-  return instance;
-}
-
-template <typename Distribution>
-Tensor sample(const std::vector<int64_t> &sizes, TensorOptions options,
-              Distribution distribution) {
-  if (!isFloatingType(options.dtype))
-    throw OpalError(std::string("random sampling needs a floating-point dtype, "
-                                "not ") + dtypeName(options.dtype));
-  Tensor values = Tensor::empty(sizes, ScalarType::Double, Device(DeviceType::CPU));
-  double *data = values.data<double>();
-  {
-    GlobalGenerator &g = generator();
-    std::lock_guard<std::mutex> lock(g.mutex);
-    for (int64_t i = 0; i < values.numel(); ++i)
-      data[i] = distribution(g.engine);
-  }
-  Tensor result = Tensor::empty(sizes, options.dtype, options.device);
-  return result.copyFrom(values);
-}
-} // namespace
-
-Tensor opal::rand(const std::vector<int64_t> &sizes, TensorOptions options) {
-  // Scaled so that rounding to float32 never reaches 1.
-  constexpr double kBelowOne = 1.0 - 1.0 / (1 << 24);
-  return sample(sizes, options, [](std::mt19937_64 &engine) {
-    return std::uniform_real_distribution<double>(0.0, 1.0)(engine) * kBelowOne;
-  });
-}
-
-Tensor opal::randn(const std::vector<int64_t> &sizes, TensorOptions options) {
-  return sample(sizes, options, std::normal_distribution<double>(0.0, 1.0));
-}
-
-void opal::manualSeed(uint64_t seed) {
-  GlobalGenerator &g = generator();
-  std::lock_guard<std::mutex> lock(g.mutex);
-  g.engine.seed(seed);
 }

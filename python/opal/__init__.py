@@ -8,13 +8,14 @@
 """
 
 from opal import _C
-from opal._C import (DispatchKey, DispatchKeySet, Tensor, device, dtype, manual_seed,
-                     parse_schema)
+from opal._C import DispatchKey, DispatchKeySet, Tensor, device, dtype, parse_schema
 from opal._C import (bfloat16, bool, complex64, complex128, float16, float32, float64,
                      int8, int16, int32, int64, uint8)
 from opal._tensor import (arange, empty, empty_like, from_dlpack, from_numpy, full,
                           full_like, ones, ones_like, rand, rand_like, randn, randn_like,
-                          tensor, zeros, zeros_like)
+                          randperm, tensor, zeros, zeros_like)
+from opal import random
+from opal.random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from opal import library
 from opal._ops import ops
 from opal import _tensor_ops

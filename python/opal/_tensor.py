@@ -114,12 +114,29 @@ def arange(start, end=None, step=1, *, dtype=None, device=None):
                                       device=None if device is None else _device(device))
 
 
+def _factory_device(device):
+    return None if device is None else _device(device)
+
+
 def rand(*size, dtype=None, device=None):
-    return _C._rand(_sizes(size), dtype or _C.float32, _device(device))
+    """Uniform in [0, 1): aten.rand, drawn from the device's generator
+    (opal.manual_seed)."""
+    from opal import ops
+    return ops.aten.rand(_sizes(size), dtype=dtype, device=_factory_device(device))
 
 
 def randn(*size, dtype=None, device=None):
-    return _C._randn(_sizes(size), dtype or _C.float32, _device(device))
+    """Standard normal: aten.randn, drawn from the device's generator."""
+    from opal import ops
+    return ops.aten.randn(_sizes(size), dtype=dtype, device=_factory_device(device))
+
+
+def randperm(n, *, dtype=None, device=None):
+    """A random permutation of 0..n-1 (int64 unless dtype says): aten.randperm."""
+    from opal import ops
+    if dtype is None:
+        return ops.aten.randperm(n, device=_factory_device(device))
+    return ops.aten.randperm(n, dtype=dtype, device=_factory_device(device))
 
 
 def empty_like(t, *, dtype=None, device=None):
@@ -139,11 +156,13 @@ def full_like(t, fill_value, *, dtype=None, device=None):
 
 
 def rand_like(t, *, dtype=None, device=None):
-    return rand(*t.shape, dtype=dtype or t.dtype, device=device or t.device)
+    from opal import ops
+    return ops.aten.rand_like(t, dtype=dtype, device=_factory_device(device))
 
 
 def randn_like(t, *, dtype=None, device=None):
-    return randn(*t.shape, dtype=dtype or t.dtype, device=device or t.device)
+    from opal import ops
+    return ops.aten.randn_like(t, dtype=dtype, device=_factory_device(device))
 
 
 def from_numpy(array):

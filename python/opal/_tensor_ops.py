@@ -475,6 +475,7 @@ _METHODS = {
                                            else A.scatter.value(s, dim, index, src)),
     "scatter_add": lambda s, dim, index, src: A.scatter_add(s, dim, index, src),
     "nonzero": lambda s: A.nonzero(s),
+    "bernoulli": lambda s, p=None, *, generator=None: _bernoulli(s, p, generator=generator),
     "gather": lambda s, dim, index: A.gather(s, dim, index),
     "index_select": lambda s, dim, index: A.index_select(s, dim, index),
     "new_zeros": lambda s, *size, dtype=None: A.new_zeros(s, _size_list(size), dtype=dtype),
@@ -536,6 +537,21 @@ def install(cls=Tensor):
             _C._install_binary_method(Tensor, name, tensor_op, scalar_op, methods[name])
 
 
+def _bernoulli(input, p=None, *, generator=None):
+    """torch.bernoulli: 1 with probability p (a float) or input (a tensor of
+    probabilities)."""
+    if generator is not None:
+        raise TypeError("bernoulli(): opal has one generator per device (opal.manual_seed); "
+                        "the generator argument must be None")
+    return A.bernoulli.default(input) if p is None else A.bernoulli.p(input, p)
+
+
+def _dropout(input, p=0.5, train=True):
+    """torch.dropout: input * mask / (1 - p), mask true with probability
+    1 - p, when training; input otherwise."""
+    return A.dropout(input, p, train)
+
+
 # opal.<fn>: PyTorch's functions, each the same call as the method.
 FUNCTIONS = {
     "add": _METHODS["add"], "sub": _METHODS["sub"], "mul": _mul,
@@ -572,6 +588,8 @@ FUNCTIONS["stack"] = lambda tensors, dim=0: A.stack(list(tensors), dim)
 # A native copy (opal.tensor and copies use it; aten.clone is the same op).
 FUNCTIONS["clone"] = lambda input: input.clone()
 FUNCTIONS["div"] = _divide
+FUNCTIONS["bernoulli"] = _bernoulli
+FUNCTIONS["dropout"] = _dropout
 # Ops whose function is the aten op itself, under PyTorch's name.
 for _name in ("silu", "softplus", "leaky_relu", "hardtanh", "gelu", "layer_norm", "linear",
               "transpose", "t", "permute", "unsqueeze", "squeeze", "reshape"):

@@ -8,6 +8,7 @@
 #include "opal/Runtime/Allocator.h"
 #include "opal/Runtime/DLPack.h"
 #include "opal/Runtime/Factories.h"
+#include "opal/Runtime/Generator.h"
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
@@ -437,14 +438,20 @@ void opal::python::bindRuntime(py::module_ &m) {
   m.def("_arange", [](double start, double end, double step, const DType &dtype, const Device &device) {
     return arange(start, end, step, {dtype.type, device});
   });
-  m.def("_rand", [](std::vector<int64_t> sizes, const DType &dtype, const Device &device) {
-    return rand(sizes, {dtype.type, device});
+  m.def("manual_seed", [](uint64_t seed) { manualSeedAll(seed); }, py::arg("seed"),
+        "Seeds the generator of every device; the offsets start again at 0.");
+  m.def("_default_generator_state", [](const Device &device) {
+    RandomState state = defaultGenerator(device.type()).state();
+    return py::make_tuple(state.seed, state.offset);
   });
-  m.def("_randn", [](std::vector<int64_t> sizes, const DType &dtype, const Device &device) {
-    return randn(sizes, {dtype.type, device});
+  m.def("_set_default_generator_state", [](const Device &device, uint64_t seed, uint64_t offset) {
+    defaultGenerator(device.type()).setState({seed, offset});
   });
-  m.def("manual_seed", [](uint64_t seed) { manualSeed(seed); }, py::arg("seed"),
-        "Seeds the generator of rand and randn.");
+  m.def("_seed_default_generators", [] {
+    uint64_t seed = defaultGenerator(DeviceType::CPU).seedNondeterministically();
+    defaultGenerator(DeviceType::CUDA).manualSeed(seed);
+    return seed;
+  });
   m.def("_allocator_stats",
         [] { return allocatorStatsDict(CPUCachingAllocator::singleton().stats()); });
   m.def("_empty_cache", [] { CPUCachingAllocator::singleton().emptyCache(); });

@@ -17,14 +17,6 @@ Tensor ones(const std::vector<int64_t> &sizes, TensorOptions options = {});
 Tensor full(const std::vector<int64_t> &sizes, double value, TensorOptions options = {});
 /// start, start + step, ... while < end (> end for a negative step).
 Tensor arange(double start, double end, double step, TensorOptions options = {});
-/// Uniform in [0, 1), from the global generator.
-Tensor rand(const std::vector<int64_t> &sizes, TensorOptions options = {});
-/// Standard normal, from the global generator.
-Tensor randn(const std::vector<int64_t> &sizes, TensorOptions options = {});
-
-/// Reseeds the global generator (opal.manual_seed).
-void manualSeed(uint64_t seed);
-
 } // namespace opal
 
 #endif // OPAL_RUNTIME_FACTORIES_H

@@ -116,6 +116,17 @@ def OpalDecompose : Pass<"opal-decompose", "::mlir::ModuleOp"> {
 }
 
 
+def OpalTruncateThroughF32 : Pass<"opal-truncate-through-f32"> {
+  let summary = "Rounds f64 to a 16-bit float through f32, as PyTorch does";
+  let description = [{
+    Each `arith.truncf` from f64 (scalar or vector) to f16 or bf16 becomes a
+    truncf to f32 and one from f32: PyTorch's conversion (c10::Half and
+    c10::BFloat16 are made from a float), and no call to compiler-rt's
+    `__truncdfbf2`, which this system's libgcc lacks.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def OpalApproximateMath : Pass<"opal-approximate-math"> {
   let summary = "Replaces f32 transcendental math ops with polynomial approximations";
   let description = [{
