@@ -83,7 +83,8 @@ bool compositeImplicitInPyTorch(const std::string &name) {
       "aten::var.dim",           "aten::var",             "aten::std.dim",
       "aten::std",               "aten::conv2d",          "aten::max_pool2d",
       "aten::narrow",            "aten::batch_norm",      "aten::adaptive_avg_pool2d",
-      "aten::group_norm",        "aten::copy"};
+      "aten::group_norm",        "aten::copy",            "aten::bernoulli.p",
+      "aten::dropout"};
   return names.count(name) != 0;
 }
 

@@ -6,7 +6,7 @@
 // the same numbers (not PyTorch's: its CPU generator is a Mersenne Twister).
 // randperm, a shuffle, is a native kernel (RandomKernels.cpp).
 opal.library "aten" {
-  opal.def "rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"
+  opal.def "rand(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"
   opal.decomposition "rand" {
   ^bb0(%size: !opal.list<i64>, %dtype: i64, %layout: i64, %device: !opal.device, %pin_memory: i1):
     %negative = opal.first_negative %size : !opal.list<i64> -> i64
@@ -33,7 +33,7 @@ opal.library "aten" {
     %r = prims.philox_uniform %size, %seed, %offset, %code, %dev : (!opal.list<i64>, i64, i64, i64, !opal.device) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
-  opal.def "randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"
+  opal.def "randn(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"
   opal.decomposition "randn" {
   ^bb0(%size: !opal.list<i64>, %dtype: i64, %layout: i64, %device: !opal.device, %pin_memory: i1):
     %negative = opal.first_negative %size : !opal.list<i64> -> i64
@@ -97,7 +97,7 @@ opal.library "aten" {
     opal.yield %r : !opal.tensor
   }
   // A random permutation of 0..n-1: a native kernel (a shuffle).
-  opal.def "randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"
+  opal.def "randperm(int n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"
   // 1 with probability p, in self's shape and dtype (p outside [0, 1], NaN
   // included, raises after the call).
   opal.def "bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor"
@@ -155,7 +155,8 @@ opal.library "aten" {
     opal.yield %r : !opal.tensor
   }
   // (input * mask / (1 - p), mask) with mask true with probability 1 - p
-  // when training (train None or true); (input, all true) otherwise.
+  // when training (train None or true); (input, all true) otherwise. p is
+  // checked for a non-empty input (1 - p in [0, 1], as bernoulli_ checks).
   opal.def "native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)"
   opal.decomposition "native_dropout" {
   ^bb0(%input: !opal.tensor, %p: f64, %train: i1):
@@ -181,7 +182,13 @@ opal.library "aten" {
       %keep_p = arith.subf %c1f, %p : f64
       %below = arith.cmpf ult, %keep_p, %c0f : f64
       %above = arith.cmpf ugt, %keep_p, %c1f : f64
-      %outside = arith.ori %below, %above : i1
+      %out_of_range = arith.ori %below, %above : i1
+      // (PyTorch returns an empty input before it checks p.)
+      %all_dims = opal.normalize_dims %input, %none : !opal.tensor, !opal.none -> !opal.list<i64>
+      %numel = opal.count %input, %all_dims : !opal.tensor, !opal.list<i64> -> i64
+      %c0 = arith.constant 0 : i64
+      %nonempty = arith.cmpi ne, %numel, %c0 : i64
+      %outside = arith.andi %out_of_range, %nonempty : i1
       %outside_t = opal.promote %outside : i1 -> !opal.tensor
       %bits = arith.bitcast %keep_p : f64 to i64
       opal.data_check %outside_t, "bernoulli_ expects p to be in [0, 1], but got p={0:double}" (%bits) : !opal.tensor

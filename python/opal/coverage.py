@@ -44,7 +44,6 @@ var.correction var.dim view where.self
 
 # Why an op is missing: not yet built, or not applicable to opal.
 _BACKWARD = "a derivative formula: autograd (issue 21)"
-_RANDOM = "random: needs the counter-based (Philox) generator, not built yet"
 MISSING = {
     "_adaptive_avg_pool2d_backward": _BACKWARD,
     "avg_pool2d_backward": _BACKWARD,
@@ -64,10 +63,6 @@ MISSING = {
     "sym_storage_offset": "symbolic shapes (torch.SymInt) only",
     "sym_stride.int": "symbolic shapes (torch.SymInt) only",
     "resize_": "in place on its input's storage: opal's aten ops are functional",
-    "native_dropout": _RANDOM,
-    "rand": _RANDOM,
-    "randn": _RANDOM,
-    "randperm": _RANDOM,
     "_adaptive_avg_pool3d": "3-d pooling: not built yet (the 2-d forms are)",
     "avg_pool3d": "3-d pooling: not built yet (the 2-d forms are)",
     "max_pool3d_with_indices": "3-d pooling: not built yet (the 2-d forms are)",
@@ -91,6 +86,7 @@ NATIVE_DEVICES = {
     "_local_scalar_dense": "CPU, CUDA (read on the host)",
     "index.Tensor": "CPU, CUDA (gathered on the host), meta",
     "index_put": "CPU, CUDA (written on the host), meta",
+    "randperm": "CPU, CUDA (shuffled on the host), meta",
 }
 
 

@@ -348,3 +348,22 @@ def test_native_kernels_work_on_a_host_copy_of_cuda_tensors(run):
     assert out[3] == "[[0.0, 5.0, 4.0], [3.0, 1.0, 2.0]]"
     assert out[4] == "[[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]"
     assert out[5] == "cuda:0 [3.0, 1.0, 2.0, 3.0, 1.0, 2.0]"
+
+
+def test_random_ops_take_the_cuda_generators_seed_and_offset(run):
+    # The kernel's seed and offset are launch parameters: the generator of
+    # CUDA (seeded with the CPU's by manual_seed) gives offset 0, then 1.
+    out, log = run("""
+        import opal
+        opal.manual_seed(77)
+        a = opal.ops.aten.rand([1000], device=opal.device("cuda"))
+        b = opal.ops.aten.rand([1000], device=opal.device("cuda"))
+        print(a.device, a.dtype, tuple(a.shape))
+        print(opal.get_rng_state("cuda").tolist()[8], opal.get_rng_state("cpu").tolist()[8])
+        print(opal.jit.stats()["compiles"])
+    """, OPAL_CUDA_FORMAT="isa")
+    assert out == ["cuda:0 opal.float32 (1000,)", "2 0", "1"]
+    runs = launches(log)
+    assert len(runs) == 2
+    for (_, _, _, params), offset in zip(runs, ("0", "1")):
+        assert "77" in params and offset in params

@@ -33,6 +33,9 @@ GROUPS = {
                "std.dim std logsumexp max min argmax argmin max.dim min.dim cumsum",
     "nn": "addmm masked_fill.Scalar masked_fill.Tensor tril triu",
     "norms": "batch_norm native_batch_norm group_norm native_group_norm",
+    # Shapes, dtypes and errors (opal's generator is not PyTorch's).
+    "random": "rand randn rand_like randn_like bernoulli bernoulli.p native_dropout dropout "
+              "randperm",
     "indexing": "gather index_select embedding nonzero _local_scalar_dense index.Tensor index_put "
                 "scatter.src "
                 "scatter.value scatter_add scatter_reduce.two",
