@@ -22,3 +22,11 @@ def test_python_md_examples_run():
         lib = namespace.get("lib")
         if lib is not None:
             lib._destroy()
+
+
+def test_random_md_example_runs():
+    path = os.path.join(os.path.dirname(DOC), "random.md")
+    with open(path) as f:
+        blocks = re.findall(r"```python\n(.*?)```", f.read(), flags=re.S)
+    assert len(blocks) == 1
+    exec(compile(blocks[0], path, "exec"), {})
