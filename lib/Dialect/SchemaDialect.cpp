@@ -67,6 +67,8 @@ bool opal::ir::typeFitsSchema(Type type, const SchemaType &schemaType) {
 std::string opal::ir::describeSchemaType(const SchemaType &schemaType) {
   switch (schemaType.kind()) {
   case TypeKind::Optional:
+    if (schemaType.element()->kind() == TypeKind::Generator)
+      return "!opal.none (opal has no generator objects)";
     return describeSchemaType(*schemaType.element()) + " or !opal.none";
   case TypeKind::Tensor:
     return "a tensor";
@@ -100,6 +102,10 @@ std::string opal::ir::describeSchemaType(const SchemaType &schemaType) {
 static bool representable(const SchemaType &schemaType) {
   switch (schemaType.kind()) {
   case TypeKind::Optional:
+    // A Generator? is always None: opal has no generator objects (one
+    // generator per device type, Runtime/Generator.h).
+    return schemaType.element()->kind() == TypeKind::Generator ||
+           representable(*schemaType.element());
   case TypeKind::List:
     return representable(*schemaType.element());
   case TypeKind::Tensor:

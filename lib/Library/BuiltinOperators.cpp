@@ -84,7 +84,7 @@ bool compositeImplicitInPyTorch(const std::string &name) {
       "aten::std",               "aten::conv2d",          "aten::max_pool2d",
       "aten::narrow",            "aten::batch_norm",      "aten::adaptive_avg_pool2d",
       "aten::group_norm",        "aten::copy",            "aten::bernoulli.p",
-      "aten::dropout"};
+      "aten::dropout",           "aten::avg_pool1d",      "aten::adaptive_avg_pool1d"};
   return names.count(name) != 0;
 }
 

@@ -594,7 +594,7 @@ opal.library "aten" {
     } else {
       opal.yield %self : !opal.tensor
     }
-    // Every dim but the batch has elements: sizes known per call.
+    // H and W have elements: sizes known per call.
     %first = opal.static_if %unbatched -> i64 {
       opal.yield %c0 : i64
     } else {
@@ -603,9 +603,7 @@ opal.library "aten" {
     %channels = opal.dim_size %x, 1 : !opal.tensor -> i64
     %h = opal.dim_size %x, 2 : !opal.tensor -> i64
     %w = opal.dim_size %x, 3 : !opal.tensor -> i64
-    %c_ok = arith.cmpi ne, %channels, %c0 : i64
-    %d_c = arith.addi %first, %c0 : i64
-    opal.check %c_ok, "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, but input has sizes [{0}] with dimension {1} being empty" (%ss, %d_c : !opal.list<i64>, i64)
+    // (PyTorch 1.13 checks H and W only: no channels give an empty result.)
     %h_ok = arith.cmpi ne, %h, %c0 : i64
     %d_h = arith.addi %first, %c1 : i64
     opal.check %h_ok, "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, but input has sizes [{0}] with dimension {1} being empty" (%ss, %d_h : !opal.list<i64>, i64)
@@ -622,9 +620,91 @@ opal.library "aten" {
     opal.yield %out : !opal.tensor
   }
   opal.def "adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"
+  // (An output of 1 x 1 is the mean over H and W, as PyTorch computes it:
+  // an empty plane then gives NaN instead of an error.)
   opal.decomposition "adaptive_avg_pool2d" {
   ^bb0(%self: !opal.tensor, %output_size: !opal.list<i64>):
-    %r = aten._adaptive_avg_pool2d %self, %output_size : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    %c1 = arith.constant 1 : i64
+    %ones = opal.list %c1, %c1 : i64, i64 -> !opal.list<i64>
+    %global = opal.list_eq %output_size, %ones : !opal.list<i64>, !opal.list<i64> -> i1
+    %r = opal.static_if %global -> !opal.tensor {
+      %cm1 = arith.constant -1 : i64
+      %cm2 = arith.constant -2 : i64
+      %dims = opal.list %cm1, %cm2 : i64, i64 -> !opal.list<i64>
+      %true = arith.constant true
+      %none = opal.none
+      %m = aten.mean.dim %self, %dims, %true, %none : (!opal.tensor, !opal.list<i64>, i1, !opal.none) -> !opal.tensor
+      opal.yield %m : !opal.tensor
+    } else {
+      %p = aten._adaptive_avg_pool2d %self, %output_size : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+      opal.yield %p : !opal.tensor
+    }
+    opal.yield %r : !opal.tensor
+  }
+  // The 1-d pools: the 2-d ones over (N,) C, 1, L, as PyTorch computes them
+  // (their size errors name that shape).
+  opal.def "avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor"
+  opal.decomposition "avg_pool1d" {
+  ^bb0(%self: !opal.tensor, %kernel_size: !opal.list<i64>, %stride: !opal.list<i64>, %padding: !opal.list<i64>, %ceil_mode: i1, %count_include_pad: i1):
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %c2 = arith.constant 2 : i64
+    %c3 = arith.constant 3 : i64
+    %ss = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %rank = opal.list_len %ss : !opal.list<i64> -> i64
+    %r_low = arith.cmpi sge, %rank, %c2 : i64
+    %r_high = arith.cmpi sle, %rank, %c3 : i64
+    %r_ok = arith.andi %r_low, %r_high : i1
+    opal.check %r_ok, "Expected 2 to 3 dimensions, but got {0}-dimensional tensor for argument #1 'self' (while checking arguments for avg_pool1d)" (%rank : i64)
+    %kn = opal.list_len %kernel_size : !opal.list<i64> -> i64
+    %k_ok = arith.cmpi eq, %kn, %c1 : i64
+    opal.check %k_ok, "avg_pool1d() argument 'kernel_size' should contain one int (got {0})" (%kn : i64)
+    %k = opal.list_item %kernel_size, 0 : !opal.list<i64> -> i64
+    %kernel2 = opal.list %c1, %k : i64, i64 -> !opal.list<i64>
+    %sn = opal.list_len %stride : !opal.list<i64> -> i64
+    %no_stride = arith.cmpi eq, %sn, %c0 : i64
+    %stride2 = opal.static_if %no_stride -> !opal.list<i64> {
+      opal.yield %kernel2 : !opal.list<i64>
+    } else {
+      %s_ok = arith.cmpi eq, %sn, %c1 : i64
+      opal.check %s_ok, "avg_pool1d() argument 'stride' should contain one int (got {0})" (%sn : i64)
+      %s = opal.list_item %stride, 0 : !opal.list<i64> -> i64
+      %l = opal.list %c1, %s : i64, i64 -> !opal.list<i64>
+      opal.yield %l : !opal.list<i64>
+    }
+    %pn = opal.list_len %padding : !opal.list<i64> -> i64
+    %p_ok = arith.cmpi eq, %pn, %c1 : i64
+    opal.check %p_ok, "avg_pool1d() argument 'padding' should contain one int (got {0})" (%pn : i64)
+    %p = opal.list_item %padding, 0 : !opal.list<i64> -> i64
+    %padding2 = opal.list %c0, %p : i64, i64 -> !opal.list<i64>
+    %cm2 = arith.constant -2 : i64
+    %x = aten.unsqueeze %self, %cm2 : (!opal.tensor, i64) -> !opal.tensor
+    %none = opal.none
+    %y = aten.avg_pool2d %x, %kernel2, %stride2, %padding2, %ceil_mode, %count_include_pad, %none : (!opal.tensor, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i1, i1, !opal.none) -> !opal.tensor
+    %r = aten.squeeze.dim %y, %cm2 : (!opal.tensor, i64) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor"
+  opal.decomposition "adaptive_avg_pool1d" {
+  ^bb0(%self: !opal.tensor, %output_size: !opal.list<i64>):
+    %c1 = arith.constant 1 : i64
+    %c2 = arith.constant 2 : i64
+    %c3 = arith.constant 3 : i64
+    %ss = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %rank = opal.list_len %ss : !opal.list<i64> -> i64
+    %r_low = arith.cmpi sge, %rank, %c2 : i64
+    %r_high = arith.cmpi sle, %rank, %c3 : i64
+    %r_ok = arith.andi %r_low, %r_high : i1
+    opal.check %r_ok, "Expected 2 to 3 dimensions, but got {0}-dimensional tensor for argument #1 'self' (while checking arguments for adaptive_avg_pool1d)" (%rank : i64)
+    %n = opal.list_len %output_size : !opal.list<i64> -> i64
+    %n_ok = arith.cmpi eq, %n, %c1 : i64
+    opal.check %n_ok, "adaptive_avg_pool1d() argument 'output_size' should contain one int (got {0})" (%n : i64)
+    %o = opal.list_item %output_size, 0 : !opal.list<i64> -> i64
+    %size2 = opal.list %c1, %o : i64, i64 -> !opal.list<i64>
+    %cm2 = arith.constant -2 : i64
+    %x = aten.unsqueeze %self, %cm2 : (!opal.tensor, i64) -> !opal.tensor
+    %y = aten.adaptive_avg_pool2d %x, %size2 : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    %r = aten.squeeze.dim %y, %cm2 : (!opal.tensor, i64) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
   // Nearest-neighbour upsampling of N, C, H, W planes to output_size (or,

@@ -66,8 +66,6 @@ MISSING = {
     "_adaptive_avg_pool3d": "3-d pooling: not built yet (the 2-d forms are)",
     "avg_pool3d": "3-d pooling: not built yet (the 2-d forms are)",
     "max_pool3d_with_indices": "3-d pooling: not built yet (the 2-d forms are)",
-    "adaptive_avg_pool1d": "1-d pooling: not built yet (the 2-d forms are)",
-    "avg_pool1d": "1-d pooling: not built yet (the 2-d forms are)",
     "masked_scatter": "a scatter: not built yet",
     "_embedding_bag": "not built yet",
     "_cdist_forward": "not built yet",

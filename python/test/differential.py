@@ -263,6 +263,9 @@ def arguments(case, overload):
         shapes = conv_shapes(case)
     elif name.startswith("max_pool2d") or "avg_pool2d" in name or name.startswith("upsample"):
         shapes = [tuple(case.rng.choice([1, 2, 3, 5]) for _ in range(case.rng.choice([3, 4, 4])))]
+    elif "pool1d" in name:
+        shapes = [tuple(case.rng.choice([0, 1, 2, 3, 5, 8])
+                        for _ in range(case.rng.choice([1, 2, 3, 3])))]
     else:
         base = case.shape()
         shapes = [base] + [case.related(base) for _ in tensors[1:]]
@@ -304,6 +307,16 @@ def arguments(case, overload):
                 args.append(SKIP)  # its default
                 continue
             break
+        elif kind == "int[1]" and "pool1d" in name:
+            # kernel_size, stride, padding, output_size: one int (rarely
+            # two, or none for stride).
+            if arg.name == "stride" and case.rng.random() < 0.3:
+                args.append([])
+            elif case.rng.random() < 0.05:
+                args.append([2, 1])
+            else:
+                low = 0 if arg.name in ("padding", "output_size") else 1
+                args.append([case.rng.randint(low, 3)])
         elif kind == "int[2]" and arg.name == "kernel_size":
             args.append([case.rng.choice([1, 2, 3]), case.rng.choice([1, 2, 3])])
         elif kind == "int[2]" and arg.name == "stride":

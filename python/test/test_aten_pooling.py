@@ -91,3 +91,24 @@ def test_upsample_nearest2d_vec(size, factors):
         A.upsample_nearest2d.vec(opal.tensor(x), None, None)
     assert str(error.value) == ("aten::upsample_nearest2d.vec: Must specify exactly one of "
                                 "output_size and scale_factors")
+
+
+def test_one_dimensional_pools_are_the_two_dimensional_ones_over_a_row():
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(0).standard_normal((2, 3, 9)).astype(np.float32)
+    for args in ([3], [3, [2], [1], True, False], [2, [], [0], False, True]):
+        want = torch.ops.aten.avg_pool1d(torch.from_numpy(x), *args).numpy()
+        np.testing.assert_allclose(opal.ops.aten.avg_pool1d(opal.tensor(x), *args).numpy(), want,
+                                   rtol=1e-6)
+    for size in (1, 4, 9, 12):
+        want = torch.ops.aten.adaptive_avg_pool1d(torch.from_numpy(x), [size]).numpy()
+        got = opal.ops.aten.adaptive_avg_pool1d(opal.tensor(x[0]), [size]).numpy()
+        np.testing.assert_allclose(got, want[0], rtol=1e-6)
+    # An output of 1 x 1 is a mean: an empty row gives NaN, as in PyTorch.
+    got = opal.ops.aten.adaptive_avg_pool1d(opal.ones(2, 0), [1]).numpy()
+    assert got.shape == (2, 1) and np.isnan(got).all()
+    with pytest.raises(RuntimeError) as error:
+        opal.ops.aten.avg_pool1d(opal.ones(5), [2])
+    assert str(error.value).endswith(
+        "Expected 2 to 3 dimensions, but got 1-dimensional tensor for argument #1 'self' "
+        "(while checking arguments for avg_pool1d)")

@@ -45,7 +45,8 @@ GROUPS = {
                 "reflection_pad2d reflection_pad3d replication_pad1d replication_pad2d "
                 "replication_pad3d",
     "conv": "conv2d convolution max_pool2d_with_indices max_pool2d avg_pool2d "
-            "adaptive_avg_pool2d _adaptive_avg_pool2d upsample_nearest2d upsample_nearest2d.vec",
+            "adaptive_avg_pool2d _adaptive_avg_pool2d upsample_nearest2d upsample_nearest2d.vec "
+            "avg_pool1d adaptive_avg_pool1d",
     "shape": "transpose.int t permute unsqueeze squeeze.dim expand reshape view zeros_like "
              "ones_like full_like",
     "matmul": "mm bmm matmul linear",
