@@ -250,4 +250,63 @@ opal.library "aten" {
     }
     opal.yield %out : !opal.tensor
   }
+  // self with its elements where mask (bool, or uint8 of 0s and 1s;
+  // broadcast together with self) is true replaced by source's first elements in order: the k-th true
+  // element takes source's k-th element (its index a cumsum of the mask,
+  // so CPU only for now, like cumsum).
+  opal.def "masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor"
+  opal.decomposition "masked_scatter" {
+  ^bb0(%self: !opal.tensor, %mask: !opal.tensor, %source: !opal.tensor):
+    %none = opal.none
+    %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+    %source_code = opal.dtype_of %source, %none : !opal.tensor, !opal.none -> i64
+    %same = arith.cmpi eq, %code, %source_code : i64
+    opal.check %same, "masked_scatter: expected self and source to have same dtypes but got{0:dtype} and {1:dtype}" (%code, %source_code : i64, i64)
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %c4 = arith.constant 4 : i64
+    %cm1 = arith.constant -1 : i64
+    %c11 = arith.constant 11 : i64
+    // A bool mask, or (deprecated in PyTorch) a uint8 one of 0s and 1s.
+    %mask_code = opal.dtype_of %mask, %none : !opal.tensor, !opal.none -> i64
+    %bool_mask = arith.cmpi eq, %mask_code, %c11 : i64
+    %byte_mask = arith.cmpi eq, %mask_code, %c0 : i64
+    %mask_ok = arith.ori %bool_mask, %byte_mask : i1
+    opal.check %mask_ok, "masked_scatter_ only supports boolean masks, but got mask with dtype {0:dtype}" (%mask_code : i64)
+    %m_any, %s = opal.broadcast_tensors %mask, %self : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    opal.static_if %byte_mask {
+      %m0, %zero, %one = opal.promote %m_any, %c0, %c1 : !opal.tensor, i64, i64 -> !opal.tensor, !opal.tensor, !opal.tensor
+      %mb, %zb, %ob = opal.broadcast_tensors %m0, %zero, %one : !opal.tensor, !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor, !opal.tensor
+      %not0 = prims.ne %mb, %zb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %not1 = prims.ne %mb, %ob : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %neither = prims.bitwise_and %not0, %not1 : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      opal.data_check %neither, "Mask tensor can take 0 and 1 values only" : !opal.tensor
+      opal.yield
+    } else {
+      opal.yield
+    }
+    %m = opal.to_dtype %m_any, %c11 : !opal.tensor, i64 -> !opal.tensor
+    %shape = opal.shape_of %s : !opal.tensor -> !opal.list<i64>
+    %flat = opal.list %cm1 : i64 -> !opal.list<i64>
+    %m_flat = aten.reshape %m, %flat : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    %ones = opal.to_dtype %m_flat, %c4 : !opal.tensor, i64 -> !opal.tensor
+    %running = aten.cumsum %ones, %c0, %none : (!opal.tensor, i64, !opal.none) -> !opal.tensor
+    %index = aten.sub.Scalar %running, %c1, %c1 : (!opal.tensor, i64, i64) -> !opal.tensor
+    %all = opal.normalize_dims %source, %none : !opal.tensor, !opal.none -> !opal.list<i64>
+    %available = opal.count %source, %all : !opal.tensor, !opal.list<i64> -> i64
+    %past = aten.ge.Scalar %index, %available : (!opal.tensor, i64) -> !opal.tensor
+    %short = aten.logical_and %m_flat, %past : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.data_check %short, "Number of elements of source < number of ones in mask" : !opal.tensor
+    // Read from source with one element more (0), at an index clamped into
+    // it: in range also where the mask is false or source is empty.
+    %src_flat = aten.reshape %source, %flat : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    %pad = opal.list %c0, %c1 : i64, i64 -> !opal.list<i64>
+    %padded = aten.constant_pad_nd %src_flat, %pad, %c0 : (!opal.tensor, !opal.list<i64>, i64) -> !opal.tensor
+    %low = aten.clamp_min %index, %c0 : (!opal.tensor, i64) -> !opal.tensor
+    %safe = aten.clamp_max %low, %available : (!opal.tensor, i64) -> !opal.tensor
+    %picked = aten.index_select %padded, %c0, %safe : (!opal.tensor, i64, !opal.tensor) -> !opal.tensor
+    %values = aten.reshape %picked, %shape : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    %r = aten.where.self %m, %values, %s : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
 }

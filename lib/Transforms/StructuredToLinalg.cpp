@@ -226,7 +226,10 @@ LogicalResult lowerReshape(Operation *op, PatternRewriter &rewriter) {
   SmallVector<Value> sizes;
   for (int64_t size : shape)
     sizes.push_back(arith::ConstantIndexOp::create(rewriter, loc, size));
-  Value shapeTensor = tensor::FromElementsOp::create(rewriter, loc, sizes);
+  // (Typed explicitly: a 0-d result has no sizes to infer the type from.)
+  auto shapeType = RankedTensorType::get({static_cast<int64_t>(sizes.size())},
+                                         rewriter.getIndexType());
+  Value shapeTensor = tensor::FromElementsOp::create(rewriter, loc, shapeType, sizes);
   auto reshape =
       tensor::ReshapeOp::create(rewriter, loc, resultType, op->getOperand(0), shapeTensor);
   rewriter.replaceOp(op, reshape.getResult());

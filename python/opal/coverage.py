@@ -66,7 +66,6 @@ MISSING = {
     "_adaptive_avg_pool3d": "3-d pooling: not built yet (the 2-d forms are)",
     "avg_pool3d": "3-d pooling: not built yet (the 2-d forms are)",
     "max_pool3d_with_indices": "3-d pooling: not built yet (the 2-d forms are)",
-    "masked_scatter": "a scatter: not built yet",
     "_embedding_bag": "not built yet",
     "_cdist_forward": "not built yet",
     "_pdist_forward": "not built yet",
@@ -93,7 +92,8 @@ NATIVE_DEVICES = {
 # them with a clear error).
 CPU_ONLY = {
     op: "CPU, meta (CUDA not yet: its loops run on the host)"
-    for op in ("scatter.src", "scatter.value", "scatter_add", "scatter_reduce.two", "cumsum")
+    for op in ("scatter.src", "scatter.value", "scatter_add", "scatter_reduce.two", "cumsum",
+               "masked_scatter")
 }
 
 

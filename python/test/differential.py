@@ -536,12 +536,14 @@ def opal_stricter(error):
     the input's dtype; _local_scalar_dense of an empty tensor (PyTorch reads
     past its end) raises; reflection_pad takes exactly two pads per dim
     (PyTorch 1.13's reads past a shorter list); index.Tensor refuses an
-    index past the dims a mask covered; dropout checks its input's dtype
+    index past the dims a mask covered; masked_scatter refuses masks other
+    than bool and uint8 (PyTorch 1.13 reads their bytes as bools); dropout checks its input's dtype
     also where PyTorch returns the input unchanged (p = 0, or an empty
     input)."""
     return ("and bias type" in error or "0 elements cannot be converted to Scalar" in error or
             "padding size is expected to be" in error or "after its masks" in error or
-            "can't be cast to the desired output type" in error)
+            "can't be cast to the desired output type" in error or
+            "only supports boolean masks" in error)
 
 
 def dtype_error_on_empty(error, values):

@@ -320,3 +320,22 @@ def test_indexing_with_tensors_in_python():
     y[1:, opal.tensor([0])] = opal.tensor([[7], [8]], dtype=opal.int64)
     assert y.tolist() == [[2.0, 5.0, 2.0, 3.0], [7.0, 2.0, 2.0, 3.0], [8.0, 2.0, 2.0, 3.0]]
     raises(lambda: x[opal.tensor([5])], "index 5 is out of bounds for dimension 0 with size 2")
+
+
+def test_masked_scatter():
+    torch = pytest.importorskip("torch")
+    mask = np.array([[True, False, True], [False, True, True]])
+    for self_shape, m, source in [((2, 3), mask, np.arange(6.0)),
+                                  ((2, 3), mask[0], np.arange(8.0).reshape(2, 4)),
+                                  ((3,), mask[:1], np.arange(2.0)),
+                                  ((2, 3), np.zeros((2, 3), bool), np.zeros(0))]:
+        s = np.linspace(-1, 1, int(np.prod(self_shape))).reshape(self_shape)
+        want = torch.ops.aten.masked_scatter(torch.from_numpy(s), torch.from_numpy(m),
+                                             torch.from_numpy(source)).numpy()
+        got = A.masked_scatter(opal.tensor(s), opal.tensor(m), opal.tensor(source)).numpy()
+        np.testing.assert_array_equal(got, want)
+    raises(lambda: A.masked_scatter(opal.zeros(2, 3), opal.tensor(mask), opal.arange(3.0)),
+           "Number of elements of source < number of ones in mask")
+    raises(lambda: A.masked_scatter(opal.zeros(2, 3), opal.tensor(mask), opal.arange(6)),
+           "aten::masked_scatter: masked_scatter: expected self and source to have same dtypes "
+           "but gotFloat and Long")

@@ -38,7 +38,7 @@ GROUPS = {
               "randperm",
     "indexing": "gather index_select embedding nonzero _local_scalar_dense index.Tensor index_put "
                 "scatter.src "
-                "scatter.value scatter_add scatter_reduce.two",
+                "scatter.value scatter_add scatter_reduce.two masked_scatter",
     "movement": "slice.Tensor select.int narrow alias split.Tensor split_with_sizes chunk "
                 "unbind.int cat stack flip constant_pad_nd sort sort.stable topk copy repeat "
                 "as_strided diagonal slice_scatter select_scatter reflection_pad1d "

@@ -7,7 +7,7 @@
 
 // BAD: bad-schema.opal.mlir:3:43: error: invalid schema: non-default argument 'z' follows an argument with a default; give it a default or make it keyword-only (after '*')
 // GENERIC: generic.opal.mlir:2:3: error: write opal.def in its custom form in op-library files (opal.def "schema"), not in the generic form
-// GEN: generator.opal.mlir: error: argument 'gen' of genlib::sample has type Generator?, which opal's MLIR ops do not support yet
+// GEN: generator.opal.mlir: error: argument 'gen' of genlib::sample has type Generator, which opal's MLIR ops do not support yet
 // MISSING: missing.opal.mlir: error: cannot open op library: No such file or directory
 func.func @unused() {
   return

@@ -185,6 +185,19 @@ func.func @creation(%x: tensor<2x6xf32>, %fill: f64, %n: i64) -> (tensor<3x4xf32
 
 // -----
 
+// A reshape to 0-d: an empty shape tensor (a regression: its type was
+// inferred from the first size, and there is none).
+// CHECK-LABEL: func.func @reshape_to_scalar
+// CHECK: %[[SHAPE:.*]] = arith.constant dense<> : tensor<0xindex>
+// CHECK: tensor.reshape %arg0(%[[SHAPE]]) : (tensor<1x1xf32>, tensor<0xindex>) -> tensor<f32>
+func.func @reshape_to_scalar(%x: tensor<1x1xf32>) -> tensor<f32> {
+  %none = opal.list -> !opal.list<i64>
+  %r = prims.reshape %x, %none : (tensor<1x1xf32>, !opal.list<i64>) -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// -----
+
 // squeeze: a collapse_shape; removed dims join the kept dim after them, or
 // the last one; removing every dim gives a 0-d tensor.
 // CHECK-LABEL: func.func @squeeze

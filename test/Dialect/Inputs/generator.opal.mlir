@@ -1,3 +1,3 @@
 opal.library "genlib" {
-  opal.def "sample(Tensor x, Generator? gen=None) -> Tensor"
+  opal.def "sample(Tensor x, Generator gen) -> Tensor"
 }
