@@ -79,6 +79,19 @@ SmallVector<Value> opal::ir::detail::shapeListSizes(OpBuilder &b, Location loc,
   return sizes;
 }
 
+std::string opal::ir::detail::shapedResultProblem(Operation *op) {
+  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!result)
+    return "needs a ranked result tensor";
+  auto shape = shapeList(op->getOperand(0));
+  if (!shape)
+    return "needs a shape list";
+  if (static_cast<int64_t>(shape->size()) != result.getRank())
+    return "has a shape of rank " + std::to_string(shape->size()) + ", but its result is " +
+           typeString(result);
+  return "";
+}
+
 std::optional<int64_t> opal::ir::detail::constantInt(Value value) {
   IntegerAttr attr;
   if (!matchPattern(value, m_Constant(&attr)))

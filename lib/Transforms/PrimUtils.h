@@ -71,6 +71,9 @@ std::optional<llvm::SmallVector<int64_t>> shapeList(mlir::Value value);
 /// opal.list of constants or i64 values computed at run time).
 llvm::SmallVector<mlir::Value> shapeListSizes(mlir::OpBuilder &b, mlir::Location loc,
                                               mlir::RankedTensorType type, mlir::Value shapeList);
+/// Why a creation prim's result (operand 0 its shape list) does not fit:
+/// not a ranked tensor, no shape list, or another rank; "" if it fits.
+std::string shapedResultProblem(mlir::Operation *op);
 /// The value of a constant integer operand.
 std::optional<int64_t> constantInt(mlir::Value value);
 /// True if `value` is made by `opal.none`.

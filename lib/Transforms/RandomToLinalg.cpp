@@ -112,15 +112,9 @@ unsigned uniformBits(FloatType type) {
 }
 
 std::string randomProblem(Operation *op) {
-  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!result)
-    return "needs a ranked result tensor";
-  auto shape = shapeList(op->getOperand(0));
-  if (!shape)
-    return "needs a shape list";
-  if (static_cast<int64_t>(shape->size()) != result.getRank())
-    return "has a shape of rank " + std::to_string(shape->size()) + ", but its result is " +
-           typeString(result);
+  if (std::string p = shapedResultProblem(op); !p.empty())
+    return p;
+  auto result = cast<RankedTensorType>(op->getResult(0).getType());
   if (!isa<FloatType>(result.getElementType()))
     return "draws floating-point numbers, not " + typeString(result.getElementType());
   if (!op->getOperand(1).getType().isInteger(64) || !op->getOperand(2).getType().isInteger(64))

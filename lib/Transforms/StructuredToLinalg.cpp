@@ -240,18 +240,10 @@ LogicalResult lowerReshape(Operation *op, PatternRewriter &rewriter) {
 // Creation: full, iota
 //===----------------------------------------------------------------------===//
 
-/// Converts a scalar (i64, f64 or i1) to `element`.
-
 std::string fullProblem(Operation *op) {
-  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!result)
-    return "needs a ranked result tensor";
-  auto shape = shapeList(op->getOperand(0));
-  if (!shape)
-    return "needs a shape list";
-  if (static_cast<int64_t>(shape->size()) != result.getRank())
-    return "has a shape of rank " + std::to_string(shape->size()) + ", but its result is " +
-           typeString(result);
+  if (std::string p = shapedResultProblem(op); !p.empty())
+    return p;
+  auto result = cast<RankedTensorType>(op->getResult(0).getType());
   if (!isa<FloatType, IntegerType>(result.getElementType()))
     return "does not support element type " + typeString(result.getElementType());
   if (isa<ComplexType>(op->getOperand(1).getType()))
