@@ -12,13 +12,13 @@ the ratios of the medians.
 """
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 import torch
 
 import opal
+
+import interleaved
 
 A = opal.ops.aten
 T = torch.ops.aten
@@ -58,32 +58,12 @@ def cases():
     ]
 
 
-def timed(fn):
-    start = time.perf_counter()
-    fn()
-    return (time.perf_counter() - start) * 1e3
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15)
     args = parser.parse_args()
     torch.set_num_threads(1)
-    results = []
-    for name, ours, theirs in cases():
-        ours(), theirs(), ours(), theirs()  # compile, warm caches
-        mine, pytorch = [], []
-        for _ in range(args.rounds):
-            mine.append(timed(ours))
-            pytorch.append(timed(theirs))
-        results.append((name, mine, pytorch))
-    copy = statistics.median(results[0][1])
-    print(f"{'op':26s} {'opal min/med ms':>18s} {'PyTorch min/med ms':>20s} "
-          f"{'PyTorch/opal':>12s} {'copy/opal':>10s}")
-    for name, mine, pytorch in results:
-        med, their_med = statistics.median(mine), statistics.median(pytorch)
-        print(f"{name:26s} {min(mine):8.2f} / {med:7.2f} {min(pytorch):9.2f} / {their_med:7.2f} "
-              f"{their_med / med:11.2f}x {copy / med:9.0%}")
+    interleaved.report(interleaved.run(cases(), args.rounds), width=26)
 
 
 if __name__ == "__main__":

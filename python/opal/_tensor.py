@@ -134,8 +134,6 @@ def randn(*size, dtype=None, device=None):
 def randperm(n, *, dtype=None, device=None):
     """A random permutation of 0..n-1 (int64 unless dtype says): aten.randperm."""
     from opal import ops
-    if dtype is None:
-        return ops.aten.randperm(n, device=_factory_device(device))
     return ops.aten.randperm(n, dtype=dtype, device=_factory_device(device))
 
 

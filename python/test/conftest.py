@@ -21,3 +21,25 @@ if os.path.isdir(package_dir) and package_dir not in os.environ.get("PYTHONPATH"
 if "OPAL_CACHE_DIR" not in os.environ:
     import tempfile
     os.environ["OPAL_CACHE_DIR"] = tempfile.mkdtemp(prefix="opal-test-cache-")
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def load_op_library(tmp_path_factory):
+    """load_op_library(namespace, text): writes an op-library file, loads it
+    and returns opal.ops.<namespace>; the module's libraries are destroyed
+    after its tests, releasing their namespaces."""
+    import opal
+    loaded = []
+
+    def load(namespace, text):
+        path = tmp_path_factory.mktemp(namespace) / f"{namespace}.opal.mlir"
+        path.write_text(text)
+        loaded.extend(opal.library.load(str(path)))
+        return getattr(opal.ops, namespace)
+
+    yield load
+    for library in loaded:
+        library._destroy()

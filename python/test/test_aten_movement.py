@@ -173,13 +173,8 @@ opal.library "movelib" {
 
 
 @pytest.fixture(scope="module")
-def movelib(tmp_path_factory):
-    path = tmp_path_factory.mktemp("movelib") / "movelib.opal.mlir"
-    path.write_text(MOVELIB)
-    libraries = opal.library.load(str(path))
-    yield opal.ops.movelib
-    for library in libraries:
-        library._destroy()
+def movelib(load_op_library):
+    return load_op_library("movelib", MOVELIB)
 
 
 @pytest.mark.parametrize("shape", [(3, 4), (5, 1), (1, 7), (0, 3)])

@@ -1,0 +1,40 @@
+"""Timing opal against a reference, interleaved round by round.
+
+The Python benchmarks of one op each (movement_benchmark.py,
+random_benchmark.py) give `run` their cases, (name, opal call, reference
+call); each case is called twice per side first (compile, warm caches),
+then once per side per round, opal first. `report` prints min and median
+milliseconds, the ratio of the medians and, against the first case (a copy
+of the same bytes), the share of the speed of memory.
+"""
+
+import statistics
+import time
+
+
+def timed(fn):
+    start = time.perf_counter()
+    fn()
+    return (time.perf_counter() - start) * 1e3
+
+
+def run(cases, rounds):
+    results = []
+    for name, ours, theirs in cases:
+        ours(), theirs(), ours(), theirs()  # compile, warm caches
+        mine, reference = [], []
+        for _ in range(rounds):
+            mine.append(timed(ours))
+            reference.append(timed(theirs))
+        results.append((name, mine, reference))
+    return results
+
+
+def report(results, width=26):
+    copy = statistics.median(results[0][1])
+    print(f"{'op':{width}s} {'opal min/med ms':>18s} {'PyTorch min/med ms':>20s} "
+          f"{'PyTorch/opal':>12s} {'copy/opal':>10s}")
+    for name, mine, reference in results:
+        med, their_med = statistics.median(mine), statistics.median(reference)
+        print(f"{name:{width}s} {min(mine):8.2f} / {med:7.2f} {min(reference):9.2f} / "
+              f"{their_med:7.2f} {their_med / med:11.2f}x {copy / med:9.0%}")
