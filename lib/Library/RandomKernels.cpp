@@ -17,7 +17,6 @@
 #include "opal/Runtime/Philox.h"
 #include "opal/Support/Exceptions.h"
 
-#include <limits>
 #include <numeric>
 #include <type_traits>
 
@@ -25,17 +24,6 @@ using namespace opal;
 using namespace opal::library_detail;
 
 namespace {
-
-/// The C++ type c10 names in randperm's overflow message.
-const char *overflowTypeName(ScalarType dtype) {
-  switch (dtype) {
-  case ScalarType::Byte: return "uint8_t";
-  case ScalarType::Char: return "int8_t";
-  case ScalarType::Short: return "int16_t";
-  case ScalarType::Int: return "int";
-  default: return "int64_t";
-  }
-}
 
 template <typename T> void writePermutation(const std::vector<int64_t> &order, void *data) {
   T *out = static_cast<T *>(data);
@@ -56,18 +44,10 @@ void randpermBoxed(const OperatorHandle &, DispatchKeySet, Stack *stack) {
   if (dtype == ScalarType::Bool)
     throw OpalError("\"randperm\" not implemented for 'Bool'");
   // PyTorch checks that n - 1, the largest value, fits an integer dtype.
-  auto fits = [&](auto max) { return n == 0 || n - 1 <= static_cast<int64_t>(max); };
-  bool ok = true;
-  switch (dtype) {
-  case ScalarType::Byte: ok = fits(std::numeric_limits<uint8_t>::max()); break;
-  case ScalarType::Char: ok = fits(std::numeric_limits<int8_t>::max()); break;
-  case ScalarType::Short: ok = fits(std::numeric_limits<int16_t>::max()); break;
-  case ScalarType::Int: ok = fits(std::numeric_limits<int32_t>::max()); break;
-  default: break;
-  }
-  if (!ok)
-    throw OpalError(std::string("value cannot be converted to type ") + overflowTypeName(dtype) +
-                    " without overflow");
+  if (n > 0)
+    if (std::string problem = valueOverflowProblem(static_cast<double>(n - 1), dtype);
+        !problem.empty())
+      throw OpalError(problem);
   Tensor result = Tensor::empty({n}, dtype, device);
   if (!device.isMeta()) {
     RandomState state = defaultGenerator(device.type()).reserve(1);

@@ -279,36 +279,15 @@ void Tensor::checkWritable(const char *op) const {
                     "from a read-only buffer); clone() it first");
 }
 
-namespace {
-
-/// An integer fill value out of the dtype's range is refused, as PyTorch
-/// refuses it (a float-to-int conversion out of range is undefined).
-void checkFillValue(double value, ScalarType dtype) {
-  double low = 0, high = 0;
-  const char *name = nullptr;
-  switch (dtype) {
-  case ScalarType::Byte: low = 0, high = 255, name = "uint8_t"; break;
-  case ScalarType::Char: low = -128, high = 127, name = "int8_t"; break;
-  case ScalarType::Short: low = -32768, high = 32767, name = "int16_t"; break;
-  case ScalarType::Int: low = -2147483648.0, high = 2147483647.0, name = "int"; break;
-  case ScalarType::Long: low = -9223372036854775808.0, high = 9223372036854775807.0,
-                         name = "int64_t"; break;
-  default: return;
-  }
-  // 2^63 itself rounds to INT64_MAX's double: only values below it fit.
-  bool fits = value >= low && (dtype == ScalarType::Long ? value < high : value <= high);
-  if (!fits)
-    throw OpalError(std::string("value cannot be converted to type ") + name +
-                    " without overflow");
-}
-
-} // namespace
 
 Tensor &Tensor::fill(double value) {
   if (device().isMeta())
     return *this;
   checkWritable("fill_");
-  checkFillValue(value, dtype());
+  // An integer fill value out of the dtype's range is refused, as PyTorch
+  // refuses it (a float-to-int conversion out of range is undefined).
+  if (std::string problem = valueOverflowProblem(value, dtype()); !problem.empty())
+    throw OpalError(problem);
   if (device().isCUDA()) {
     Tensor host = Tensor::empty(sizes(), dtype(), Device(DeviceType::CPU));
     host.fill(value);
