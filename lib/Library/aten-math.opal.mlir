@@ -371,13 +371,7 @@ opal.library "aten" {
   ^bb0(%self: !opal.tensor, %alpha: f64, %scale: f64, %input_scale: f64):
     %none = opal.none
     %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
-    %c4 = arith.constant 4 : i64
-    %c11 = arith.constant 11 : i64
-    %integral = arith.cmpi sle, %code, %c4 : i64
-    %is_bool = arith.cmpi eq, %code, %c11 : i64
-    %not_float = arith.ori %integral, %is_bool : i1
-    %true = arith.constant true
-    %float = arith.xori %not_float, %true : i1
+    %float = opal.is_floating %code : i64 -> i1
     opal.check %float, "\"elu_cpu\" not implemented for '{0:dtype}'" (%code : i64)
     %c0 = arith.constant 0 : i64
     %x, %al, %sc, %isc, %zero = opal.promote %self, %alpha, %scale, %input_scale, %c0 : !opal.tensor, f64, f64, f64, i64 -> !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor
@@ -397,13 +391,7 @@ opal.library "aten" {
   ^bb0(%self: !opal.tensor):
     %none = opal.none
     %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
-    %c4 = arith.constant 4 : i64
-    %c11 = arith.constant 11 : i64
-    %integral = arith.cmpi sle, %code, %c4 : i64
-    %is_bool = arith.cmpi eq, %code, %c11 : i64
-    %not_float = arith.ori %integral, %is_bool : i1
-    %true = arith.constant true
-    %float = arith.xori %not_float, %true : i1
+    %float = opal.is_floating %code : i64 -> i1
     opal.check %float, "\"hardsigmoid_cpu\" not implemented for '{0:dtype}'" (%code : i64)
     %c0 = arith.constant 0 : i64
     %c3 = arith.constant 3 : i64
@@ -421,13 +409,7 @@ opal.library "aten" {
   ^bb0(%self: !opal.tensor):
     %none = opal.none
     %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
-    %c4 = arith.constant 4 : i64
-    %c11 = arith.constant 11 : i64
-    %integral = arith.cmpi sle, %code, %c4 : i64
-    %is_bool = arith.cmpi eq, %code, %c11 : i64
-    %not_float = arith.ori %integral, %is_bool : i1
-    %true = arith.constant true
-    %float = arith.xori %not_float, %true : i1
+    %float = opal.is_floating %code : i64 -> i1
     opal.check %float, "\"hardswish_cpu\" not implemented for '{0:dtype}'" (%code : i64)
     %c0 = arith.constant 0 : i64
     %c3 = arith.constant 3 : i64

@@ -335,13 +335,7 @@ opal.library "aten" {
     opal.check %ranked, "2D or 3D (batch mode) tensor expected for input, but got: [{0}]" (%shape : !opal.list<i64>)
     %none = opal.none
     %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
-    %c4 = arith.constant 4 : i64
-    %c11 = arith.constant 11 : i64
-    %integral = arith.cmpi sle, %code, %c4 : i64
-    %is_bool = arith.cmpi eq, %code, %c11 : i64
-    %not_float = arith.ori %integral, %is_bool : i1
-    %true = arith.constant true
-    %float = arith.xori %not_float, %true : i1
+    %float = opal.is_floating %code : i64 -> i1
     opal.check %float, "\"reflection_pad1d\" not implemented for '{0:dtype}'" (%code : i64)
     opal.check_edge_padding %self, %padding, "reflect" {planes = 1, min_output = 1, leading_may_be_empty} : !opal.tensor, !opal.list<i64>
     %mode = opal.str "reflect"
@@ -365,13 +359,7 @@ opal.library "aten" {
     opal.check %ranked, "3D or 4D (batch mode) tensor expected for input, but got: [{0}]" (%shape : !opal.list<i64>)
     %none = opal.none
     %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
-    %c4 = arith.constant 4 : i64
-    %c11 = arith.constant 11 : i64
-    %integral = arith.cmpi sle, %code, %c4 : i64
-    %is_bool = arith.cmpi eq, %code, %c11 : i64
-    %not_float = arith.ori %integral, %is_bool : i1
-    %true = arith.constant true
-    %float = arith.xori %not_float, %true : i1
+    %float = opal.is_floating %code : i64 -> i1
     opal.check %float, "\"reflection_pad2d\" not implemented for '{0:dtype}'" (%code : i64)
     opal.check_edge_padding %self, %padding, "reflect" {planes = 2, min_output = 0, leading_may_be_empty} : !opal.tensor, !opal.list<i64>
     %mode = opal.str "reflect"
@@ -395,13 +383,7 @@ opal.library "aten" {
     opal.check %ranked, "4D or 5D (batch mode) tensor expected for input, but got: [{0}]" (%shape : !opal.list<i64>)
     %none = opal.none
     %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
-    %c4 = arith.constant 4 : i64
-    %c11 = arith.constant 11 : i64
-    %integral = arith.cmpi sle, %code, %c4 : i64
-    %is_bool = arith.cmpi eq, %code, %c11 : i64
-    %not_float = arith.ori %integral, %is_bool : i1
-    %true = arith.constant true
-    %float = arith.xori %not_float, %true : i1
+    %float = opal.is_floating %code : i64 -> i1
     opal.check %float, "\"reflection_pad3d\" not implemented for '{0:dtype}'" (%code : i64)
     opal.check_edge_padding %self, %padding, "reflect" {planes = 3, min_output = 0} : !opal.tensor, !opal.list<i64>
     %mode = opal.str "reflect"
@@ -425,13 +407,7 @@ opal.library "aten" {
     opal.check %ranked, "2D or 3D (batch mode) tensor expected for input, but got: [{0}]" (%shape : !opal.list<i64>)
     %none = opal.none
     %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
-    %c4 = arith.constant 4 : i64
-    %c11 = arith.constant 11 : i64
-    %integral = arith.cmpi sle, %code, %c4 : i64
-    %is_bool = arith.cmpi eq, %code, %c11 : i64
-    %not_float = arith.ori %integral, %is_bool : i1
-    %true = arith.constant true
-    %float = arith.xori %not_float, %true : i1
+    %float = opal.is_floating %code : i64 -> i1
     opal.check %float, "\"replication_pad1d\" not implemented for '{0:dtype}'" (%code : i64)
     opal.check_edge_padding %self, %padding, "replicate" {planes = 1, min_output = 1} : !opal.tensor, !opal.list<i64>
     %mode = opal.str "replicate"
@@ -455,13 +431,7 @@ opal.library "aten" {
     opal.check %ranked, "3D or 4D (batch mode) tensor expected for input, but got: [{0}]" (%shape : !opal.list<i64>)
     %none = opal.none
     %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
-    %c4 = arith.constant 4 : i64
-    %c11 = arith.constant 11 : i64
-    %integral = arith.cmpi sle, %code, %c4 : i64
-    %is_bool = arith.cmpi eq, %code, %c11 : i64
-    %not_float = arith.ori %integral, %is_bool : i1
-    %true = arith.constant true
-    %float = arith.xori %not_float, %true : i1
+    %float = opal.is_floating %code : i64 -> i1
     opal.check %float, "\"replication_pad2d\" not implemented for '{0:dtype}'" (%code : i64)
     opal.check_edge_padding %self, %padding, "replicate" {planes = 2, min_output = 0} : !opal.tensor, !opal.list<i64>
     %mode = opal.str "replicate"
@@ -485,13 +455,7 @@ opal.library "aten" {
     opal.check %ranked, "4D or 5D (batch mode) tensor expected for input, but got: [{0}]" (%shape : !opal.list<i64>)
     %none = opal.none
     %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
-    %c4 = arith.constant 4 : i64
-    %c11 = arith.constant 11 : i64
-    %integral = arith.cmpi sle, %code, %c4 : i64
-    %is_bool = arith.cmpi eq, %code, %c11 : i64
-    %not_float = arith.ori %integral, %is_bool : i1
-    %true = arith.constant true
-    %float = arith.xori %not_float, %true : i1
+    %float = opal.is_floating %code : i64 -> i1
     opal.check %float, "\"replication_pad3d\" not implemented for '{0:dtype}'" (%code : i64)
     opal.check_edge_padding %self, %padding, "replicate" {planes = 3, min_output = 0} : !opal.tensor, !opal.list<i64>
     %mode = opal.str "replicate"

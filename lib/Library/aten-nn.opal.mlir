@@ -327,11 +327,7 @@ opal.library "aten" {
     opal.check %planes, "non-empty 3D or 4D (batch mode) tensor expected for input"
     %none = opal.none
     %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
-    %c11 = arith.constant 11 : i64
-    %integral = arith.cmpi sle, %code, %c4 : i64
-    %is_bool = arith.cmpi eq, %code, %c11 : i64
-    %not_float = arith.ori %integral, %is_bool : i1
-    %float = arith.xori %not_float, %yes : i1
+    %float = opal.is_floating %code : i64 -> i1
     opal.check %float, "\"max_pool2d\" not implemented for '{0:dtype}'" (%code : i64)
     // No stride means the kernel size.
     %sl = opal.list_len %stride_given : !opal.list<i64> -> i64
@@ -576,11 +572,7 @@ opal.library "aten" {
     opal.check %planes, "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got [{0}]" (%ss : !opal.list<i64>)
     %none = opal.none
     %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
-    %c11 = arith.constant 11 : i64
-    %integral = arith.cmpi sle, %code, %c4 : i64
-    %is_bool = arith.cmpi eq, %code, %c11 : i64
-    %not_float = arith.ori %integral, %is_bool : i1
-    %float = arith.xori %not_float, %yes : i1
+    %float = opal.is_floating %code : i64 -> i1
     // (PyTorch checks the dtype only where there is an output to compute.)
     %cells = arith.muli %oh, %ow : i64
     %no_cells = arith.cmpi eq, %cells, %c0 : i64
@@ -719,7 +711,6 @@ opal.library "aten" {
     opal.check %two, "It is expected output_size equals to 2, but got size {0}" (%n : i64)
     %c0 = arith.constant 0 : i64
     %c4 = arith.constant 4 : i64
-    %true = arith.constant true
     %shape = opal.shape_of %input : !opal.tensor -> !opal.list<i64>
     %rank = opal.list_len %shape : !opal.list<i64> -> i64
     %four = arith.cmpi eq, %rank, %c4 : i64

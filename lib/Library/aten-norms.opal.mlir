@@ -20,12 +20,7 @@ opal.library "aten" {
     %channel_dim = opal.normalize_dims %input, %c1 : !opal.tensor, i64 -> !opal.list<i64>
     %channels = opal.dim_size %input, 1 : !opal.tensor -> i64
     %code = opal.dtype_of %input, %none : !opal.tensor, !opal.none -> i64
-    %c4 = arith.constant 4 : i64
-    %c11 = arith.constant 11 : i64
-    %integral = arith.cmpi sle, %code, %c4 : i64
-    %is_bool = arith.cmpi eq, %code, %c11 : i64
-    %not_float = arith.ori %integral, %is_bool : i1
-    %float = arith.xori %not_float, %true : i1
+    %float = opal.is_floating %code : i64 -> i1
     opal.check %float, "\"batch_norm\" not implemented for '{0:dtype}'" (%code : i64)
     // Each parameter: [C], of the input's dtype.
     %no_w = opal.is_none %weight : !opal.tensor -> i1
@@ -146,8 +141,6 @@ opal.library "aten" {
     %c0 = arith.constant 0 : i64
     %c1 = arith.constant 1 : i64
     %c2 = arith.constant 2 : i64
-    %c4 = arith.constant 4 : i64
-    %c11 = arith.constant 11 : i64
     %true = arith.constant true
     %none = opal.none
     %is = opal.shape_of %input : !opal.tensor -> !opal.list<i64>
@@ -187,10 +180,7 @@ opal.library "aten" {
       opal.check %fits, "Expected bias to be a vector of size equal to the number of channels in input, but got bias of shape [{0}] and input of shape [{1}]" (%ws, %is : !opal.list<i64>, !opal.list<i64>)
       opal.yield
     }
-    %integral = arith.cmpi sle, %code, %c4 : i64
-    %is_bool = arith.cmpi eq, %code, %c11 : i64
-    %not_float = arith.ori %integral, %is_bool : i1
-    %float = arith.xori %not_float, %true : i1
+    %float = opal.is_floating %code : i64 -> i1
     opal.check %float, "\"GroupNormKernelImpl\" not implemented for '{0:dtype}'" (%code : i64)
     opal.static_if %no_w {
       opal.yield

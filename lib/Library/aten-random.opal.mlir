@@ -20,13 +20,7 @@ opal.library "aten" {
     } else {
       opal.yield %dtype : i64
     }
-    %c4 = arith.constant 4 : i64
-    %c11 = arith.constant 11 : i64
-    %integral = arith.cmpi sle, %code, %c4 : i64
-    %is_bool = arith.cmpi eq, %code, %c11 : i64
-    %not_float = arith.ori %integral, %is_bool : i1
-    %true = arith.constant true
-    %float = arith.xori %not_float, %true : i1
+    %float = opal.is_floating %code : i64 -> i1
     opal.check %float, "\"check_uniform_bounds\" not implemented for '{0:dtype}'" (%code : i64)
     %dev = opal.device "cpu"
     %seed, %offset = opal.random_stream
@@ -47,13 +41,7 @@ opal.library "aten" {
     } else {
       opal.yield %dtype : i64
     }
-    %c4 = arith.constant 4 : i64
-    %c11 = arith.constant 11 : i64
-    %integral = arith.cmpi sle, %code, %c4 : i64
-    %is_bool = arith.cmpi eq, %code, %c11 : i64
-    %not_float = arith.ori %integral, %is_bool : i1
-    %true = arith.constant true
-    %float = arith.xori %not_float, %true : i1
+    %float = opal.is_floating %code : i64 -> i1
     opal.check %float, "\"normal_kernel_cpu\" not implemented for '{0:dtype}'" (%code : i64)
     %dev = opal.device "cpu"
     %seed, %offset = opal.random_stream
@@ -65,13 +53,7 @@ opal.library "aten" {
   ^bb0(%self: !opal.tensor, %dtype: i64, %layout: i64, %device: !opal.device, %pin_memory: i1, %memory_format: i64):
     %size = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
     %code = opal.dtype_of %self, %dtype : !opal.tensor, i64 -> i64
-    %c4 = arith.constant 4 : i64
-    %c11 = arith.constant 11 : i64
-    %integral = arith.cmpi sle, %code, %c4 : i64
-    %is_bool = arith.cmpi eq, %code, %c11 : i64
-    %not_float = arith.ori %integral, %is_bool : i1
-    %true = arith.constant true
-    %float = arith.xori %not_float, %true : i1
+    %float = opal.is_floating %code : i64 -> i1
     opal.check %float, "\"check_uniform_bounds\" not implemented for '{0:dtype}'" (%code : i64)
     %dev = opal.device "cpu"
     %seed, %offset = opal.random_stream
@@ -83,13 +65,7 @@ opal.library "aten" {
   ^bb0(%self: !opal.tensor, %dtype: i64, %layout: i64, %device: !opal.device, %pin_memory: i1, %memory_format: i64):
     %size = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
     %code = opal.dtype_of %self, %dtype : !opal.tensor, i64 -> i64
-    %c4 = arith.constant 4 : i64
-    %c11 = arith.constant 11 : i64
-    %integral = arith.cmpi sle, %code, %c4 : i64
-    %is_bool = arith.cmpi eq, %code, %c11 : i64
-    %not_float = arith.ori %integral, %is_bool : i1
-    %true = arith.constant true
-    %float = arith.xori %not_float, %true : i1
+    %float = opal.is_floating %code : i64 -> i1
     opal.check %float, "\"normal_kernel_cpu\" not implemented for '{0:dtype}'" (%code : i64)
     %dev = opal.device "cpu"
     %seed, %offset = opal.random_stream
@@ -128,13 +104,7 @@ opal.library "aten" {
   ^bb0(%self: !opal.tensor, %generator: !opal.none):
     %none = opal.none
     %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
-    %c4 = arith.constant 4 : i64
-    %c11 = arith.constant 11 : i64
-    %integral = arith.cmpi sle, %code, %c4 : i64
-    %is_bool = arith.cmpi eq, %code, %c11 : i64
-    %not_float = arith.ori %integral, %is_bool : i1
-    %true = arith.constant true
-    %float = arith.xori %not_float, %true : i1
+    %float = opal.is_floating %code : i64 -> i1
     opal.check %float, "\"bernoulli_tensor_cpu_p_\" not implemented for '{0:dtype}'" (%code : i64)
     %c0f = arith.constant 0.0 : f64
     %c1f = arith.constant 1.0 : f64
@@ -170,12 +140,8 @@ opal.library "aten" {
     %none = opal.none
     %code = opal.dtype_of %input, %none : !opal.tensor, !opal.none -> i64
     %out, %mask = opal.static_if %training -> !opal.tensor, !opal.tensor {
-      %c4 = arith.constant 4 : i64
       %c11 = arith.constant 11 : i64
-      %integral = arith.cmpi sle, %code, %c4 : i64
-      %is_bool = arith.cmpi eq, %code, %c11 : i64
-      %not_float = arith.ori %integral, %is_bool : i1
-      %float = arith.xori %not_float, %true : i1
+      %float = opal.is_floating %code : i64 -> i1
       opal.check %float, "result type Float can't be cast to the desired output type {0:dtype}" (%code : i64)
       %c0f = arith.constant 0.0 : f64
       %c1f = arith.constant 1.0 : f64

@@ -69,13 +69,7 @@ opal.library "aten" {
   ^bb0(%self: !opal.tensor, %dim: !opal.list<i64>, %correction: i64, %keepdim: i1):
     %none = opal.none
     %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
-    %c4 = arith.constant 4 : i64
-    %c11 = arith.constant 11 : i64
-    %integral = arith.cmpi sle, %code, %c4 : i64
-    %is_bool = arith.cmpi eq, %code, %c11 : i64
-    %not_float = arith.ori %integral, %is_bool : i1
-    %yes = arith.constant true
-    %float = arith.xori %not_float, %yes : i1
+    %float = opal.is_floating %code : i64 -> i1
     opal.check %float, "std and var only support floating point and complex dtypes"
     %dims = opal.normalize_dims %self, %dim : !opal.tensor, !opal.list<i64> -> !opal.list<i64>
     %true = arith.constant true

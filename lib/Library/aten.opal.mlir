@@ -1156,13 +1156,7 @@ opal.library "aten" {
     // Floating-point input, and weight and bias of its dtype.
     %dc_none = opal.none
     %code = opal.dtype_of %input, %dc_none : !opal.tensor, !opal.none -> i64
-    %c4 = arith.constant 4 : i64
-    %c11 = arith.constant 11 : i64
-    %integral = arith.cmpi sle, %code, %c4 : i64
-    %is_bool = arith.cmpi eq, %code, %c11 : i64
-    %not_float = arith.ori %integral, %is_bool : i1
-    %yes = arith.constant true
-    %float = arith.xori %not_float, %yes : i1
+    %float = opal.is_floating %code : i64 -> i1
     opal.check %float, "\"LayerNormKernelImpl\" not implemented for '{0:dtype}'" (%code : i64)
     opal.static_if %no_w {
       opal.yield

@@ -11,6 +11,7 @@
 #include "PrimUtils.h"
 #include "opal/Dialect/OpalOps.h"
 #include "opal/Dialect/OpalTypes.h"
+#include "opal/Runtime/ScalarType.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -101,6 +102,15 @@ Expanded opal::ir::detail::expandIsNone(OpBuilder &b, Operation *op, ValueRange 
       arith::ConstantIntOp::create(b, op->getLoc(), isNone(operands[0]) ? 1 : 0, 1)};
 }
 
+Expanded opal::ir::detail::expandIsFloating(OpBuilder &b, Operation *op, ValueRange operands,
+                                            std::string &problem) {
+  std::optional<int64_t> code = constantInt(operands[0]);
+  if (!code || !isValidScalarType(*code))
+    return expansionFailure(problem, "needs a dtype known for the use");
+  bool floating = !isIntegralType(static_cast<ScalarType>(*code), /*includeBool=*/true);
+  return SmallVector<Value>{arith::ConstantIntOp::create(b, op->getLoc(), floating ? 1 : 0, 1)};
+}
+
 Expanded opal::ir::detail::expandStrEq(OpBuilder &b, Operation *generic, ValueRange operands,
                                        std::string &problem) {
   auto op = cast<StrEqOp>(generic);
@@ -142,6 +152,7 @@ const llvm::StringMap<Expander> &expanders() {
     t[BroadcastToOp::getOperationName()] = expandBroadcastTo;
     t[InferShapeOp::getOperationName()] = expandInferShape;
     t[IsNoneOp::getOperationName()] = expandIsNone;
+    t[IsFloatingOp::getOperationName()] = expandIsFloating;
     t[TransposePermOp::getOperationName()] = expandTransposePerm;
     t[DimsExceptOp::getOperationName()] = expandDimsExcept;
     t[HasRankOp::getOperationName()] = expandHasRank;

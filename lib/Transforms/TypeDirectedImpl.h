@@ -93,6 +93,7 @@ OPAL_EXPANDER(expandCheckEdgePadding);
 OPAL_EXPANDER(expandDimsExcept);
 // TypeDirected.cpp (conditions for opal.static_if)
 OPAL_EXPANDER(expandIsNone);
+OPAL_EXPANDER(expandIsFloating);
 OPAL_EXPANDER(expandStrEq);
 OPAL_EXPANDER(expandHasRank);
 #undef OPAL_EXPANDER

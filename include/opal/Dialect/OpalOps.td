@@ -260,6 +260,23 @@ def Opal_IsNoneOp : Opal_Op<"is_none", [Pure, ParentOneOf<["DecompositionOp", "S
   let assemblyFormat = "$value attr-dict `:` type($value) `->` type($result)";
 }
 
+def Opal_IsFloatingOp : Opal_Op<"is_floating", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
+  let summary = "whether a dtype code is a floating-point (or complex) dtype, known per use";
+  let description = [{
+    ```mlir
+    %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+    %float = opal.is_floating %code : i64 -> i1
+    opal.check %float, "\"elu_cpu\" not implemented for '{0:dtype}'" (%code : i64)
+    ```
+    Becomes a constant: false for the integer dtypes and bool, true for the
+    others (the dtypes PyTorch's float-only kernels accept). The code must
+    be known per use (a dtype is).
+  }];
+  let arguments = (ins I64:$dtype);
+  let results = (outs I1:$result);
+  let assemblyFormat = "$dtype attr-dict `:` type($dtype) `->` type($result)";
+}
+
 def Opal_StrEqOp : Opal_Op<"str_eq", [Pure]> {
   let summary = "whether a string argument equals a constant, known per use";
   let description = [{
