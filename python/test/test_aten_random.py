@@ -289,13 +289,8 @@ opal.library "randlib" {
 
 
 @pytest.fixture(scope="module")
-def randlib(tmp_path_factory):
-    path = tmp_path_factory.mktemp("randlib") / "randlib.opal.mlir"
-    path.write_text(RANDLIB)
-    libraries = opal.library.load(str(path))
-    yield opal.ops.randlib
-    for library in libraries:
-        library._destroy()
+def randlib(load_op_library):
+    return load_op_library("randlib", RANDLIB)
 
 
 def test_a_fused_kernel_draws_what_the_ops_draw_one_by_one(randlib):
@@ -335,3 +330,29 @@ def test_the_disk_cache_keeps_the_stream_count(tmp_path):
     descriptions = [p.read_text() for p in (tmp_path / "cache").rglob("*") if p.is_file()
                     and p.suffix in (".txt", ".desc", ".meta", "")]
     assert any("random: 1" in text for text in descriptions)
+
+
+@pytest.mark.parametrize("damage", ["random: 0", "random: x", "random: -1",
+                                    "random: 99999999999999999999"])
+def test_a_damaged_stream_count_in_the_index_is_removed_and_rebuilt(tmp_path, damage):
+    # Each case in a fresh process: the warm-start index's "random:" line
+    # does not read, so the index is dropped (logged), the call goes
+    # through the compiler, which finds the kernel on disk, and draws what
+    # the first process drew.
+    code = textwrap.dedent("""
+        import opal
+        opal.manual_seed(21)
+        print(opal.ops.aten.rand([4]).tolist())
+    """)
+    env = {**os.environ, "OPAL_CACHE_DIR": str(tmp_path / "cache")}
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env=env, check=True)
+    indexes = [p for p in (tmp_path / "cache").rglob("*") if p.is_file() and
+               p.read_bytes().startswith(b"opal-warm-start") and b"random: 1" in p.read_bytes()]
+    assert len(indexes) == 1
+    indexes[0].write_text(indexes[0].read_text().replace("random: 1", damage))
+    second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            env={**env, "OPAL_LOG": "cache"})
+    assert second.returncode == 0, second.stderr
+    assert second.stdout == first.stdout
+    assert "bad random stream count" in second.stderr and "(removed)" in second.stderr

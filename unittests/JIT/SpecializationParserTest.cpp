@@ -96,6 +96,25 @@ TEST(KernelDescription, RoundTrips) {
             "kernel description: output 'float32[x]': bad size 'x'");
 }
 
+TEST(KernelDescription, RandomKernelsSayHowManyOffsetsACallTakes) {
+  CompiledKernel kernel;
+  kernel.outputs = {{ScalarType::Float, {-1}}};
+  kernel.randomStreams = 3;
+  kernel.reached = {OperatorName{"aten::rand", ""}};
+  std::string text = describeKernel(kernel);
+  EXPECT_EQ(text, "outputs: float32[?]\nrows: dependent\nrandom: 3\nreached: aten::rand\n");
+  CompiledKernel read;
+  ASSERT_TRUE(readKernelDescription(text, read).hasValue());
+  EXPECT_EQ(read.randomStreams, 3u);
+  for (const char *bad : {"0", "-1", "x", "3x", "18446744073709551617", "2000000"})
+    EXPECT_EQ(descriptionError(std::string("outputs: float32[?]\nrows: dependent\nrandom: ") +
+                               bad + "\n"),
+              std::string("kernel description: bad random stream count '") + bad + "'")
+        << bad;
+  EXPECT_EQ(descriptionError("outputs: float32[?]\nrows: dependent\nrandom: 1 2\n"),
+            "kernel description: unexpected line 'random: 1 2'");
+}
+
 TEST(KernelDescription, FullReductionsSayHowHalvesCombine) {
   CompiledKernel kernel;
   kernel.outputs = {{ScalarType::Float, {}}};
