@@ -136,10 +136,14 @@ opal.library "prims" {
   // cumsum: each element the sum of those before it along dim and itself,
   // summed in order (opal's addition).
   opal.def "cumsum(Tensor a, int dim) -> Tensor"
-  // Convolution of an NCHW input by an FCHW weight (2 spatial dims; zero
-  // padding on both sides of each): N x F x ((H + 2p - d (k - 1) - 1) / s + 1)
-  // per spatial dim. groups must be 1 for now.
+  // Convolution of an [N, groups*Cg, I...] input by a [groups*Fg, Cg, K...]
+  // weight over 1 to 3 spatial dims (zero padding on both sides of each):
+  // N x groups*Fg x ((I + 2p - d (K - 1) - 1) / s + 1) per spatial dim.
   opal.def "conv(Tensor input, Tensor weight, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor"
+  // The transposed convolution (the gradient of conv by its input) of an
+  // [N, groups*Cg, I...] input by a [groups*Cg, Fg, K...] weight:
+  // N x groups*Fg x ((I - 1) s - 2p + d (K - 1) + output_padding + 1).
+  opal.def "conv_transpose(Tensor input, Tensor weight, int[] stride, int[] padding, int[] dilation, int[] output_padding, int groups) -> Tensor"
   // Max pooling of an NCHW input (2 spatial dims): the maximum of each window
   // (NaN wins; padding is -inf) and its index into the input's H x W plane.
   // Output sizes as PyTorch's, with ceil_mode's last window.

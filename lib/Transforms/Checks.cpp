@@ -7,7 +7,8 @@
 // one opal.assert per size it needs to be non-zero, opal.check_padding one
 // per dim that negative padding crops, opal.check_repeats one per negative
 // repeat count, opal.check_edge_padding those of reflected and replicated
-// padding.
+// padding; opal.conv_params checks a convolution's int lists and gives
+// each one entry per spatial dim.
 //
 //===----------------------------------------------------------------------===//
 
@@ -339,4 +340,60 @@ Expanded opal::ir::detail::expandCheckEdgePadding(OpBuilder &b, Operation *op,
                      b.getDenseI32ArrayAttr({1, 1, 1, 1}));
   }
   return SmallVector<Value>();
+}
+
+Expanded opal::ir::detail::expandConvParams(OpBuilder &b, Operation *op, ValueRange operands,
+                                            std::string &problem) {
+  RankedTensorType weight = rankedOperand(operands[0], problem);
+  if (!weight)
+    return failure();
+  std::optional<int64_t> groups = constantInt(operands[5]);
+  if (!groups)
+    return expansionFailure(problem, "needs constant groups");
+  int64_t spatial = weight.getRank() - 2;
+  if (spatial < 1)
+    return expansionRefusal(problem, "weight should have at least three dimensions");
+  if (*groups <= 0)
+    return expansionRefusal(problem, "non-positive groups is not supported");
+  if (spatial > 3)
+    return expansionRefusal(problem, "opal supports convolutions over 1, 2 or 3 spatial dims, "
+                                     "but got a " +
+                                         std::to_string(weight.getRank()) + "-dimensional weight");
+  // Each list: one entry (repeated) or one per spatial dim.
+  static constexpr const char *names[] = {"stride", "padding", "dilation", "output_padding"};
+  SmallVector<SmallVector<int64_t>> lists;
+  for (int i = 0; i < 4; ++i) {
+    auto list = constantIntList(operands[1 + i]);
+    if (!list)
+      return expansionFailure(problem, std::string("needs a constant ") + names[i] + " list");
+    if (list->size() == 1)
+      list->assign(spatial, list->front());
+    if (static_cast<int64_t>(list->size()) != spatial) {
+      std::string given;
+      for (int64_t v : *list)
+        given += (given.empty() ? "" : ", ") + std::to_string(v);
+      return expansionRefusal(problem, std::string("expected ") + names[i] +
+                                           " to be a single integer value or a list of " +
+                                           std::to_string(spatial) +
+                                           " values to match the convolution dimensions, but "
+                                           "got " +
+                                           names[i] + "=[" + given + "]");
+    }
+    lists.push_back(*list);
+  }
+  auto any = [](ArrayRef<int64_t> list, int64_t below) {
+    return llvm::any_of(list, [&](int64_t v) { return v < below; });
+  };
+  if (any(lists[1], 0))
+    return expansionRefusal(problem, "negative padding is not supported");
+  if (any(lists[3], 0))
+    return expansionRefusal(problem, "negative output_padding is not supported");
+  if (any(lists[0], 1))
+    return expansionRefusal(problem, "non-positive stride is not supported");
+  if (any(lists[2], 1))
+    return expansionRefusal(problem, "non-positive dilation is not supported");
+  SmallVector<Value> results;
+  for (const SmallVector<int64_t> &list : lists)
+    results.push_back(constantList(b, op->getLoc(), list));
+  return results;
 }

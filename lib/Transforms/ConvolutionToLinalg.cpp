@@ -1,9 +1,27 @@
-//===- ConvolutionToLinalg.cpp - Convolutions to linalg's conv ops --------===//
+//===- ConvolutionToLinalg.cpp - Convolutions as matrix products ----------===//
 //
-// prims.conv (NCHW input, FCHW weight, 2 spatial dims, groups 1): the input
-// padded with zeros (a generic that reads it only inside), then linalg.conv_2d_nchw_fchw with the
-// strides and dilations as attributes over a zero-filled output of
-// (H + 2p - d (k - 1) - 1) / s + 1 per spatial dim.
+// prims.conv and prims.conv_transpose (1, 2 or 3 spatial dims, groups) as
+// batched matrix products, so that they run on the register-tiled product
+// of opal-tile-matmul (and its GPU mapping) like `mm`.
+//
+// prims.conv, input [N, G*Cg, I...], weight [G*Fg, Cg, K...]:
+//   columns [G, Cg*prod(K), N*prod(O)] ("im2col": a generic over
+//     [G, Cg, K..., N, O...] that reads the input at o*s + k*d - p, zero
+//     outside it), weights [G, Fg, Cg*prod(K)] (a copy of the weight),
+//   products [G, Fg, N*prod(O)] = batch_matmul(weights, columns),
+//   result [N, G*Fg, O...] (a generic that moves N in front).
+// O = (I + 2p - d (K - 1) - 1) / s + 1 per spatial dim.
+//
+// prims.conv_transpose, input [N, G*Cg, I...], weight [G*Cg, Fg, K...]:
+//   products [G, Fg*prod(K), N*prod(I)] = batch_matmul(weight as
+//     [G, Fg*prod(K), Cg], input as [G, Cg, N*prod(I)]),
+//   result [N, G*Fg, O...]: a generic over [N, G, Fg, O..., K...] that sums
+//     for each output element the products whose input position
+//     i = (o + p - k*d) / s is whole and inside ("col2im" as a gather).
+// O = (I - 1) s - 2p + d (K - 1) + output_padding + 1 per spatial dim.
+//
+// float16 and bfloat16 operands are multiplied and summed in float32, and
+// the result rounded once, as PyTorch's CPU kernels do.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,26 +34,35 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <functional>
+
 using namespace mlir;
 using namespace opal::ir::detail;
 
 namespace {
 
-/// The conv's int-list operands: stride, padding, dilation (one per spatial
-/// dim), and groups.
+/// The conv's constant operands: stride, padding, dilation and (transposed)
+/// output_padding, one per spatial dim, and groups.
 struct ConvParameters {
-  SmallVector<int64_t> stride, padding, dilation;
+  SmallVector<int64_t> stride, padding, dilation, outputPadding;
   int64_t groups = 1;
+  bool transposed = false;
 };
 
+bool isTransposed(Operation *op) { return op->getName().getStringRef() == "prims.conv_transpose"; }
+
 std::optional<ConvParameters> parametersOf(Operation *op) {
+  bool transposed = isTransposed(op);
   auto stride = constantIntList(op->getOperand(2));
   auto padding = constantIntList(op->getOperand(3));
   auto dilation = constantIntList(op->getOperand(4));
-  auto groups = constantInt(op->getOperand(5));
-  if (!stride || !padding || !dilation || !groups)
+  std::optional<SmallVector<int64_t>> outputPadding = SmallVector<int64_t>();
+  if (transposed)
+    outputPadding = constantIntList(op->getOperand(5));
+  auto groups = constantInt(op->getOperand(transposed ? 6 : 5));
+  if (!stride || !padding || !dilation || !outputPadding || !groups)
     return std::nullopt;
-  return ConvParameters{*stride, *padding, *dilation, *groups};
+  return ConvParameters{*stride, *padding, *dilation, *outputPadding, *groups, transposed};
 }
 
 std::string convProblem(Operation *op) {
@@ -44,131 +71,394 @@ std::string convProblem(Operation *op) {
   auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
   if (!input || !weight || !result)
     return "needs ranked tensors";
-  if (input.getRank() != 4 || weight.getRank() != 4)
-    return "needs a 4-d (NCHW) input and a 4-d (FCHW) weight";
-  if (input.getElementType() != weight.getElementType() ||
-      !isa<FloatType, IntegerType>(input.getElementType()))
-    return "needs an input and a weight of one numeric element type";
+  int64_t rank = input.getRank();
+  if (rank < 3 || rank > 5 || weight.getRank() != rank || result.getRank() != rank)
+    return "needs an input, a weight and a result of one rank, 3 to 5 (1 to 3 spatial dims)";
+  Type element = input.getElementType();
+  if (weight.getElementType() != element || result.getElementType() != element ||
+      !isa<FloatType, IntegerType>(element))
+    return "needs an input, a weight and a result of one numeric element type";
   std::optional<ConvParameters> parameters = parametersOf(op);
   if (!parameters)
-    return "needs constant stride, padding, dilation and groups";
-  for (const SmallVector<int64_t> *list :
-       {&parameters->stride, &parameters->padding, &parameters->dilation})
-    if (list->size() != 2)
-      return "needs two strides, paddings and dilations";
-  if (llvm::any_of(parameters->stride, [](int64_t s) { return s < 1; }) ||
-      llvm::any_of(parameters->dilation, [](int64_t d) { return d < 1; }) ||
-      llvm::any_of(parameters->padding, [](int64_t p) { return p < 0; }))
-    return "needs positive strides and dilations and non-negative padding";
-  if (parameters->groups != 1)
-    return "supports groups == 1 only";
+    return "needs constant stride, padding, dilation" +
+           std::string(isTransposed(op) ? ", output_padding" : "") + " and groups";
+  size_t spatial = static_cast<size_t>(rank - 2);
+  if (parameters->stride.size() != spatial || parameters->padding.size() != spatial ||
+      parameters->dilation.size() != spatial ||
+      (parameters->transposed && parameters->outputPadding.size() != spatial))
+    return "needs one stride, padding, dilation" +
+           std::string(isTransposed(op) ? " and output_padding" : "") + " per spatial dim";
+  auto below = [](ArrayRef<int64_t> list, int64_t bound) {
+    return llvm::any_of(list, [&](int64_t v) { return v < bound; });
+  };
+  if (below(parameters->stride, 1) || below(parameters->dilation, 1) ||
+      below(parameters->padding, 0) || below(parameters->outputPadding, 0))
+    return "needs positive strides and dilations and non-negative paddings";
+  if (parameters->groups < 1)
+    return "needs positive groups";
   return "";
 }
 
-/// `input` (NCHW) with `padding[d]` zeros before and after spatial dim d: a
-/// linalg.generic over the padded shape that reads the input, with
-/// tensor.extract, only inside it. (tensor.pad would bufferize to a strided
-/// memref.copy, which needs a runtime library the JIT's objects do not link.)
-Value paddedWithZeros(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> padding) {
-  auto type = cast<RankedTensorType>(input.getType());
-  Type element = type.getElementType();
-  SmallVector<int64_t> shape(type.getShape());
-  SmallVector<Value> sizes;
-  for (int64_t d = 0; d < 4; ++d) {
-    int64_t extra = d < 2 ? 0 : 2 * padding[d - 2];
-    if (!ShapedType::isDynamic(shape[d])) {
-      shape[d] += extra;
-      continue;
-    }
-    Value size = tensor::DimOp::create(b, loc, input, d);
-    sizes.push_back(extra ? arith::AddIOp::create(b, loc, size,
-                                                  arith::ConstantIndexOp::create(b, loc, extra))
-                                .getResult()
-                          : size);
+/// Index arithmetic and tensors of dynamic sizes, at one place.
+class ConvBuilder {
+public:
+  ConvBuilder(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value dim(Value tensor, int64_t d) { return tensor::DimOp::create(b, loc, tensor, d); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value product(ArrayRef<Value> sizes) {
+    Value p = index(1);
+    for (Value s : sizes)
+      p = mul(p, s);
+    return p;
   }
-  auto paddedType = RankedTensorType::get(shape, element);
-  Value init = tensor::EmptyOp::create(b, loc, shape, element, sizes);
-  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{paddedType}, ValueRange{}, ValueRange{init},
-      SmallVector<AffineMap>{b.getMultiDimIdentityMap(4)}, iterators,
-      [&](OpBuilder &nested, Location l, ValueRange) {
-        SmallVector<Value> coords;
-        Value inside;
-        for (int64_t d = 0; d < 4; ++d) {
-          Value at = linalg::IndexOp::create(nested, l, d);
-          if (d < 2) {
-            coords.push_back(at);
-            continue;
-          }
-          Value shifted = arith::SubIOp::create(
-              nested, l, at, arith::ConstantIndexOp::create(nested, l, padding[d - 2]));
-          Value both =
-              inBounds(nested, l, shifted, tensor::DimOp::create(nested, l, input, d));
-          inside = inside ? arith::AndIOp::create(nested, l, inside, both).getResult() : both;
-          coords.push_back(shifted);
-        }
-        linalg::YieldOp::create(
-            nested, l, extractInside(nested, l, input, coords, inside, nested.getZeroAttr(element)));
+
+  static RankedTensorType dynamicType(size_t rank, Type element) {
+    return RankedTensorType::get(SmallVector<int64_t>(rank, ShapedType::kDynamic), element);
+  }
+
+  /// A tensor of `sizes` whose element at each index is `body(indices)`: a
+  /// linalg.generic without inputs.
+  Value tabulate(ArrayRef<Value> sizes, Type element,
+                 const std::function<Value(OpBuilder &, Location, ArrayRef<Value>)> &body) {
+    Value init = tensor::EmptyOp::create(b, loc, dynamicType(sizes.size(), element), sizes);
+    unsigned rank = sizes.size();
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
+        SmallVector<AffineMap>{b.getMultiDimIdentityMap(rank)},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &nested, Location l, ValueRange) {
+          SmallVector<Value> at;
+          for (unsigned d = 0; d < rank; ++d)
+            at.push_back(linalg::IndexOp::create(nested, l, d));
+          linalg::YieldOp::create(nested, l, body(nested, l, at));
+        });
+    return generic.getResult(0);
+  }
+
+  /// `tensor` with each group of consecutive dims in `groups` (their sizes)
+  /// merged into one dim.
+  Value collapse(Value tensor, ArrayRef<unsigned> groups) {
+    SmallVector<ReassociationIndices> reassociation;
+    int64_t next = 0;
+    for (unsigned count : groups) {
+      ReassociationIndices group;
+      for (unsigned i = 0; i < count; ++i)
+        group.push_back(next++);
+      reassociation.push_back(group);
+    }
+    return tensor::CollapseShapeOp::create(b, loc, tensor, reassociation);
+  }
+
+  /// batch_matmul(lhs, rhs) into a zero-filled [G, M, N] of `element`.
+  Value batchProduct(Value lhs, Value rhs, Type element) {
+    SmallVector<Value> sizes = {dim(lhs, 0), dim(lhs, 1), dim(rhs, 2)};
+    Value empty = tensor::EmptyOp::create(b, loc, dynamicType(3, element), sizes);
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+    Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+    return linalg::BatchMatmulOp::create(b, loc, TypeRange{init.getType()}, ValueRange{lhs, rhs},
+                                         ValueRange{init})
+        .getResult(0);
+  }
+
+  OpBuilder &b;
+  Location loc;
+};
+
+/// The element type products are summed in: float32 for 16-bit floats.
+Type accumulatorFor(Type element) {
+  if (isa<FloatType>(element) && element.getIntOrFloatBitWidth() < 32)
+    return Float32Type::get(element.getContext());
+  return element;
+}
+
+/// `value` as `to` (a float extension or truncation, or nothing).
+Value castFloat(OpBuilder &b, Location loc, Value value, Type to) {
+  Type from = value.getType();
+  if (from == to)
+    return value;
+  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+    return arith::ExtFOp::create(b, loc, to, value);
+  return arith::TruncFOp::create(b, loc, to, value);
+}
+
+/// The row-major position of `at` in a tensor of `sizes`.
+Value linearized(ConvBuilder &cb, ArrayRef<Value> at, ArrayRef<Value> sizes) {
+  Value position = at.front();
+  for (size_t i = 1; i < at.size(); ++i)
+    position = cb.add(cb.mul(position, sizes[i]), at[i]);
+  return position;
+}
+
+/// The result [N, G*Fg, O...] of `products` [G, Fg, N*O...]: a generic over
+/// [N, G, Fg, O...] that reads each product (at its row-major position in
+/// [N, O...]; memref.expand_shape of several dynamic dims in one group does
+/// not lower in MLIR 22), rounding to `element`.
+Value batchInFront(ConvBuilder &cb, Value products, Value n, ArrayRef<Value> out, Type element) {
+  int64_t spatial = static_cast<int64_t>(out.size());
+  SmallVector<Value> sizes = {n, cb.dim(products, 0), cb.dim(products, 1)};
+  llvm::append_range(sizes, out);
+  SmallVector<Value> columns = {n};
+  llvm::append_range(columns, out);
+  Value result =
+      cb.tabulate(sizes, element, [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
+        ConvBuilder in(nb, l);
+        SmallVector<Value> position = {at[0]};
+        llvm::append_range(position, at.drop_front(3));
+        Value v = tensor::ExtractOp::create(
+            nb, l, products, ValueRange{at[1], at[2], linearized(in, position, columns)});
+        return castFloat(nb, l, v, element);
       });
-  return generic.getResult(0);
+  SmallVector<unsigned> groups = {1, 2};
+  groups.append(spatial, 1);
+  return cb.collapse(result, groups);
+}
+
+/// The sizes of dims [from, from + count) of `tensor`.
+SmallVector<Value> sizesOf(ConvBuilder &cb, Value tensor, int64_t from, int64_t count) {
+  SmallVector<Value> sizes;
+  for (int64_t d = from; d < from + count; ++d)
+    sizes.push_back(cb.dim(tensor, d));
+  return sizes;
+}
+
+/// prims.conv (see the file comment).
+Value directConv(ConvBuilder &cb, Value input, Value weight, const ConvParameters &p,
+                 Type element) {
+  OpBuilder &b = cb.b;
+  int64_t spatial = static_cast<int64_t>(p.stride.size());
+  Type accumulator = accumulatorFor(element);
+  Value groups = cb.index(p.groups);
+  Value n = cb.dim(input, 0), cg = cb.dim(weight, 1), channels = cb.dim(input, 1);
+  Value fg = arith::DivUIOp::create(b, cb.loc, cb.dim(weight, 0), groups);
+  SmallVector<Value> extents = sizesOf(cb, input, 2, spatial);
+  SmallVector<Value> kernel = sizesOf(cb, weight, 2, spatial);
+  SmallVector<Value> out;
+  for (int64_t s = 0; s < spatial; ++s) {
+    // (I + 2p - d (K - 1) - 1) / s + 1, at least 0 (a kernel larger than
+    // the padded input gives no output; aten::convolution refuses it).
+    Value reach = cb.mul(cb.index(p.dilation[s]),
+                         arith::SubIOp::create(b, cb.loc, kernel[s], cb.index(1)));
+    Value span = arith::SubIOp::create(
+        b, cb.loc, cb.add(extents[s], cb.index(2 * p.padding[s] - 1)), reach);
+    Value steps = arith::FloorDivSIOp::create(b, cb.loc, span, cb.index(p.stride[s]));
+    out.push_back(arith::MaxSIOp::create(b, cb.loc, cb.add(steps, cb.index(1)), cb.index(0)));
+  }
+
+  // Columns [G, Cg, K..., N, O...].
+  SmallVector<Value> columnSizes = {groups, cg};
+  llvm::append_range(columnSizes, kernel);
+  columnSizes.push_back(n);
+  llvm::append_range(columnSizes, out);
+  Value columns = cb.tabulate(
+      columnSizes, accumulator, [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
+        ConvBuilder in(nb, l);
+        // A channel past the input's (groups x the weight's channels
+        // larger than the input's: a data check raises after the call) is
+        // never read.
+        Value channel = in.add(in.mul(at[0], cg), at[1]);
+        SmallVector<Value> coords = {at[2 + spatial], channel};
+        Value inside = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, channel, channels);
+        for (int64_t s = 0; s < spatial; ++s) {
+          Value k = at[2 + s], o = at[3 + spatial + s];
+          Value position = arith::SubIOp::create(
+              nb, l,
+              in.add(in.mul(o, in.index(p.stride[s])), in.mul(k, in.index(p.dilation[s]))),
+              in.index(p.padding[s]));
+          Value within = inBounds(nb, l, position, extents[s]);
+          inside = inside ? arith::AndIOp::create(nb, l, inside, within).getResult() : within;
+          coords.push_back(position);
+        }
+        Value v = extractInside(nb, l, input, coords, inside, nb.getZeroAttr(element));
+        return castFloat(nb, l, v, accumulator);
+      });
+  SmallVector<unsigned> columnGroups = {1, static_cast<unsigned>(1 + spatial),
+                                        static_cast<unsigned>(1 + spatial)};
+  Value columnMatrix = cb.collapse(columns, columnGroups);
+
+  // Weights [G, Fg, Cg, K...] (weight[g*Fg + f, c, k...]).
+  SmallVector<Value> weightSizes = {groups, fg, cg};
+  llvm::append_range(weightSizes, kernel);
+  Value weights = cb.tabulate(
+      weightSizes, accumulator, [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
+        ConvBuilder in(nb, l);
+        SmallVector<Value> coords = {in.add(in.mul(at[0], fg), at[1]), at[2]};
+        llvm::append_range(coords, at.drop_front(3));
+        Value v = tensor::ExtractOp::create(nb, l, weight, coords);
+        return castFloat(nb, l, v, accumulator);
+      });
+  Value weightMatrix =
+      cb.collapse(weights, SmallVector<unsigned>{1, 1, static_cast<unsigned>(1 + spatial)});
+
+  // Products [G, Fg, N*O...], then [N, G*Fg, O...].
+  Value products = cb.batchProduct(weightMatrix, columnMatrix, accumulator);
+  return batchInFront(cb, products, n, out, element);
+}
+
+/// prims.conv_transpose (see the file comment).
+Value transposedConv(ConvBuilder &cb, Value input, Value weight, const ConvParameters &p,
+                     Type element) {
+  OpBuilder &b = cb.b;
+  Location loc = cb.loc;
+  int64_t spatial = static_cast<int64_t>(p.stride.size());
+  Type accumulator = accumulatorFor(element);
+  Value groups = cb.index(p.groups);
+  Value n = cb.dim(input, 0), fg = cb.dim(weight, 1), channels = cb.dim(input, 1);
+  Value cg = arith::DivUIOp::create(b, loc, cb.dim(weight, 0), groups);
+  SmallVector<Value> extents = sizesOf(cb, input, 2, spatial);
+  SmallVector<Value> kernel = sizesOf(cb, weight, 2, spatial);
+  SmallVector<Value> out;
+  for (int64_t s = 0; s < spatial; ++s) {
+    // (I - 1) s - 2p + d (K - 1) + output_padding + 1, at least 0.
+    Value size = cb.add(
+        cb.add(cb.mul(arith::SubIOp::create(b, loc, extents[s], cb.index(1)),
+                      cb.index(p.stride[s])),
+               cb.mul(arith::SubIOp::create(b, loc, kernel[s], cb.index(1)),
+                      cb.index(p.dilation[s]))),
+        cb.index(p.outputPadding[s] - 2 * p.padding[s] + 1));
+    out.push_back(arith::MaxSIOp::create(b, loc, size, cb.index(0)));
+  }
+
+  // The weight as [G, Fg, K..., Cg] (weight[g*Cg + c, f, k...]).
+  SmallVector<Value> weightSizes = {groups, fg};
+  llvm::append_range(weightSizes, kernel);
+  weightSizes.push_back(cg);
+  Value weights = cb.tabulate(
+      weightSizes, accumulator, [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
+        ConvBuilder in(nb, l);
+        SmallVector<Value> coords = {in.add(in.mul(at[0], cg), at[2 + spatial]), at[1]};
+        llvm::append_range(coords, at.slice(2, spatial));
+        Value v = tensor::ExtractOp::create(nb, l, weight, coords);
+        return castFloat(nb, l, v, accumulator);
+      });
+  Value weightMatrix =
+      cb.collapse(weights, SmallVector<unsigned>{1, static_cast<unsigned>(1 + spatial), 1});
+
+  // The input as [G, Cg, N, I...] (input[n, g*Cg + c, i...]).
+  SmallVector<Value> inputSizes = {groups, cg, n};
+  llvm::append_range(inputSizes, extents);
+  Value inputs = cb.tabulate(
+      inputSizes, accumulator, [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
+        ConvBuilder in(nb, l);
+        Value channel = in.add(in.mul(at[0], cg), at[1]);
+        SmallVector<Value> coords = {at[2], channel};
+        llvm::append_range(coords, at.drop_front(3));
+        // aten.convolution checks the channels before the call; a direct
+        // prims.conv_transpose is still never read outside its input.
+        Value inside =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, channel, channels);
+        Value v = extractInside(nb, l, input, coords, inside, nb.getZeroAttr(element));
+        return castFloat(nb, l, v, accumulator);
+      });
+  Value inputMatrix =
+      cb.collapse(inputs, SmallVector<unsigned>{1, 1, static_cast<unsigned>(1 + spatial)});
+
+  // Products [G, Fg*K..., N*I...].
+  Value columns = cb.batchProduct(weightMatrix, inputMatrix, accumulator);
+  SmallVector<Value> rowSizes = {fg}, columnSizes = {n};
+  llvm::append_range(rowSizes, kernel);
+  llvm::append_range(columnSizes, extents);
+
+  // The result [N, G, Fg, O...]: loops (n, g, f, o..., k...) sum
+  // columns[g, f, k..., n, (o + p - k d) / s...] where that is whole and
+  // inside. A kernel-shaped operand gives the k loops their extent.
+  unsigned loops = 3 + 2 * spatial;
+  SmallVector<Value> resultSizes = {n, groups, fg};
+  llvm::append_range(resultSizes, out);
+  Value empty = tensor::EmptyOp::create(
+      b, loc, ConvBuilder::dynamicType(3 + spatial, accumulator), resultSizes);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(accumulator));
+  Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+  Value window = tensor::EmptyOp::create(b, loc, ConvBuilder::dynamicType(spatial, accumulator),
+                                         kernel);
+  SmallVector<AffineExpr> windowDims, resultDims;
+  for (int64_t s = 0; s < spatial; ++s)
+    windowDims.push_back(b.getAffineDimExpr(3 + spatial + s));
+  for (unsigned d = 0; d < 3 + spatial; ++d)
+    resultDims.push_back(b.getAffineDimExpr(d));
+  SmallVector<utils::IteratorType> iterators(3 + spatial, utils::IteratorType::parallel);
+  iterators.append(spatial, utils::IteratorType::reduction);
+  auto gather = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{window}, ValueRange{init},
+      SmallVector<AffineMap>{AffineMap::get(loops, 0, windowDims, b.getContext()),
+                             AffineMap::get(loops, 0, resultDims, b.getContext())},
+      iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
+        ConvBuilder in(nb, l);
+        SmallVector<Value> at;
+        for (unsigned d = 0; d < loops; ++d)
+          at.push_back(linalg::IndexOp::create(nb, l, d));
+        SmallVector<Value> row = {at[2]}, column = {at[0]};
+        llvm::append_range(row, ArrayRef<Value>(at).slice(3 + spatial, spatial));
+        Value inside;
+        for (int64_t s = 0; s < spatial; ++s) {
+          Value o = at[3 + s], k = at[3 + spatial + s];
+          Value shifted = arith::SubIOp::create(nb, l, in.add(o, in.index(p.padding[s])),
+                                                in.mul(k, in.index(p.dilation[s])));
+          Value stride = in.index(p.stride[s]);
+          Value position = arith::DivSIOp::create(nb, l, shifted, stride);
+          Value whole = arith::CmpIOp::create(
+              nb, l, arith::CmpIPredicate::eq,
+              arith::RemSIOp::create(nb, l, shifted, stride), in.index(0));
+          Value nonNegative =
+              arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, shifted, in.index(0));
+          Value within = arith::AndIOp::create(
+              nb, l, arith::AndIOp::create(nb, l, whole, nonNegative),
+              arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, position, extents[s]));
+          inside = inside ? arith::AndIOp::create(nb, l, inside, within).getResult() : within;
+          column.push_back(position);
+        }
+        // (A position outside is never read: only its row-major number
+        // is computed.)
+        SmallVector<Value> coords = {at[1], linearized(in, row, rowSizes),
+                                     linearized(in, column, columnSizes)};
+        Value v = extractInside(nb, l, columns, coords, inside, nb.getZeroAttr(accumulator));
+        Value sum = isa<FloatType>(accumulator)
+                        ? arith::AddFOp::create(nb, l, args[1], v).getResult()
+                        : arith::AddIOp::create(nb, l, args[1], v).getResult();
+        linalg::YieldOp::create(nb, l, sum);
+      });
+  Value result = gather.getResult(0);
+  if (accumulator != element) {
+    Value rounded = tensor::EmptyOp::create(
+        b, loc, ConvBuilder::dynamicType(3 + spatial, element), resultSizes);
+    unsigned rank = 3 + spatial;
+    result = linalg::GenericOp::create(
+                 b, loc, TypeRange{rounded.getType()}, ValueRange{result}, ValueRange{rounded},
+                 SmallVector<AffineMap>(2, b.getMultiDimIdentityMap(rank)),
+                 SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+                 [&](OpBuilder &nb, Location l, ValueRange args) {
+                   linalg::YieldOp::create(nb, l, castFloat(nb, l, args[0], element));
+                 })
+                 .getResult(0);
+  }
+  SmallVector<unsigned> groupsOfDims = {1, 2};
+  groupsOfDims.append(spatial, 1);
+  return cb.collapse(result, groupsOfDims);
 }
 
 LogicalResult lowerConv(Operation *op, PatternRewriter &rewriter) {
-  Location loc = op->getLoc();
+  ConvBuilder cb(rewriter, op->getLoc());
   Value input = op->getOperand(0), weight = op->getOperand(1);
-  auto inputType = cast<RankedTensorType>(input.getType());
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   ConvParameters parameters = *parametersOf(op);
-  Type element = inputType.getElementType();
-
-  // Zero padding on the spatial dims.
-  Value padded = input;
-  if (llvm::any_of(parameters.padding, [](int64_t p) { return p > 0; }))
-    padded = paddedWithZeros(rewriter, loc, input, parameters.padding);
-
-  // The output: N and F from the operands, each spatial size from the
-  // padded input's and the kernel's.
-  SmallVector<Value> sizes;
-  auto indexOf = [&](int64_t value) { return arith::ConstantIndexOp::create(rewriter, loc, value); };
-  for (int64_t d = 0; d < 4; ++d) {
-    if (!resultType.isDynamicDim(d))
-      continue;
-    if (d < 2) {
-      sizes.push_back(tensor::DimOp::create(rewriter, loc, d == 0 ? input : weight, 0));
-      continue;
-    }
-    int64_t s = d - 2;
-    Value extent = tensor::DimOp::create(rewriter, loc, padded, d);
-    Value kernel = tensor::DimOp::create(rewriter, loc, weight, d);
-    // (extent - dilation * (kernel - 1) - 1) / stride + 1
-    Value reach = arith::MulIOp::create(
-        rewriter, loc, indexOf(parameters.dilation[s]),
-        arith::SubIOp::create(rewriter, loc, kernel, indexOf(1)));
-    Value span = arith::SubIOp::create(
-        rewriter, loc, arith::SubIOp::create(rewriter, loc, extent, reach), indexOf(1));
-    Value steps = arith::FloorDivSIOp::create(rewriter, loc, span, indexOf(parameters.stride[s]));
-    // A kernel larger than the padded input gives no output (the call
-    // raises after it: aten::convolution's data check).
-    Value size = arith::AddIOp::create(rewriter, loc, steps, indexOf(1));
-    sizes.push_back(arith::MaxSIOp::create(rewriter, loc, size, indexOf(0)));
-  }
-  Value empty = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), element, sizes);
-  Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(element));
-  Value init = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
-  auto conv = linalg::Conv2DNchwFchwOp::create(
-      rewriter, loc, TypeRange{resultType}, ValueRange{padded, weight}, ValueRange{init},
-      rewriter.getI64TensorAttr(parameters.stride), rewriter.getI64TensorAttr(parameters.dilation));
-  rewriter.replaceOp(op, conv->getResults());
+  Type element = resultType.getElementType();
+  Value result = parameters.transposed
+                     ? transposedConv(cb, input, weight, parameters, element)
+                     : directConv(cb, input, weight, parameters, element);
+  if (result.getType() != resultType)
+    result = tensor::CastOp::create(rewriter, op->getLoc(), resultType, result);
+  rewriter.replaceOp(op, result);
   return success();
 }
-
 
 } // namespace
 
 const llvm::StringMap<PrimLowering> &opal::ir::detail::convolutionLowerings() {
   static const llvm::StringMap<PrimLowering> table = {
       {"prims.conv", {convProblem, lowerConv}},
+      {"prims.conv_transpose", {convProblem, lowerConv}},
   };
   return table;
 }

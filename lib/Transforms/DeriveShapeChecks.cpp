@@ -73,7 +73,10 @@ std::optional<SizeRef> traceDim(Value value, int64_t d, func::FuncOp function, i
   if (auto collapse = dyn_cast_or_null<tensor::CollapseShapeOp>(def)) {
     RankedTensorType source = collapse.getSrcType();
     std::optional<int64_t> only;
-    for (int64_t s : collapse.getReassociationIndices()[d]) {
+    // (A local: ranging over a member of the temporary would read freed
+    // memory.)
+    SmallVector<ReassociationIndices, 4> groups = collapse.getReassociationIndices();
+    for (int64_t s : groups[d]) {
       if (source.getDimSize(s) == 1)
         continue;
       if (only)

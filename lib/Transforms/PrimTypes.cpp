@@ -286,25 +286,43 @@ FailureOr<SmallVector<Type>> opal::ir::inferPrimResultTypes(Operation *op,
       return fail(problem, "needs a ranked tensor");
     return SmallVector<Type>{a};
   }
-  if (name == "prims.conv") {
+  if (name == "prims.conv" || name == "prims.conv_transpose") {
+    bool transposed = name == "prims.conv_transpose";
     auto input = dyn_cast<RankedTensorType>(operands[0].getType());
     auto weight = dyn_cast<RankedTensorType>(operands[1].getType());
     auto stride = constantIntList(operands[2]), padding = constantIntList(operands[3]);
     auto dilation = constantIntList(operands[4]);
-    if (!input || !weight || input.getRank() != 4 || weight.getRank() != 4 || !stride ||
-        !padding || !dilation || stride->size() != 2 || padding->size() != 2 ||
-        dilation->size() != 2)
-      return fail(problem, "needs 4-d input and weight and constant stride, padding and "
-                           "dilation of two entries");
-    SmallVector<int64_t> shape = {input.getDimSize(0), weight.getDimSize(0)};
-    for (int d = 0; d < 2; ++d) {
+    std::optional<SmallVector<int64_t>> outputPadding;
+    if (transposed)
+      outputPadding = constantIntList(operands[5]);
+    auto groups = constantInt(operands[transposed ? 6 : 5]);
+    int64_t rank = input ? input.getRank() : 0;
+    size_t spatial = static_cast<size_t>(std::max<int64_t>(rank - 2, 0));
+    if (!input || !weight || rank < 3 || rank > 5 || weight.getRank() != rank || !stride ||
+        !padding || !dilation || !groups || *groups < 1 || stride->size() != spatial ||
+        padding->size() != spatial || dilation->size() != spatial ||
+        (transposed && (!outputPadding || outputPadding->size() != spatial)))
+      return fail(problem, "needs an input and a weight of one rank (3 to 5), constant positive "
+                           "groups and constant lists of one entry per spatial dim");
+    int64_t channels = transposed ? weight.getDimSize(1) : weight.getDimSize(0);
+    if (transposed && !ShapedType::isDynamic(channels))
+      channels *= *groups;
+    SmallVector<int64_t> shape = {input.getDimSize(0), channels};
+    for (size_t d = 0; d < spatial; ++d) {
       int64_t extent = input.getDimSize(2 + d), kernel = weight.getDimSize(2 + d);
       if (ShapedType::isDynamic(extent) || ShapedType::isDynamic(kernel) || (*stride)[d] < 1) {
         shape.push_back(ShapedType::kDynamic);
         continue;
       }
-      int64_t span = extent + 2 * (*padding)[d] - (*dilation)[d] * (kernel - 1) - 1;
-      shape.push_back(span < 0 ? ShapedType::kDynamic : span / (*stride)[d] + 1);
+      int64_t size =
+          transposed ? (extent - 1) * (*stride)[d] - 2 * (*padding)[d] +
+                           (*dilation)[d] * (kernel - 1) + (*outputPadding)[d] + 1
+                     : [&] {
+                         int64_t span =
+                             extent + 2 * (*padding)[d] - (*dilation)[d] * (kernel - 1) - 1;
+                         return span < 0 ? int64_t(-1) : span / (*stride)[d] + 1;
+                       }();
+      shape.push_back(size < 0 ? ShapedType::kDynamic : size);
     }
     return SmallVector<Type>{RankedTensorType::get(shape, input.getElementType())};
   }

@@ -169,6 +169,7 @@ const llvm::StringMap<Expander> &expanders() {
     t[CheckPaddingOp::getOperationName()] = expandCheckPadding;
     t[CheckRepeatsOp::getOperationName()] = expandCheckRepeats;
     t[CheckEdgePaddingOp::getOperationName()] = expandCheckEdgePadding;
+    t[ConvParamsOp::getOperationName()] = expandConvParams;
     return t;
   }();
   return table;

@@ -90,6 +90,7 @@ OPAL_EXPANDER(expandCheckReductionDims);
 OPAL_EXPANDER(expandCheckPadding);
 OPAL_EXPANDER(expandCheckRepeats);
 OPAL_EXPANDER(expandCheckEdgePadding);
+OPAL_EXPANDER(expandConvParams);
 OPAL_EXPANDER(expandDimsExcept);
 // TypeDirected.cpp (conditions for opal.static_if)
 OPAL_EXPANDER(expandIsNone);

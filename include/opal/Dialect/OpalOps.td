@@ -531,6 +531,34 @@ def Opal_CheckEdgePaddingOp : Opal_Op<"check_edge_padding", [ParentOneOf<["Decom
   let assemblyFormat = "$value `,` $pad `,` $mode attr-dict `:` type($value) `,` qualified(type($pad))";
 }
 
+def Opal_ConvParamsOp : Opal_Op<"conv_params", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
+  let summary = "a convolution's int-list arguments, checked and one entry per spatial dim";
+  let description = [{
+    ```mlir
+    %s, %p, %d, %op = opal.conv_params %weight, %stride, %padding, %dilation, %output_padding, %groups : !opal.tensor, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i64 -> !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>
+    ```
+    aten.convolution's checks of its arguments that need no sizes, in
+    PyTorch 1.13's order: the weight has at least three dims ("weight
+    should have at least three dimensions"; opal also refuses more than
+    three spatial dims), groups is positive, each list has one entry or
+    one per spatial dim (a single entry is repeated), no padding or
+    output_padding is negative and no stride or dilation is below one.
+    The lists must be constants for the use; the results are the lists
+    with one entry per spatial dim.
+  }];
+  let arguments = (ins AnyTensorOrGeneric:$weight, Opal_ListType:$stride, Opal_ListType:$padding,
+                       Opal_ListType:$dilation, Opal_ListType:$output_padding, I64:$groups);
+  let results = (outs Opal_ListType:$stride_per_dim, Opal_ListType:$padding_per_dim,
+                      Opal_ListType:$dilation_per_dim, Opal_ListType:$output_padding_per_dim);
+  let assemblyFormat = [{
+    $weight `,` $stride `,` $padding `,` $dilation `,` $output_padding `,` $groups attr-dict `:`
+    type($weight) `,` qualified(type($stride)) `,` qualified(type($padding)) `,`
+    qualified(type($dilation)) `,` qualified(type($output_padding)) `,` type($groups) `->`
+    qualified(type($stride_per_dim)) `,` qualified(type($padding_per_dim)) `,`
+    qualified(type($dilation_per_dim)) `,` qualified(type($output_padding_per_dim))
+  }];
+}
+
 def Opal_ShapeOfOp : Opal_Op<"shape_of", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
   let summary = "the shape of a tensor as a shape list";
   let description = [{
