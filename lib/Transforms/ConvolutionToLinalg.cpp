@@ -152,7 +152,8 @@ public:
     return tensor::CollapseShapeOp::create(b, loc, tensor, reassociation);
   }
 
-  /// batch_matmul(lhs, rhs) into a zero-filled [G, M, N] of `element`.
+  /// The products [G, M, N] of lhs [G, M, K] and rhs [G, K, N]: a
+  /// linalg.batch_matmul into a zero-filled [G, M, N] of `element`.
   Value batchProduct(Value lhs, Value rhs, Type element) {
     SmallVector<Value> sizes = {dim(lhs, 0), dim(lhs, 1), dim(rhs, 2)};
     Value empty = tensor::EmptyOp::create(b, loc, dynamicType(3, element), sizes);
@@ -222,6 +223,96 @@ SmallVector<Value> sizesOf(ConvBuilder &cb, Value tensor, int64_t from, int64_t 
   for (int64_t d = from; d < from + count; ++d)
     sizes.push_back(cb.dim(tensor, d));
   return sizes;
+}
+
+/// prims.conv of a weight with one filter (statically [1, C, K...], one
+/// group): a generic over [N, 1, O..., C, K...] that sums the input (zero
+/// outside it) times the weight, without columns. (As a product of one
+/// row, MLIR 22's canonicalizer and reshape fusion turn the columns'
+/// collapse into a memref.expand_shape that expand-strided-metadata cannot
+/// lower; one filter's columns would cost as much as the sum itself.)
+Value singleFilterConv(ConvBuilder &cb, Value input, Value weight, const ConvParameters &p,
+                       Type element) {
+  OpBuilder &b = cb.b;
+  Location loc = cb.loc;
+  int64_t spatial = static_cast<int64_t>(p.stride.size());
+  Type accumulator = accumulatorFor(element);
+  Value channels = cb.dim(input, 1), cg = cb.dim(weight, 1);
+  SmallVector<Value> extents = sizesOf(cb, input, 2, spatial);
+  SmallVector<Value> kernel = sizesOf(cb, weight, 2, spatial);
+  SmallVector<Value> sizes = {cb.dim(input, 0), cb.index(1)};
+  for (int64_t s = 0; s < spatial; ++s) {
+    Value reach = cb.mul(cb.index(p.dilation[s]),
+                         arith::SubIOp::create(b, loc, kernel[s], cb.index(1)));
+    Value span = arith::SubIOp::create(b, loc, cb.add(extents[s], cb.index(2 * p.padding[s] - 1)),
+                                       reach);
+    Value steps = arith::FloorDivSIOp::create(b, loc, span, cb.index(p.stride[s]));
+    sizes.push_back(arith::MaxSIOp::create(b, loc, cb.add(steps, cb.index(1)), cb.index(0)));
+  }
+  unsigned parallel = 2 + spatial, loops = parallel + 1 + spatial;
+  Value empty = tensor::EmptyOp::create(b, loc, ConvBuilder::dynamicType(parallel, accumulator),
+                                        sizes);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(accumulator));
+  Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+  SmallVector<Value> windowSizes = {cg};
+  llvm::append_range(windowSizes, kernel);
+  Value window = tensor::EmptyOp::create(
+      b, loc, ConvBuilder::dynamicType(1 + spatial, accumulator), windowSizes);
+  SmallVector<AffineExpr> windowDims, resultDims;
+  for (unsigned d = parallel; d < loops; ++d)
+    windowDims.push_back(b.getAffineDimExpr(d));
+  for (unsigned d = 0; d < parallel; ++d)
+    resultDims.push_back(b.getAffineDimExpr(d));
+  SmallVector<utils::IteratorType> iterators(parallel, utils::IteratorType::parallel);
+  iterators.append(1 + spatial, utils::IteratorType::reduction);
+  auto sum = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{window}, ValueRange{init},
+      SmallVector<AffineMap>{AffineMap::get(loops, 0, windowDims, b.getContext()),
+                             AffineMap::get(loops, 0, resultDims, b.getContext())},
+      iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
+        ConvBuilder in(nb, l);
+        SmallVector<Value> at;
+        for (unsigned d = 0; d < loops; ++d)
+          at.push_back(linalg::IndexOp::create(nb, l, d));
+        Value c = at[parallel];
+        SmallVector<Value> coords = {at[0], c}, weightCoords = {at[1], c};
+        Value inside = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, c, channels);
+        for (int64_t s = 0; s < spatial; ++s) {
+          Value o = at[2 + s], k = at[parallel + 1 + s];
+          Value position = arith::SubIOp::create(
+              nb, l,
+              in.add(in.mul(o, in.index(p.stride[s])), in.mul(k, in.index(p.dilation[s]))),
+              in.index(p.padding[s]));
+          inside = arith::AndIOp::create(nb, l, inside, inBounds(nb, l, position, extents[s]));
+          coords.push_back(position);
+          weightCoords.push_back(k);
+        }
+        Value x = castFloat(nb, l,
+                            extractInside(nb, l, input, coords, inside, nb.getZeroAttr(element)),
+                            accumulator);
+        Value w = castFloat(nb, l, tensor::ExtractOp::create(nb, l, weight, weightCoords),
+                            accumulator);
+        Value r = isa<FloatType>(accumulator)
+                      ? arith::AddFOp::create(nb, l, args[1],
+                                              arith::MulFOp::create(nb, l, x, w))
+                            .getResult()
+                      : arith::AddIOp::create(nb, l, args[1], arith::MulIOp::create(nb, l, x, w))
+                            .getResult();
+        linalg::YieldOp::create(nb, l, r);
+      });
+  Value result = sum.getResult(0);
+  if (accumulator == element)
+    return result;
+  Value rounded =
+      tensor::EmptyOp::create(b, loc, ConvBuilder::dynamicType(parallel, element), sizes);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{rounded.getType()}, ValueRange{result}, ValueRange{rounded},
+             SmallVector<AffineMap>(2, b.getMultiDimIdentityMap(parallel)),
+             SmallVector<utils::IteratorType>(parallel, utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(nb, l, castFloat(nb, l, args[0], element));
+             })
+      .getResult(0);
 }
 
 /// prims.conv (see the file comment).
@@ -444,9 +535,11 @@ LogicalResult lowerConv(Operation *op, PatternRewriter &rewriter) {
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   ConvParameters parameters = *parametersOf(op);
   Type element = resultType.getElementType();
-  Value result = parameters.transposed
-                     ? transposedConv(cb, input, weight, parameters, element)
-                     : directConv(cb, input, weight, parameters, element);
+  bool singleFilter = !parameters.transposed && parameters.groups == 1 &&
+                      cast<RankedTensorType>(weight.getType()).getDimSize(0) == 1;
+  Value result = parameters.transposed ? transposedConv(cb, input, weight, parameters, element)
+                 : singleFilter        ? singleFilterConv(cb, input, weight, parameters, element)
+                                       : directConv(cb, input, weight, parameters, element);
   if (result.getType() != resultType)
     result = tensor::CastOp::create(rewriter, op->getLoc(), resultType, result);
   rewriter.replaceOp(op, result);
