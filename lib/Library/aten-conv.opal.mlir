@@ -15,7 +15,7 @@ opal.library "aten" {
   ^bb0(%input: !opal.tensor, %weight: !opal.tensor, %bias: !opal.tensor, %stride: !opal.list<i64>, %padding: !opal.list<i64>, %dilation: !opal.list<i64>, %transposed: i1, %output_padding: !opal.list<i64>, %groups: i64):
     %yes = arith.constant true
     %none = opal.none
-    %s, %p, %d, %op = opal.conv_params %weight, %stride, %padding, %dilation, %output_padding, %groups : !opal.tensor, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i64 -> !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>
+    %s, %p, %d, %op = opal.conv_params %weight, %stride, %padding, %dilation, %output_padding, %groups, %transposed : !opal.tensor, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i64, i1 -> !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>
     %ws = opal.shape_of %weight : !opal.tensor -> !opal.list<i64>
     %is = opal.shape_of %input : !opal.tensor -> !opal.list<i64>
     %wr = opal.list_len %ws : !opal.list<i64> -> i64
@@ -92,12 +92,6 @@ opal.library "aten" {
         %t1hollow = arith.andi %t1filled, %t1ez0 : i1
         %t1hollow_t = opal.promote %t1hollow : i1 -> !opal.tensor
         opal.data_check %t1hollow_t, "Only zero batch or zero channel inputs are supported, but got input shape: [{0}, {1}, {2}, {3}]" (%t1x0, %t1x1, %t1one, %t1x2) : !opal.tensor
-        %t1lts0 = arith.cmpi slt, %t1o0, %t1s0 : i64
-        %t1ltd0 = arith.cmpi slt, %t1o0, %t1d0 : i64
-        %t1okp0 = arith.ori %t1lts0, %t1ltd0 : i1
-        %t1bad0 = arith.xori %t1okp0, %yes : i1
-        %t1opad_t = opal.promote %t1bad0 : i1 -> !opal.tensor
-        opal.data_check %t1opad_t, "output padding must be smaller than either stride or dilation, but got output_padding_height: {0} output_padding_width: {1} stride_height: {2} stride_width: {3} dilation_height: {4} dilation_width: {5}" (%t1zero, %t1o0, %t1one, %t1s0, %t1one, %t1d0) : !opal.tensor
         %t1im0 = arith.subi %t1x2, %t1one : i64
         %t1is0 = arith.muli %t1im0, %t1s0 : i64
         %t1pp0 = arith.addi %t1p0, %t1p0 : i64
@@ -171,17 +165,6 @@ opal.library "aten" {
           %t2hollow = arith.andi %t2filled, %t2ez_or0 : i1
           %t2hollow_t = opal.promote %t2hollow : i1 -> !opal.tensor
           opal.data_check %t2hollow_t, "Only zero batch or zero channel inputs are supported, but got input shape: [{0}, {1}, {2}, {3}]" (%t2x0, %t2x1, %t2x2, %t2x3) : !opal.tensor
-          %t2lts0 = arith.cmpi slt, %t2o0, %t2s0 : i64
-          %t2ltd0 = arith.cmpi slt, %t2o0, %t2d0 : i64
-          %t2okp0 = arith.ori %t2lts0, %t2ltd0 : i1
-          %t2bad0 = arith.xori %t2okp0, %yes : i1
-          %t2lts1 = arith.cmpi slt, %t2o1, %t2s1 : i64
-          %t2ltd1 = arith.cmpi slt, %t2o1, %t2d1 : i64
-          %t2okp1 = arith.ori %t2lts1, %t2ltd1 : i1
-          %t2bad1 = arith.xori %t2okp1, %yes : i1
-          %t2opd_or0 = arith.ori %t2bad0, %t2bad1 : i1
-          %t2opad_t = opal.promote %t2opd_or0 : i1 -> !opal.tensor
-          opal.data_check %t2opad_t, "output padding must be smaller than either stride or dilation, but got output_padding_height: {0} output_padding_width: {1} stride_height: {2} stride_width: {3} dilation_height: {4} dilation_width: {5}" (%t2o0, %t2o1, %t2s0, %t2s1, %t2d0, %t2d1) : !opal.tensor
           %t2im0 = arith.subi %t2x2, %t2one : i64
           %t2is0 = arith.muli %t2im0, %t2s0 : i64
           %t2pp0 = arith.addi %t2p0, %t2p0 : i64
@@ -273,22 +256,6 @@ opal.library "aten" {
           %t3hollow = arith.andi %t3filled, %t3ez_or1 : i1
           %t3hollow_t = opal.promote %t3hollow : i1 -> !opal.tensor
           opal.data_check %t3hollow_t, "Only zero batch or zero channel inputs are supported, but got input shape: [{0}, {1}, {2}, {3}, {4}]" (%t3x0, %t3x1, %t3x2, %t3x3, %t3x4) : !opal.tensor
-          %t3lts0 = arith.cmpi slt, %t3o0, %t3s0 : i64
-          %t3ltd0 = arith.cmpi slt, %t3o0, %t3d0 : i64
-          %t3okp0 = arith.ori %t3lts0, %t3ltd0 : i1
-          %t3bad0 = arith.xori %t3okp0, %yes : i1
-          %t3lts1 = arith.cmpi slt, %t3o1, %t3s1 : i64
-          %t3ltd1 = arith.cmpi slt, %t3o1, %t3d1 : i64
-          %t3okp1 = arith.ori %t3lts1, %t3ltd1 : i1
-          %t3bad1 = arith.xori %t3okp1, %yes : i1
-          %t3lts2 = arith.cmpi slt, %t3o2, %t3s2 : i64
-          %t3ltd2 = arith.cmpi slt, %t3o2, %t3d2 : i64
-          %t3okp2 = arith.ori %t3lts2, %t3ltd2 : i1
-          %t3bad2 = arith.xori %t3okp2, %yes : i1
-          %t3opd_or0 = arith.ori %t3bad0, %t3bad1 : i1
-          %t3opd_or1 = arith.ori %t3opd_or0, %t3bad2 : i1
-          %t3opad_t = opal.promote %t3opd_or1 : i1 -> !opal.tensor
-          opal.data_check %t3opad_t, "output padding must be smaller than either stride or dilation, but got output_padding_depth: {0} output_padding_height: {1} output_padding_width: {2} stride_depth: {3} stride_height: {4} stride_width: {5} dilation_depth: {6} dilation_height: {7} dilation_width: {8}" (%t3o0, %t3o1, %t3o2, %t3s0, %t3s1, %t3s2, %t3d0, %t3d1, %t3d2) : !opal.tensor
           %t3im0 = arith.subi %t3x2, %t3one : i64
           %t3is0 = arith.muli %t3im0, %t3s0 : i64
           %t3pp0 = arith.addi %t3p0, %t3p0 : i64

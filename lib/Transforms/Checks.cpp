@@ -392,6 +392,33 @@ Expanded opal::ir::detail::expandConvParams(OpBuilder &b, Operation *op, ValueRa
     return expansionRefusal(problem, "non-positive stride is not supported");
   if (any(lists[2], 1))
     return expansionRefusal(problem, "non-positive dilation is not supported");
+  // Transposed, each output_padding below its stride or its dilation;
+  // PyTorch 1.13's message names a 1-d convolution's dims as its 2-d
+  // kernel's (height 0, 1 and 1).
+  std::optional<int64_t> transposed = constantInt(operands[6]);
+  if (!transposed)
+    return expansionFailure(problem, "needs a constant transposed flag");
+  bool fits = true;
+  for (int64_t d = 0; d < spatial; ++d)
+    fits = fits && (lists[3][d] < lists[0][d] || lists[3][d] < lists[2][d]);
+  if (*transposed && !fits) {
+    SmallVector<std::string> dims = spatial == 3 ? SmallVector<std::string>{"depth", "height",
+                                                                            "width"}
+                                                 : SmallVector<std::string>{"height", "width"};
+    auto entries = [&](const char *name, ArrayRef<int64_t> list, int64_t lead) {
+      SmallVector<int64_t> values(dims.size() - list.size(), lead);
+      llvm::append_range(values, list);
+      std::string text;
+      for (size_t i = 0; i < dims.size(); ++i)
+        text += std::string(" ") + name + "_" + dims[i] + ": " + std::to_string(values[i]);
+      return text;
+    };
+    return expansionRefusal(problem, "output padding must be smaller than either stride or "
+                                     "dilation, but got" +
+                                         entries("output_padding", lists[3], 0) +
+                                         entries("stride", lists[0], 1) +
+                                         entries("dilation", lists[2], 1));
+  }
   SmallVector<Value> results;
   for (const SmallVector<int64_t> &list : lists)
     results.push_back(constantList(b, op->getLoc(), list));

@@ -180,16 +180,44 @@ def matmul_shapes(case, op):
     return [left, batch + (inner(k), case.rng.choice(SIZES))]
 
 
-def conv_shapes(case):
-    """An NCHW input, an FCHW weight with the input's channels (usually) and
-    a bias of F (usually); sizes sometimes smaller than the kernel."""
+CONV_OPS = {"conv1d": (1, False), "conv2d": (2, False), "conv3d": (3, False),
+            "conv_transpose1d": (1, True), "conv_transpose2d": (2, True),
+            "conv_transpose3d": (3, True)}
+
+
+def conv_shapes(case, name):
+    """An input [N, G*C, I...], a weight [G*F, C, K...] ([G*C, F, K...]
+    transposed) with the input's channels (usually) and a bias of G*F
+    (usually); sizes sometimes smaller than the kernel. Sets case.conv
+    (spatial dims, transposed, groups) for the int arguments."""
+    if name == "convolution":
+        spatial, transposed = case.rng.choice([1, 2, 2, 3]), case.rng.random() < 0.4
+    else:
+        spatial, transposed = CONV_OPS[name]
+    groups = case.rng.choice([1, 1, 2, 3])
     n, c, f = case.rng.choice([1, 2]), case.rng.choice([1, 2, 3]), case.rng.choice([1, 2, 3])
-    kh, kw = case.rng.choice([1, 2, 3]), case.rng.choice([1, 2, 3])
-    h, w = case.rng.choice([1, 2, 3, 5, 6]), case.rng.choice([1, 2, 3, 5, 6])
-    channels = c if case.rng.random() < 0.85 else c + 1
-    rank = 4 if case.rng.random() < 0.9 else 3
-    return [(n, c, h, w)[4 - rank:], (f, channels, kh, kw),
-            (f,) if case.rng.random() < 0.9 else (f + 1,)]
+    sizes = [case.rng.choice([1, 2, 3, 5, 6] if spatial < 3 else [1, 2, 4])
+             for _ in range(spatial)]
+    kernel = [case.rng.choice([1, 2, 3]) for _ in range(spatial)]
+    channels = groups * c if case.rng.random() < 0.85 else groups * c + 1
+    batched = case.rng.random() < 0.9 or name == "convolution"
+    weight = ((groups * c, f) if transposed else (groups * f, c)) + tuple(kernel)
+    bias = groups * f if case.rng.random() < 0.9 else groups * f + 1
+    case.conv = (spatial, transposed, groups)
+    return [((n,) if batched else ()) + (channels,) + tuple(sizes), weight, (bias,)]
+
+
+def conv_list(case, name):
+    """stride, padding, dilation or output_padding: one entry per spatial
+    dim (rarely one, or a wrong count)."""
+    spatial, transposed, _ = case.conv
+    low, high = {"stride": (1, 2), "dilation": (1, 2), "padding": (0, 2),
+                 "output_padding": (0, 1)}[name]
+    count = spatial if case.rng.random() < 0.9 else case.rng.choice([1, spatial + 1])
+    values = [case.rng.randint(low, high) for _ in range(count)]
+    if case.rng.random() < 0.03:
+        values[0] = low - 1
+    return values
 
 
 def batch_norm_arguments(case, name):
@@ -259,8 +287,8 @@ def arguments(case, overload):
     tensors = [a for a in schema.arguments if str(a.type) in ("Tensor", "Tensor?")]
     if name in MATMUL_LIKE:
         shapes = matmul_shapes(case, name)
-    elif name in ("conv2d", "convolution"):
-        shapes = conv_shapes(case)
+    elif name in CONV_OPS or name == "convolution":
+        shapes = conv_shapes(case, name)
     elif name.startswith("max_pool2d") or "avg_pool2d" in name or name.startswith("upsample"):
         shapes = [tuple(case.rng.choice([1, 2, 3, 5]) for _ in range(case.rng.choice([3, 4, 4])))]
     elif "pool1d" in name:
@@ -317,6 +345,13 @@ def arguments(case, overload):
             else:
                 low = 0 if arg.name in ("padding", "output_size") else 1
                 args.append([case.rng.randint(low, 3)])
+        elif (name in CONV_OPS or name == "convolution") and arg.name in (
+                "stride", "padding", "dilation", "output_padding"):
+            args.append(conv_list(case, arg.name))
+        elif (name in CONV_OPS or name == "convolution") and arg.name == "groups":
+            args.append(case.conv[2] if case.rng.random() < 0.95 else case.rng.choice([0, 4]))
+        elif name == "convolution" and arg.name == "transposed":
+            args.append(case.conv[1])
         elif kind == "int[2]" and arg.name == "kernel_size":
             args.append([case.rng.choice([1, 2, 3]), case.rng.choice([1, 2, 3])])
         elif kind == "int[2]" and arg.name == "stride":

@@ -44,7 +44,9 @@ GROUPS = {
                 "as_strided diagonal slice_scatter select_scatter reflection_pad1d "
                 "reflection_pad2d reflection_pad3d replication_pad1d replication_pad2d "
                 "replication_pad3d",
-    "conv": "conv2d convolution max_pool2d_with_indices max_pool2d avg_pool2d "
+    "conv": "conv1d conv2d conv3d conv_transpose1d conv_transpose2d.input conv_transpose3d.input "
+            "convolution",
+    "pool": "max_pool2d_with_indices max_pool2d avg_pool2d "
             "adaptive_avg_pool2d _adaptive_avg_pool2d upsample_nearest2d upsample_nearest2d.vec "
             "avg_pool1d adaptive_avg_pool1d",
     "shape": "transpose.int t permute unsqueeze squeeze.dim expand reshape view zeros_like "

@@ -535,25 +535,28 @@ def Opal_ConvParamsOp : Opal_Op<"conv_params", [Pure, ParentOneOf<["Decompositio
   let summary = "a convolution's int-list arguments, checked and one entry per spatial dim";
   let description = [{
     ```mlir
-    %s, %p, %d, %op = opal.conv_params %weight, %stride, %padding, %dilation, %output_padding, %groups : !opal.tensor, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i64 -> !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>
+    %s, %p, %d, %op = opal.conv_params %weight, %stride, %padding, %dilation, %output_padding, %groups, %transposed : !opal.tensor, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i64, i1 -> !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>
     ```
     aten.convolution's checks of its arguments that need no sizes, in
     PyTorch 1.13's order: the weight has at least three dims ("weight
     should have at least three dimensions"; opal also refuses more than
     three spatial dims), groups is positive, each list has one entry or
     one per spatial dim (a single entry is repeated), no padding or
-    output_padding is negative and no stride or dilation is below one.
+    output_padding is negative and no stride or dilation is below one;
+    transposed, each output_padding is below its stride or its dilation.
     The lists must be constants for the use; the results are the lists
     with one entry per spatial dim.
   }];
   let arguments = (ins AnyTensorOrGeneric:$weight, Opal_ListType:$stride, Opal_ListType:$padding,
-                       Opal_ListType:$dilation, Opal_ListType:$output_padding, I64:$groups);
+                       Opal_ListType:$dilation, Opal_ListType:$output_padding, I64:$groups,
+                       I1:$transposed);
   let results = (outs Opal_ListType:$stride_per_dim, Opal_ListType:$padding_per_dim,
                       Opal_ListType:$dilation_per_dim, Opal_ListType:$output_padding_per_dim);
   let assemblyFormat = [{
-    $weight `,` $stride `,` $padding `,` $dilation `,` $output_padding `,` $groups attr-dict `:`
-    type($weight) `,` qualified(type($stride)) `,` qualified(type($padding)) `,`
-    qualified(type($dilation)) `,` qualified(type($output_padding)) `,` type($groups) `->`
+    $weight `,` $stride `,` $padding `,` $dilation `,` $output_padding `,` $groups `,` $transposed
+    attr-dict `:` type($weight) `,` qualified(type($stride)) `,` qualified(type($padding)) `,`
+    qualified(type($dilation)) `,` qualified(type($output_padding)) `,` type($groups) `,`
+    type($transposed) `->`
     qualified(type($stride_per_dim)) `,` qualified(type($padding_per_dim)) `,`
     qualified(type($dilation_per_dim)) `,` qualified(type($output_padding_per_dim))
   }];
