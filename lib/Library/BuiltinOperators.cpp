@@ -84,7 +84,9 @@ bool compositeImplicitInPyTorch(const std::string &name) {
       "aten::std",               "aten::conv2d",          "aten::max_pool2d",
       "aten::narrow",            "aten::batch_norm",      "aten::adaptive_avg_pool2d",
       "aten::group_norm",        "aten::copy",            "aten::bernoulli.p",
-      "aten::dropout",           "aten::avg_pool1d",      "aten::adaptive_avg_pool1d"};
+      "aten::dropout",           "aten::avg_pool1d",      "aten::adaptive_avg_pool1d",
+      "aten::conv1d",            "aten::conv3d",          "aten::conv_transpose1d",
+      "aten::conv_transpose2d.input", "aten::conv_transpose3d.input"};
   return names.count(name) != 0;
 }
 
