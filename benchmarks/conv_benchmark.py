@@ -1,0 +1,71 @@
+"""Convolutions: opal's compiled batched-product kernels against PyTorch 1.13.
+
+The convolutions of small CNNs in float32, opal and PyTorch interleaved
+round by round in one process, both on one thread
+(torch.set_num_threads(1); opal's convolution kernels run on the caller's
+thread). A ResNet 3x3 layer, a batch of 8 through a small CNN layer, an
+ImageNet stem (7x7, stride 2), a depthwise 3x3 (groups = channels), a 1x1
+projection, a 1-d and a 3-d convolution, and a transposed 2-d one
+(stride 2, a decoder's upsampling). Reports min and median milliseconds and
+PyTorch's median over opal's.
+
+    PYTHONPATH=build/python /usr/bin/python3 benchmarks/conv_benchmark.py [--rounds N]
+"""
+
+import argparse
+import statistics
+
+import numpy as np
+import torch
+
+import opal
+
+import interleaved
+
+A = opal.ops.aten
+T = torch.ops.aten
+
+# name, input shape, weight shape, stride, padding, groups, transposed
+CASES = [
+    ("resnet 3x3 64ch 56x56", (1, 64, 56, 56), (64, 64, 3, 3), 1, 1, 1, False),
+    ("cnn 3x3 32->64ch 32x32 b8", (8, 32, 32, 32), (64, 32, 3, 3), 1, 1, 1, False),
+    ("stem 7x7/2 3->64ch 224x224", (1, 3, 224, 224), (64, 3, 7, 7), 2, 3, 1, False),
+    ("depthwise 3x3 128ch 28x28", (1, 128, 28, 28), (128, 1, 3, 3), 1, 1, 128, False),
+    ("1x1 256ch 14x14", (1, 256, 14, 14), (256, 256, 1, 1), 1, 0, 1, False),
+    ("conv1d k5 64ch 1024", (4, 64, 1024), (64, 64, 5), 1, 2, 1, False),
+    ("conv3d 3x3x3 16ch 16^3", (1, 16, 16, 16, 16), (16, 16, 3, 3, 3), 1, 1, 1, False),
+    ("transposed 4x4/2 64->32ch 28x28", (1, 64, 28, 28), (64, 32, 4, 4), 2, 1, 1, True),
+]
+
+
+def cases():
+    rng = np.random.default_rng(0)
+    out = []
+    for name, xs, ws, stride, padding, groups, transposed in CASES:
+        x = rng.standard_normal(xs).astype(np.float32)
+        w = rng.standard_normal(ws).astype(np.float32)
+        spatial = len(xs) - 2
+        args = ([stride] * spatial, [padding] * spatial, [1] * spatial, transposed,
+                [0] * spatial, groups)
+        ox, ow = opal.tensor(x), opal.tensor(w)
+        tx, tw = torch.from_numpy(x), torch.from_numpy(w)
+        out.append((name, lambda ox=ox, ow=ow, args=args: A.convolution(ox, ow, None, *args),
+                    lambda tx=tx, tw=tw, args=args: T.convolution(tx, tw, None, *args)))
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=7)
+    torch.set_num_threads(1)
+    results = interleaved.run(cases(), parser.parse_args().rounds)
+    print(f"{'convolution':34s} {'opal min/med ms':>18s} {'PyTorch min/med ms':>20s} "
+          f"{'PyTorch/opal':>12s}")
+    for name, mine, reference in results:
+        med, their_med = statistics.median(mine), statistics.median(reference)
+        print(f"{name:34s} {min(mine):8.2f} / {med:7.2f} {min(reference):9.2f} / "
+              f"{their_med:7.2f} {their_med / med:11.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,134 @@
+"""aten.convolution and its CompositeImplicit forms against PyTorch 1.13:
+1 to 3 spatial dims, groups, transposed with output_padding, dtypes, and
+PyTorch's error messages."""
+
+import random
+import re
+
+import numpy as np
+import pytest
+import torch
+
+import opal
+
+A = opal.ops.aten
+
+
+def random_case(rng, i):
+    spatial, transposed = rng.choice([1, 2, 2, 3]), rng.random() < 0.4
+    groups, cg, fg = rng.choice([1, 1, 2, 3]), rng.choice([1, 2]), rng.choice([1, 2, 3])
+    kernel = [rng.choice([1, 2, 3]) for _ in range(spatial)]
+    sizes = [rng.choice([3, 4, 6]) for _ in range(spatial)]
+    stride = [rng.choice([1, 2]) for _ in range(spatial)]
+    dilation = [rng.choice([1, 2]) for _ in range(spatial)]
+    padding = [rng.choice([0, 1]) for _ in range(spatial)]
+    out_pad = [rng.randrange(max(s, d)) for s, d in zip(stride, dilation)] if transposed \
+        else [0] * spatial
+    dtype = rng.choice(["float32", "float64", "int64"])
+    data = np.random.default_rng(i)
+    x = data.uniform(-2, 2, [rng.choice([1, 2]), groups * cg] + sizes)
+    w = data.uniform(-2, 2, ([groups * cg, fg] if transposed else [groups * fg, cg]) + kernel)
+    b = data.uniform(-2, 2, [groups * fg]) if rng.random() < 0.5 else None
+    cast = (lambda a: np.round(a * 3).astype(dtype)) if dtype == "int64" else \
+        (lambda a: a.astype(dtype))
+    return (cast(x), cast(w), None if b is None else cast(b),
+            [stride, padding, dilation, transposed, out_pad, groups])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_convolution_matches_pytorch(seed):
+    rng = random.Random(seed)
+    for i in range(12):
+        x, w, b, args = random_case(rng, i)
+        try:
+            want = torch.convolution(torch.from_numpy(x), torch.from_numpy(w),
+                                     None if b is None else torch.from_numpy(b), *args).numpy()
+        except RuntimeError as error:  # a kernel larger than the padded input
+            with pytest.raises(RuntimeError, match=re.escape(str(error).split("\n")[0])):
+                A.convolution(opal.tensor(x), opal.tensor(w),
+                              None if b is None else opal.tensor(b), *args)
+            continue
+        got = A.convolution(opal.tensor(x), opal.tensor(w),
+                            None if b is None else opal.tensor(b), *args).numpy()
+        assert got.shape == want.shape, (args, x.shape, w.shape)
+        tol = {"float32": 1e-4, "float64": 1e-10, "int64": 0}[str(x.dtype)]
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+def test_composite_forms_and_unbatched_inputs():
+    data = np.random.default_rng(0)
+    F = torch.nn.functional
+    x1, w1 = data.standard_normal((4, 9)).astype(np.float32), \
+        data.standard_normal((6, 2, 3)).astype(np.float32)
+    got = A.conv1d(opal.tensor(x1), opal.tensor(w1), None, [2], [1], [1], 2).numpy()
+    np.testing.assert_allclose(got, F.conv1d(torch.from_numpy(x1), torch.from_numpy(w1), None,
+                                             2, 1, 1, 2).numpy(), rtol=1e-5, atol=1e-5)
+    x3 = data.standard_normal((2, 5, 4, 6)).astype(np.float32)
+    w3 = data.standard_normal((2, 3, 2, 2, 3)).astype(np.float32)
+    got = A.conv_transpose3d.input(opal.tensor(x3), opal.tensor(w3), None, [1, 2, 1]).numpy()
+    want = F.conv_transpose3d(torch.from_numpy(x3), torch.from_numpy(w3), None, (1, 2, 1))
+    np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-5)
+    # bfloat16 sums in float32 and rounds once (PyTorch's mkldnn kernel
+    # rounds differently: within a few bfloat16 steps of results near 16).
+    x = data.standard_normal((1, 8, 6, 6)).astype(np.float32)
+    w = data.standard_normal((4, 8, 3, 3)).astype(np.float32)
+    tb = F.conv2d(torch.from_numpy(x).bfloat16(), torch.from_numpy(w).bfloat16())
+    ob = A.conv2d(opal.tensor(x).to(opal.bfloat16), opal.tensor(w).to(opal.bfloat16))
+    np.testing.assert_allclose(ob.to(opal.float32).numpy(), tb.float().numpy(), rtol=2e-2,
+                               atol=0.5)
+
+
+ERRORS = [
+    ((2, 4, 5, 5), (6, 4, 3, 3), [1, 1, 1], [0], [1], False, [0], 1,
+     "expected stride to be a single integer value or a list of 2 values to match the "
+     "convolution dimensions, but got stride=[1, 1, 1]"),
+    ((2, 4, 5, 5), (6, 4, 3, 3), [1], [0], [1], False, [0], 0,
+     "non-positive groups is not supported"),
+    ((2, 4, 5, 5), (6, 4, 3, 3), [0], [0], [1], False, [0], 1,
+     "non-positive stride is not supported"),
+    ((2, 4, 5, 5), (6, 4, 3, 3), [1], [-1], [1], False, [0], 1,
+     "negative padding is not supported"),
+    ((2, 4, 5, 5), (4, 3, 3, 3), [1], [1], [1], True, [1], 1,
+     "output padding must be smaller than either stride or dilation, but got "
+     "output_padding_height: 1 output_padding_width: 1 stride_height: 1 stride_width: 1 "
+     "dilation_height: 1 dilation_width: 1"),
+    ((2, 4, 5, 5), (5, 2, 3, 3), [1], [0], [1], False, [0], 2,
+     "Given groups=2, expected weight to be divisible by 2 at dimension 0, but got weight "
+     "of size [[5, 2, 3, 3]] instead"),
+    ((2, 4, 5, 5), (6, 2, 3, 3), [1], [0], [1], False, [0], 3,
+     "Given groups=3, weight of size [6, 2, 3, 3], expected input[2, 4, 5, 5] to have 6 "
+     "channels, but got 4 channels instead"),
+    ((2, 4, 1, 1), (6, 4, 3, 3), [1], [0], [1], False, [0], 1,
+     "Calculated padded input size per channel: (1 x 1). Kernel size: (3 x 3). Kernel size "
+     "can't be greater than actual input size"),
+    ((2, 4, 5, 5), (3, 3, 3, 3), [1], [0], [1], True, [0], 1,
+     "Given transposed=1, weight of size [3, 3, 3, 3], expected input[2, 4, 5, 5] to have 3 "
+     "channels, but got 4 channels instead"),
+    ((2, 4, 5), (6, 4, 3, 3), [1], [0], [1], False, [0], 1,
+     "Expected 4-dimensional input for 4-dimensional weight [6, 4, 3, 3], but got "
+     "3-dimensional input of size [2, 4, 5] instead"),
+]
+
+
+@pytest.mark.parametrize("case", ERRORS, ids=[c[-1][:40] for c in ERRORS])
+def test_errors_as_pytorch(case):
+    xs, ws, *args, message = case
+    x, w = np.ones(xs, np.float32), np.ones(ws, np.float32)
+    with pytest.raises(RuntimeError) as theirs:
+        torch.convolution(torch.from_numpy(x), torch.from_numpy(w), None, *args)
+    assert str(theirs.value).split("\n")[0] == message
+    # (Checks before the call name the op; data checks after it do not.)
+    with pytest.raises(RuntimeError, match="^(aten::convolution: )?" + re.escape(message)):
+        A.convolution(opal.tensor(x), opal.tensor(w), None, *args)
+
+
+def test_dtypes_as_pytorch_cpu_kernels():
+    x, w = np.ones((1, 2, 4, 4)), np.ones((3, 2, 2, 2))
+    with pytest.raises(RuntimeError, match="\"slow_conv2d_cpu\" not implemented for 'Half'"):
+        A.conv2d(opal.tensor(x.astype(np.float16)), opal.tensor(w.astype(np.float16)))
+    with pytest.raises(RuntimeError,
+                       match="\"slow_conv_transpose2d_out_cpu\" not implemented for 'Int'"):
+        A.conv_transpose2d.input(opal.tensor(x.astype(np.int32)),
+                                 opal.tensor(np.ones((2, 3, 2, 2), np.int32)))
+    got = A.conv2d(opal.tensor(x.astype(np.int32)), opal.tensor(w.astype(np.int32)))
+    assert got.dtype == opal.int32 and got.numpy().tolist() == [[[[8] * 3] * 3] * 3]
