@@ -152,6 +152,43 @@ public:
     return tensor::CollapseShapeOp::create(b, loc, tensor, reassociation);
   }
 
+  /// A zero-filled tensor of `sizes` (index values) of `element`, each
+  /// element the sum over a window of `windowSizes` of `term(indices)`:
+  /// a linalg.generic over the result's dims then the window's (reductions),
+  /// a window-shaped operand giving the window loops their extents.
+  Value windowSum(ArrayRef<Value> sizes, ArrayRef<Value> windowSizes, Type element,
+                  const std::function<Value(OpBuilder &, Location, ArrayRef<Value>)> &term) {
+    unsigned parallel = sizes.size(), loops = parallel + windowSizes.size();
+    Value empty = tensor::EmptyOp::create(b, loc, dynamicType(parallel, element), sizes);
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+    Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+    Value window =
+        tensor::EmptyOp::create(b, loc, dynamicType(windowSizes.size(), element), windowSizes);
+    SmallVector<AffineExpr> windowDims, resultDims;
+    for (unsigned d = parallel; d < loops; ++d)
+      windowDims.push_back(b.getAffineDimExpr(d));
+    for (unsigned d = 0; d < parallel; ++d)
+      resultDims.push_back(b.getAffineDimExpr(d));
+    SmallVector<utils::IteratorType> iterators(parallel, utils::IteratorType::parallel);
+    iterators.append(windowSizes.size(), utils::IteratorType::reduction);
+    return linalg::GenericOp::create(
+               b, loc, TypeRange{init.getType()}, ValueRange{window}, ValueRange{init},
+               SmallVector<AffineMap>{AffineMap::get(loops, 0, windowDims, b.getContext()),
+                                      AffineMap::get(loops, 0, resultDims, b.getContext())},
+               iterators,
+               [&](OpBuilder &nb, Location l, ValueRange args) {
+                 SmallVector<Value> at;
+                 for (unsigned d = 0; d < loops; ++d)
+                   at.push_back(linalg::IndexOp::create(nb, l, d));
+                 Value v = term(nb, l, at);
+                 Value sum = isa<FloatType>(element)
+                                 ? arith::AddFOp::create(nb, l, args[1], v).getResult()
+                                 : arith::AddIOp::create(nb, l, args[1], v).getResult();
+                 linalg::YieldOp::create(nb, l, sum);
+               })
+        .getResult(0);
+  }
+
   /// The products [G, M, N] of lhs [G, M, K] and rhs [G, K, N]: a
   /// linalg.batch_matmul into a zero-filled [G, M, N] of `element`.
   Value batchProduct(Value lhs, Value rhs, Type element) {
@@ -183,6 +220,33 @@ Value castFloat(OpBuilder &b, Location loc, Value value, Type to) {
   if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
     return arith::ExtFOp::create(b, loc, to, value);
   return arith::TruncFOp::create(b, loc, to, value);
+}
+
+/// `tensor` (of `sizes`) with its elements cast to `element` (a copy only
+/// where the types differ).
+Value roundedTo(ConvBuilder &cb, Value tensor, ArrayRef<Value> sizes, Type element) {
+  if (cast<RankedTensorType>(tensor.getType()).getElementType() == element)
+    return tensor;
+  return cb.tabulate(sizes, element, [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
+    return castFloat(nb, l, tensor::ExtractOp::create(nb, l, tensor, at), element);
+  });
+}
+
+/// The output sizes of a direct convolution: (I + 2p - d (K - 1) - 1) / s + 1
+/// per spatial dim, at least 0 (a kernel larger than the padded input
+/// gives no output; aten::convolution refuses it).
+SmallVector<Value> directOutputSizes(ConvBuilder &cb, ArrayRef<Value> extents,
+                                     ArrayRef<Value> kernel, const ConvParameters &p) {
+  SmallVector<Value> out;
+  for (size_t s = 0; s < extents.size(); ++s) {
+    Value reach = cb.mul(cb.index(p.dilation[s]),
+                         arith::SubIOp::create(cb.b, cb.loc, kernel[s], cb.index(1)));
+    Value span = arith::SubIOp::create(
+        cb.b, cb.loc, cb.add(extents[s], cb.index(2 * p.padding[s] - 1)), reach);
+    Value steps = arith::FloorDivSIOp::create(cb.b, cb.loc, span, cb.index(p.stride[s]));
+    out.push_back(arith::MaxSIOp::create(cb.b, cb.loc, cb.add(steps, cb.index(1)), cb.index(0)));
+  }
+  return out;
 }
 
 /// The row-major position of `at` in a tensor of `sizes`.
@@ -233,47 +297,20 @@ SmallVector<Value> sizesOf(ConvBuilder &cb, Value tensor, int64_t from, int64_t 
 /// lower; one filter's columns would cost as much as the sum itself.)
 Value singleFilterConv(ConvBuilder &cb, Value input, Value weight, const ConvParameters &p,
                        Type element) {
-  OpBuilder &b = cb.b;
-  Location loc = cb.loc;
   int64_t spatial = static_cast<int64_t>(p.stride.size());
   Type accumulator = accumulatorFor(element);
-  Value channels = cb.dim(input, 1), cg = cb.dim(weight, 1);
+  Value channels = cb.dim(input, 1);
   SmallVector<Value> extents = sizesOf(cb, input, 2, spatial);
   SmallVector<Value> kernel = sizesOf(cb, weight, 2, spatial);
   SmallVector<Value> sizes = {cb.dim(input, 0), cb.index(1)};
-  for (int64_t s = 0; s < spatial; ++s) {
-    Value reach = cb.mul(cb.index(p.dilation[s]),
-                         arith::SubIOp::create(b, loc, kernel[s], cb.index(1)));
-    Value span = arith::SubIOp::create(b, loc, cb.add(extents[s], cb.index(2 * p.padding[s] - 1)),
-                                       reach);
-    Value steps = arith::FloorDivSIOp::create(b, loc, span, cb.index(p.stride[s]));
-    sizes.push_back(arith::MaxSIOp::create(b, loc, cb.add(steps, cb.index(1)), cb.index(0)));
-  }
-  unsigned parallel = 2 + spatial, loops = parallel + 1 + spatial;
-  Value empty = tensor::EmptyOp::create(b, loc, ConvBuilder::dynamicType(parallel, accumulator),
-                                        sizes);
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(accumulator));
-  Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
-  SmallVector<Value> windowSizes = {cg};
-  llvm::append_range(windowSizes, kernel);
-  Value window = tensor::EmptyOp::create(
-      b, loc, ConvBuilder::dynamicType(1 + spatial, accumulator), windowSizes);
-  SmallVector<AffineExpr> windowDims, resultDims;
-  for (unsigned d = parallel; d < loops; ++d)
-    windowDims.push_back(b.getAffineDimExpr(d));
-  for (unsigned d = 0; d < parallel; ++d)
-    resultDims.push_back(b.getAffineDimExpr(d));
-  SmallVector<utils::IteratorType> iterators(parallel, utils::IteratorType::parallel);
-  iterators.append(1 + spatial, utils::IteratorType::reduction);
-  auto sum = linalg::GenericOp::create(
-      b, loc, TypeRange{init.getType()}, ValueRange{window}, ValueRange{init},
-      SmallVector<AffineMap>{AffineMap::get(loops, 0, windowDims, b.getContext()),
-                             AffineMap::get(loops, 0, resultDims, b.getContext())},
-      iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
+  llvm::append_range(sizes, directOutputSizes(cb, extents, kernel, p));
+  SmallVector<Value> window = {cb.dim(weight, 1)};
+  llvm::append_range(window, kernel);
+  unsigned parallel = 2 + spatial;
+  // Loops (n, f, o..., c, k...).
+  Value sum = cb.windowSum(
+      sizes, window, accumulator, [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
         ConvBuilder in(nb, l);
-        SmallVector<Value> at;
-        for (unsigned d = 0; d < loops; ++d)
-          at.push_back(linalg::IndexOp::create(nb, l, d));
         Value c = at[parallel];
         SmallVector<Value> coords = {at[0], c}, weightCoords = {at[1], c};
         Value inside = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, c, channels);
@@ -292,27 +329,10 @@ Value singleFilterConv(ConvBuilder &cb, Value input, Value weight, const ConvPar
                             accumulator);
         Value w = castFloat(nb, l, tensor::ExtractOp::create(nb, l, weight, weightCoords),
                             accumulator);
-        Value r = isa<FloatType>(accumulator)
-                      ? arith::AddFOp::create(nb, l, args[1],
-                                              arith::MulFOp::create(nb, l, x, w))
-                            .getResult()
-                      : arith::AddIOp::create(nb, l, args[1], arith::MulIOp::create(nb, l, x, w))
-                            .getResult();
-        linalg::YieldOp::create(nb, l, r);
+        return isa<FloatType>(accumulator) ? arith::MulFOp::create(nb, l, x, w).getResult()
+                                           : arith::MulIOp::create(nb, l, x, w).getResult();
       });
-  Value result = sum.getResult(0);
-  if (accumulator == element)
-    return result;
-  Value rounded =
-      tensor::EmptyOp::create(b, loc, ConvBuilder::dynamicType(parallel, element), sizes);
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{rounded.getType()}, ValueRange{result}, ValueRange{rounded},
-             SmallVector<AffineMap>(2, b.getMultiDimIdentityMap(parallel)),
-             SmallVector<utils::IteratorType>(parallel, utils::IteratorType::parallel),
-             [&](OpBuilder &nb, Location l, ValueRange args) {
-               linalg::YieldOp::create(nb, l, castFloat(nb, l, args[0], element));
-             })
-      .getResult(0);
+  return roundedTo(cb, sum, sizes, element);
 }
 
 /// prims.conv (see the file comment).
@@ -326,17 +346,7 @@ Value directConv(ConvBuilder &cb, Value input, Value weight, const ConvParameter
   Value fg = arith::DivUIOp::create(b, cb.loc, cb.dim(weight, 0), groups);
   SmallVector<Value> extents = sizesOf(cb, input, 2, spatial);
   SmallVector<Value> kernel = sizesOf(cb, weight, 2, spatial);
-  SmallVector<Value> out;
-  for (int64_t s = 0; s < spatial; ++s) {
-    // (I + 2p - d (K - 1) - 1) / s + 1, at least 0 (a kernel larger than
-    // the padded input gives no output; aten::convolution refuses it).
-    Value reach = cb.mul(cb.index(p.dilation[s]),
-                         arith::SubIOp::create(b, cb.loc, kernel[s], cb.index(1)));
-    Value span = arith::SubIOp::create(
-        b, cb.loc, cb.add(extents[s], cb.index(2 * p.padding[s] - 1)), reach);
-    Value steps = arith::FloorDivSIOp::create(b, cb.loc, span, cb.index(p.stride[s]));
-    out.push_back(arith::MaxSIOp::create(b, cb.loc, cb.add(steps, cb.index(1)), cb.index(0)));
-  }
+  SmallVector<Value> out = directOutputSizes(cb, extents, kernel, p);
 
   // Columns [G, Cg, K..., N, O...].
   SmallVector<Value> columnSizes = {groups, cg};
@@ -454,34 +464,14 @@ Value transposedConv(ConvBuilder &cb, Value input, Value weight, const ConvParam
 
   // The result [N, G, Fg, O...]: loops (n, g, f, o..., k...) sum
   // columns[g, f, k..., n, (o + p - k d) / s...] where that is whole and
-  // inside. A kernel-shaped operand gives the k loops their extent.
-  unsigned loops = 3 + 2 * spatial;
+  // inside.
   SmallVector<Value> resultSizes = {n, groups, fg};
   llvm::append_range(resultSizes, out);
-  Value empty = tensor::EmptyOp::create(
-      b, loc, ConvBuilder::dynamicType(3 + spatial, accumulator), resultSizes);
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(accumulator));
-  Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
-  Value window = tensor::EmptyOp::create(b, loc, ConvBuilder::dynamicType(spatial, accumulator),
-                                         kernel);
-  SmallVector<AffineExpr> windowDims, resultDims;
-  for (int64_t s = 0; s < spatial; ++s)
-    windowDims.push_back(b.getAffineDimExpr(3 + spatial + s));
-  for (unsigned d = 0; d < 3 + spatial; ++d)
-    resultDims.push_back(b.getAffineDimExpr(d));
-  SmallVector<utils::IteratorType> iterators(3 + spatial, utils::IteratorType::parallel);
-  iterators.append(spatial, utils::IteratorType::reduction);
-  auto gather = linalg::GenericOp::create(
-      b, loc, TypeRange{init.getType()}, ValueRange{window}, ValueRange{init},
-      SmallVector<AffineMap>{AffineMap::get(loops, 0, windowDims, b.getContext()),
-                             AffineMap::get(loops, 0, resultDims, b.getContext())},
-      iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
+  Value result = cb.windowSum(
+      resultSizes, kernel, accumulator, [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
         ConvBuilder in(nb, l);
-        SmallVector<Value> at;
-        for (unsigned d = 0; d < loops; ++d)
-          at.push_back(linalg::IndexOp::create(nb, l, d));
         SmallVector<Value> row = {at[2]}, column = {at[0]};
-        llvm::append_range(row, ArrayRef<Value>(at).slice(3 + spatial, spatial));
+        llvm::append_range(row, at.slice(3 + spatial, spatial));
         Value inside;
         for (int64_t s = 0; s < spatial; ++s) {
           Value o = at[3 + s], k = at[3 + spatial + s];
@@ -504,26 +494,9 @@ Value transposedConv(ConvBuilder &cb, Value input, Value weight, const ConvParam
         // is computed.)
         SmallVector<Value> coords = {at[1], linearized(in, row, rowSizes),
                                      linearized(in, column, columnSizes)};
-        Value v = extractInside(nb, l, columns, coords, inside, nb.getZeroAttr(accumulator));
-        Value sum = isa<FloatType>(accumulator)
-                        ? arith::AddFOp::create(nb, l, args[1], v).getResult()
-                        : arith::AddIOp::create(nb, l, args[1], v).getResult();
-        linalg::YieldOp::create(nb, l, sum);
+        return extractInside(nb, l, columns, coords, inside, nb.getZeroAttr(accumulator));
       });
-  Value result = gather.getResult(0);
-  if (accumulator != element) {
-    Value rounded = tensor::EmptyOp::create(
-        b, loc, ConvBuilder::dynamicType(3 + spatial, element), resultSizes);
-    unsigned rank = 3 + spatial;
-    result = linalg::GenericOp::create(
-                 b, loc, TypeRange{rounded.getType()}, ValueRange{result}, ValueRange{rounded},
-                 SmallVector<AffineMap>(2, b.getMultiDimIdentityMap(rank)),
-                 SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-                 [&](OpBuilder &nb, Location l, ValueRange args) {
-                   linalg::YieldOp::create(nb, l, castFloat(nb, l, args[0], element));
-                 })
-                 .getResult(0);
-  }
+  result = roundedTo(cb, result, resultSizes, element);
   SmallVector<unsigned> groupsOfDims = {1, 2};
   groupsOfDims.append(spatial, 1);
   return cb.collapse(result, groupsOfDims);
