@@ -13,7 +13,6 @@ PyTorch's median over opal's.
 """
 
 import argparse
-import statistics
 
 import numpy as np
 import torch
@@ -59,13 +58,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=7)
     torch.set_num_threads(1)
     results = interleaved.run(cases(), parser.parse_args().rounds)
-    print(f"{'convolution':34s} {'opal min/med ms':>18s} {'PyTorch min/med ms':>20s} "
-          f"{'PyTorch/opal':>12s}")
-    for name, mine, reference in results:
-        med, their_med = statistics.median(mine), statistics.median(reference)
-        print(f"{name:34s} {min(mine):8.2f} / {med:7.2f} {min(reference):9.2f} / "
-              f"{their_med:7.2f} {their_med / med:11.2f}x")
-
+    interleaved.report(results, width=34, copy_column=False)
 
 if __name__ == "__main__":
     main()

@@ -30,11 +30,14 @@ def run(cases, rounds):
     return results
 
 
-def report(results, width=26):
+def report(results, width=26, copy_column=True):
+    """Prints each case's min and median ms, PyTorch's median over opal's
+    and (with `copy_column`) the first case's median over the case's."""
     copy = statistics.median(results[0][1])
     print(f"{'op':{width}s} {'opal min/med ms':>18s} {'PyTorch min/med ms':>20s} "
-          f"{'PyTorch/opal':>12s} {'copy/opal':>10s}")
+          f"{'PyTorch/opal':>12s}" + (f" {'copy/opal':>10s}" if copy_column else ""))
     for name, mine, reference in results:
         med, their_med = statistics.median(mine), statistics.median(reference)
         print(f"{name:{width}s} {min(mine):8.2f} / {med:7.2f} {min(reference):9.2f} / "
-              f"{their_med:7.2f} {their_med / med:11.2f}x {copy / med:9.0%}")
+              f"{their_med:7.2f} {their_med / med:11.2f}x" +
+              (f" {copy / med:9.0%}" if copy_column else ""))
