@@ -119,23 +119,10 @@ public:
     return RankedTensorType::get(SmallVector<int64_t>(rank, ShapedType::kDynamic), element);
   }
 
-  /// A tensor of `sizes` whose element at each index is `body(indices)`: a
-  /// linalg.generic without inputs.
+  /// A tensor of `sizes` whose element at each index is `body(indices)`.
   Value tabulate(ArrayRef<Value> sizes, Type element,
-                 const std::function<Value(OpBuilder &, Location, ArrayRef<Value>)> &body) {
-    Value init = tensor::EmptyOp::create(b, loc, dynamicType(sizes.size(), element), sizes);
-    unsigned rank = sizes.size();
-    auto generic = linalg::GenericOp::create(
-        b, loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
-        SmallVector<AffineMap>{b.getMultiDimIdentityMap(rank)},
-        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-        [&](OpBuilder &nested, Location l, ValueRange) {
-          SmallVector<Value> at;
-          for (unsigned d = 0; d < rank; ++d)
-            at.push_back(linalg::IndexOp::create(nested, l, d));
-          linalg::YieldOp::create(nested, l, body(nested, l, at));
-        });
-    return generic.getResult(0);
+                 llvm::function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> body) {
+    return generateTensor(b, loc, dynamicType(sizes.size(), element), sizes, body);
   }
 
   /// `tensor` with each group of consecutive dims in `groups` (their sizes)

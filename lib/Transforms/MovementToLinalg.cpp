@@ -26,27 +26,6 @@ using namespace opal::ir::detail;
 
 namespace {
 
-/// A generic over a fresh tensor of `type` (dynamic sizes `sizes`) whose
-/// body yields `element(b, loc, coords)` for the result coordinates.
-Value generateTensor(
-    OpBuilder &builder, Location loc, RankedTensorType type, ValueRange sizes,
-    llvm::function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> element) {
-  Value init = tensor::EmptyOp::create(builder, loc, type.getShape(), type.getElementType(),
-                                       sizes);
-  int64_t rank = type.getRank();
-  SmallVector<AffineMap> maps = {builder.getMultiDimIdentityMap(rank)};
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      builder, loc, TypeRange{type}, ValueRange{}, ValueRange{init}, maps, iterators,
-      [&](OpBuilder &b, Location l, ValueRange) {
-        SmallVector<Value> coords;
-        for (int64_t d = 0; d < rank; ++d)
-          coords.push_back(linalg::IndexOp::create(b, l, d));
-        linalg::YieldOp::create(b, l, element(b, l, coords));
-      });
-  return generic.getResult(0);
-}
-
 /// The common checks: a ranked input and result of one element type and rank.
 std::string sameRankProblem(Operation *op) {
   auto input = dyn_cast<RankedTensorType>(op->getOperand(0).getType());

@@ -5,6 +5,7 @@
 #include "opal/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -261,6 +262,25 @@ void opal::ir::detail::padsPerDim(ArrayRef<int64_t> pad, int64_t rank,
     low[rank - 1 - i] = pad[2 * i];
     high[rank - 1 - i] = pad[2 * i + 1];
   }
+}
+
+Value opal::ir::detail::generateTensor(
+    OpBuilder &builder, Location loc, RankedTensorType type, ValueRange sizes,
+    llvm::function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> element) {
+  Value init = tensor::EmptyOp::create(builder, loc, type.getShape(), type.getElementType(),
+                                       sizes);
+  int64_t rank = type.getRank();
+  SmallVector<AffineMap> maps = {builder.getMultiDimIdentityMap(rank)};
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      builder, loc, TypeRange{type}, ValueRange{}, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &b, Location l, ValueRange) {
+        SmallVector<Value> coords;
+        for (int64_t d = 0; d < rank; ++d)
+          coords.push_back(linalg::IndexOp::create(b, l, d));
+        linalg::YieldOp::create(b, l, element(b, l, coords));
+      });
+  return generic.getResult(0);
 }
 
 Value opal::ir::detail::extractInside(OpBuilder &b, Location loc, Value tensor, ValueRange coords,

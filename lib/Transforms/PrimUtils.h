@@ -13,6 +13,7 @@
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Types.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/LogicalResult.h"
@@ -43,6 +44,14 @@ const llvm::StringMap<PrimLowering> &poolingLowerings();
 const llvm::StringMap<PrimLowering> &movementLowerings();
 const llvm::StringMap<PrimLowering> &randomLowerings();
 
+/// A linalg.generic without inputs over a fresh tensor of `type` (its
+/// dynamic sizes `sizes`) whose element at each index is
+/// `element(b, loc, indices)`.
+mlir::Value generateTensor(
+    mlir::OpBuilder &builder, mlir::Location loc, mlir::RankedTensorType type,
+    mlir::ValueRange sizes,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, llvm::ArrayRef<mlir::Value>)>
+        element);
 /// `0 <= i < size` for index values.
 mlir::Value inBounds(mlir::OpBuilder &b, mlir::Location loc, mlir::Value i, mlir::Value size);
 /// `tensor[coords]` where `inside` holds, else `outside`: an scf.if, so that

@@ -127,24 +127,25 @@ LogicalResult lowerRandom(Operation *op, PatternRewriter &rewriter, bool normal)
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   auto element = cast<FloatType>(resultType.getElementType());
   SmallVector<Value> sizes = shapeListSizes(rewriter, loc, resultType, op->getOperand(0));
-  Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), element, sizes);
   int64_t rank = resultType.getRank();
   // Loop-invariant parts: the key, the offset's words, the dims' sizes.
   auto [k0, k1] = halves(rewriter, loc, op->getOperand(1));
   auto [c2, c3] = halves(rewriter, loc, op->getOperand(2));
   SmallVector<Value> extents;
-  for (int64_t d = 0; d < rank; ++d)
-    extents.push_back(arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
-                                                 tensor::DimOp::create(rewriter, loc, init, d)));
-  AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      rewriter, loc, TypeRange{resultType}, ValueRange{}, ValueRange{init},
-      ArrayRef<AffineMap>{identity}, iterators, [&](OpBuilder &b, Location l, ValueRange) {
+  for (int64_t d = 0, dynamic = 0; d < rank; ++d)
+    extents.push_back(
+        resultType.isDynamicDim(d)
+            ? arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), sizes[dynamic++])
+                  .getResult()
+            : arith::ConstantOp::create(rewriter, loc,
+                                        rewriter.getI64IntegerAttr(resultType.getDimSize(d)))
+                  .getResult());
+  Value result = generateTensor(
+      rewriter, loc, resultType, sizes, [&](OpBuilder &b, Location l, ArrayRef<Value> at) {
         Type i64 = b.getI64Type();
         Value linear = arith::ConstantOp::create(b, l, b.getI64IntegerAttr(0));
         for (int64_t d = 0; d < rank; ++d) {
-          Value index = arith::IndexCastOp::create(b, l, i64, linalg::IndexOp::create(b, l, d));
+          Value index = arith::IndexCastOp::create(b, l, i64, at[d]);
           linear = arith::AddIOp::create(b, l, arith::MulIOp::create(b, l, linear, extents[d]),
                                          index);
         }
@@ -162,9 +163,9 @@ LogicalResult lowerRandom(Operation *op, PatternRewriter &rewriter, bool normal)
           if (element != f32)
             value = arith::TruncFOp::create(b, l, element, value);
         }
-        linalg::YieldOp::create(b, l, value);
+        return value;
       });
-  rewriter.replaceOp(op, generic.getResults());
+  rewriter.replaceOp(op, result);
   return success();
 }
 
