@@ -9,6 +9,8 @@
 // convolution takes float32, float64, bfloat16 and int64, a transposed one
 // float32, float64 and int64. conv1d/2d/3d and conv_transpose1d/2d/3d are
 // CompositeImplicit, as in PyTorch: an unbatched input is a batch of one.
+// Written by scripts/generate-conv-library.py (the per-rank checks): edit
+// that script and run it, not this file.
 opal.library "aten" {
   opal.def "convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor"
   opal.decomposition "convolution" {

@@ -7,6 +7,8 @@ registration of that operator.
 
 import glob
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -118,3 +120,12 @@ def test_aten_ops_are_composite_implicit_exactly_where_pytorchs_are():
         ours = opal._C._dispatch_has_kernel_for_dispatch_key(name, "CompositeImplicitAutograd")
         theirs = torch._C._dispatch_has_kernel_for_dispatch_key(name, "CompositeImplicitAutograd")
         assert ours == theirs, f"{name}: CompositeImplicitAutograd in opal {ours}, PyTorch {theirs}"
+
+
+def test_the_convolution_library_is_its_generators_output():
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    script = os.path.join(root, "scripts", "generate-conv-library.py")
+    written = subprocess.run([sys.executable, script], capture_output=True, text=True,
+                             check=True).stdout
+    with open(os.path.join(root, "lib", "Library", "aten-conv.opal.mlir")) as f:
+        assert f.read() == written
