@@ -102,6 +102,38 @@ SHAPE_CASES = [
      "provided (2) must be greater or equal to the number of dimensions in the tensor (3)"),
 ]
 
+# Convolutions whose checks run after the kernel (data checks): the kernel
+# must not read past its input meanwhile.
+CONV_CASES = [
+    ("A.convolution(opal.ones(2, 4, 5, 5), opal.ones(6, 2, 3, 3), None, [1], [0], [1], False, "
+     "[0], 3)",
+     "torch.convolution(torch.ones(2, 4, 5, 5), torch.ones(6, 2, 3, 3), None, [1], [0], [1], "
+     "False, [0], 3)",
+     "Given groups=3, weight of size [6, 2, 3, 3], expected input[2, 4, 5, 5] to have 6 "
+     "channels, but got 4 channels instead"),
+    ("A.convolution(opal.ones(2, 4, 5, 5), opal.ones(5, 2, 3, 3), None, [1], [0], [1], False, "
+     "[0], 2)",
+     "torch.convolution(torch.ones(2, 4, 5, 5), torch.ones(5, 2, 3, 3), None, [1], [0], [1], "
+     "False, [0], 2)",
+     "expected weight to be divisible by 2 at dimension 0"),
+    ("A.convolution(opal.ones(2, 4, 0, 3), opal.ones(6, 4, 1, 1), None, [1], [1], [1], False, "
+     "[0], 1)",
+     "torch.convolution(torch.ones(2, 4, 0, 3), torch.ones(6, 4, 1, 1), None, [1], [1], [1], "
+     "False, [0], 1)",
+     "Only zero batch or zero channel inputs are supported, but got input shape: [2, 4, 0, 3]"),
+    ("A.convolution(opal.ones(2, 4, 5, 5), opal.ones(4, 3, 3, 3), opal.ones(5), [1], [0], [1], "
+     "True, [0], 2)",
+     "torch.convolution(torch.ones(2, 4, 5, 5), torch.ones(4, 3, 3, 3), torch.ones(5), [1], "
+     "[0], [1], True, [0], 2)",
+     "expected bias to be 1-dimensional with 6 elements, but got bias of size [5] instead"),
+    ("A.convolution(opal.ones(2, 4, 5, 5), opal.ones(6, 4, 3, 3), None, [1, 1, 1], [0], [1], "
+     "False, [0], 1)",
+     "torch.convolution(torch.ones(2, 4, 5, 5), torch.ones(6, 4, 3, 3), None, [1, 1, 1], [0], "
+     "[1], False, [0], 1)",
+     "expected stride to be a single integer value or a list of 2 values to match the "
+     "convolution dimensions, but got stride=[1, 1, 1]"),
+]
+
 SIZE_CASES = [
     ("opal.empty([2**62])", "torch.empty([2**62])",
      "Storage size calculation overflowed with sizes=[4611686018427387904]"),
@@ -184,8 +216,8 @@ def torch_available():
         return False
 
 
-@pytest.mark.parametrize("code,reference,expected", SHAPE_CASES + SIZE_CASES,
-                         ids=[case[0] for case in SHAPE_CASES + SIZE_CASES])
+@pytest.mark.parametrize("code,reference,expected", SHAPE_CASES + SIZE_CASES + CONV_CASES,
+                         ids=[case[0] for case in SHAPE_CASES + SIZE_CASES + CONV_CASES])
 def test_bad_input_raises_with_pytorchs_message(code, reference, expected):
     result = outcome(code)
     assert result is not None, f"{code} returned instead of raising"
