@@ -86,7 +86,8 @@ bool compositeImplicitInPyTorch(const std::string &name) {
       "aten::group_norm",        "aten::copy",            "aten::bernoulli.p",
       "aten::dropout",           "aten::avg_pool1d",      "aten::adaptive_avg_pool1d",
       "aten::conv1d",            "aten::conv3d",          "aten::conv_transpose1d",
-      "aten::conv_transpose2d.input", "aten::conv_transpose3d.input"};
+      "aten::conv_transpose2d.input", "aten::conv_transpose3d.input", "aten::max_pool3d",
+      "aten::adaptive_avg_pool3d"};
   return names.count(name) != 0;
 }
 

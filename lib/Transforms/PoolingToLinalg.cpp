@@ -1,8 +1,8 @@
 //===- PoolingToLinalg.cpp - Pooling prims to linalg ----------------------===//
 //
-// prims.max_pool (NCHW, 2 spatial dims): one linalg.generic over (N, C, OH,
-// OW, KH, KW) that reduces the window into the maximum so far and its index
-// into the input's H x W plane (the first maximum wins; NaN is the maximum,
+// prims.max_pool (N, C and 1 to 3 spatial dims): one linalg.generic over (N,
+// C, O..., K...) that reduces the window into the maximum so far and its
+// index into the input's plane of spatial dims (the first maximum wins; NaN is the maximum,
 // as in PyTorch). The input is read with tensor.extract only inside it:
 // padding counts as -inf. A window-shaped operand gives the loops over the
 // window their extent, as linalg's pooling ops do.
@@ -28,12 +28,15 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <functional>
 #include <limits>
 
 using namespace mlir;
 using namespace opal::ir::detail;
 
 namespace {
+
+Type elementOf(Value value) { return cast<TensorType>(value.getType()).getElementType(); }
 
 struct PoolParameters {
   SmallVector<int64_t> kernel, stride, padding, dilation;
@@ -78,19 +81,50 @@ std::optional<PoolParameters> parametersOf(Operation *op) {
   return PoolParameters{*kernel, *stride, *padding, *dilation, *ceilMode != 0};
 }
 
-/// Inside a pooling generic over (N, C, OH, OW, KH, KW): the input
-/// coordinates the window element reads (out * stride - padding + k *
-/// dilation per spatial dim) and whether they lie inside the input.
+/// The number of spatial dims of a pooling prim's input (rank - 2), or 0
+/// when it is not a ranked tensor of 1 to 3 spatial dims.
+int64_t spatialDims(Value input) {
+  auto type = dyn_cast<RankedTensorType>(input.getType());
+  if (!type || type.getRank() < 3 || type.getRank() > 5)
+    return 0;
+  return type.getRank() - 2;
+}
+
+/// The maps of a pooling generic over (N, C, O..., K...) with `spatial`
+/// output and window dims: a window-shaped input (the window dims' extent)
+/// then `outputs` results indexed by (N, C, O...).
+SmallVector<AffineMap> windowMaps(MLIRContext *context, int64_t spatial, int64_t outputs) {
+  int64_t loops = 2 + 2 * spatial;
+  SmallVector<AffineExpr> window, out;
+  for (int64_t d = 0; d < 2 + spatial; ++d)
+    out.push_back(getAffineDimExpr(d, context));
+  for (int64_t s = 0; s < spatial; ++s)
+    window.push_back(getAffineDimExpr(2 + spatial + s, context));
+  SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, window, context)};
+  maps.append(outputs, AffineMap::get(loops, 0, out, context));
+  return maps;
+}
+
+SmallVector<utils::IteratorType> windowIterators(int64_t spatial) {
+  SmallVector<utils::IteratorType> iterators(2 + spatial, utils::IteratorType::parallel);
+  iterators.append(spatial, utils::IteratorType::reduction);
+  return iterators;
+}
+
+/// Inside a pooling generic over (N, C, O..., K...): the input coordinates
+/// the window element reads (out * stride - padding + k * dilation per
+/// spatial dim) and whether they lie inside the input.
 std::pair<SmallVector<Value>, Value> windowElement(OpBuilder &b, Location l, Value input,
                                                    ArrayRef<int64_t> stride,
                                                    ArrayRef<int64_t> padding,
                                                    ArrayRef<int64_t> dilation) {
+  int64_t spatial = static_cast<int64_t>(stride.size());
   SmallVector<Value> coords = {linalg::IndexOp::create(b, l, 0),
                                linalg::IndexOp::create(b, l, 1)};
   Value inside;
-  for (int64_t s = 0; s < 2; ++s) {
+  for (int64_t s = 0; s < spatial; ++s) {
     Value out = linalg::IndexOp::create(b, l, 2 + s);
-    Value k = linalg::IndexOp::create(b, l, 4 + s);
+    Value k = linalg::IndexOp::create(b, l, 2 + spatial + s);
     Value at = arith::AddIOp::create(
         b, l,
         arith::SubIOp::create(
@@ -104,19 +138,32 @@ std::pair<SmallVector<Value>, Value> windowElement(OpBuilder &b, Location l, Val
   return {coords, inside};
 }
 
+/// The row-major position of spatial `coords` in the input's plane of
+/// spatial dims (D x H x W, H x W or L), as an i64.
+Value planeIndex(OpBuilder &b, Location l, Value input, ArrayRef<Value> coords) {
+  Value flat = coords[0];
+  for (size_t s = 1; s < coords.size(); ++s)
+    flat = arith::AddIOp::create(
+        b, l,
+        arith::MulIOp::create(b, l, flat,
+                              tensor::DimOp::create(b, l, input, static_cast<int64_t>(2 + s))),
+        coords[s]);
+  return arith::IndexCastOp::create(b, l, b.getI64Type(), flat);
+}
+
 std::string maxPoolProblem(Operation *op) {
-  auto input = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
-  if (!input || input.getRank() != 4)
-    return "needs a 4-d (NCHW) input";
-  if (!isa<FloatType>(input.getElementType()))
+  int64_t spatial = spatialDims(op->getOperand(0));
+  if (!spatial)
+    return "needs an input of 1 to 3 spatial dims (N, C, ...)";
+  if (!isa<FloatType>(elementOf(op->getOperand(0))))
     return "needs a floating-point input";
   std::optional<PoolParameters> p = parametersOf(op);
   if (!p)
     return "needs constant kernel size, stride, padding, dilation and ceil_mode";
   for (const SmallVector<int64_t> *list : {&p->kernel, &p->stride, &p->padding, &p->dilation})
-    if (list->size() != 2)
-      return "needs two of each of kernel size, stride, padding and dilation";
-  for (int d = 0; d < 2; ++d)
+    if (static_cast<int64_t>(list->size()) != spatial)
+      return "needs one kernel size, stride, padding and dilation per spatial dim";
+  for (int64_t d = 0; d < spatial; ++d)
     if (p->kernel[d] < 1 || p->stride[d] < 1 || p->dilation[d] < 1 || p->padding[d] < 0)
       return "needs positive kernel sizes, strides and dilations and non-negative padding";
   return "";
@@ -130,11 +177,12 @@ LogicalResult lowerMaxPool(Operation *op, PatternRewriter &rewriter) {
   auto indicesType = cast<RankedTensorType>(op->getResult(1).getType());
   PoolParameters p = *parametersOf(op);
   Type element = inputType.getElementType();
+  int64_t spatial = inputType.getRank() - 2;
 
   // Output sizes as PyTorch's (at least 0: a call with none raises after
   // it, the op's data check).
   SmallVector<Value> sizes;
-  for (int64_t d = 0; d < 4; ++d) {
+  for (int64_t d = 0; d < inputType.getRank(); ++d) {
     if (!valuesType.isDynamicDim(d))
       continue;
     if (d < 2) {
@@ -156,21 +204,12 @@ LogicalResult lowerMaxPool(Operation *op, PatternRewriter &rewriter) {
                                       element, -std::numeric_limits<double>::infinity()));
   // -1: not set yet (the body sets PyTorch's start of the window).
   Value indices = fill(indicesType, rewriter.getI64IntegerAttr(-1));
-  Value window = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{p.kernel[0], p.kernel[1]},
-                                         element);
+  Value window = tensor::EmptyOp::create(rewriter, loc, p.kernel, element);
 
-  MLIRContext *context = rewriter.getContext();
-  auto dim = [&](unsigned d) { return getAffineDimExpr(d, context); };
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(6, 0, {dim(4), dim(5)}, context),
-      AffineMap::get(6, 0, {dim(0), dim(1), dim(2), dim(3)}, context),
-      AffineMap::get(6, 0, {dim(0), dim(1), dim(2), dim(3)}, context)};
-  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
-  iterators.append(2, utils::IteratorType::reduction);
   auto generic = linalg::GenericOp::create(
       rewriter, loc, TypeRange{valuesType, indicesType}, ValueRange{window},
-      ValueRange{values, indices}, maps, iterators,
-      [&](OpBuilder &b, Location l, ValueRange args) {
+      ValueRange{values, indices}, windowMaps(rewriter.getContext(), spatial, 2),
+      windowIterators(spatial), [&](OpBuilder &b, Location l, ValueRange args) {
         auto [coords, inside] = windowElement(b, l, input, p.stride, p.padding, p.dilation);
         Value x = extractInside(
             b, l, input, coords, inside,
@@ -182,18 +221,16 @@ LogicalResult lowerMaxPool(Operation *op, PatternRewriter &rewriter) {
         Value accNumber = arith::CmpFOp::create(b, l, arith::CmpFPredicate::ORD, acc, acc);
         Value better = arith::OrIOp::create(b, l, larger,
                                             arith::AndIOp::create(b, l, xNan, accNumber));
-        // The index in the input's plane: h * W + w.
-        Value flat = arith::AddIOp::create(
-            b, l, arith::MulIOp::create(b, l, coords[2], tensor::DimOp::create(b, l, input, 3)),
-            coords[3]);
-        Value flat64 = arith::IndexCastOp::create(b, l, b.getI64Type(), flat);
+        // The index in the input's plane of spatial dims.
+        Value flat64 = planeIndex(b, l, input, ArrayRef<Value>(coords).drop_front(2));
         // Until set, the index is PyTorch's start of the window: its first
-        // row and column at or past 0 (the first element inside, if any).
+        // element at or past 0 in each dim (the first element inside, if
+        // any).
         Value unset = arith::CmpIOp::create(
             b, l, arith::CmpIPredicate::eq, args[2],
             arith::ConstantOp::create(b, l, b.getI64IntegerAttr(-1)));
         SmallVector<Value> start;
-        for (int64_t s = 0; s < 2; ++s) {
+        for (int64_t s = 0; s < spatial; ++s) {
           Value out = linalg::IndexOp::create(b, l, 2 + s);
           Value first = arith::SubIOp::create(
               b, l,
@@ -208,12 +245,7 @@ LogicalResult lowerMaxPool(Operation *op, PatternRewriter &rewriter) {
           start.push_back(arith::SelectOp::create(
               b, l, negative, arith::AddIOp::create(b, l, first, skipped), first));
         }
-        Value initial = arith::IndexCastOp::create(
-            b, l, b.getI64Type(),
-            arith::AddIOp::create(
-                b, l,
-                arith::MulIOp::create(b, l, start[0], tensor::DimOp::create(b, l, input, 3)),
-                start[1]));
+        Value initial = planeIndex(b, l, input, start);
         Value index = arith::SelectOp::create(b, l, unset, initial, args[2]);
         Value take = arith::AndIOp::create(b, l, inside, better);
         linalg::YieldOp::create(b, l,
@@ -229,8 +261,8 @@ LogicalResult lowerMaxPool(Operation *op, PatternRewriter &rewriter) {
 // avg_pool, adaptive_avg_pool
 //===----------------------------------------------------------------------===//
 
-/// The two lists of an average pool (kernel_size, stride, padding), each of
-/// two entries, and its flags.
+/// The three lists of an average pool (kernel_size, stride, padding), each
+/// of one entry per spatial dim, and its flags.
 struct AvgPoolParameters {
   SmallVector<int64_t> kernel, stride, padding;
   bool ceilMode = false, countIncludePad = true;
@@ -255,19 +287,19 @@ std::optional<AvgPoolParameters> avgParametersOf(Operation *op) {
 }
 
 std::string avgPoolProblem(Operation *op) {
-  auto input = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
-  if (!input || input.getRank() != 4)
-    return "needs a 4-d (NCHW) input";
-  if (!isa<FloatType, IntegerType>(input.getElementType()) ||
-      input.getElementType().isInteger(1))
+  int64_t spatial = spatialDims(op->getOperand(0));
+  if (!spatial)
+    return "needs an input of 1 to 3 spatial dims (N, C, ...)";
+  Type element = elementOf(op->getOperand(0));
+  if (!isa<FloatType, IntegerType>(element) || element.isInteger(1))
     return "needs a floating-point or integer input";
   std::optional<AvgPoolParameters> p = avgParametersOf(op);
   if (!p)
     return "needs constant kernel size, stride, padding, flags and divisor";
   for (const SmallVector<int64_t> *list : {&p->kernel, &p->stride, &p->padding})
-    if (list->size() != 2)
-      return "needs two of each of kernel size, stride and padding";
-  for (int d = 0; d < 2; ++d)
+    if (static_cast<int64_t>(list->size()) != spatial)
+      return "needs one kernel size, stride and padding per spatial dim";
+  for (int64_t d = 0; d < spatial; ++d)
     if (p->kernel[d] < 1 || p->stride[d] < 1 || p->padding[d] < 0 ||
         2 * p->padding[d] > p->kernel[d])
       return "needs positive kernel sizes and strides, and padding of at most half the kernel";
@@ -301,6 +333,11 @@ Value divideBy(OpBuilder &b, Location loc, Value sum, Value count) {
   return arith::DivSIOp::create(b, loc, sum, divisor);
 }
 
+Value addElements(OpBuilder &b, Location l, Value a, Value x) {
+  return isa<FloatType>(a.getType()) ? arith::AddFOp::create(b, l, a, x).getResult()
+                                     : arith::AddIOp::create(b, l, a, x).getResult();
+}
+
 LogicalResult lowerAvgPool(Operation *op, PatternRewriter &rewriter) {
   Location loc = op->getLoc();
   Value input = op->getOperand(0);
@@ -308,43 +345,36 @@ LogicalResult lowerAvgPool(Operation *op, PatternRewriter &rewriter) {
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   AvgPoolParameters p = *avgParametersOf(op);
   Type element = inputType.getElementType();
+  int64_t spatial = inputType.getRank() - 2;
   OpBuilder &b = rewriter;
   SmallVector<Value> sizes = {tensor::DimOp::create(b, loc, input, 0),
                               tensor::DimOp::create(b, loc, input, 1)};
-  for (int s = 0; s < 2; ++s)
+  for (int64_t s = 0; s < spatial; ++s)
     sizes.push_back(pooledSize(b, loc, tensor::DimOp::create(b, loc, input, 2 + s), p.kernel[s],
                                p.stride[s], p.padding[s], 1, p.ceilMode));
   // The sum of each window (padding adds 0).
-  Value window = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{p.kernel[0], p.kernel[1]},
-                                         element);
-  MLIRContext *context = b.getContext();
-  auto dim = [&](unsigned d) { return getAffineDimExpr(d, context); };
-  SmallVector<AffineMap> maps = {AffineMap::get(6, 0, {dim(4), dim(5)}, context),
-                                 AffineMap::get(6, 0, {dim(0), dim(1), dim(2), dim(3)}, context)};
-  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
-  iterators.append(2, utils::IteratorType::reduction);
+  Value window = tensor::EmptyOp::create(b, loc, p.kernel, element);
+  SmallVector<int64_t> ones(spatial, 1);
   auto sums = linalg::GenericOp::create(
       b, loc, TypeRange{resultType}, ValueRange{window},
-      ValueRange{zeros(b, loc, resultType, sizes)}, maps, iterators,
-      [&](OpBuilder &nb, Location l, ValueRange args) {
-        SmallVector<int64_t> ones = {1, 1};
+      ValueRange{zeros(b, loc, resultType, sizes)}, windowMaps(b.getContext(), spatial, 1),
+      windowIterators(spatial), [&](OpBuilder &nb, Location l, ValueRange args) {
         auto [coords, inside] = windowElement(nb, l, input, p.stride, p.padding, ones);
         Value x = extractInside(nb, l, input, coords, inside, nb.getZeroAttr(element));
-        Value sum = isa<FloatType>(element) ? arith::AddFOp::create(nb, l, args[1], x).getResult()
-                                            : arith::AddIOp::create(nb, l, args[1], x).getResult();
-        linalg::YieldOp::create(nb, l, sum);
+        linalg::YieldOp::create(nb, l, addElements(nb, l, args[1], x));
       });
-  // Each window's divisor, as PyTorch's avg_pool2d computes it.
+  // Each window's divisor, as PyTorch's avg_pool computes it.
+  int64_t rank = resultType.getRank();
   SmallVector<Value> dynamic;
-  for (int64_t d = 0; d < 4; ++d)
+  for (int64_t d = 0; d < rank; ++d)
     if (resultType.isDynamicDim(d))
       dynamic.push_back(sizes[d]);
   Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(), element, dynamic);
-  auto identity = b.getMultiDimIdentityMap(4);
+  auto identity = b.getMultiDimIdentityMap(rank);
   auto averages = linalg::GenericOp::create(
       b, loc, TypeRange{resultType}, ValueRange{sums.getResult(0)}, ValueRange{init},
       SmallVector<AffineMap>{identity, identity},
-      SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
       [&](OpBuilder &nb, Location l, ValueRange args) {
         auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(nb, l, v); };
         Value count;
@@ -352,7 +382,7 @@ LogicalResult lowerAvgPool(Operation *op, PatternRewriter &rewriter) {
           count = index(*p.divisor); // nonzero (avgPoolProblem)
         } else {
           Value padded = index(1), inside = index(1);
-          for (int64_t s = 0; s < 2; ++s) {
+          for (int64_t s = 0; s < spatial; ++s) {
             Value extent = tensor::DimOp::create(nb, l, input, 2 + s);
             Value start = arith::SubIOp::create(
                 nb, l,
@@ -379,26 +409,29 @@ LogicalResult lowerAvgPool(Operation *op, PatternRewriter &rewriter) {
 }
 
 std::string adaptiveProblem(Operation *op) {
-  auto input = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
-  if (!input || input.getRank() != 4)
-    return "needs a 4-d (NCHW) input";
+  int64_t spatial = spatialDims(op->getOperand(0));
+  if (!spatial)
+    return "needs an input of 1 to 3 spatial dims (N, C, ...)";
   // (Bool too: the decomposition passes one only for an empty output.)
-  if (!isa<FloatType, IntegerType>(input.getElementType()))
+  if (!isa<FloatType, IntegerType>(elementOf(op->getOperand(0))))
     return "needs a floating-point or integer input";
   auto size = constantIntList(op->getOperand(1));
-  if (!size || size->size() != 2 || (*size)[0] < 0 || (*size)[1] < 0)
-    return "needs a constant output size of two non-negative entries";
+  if (!size || static_cast<int64_t>(size->size()) != spatial ||
+      llvm::any_of(*size, [](int64_t v) { return v < 0; }))
+    return "needs a constant output size of one non-negative entry per spatial dim";
   return "";
 }
 
 /// Output cell i of n over `extent` covers [floor(i * extent / n),
-/// ceil((i + 1) * extent / n)), as in PyTorch.
+/// ceil((i + 1) * extent / n)), as in PyTorch: one scf.for per spatial dim
+/// sums it inside a generic over the output.
 LogicalResult lowerAdaptiveAvgPool(Operation *op, PatternRewriter &rewriter) {
   Location loc = op->getLoc();
   Value input = op->getOperand(0);
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   SmallVector<int64_t> outputSize = *constantIntList(op->getOperand(1));
   Type element = resultType.getElementType();
+  int64_t rank = resultType.getRank(), spatial = rank - 2;
   OpBuilder &b = rewriter;
   SmallVector<Value> dynamic;
   for (int64_t d = 0; d < 2; ++d)
@@ -407,12 +440,13 @@ LogicalResult lowerAdaptiveAvgPool(Operation *op, PatternRewriter &rewriter) {
   Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(), element, dynamic);
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{resultType}, ValueRange{}, ValueRange{init},
-      SmallVector<AffineMap>{b.getMultiDimIdentityMap(4)},
-      SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+      SmallVector<AffineMap>{b.getMultiDimIdentityMap(rank)},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
       [&](OpBuilder &nb, Location l, ValueRange) {
         auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(nb, l, v); };
         SmallVector<Value> from, to;
-        for (int64_t s = 0; s < 2; ++s) {
+        Value count = index(1);
+        for (int64_t s = 0; s < spatial; ++s) {
           Value extent = tensor::DimOp::create(nb, l, input, 2 + s);
           Value i = linalg::IndexOp::create(nb, l, 2 + s);
           Value n = index(outputSize[s]);
@@ -421,31 +455,32 @@ LogicalResult lowerAdaptiveAvgPool(Operation *op, PatternRewriter &rewriter) {
           Value next = arith::AddIOp::create(nb, l, i, index(1));
           to.push_back(arith::CeilDivSIOp::create(
               nb, l, arith::MulIOp::create(nb, l, next, extent), n));
+          count = arith::MulIOp::create(nb, l, count,
+                                        arith::SubIOp::create(nb, l, to.back(), from.back()));
         }
-        Value batch = linalg::IndexOp::create(nb, l, 0), channel = linalg::IndexOp::create(nb, l, 1);
+        SmallVector<Value> at = {linalg::IndexOp::create(nb, l, 0),
+                                 linalg::IndexOp::create(nb, l, 1)};
+        // The cell's sum: nested loops, the innermost reading the input.
+        std::function<Value(OpBuilder &, Location, int64_t, Value)> sumFrom =
+            [&](OpBuilder &fb, Location fl, int64_t s, Value acc) -> Value {
+          auto loop = scf::ForOp::create(
+              fb, fl, from[s], to[s], arith::ConstantIndexOp::create(fb, fl, 1), ValueRange{acc},
+              [&](OpBuilder &lb, Location ll, Value iv, ValueRange carried) {
+                at.push_back(iv);
+                Value next = s + 1 == spatial
+                                 ? addElements(lb, ll, carried[0],
+                                               tensor::ExtractOp::create(lb, ll, input, at))
+                                 : sumFrom(lb, ll, s + 1, carried[0]);
+                at.pop_back();
+                scf::YieldOp::create(lb, ll, next);
+              });
+          return loop.getResult(0);
+        };
         Value zero = arith::ConstantOp::create(nb, l, nb.getZeroAttr(element));
-        auto rows = scf::ForOp::create(
-            nb, l, from[0], to[0], index(1), ValueRange{zero},
-            [&](OpBuilder &rb, Location rl, Value h, ValueRange rowAcc) {
-              auto columns = scf::ForOp::create(
-                  rb, rl, from[1], to[1], arith::ConstantIndexOp::create(rb, rl, 1), rowAcc,
-                  [&](OpBuilder &cb, Location cl, Value w, ValueRange acc) {
-                    Value x = tensor::ExtractOp::create(cb, cl, input,
-                                                        ValueRange{batch, channel, h, w});
-                    Value sum = isa<FloatType>(element)
-                                    ? arith::AddFOp::create(cb, cl, acc[0], x).getResult()
-                                    : arith::AddIOp::create(cb, cl, acc[0], x).getResult();
-                    scf::YieldOp::create(cb, cl, sum);
-                  });
-              scf::YieldOp::create(rb, rl, columns.getResult(0));
-            });
+        Value sum = sumFrom(nb, l, 0, zero);
         // At least one element per cell of a non-empty input.
-        Value count = arith::MaxSIOp::create(
-            nb, l,
-            arith::MulIOp::create(nb, l, arith::SubIOp::create(nb, l, to[0], from[0]),
-                                  arith::SubIOp::create(nb, l, to[1], from[1])),
-            index(1));
-        linalg::YieldOp::create(nb, l, divideBy(nb, l, rows.getResult(0), count));
+        count = arith::MaxSIOp::create(nb, l, count, index(1));
+        linalg::YieldOp::create(nb, l, divideBy(nb, l, sum, count));
       });
   rewriter.replaceOp(op, generic.getResults());
   return success();

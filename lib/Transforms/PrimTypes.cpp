@@ -326,35 +326,28 @@ FailureOr<SmallVector<Type>> opal::ir::inferPrimResultTypes(Operation *op,
     }
     return SmallVector<Type>{RankedTensorType::get(shape, input.getElementType())};
   }
-  if (name == "prims.max_pool") {
-    auto input = dyn_cast<RankedTensorType>(operands[0].getType());
-    auto kernel = constantIntList(operands[1]), stride = constantIntList(operands[2]);
-    auto padding = constantIntList(operands[3]), dilation = constantIntList(operands[4]);
-    auto ceilMode = constantInt(operands[5]);
-    if (!input || input.getRank() != 4 || !kernel || !stride || !padding || !dilation ||
-        !ceilMode || kernel->size() != 2 || stride->size() != 2 || padding->size() != 2 ||
-        dilation->size() != 2)
-      return fail(problem, "needs a 4-d input and constant lists of two");
-    SmallVector<int64_t> shape = {input.getDimSize(0), input.getDimSize(1)};
-    for (int d = 0; d < 2; ++d)
-      shape.push_back(pooledSize(input.getDimSize(2 + d), (*kernel)[d], (*stride)[d],
-                                 (*padding)[d], (*dilation)[d], *ceilMode != 0));
-    return SmallVector<Type>{RankedTensorType::get(shape, input.getElementType()),
-                             RankedTensorType::get(shape, IntegerType::get(context, 64))};
-  }
-  if (name == "prims.avg_pool") {
+  if (name == "prims.max_pool" || name == "prims.avg_pool") {
+    bool max = name == "prims.max_pool";
     auto input = dyn_cast<RankedTensorType>(operands[0].getType());
     auto kernel = constantIntList(operands[1]), stride = constantIntList(operands[2]);
     auto padding = constantIntList(operands[3]);
-    auto ceilMode = constantInt(operands[4]);
-    if (!input || input.getRank() != 4 || !kernel || !stride || !padding || !ceilMode ||
-        kernel->size() != 2 || stride->size() != 2 || padding->size() != 2)
-      return fail(problem, "needs a 4-d input and constant lists of two");
+    std::optional<SmallVector<int64_t>> dilation =
+        max ? constantIntList(operands[4]) : SmallVector<int64_t>();
+    auto ceilMode = constantInt(operands[max ? 5 : 4]);
+    size_t spatial = input ? static_cast<size_t>(std::max<int64_t>(input.getRank() - 2, 0)) : 0;
+    if (!input || spatial < 1 || spatial > 3 || !kernel || !stride || !padding || !dilation ||
+        !ceilMode || kernel->size() != spatial || stride->size() != spatial ||
+        padding->size() != spatial || (max && dilation->size() != spatial))
+      return fail(problem, "needs an input of 1 to 3 spatial dims and constant lists of one "
+                           "entry per spatial dim");
     SmallVector<int64_t> shape = {input.getDimSize(0), input.getDimSize(1)};
-    for (int d = 0; d < 2; ++d)
+    for (size_t d = 0; d < spatial; ++d)
       shape.push_back(pooledSize(input.getDimSize(2 + d), (*kernel)[d], (*stride)[d],
-                                 (*padding)[d], 1, *ceilMode != 0));
-    return SmallVector<Type>{RankedTensorType::get(shape, input.getElementType())};
+                                 (*padding)[d], max ? (*dilation)[d] : 1, *ceilMode != 0));
+    SmallVector<Type> types = {RankedTensorType::get(shape, input.getElementType())};
+    if (max)
+      types.push_back(RankedTensorType::get(shape, IntegerType::get(context, 64)));
+    return types;
   }
   if (name == "prims.upsample_nearest") {
     auto input = dyn_cast<RankedTensorType>(operands[0].getType());
@@ -378,10 +371,12 @@ FailureOr<SmallVector<Type>> opal::ir::inferPrimResultTypes(Operation *op,
   if (name == "prims.adaptive_avg_pool") {
     auto input = dyn_cast<RankedTensorType>(operands[0].getType());
     auto size = constantIntList(operands[1]);
-    if (!input || input.getRank() != 4 || !size || size->size() != 2)
-      return fail(problem, "needs a 4-d input and a constant output size of two");
-    SmallVector<int64_t> shape = {input.getDimSize(0), input.getDimSize(1), (*size)[0],
-                                  (*size)[1]};
+    if (!input || input.getRank() < 3 || input.getRank() > 5 || !size ||
+        static_cast<int64_t>(size->size()) != input.getRank() - 2)
+      return fail(problem, "needs an input of 1 to 3 spatial dims and a constant output size "
+                           "of one entry per spatial dim");
+    SmallVector<int64_t> shape = {input.getDimSize(0), input.getDimSize(1)};
+    shape.append(*size);
     return SmallVector<Type>{RankedTensorType::get(shape, input.getElementType())};
   }
   if (name == "prims.mm" || name == "prims.bmm") {

@@ -275,6 +275,27 @@ def group_norm_arguments(case, name):
             int(np.prod(shape[2:])), group, eps]
 
 
+POOL2D_OPS = ("max_pool2d_with_indices", "max_pool2d", "avg_pool2d")
+POOL3D_OPS = ("max_pool3d_with_indices", "max_pool3d", "avg_pool3d", "_adaptive_avg_pool3d",
+              "adaptive_avg_pool3d")
+
+
+def pool_list(case, name, n):
+    """A pooling op's kernel_size, stride, padding or dilation: one int per
+    spatial dim or a single one, now and then a wrong length or value."""
+    if case.rng.random() < 0.04:
+        return [case.rng.choice([1, 2])] * case.rng.choice([0, n - 1, n + 1])
+    if name == "stride" and case.rng.random() < 0.3:
+        return []
+    low, high, bad = {"kernel_size": (1, 3, [0, -1]), "stride": (1, 2, [0, -1]),
+                      "padding": (0, 1, [-1, 2]), "dilation": (1, 2, [0])}[name]
+    if case.rng.random() < 0.05:
+        return [case.rng.choice(bad)] * (1 if case.rng.random() < 0.5 else n)
+    if case.rng.random() < 0.2:
+        return [case.rng.randint(low, high)]
+    return [case.rng.randint(low, high) for _ in range(n)]
+
+
 def arguments(case, overload):
     """Positional arguments for one call (numpy arrays for tensors)."""
     schema = overload._schema
@@ -291,6 +312,12 @@ def arguments(case, overload):
         shapes = conv_shapes(case, name)
     elif name.startswith("max_pool2d") or "avg_pool2d" in name or name.startswith("upsample"):
         shapes = [tuple(case.rng.choice([1, 2, 3, 5]) for _ in range(case.rng.choice([3, 4, 4])))]
+        if case.rng.random() < 0.05:
+            shapes = [tuple(case.rng.choice([0, 1, 3]) for _ in range(case.rng.choice([2, 4, 5])))]
+    elif name in POOL3D_OPS:
+        shapes = [tuple(case.rng.choice([1, 2, 3, 4]) for _ in range(case.rng.choice([4, 5, 5])))]
+        if case.rng.random() < 0.05:
+            shapes = [tuple(case.rng.choice([0, 1, 3]) for _ in range(case.rng.choice([3, 4, 5])))]
     elif "pool1d" in name:
         shapes = [tuple(case.rng.choice([0, 1, 2, 3, 5, 8])
                         for _ in range(case.rng.choice([1, 2, 3, 3])))]
@@ -352,6 +379,12 @@ def arguments(case, overload):
             args.append(case.conv[2] if case.rng.random() < 0.95 else case.rng.choice([0, 4]))
         elif name == "convolution" and arg.name == "transposed":
             args.append(case.conv[1])
+        elif kind in ("int[2]", "int[3]") and name in POOL2D_OPS + POOL3D_OPS \
+                and arg.name != "output_size":
+            args.append(pool_list(case, arg.name, int(kind[4])))
+        elif kind in ("int[3]", "SymInt[3]") and arg.name == "output_size":
+            size = [case.rng.randint(0, 3) for _ in range(3)]
+            args.append(size if case.rng.random() < 0.9 else size[:2] or [-1, 2, 2])
         elif kind == "int[2]" and arg.name == "kernel_size":
             args.append([case.rng.choice([1, 2, 3]), case.rng.choice([1, 2, 3])])
         elif kind == "int[2]" and arg.name == "stride":

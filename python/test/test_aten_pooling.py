@@ -1,6 +1,7 @@
-"""Average pooling (avg_pool2d, adaptive_avg_pool2d) against PyTorch 1.13:
-padding, ceil mode, count_include_pad, divisor_override, int64 inputs, and
-adaptive windows that overlap or repeat."""
+"""Pooling against PyTorch 1.13: average pooling (avg_pool2d/3d,
+adaptive_avg_pool2d/3d) with padding, ceil mode, count_include_pad,
+divisor_override, int64 inputs and adaptive windows that overlap or repeat;
+max pooling over 3 spatial dims (values and indices); PyTorch's errors."""
 
 import numpy as np
 import pytest
@@ -112,3 +113,73 @@ def test_one_dimensional_pools_are_the_two_dimensional_ones_over_a_row():
     assert str(error.value).endswith(
         "Expected 2 to 3 dimensions, but got 1-dimensional tensor for argument #1 'self' "
         "(while checking arguments for avg_pool1d)")
+
+
+@pytest.mark.parametrize("args", [([2, 2, 2],), ([3], [2], [1]), ([3, 2, 3], [1, 2, 2], [1, 0, 1], [2, 1, 1]),
+                                  ([2, 3, 2], [2], [1], [1], True)])
+@pytest.mark.parametrize("shape", [(2, 3, 5, 6, 7), (3, 5, 6, 4)])
+def test_max_pool3d_values_and_indices(args, shape):
+    x = np.random.default_rng(2).standard_normal(shape).astype(np.float32)
+    values, indices = A.max_pool3d_with_indices(opal.tensor(x), *args)
+    want_values, want_indices = torch.ops.aten.max_pool3d_with_indices(torch.from_numpy(x), *args)
+    np.testing.assert_array_equal(values.numpy(), want_values.numpy())
+    assert indices.dtype == opal.int64
+    np.testing.assert_array_equal(indices.numpy(), want_indices.numpy())
+    np.testing.assert_array_equal(A.max_pool3d(opal.tensor(x), *args).numpy(), want_values.numpy())
+
+
+@pytest.mark.parametrize("args", [([2, 2, 2],), ([3, 3, 3], [2], [1]),
+                                  ([3, 2, 3], [2, 1, 2], [1, 0, 1], True, False),
+                                  ([2, 2, 2], [], [0], False, True, 5)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_avg_pool3d(args, dtype):
+    x = (np.random.default_rng(3).standard_normal((2, 3, 5, 6, 7)) * 10).astype(dtype)
+    got = A.avg_pool3d(opal.tensor(x), *args)
+    want = torch.ops.aten.avg_pool3d(torch.from_numpy(x), *args)
+    assert got.shape == tuple(want.shape)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, atol=1e-5)
+
+
+@pytest.mark.parametrize("size", [[1, 1, 1], [2, 3, 4], [5, 7, 9], [0, 2, 2]])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_adaptive_avg_pool3d(size, dtype):
+    x = np.random.default_rng(4).standard_normal((2, 3, 5, 6, 7)).astype(dtype)
+    for op in ("adaptive_avg_pool3d", "_adaptive_avg_pool3d"):
+        got = getattr(A, op)(opal.tensor(x), size)
+        want = getattr(torch.ops.aten, op)(torch.from_numpy(x), size)
+        assert got.shape == tuple(want.shape)
+        tolerance = 2e-3 if dtype == np.float16 else 1e-6
+        np.testing.assert_allclose(got.numpy().astype(np.float64), want.numpy().astype(np.float64),
+                                   rtol=tolerance, atol=tolerance)
+
+
+@pytest.mark.parametrize("op,dtype,args,message", [
+    ("max_pool3d_with_indices", "float32", ([2, 2],),
+     "max_pool3d: kernel_size must either be a single int, or a tuple of three ints"),
+    ("max_pool3d_with_indices", "float32", ([2], [], [-1]), "pad must be non-negative, but got pad: -1"),
+    ("max_pool3d_with_indices", "float32", ([2], [], [2]),
+     "pad should be at most half of kernel size, but got pad=2 and kernel_size=2"),
+    ("max_pool3d_with_indices", "float32", ([2], [-1]),
+     "stride should be greater than zero, but got dT: -1 dH: -1 dW: -1"),
+    ("max_pool3d_with_indices", "float32", ([6, 2, 2],),
+     "Given input size: (3x5x6x7). Calculated output size: (3x0x3x3). Output size is too small"),
+    ("max_pool3d_with_indices", "float32", ([3, 1, 1], [1], [0], [3]),
+     "Given input size: (3x5x6x7). Calculated output size: (3x-1x6x7). Output size is too small"),
+    ("max_pool3d_with_indices", "int64", ([2],),
+     "\"max_pool3d_with_indices_cpu\" not implemented for 'Long'"),
+    ("avg_pool3d", "float32", ([6, 2, 2],),
+     "input image (T: 5 H: 6 W: 7) smaller than kernel size (kT: 6 kH: 2 kW: 2)"),
+    ("avg_pool3d", "float32", ([2], [], [0], False, True, 0), "divisor must be not zero"),
+    ("avg_pool3d", "bool", ([2],), "\"avg_pool3d_out_frame\" not implemented for 'Bool'"),
+    ("_adaptive_avg_pool3d", "float32", ([2, 2],), "adaptive_avg_pool3d: output_size must be 3"),
+    ("_adaptive_avg_pool3d", "int64", ([2, 2, 2],),
+     "\"adaptive_avg_pool3d_cpu\" not implemented for 'Long'"),
+])
+def test_pool3d_errors_are_pytorchs(op, dtype, args, message):
+    x = np.zeros((2, 3, 5, 6, 7), dtype)
+    with pytest.raises(RuntimeError) as ours:
+        getattr(A, op)(opal.tensor(x), *args)
+    assert message in str(ours.value)
+    with pytest.raises(RuntimeError) as theirs:
+        getattr(torch.ops.aten, op)(torch.from_numpy(x), *args)
+    assert message in str(theirs.value)

@@ -32,9 +32,10 @@ def test_aten_library_size_and_namespace():
     assert ATEN_FILES == ["aten-conv.opal.mlir", "aten-factories.opal.mlir",
                           "aten-indexing.opal.mlir", "aten-math.opal.mlir",
                           "aten-movement.opal.mlir", "aten-nn.opal.mlir", "aten-norms.opal.mlir",
-                          "aten-random.opal.mlir", "aten-reductions.opal.mlir", "aten.opal.mlir"]
+                          "aten-pool.opal.mlir", "aten-random.opal.mlir",
+                          "aten-reductions.opal.mlir", "aten.opal.mlir"]
     schemas = aten_schemas()
-    assert len(schemas) == 232
+    assert len(schemas) == 237
     assert {s.name.split("::")[0] for s in schemas} == {"aten"}
     names = {str(s).split("(")[0] for s in schemas}
     for expected in ["aten::add.Tensor", "aten::add.Scalar", "aten::div.Tensor", "aten::relu",
@@ -122,10 +123,11 @@ def test_aten_ops_are_composite_implicit_exactly_where_pytorchs_are():
         assert ours == theirs, f"{name}: CompositeImplicitAutograd in opal {ours}, PyTorch {theirs}"
 
 
-def test_the_convolution_library_is_its_generators_output():
+@pytest.mark.parametrize("script,library", [("generate-conv-library.py", "aten-conv.opal.mlir"),
+                                            ("generate-pool-library.py", "aten-pool.opal.mlir")])
+def test_generated_libraries_are_their_generators_output(script, library):
     root = os.path.join(os.path.dirname(__file__), "..", "..")
-    script = os.path.join(root, "scripts", "generate-conv-library.py")
-    written = subprocess.run([sys.executable, script], capture_output=True, text=True,
-                             check=True).stdout
-    with open(os.path.join(root, "lib", "Library", "aten-conv.opal.mlir")) as f:
+    written = subprocess.run([sys.executable, os.path.join(root, "scripts", script)],
+                             capture_output=True, text=True, check=True).stdout
+    with open(os.path.join(root, "lib", "Library", library)) as f:
         assert f.read() == written
