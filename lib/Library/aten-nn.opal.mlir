@@ -1,6 +1,8 @@
 // The aten library, continued: the ops graphs PyTorch exports call where
 // users call softmax, linear and masking (_softmax, _log_softmax, addmm,
-// masked_fill), and the triangular masks of attention (tril, triu).
+// masked_fill), the triangular masks of attention (tril, triu), adaptive
+// average pooling over 2 spatial dims and the 1-d pools, and upsampling
+// (nearest and bilinear).
 opal.library "aten" {
   opal.def "_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"
   opal.decomposition "_softmax" {
@@ -451,7 +453,7 @@ opal.library "aten" {
     %r = opal.static_if %no_factors -> !opal.tensor {
       %n = opal.list_len %output_size : !opal.list<i64> -> i64
       %two = arith.cmpi eq, %n, %c2 : i64
-      opal.check %two, "Expected static_cast<int64_t>(output_size->size()) == spatial_dimensions to be true, but got false."
+      opal.check %two, "Expected static_cast<int64_t>(output_size->size()) == spatial_dimensions to be true, but got false.  (Could this error message be improved?  If so, please report an enhancement request to PyTorch.)"
       %oh = opal.list_item %output_size, 0 : !opal.list<i64> -> i64
       %ow = opal.list_item %output_size, 1 : !opal.list<i64> -> i64
       %oh_ok = arith.cmpi sgt, %oh, %c0 : i64
@@ -464,7 +466,7 @@ opal.library "aten" {
     } else {
       %n = opal.list_len %scale_factors : !opal.list<f64> -> i64
       %two = arith.cmpi eq, %n, %c2 : i64
-      opal.check %two, "Expected static_cast<int64_t>(scale_factors->size()) == spatial_dimensions to be true, but got false."
+      opal.check %two, "Expected static_cast<int64_t>(scale_factors->size()) == spatial_dimensions to be true, but got false.  (Could this error message be improved?  If so, please report an enhancement request to PyTorch.)"
       %ns = opal.none
       %v = prims.upsample_nearest %input, %ns, %scale_factors, %ns, %ns : (!opal.tensor, !opal.none, !opal.list<f64>, !opal.none, !opal.none) -> !opal.tensor
       // Each output size floor(size * factor) at least 1: sizes known per
@@ -478,6 +480,117 @@ opal.library "aten" {
       %small = arith.xori %big, %true : i1
       %small_t = opal.promote %small : i1 -> !opal.tensor
       opal.data_check %small_t, "Input and output sizes should be greater than 0, but got input (H: {0}, W: {1}) output (H: {2}, W: {3})" (%h, %w, %oh, %ow) : !opal.tensor
+      opal.yield %v : !opal.tensor
+    }
+    opal.yield %r : !opal.tensor
+  }
+  // Bilinear upsampling of N, C, H, W planes to output_size (or, .vec, to
+  // floor(size * factor)), as PyTorch's CPU kernel computes it
+  // (prims.upsample_linear); PyTorch 1.13's checks, order and messages.
+  opal.def "upsample_bilinear2d(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor"
+  opal.decomposition "upsample_bilinear2d" {
+  ^bb0(%input: !opal.tensor, %output_size: !opal.list<i64>, %align_corners: i1, %scales_h: f64, %scales_w: f64):
+    %c0 = arith.constant 0 : i64
+    %c2 = arith.constant 2 : i64
+    %c4 = arith.constant 4 : i64
+    %n = opal.list_len %output_size : !opal.list<i64> -> i64
+    %two = arith.cmpi eq, %n, %c2 : i64
+    opal.check %two, "It is expected output_size equals to 2, but got size {0}" (%n : i64)
+    %shape = opal.shape_of %input : !opal.tensor -> !opal.list<i64>
+    %rank = opal.list_len %shape : !opal.list<i64> -> i64
+    %four = arith.cmpi eq, %rank, %c4 : i64
+    opal.check %four, "It is expected input_size equals to 4, but got size {0}" (%rank : i64)
+    %h = opal.dim_size %input, 2 : !opal.tensor -> i64
+    %w = opal.dim_size %input, 3 : !opal.tensor -> i64
+    %oh = opal.list_item %output_size, 0 : !opal.list<i64> -> i64
+    %ow = opal.list_item %output_size, 1 : !opal.list<i64> -> i64
+    %h_ok = arith.cmpi sgt, %h, %c0 : i64
+    %w_ok = arith.cmpi sgt, %w, %c0 : i64
+    %oh_ok = arith.cmpi sgt, %oh, %c0 : i64
+    %ow_ok = arith.cmpi sgt, %ow, %c0 : i64
+    %in_ok = arith.andi %h_ok, %w_ok : i1
+    %out_ok = arith.andi %oh_ok, %ow_ok : i1
+    %sizes_ok = arith.andi %in_ok, %out_ok : i1
+    opal.check %sizes_ok, "Input and output sizes should be greater than 0, but got input (H: {0}, W: {1}) output (H: {2}, W: {3})" (%h, %w, %oh, %ow : i64, i64, i64, i64)
+    %channels = opal.dim_size %input, 1 : !opal.tensor -> i64
+    %c_ok = arith.cmpi ne, %channels, %c0 : i64
+    opal.check %c_ok, "Non-empty 4D data tensor expected but got a tensor with sizes [{0}]" (%shape : !opal.list<i64>)
+    // PyTorch 1.13's CPU kernels: float32, float64, bfloat16.
+    %none = opal.none
+    %code = opal.dtype_of %input, %none : !opal.tensor, !opal.none -> i64
+    %float = opal.is_floating %code : i64 -> i1
+    %c5 = arith.constant 5 : i64
+    %is_half = arith.cmpi eq, %code, %c5 : i64
+    %yes = arith.constant true
+    %no_half = arith.xori %is_half, %yes : i1
+    %supported = arith.andi %float, %no_half : i1
+    opal.check %supported, "\"compute_indices_weights_linear\" not implemented for '{0:dtype}'" (%code : i64)
+    %no_factors = opal.none
+    %r = prims.upsample_linear %input, %output_size, %no_factors, %align_corners, %scales_h, %scales_w : (!opal.tensor, !opal.list<i64>, !opal.none, i1, f64, f64) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.def "upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor"
+  opal.decomposition "upsample_bilinear2d.vec" {
+  ^bb0(%input: !opal.tensor, %output_size: !opal.list<i64>, %align_corners: i1, %scale_factors: !opal.list<f64>):
+    %no_size = opal.is_none %output_size : !opal.list<i64> -> i1
+    %no_factors = opal.is_none %scale_factors : !opal.list<f64> -> i1
+    %one = arith.xori %no_size, %no_factors : i1
+    opal.check %one, "Must specify exactly one of output_size and scale_factors"
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %c2 = arith.constant 2 : i64
+    %c4 = arith.constant 4 : i64
+    %true = arith.constant true
+    %shape = opal.shape_of %input : !opal.tensor -> !opal.list<i64>
+    %rank = opal.list_len %shape : !opal.list<i64> -> i64
+    %spatial = arith.subi %rank, %c2 : i64
+    // PyTorch computes the output size for every spatial dim, then checks
+    // that there are two.
+    %r = opal.static_if %no_factors -> !opal.tensor {
+      %n = opal.list_len %output_size : !opal.list<i64> -> i64
+      %per_dim = arith.cmpi eq, %n, %spatial : i64
+      opal.check %per_dim, "Expected static_cast<int64_t>(output_size->size()) == spatial_dimensions to be true, but got false.  (Could this error message be improved?  If so, please report an enhancement request to PyTorch.)"
+      %none_h = opal.none
+      %none_w = opal.none
+      %v = aten.upsample_bilinear2d %input, %output_size, %align_corners, %none_h, %none_w : (!opal.tensor, !opal.list<i64>, i1, !opal.none, !opal.none) -> !opal.tensor
+      opal.yield %v : !opal.tensor
+    } else {
+      %n = opal.list_len %scale_factors : !opal.list<f64> -> i64
+      %per_dim = arith.cmpi eq, %n, %spatial : i64
+      opal.check %per_dim, "Expected static_cast<int64_t>(scale_factors->size()) == spatial_dimensions to be true, but got false.  (Could this error message be improved?  If so, please report an enhancement request to PyTorch.)"
+      %two = arith.cmpi eq, %n, %c2 : i64
+      opal.check %two, "It is expected output_size equals to 2, but got size {0}" (%n : i64)
+      %four = arith.cmpi eq, %rank, %c4 : i64
+      opal.check %four, "It is expected input_size equals to 4, but got size {0}" (%rank : i64)
+      %h = opal.dim_size %input, 2 : !opal.tensor -> i64
+      %w = opal.dim_size %input, 3 : !opal.tensor -> i64
+      %channels = opal.dim_size %input, 1 : !opal.tensor -> i64
+      %none = opal.none
+      %code = opal.dtype_of %input, %none : !opal.tensor, !opal.none -> i64
+      %float = opal.is_floating %code : i64 -> i1
+      %c5 = arith.constant 5 : i64
+      %is_half = arith.cmpi eq, %code, %c5 : i64
+      %no_half = arith.xori %is_half, %true : i1
+      %supported = arith.andi %float, %no_half : i1
+      opal.check %supported, "\"compute_indices_weights_linear\" not implemented for '{0:dtype}'" (%code : i64)
+      %ns = opal.none
+      %v = prims.upsample_linear %input, %ns, %scale_factors, %align_corners, %ns, %ns : (!opal.tensor, !opal.none, !opal.list<f64>, i1, !opal.none, !opal.none) -> !opal.tensor
+      // Input and output sizes of at least 1 (the output's floor(size *
+      // factor), known per call): checked as data after the kernel.
+      %oh = opal.dim_size %v, 2 : !opal.tensor -> i64
+      %ow = opal.dim_size %v, 3 : !opal.tensor -> i64
+      %h_ok = arith.cmpi sge, %h, %c1 : i64
+      %w_ok = arith.cmpi sge, %w, %c1 : i64
+      %oh_ok = arith.cmpi sge, %oh, %c1 : i64
+      %ow_ok = arith.cmpi sge, %ow, %c1 : i64
+      %in_ok = arith.andi %h_ok, %w_ok : i1
+      %out_ok = arith.andi %oh_ok, %ow_ok : i1
+      %big = arith.andi %in_ok, %out_ok : i1
+      %small = arith.xori %big, %true : i1
+      %small_t = opal.promote %small : i1 -> !opal.tensor
+      opal.data_check %small_t, "Input and output sizes should be greater than 0, but got input (H: {0}, W: {1}) output (H: {2}, W: {3})" (%h, %w, %oh, %ow) : !opal.tensor
+      %c_ok = arith.cmpi ne, %channels, %c0 : i64
+      opal.check %c_ok, "Non-empty 4D data tensor expected but got a tensor with sizes [{0}]" (%shape : !opal.list<i64>)
       opal.yield %v : !opal.tensor
     }
     opal.yield %r : !opal.tensor

@@ -161,6 +161,11 @@ opal.library "prims" {
   // nearest source pixel (scale_h and scale_w, when positive, set the
   // ratio as 1 / scale, as PyTorch's scales do).
   opal.def "upsample_nearest(Tensor input, SymInt[]? output_size, float[]? scale_factors, float? scale_h, float? scale_w) -> Tensor"
+  // Bilinear upsampling of an NCHW input (sizes as upsample_nearest's): each
+  // output pixel blends the 2 x 2 source pixels around PyTorch's source
+  // coordinate (align_corners: corner pixels aligned; else half-pixel
+  // centres, scale_h and scale_w setting the ratio when positive).
+  opal.def "upsample_linear(Tensor input, SymInt[]? output_size, float[]? scale_factors, bool align_corners, float? scale_h, float? scale_w) -> Tensor"
   // Matrix products (opal's additions to the prims set).
   opal.def "mm(Tensor self, Tensor mat2) -> Tensor"
   opal.def "bmm(Tensor self, Tensor mat2) -> Tensor"

@@ -11,9 +11,8 @@
 // 0), then one elementwise generic divides by PyTorch's divisor (the window
 // clipped to the padded input, or to the input without count_include_pad,
 // or divisor_override). prims.adaptive_avg_pool: windows of varying size
-// (PyTorch's floor/ceil bounds), each summed by two scf.for loops inside a
-// generic over the output. prims.upsample_nearest: a generic over the output
-// that reads PyTorch's nearest source pixel (clamped into the input).
+// (PyTorch's floor/ceil bounds), each summed by one scf.for per spatial dim
+// inside a generic over the output.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,7 +22,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
@@ -486,139 +484,6 @@ LogicalResult lowerAdaptiveAvgPool(Operation *op, PatternRewriter &rewriter) {
   return success();
 }
 
-//===----------------------------------------------------------------------===//
-// upsample_nearest
-//===----------------------------------------------------------------------===//
-
-std::string upsampleProblem(Operation *op) {
-  auto input = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
-  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!input || !result || input.getRank() != 4 || result.getRank() != 4 ||
-      input.getElementType() != result.getElementType())
-    return "needs a 4-d (NCHW) input and a result of its element type";
-  if (!isa<FloatType, IntegerType>(input.getElementType()))
-    return "needs a numeric input";
-  bool sizes = !isNone(op->getOperand(1)), factors = !isNone(op->getOperand(2));
-  if (sizes == factors)
-    return "needs either an output size or scale factors";
-  if (sizes && (!shapeList(op->getOperand(1)) || shapeList(op->getOperand(1))->size() != 2))
-    return "needs an output size of two";
-  if (factors && (!constantFloatList(op->getOperand(2)) ||
-                  constantFloatList(op->getOperand(2))->size() != 2))
-    return "needs two constant scale factors";
-  return "";
-}
-
-/// Nearest-neighbour upsampling as PyTorch computes it: output pixel o of a
-/// dim reads o when the output size is the input's, o / 2 when it is twice
-/// it, and otherwise min(floor(o * scale), size - 1), scale being 1 / the
-/// given scale when one is given and positive, else size / output size, in
-/// float (double for float64 inputs).
-LogicalResult lowerUpsampleNearest(Operation *op, PatternRewriter &rewriter) {
-  Location loc = op->getLoc();
-  Value input = op->getOperand(0);
-  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-  Type element = resultType.getElementType();
-  OpBuilder &b = rewriter;
-  Type compute = element.isF64() ? Type(b.getF64Type()) : Type(b.getF32Type());
-  std::optional<SmallVector<double>> factors = constantFloatList(op->getOperand(2));
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  // Output sizes: given, or floor(size * factor) (at least 0).
-  SmallVector<Value> outSizes(4), extents(4);
-  for (int64_t d = 0; d < 4; ++d)
-    extents[d] = tensor::DimOp::create(b, loc, input, d);
-  outSizes[0] = extents[0];
-  outSizes[1] = extents[1];
-  for (int64_t s = 0; s < 2; ++s) {
-    if (!factors) {
-      Value size = op->getOperand(1).getDefiningOp()->getOperand(s);
-      std::optional<int64_t> known = constantInt(size);
-      outSizes[2 + s] = known ? arith::ConstantIndexOp::create(b, loc, *known).getResult()
-                              : arith::IndexCastOp::create(b, loc, b.getIndexType(), size)
-                                    .getResult();
-      continue;
-    }
-    Value extent = arith::IndexCastOp::create(b, loc, b.getI64Type(), extents[2 + s]);
-    Value scaled = arith::MulFOp::create(
-        b, loc, arith::SIToFPOp::create(b, loc, b.getF64Type(), extent),
-        arith::ConstantOp::create(b, loc, b.getF64FloatAttr((*factors)[s])));
-    Value floored = arith::FPToSIOp::create(
-        b, loc, b.getI64Type(),
-        arith::MaximumFOp::create(b, loc, scaled,
-                                  arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0.0))));
-    outSizes[2 + s] = arith::IndexCastOp::create(b, loc, b.getIndexType(), floored);
-  }
-  // Each spatial dim's scale, computed once.
-  SmallVector<Value> scales;
-  for (int64_t s = 0; s < 2; ++s) {
-    Value given;
-    if (!isNone(op->getOperand(3 + s)))
-      given = op->getOperand(3 + s);
-    else if (factors)
-      given = arith::ConstantOp::create(b, loc, b.getF64FloatAttr((*factors)[s]));
-    auto asCompute = [&](Value index) {
-      Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
-      return arith::SIToFPOp::create(b, loc, compute, i64).getResult();
-    };
-    Value ratio = arith::DivFOp::create(b, loc, asCompute(extents[2 + s]),
-                                        asCompute(outSizes[2 + s]));
-    if (given) {
-      Value positive = arith::CmpFOp::create(
-          b, loc, arith::CmpFPredicate::OGT, given,
-          arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0.0)));
-      Value inverse = arith::DivFOp::create(
-          b, loc, arith::ConstantOp::create(b, loc, b.getF64FloatAttr(1.0)), given);
-      inverse = convertScalar(b, loc, inverse, compute);
-      ratio = arith::SelectOp::create(b, loc, positive, inverse, ratio);
-    }
-    scales.push_back(ratio);
-  }
-  SmallVector<Value> dynamic;
-  for (int64_t d = 0; d < 4; ++d)
-    if (resultType.isDynamicDim(d))
-      dynamic.push_back(arith::MaxSIOp::create(b, loc, outSizes[d], zero));
-  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(), element, dynamic);
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{resultType}, ValueRange{}, ValueRange{init},
-      SmallVector<AffineMap>{b.getMultiDimIdentityMap(4)},
-      SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
-      [&](OpBuilder &nb, Location l, ValueRange) {
-        SmallVector<Value> at = {linalg::IndexOp::create(nb, l, 0),
-                                 linalg::IndexOp::create(nb, l, 1)};
-        for (int64_t s = 0; s < 2; ++s) {
-          Value o = arith::IndexCastOp::create(nb, l, nb.getI64Type(),
-                                               linalg::IndexOp::create(nb, l, 2 + s));
-          Value scaled = arith::MulFOp::create(
-              nb, l, arith::SIToFPOp::create(nb, l, compute, o), scales[s]);
-          Value source = arith::IndexCastOp::create(
-              nb, l, nb.getIndexType(),
-              arith::FPToSIOp::create(nb, l, nb.getI64Type(),
-                                      math::FloorOp::create(nb, l, scaled)));
-          Value extent = tensor::DimOp::create(nb, l, input, 2 + s);
-          Value last = arith::SubIOp::create(nb, l, extent,
-                                             arith::ConstantIndexOp::create(nb, l, 1));
-          Value low = arith::ConstantIndexOp::create(nb, l, 0);
-          Value nearest = arith::MaxSIOp::create(
-              nb, l, arith::MinSIOp::create(nb, l, source, last), low);
-          // PyTorch's exact cases first: the same size reads the same
-          // pixel, twice the size each pixel twice, whatever the scale.
-          Value index = linalg::IndexOp::create(nb, l, 2 + s);
-          Value outSize = outSizes[2 + s];
-          Value same = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, outSize, extent);
-          Value twice = arith::CmpIOp::create(
-              nb, l, arith::CmpIPredicate::eq, outSize,
-              arith::AddIOp::create(nb, l, extent, extent));
-          Value halved = arith::ShRUIOp::create(nb, l, index,
-                                                arith::ConstantIndexOp::create(nb, l, 1));
-          nearest = arith::SelectOp::create(nb, l, twice, halved, nearest);
-          at.push_back(arith::SelectOp::create(nb, l, same, index, nearest));
-        }
-        linalg::YieldOp::create(nb, l, tensor::ExtractOp::create(nb, l, input, at).getResult());
-      });
-  rewriter.replaceOp(op, generic.getResults());
-  return success();
-}
-
 } // namespace
 
 const llvm::StringMap<PrimLowering> &opal::ir::detail::poolingLowerings() {
@@ -626,7 +491,6 @@ const llvm::StringMap<PrimLowering> &opal::ir::detail::poolingLowerings() {
       {"prims.max_pool", {maxPoolProblem, lowerMaxPool}},
       {"prims.avg_pool", {avgPoolProblem, lowerAvgPool}},
       {"prims.adaptive_avg_pool", {adaptiveProblem, lowerAdaptiveAvgPool}},
-      {"prims.upsample_nearest", {upsampleProblem, lowerUpsampleNearest}},
   };
   return table;
 }

@@ -349,7 +349,7 @@ FailureOr<SmallVector<Type>> opal::ir::inferPrimResultTypes(Operation *op,
       types.push_back(RankedTensorType::get(shape, IntegerType::get(context, 64)));
     return types;
   }
-  if (name == "prims.upsample_nearest") {
+  if (name == "prims.upsample_nearest" || name == "prims.upsample_linear") {
     auto input = dyn_cast<RankedTensorType>(operands[0].getType());
     if (!input || input.getRank() != 4)
       return fail(problem, "needs a 4-d input");

@@ -214,11 +214,12 @@ private:
 };
 
 /// Every category's table.
-const std::array<const llvm::StringMap<opal::ir::detail::PrimLowering> *, 6> &tables() {
+const std::array<const llvm::StringMap<opal::ir::detail::PrimLowering> *, 7> &tables() {
   using namespace opal::ir::detail;
-  static const std::array<const llvm::StringMap<PrimLowering> *, 6> all = {
+  static const std::array<const llvm::StringMap<PrimLowering> *, 7> all = {
       &structuredLowerings(), &indexingLowerings(), &convolutionLowerings(),
-      &poolingLowerings(), &movementLowerings(), &randomLowerings()};
+      &poolingLowerings(), &movementLowerings(), &randomLowerings(),
+      &resamplingLowerings()};
   return all;
 }
 

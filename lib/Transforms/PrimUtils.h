@@ -35,14 +35,16 @@ struct PrimLowering {
 };
 /// The lowerings of the structured prims, one table per category and file
 /// (StructuredToLinalg.cpp, IndexingToLinalg.cpp, ConvolutionToLinalg.cpp,
-/// PoolingToLinalg.cpp, MovementToLinalg.cpp, RandomToLinalg.cpp); populateStructuredToLinalgPatterns
-/// takes them all.
+/// PoolingToLinalg.cpp, MovementToLinalg.cpp, RandomToLinalg.cpp,
+/// ResamplingToLinalg.cpp); populateStructuredToLinalgPatterns takes them
+/// all.
 const llvm::StringMap<PrimLowering> &structuredLowerings();
 const llvm::StringMap<PrimLowering> &indexingLowerings();
 const llvm::StringMap<PrimLowering> &convolutionLowerings();
 const llvm::StringMap<PrimLowering> &poolingLowerings();
 const llvm::StringMap<PrimLowering> &movementLowerings();
 const llvm::StringMap<PrimLowering> &randomLowerings();
+const llvm::StringMap<PrimLowering> &resamplingLowerings();
 
 /// A linalg.generic without inputs over a fresh tensor of `type` (its
 /// dynamic sizes `sizes`) whose element at each index is

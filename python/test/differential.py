@@ -403,7 +403,8 @@ def arguments(case, overload):
             vec_sizes = case.rng.random() < 0.5
             args.append([case.rng.randint(0, 6), case.rng.randint(1, 6)] if vec_sizes else None)
         elif kind == "float[]?" and arg.name == "scale_factors":
-            given = args[-1] is None if case.rng.random() < 0.9 else case.rng.random() < 0.5
+            sizes = args[1]  # output_size
+            given = sizes is None if case.rng.random() < 0.9 else case.rng.random() < 0.5
             args.append([case.rng.choice([0.5, 1.0, 1.7, 2.0, 2.5, -1.0]) for _ in range(2)]
                         if given else None)
         elif kind == "float?" and arg.name.startswith("scales_"):

@@ -1,7 +1,8 @@
 """Pooling against PyTorch 1.13: average pooling (avg_pool2d/3d,
 adaptive_avg_pool2d/3d) with padding, ceil mode, count_include_pad,
 divisor_override, int64 inputs and adaptive windows that overlap or repeat;
-max pooling over 3 spatial dims (values and indices); PyTorch's errors."""
+max pooling over 3 spatial dims (values and indices); bilinear upsampling;
+PyTorch's errors."""
 
 import numpy as np
 import pytest
@@ -182,4 +183,51 @@ def test_pool3d_errors_are_pytorchs(op, dtype, args, message):
     assert message in str(ours.value)
     with pytest.raises(RuntimeError) as theirs:
         getattr(torch.ops.aten, op)(torch.from_numpy(x), *args)
+    assert message in str(theirs.value)
+
+
+@pytest.mark.parametrize("args", [([10, 14], False), ([10, 14], True), ([3, 4], False),
+                                  ([1, 1], True), ([7, 9], False, 2.5, 1.5), ([7, 9], False, -1.0)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_upsample_bilinear2d(args, dtype):
+    x = np.random.default_rng(5).standard_normal((2, 3, 5, 7)).astype(dtype)
+    got = A.upsample_bilinear2d(opal.tensor(x), *args)
+    want = torch.ops.aten.upsample_bilinear2d(torch.from_numpy(x), *args)
+    assert got.shape == tuple(want.shape)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("args", [(None, False, [2.0, 1.5]), (None, True, [0.7, 3.0]),
+                                  ([4, 4], True, None), (None, False, [2.3, 1.7])])
+def test_upsample_bilinear2d_vec(args):
+    x = np.arange(2 * 3 * 5 * 7, dtype=np.float64).reshape(2, 3, 5, 7) % 11
+    got = A.upsample_bilinear2d.vec(opal.tensor(x), *args)
+    want = torch.ops.aten.upsample_bilinear2d.vec(torch.from_numpy(x), *args)
+    assert got.shape == tuple(want.shape)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape,dtype,args,message", [
+    ((2, 3, 4, 5), "float32", ([6, 7], False, [2.0, 2.0]),
+     "Must specify exactly one of output_size and scale_factors"),
+    ((3, 4, 5), "float32", ([6, 7], False, None),
+     "Expected static_cast<int64_t>(output_size->size()) == spatial_dimensions"),
+    ((2, 3, 4, 5), "float32", ([0, 3], True, None),
+     "Input and output sizes should be greater than 0, but got input (H: 4, W: 5) output (H: 0, W: 3)"),
+    ((2, 3, 4, 5), "float32", (None, True, [0.1, 2.0]),
+     "Input and output sizes should be greater than 0, but got input (H: 4, W: 5) output (H: 0, W: 10)"),
+    ((2, 0, 3, 3), "float32", ([2, 3], True, None),
+     "Non-empty 4D data tensor expected but got a tensor with sizes [2, 0, 3, 3]"),
+    ((2, 3, 4, 5), "float16", ([6, 7], False, None),
+     "\"compute_indices_weights_linear\" not implemented for 'Half'"),
+    ((2, 3, 4, 5), "int64", ([6, 7], False, None),
+     "\"compute_indices_weights_linear\" not implemented for 'Long'"),
+])
+def test_upsample_bilinear2d_errors_are_pytorchs(shape, dtype, args, message):
+    x = np.zeros(shape, dtype)
+    with pytest.raises(RuntimeError) as ours:
+        A.upsample_bilinear2d.vec(opal.tensor(x), *args)
+    assert message in str(ours.value)
+    with pytest.raises(RuntimeError) as theirs:
+        torch.ops.aten.upsample_bilinear2d.vec(torch.from_numpy(x), *args)
     assert message in str(theirs.value)

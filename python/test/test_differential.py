@@ -49,7 +49,7 @@ GROUPS = {
     "pool": "max_pool2d_with_indices max_pool2d avg_pool2d "
             "adaptive_avg_pool2d _adaptive_avg_pool2d upsample_nearest2d upsample_nearest2d.vec "
             "avg_pool1d adaptive_avg_pool1d max_pool3d_with_indices max_pool3d avg_pool3d "
-            "_adaptive_avg_pool3d adaptive_avg_pool3d",
+            "_adaptive_avg_pool3d adaptive_avg_pool3d upsample_bilinear2d upsample_bilinear2d.vec",
     "shape": "transpose.int t permute unsqueeze squeeze.dim expand reshape view zeros_like "
              "ones_like full_like",
     "matmul": "mm bmm matmul linear",
