@@ -93,9 +93,12 @@ Expanded opal::ir::detail::expandBroadcast(OpBuilder &b, Operation *op, ValueRan
       std::string shapes;
       for (RankedTensorType each : types)
         shapes += (shapes.empty() ? "" : " and ") + shapeString(each.getShape());
-      return expansionFailure(problem, "cannot broadcast shapes " + shapes + ": size " +
-                                           std::to_string(size) + " against " +
-                                           std::to_string(common) + " in dimension " +
+      // (PyTorch's words after the shapes.)
+      return expansionFailure(problem, "cannot broadcast shapes " + shapes +
+                                           ": The size of tensor a (" + std::to_string(common) +
+                                           ") must match the size of tensor b (" +
+                                           std::to_string(size) +
+                                           ") at non-singleton dimension " +
                                            std::to_string(offset + i));
     }
   }

@@ -275,6 +275,7 @@ def group_norm_arguments(case, name):
             int(np.prod(shape[2:])), group, eps]
 
 
+DISTANCE_OPS = ("_cdist_forward", "_pdist_forward")
 POOL2D_OPS = ("max_pool2d_with_indices", "max_pool2d", "avg_pool2d")
 POOL3D_OPS = ("max_pool3d_with_indices", "max_pool3d", "avg_pool3d", "_adaptive_avg_pool3d",
               "adaptive_avg_pool3d")
@@ -318,6 +319,19 @@ def arguments(case, overload):
         shapes = [tuple(case.rng.choice([1, 2, 3, 4]) for _ in range(case.rng.choice([4, 5, 5])))]
         if case.rng.random() < 0.05:
             shapes = [tuple(case.rng.choice([0, 1, 3]) for _ in range(case.rng.choice([3, 4, 5])))]
+    elif name in DISTANCE_OPS:
+        # Rows of M columns (batch dims that broadcast), now and then other
+        # ranks, column counts or more than 25 rows (PyTorch's matrix
+        # product form).
+        m = case.rng.choice([0, 1, 3, 4])
+        batch = tuple(case.rng.choice([1, 2]) for _ in range(case.rng.choice([0, 0, 1, 2])))
+        rows = lambda: case.rng.choice([0, 1, 2, 5, 30]) if case.rng.random() < 0.3 else \
+            case.rng.choice([1, 2, 3, 4])
+        shapes = [batch + (rows(), m), batch[case.rng.randint(0, len(batch)):] + (rows(), m)]
+        if name == "_pdist_forward":
+            shapes = [(rows(), m)]
+        if case.rng.random() < 0.08:
+            shapes[case.rng.randint(0, len(shapes) - 1)] = case.shape(case.rng.choice([0, 1, 2, 3]))
     elif "pool1d" in name:
         shapes = [tuple(case.rng.choice([0, 1, 2, 3, 5, 8])
                         for _ in range(case.rng.choice([1, 2, 3, 3])))]
@@ -502,6 +516,10 @@ def arguments(case, overload):
                 args.append(shape)
             else:
                 args.append(case.dims(rank))
+        elif kind == "float" and arg.name == "p" and name in DISTANCE_OPS:
+            args.append(case.rng.choice([0.0, 1.0, 2.0, 2.0, 3.5, 0.5, float("inf"), -1.0]))
+        elif kind == "int?" and arg.name == "compute_mode":
+            args.append(case.rng.choice([None, None, 0, 1, 2, 3]))
         elif kind == "float" and arg.name == "p":
             args.append(case.rng.choice([-0.5, 0.0, 0.25, 0.5, 1.0, 1.5, float("nan")]))
         elif kind == "float":
@@ -620,7 +638,7 @@ def opal_stricter(error):
     return ("and bias type" in error or "0 elements cannot be converted to Scalar" in error or
             "padding size is expected to be" in error or "after its masks" in error or
             "can't be cast to the desired output type" in error or
-            "only supports boolean masks" in error)
+            "only supports boolean masks" in error or "opal takes a 2-d input" in error)
 
 
 def dtype_error_on_empty(error, values):

@@ -1,7 +1,7 @@
 // RUN: opal-opt %s --opal-decompose --split-input-file --verify-diagnostics
 
 func.func @incompatible(%x: tensor<2x3xf32>, %y: tensor<4xf32>) -> tensor<2x3xf32> {
-  // expected-error @below {{while decomposing aten.mul.Tensor: 'opal.broadcast_tensors' cannot broadcast shapes [2, 3] and [4]: size 4 against 3 in dimension 1}}
+  // expected-error @below {{while decomposing aten.mul.Tensor: 'opal.broadcast_tensors' cannot broadcast shapes [2, 3] and [4]: The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1}}
   %r = aten.mul.Tensor %x, %y : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>
   return %r : tensor<2x3xf32>
 }
