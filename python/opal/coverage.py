@@ -63,15 +63,9 @@ MISSING = {
     "sym_storage_offset": "symbolic shapes (torch.SymInt) only",
     "sym_stride.int": "symbolic shapes (torch.SymInt) only",
     "resize_": "in place on its input's storage: opal's aten ops are functional",
-    "_adaptive_avg_pool3d": "3-d pooling: not built yet (the 2-d forms are)",
-    "avg_pool3d": "3-d pooling: not built yet (the 2-d forms are)",
-    "max_pool3d_with_indices": "3-d pooling: not built yet (the 2-d forms are)",
     "_embedding_bag": "not built yet",
-    "_cdist_forward": "not built yet",
-    "_pdist_forward": "not built yet",
     "col2im": "not built yet",
     "grid_sampler_2d": "not built yet",
-    "upsample_bilinear2d.vec": "not built yet",
 }
 
 # Where native kernels run (MLIR ones compile for the CPU and for CUDA).
