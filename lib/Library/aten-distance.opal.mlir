@@ -76,10 +76,10 @@ opal.library "aten" {
     %sp = aten.sum.dim_IntList %pw, %last, %false, %none : (!opal.tensor, !opal.list<i64>, i1, !opal.none) -> !opal.tensor
     %inv = arith.divf %f1, %p : f64
     %general = aten.pow.Tensor_Scalar %sp, %inv : (!opal.tensor, f64) -> !opal.tensor
-    // (An empty last dim's maximum is 0: one zero more.)
-    %one_more = opal.list %c0, %c1 : i64, i64 -> !opal.list<i64>
-    %padded = aten.constant_pad_nd %ad, %one_more, %c0 : (!opal.tensor, !opal.list<i64>, i64) -> !opal.tensor
-    %largest = aten.amax %padded, %last, %false : (!opal.tensor, !opal.list<i64>, i1) -> !opal.tensor
+    // (An empty last dim's maximum is 0: the prim's -inf, clamped.)
+    %dims = opal.normalize_dims %ad, %last : !opal.tensor, !opal.list<i64> -> !opal.list<i64>
+    %max = prims.amax %ad, %dims, %none : (!opal.tensor, !opal.list<i64>, !opal.none) -> !opal.tensor
+    %largest = aten.clamp_min %max, %f0 : (!opal.tensor, f64) -> !opal.tensor
     %inf = arith.constant 0x7FF0000000000000 : f64
     %is0 = arith.cmpf oeq, %p, %f0 : f64
     %isinf = arith.cmpf oeq, %p, %inf : f64
@@ -205,10 +205,10 @@ opal.library "aten" {
       %sp = aten.sum.dim_IntList %pw, %last, %false, %none : (!opal.tensor, !opal.list<i64>, i1, !opal.none) -> !opal.tensor
       %inv = arith.divf %f1, %p : f64
       %general = aten.pow.Tensor_Scalar %sp, %inv : (!opal.tensor, f64) -> !opal.tensor
-      // (An empty last dim's maximum is 0: one zero more.)
-      %one_more = opal.list %c0, %c1 : i64, i64 -> !opal.list<i64>
-      %padded = aten.constant_pad_nd %ad, %one_more, %c0 : (!opal.tensor, !opal.list<i64>, i64) -> !opal.tensor
-      %largest = aten.amax %padded, %last, %false : (!opal.tensor, !opal.list<i64>, i1) -> !opal.tensor
+      // (An empty last dim's maximum is 0: the prim's -inf, clamped.)
+      %dims = opal.normalize_dims %ad, %last : !opal.tensor, !opal.list<i64> -> !opal.list<i64>
+      %max = prims.amax %ad, %dims, %none : (!opal.tensor, !opal.list<i64>, !opal.none) -> !opal.tensor
+      %largest = aten.clamp_min %max, %f0 : (!opal.tensor, f64) -> !opal.tensor
       %inf = arith.constant 0x7FF0000000000000 : f64
       %is0 = arith.cmpf oeq, %p, %f0 : f64
       %isinf = arith.cmpf oeq, %p, %inf : f64
