@@ -46,6 +46,15 @@ def constants():
     e("%none = opal.none")
 
 
+def any_of(prefix, conditions):
+    """The i1 that holds when one of `conditions` does (named prefix0, ...)."""
+    acc = conditions[0]
+    for i, c in enumerate(conditions[1:]):
+        e(f"%{prefix}{i} = arith.ori {acc}, {c} : i1")
+        acc = f"%{prefix}{i}"
+    return acc
+
+
 def length_check(var, n, allowed, message):
     """opal.check that list `var` has one of the `allowed` lengths."""
     e(f"%{var}_n = opal.list_len %{var}_given : {L} -> i64")
@@ -53,11 +62,7 @@ def length_check(var, n, allowed, message):
     for a in allowed:
         e(f"%{var}_is{a} = arith.cmpi eq, %{var}_n, %c{a} : i64")
         terms.append(f"%{var}_is{a}")
-    acc = terms[0]
-    for i, t in enumerate(terms[1:]):
-        e(f"%{var}_ok{i} = arith.ori {acc}, {t} : i1")
-        acc = f"%{var}_ok{i}"
-    e(f'opal.check {acc}, "{message}"')
+    e(f'opal.check {any_of(f"{var}_ok", terms)}, "{message}"')
 
 
 def expand(var, n, empty_is=None):
@@ -131,10 +136,7 @@ def dtype_check(allowed, name):
     for d in allowed:
         e(f"%is_{d} = arith.cmpi eq, %code, %c_{d} : i64")
         conds.append(f"%is_{d}")
-    acc = conds[0]
-    for i, c in enumerate(conds[1:]):
-        e(f"%dtype_ok{i} = arith.ori {acc}, {c} : i1")
-        acc = f"%dtype_ok{i}"
+    acc = any_of("dtype_ok", conds)
     e(f"opal.check {acc}, \"\\\"{name}\\\" not implemented for '{{0:dtype}}'\" (%code : i64)")
 
 
@@ -266,16 +268,13 @@ def max_pool(n):
     output_shape_checks(n)
     names = DIMS[n]
     batch(n)
+    positive_check("kernel", n, "kernel size should be greater than zero, but got ", [f"k{x}" for x in names])
+    positive_check("stride", n, "stride should be greater than zero, but got ", [f"d{x}" for x in names])
+    positive_check("dilation", n, "dilation should be greater than zero, but got ", [f"dilation{x}" for x in names])
     if n == 3:
-        positive_check("kernel", n, "kernel size should be greater than zero, but got ", [f"k{x}" for x in names])
-        positive_check("stride", n, "stride should be greater than zero, but got ", [f"d{x}" for x in names])
-        positive_check("dilation", n, "dilation should be greater than zero, but got ", [f"dilation{x}" for x in names])
         nonbatch_positive(n, "max_pool3d_with_indices_out_cpu_template()")
         dtype_check(allowed, "max_pool3d_with_indices_cpu")
     else:
-        positive_check("kernel", n, "kernel size should be greater than zero, but got ", [f"k{x}" for x in names])
-        positive_check("stride", n, "stride should be greater than zero, but got ", [f"d{x}" for x in names])
-        positive_check("dilation", n, "dilation should be greater than zero, but got ", [f"dilation{x}" for x in names])
         filled_2d("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:[{0}]")
         dtype_check(allowed, "max_pool2d")
     e(f"%v, %i = prims.max_pool %x, %kernel, %stride, %padding, %dilation, %ceil_mode : ({T}, {L}, {L}, {L}, {L}, i1) -> ({T}, {T})")
