@@ -46,13 +46,22 @@ def constants():
     e("%none = opal.none")
 
 
-def any_of(prefix, conditions):
-    """The i1 that holds when one of `conditions` does (named prefix0, ...)."""
+def combine(op, prefix, conditions):
+    """The i1 combining `conditions` with `op` (arith.ori or arith.andi),
+    its partial results named prefix0, prefix1, ..."""
     acc = conditions[0]
     for i, c in enumerate(conditions[1:]):
-        e(f"%{prefix}{i} = arith.ori {acc}, {c} : i1")
+        e(f"%{prefix}{i} = {op} {acc}, {c} : i1")
         acc = f"%{prefix}{i}"
     return acc
+
+
+def any_of(prefix, conditions):
+    return combine("arith.ori", prefix, conditions)
+
+
+def all_of(name, conditions):
+    return combine("arith.andi", f"{name}_all", conditions)
 
 
 def length_check(var, n, allowed, message):
@@ -67,27 +76,22 @@ def length_check(var, n, allowed, message):
 
 def expand(var, n, empty_is=None):
     """%var: the list `%var_given` with a single entry repeated n times (and,
-    with `empty_is`, an empty list replaced by that list)."""
+    with `empty_is`, an empty list replaced by that list), then its entries
+    %var0, %var1, ..."""
     entries = ", ".join(["%e"] * n)
     types = ", ".join(["i64"] * n)
-    repeat = [
-        f"%{var}_one = opal.static_if %{var}_is1 -> {L} {{",
+    repeated = f"%{var}_one" if empty_is else f"%{var}"
+    for line in [
+        f"{repeated} = opal.static_if %{var}_is1 -> {L} {{",
         f"  %e = opal.list_item %{var}_given, 0 : {L} -> i64",
         f"  %l = opal.list {entries} : {types} -> {L}",
         f"  opal.yield %l : {L}",
         "} else {",
         f"  opal.yield %{var}_given : {L}",
         "}",
-    ]
-    for line in repeat:
+    ]:
         e(line)
-    if empty_is is None:
-        e(f"%{var} = opal.static_if %{var}_is1 -> {L} {{")
-        e(f"  opal.yield %{var}_one : {L}")
-        e("} else {")
-        e(f"  opal.yield %{var}_given : {L}")
-        e("}")
-    else:
+    if empty_is:
         e(f"%{var} = opal.static_if %{var}_is0 -> {L} {{")
         e(f"  opal.yield %{empty_is} : {L}")
         e("} else {")
@@ -95,14 +99,6 @@ def expand(var, n, empty_is=None):
         e("}")
     for s in range(n):
         e(f"%{var}{s} = opal.list_item %{var}, {s} : {L} -> i64")
-
-
-def all_of(name, conditions):
-    acc = conditions[0]
-    for i, c in enumerate(conditions[1:]):
-        e(f"%{name}_all{i} = arith.andi {acc}, {c} : i1")
-        acc = f"%{name}_all{i}"
-    return acc
 
 
 def positive_check(var, n, message_prefix, names):

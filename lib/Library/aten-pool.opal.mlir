@@ -53,15 +53,10 @@ opal.library "aten" {
     %r_high = arith.cmpi eq, %rank1, %c4 : i64
     %r_ok = arith.ori %r_low, %r_high : i1
     opal.check %r_ok, "non-empty 3D or 4D (batch mode) tensor expected for input"
-    %kernel_one = opal.static_if %kernel_is1 -> !opal.list<i64> {
+    %kernel = opal.static_if %kernel_is1 -> !opal.list<i64> {
       %e = opal.list_item %kernel_given, 0 : !opal.list<i64> -> i64
       %l = opal.list %e, %e : i64, i64 -> !opal.list<i64>
       opal.yield %l : !opal.list<i64>
-    } else {
-      opal.yield %kernel_given : !opal.list<i64>
-    }
-    %kernel = opal.static_if %kernel_is1 -> !opal.list<i64> {
-      opal.yield %kernel_one : !opal.list<i64>
     } else {
       opal.yield %kernel_given : !opal.list<i64>
     }
@@ -81,29 +76,19 @@ opal.library "aten" {
     }
     %stride0 = opal.list_item %stride, 0 : !opal.list<i64> -> i64
     %stride1 = opal.list_item %stride, 1 : !opal.list<i64> -> i64
-    %padding_one = opal.static_if %padding_is1 -> !opal.list<i64> {
+    %padding = opal.static_if %padding_is1 -> !opal.list<i64> {
       %e = opal.list_item %padding_given, 0 : !opal.list<i64> -> i64
       %l = opal.list %e, %e : i64, i64 -> !opal.list<i64>
       opal.yield %l : !opal.list<i64>
     } else {
       opal.yield %padding_given : !opal.list<i64>
     }
-    %padding = opal.static_if %padding_is1 -> !opal.list<i64> {
-      opal.yield %padding_one : !opal.list<i64>
-    } else {
-      opal.yield %padding_given : !opal.list<i64>
-    }
     %padding0 = opal.list_item %padding, 0 : !opal.list<i64> -> i64
     %padding1 = opal.list_item %padding, 1 : !opal.list<i64> -> i64
-    %dilation_one = opal.static_if %dilation_is1 -> !opal.list<i64> {
+    %dilation = opal.static_if %dilation_is1 -> !opal.list<i64> {
       %e = opal.list_item %dilation_given, 0 : !opal.list<i64> -> i64
       %l = opal.list %e, %e : i64, i64 -> !opal.list<i64>
       opal.yield %l : !opal.list<i64>
-    } else {
-      opal.yield %dilation_given : !opal.list<i64>
-    }
-    %dilation = opal.static_if %dilation_is1 -> !opal.list<i64> {
-      opal.yield %dilation_one : !opal.list<i64>
     } else {
       opal.yield %dilation_given : !opal.list<i64>
     }
@@ -258,15 +243,10 @@ opal.library "aten" {
     %r_high = arith.cmpi eq, %rank1, %c5 : i64
     %r_ok = arith.ori %r_low, %r_high : i1
     opal.check %r_ok, "non-empty 4D or 5D (batch mode) tensor expected for input"
-    %kernel_one = opal.static_if %kernel_is1 -> !opal.list<i64> {
+    %kernel = opal.static_if %kernel_is1 -> !opal.list<i64> {
       %e = opal.list_item %kernel_given, 0 : !opal.list<i64> -> i64
       %l = opal.list %e, %e, %e : i64, i64, i64 -> !opal.list<i64>
       opal.yield %l : !opal.list<i64>
-    } else {
-      opal.yield %kernel_given : !opal.list<i64>
-    }
-    %kernel = opal.static_if %kernel_is1 -> !opal.list<i64> {
-      opal.yield %kernel_one : !opal.list<i64>
     } else {
       opal.yield %kernel_given : !opal.list<i64>
     }
@@ -288,30 +268,20 @@ opal.library "aten" {
     %stride0 = opal.list_item %stride, 0 : !opal.list<i64> -> i64
     %stride1 = opal.list_item %stride, 1 : !opal.list<i64> -> i64
     %stride2 = opal.list_item %stride, 2 : !opal.list<i64> -> i64
-    %padding_one = opal.static_if %padding_is1 -> !opal.list<i64> {
+    %padding = opal.static_if %padding_is1 -> !opal.list<i64> {
       %e = opal.list_item %padding_given, 0 : !opal.list<i64> -> i64
       %l = opal.list %e, %e, %e : i64, i64, i64 -> !opal.list<i64>
       opal.yield %l : !opal.list<i64>
     } else {
       opal.yield %padding_given : !opal.list<i64>
     }
-    %padding = opal.static_if %padding_is1 -> !opal.list<i64> {
-      opal.yield %padding_one : !opal.list<i64>
-    } else {
-      opal.yield %padding_given : !opal.list<i64>
-    }
     %padding0 = opal.list_item %padding, 0 : !opal.list<i64> -> i64
     %padding1 = opal.list_item %padding, 1 : !opal.list<i64> -> i64
     %padding2 = opal.list_item %padding, 2 : !opal.list<i64> -> i64
-    %dilation_one = opal.static_if %dilation_is1 -> !opal.list<i64> {
+    %dilation = opal.static_if %dilation_is1 -> !opal.list<i64> {
       %e = opal.list_item %dilation_given, 0 : !opal.list<i64> -> i64
       %l = opal.list %e, %e, %e : i64, i64, i64 -> !opal.list<i64>
       opal.yield %l : !opal.list<i64>
-    } else {
-      opal.yield %dilation_given : !opal.list<i64>
-    }
-    %dilation = opal.static_if %dilation_is1 -> !opal.list<i64> {
-      opal.yield %dilation_one : !opal.list<i64>
     } else {
       opal.yield %dilation_given : !opal.list<i64>
     }
@@ -506,15 +476,10 @@ opal.library "aten" {
     %top = arith.subi %rank1, %c1 : i64
     %cm3 = arith.constant -3 : i64
     opal.check %has_planes, "Dimension out of range (expected to be in range of [{0}, {1}], but got {2})" (%neg_rank, %top, %cm3 : i64, i64, i64)
-    %kernel_one = opal.static_if %kernel_is1 -> !opal.list<i64> {
+    %kernel = opal.static_if %kernel_is1 -> !opal.list<i64> {
       %e = opal.list_item %kernel_given, 0 : !opal.list<i64> -> i64
       %l = opal.list %e, %e : i64, i64 -> !opal.list<i64>
       opal.yield %l : !opal.list<i64>
-    } else {
-      opal.yield %kernel_given : !opal.list<i64>
-    }
-    %kernel = opal.static_if %kernel_is1 -> !opal.list<i64> {
-      opal.yield %kernel_one : !opal.list<i64>
     } else {
       opal.yield %kernel_given : !opal.list<i64>
     }
@@ -534,15 +499,10 @@ opal.library "aten" {
     }
     %stride0 = opal.list_item %stride, 0 : !opal.list<i64> -> i64
     %stride1 = opal.list_item %stride, 1 : !opal.list<i64> -> i64
-    %padding_one = opal.static_if %padding_is1 -> !opal.list<i64> {
+    %padding = opal.static_if %padding_is1 -> !opal.list<i64> {
       %e = opal.list_item %padding_given, 0 : !opal.list<i64> -> i64
       %l = opal.list %e, %e : i64, i64 -> !opal.list<i64>
       opal.yield %l : !opal.list<i64>
-    } else {
-      opal.yield %padding_given : !opal.list<i64>
-    }
-    %padding = opal.static_if %padding_is1 -> !opal.list<i64> {
-      opal.yield %padding_one : !opal.list<i64>
     } else {
       opal.yield %padding_given : !opal.list<i64>
     }
@@ -696,15 +656,10 @@ opal.library "aten" {
       opal.check %nonzero, "divisor must be not zero"
       opal.yield
     }
-    %kernel_one = opal.static_if %kernel_is1 -> !opal.list<i64> {
+    %kernel = opal.static_if %kernel_is1 -> !opal.list<i64> {
       %e = opal.list_item %kernel_given, 0 : !opal.list<i64> -> i64
       %l = opal.list %e, %e, %e : i64, i64, i64 -> !opal.list<i64>
       opal.yield %l : !opal.list<i64>
-    } else {
-      opal.yield %kernel_given : !opal.list<i64>
-    }
-    %kernel = opal.static_if %kernel_is1 -> !opal.list<i64> {
-      opal.yield %kernel_one : !opal.list<i64>
     } else {
       opal.yield %kernel_given : !opal.list<i64>
     }
@@ -726,15 +681,10 @@ opal.library "aten" {
     %stride0 = opal.list_item %stride, 0 : !opal.list<i64> -> i64
     %stride1 = opal.list_item %stride, 1 : !opal.list<i64> -> i64
     %stride2 = opal.list_item %stride, 2 : !opal.list<i64> -> i64
-    %padding_one = opal.static_if %padding_is1 -> !opal.list<i64> {
+    %padding = opal.static_if %padding_is1 -> !opal.list<i64> {
       %e = opal.list_item %padding_given, 0 : !opal.list<i64> -> i64
       %l = opal.list %e, %e, %e : i64, i64, i64 -> !opal.list<i64>
       opal.yield %l : !opal.list<i64>
-    } else {
-      opal.yield %padding_given : !opal.list<i64>
-    }
-    %padding = opal.static_if %padding_is1 -> !opal.list<i64> {
-      opal.yield %padding_one : !opal.list<i64>
     } else {
       opal.yield %padding_given : !opal.list<i64>
     }

@@ -34,8 +34,6 @@ using namespace opal::ir::detail;
 
 namespace {
 
-Type elementOf(Value value) { return cast<TensorType>(value.getType()).getElementType(); }
-
 struct PoolParameters {
   SmallVector<int64_t> kernel, stride, padding, dilation;
   bool ceilMode = false;

@@ -65,8 +65,6 @@ Result elementwise(ArrayRef<Value> operands, Type element, std::string &problem)
   return SmallVector<Type>{RankedTensorType::get(*shape, element)};
 }
 
-Type elementOf(Value value) { return cast<TensorType>(value.getType()).getElementType(); }
-
 /// PyTorch's pooling_output_shape for a static extent (dynamic otherwise):
 /// windows of `kernel` (`dilation` apart) every `stride` over `extent`
 /// padded by `pad`; with ceil mode a last partial window that starts inside

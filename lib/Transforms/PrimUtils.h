@@ -69,6 +69,11 @@ mlir::Value extractInside(mlir::OpBuilder &b, mlir::Location loc, mlir::Value te
 void padsPerDim(llvm::ArrayRef<int64_t> pad, int64_t rank, llvm::SmallVectorImpl<int64_t> &low,
                 llvm::SmallVectorImpl<int64_t> &high);
 
+/// The element type of a tensor value.
+inline mlir::Type elementOf(mlir::Value value) {
+  return llvm::cast<mlir::TensorType>(value.getType()).getElementType();
+}
+
 /// `type` as MLIR prints it.
 std::string typeString(mlir::Type type);
 /// The values of a constant int list (`opal.list` of `arith.constant`s).
