@@ -134,6 +134,33 @@ CONV_CASES = [
      "convolution dimensions, but got stride=[1, 1, 1]"),
 ]
 
+# Pooling, upsampling and distances: checks that raise after the kernel
+# (sizes computed from the call's sizes, p known per call) and list checks.
+POOL_CASES = [
+    ("A.max_pool3d_with_indices(opal.ones(2, 3, 5, 6, 7), [3, 1, 1], [1], [0], [3])",
+     "torch.ops.aten.max_pool3d_with_indices(torch.ones(2, 3, 5, 6, 7), [3, 1, 1], [1], [0], "
+     "[3])",
+     "Given input size: (3x5x6x7). Calculated output size: (3x-1x6x7). Output size is too small"),
+    ("A.max_pool3d_with_indices(opal.ones(2, 3, 5, 6, 7), [2, 2])",
+     "torch.ops.aten.max_pool3d_with_indices(torch.ones(2, 3, 5, 6, 7), [2, 2])",
+     "max_pool3d: kernel_size must either be a single int, or a tuple of three ints"),
+    ("A.avg_pool3d(opal.ones(2, 3, 5, 6, 7), [6, 2, 2])",
+     "torch.ops.aten.avg_pool3d(torch.ones(2, 3, 5, 6, 7), [6, 2, 2])",
+     "input image (T: 5 H: 6 W: 7) smaller than kernel size (kT: 6 kH: 2 kW: 2)"),
+    ("A.upsample_bilinear2d.vec(opal.ones(2, 3, 4, 5), None, True, [0.1, 2.0])",
+     "torch.ops.aten.upsample_bilinear2d.vec(torch.ones(2, 3, 4, 5), None, True, [0.1, 2.0])",
+     "Input and output sizes should be greater than 0, but got input (H: 4, W: 5) output "
+     "(H: 0, W: 10)"),
+    ("A._cdist_forward(opal.ones(3, 4), opal.ones(5, 4), -1.0, None)",
+     "torch.ops.aten._cdist_forward(torch.ones(3, 4), torch.ones(5, 4), -1.0, None)",
+     "cdist only supports non-negative p values"),
+    ("A._cdist_forward(opal.ones(2, 3, 4), opal.ones(3, 5, 4), 2.0, None)",
+     "torch.ops.aten._cdist_forward(torch.ones(2, 3, 4), torch.ones(3, 5, 4), 2.0, None)",
+     "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0"),
+    ("A._pdist_forward(opal.ones(3), 2.0)", "torch.ops.aten._pdist_forward(torch.ones(3), 2.0)",
+     "Dimension out of range (expected to be in range of [-1, 0], but got 1)"),
+]
+
 SIZE_CASES = [
     ("opal.empty([2**62])", "torch.empty([2**62])",
      "Storage size calculation overflowed with sizes=[4611686018427387904]"),
@@ -216,8 +243,9 @@ def torch_available():
         return False
 
 
-@pytest.mark.parametrize("code,reference,expected", SHAPE_CASES + SIZE_CASES + CONV_CASES,
-                         ids=[case[0] for case in SHAPE_CASES + SIZE_CASES + CONV_CASES])
+@pytest.mark.parametrize("code,reference,expected",
+                         SHAPE_CASES + SIZE_CASES + CONV_CASES + POOL_CASES,
+                         ids=[case[0] for case in SHAPE_CASES + SIZE_CASES + CONV_CASES + POOL_CASES])
 def test_bad_input_raises_with_pytorchs_message(code, reference, expected):
     result = outcome(code)
     assert result is not None, f"{code} returned instead of raising"
