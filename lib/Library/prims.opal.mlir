@@ -144,6 +144,13 @@ opal.library "prims" {
   // [N, groups*Cg, I...] input by a [groups*Cg, Fg, K...] weight:
   // N x groups*Fg x ((I - 1) s - 2p + d (K - 1) + output_padding + 1).
   opal.def "conv_transpose(Tensor input, Tensor weight, int[] stride, int[] padding, int[] dilation, int[] output_padding, int groups) -> Tensor"
+  // The inverse of unfolding (im2col): an [N, C*kh*kw, L] input of sliding
+  // blocks summed into an [N, C, H, W] output of output_size [H, W]; block
+  // (by, bx) of the bh x bw blocks (L = bh bw, bh = (H + 2p - d (k - 1) - 1)
+  // / s + 1) puts its element (c, ki, kj) at (by s - p + ki d, bx s - p + kj
+  // d), added in the order of (ki, kj). Nothing is read outside the input
+  // when L does not match.
+  opal.def "col2im(Tensor a, SymInt[] output_size, int[] kernel_size, int[] dilation, int[] padding, int[] stride) -> Tensor"
   // Max pooling of an NCHW input (2 spatial dims): the maximum of each window
   // (NaN wins; padding is -inf) and its index into the input's H x W plane.
   // Output sizes as PyTorch's, with ceil_mode's last window.
@@ -166,6 +173,11 @@ opal.library "prims" {
   // coordinate (align_corners: corner pixels aligned; else half-pixel
   // centres, scale_h and scale_w setting the ratio when positive).
   opal.def "upsample_linear(Tensor input, SymInt[]? output_size, float[]? scale_factors, bool align_corners, float? scale_h, float? scale_w) -> Tensor"
+  // Sampling of an NCHW input at the points of an [N, Ho, Wo, 2] grid of
+  // (x, y), -1 and 1 the input's edges (align_corners: its corner pixels'
+  // centres): interpolation_mode 0 bilinear, 1 nearest, 2 bicubic;
+  // padding_mode 0 zeros, 1 border (clipped), 2 reflection. N, C, Ho, Wo.
+  opal.def "grid_sample(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor"
   // Matrix products (opal's additions to the prims set).
   opal.def "mm(Tensor self, Tensor mat2) -> Tensor"
   opal.def "bmm(Tensor self, Tensor mat2) -> Tensor"

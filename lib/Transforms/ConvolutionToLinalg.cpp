@@ -20,6 +20,11 @@
 //     i = (o + p - k*d) / s is whole and inside ("col2im" as a gather).
 // O = (I - 1) s - 2p + d (K - 1) + output_padding + 1 per spatial dim.
 //
+// prims.col2im, input [N, C*kh*kw, L] of sliding blocks: the same gather
+// without the product, a generic over [N, C, H, W, kh, kw] summing the
+// input at (c*kh*kw + ki*kw + kj, by*bw + bx) where (y + p - ki*d) / s = by
+// is whole and inside the bh x bw blocks (and the same for x).
+//
 // float16 and bfloat16 operands are multiplied and summed in float32, and
 // the result rounded once, as PyTorch's CPU kernels do.
 //
@@ -506,12 +511,103 @@ LogicalResult lowerConv(Operation *op, PatternRewriter &rewriter) {
   return success();
 }
 
+std::string col2imProblem(Operation *op) {
+  auto input = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!input || !result || input.getRank() != 3 || result.getRank() != 4 ||
+      input.getElementType() != result.getElementType() ||
+      !isa<FloatType>(input.getElementType()))
+    return "needs a 3-d floating-point input and a 4-d result of its element type";
+  auto size = shapeList(op->getOperand(1));
+  if (!size || size->size() != 2)
+    return "needs an output size list of two";
+  for (unsigned i = 2; i < 6; ++i) {
+    auto list = constantIntList(op->getOperand(i));
+    if (!list || list->size() != 2)
+      return "needs constant kernel_size, dilation, padding and stride lists of two";
+    int64_t least = i == 4 ? 0 : 1; // padding may be 0
+    if (llvm::any_of(*list, [&](int64_t v) { return v < least; }))
+      return "needs positive kernel sizes, dilations and strides and non-negative paddings";
+  }
+  return "";
+}
+
+/// col2im: each output element sums, over the kernel positions in order,
+/// the input element of the block that puts it there, if any.
+LogicalResult lowerCol2im(Operation *op, PatternRewriter &rewriter) {
+  ConvBuilder cb(rewriter, op->getLoc());
+  OpBuilder &b = rewriter;
+  Location loc = op->getLoc();
+  Value input = op->getOperand(0);
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  Type element = resultType.getElementType();
+  SmallVector<int64_t> kernel = *constantIntList(op->getOperand(2));
+  SmallVector<int64_t> dilation = *constantIntList(op->getOperand(3));
+  SmallVector<int64_t> padding = *constantIntList(op->getOperand(4));
+  SmallVector<int64_t> stride = *constantIntList(op->getOperand(5));
+  Operation *sizeList = op->getOperand(1).getDefiningOp();
+  Value n = cb.dim(input, 0), rows = cb.dim(input, 1), length = cb.dim(input, 2);
+  Value planes = arith::DivUIOp::create(b, loc, rows, cb.index(kernel[0] * kernel[1]));
+  SmallVector<Value> out, blocks;
+  for (int64_t s = 0; s < 2; ++s) {
+    Value given = sizeList->getOperand(s);
+    Value extent = given.getType().isIndex()
+                       ? given
+                       : arith::IndexCastOp::create(b, loc, b.getIndexType(), given).getResult();
+    out.push_back(arith::MaxSIOp::create(b, loc, extent, cb.index(0)));
+    // floor((H + 2p - d (k - 1) - 1) / s) + 1, as PyTorch's div_rtn.
+    Value span =
+        cb.add(extent, cb.index(2 * padding[s] - dilation[s] * (kernel[s] - 1) - 1));
+    blocks.push_back(
+        cb.add(arith::FloorDivSIOp::create(b, loc, span, cb.index(stride[s])), cb.index(1)));
+  }
+  // An input without blocks contributes nothing (and is never read).
+  Value filled = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, length, cb.index(0));
+  SmallVector<Value> window = {cb.index(kernel[0]), cb.index(kernel[1])};
+  SmallVector<Value> sizes = {n, planes, out[0], out[1]};
+  Value result = cb.windowSum(sizes, window, element,
+                              [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
+    ConvBuilder in(nb, l);
+    Value inside = filled;
+    SmallVector<Value> position;
+    for (int64_t s = 0; s < 2; ++s) {
+      Value shifted = arith::SubIOp::create(nb, l, in.add(at[2 + s], in.index(padding[s])),
+                                            in.mul(at[4 + s], in.index(dilation[s])));
+      Value step = in.index(stride[s]);
+      Value block = arith::DivSIOp::create(nb, l, shifted, step);
+      Value whole = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
+                                          arith::RemSIOp::create(nb, l, shifted, step),
+                                          in.index(0));
+      Value from = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, shifted, in.index(0));
+      Value below =
+          arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, block, blocks[s]);
+      inside = arith::AndIOp::create(
+          nb, l, inside,
+          arith::AndIOp::create(nb, l, arith::AndIOp::create(nb, l, whole, from), below));
+      position.push_back(block);
+    }
+    Value row = in.add(in.mul(at[1], in.index(kernel[0] * kernel[1])),
+                       in.add(in.mul(at[4], in.index(kernel[1])), at[5]));
+    Value column = in.add(in.mul(position[0], blocks[1]), position[1]);
+    // A block number past L (L not bh x bw: a data check raises) is not read.
+    inside = arith::AndIOp::create(
+        nb, l, inside, arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, column, length));
+    return extractInside(nb, l, input, ValueRange{at[0], row, column}, inside,
+                         nb.getZeroAttr(element));
+  });
+  if (result.getType() != resultType)
+    result = tensor::CastOp::create(rewriter, loc, resultType, result);
+  rewriter.replaceOp(op, result);
+  return success();
+}
+
 } // namespace
 
 const llvm::StringMap<PrimLowering> &opal::ir::detail::convolutionLowerings() {
   static const llvm::StringMap<PrimLowering> table = {
       {"prims.conv", {convProblem, lowerConv}},
       {"prims.conv_transpose", {convProblem, lowerConv}},
+      {"prims.col2im", {col2imProblem, lowerCol2im}},
   };
   return table;
 }

@@ -284,6 +284,31 @@ FailureOr<SmallVector<Type>> opal::ir::inferPrimResultTypes(Operation *op,
       return fail(problem, "needs a ranked tensor");
     return SmallVector<Type>{a};
   }
+  if (name == "prims.grid_sample") {
+    auto input = dyn_cast<RankedTensorType>(operands[0].getType());
+    auto grid = dyn_cast<RankedTensorType>(operands[1].getType());
+    if (!input || !grid || input.getRank() != 4 || grid.getRank() != 4)
+      return fail(problem, "needs a 4-d input and a 4-d grid");
+    SmallVector<int64_t> shape = {input.getDimSize(0), input.getDimSize(1), grid.getDimSize(1),
+                                  grid.getDimSize(2)};
+    return SmallVector<Type>{RankedTensorType::get(shape, input.getElementType())};
+  }
+  if (name == "prims.col2im") {
+    auto input = dyn_cast<RankedTensorType>(operands[0].getType());
+    auto size = shapeList(operands[1]);
+    auto kernel = constantIntList(operands[2]);
+    if (!input || input.getRank() != 3 || !size || size->size() != 2 || !kernel ||
+        kernel->size() != 2 || (*kernel)[0] < 1 || (*kernel)[1] < 1)
+      return fail(problem, "needs a 3-d input, an output size of two and a constant kernel "
+                           "size of two positive entries");
+    int64_t blocks = input.getDimSize(1);
+    int64_t planes = ShapedType::isDynamic(blocks) ? blocks
+                                                   : blocks / ((*kernel)[0] * (*kernel)[1]);
+    SmallVector<int64_t> shape = {input.getDimSize(0), planes};
+    for (int64_t extent : *size)
+      shape.push_back(ShapedType::isDynamic(extent) ? extent : std::max<int64_t>(extent, 0));
+    return SmallVector<Type>{RankedTensorType::get(shape, input.getElementType())};
+  }
   if (name == "prims.conv" || name == "prims.conv_transpose") {
     bool transposed = name == "prims.conv_transpose";
     auto input = dyn_cast<RankedTensorType>(operands[0].getType());

@@ -8,6 +8,13 @@
 // with PyTorch's weights, in PyTorch's order of operations. Every read is
 // clamped into the input.
 //
+// prims.grid_sample samples an N, C, H, W input at the points of an
+// N, Ho, Wo, 2 grid of (x, y) in [-1, 1]: one generic over the N, C, Ho, Wo
+// output, with PyTorch's CPU kernel's arithmetic (its unnormalization,
+// border clipping and reflection, bilinear weights, round-half-even
+// nearest pixel and bicubic convolution with A = -0.75). A pixel outside
+// the input reads 0 and is never loaded.
+//
 //===----------------------------------------------------------------------===//
 
 #include "opal/Transforms/Passes.h"
@@ -266,12 +273,208 @@ LogicalResult lowerUpsampleLinear(Operation *op, PatternRewriter &rewriter) {
   });
 }
 
+std::string gridSampleProblem(Operation *op) {
+  auto input = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto grid = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
+  if (!input || !grid || input.getRank() != 4 || grid.getRank() != 4 ||
+      !isa<Float32Type, Float64Type>(input.getElementType()) ||
+      grid.getElementType() != input.getElementType())
+    return "needs a 4-d float32 or float64 input and a 4-d grid of its element type";
+  auto mode = constantInt(op->getOperand(2)), padding = constantInt(op->getOperand(3));
+  if (!mode || *mode < 0 || *mode > 2 || !padding || *padding < 0 || *padding > 2 ||
+      !constantInt(op->getOperand(4)))
+    return "needs a constant interpolation mode (0 to 2), padding mode (0 to 2) and "
+           "align_corners";
+  return "";
+}
+
+/// One spatial dim of grid sampling (PyTorch's ComputeLocation): the
+/// grid's [-1, 1] unnormalized to pixels, then the padding mode's
+/// clipping (border) or reflection (reflection) into the input.
+struct SampledDim {
+  Value size;       // the input's extent (index)
+  Value last;       // size - 1, as the element type
+  Value scale;      // (size - 1) / 2 with align_corners, else size / 2
+  Value twiceSpan;  // reflection's period
+  Value empty;      // nothing to reflect over (the result is 0)
+  bool alignCorners;
+  int64_t padding;  // 0 zeros, 1 border, 2 reflection
+  Type element;
+
+  Value constant(OpBuilder &b, Location l, double v) const {
+    return arith::ConstantOp::create(b, l, b.getFloatAttr(element, v));
+  }
+  Value unnormalize(OpBuilder &b, Location l, Value g) const {
+    Value x = arith::MulFOp::create(b, l, arith::AddFOp::create(b, l, g, constant(b, l, 1.0)),
+                                    scale);
+    return alignCorners ? x : arith::SubFOp::create(b, l, x, constant(b, l, 0.5)).getResult();
+  }
+  /// Into [0, size - 1]; NaN becomes 0, as PyTorch's clamp.
+  Value clip(OpBuilder &b, Location l, Value x) const {
+    return arith::MinNumFOp::create(
+        b, l, arith::MaxNumFOp::create(b, l, x, constant(b, l, 0.0)), last);
+  }
+  Value reflect(OpBuilder &b, Location l, Value x) const {
+    Value low = constant(b, l, alignCorners ? 0.0 : -0.5);
+    Value distance = math::AbsFOp::create(b, l, arith::SubFOp::create(b, l, x, low));
+    Value flips =
+        math::TruncOp::create(b, l, arith::DivFOp::create(b, l, distance, twiceSpan));
+    Value extra = arith::SubFOp::create(b, l, distance,
+                                        arith::MulFOp::create(b, l, flips, twiceSpan));
+    Value folded = arith::MinimumFOp::create(b, l, extra,
+                                             arith::SubFOp::create(b, l, twiceSpan, extra));
+    Value reflected = arith::AddFOp::create(b, l, folded, low);
+    return arith::SelectOp::create(b, l, empty, constant(b, l, 0.0), reflected);
+  }
+  /// A pixel coordinate after the padding mode (compute_coordinates).
+  Value pad(OpBuilder &b, Location l, Value x) const {
+    if (padding == 1)
+      return clip(b, l, x);
+    if (padding == 2)
+      return clip(b, l, reflect(b, l, x));
+    return x;
+  }
+  /// A whole coordinate as an index: values far outside the input (and
+  /// NaN) become -2, which no read takes.
+  Value toIndex(OpBuilder &b, Location l, Value whole) const {
+    Value far = arith::MaxNumFOp::create(b, l, whole, constant(b, l, -2.0));
+    Value bounded = arith::MinNumFOp::create(
+        b, l, far, arith::AddFOp::create(b, l, last, constant(b, l, 2.0)));
+    Value i64 = arith::FPToSIOp::create(b, l, b.getI64Type(), bounded);
+    return arith::IndexCastOp::create(b, l, b.getIndexType(), i64);
+  }
+};
+
+SampledDim sampledDim(OpBuilder &b, Location loc, Value input, int64_t dim, Type element,
+                      bool alignCorners, int64_t padding) {
+  SampledDim d;
+  d.element = element;
+  d.alignCorners = alignCorners;
+  d.padding = padding;
+  d.size = tensor::DimOp::create(b, loc, input, dim);
+  Value extent = asCompute(b, loc, d.size, element);
+  Value one = d.constant(b, loc, 1.0), two = d.constant(b, loc, 2.0);
+  d.last = arith::SubFOp::create(b, loc, extent, one);
+  d.scale = arith::DivFOp::create(b, loc, alignCorners ? d.last : extent, two);
+  d.twiceSpan = arith::MulFOp::create(b, loc, alignCorners ? d.last : extent, two);
+  // align_corners reflects over [0, size - 1], which needs two pixels.
+  d.empty = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, d.size,
+                                  arith::ConstantIndexOp::create(b, loc, alignCorners ? 1 : 0));
+  return d;
+}
+
+/// PyTorch's cubic convolution weights of the taps at -1, 0, 1, 2 from a
+/// point t in [0, 1) past the first (A = -0.75).
+SmallVector<Value> cubicWeights(OpBuilder &b, Location l, const SampledDim &d, Value t) {
+  auto c = [&](double v) { return d.constant(b, l, v); };
+  auto mul = [&](Value x, Value y) { return arith::MulFOp::create(b, l, x, y).getResult(); };
+  auto add = [&](Value x, Value y) { return arith::AddFOp::create(b, l, x, y).getResult(); };
+  auto sub = [&](Value x, Value y) { return arith::SubFOp::create(b, l, x, y).getResult(); };
+  const double a = -0.75;
+  // |x| in (1, 2): ((A x - 5A) x + 8A) x - 4A; |x| <= 1: ((A + 2) x - (A + 3)) x x + 1.
+  auto outer = [&](Value x) {
+    return sub(mul(add(mul(sub(mul(c(a), x), c(5 * a)), x), c(8 * a)), x), c(4 * a));
+  };
+  auto inner = [&](Value x) {
+    return add(mul(mul(sub(mul(c(a + 2), x), c(a + 3)), x), x), c(1.0));
+  };
+  return {outer(add(t, c(1.0))), inner(t), inner(sub(c(1.0), t)), outer(sub(c(2.0), t))};
+}
+
+LogicalResult lowerGridSample(Operation *op, PatternRewriter &rewriter) {
+  Location loc = op->getLoc();
+  Value input = op->getOperand(0), grid = op->getOperand(1);
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  Type element = resultType.getElementType();
+  int64_t mode = *constantInt(op->getOperand(2)), padding = *constantInt(op->getOperand(3));
+  bool alignCorners = *constantInt(op->getOperand(4)) != 0;
+  OpBuilder &b = rewriter;
+  SampledDim height = sampledDim(b, loc, input, 2, element, alignCorners, padding);
+  SampledDim width = sampledDim(b, loc, input, 3, element, alignCorners, padding);
+  Value batch = tensor::DimOp::create(b, loc, grid, 0);
+  SmallVector<Value> sizes = {tensor::DimOp::create(b, loc, input, 0),
+                              tensor::DimOp::create(b, loc, input, 1),
+                              tensor::DimOp::create(b, loc, grid, 1),
+                              tensor::DimOp::create(b, loc, grid, 2)};
+  SmallVector<Value> dynamic;
+  for (int64_t d = 0; d < 4; ++d)
+    if (resultType.isDynamicDim(d))
+      dynamic.push_back(sizes[d]);
+  Value result = generateTensor(
+      b, loc, resultType, dynamic, [&](OpBuilder &nb, Location l, ArrayRef<Value> at) -> Value {
+        Value n = at[0], c = at[1];
+        // (aten checks the batches agree before the call.)
+        Value sameBatch = inBounds(nb, l, n, batch);
+        auto coordinate = [&](int64_t k) {
+          Value index = arith::ConstantIndexOp::create(nb, l, k);
+          return extractInside(nb, l, grid, ValueRange{n, at[2], at[3], index}, sameBatch,
+                               nb.getZeroAttr(element));
+        };
+        Value gx = coordinate(0), gy = coordinate(1);
+        auto read = [&](Value y, Value x) {
+          Value inside = arith::AndIOp::create(nb, l, inBounds(nb, l, y, height.size),
+                                               inBounds(nb, l, x, width.size));
+          return extractInside(nb, l, input, ValueRange{n, c, y, x}, inside,
+                               nb.getZeroAttr(element));
+        };
+        auto mul = [&](Value x, Value y) { return arith::MulFOp::create(nb, l, x, y).getResult(); };
+        auto add = [&](Value x, Value y) { return arith::AddFOp::create(nb, l, x, y).getResult(); };
+        auto sub = [&](Value x, Value y) { return arith::SubFOp::create(nb, l, x, y).getResult(); };
+        Value one = width.constant(nb, l, 1.0);
+        if (mode == 1) {
+          Value x = math::RoundEvenOp::create(nb, l, width.pad(nb, l, width.unnormalize(nb, l, gx)));
+          Value y =
+              math::RoundEvenOp::create(nb, l, height.pad(nb, l, height.unnormalize(nb, l, gy)));
+          return read(height.toIndex(nb, l, y), width.toIndex(nb, l, x));
+        }
+        if (mode == 0) {
+          Value x = width.pad(nb, l, width.unnormalize(nb, l, gx));
+          Value y = height.pad(nb, l, height.unnormalize(nb, l, gy));
+          Value xw = math::FloorOp::create(nb, l, x), yn = math::FloorOp::create(nb, l, y);
+          Value w = sub(x, xw), e = sub(one, w), nDist = sub(y, yn), s = sub(one, nDist);
+          Value west = width.toIndex(nb, l, xw), north = height.toIndex(nb, l, yn);
+          Value step = arith::ConstantIndexOp::create(nb, l, 1);
+          Value east = arith::AddIOp::create(nb, l, west, step);
+          Value south = arith::AddIOp::create(nb, l, north, step);
+          Value sum = add(mul(read(north, west), mul(s, e)), mul(read(north, east), mul(s, w)));
+          sum = add(sum, mul(read(south, west), mul(nDist, e)));
+          return add(sum, mul(read(south, east), mul(nDist, w)));
+        }
+        // Bicubic: the 4 x 4 pixels around the unnormalized point, each
+        // tap's coordinate through the padding mode.
+        Value x = width.unnormalize(nb, l, gx), y = height.unnormalize(nb, l, gy);
+        Value x0 = math::FloorOp::create(nb, l, x), y0 = math::FloorOp::create(nb, l, y);
+        SmallVector<Value> wx = cubicWeights(nb, l, width, sub(x, x0));
+        SmallVector<Value> wy = cubicWeights(nb, l, height, sub(y, y0));
+        SmallVector<Value> columns;
+        for (int64_t j = 0; j < 4; ++j)
+          columns.push_back(width.toIndex(
+              nb, l, width.pad(nb, l, add(x0, width.constant(nb, l, j - 1.0)))));
+        Value sum;
+        for (int64_t i = 0; i < 4; ++i) {
+          Value row = height.toIndex(
+              nb, l, height.pad(nb, l, add(y0, height.constant(nb, l, i - 1.0))));
+          Value line;
+          for (int64_t j = 0; j < 4; ++j) {
+            Value term = mul(wx[j], read(row, columns[j]));
+            line = line ? add(line, term) : term;
+          }
+          Value term = mul(wy[i], line);
+          sum = sum ? add(sum, term) : term;
+        }
+        return sum;
+      });
+  rewriter.replaceOp(op, result);
+  return success();
+}
+
 } // namespace
 
 const llvm::StringMap<PrimLowering> &opal::ir::detail::resamplingLowerings() {
   static const llvm::StringMap<PrimLowering> table = {
       {"prims.upsample_nearest", {upsampleProblem, lowerUpsampleNearest}},
       {"prims.upsample_linear", {upsampleProblem, lowerUpsampleLinear}},
+      {"prims.grid_sample", {gridSampleProblem, lowerGridSample}},
   };
   return table;
 }

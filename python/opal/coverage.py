@@ -64,8 +64,6 @@ MISSING = {
     "sym_stride.int": "symbolic shapes (torch.SymInt) only",
     "resize_": "in place on its input's storage: opal's aten ops are functional",
     "_embedding_bag": "not built yet",
-    "col2im": "not built yet",
-    "grid_sampler_2d": "not built yet",
 }
 
 # Where native kernels run (MLIR ones compile for the CPU and for CUDA).

@@ -41,7 +41,7 @@ def test_the_doc_is_the_output():
 def test_missing_only_and_a_bad_argument():
     out = subprocess.run([sys.executable, "-m", "opal.coverage", "--missing"],
                          capture_output=True, text=True, check=True).stdout
-    assert "| yes |" not in out and "| `col2im` | missing |" in out
+    assert "| yes |" not in out and "| `resize_` | missing |" in out
     bad = subprocess.run([sys.executable, "-m", "opal.coverage", "--bogus"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "unrecognized arguments: --bogus" in bad.stderr
