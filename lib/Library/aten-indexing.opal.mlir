@@ -123,6 +123,173 @@ opal.library "aten" {
     %r = prims.take %weight, %c0, %i64 : (!opal.tensor, i64, !opal.tensor) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
+  // Bags of embeddings reduced (mode 0 sum, 1 mean, 2 max): bag b takes
+  // weight's rows at indices[offsets[b] .. offsets[b + 1]) (the last bag runs
+  // to the end; include_last_offset: offsets ends with the end), skipping
+  // padding_idx; per_sample_weights scales each row (sum only). PyTorch
+  // 1.13's CPU results: (output, offset2bag — empty for a float32/float16
+  // sum without padding_idx, as PyTorch skips it —, bag_size — zeros for a
+  // sum —, max_indices — bag_size, or the maximum's index for max), the
+  // last three of the indices' and offsets' common dtype. opal raises where
+  // PyTorch 1.13 computes garbage or crashes: 2-d indices here (embedding_bag
+  // flattens them), a mode other than 0 to 2, decreasing offsets.
+  opal.def "_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)"
+  opal.decomposition "_embedding_bag" {
+  ^bb0(%weight: !opal.tensor, %indices: !opal.tensor, %offsets: !opal.tensor, %scale_grad_by_freq: i1, %mode: i64, %sparse: i1, %per_sample_weights: !opal.tensor, %include_last_offset: i1, %padding_idx: i64):
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %c2 = arith.constant 2 : i64
+    %c3 = arith.constant 3 : i64
+    %c4 = arith.constant 4 : i64
+    %c5 = arith.constant 5 : i64
+    %c6 = arith.constant 6 : i64
+    %c7 = arith.constant 7 : i64
+    %true = arith.constant true
+    %false = arith.constant false
+    %none = opal.none
+    %ishape = opal.shape_of %indices : !opal.tensor -> !opal.list<i64>
+    %irank = opal.list_len %ishape : !opal.list<i64> -> i64
+    %i1d = arith.cmpi eq, %irank, %c1 : i64
+    %i2d = arith.cmpi eq, %irank, %c2 : i64
+    %i12 = arith.ori %i1d, %i2d : i1
+    opal.check %i12, "input has to be a 1D or 2D Tensor, but got Tensor of dimension {0}" (%irank : i64)
+    opal.check %i1d, "opal takes 1-D indices for _embedding_bag, but got Tensor of dimension 2 (embedding_bag flattens 2-D input into bags of its rows)"
+    %oshape = opal.shape_of %offsets : !opal.tensor -> !opal.list<i64>
+    %orank = opal.list_len %oshape : !opal.list<i64> -> i64
+    %o1d = arith.cmpi eq, %orank, %c1 : i64
+    opal.check %o1d, "offsets has to be a 1D Tensor, but got Tensor of dimension {0}" (%orank : i64)
+    %icode = opal.dtype_of %indices, %none : !opal.tensor, !opal.none -> i64
+    %ocode = opal.dtype_of %offsets, %none : !opal.tensor, !opal.none -> i64
+    %wcode = opal.dtype_of %weight, %none : !opal.tensor, !opal.none -> i64
+    %i_int = arith.cmpi eq, %icode, %c3 : i64
+    %i_long = arith.cmpi eq, %icode, %c4 : i64
+    %i_ok = arith.ori %i_int, %i_long : i1
+    opal.check %i_ok, "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got torch.{0:dtype}Tensor instead (while checking arguments for embedding_bag)" (%icode : i64)
+    %o_int = arith.cmpi eq, %ocode, %c3 : i64
+    %o_long = arith.cmpi eq, %ocode, %c4 : i64
+    %o_ok = arith.ori %o_int, %o_long : i1
+    opal.check %o_ok, "Expected tensor for argument #1 'offsets' to have one of the following scalar types: Long, Int; but got torch.{0:dtype}Tensor instead (while checking arguments for embedding_bag)" (%ocode : i64)
+    %w_half = arith.cmpi eq, %wcode, %c5 : i64
+    %w_float = arith.cmpi eq, %wcode, %c6 : i64
+    %w_double = arith.cmpi eq, %wcode, %c7 : i64
+    %w_hf = arith.ori %w_half, %w_float : i1
+    %w_ok = arith.ori %w_hf, %w_double : i1
+    opal.check %w_ok, "Expected tensor for argument #1 'weight' to have one of the following scalar types: Half, Float, Double; but got torch.{0:dtype}Tensor instead (while checking arguments for embedding_bag)" (%wcode : i64)
+    %wmatrix = opal.has_rank %weight, 2 : !opal.tensor -> i1
+    opal.check %wmatrix, "opal takes a 2-D weight for _embedding_bag"
+    %mode_low = arith.cmpi sge, %mode, %c0 : i64
+    %mode_high = arith.cmpi sle, %mode, %c2 : i64
+    %mode_ok = arith.andi %mode_low, %mode_high : i1
+    opal.check %mode_ok, "opal takes mode 0 (sum), 1 (mean) or 2 (max) for _embedding_bag, but got {0}" (%mode : i64)
+    %no_weights = opal.is_none %per_sample_weights : !opal.tensor -> i1
+    %n = opal.dim_size %indices, 0 : !opal.tensor -> i64
+    %scale = opal.static_if %no_weights -> !opal.tensor {
+      %empty_shape = opal.list -> !opal.list<i64>
+      %cpu = opal.device "cpu"
+      %one = prims.full %empty_shape, %c1, %wcode, %cpu, %false : (!opal.list<i64>, i64, i64, !opal.device, i1) -> !opal.tensor
+      opal.yield %one : !opal.tensor
+    } else {
+      %is_sum = arith.cmpi eq, %mode, %c0 : i64
+      opal.check %is_sum, "embedding_bag: per_sample_weights only supported with mode='sum'"
+      %pcode = opal.dtype_of %per_sample_weights, %none : !opal.tensor, !opal.none -> i64
+      %same = arith.cmpi eq, %pcode, %wcode : i64
+      opal.check %same, "Expected tensor for argument #1 'weight' to have the same type as tensor for argument #1 'per_sample_weights'; but type torch.{0:dtype}Tensor does not equal torch.{1:dtype}Tensor (while checking arguments for embedding_bag)" (%wcode, %pcode : i64, i64)
+      %p1d = opal.has_rank %per_sample_weights, 1 : !opal.tensor -> i1
+      opal.check %p1d, "Expected per_sample_weights.value().dim() == 1 to be true, but got false.  (Could this error message be improved?  If so, please report an enhancement request to PyTorch.)"
+      %pn = opal.dim_size %per_sample_weights, 0 : !opal.tensor -> i64
+      %pn_ok = arith.cmpi eq, %pn, %n : i64
+      opal.check %pn_ok, "Expected per_sample_weights.value().numel() == indices.numel() to be true, but got false.  (Could this error message be improved?  If so, please report an enhancement request to PyTorch.)"
+      opal.yield %per_sample_weights : !opal.tensor
+    }
+    %given = opal.dim_size %offsets, 0 : !opal.tensor -> i64
+    opal.static_if %include_last_offset {
+      %some = arith.cmpi sge, %given, %c1 : i64
+      opal.check %some, "include_last_offset: number of offset should be at least 1"
+      opal.yield
+    } else {
+      opal.yield
+    }
+    // Indices and offsets in their common dtype.
+    %either_long = arith.ori %i_long, %o_long : i1
+    %index_code = arith.select %either_long, %c4, %c3 : i64
+    %idx = opal.to_dtype %indices, %index_code : !opal.tensor, i64 -> !opal.tensor
+    %off = opal.to_dtype %offsets, %index_code : !opal.tensor, i64 -> !opal.tensor
+    %is_max = arith.cmpi eq, %mode, %c2 : i64
+    %reduce = opal.static_if %is_max -> !opal.str {
+      %r = opal.str "max"
+      opal.yield %r : !opal.str
+    } else {
+      %r = opal.str "sum"
+      opal.yield %r : !opal.str
+    }
+    %values, %arg, %counts = prims.embedding_bag %weight, %idx, %off, %scale, %padding_idx, %reduce, %include_last_offset : (!opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor, i64, !opal.str, i1) -> (!opal.tensor, !opal.tensor, !opal.tensor)
+    // PyTorch's checks of the offsets and indices, after the call.
+    %first_end = arith.minsi %given, %c1 : i64
+    %first = prims.slice_in_dim %off, %c0, %first_end, %c1, %c0 : (!opal.tensor, i64, i64, i64, i64) -> !opal.tensor
+    %first_p, %zero_t = opal.promote %first, %c0 : !opal.tensor, i64 -> !opal.tensor, !opal.tensor
+    %first_b, %zero_b = opal.broadcast_tensors %first_p, %zero_t : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %not_zero = prims.ne %first_b, %zero_b : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.data_check %not_zero first %first : !opal.tensor, "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from position 0. However, got {0}" : !opal.tensor
+    %last_start = arith.subi %given, %first_end : i64
+    %last = prims.slice_in_dim %off, %last_start, %given, %c1, %c0 : (!opal.tensor, i64, i64, i64, i64) -> !opal.tensor
+    %last_p, %n_t = opal.promote %last, %n : !opal.tensor, i64 -> !opal.tensor, !opal.tensor
+    %last_b, %n_b = opal.broadcast_tensors %last_p, %n_t : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %past = prims.gt %last_b, %n_b : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.data_check %past first %last : !opal.tensor, "offsets[-1] can not be greater than input's length {1} but got offsets[-1] of {0}" (%n) : !opal.tensor
+    %later = prims.slice_in_dim %off, %first_end, %given, %c1, %c0 : (!opal.tensor, i64, i64, i64, i64) -> !opal.tensor
+    %before_end = arith.subi %given, %first_end : i64
+    %earlier = prims.slice_in_dim %off, %c0, %before_end, %c1, %c0 : (!opal.tensor, i64, i64, i64, i64) -> !opal.tensor
+    %decreasing = prims.lt %later, %earlier : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.data_check %decreasing first %later : !opal.tensor, "opal takes non-decreasing offsets for _embedding_bag, but an offset of {0} follows a larger one" : !opal.tensor
+    %rows = opal.dim_size %weight, 0 : !opal.tensor -> i64
+    %vz, %zero_i, %rows_t = opal.promote %idx, %c0, %rows : !opal.tensor, i64, i64 -> !opal.tensor, !opal.tensor, !opal.tensor
+    %ib, %zb, %rb = opal.broadcast_tensors %idx, %zero_i, %rows_t : !opal.tensor, !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor, !opal.tensor
+    %below = prims.lt %ib, %zb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %above = prims.ge %ib, %rb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %outside = prims.bitwise_or %below, %above : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.data_check %outside first %idx : !opal.tensor, "embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be {0}" : !opal.tensor
+    // offset2bag: for each index, how many of the bags' offsets are at or
+    // before it, less one (PyTorch skips it for a float sum without
+    // padding_idx).
+    %is_sum_mode = arith.cmpi eq, %mode, %c0 : i64
+    %fast_dtype = arith.ori %w_float, %w_half : i1
+    %no_padding = arith.cmpi slt, %padding_idx, %c0 : i64
+    %fast0 = arith.andi %is_sum_mode, %fast_dtype : i1
+    %fast = arith.andi %fast0, %no_padding : i1
+    %cpu = opal.device "cpu"
+    %offset2bag = opal.static_if %fast -> !opal.tensor {
+      %empty = opal.list %c0 : i64 -> !opal.list<i64>
+      %e = prims.full %empty, %c0, %index_code, %cpu, %false : (!opal.list<i64>, i64, i64, !opal.device, i1) -> !opal.tensor
+      opal.yield %e : !opal.tensor
+    } else {
+      %bags = opal.dim_size %values, 0 : !opal.tensor -> i64
+      %starts = prims.slice_in_dim %off, %c0, %bags, %c1, %c0 : (!opal.tensor, i64, i64, i64, i64) -> !opal.tensor
+      %positions = prims.iota %n, %c0, %c1, %index_code, %cpu, %false : (i64, i64, i64, i64, !opal.device, i1) -> !opal.tensor
+      %counted = prims.searchsorted %starts, %positions, %true : (!opal.tensor, !opal.tensor, i1) -> !opal.tensor
+      %bag = aten.sub.Scalar %counted, %c1, %c1 : (!opal.tensor, i64, i64) -> !opal.tensor
+      %b = opal.to_dtype %bag, %index_code : !opal.tensor, i64 -> !opal.tensor
+      opal.yield %b : !opal.tensor
+    }
+    %output, %bag_size, %max_indices = opal.static_if %is_sum_mode -> !opal.tensor, !opal.tensor, !opal.tensor {
+      %bags = opal.dim_size %values, 0 : !opal.tensor -> i64
+      %bshape = opal.list %bags : i64 -> !opal.list<i64>
+      %z = prims.full %bshape, %c0, %index_code, %cpu, %false : (!opal.list<i64>, i64, i64, !opal.device, i1) -> !opal.tensor
+      opal.yield %values, %z, %z : !opal.tensor, !opal.tensor, !opal.tensor
+    } else {
+      %r, %m = opal.static_if %is_max -> !opal.tensor, !opal.tensor {
+        opal.yield %values, %arg : !opal.tensor, !opal.tensor
+      } else {
+        // The mean: the sum over max(bag_size, 1), in weight's dtype.
+        %at_least = aten.clamp_min %counts, %c1 : (!opal.tensor, i64) -> !opal.tensor
+        %divisor = opal.to_dtype %at_least, %wcode : !opal.tensor, i64 -> !opal.tensor
+        %column = aten.unsqueeze %divisor, %c1 : (!opal.tensor, i64) -> !opal.tensor
+        %mean = aten.div.Tensor %values, %column : (!opal.tensor, !opal.tensor) -> !opal.tensor
+        opal.yield %mean, %counts : !opal.tensor, !opal.tensor
+      }
+      opal.yield %r, %counts, %m : !opal.tensor, !opal.tensor, !opal.tensor
+    }
+    opal.yield %output, %offset2bag, %bag_size, %max_indices : !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor
+  }
   // self at index tensors (None keeps a dim; bool masks select their true
   // elements): PyTorch's advanced indexing, a native kernel (the JIT does
   // not compile Tensor?[] arguments yet).

@@ -178,6 +178,19 @@ opal.library "prims" {
   // centres): interpolation_mode 0 bilinear, 1 nearest, 2 bicubic;
   // padding_mode 0 zeros, 1 border (clipped), 2 reflection. N, C, Ho, Wo.
   opal.def "grid_sample(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor"
+  // For each value, how many of the 1-d sorted boundaries are below it
+  // (right: at or below it), int64: numpy's searchsorted.
+  opal.def "searchsorted(Tensor sorted, Tensor values, bool right) -> Tensor"
+  // Rows of a [V, D] table reduced over bags of a 1-d index list: bag b
+  // holds indices[offsets[b] .. offsets[b + 1]) (the last bag runs to the
+  // end of the list; include_last_offset: offsets ends with one past the
+  // last bag's end, so len(offsets) - 1 bags). reduce "sum" adds the rows
+  // (each times scale[i] if scale is 1-d; 16-bit floats summed in float32),
+  // "max" keeps each column's first maximum and the index it came from.
+  // Indices equal to padding_idx are skipped; counts says how many of each
+  // bag's are not. An empty bag is 0 (and index 0). Results: values
+  // [B, D], indices [B, D] and counts [B] of the indices' dtype.
+  opal.def "embedding_bag(Tensor table, Tensor indices, Tensor offsets, Tensor scale, int padding_idx, str reduce, bool include_last_offset) -> (Tensor values, Tensor indices, Tensor counts)"
   // Matrix products (opal's additions to the prims set).
   opal.def "mm(Tensor self, Tensor mat2) -> Tensor"
   opal.def "bmm(Tensor self, Tensor mat2) -> Tensor"

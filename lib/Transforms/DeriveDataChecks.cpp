@@ -46,40 +46,50 @@ bool dividesByOperand1(Operation *op) {
 /// The results of a check, 0-d int64 tensors: found, 1 if any element of
 /// `tensor` satisfies `violates` (a reduction over all of its dims, in
 /// order); first, the first such element (0 if none; only with
-/// `withFirst`); then `scalars` (i64 values).
+/// `withFirst`), or the element of `firstOf` (a tensor of `tensor`'s shape)
+/// there if given; then `scalars` (i64 values).
 SmallVector<Value> checkResult(OpBuilder &b, Location loc, Value tensor,
                   function_ref<Value(OpBuilder &, Location, Value)> violates, bool withFirst,
-                  ValueRange scalars = {}) {
+                  ValueRange scalars = {}, Value firstOf = {}) {
   auto type = cast<RankedTensorType>(tensor.getType());
   Type i64 = b.getI64Type();
   Value zero = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0));
   Value empty = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, i64);
   Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
   AffineMap scalarMap = AffineMap::get(type.getRank(), 0, b.getContext());
-  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(type.getRank()), scalarMap};
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(type.getRank())};
+  SmallVector<Value> inputs = {tensor};
+  if (firstOf) {
+    maps.push_back(b.getMultiDimIdentityMap(type.getRank()));
+    inputs.push_back(firstOf);
+  }
+  maps.push_back(scalarMap);
   SmallVector<Value> inits = {init};
   if (withFirst) {
     maps.push_back(scalarMap);
     inits.push_back(init);
   }
+  unsigned accumulators = inputs.size();
   SmallVector<utils::IteratorType> iterators(type.getRank(), utils::IteratorType::reduction);
   auto reduction = linalg::GenericOp::create(
-      b, loc, ValueRange(inits).getTypes(), ValueRange{tensor}, inits, maps, iterators,
+      b, loc, ValueRange(inits).getTypes(), inputs, inits, maps, iterators,
       [&](OpBuilder &nested, Location l, ValueRange args) {
         Value bad = violates(nested, l, args[0]);
-        Value found = arith::OrIOp::create(nested, l, args[1],
+        Value seen = args[accumulators];
+        Value found = arith::OrIOp::create(nested, l, seen,
                                            arith::ExtUIOp::create(nested, l, i64, bad));
         if (!withFirst) {
           linalg::YieldOp::create(nested, l, found);
           return;
         }
         // The first violation's value: taken while none was found yet.
-        Value none = arith::CmpIOp::create(nested, l, arith::CmpIPredicate::eq, args[1], zero);
+        Value none = arith::CmpIOp::create(nested, l, arith::CmpIPredicate::eq, seen, zero);
         Value take = arith::AndIOp::create(nested, l, none, bad);
-        Value value = opal::ir::detail::convertScalar(nested, l, args[0], i64);
-        linalg::YieldOp::create(nested, l,
-                                ValueRange{found, arith::SelectOp::create(nested, l, take, value,
-                                                                          args[2])});
+        Value value = opal::ir::detail::convertScalar(nested, l, args[accumulators - 1], i64);
+        linalg::YieldOp::create(
+            nested, l,
+            ValueRange{found, arith::SelectOp::create(nested, l, take, value,
+                                                      args[accumulators + 1])});
       });
   // Each word is a 0-d tensor of its own, so that on CUDA every one is made
   // on the device (a fill for a scalar); the JIT reads them after the call.
@@ -124,11 +134,20 @@ struct DeriveDataChecks
           check.emitError("'opal.data_check' needs a ranked bool (i1) tensor");
           return;
         }
+        Value first = check.getFirst();
+        if (first && (!isa<RankedTensorType>(first.getType()) ||
+                      cast<RankedTensorType>(first.getType()).getShape() !=
+                          cast<RankedTensorType>(check.getViolations().getType()).getShape() ||
+                      !isa<IntegerType>(getElementTypeOrSelf(first.getType())))) {
+          check.emitError("'opal.data_check' needs `first` an integer tensor of the "
+                          "violations' shape");
+          return;
+        }
         OpBuilder b(op);
         SmallVector<Value> words =
             checkResult(b, op->getLoc(), check.getViolations(),
-                        [](OpBuilder &, Location, Value bad) { return bad; }, /*withFirst=*/false,
-                        check.getValues());
+                        [](OpBuilder &, Location, Value bad) { return bad; },
+                        /*withFirst=*/static_cast<bool>(first), check.getValues(), first);
         llvm::append_range(results, words);
         std::string name = opNameOf(op->getLoc());
         checks.push_back({name.empty() ? function.getSymName().str() : name,

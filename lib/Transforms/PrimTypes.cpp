@@ -284,6 +284,30 @@ FailureOr<SmallVector<Type>> opal::ir::inferPrimResultTypes(Operation *op,
       return fail(problem, "needs a ranked tensor");
     return SmallVector<Type>{a};
   }
+  if (name == "prims.searchsorted") {
+    auto values = dyn_cast<RankedTensorType>(operands[1].getType());
+    if (!values)
+      return fail(problem, "needs ranked values");
+    return SmallVector<Type>{RankedTensorType::get(values.getShape(), IntegerType::get(context, 64))};
+  }
+  if (name == "prims.embedding_bag") {
+    auto table = dyn_cast<RankedTensorType>(operands[0].getType());
+    auto indices = dyn_cast<RankedTensorType>(operands[1].getType());
+    auto offsets = dyn_cast<RankedTensorType>(operands[2].getType());
+    auto includeLast = constantInt(operands[6]);
+    if (!table || !indices || !offsets || table.getRank() != 2 || offsets.getRank() != 1 ||
+        !includeLast)
+      return fail(problem, "needs a 2-d table, 1-d offsets and a constant include_last_offset");
+    int64_t given = offsets.getDimSize(0);
+    int64_t bags = ShapedType::isDynamic(given) || !*includeLast
+                       ? given
+                       : std::max<int64_t>(given - 1, 0);
+    Type index = indices.getElementType();
+    return SmallVector<Type>{RankedTensorType::get({bags, table.getDimSize(1)},
+                                                   table.getElementType()),
+                             RankedTensorType::get({bags, table.getDimSize(1)}, index),
+                             RankedTensorType::get({bags}, index)};
+  }
   if (name == "prims.grid_sample") {
     auto input = dyn_cast<RankedTensorType>(operands[0].getType());
     auto grid = dyn_cast<RankedTensorType>(operands[1].getType());

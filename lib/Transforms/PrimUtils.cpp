@@ -214,12 +214,12 @@ private:
 };
 
 /// Every category's table.
-const std::array<const llvm::StringMap<opal::ir::detail::PrimLowering> *, 7> &tables() {
+const std::array<const llvm::StringMap<opal::ir::detail::PrimLowering> *, 8> &tables() {
   using namespace opal::ir::detail;
-  static const std::array<const llvm::StringMap<PrimLowering> *, 7> all = {
+  static const std::array<const llvm::StringMap<PrimLowering> *, 8> all = {
       &structuredLowerings(), &indexingLowerings(), &convolutionLowerings(),
       &poolingLowerings(), &movementLowerings(), &randomLowerings(),
-      &resamplingLowerings()};
+      &resamplingLowerings(), &segmentLowerings()};
   return all;
 }
 

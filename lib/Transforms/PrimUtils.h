@@ -36,8 +36,8 @@ struct PrimLowering {
 /// The lowerings of the structured prims, one table per category and file
 /// (StructuredToLinalg.cpp, IndexingToLinalg.cpp, ConvolutionToLinalg.cpp,
 /// PoolingToLinalg.cpp, MovementToLinalg.cpp, RandomToLinalg.cpp,
-/// ResamplingToLinalg.cpp); populateStructuredToLinalgPatterns takes them
-/// all.
+/// ResamplingToLinalg.cpp, SegmentsToLinalg.cpp);
+/// populateStructuredToLinalgPatterns takes them all.
 const llvm::StringMap<PrimLowering> &structuredLowerings();
 const llvm::StringMap<PrimLowering> &indexingLowerings();
 const llvm::StringMap<PrimLowering> &convolutionLowerings();
@@ -45,6 +45,7 @@ const llvm::StringMap<PrimLowering> &poolingLowerings();
 const llvm::StringMap<PrimLowering> &movementLowerings();
 const llvm::StringMap<PrimLowering> &randomLowerings();
 const llvm::StringMap<PrimLowering> &resamplingLowerings();
+const llvm::StringMap<PrimLowering> &segmentLowerings();
 
 /// A linalg.generic without inputs over a fresh tensor of `type` (its
 /// dynamic sizes `sizes`) whose element at each index is

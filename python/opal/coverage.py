@@ -63,7 +63,6 @@ MISSING = {
     "sym_storage_offset": "symbolic shapes (torch.SymInt) only",
     "sym_stride.int": "symbolic shapes (torch.SymInt) only",
     "resize_": "in place on its input's storage: opal's aten ops are functional",
-    "_embedding_bag": "not built yet",
 }
 
 # Where native kernels run (MLIR ones compile for the CPU and for CUDA).

@@ -359,7 +359,7 @@ def Opal_AssertOp : Opal_Op<"assert"> {
   let hasVerifier = 1;
 }
 
-def Opal_DataCheckOp : Opal_Op<"data_check"> {
+def Opal_DataCheckOp : Opal_Op<"data_check", [AttrSizedOperandSegments]> {
   let summary = "raises after a call where any element of a bool tensor is true";
   let description = [{
     ```mlir
@@ -372,11 +372,19 @@ def Opal_DataCheckOp : Opal_Op<"data_check"> {
     if any element was true, with `{i}` replaced by the i-th of `values`
     (i64s computed in the body, e.g. sizes). The body must compute a safe result anyway:
     the kernel runs to its end before the check raises.
+
+    With `first %t : type`, a tensor of the violations' shape, `{0}` is
+    `%t`'s element at the first violation (in row-major order; an integer
+    value, e.g. the offending index) and `values` follow from `{1}`:
+    ```mlir
+    opal.data_check %bad first %index : !opal.tensor, "index {0} is out of range {1}" (%n) : !opal.tensor
+    ```
   }];
-  let arguments = (ins AnyTensorOrGeneric:$violations, StrAttr:$message,
-                       Variadic<I64>:$values);
+  let arguments = (ins AnyTensorOrGeneric:$violations, Optional<AnyTensorOrGeneric>:$first,
+                       StrAttr:$message, Variadic<I64>:$values);
   let assemblyFormat = [{
-    $violations `,` $message (`(` $values^ `)`)? attr-dict `:` type($violations)
+    $violations (`first` $first^ `:` type($first))? `,` $message (`(` $values^ `)`)? attr-dict
+    `:` type($violations)
   }];
 }
 
