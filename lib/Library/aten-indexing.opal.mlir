@@ -128,7 +128,8 @@ opal.library "aten" {
   // to the end; include_last_offset: offsets ends with the end), skipping
   // padding_idx; per_sample_weights scales each row (sum only). PyTorch
   // 1.13's CPU results: (output, offset2bag — empty for a float32/float16
-  // sum without padding_idx, as PyTorch skips it —, bag_size — zeros for a
+  // sum without padding_idx of non-empty rows, as PyTorch skips it —,
+  // bag_size — zeros for a
   // sum —, max_indices — bag_size, or the maximum's index for max), the
   // last three of the indices' and offsets' common dtype. opal raises where
   // PyTorch 1.13 computes garbage or crashes: 2-d indices here (embedding_bag
@@ -249,29 +250,27 @@ opal.library "aten" {
     %outside = prims.bitwise_or %below, %above : (!opal.tensor, !opal.tensor) -> !opal.tensor
     opal.data_check %outside first %idx : !opal.tensor, "embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be {0}" : !opal.tensor
     // offset2bag: for each index, how many of the bags' offsets are at or
-    // before it, less one (PyTorch skips it for a float sum without
-    // padding_idx).
+    // before it, less one. PyTorch skips it (an empty tensor) on its fast
+    // path: a float32 or float16 sum without padding_idx, of rows of at
+    // least one element.
     %is_sum_mode = arith.cmpi eq, %mode, %c0 : i64
     %fast_dtype = arith.ori %w_float, %w_half : i1
     %no_padding = arith.cmpi slt, %padding_idx, %c0 : i64
     %fast0 = arith.andi %is_sum_mode, %fast_dtype : i1
     %fast = arith.andi %fast0, %no_padding : i1
+    %width = opal.dim_size %weight, 1 : !opal.tensor -> i64
+    %no_width = arith.cmpi eq, %width, %c0 : i64
+    %skipped = arith.xori %no_width, %true : i1
+    %skip = arith.andi %fast, %skipped : i1
+    %o2b_length = arith.select %skip, %c0, %n : i64
     %cpu = opal.device "cpu"
-    %offset2bag = opal.static_if %fast -> !opal.tensor {
-      %empty = opal.list %c0 : i64 -> !opal.list<i64>
-      %e = prims.full %empty, %c0, %index_code, %cpu, %false : (!opal.list<i64>, i64, i64, !opal.device, i1) -> !opal.tensor
-      opal.yield %e : !opal.tensor
-    } else {
-      %bags = opal.dim_size %values, 0 : !opal.tensor -> i64
-      %starts = prims.slice_in_dim %off, %c0, %bags, %c1, %c0 : (!opal.tensor, i64, i64, i64, i64) -> !opal.tensor
-      %positions = prims.iota %n, %c0, %c1, %index_code, %cpu, %false : (i64, i64, i64, i64, !opal.device, i1) -> !opal.tensor
-      %counted = prims.searchsorted %starts, %positions, %true : (!opal.tensor, !opal.tensor, i1) -> !opal.tensor
-      %bag = aten.sub.Scalar %counted, %c1, %c1 : (!opal.tensor, i64, i64) -> !opal.tensor
-      %b = opal.to_dtype %bag, %index_code : !opal.tensor, i64 -> !opal.tensor
-      opal.yield %b : !opal.tensor
-    }
+    %bags = opal.dim_size %values, 0 : !opal.tensor -> i64
+    %starts = prims.slice_in_dim %off, %c0, %bags, %c1, %c0 : (!opal.tensor, i64, i64, i64, i64) -> !opal.tensor
+    %positions = prims.iota %o2b_length, %c0, %c1, %index_code, %cpu, %false : (i64, i64, i64, i64, !opal.device, i1) -> !opal.tensor
+    %counted = prims.searchsorted %starts, %positions, %true : (!opal.tensor, !opal.tensor, i1) -> !opal.tensor
+    %bag_of = aten.sub.Scalar %counted, %c1, %c1 : (!opal.tensor, i64, i64) -> !opal.tensor
+    %offset2bag = opal.to_dtype %bag_of, %index_code : !opal.tensor, i64 -> !opal.tensor
     %output, %bag_size, %max_indices = opal.static_if %is_sum_mode -> !opal.tensor, !opal.tensor, !opal.tensor {
-      %bags = opal.dim_size %values, 0 : !opal.tensor -> i64
       %bshape = opal.list %bags : i64 -> !opal.list<i64>
       %z = prims.full %bshape, %c0, %index_code, %cpu, %false : (!opal.list<i64>, i64, i64, !opal.device, i1) -> !opal.tensor
       opal.yield %values, %z, %z : !opal.tensor, !opal.tensor, !opal.tensor

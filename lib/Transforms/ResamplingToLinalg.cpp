@@ -317,8 +317,9 @@ struct SampledDim {
   Value reflect(OpBuilder &b, Location l, Value x) const {
     Value low = constant(b, l, alignCorners ? 0.0 : -0.5);
     Value distance = math::AbsFOp::create(b, l, arith::SubFOp::create(b, l, x, low));
+    // (The quotient is not negative: its floor is PyTorch's trunc.)
     Value flips =
-        math::TruncOp::create(b, l, arith::DivFOp::create(b, l, distance, twiceSpan));
+        math::FloorOp::create(b, l, arith::DivFOp::create(b, l, distance, twiceSpan));
     Value extra = arith::SubFOp::create(b, l, distance,
                                         arith::MulFOp::create(b, l, flips, twiceSpan));
     Value folded = arith::MinimumFOp::create(b, l, extra,

@@ -249,6 +249,79 @@ def batch_norm_arguments(case, name):
     return args + [False] if checked else args
 
 
+def col2im_arguments(case):
+    """An [N, C*kh*kw, L] input whose L usually matches the blocks of
+    output_size; now and then a wrong L, channel count or list, or an empty
+    dim."""
+    kernel = [case.rng.choice([1, 2, 3]), case.rng.choice([1, 2])]
+    dilation = [case.rng.choice([1, 1, 2]), 1]
+    padding = [case.rng.choice([0, 1]), case.rng.choice([0, 1])]
+    stride = [case.rng.choice([1, 2]), case.rng.choice([1, 1, 2])]
+    size = [case.rng.randint(1, 6), case.rng.randint(1, 6)]
+    blocks = [(size[d] + 2 * padding[d] - dilation[d] * (kernel[d] - 1) - 1) // stride[d] + 1
+              for d in range(2)]
+    length = blocks[0] * blocks[1] if case.rng.random() < 0.9 else case.rng.randint(0, 5)
+    planes = case.rng.choice([1, 2]) * kernel[0] * kernel[1] + (case.rng.random() < 0.05)
+    shape = [case.rng.choice([0, 1, 2, 2]), planes, max(length, 0)]
+    if case.rng.random() < 0.2:
+        shape = shape[1:]
+    lists = [size, kernel, dilation, padding, stride]
+    if case.rng.random() < 0.05:
+        lists[case.rng.randrange(5)] = [case.rng.choice([0, -1, 1])] * case.rng.choice([1, 2, 3])
+    dtype = case.rng.choice(["float32", "float64"]) if case.rng.random() < 0.9 else case.dtype()
+    return [case.array(tuple(shape), dtype)] + lists
+
+
+def grid_sampler_arguments(case):
+    """An [N, C, H, W] input and an [N, Ho, Wo, 2] grid of points in and
+    around [-1, 1], every mode; now and then other shapes or dtypes."""
+    n = case.rng.choice([0, 1, 2, 2])
+    input_shape = (n, case.rng.choice([0, 1, 3]), case.rng.randint(1, 5), case.rng.randint(1, 5))
+    grid_shape = (n, case.rng.randint(0, 4), case.rng.randint(1, 4), 2)
+    if case.rng.random() < 0.08:
+        which = case.rng.randrange(3)
+        if which == 0:
+            grid_shape = (n + 1,) + grid_shape[1:]
+        elif which == 1:
+            grid_shape = grid_shape[:3] + (case.rng.choice([1, 3]),)
+        else:
+            input_shape = input_shape[:2] + (0,) + input_shape[3:]
+    dtype = case.rng.choice(["float32", "float32", "float64"])
+    grid_dtype = dtype if case.rng.random() < 0.95 else case.dtype()
+    grid = case.array(grid_shape, grid_dtype) * 0.8
+    return [case.array(input_shape, dtype if case.rng.random() < 0.95 else case.dtype()), grid,
+            case.rng.randint(0, 2), case.rng.randint(0, 2), case.rng.random() < 0.5]
+
+
+def embedding_bag_arguments(case):
+    """Offsets that start at 0 and do not decrease (PyTorch 1.13 crashes or
+    computes garbage on others, and on an empty offsets list off its fast
+    path), include_last_offset with the list's length last; now and then an
+    index out of range, a first offset other than 0 or a last past the end
+    (PyTorch's checks), per-sample weights, padding_idx."""
+    rows, width = case.rng.randint(1, 6), case.rng.randint(0, 3)
+    n = case.rng.randint(0, 9)
+    bound = rows + (2 if case.rng.random() < 0.05 else 0)
+    indices = np.array([case.rng.randrange(bound) for _ in range(n)], dtype=np.int64)
+    bags = case.rng.randint(1, 4)
+    offsets = sorted([0] + [case.rng.randint(0, n) for _ in range(bags - 1)])
+    last = case.rng.random() < 0.3
+    if last:
+        offsets.append(n)
+    if case.rng.random() < 0.03:
+        offsets[0] = 1
+    elif case.rng.random() < 0.03:
+        offsets[-1] = n + 1
+    mode = case.rng.choice([0, 1, 2])
+    pad = case.rng.choice([-1, -1, 0, 2])
+    index_dtype = case.rng.choice(["int64", "int64", "int32"])
+    offset_dtype = index_dtype if case.rng.random() < 0.8 else "int64"
+    dtype = case.rng.choice(["float32", "float32", "float64"])
+    weights = case.array((n,), dtype) if mode == 0 and case.rng.random() < 0.3 else None
+    return [case.array((rows, width), dtype), indices.astype(index_dtype),
+            np.array(offsets, dtype=offset_dtype), False, mode, False, weights, last, pad]
+
+
 def group_norm_arguments(case, name):
     """input [N, C, ...], groups that usually divide C, parameters of C
     elements (sometimes not, or None). native_group_norm's N, C and HxW are
@@ -305,6 +378,12 @@ def arguments(case, overload):
         return batch_norm_arguments(case, name)
     if name in ("group_norm", "native_group_norm"):
         return group_norm_arguments(case, name)
+    if name == "col2im":
+        return col2im_arguments(case)
+    if name == "grid_sampler_2d":
+        return grid_sampler_arguments(case)
+    if name == "_embedding_bag":
+        return embedding_bag_arguments(case)
     args = []
     tensors = [a for a in schema.arguments if str(a.type) in ("Tensor", "Tensor?")]
     if name in MATMUL_LIKE:

@@ -45,6 +45,7 @@ GROUPS = {
                 "reflection_pad2d reflection_pad3d replication_pad1d replication_pad2d "
                 "replication_pad3d",
     "distance": "_cdist_forward _pdist_forward",
+    "spatial": "col2im grid_sampler_2d _embedding_bag",
     "conv": "conv1d conv2d conv3d conv_transpose1d conv_transpose2d.input conv_transpose3d.input "
             "convolution",
     "pool": "max_pool2d_with_indices max_pool2d avg_pool2d "

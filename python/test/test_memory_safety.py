@@ -161,6 +161,36 @@ POOL_CASES = [
      "Dimension out of range (expected to be in range of [-1, 0], but got 1)"),
 ]
 
+SPATIAL_CASES = [
+    ("A.col2im(opal.ones(2, 12, 6), [4, 5], [2, 2], [1, 1], [0, 0], [1, 1])",
+     "torch.ops.aten.col2im(torch.ones(2, 12, 6), [4, 5], [2, 2], [1, 1], [0, 0], [1, 1])",
+     "expected size of input's dimension 2 to match the calculated number of sliding blocks "
+     "3 * 4 = 12, but got input.size(2)=6."),
+    ("A.col2im(opal.ones(2, 10, 6), [3, 4], [2, 2], [1, 1], [0, 0], [1, 1])",
+     "torch.ops.aten.col2im(torch.ones(2, 10, 6), [3, 4], [2, 2], [1, 1], [0, 0], [1, 1])",
+     "Expected size of input's dimension 1 to be divisible by the product of kernel_size"),
+    ("A.grid_sampler_2d(opal.ones(2, 3, 4, 5), opal.ones(1, 6, 7, 2), 0, 0, False)",
+     "torch.ops.aten.grid_sampler_2d(torch.ones(2, 3, 4, 5), torch.ones(1, 6, 7, 2), 0, 0, False)",
+     "grid_sampler(): expected grid and input to have same batch size"),
+    ("A._embedding_bag(opal.ones(6, 2), opal.tensor([1, 2, 700000, -1]), opal.tensor([0, 2]), "
+     "False, 2, False, None, False, -1)",
+     "torch.ops.aten._embedding_bag(torch.ones(6, 2), torch.tensor([1, 2, 700000, -1]), "
+     "torch.tensor([0, 2]), False, 2, False, None, False, -1)",
+     "embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be 700000"),
+    ("A._embedding_bag(opal.ones(6, 2), opal.tensor([1, 2, 3]), opal.tensor([0, 9]), "
+     "False, 1, False, None, False, -1)",
+     "torch.ops.aten._embedding_bag(torch.ones(6, 2), torch.tensor([1, 2, 3]), "
+     "torch.tensor([0, 9]), False, 1, False, None, False, -1)",
+     "offsets[-1] can not be greater than input's length 3 but got offsets[-1] of 9"),
+    # PyTorch 1.13 crashes on these; opal raises.
+    ("A._embedding_bag(opal.ones(6, 2), opal.tensor([1, 2, 3]), opal.tensor([0, 2]), "
+     "False, 3, False, None, False, -1)", None,
+     "opal takes mode 0 (sum), 1 (mean) or 2 (max) for _embedding_bag, but got 3"),
+    ("A._embedding_bag(opal.ones(6, 2), opal.tensor([1, 2, 3]), opal.tensor([0, 3, 1]), "
+     "False, 1, False, None, False, -1)", None,
+     "opal takes non-decreasing offsets for _embedding_bag"),
+]
+
 SIZE_CASES = [
     ("opal.empty([2**62])", "torch.empty([2**62])",
      "Storage size calculation overflowed with sizes=[4611686018427387904]"),
@@ -244,8 +274,9 @@ def torch_available():
 
 
 @pytest.mark.parametrize("code,reference,expected",
-                         SHAPE_CASES + SIZE_CASES + CONV_CASES + POOL_CASES,
-                         ids=[case[0] for case in SHAPE_CASES + SIZE_CASES + CONV_CASES + POOL_CASES])
+                         SHAPE_CASES + SIZE_CASES + CONV_CASES + POOL_CASES + SPATIAL_CASES,
+                         ids=[case[0] for case in SHAPE_CASES + SIZE_CASES + CONV_CASES +
+                              POOL_CASES + SPATIAL_CASES])
 def test_bad_input_raises_with_pytorchs_message(code, reference, expected):
     result = outcome(code)
     assert result is not None, f"{code} returned instead of raising"
