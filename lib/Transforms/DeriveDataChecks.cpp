@@ -50,12 +50,20 @@ bool dividesByOperand1(Operation *op) {
 /// there if given; then `scalars` (i64 values).
 SmallVector<Value> checkResult(OpBuilder &b, Location loc, Value tensor,
                   function_ref<Value(OpBuilder &, Location, Value)> violates, bool withFirst,
-                  ValueRange scalars = {}, Value firstOf = {}) {
+                  int64_t &inits, ValueRange scalars = {}, Value firstOf = {}) {
   auto type = cast<RankedTensorType>(tensor.getType());
   Type i64 = b.getI64Type();
   Value zero = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0));
-  Value empty = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, i64);
-  Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+  // Each reduction starts from a zero of its own: were CSE to merge the
+  // checks' zeros into one tensor, bufferization could compute one check in
+  // the buffer of another's word and copy that word over it first.
+  auto freshZero = [&] {
+    Value empty = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, i64);
+    auto fill = linalg::FillOp::create(b, loc, zero, empty);
+    fill->setAttr("opal.data_check_init", b.getI64IntegerAttr(inits++));
+    return fill.getResult(0);
+  };
+  Value init = freshZero();
   AffineMap scalarMap = AffineMap::get(type.getRank(), 0, b.getContext());
   SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(type.getRank())};
   SmallVector<Value> inputs = {tensor};
@@ -64,15 +72,15 @@ SmallVector<Value> checkResult(OpBuilder &b, Location loc, Value tensor,
     inputs.push_back(firstOf);
   }
   maps.push_back(scalarMap);
-  SmallVector<Value> inits = {init};
+  SmallVector<Value> outputs = {init};
   if (withFirst) {
     maps.push_back(scalarMap);
-    inits.push_back(init);
+    outputs.push_back(freshZero());
   }
   unsigned accumulators = inputs.size();
   SmallVector<utils::IteratorType> iterators(type.getRank(), utils::IteratorType::reduction);
   auto reduction = linalg::GenericOp::create(
-      b, loc, ValueRange(inits).getTypes(), inputs, inits, maps, iterators,
+      b, loc, ValueRange(outputs).getTypes(), inputs, outputs, maps, iterators,
       [&](OpBuilder &nested, Location l, ValueRange args) {
         Value bad = violates(nested, l, args[0]);
         Value seen = args[accumulators];
@@ -125,6 +133,7 @@ struct DeriveDataChecks
     // Each divisor is checked once, however many prims divide by it.
     llvm::DenseSet<Value> checked;
     SmallVector<opal::ir::DataCheckOp> declared;
+    int64_t zeros = 0; // the reductions' zeros, numbered
     function.walk([&](Operation *op) {
       if (auto check = dyn_cast<opal::ir::DataCheckOp>(op)) {
         // An op's own check: any true element of its bool tensor raises.
@@ -147,7 +156,8 @@ struct DeriveDataChecks
         SmallVector<Value> words =
             checkResult(b, op->getLoc(), check.getViolations(),
                         [](OpBuilder &, Location, Value bad) { return bad; },
-                        /*withFirst=*/static_cast<bool>(first), check.getValues(), first);
+                        /*withFirst=*/static_cast<bool>(first), zeros, check.getValues(),
+                        first);
         llvm::append_range(results, words);
         std::string name = opNameOf(op->getLoc());
         checks.push_back({name.empty() ? function.getSymName().str() : name,
@@ -182,7 +192,7 @@ struct DeriveDataChecks
               Value high = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, index, size);
               return arith::OrIOp::create(nb, l, low, high);
             },
-            /*withFirst=*/true, ValueRange{dimValue, size});
+            /*withFirst=*/true, zeros, ValueRange{dimValue, size});
         llvm::append_range(results, words);
         checks.push_back({name, "index {0} is out of bounds for dimension {1} with size {2}",
                           static_cast<uint32_t>(words.size())});
@@ -199,7 +209,7 @@ struct DeriveDataChecks
                                       return arith::CmpIOp::create(
                                           nb, l, arith::CmpIPredicate::eq, divisor, zero);
                                     },
-                                    /*withFirst=*/false);
+                                    /*withFirst=*/false, zeros);
       llvm::append_range(results, words);
       checks.push_back({name, kZeroDivision, static_cast<uint32_t>(words.size())});
     });

@@ -696,14 +696,6 @@ def pytorch_bug(name, values, their_error):
             their_error and list(values[1]) == [])
 
 
-def known_opal_bug(their_error):
-    """Open bugs of opal, each listed in docs/python.md ("Known bugs"):
-    a transposed convolution whose output would have a dim below 1 returns
-    an empty tensor where PyTorch raises "Output size is too small" (the
-    data check that computes it does not fire; under investigation)."""
-    return "Output size is too small" in their_error
-
-
 def opal_stricter(error):
     """Checks opal makes on every call that PyTorch 1.13 makes only on some
     of its backends' paths, or not at all: a convolution's bias must have
@@ -853,8 +845,7 @@ def main():
             if (their_error or our_error) and empty_batch_norm(name, values):
                 problem = None
             elif their_error and not our_error:
-                problem = None if pytorch_bug(name, values, their_error) or \
-                    known_opal_bug(their_error) else \
+                problem = None if pytorch_bug(name, values, their_error) else \
                     f"PyTorch raises ({their_error}), opal does not"
             elif our_error and not their_error:
                 problem = None if dtype_error_on_empty(our_error, values) or \

@@ -132,3 +132,20 @@ def test_dtypes_as_pytorch_cpu_kernels():
                                  opal.tensor(np.ones((2, 3, 2, 2), np.int32)))
     got = A.conv2d(opal.tensor(x.astype(np.int32)), opal.tensor(w.astype(np.int32)))
     assert got.dtype == opal.int32 and got.numpy().tolist() == [[[[8] * 3] * 3] * 3]
+
+
+def test_a_transposed_convolution_with_an_empty_output_dim_raises():
+    # Every data check's result reaches its own word: the output-size check
+    # (the last of four) was lost when another check's word was copied over
+    # the buffer it had been computed in.
+    for x, w in (((2, 9, 2, 6), (9, 2, 3, 3)), ((2, 9, 5, 6), (9, 2, 3, 3))):
+        args = (None, [1, 2], [2, 2], [1, 1], True, [0, 0], 1)
+        try:
+            want = tuple(torch.ops.aten.convolution(torch.ones(x), torch.ones(w), *args).shape)
+        except RuntimeError as error:
+            with pytest.raises(RuntimeError) as ours:
+                opal.ops.aten.convolution(opal.ones(*x), opal.ones(*w), *args)
+            assert str(error).splitlines()[0] in str(ours.value)
+            assert "Calculated output size per channel: (0 x 9)" in str(ours.value)
+        else:
+            assert opal.ops.aten.convolution(opal.ones(*x), opal.ones(*w), *args).shape == want
