@@ -12,7 +12,6 @@ PyTorch's median over opal's.
     PYTHONPATH=build/python /usr/bin/python3 benchmarks/conv_benchmark.py [--rounds N]
 """
 
-import argparse
 
 import numpy as np
 import torch
@@ -54,11 +53,8 @@ def cases():
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=7)
-    torch.set_num_threads(1)
-    results = interleaved.run(cases(), parser.parse_args().rounds)
-    interleaved.report(results, width=34, copy_column=False)
+    interleaved.main(__doc__, cases, rounds=7, width=34, copy_column=False)
+
 
 if __name__ == "__main__":
     main()

@@ -2,12 +2,14 @@
 
 The Python benchmarks of one op each (movement_benchmark.py,
 random_benchmark.py) give `run` their cases, (name, opal call, reference
-call); each case is called twice per side first (compile, warm caches),
+call), or `main` parses --rounds and does both; each case is called twice
+per side first (compile, warm caches),
 then once per side per round, opal first. `report` prints min and median
 milliseconds, the ratio of the medians and, against the first case (a copy
 of the same bytes), the share of the speed of memory.
 """
 
+import argparse
 import statistics
 import time
 
@@ -41,3 +43,15 @@ def report(results, width=26, copy_column=True):
         print(f"{name:{width}s} {min(mine):8.2f} / {med:7.2f} {min(reference):9.2f} / "
               f"{their_med:7.2f} {their_med / med:11.2f}x" +
               (f" {copy / med:9.0%}" if copy_column else ""))
+
+
+def main(description, cases, rounds=15, width=26, copy_column=True):
+    """A benchmark's command line: --rounds, PyTorch on one thread (opal's
+    calls here run on one), then `run` and `report`. `cases` is called after
+    the arguments are parsed (it builds the inputs)."""
+    import torch
+    parser = argparse.ArgumentParser(description=description.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=rounds)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    report(run(cases(), args.rounds), width=width, copy_column=copy_column)

@@ -11,7 +11,6 @@ the ratios of the medians.
     PYTHONPATH=build/python /usr/bin/python3 benchmarks/movement_benchmark.py [--rounds N]
 """
 
-import argparse
 
 import numpy as np
 import torch
@@ -59,11 +58,7 @@ def cases():
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=15)
-    args = parser.parse_args()
-    torch.set_num_threads(1)
-    interleaved.report(interleaved.run(cases(), args.rounds), width=26)
+    interleaved.main(__doc__, cases, width=26)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ medians.
     PYTHONPATH=build/python /usr/bin/python3 benchmarks/random_benchmark.py [--rounds N]
 """
 
-import argparse
 
 import numpy as np
 import torch
@@ -41,11 +40,7 @@ def cases():
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=15)
-    args = parser.parse_args()
-    torch.set_num_threads(1)
-    interleaved.report(interleaved.run(cases(), args.rounds), width=22)
+    interleaved.main(__doc__, cases, width=22)
 
 
 if __name__ == "__main__":
