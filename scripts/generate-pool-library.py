@@ -141,10 +141,8 @@ def dtype_constants(allowed):
         e(f"%c_{d} = arith.constant {DTYPE[d]} : i64")
 
 
-def batch(n):
-    """%x: self with a batch dim of 1 in front when it has none."""
-    e(f"%ss = opal.shape_of %self : {T} -> {L}")
-    e(f"%rank = opal.list_len %ss : {L} -> i64")
+def add_batch(n):
+    """%x: self with a batch dim of 1 in front when its %rank is n + 1."""
     e(f"%unbatched = arith.cmpi eq, %rank, %c{n + 1} : i64")
     e(f"%at0 = opal.list %c0 : i64 -> {L}")
     e(f"%x = opal.static_if %unbatched -> {T} {{")
@@ -153,6 +151,13 @@ def batch(n):
     e("} else {")
     e(f"  opal.yield %self : {T}")
     e("}")
+
+
+def batch(n):
+    """%x: self with a batch dim of 1 in front when it has none."""
+    e(f"%ss = opal.shape_of %self : {T} -> {L}")
+    e(f"%rank = opal.list_len %ss : {L} -> i64")
+    add_batch(n)
     e(f"%channels = opal.dim_size %x, 1 : {T} -> i64")
     for s in range(n):
         e(f"%i{s} = opal.dim_size %x, {2 + s} : {T} -> i64")
@@ -393,14 +398,7 @@ def adaptive_avg_pool3d():
     ok = all_of("sizes", conds)
     e(f'opal.check {ok}, "numel: integer multiplication overflow"')
     dtype_check(allowed, "adaptive_avg_pool3d_cpu")
-    e("%unbatched = arith.cmpi eq, %rank, %c4 : i64")
-    e(f"%at0 = opal.list %c0 : i64 -> {L}")
-    e(f"%x = opal.static_if %unbatched -> {T} {{")
-    e(f"  %b = opal.keep_dims %self, %at0, %yes : {T}, {L}, i1 -> {T}")
-    e(f"  opal.yield %b : {T}")
-    e("} else {")
-    e(f"  opal.yield %self : {T}")
-    e("}")
+    add_batch(3)
     e(f"%r = prims.adaptive_avg_pool %x, %output_size : ({T}, {L}) -> {T}")
     unbatch(["%r"])
     e("}", 2)
