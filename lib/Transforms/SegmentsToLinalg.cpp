@@ -110,6 +110,15 @@ LogicalResult lowerSearchsorted(Operation *op, PatternRewriter &rewriter) {
   return success();
 }
 
+/// The reduction of prims.embedding_bag ("sum" or "max"), from its
+/// operand 5 (an opal.str).
+std::optional<bool> isMax(Operation *op) {
+  auto text = op->getOperand(5).getDefiningOp<opal::ir::StrOp>();
+  if (!text || (text.getValue() != "sum" && text.getValue() != "max"))
+    return std::nullopt;
+  return text.getValue() == "max";
+}
+
 std::string embeddingBagProblem(Operation *op) {
   auto table = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
   auto indices = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
@@ -125,22 +134,6 @@ std::string embeddingBagProblem(Operation *op) {
     return "needs integer indices and offsets of one element type";
   if (!constantInt(op->getOperand(4)) || !constantInt(op->getOperand(6)))
     return "needs a constant padding_idx and include_last_offset";
-  return "";
-}
-
-/// The reduction of prims.embedding_bag ("sum" or "max"), from its
-/// operand 5 (an opal.str).
-std::optional<bool> isMax(Operation *op) {
-  auto text = op->getOperand(5).getDefiningOp<opal::ir::StrOp>();
-  if (!text || (text.getValue() != "sum" && text.getValue() != "max"))
-    return std::nullopt;
-  return text.getValue() == "max";
-}
-
-std::string embeddingBagOperandsProblem(Operation *op) {
-  std::string problem = embeddingBagProblem(op);
-  if (!problem.empty())
-    return problem;
   if (!isMax(op))
     return "needs a constant reduce of \"sum\" or \"max\"";
   return "";
@@ -237,12 +230,11 @@ LogicalResult lowerEmbeddingBag(Operation *op, PatternRewriter &rewriter) {
                 // The first maximum wins (NaN never replaces a value).
                 Value greater =
                     arith::CmpFOp::create(lb, ll, arith::CmpFPredicate::OGT, x, carried[0]);
-                Value first = arith::XOrIOp::create(
-                    lb, ll, carried[2], arith::ConstantOp::create(lb, ll, lb.getBoolAttr(true)));
-                Value take = arith::AndIOp::create(
-                    lb, ll, arith::OrIOp::create(lb, ll, first, greater),
-                    arith::XOrIOp::create(lb, ll, skip,
-                                          arith::ConstantOp::create(lb, ll, lb.getBoolAttr(true))));
+                // take = !skip && (!seen || greater)
+                Value yes = arith::ConstantOp::create(lb, ll, lb.getBoolAttr(true));
+                Value no = arith::ConstantOp::create(lb, ll, lb.getBoolAttr(false));
+                Value replaces = arith::SelectOp::create(lb, ll, carried[2], greater, yes);
+                Value take = arith::SelectOp::create(lb, ll, skip, no, replaces);
                 next = {arith::SelectOp::create(lb, ll, take, x, carried[0]),
                         arith::SelectOp::create(lb, ll, take, index, carried[1]),
                         arith::OrIOp::create(lb, ll, carried[2], take)};
@@ -295,7 +287,7 @@ LogicalResult lowerEmbeddingBag(Operation *op, PatternRewriter &rewriter) {
 const llvm::StringMap<PrimLowering> &opal::ir::detail::segmentLowerings() {
   static const llvm::StringMap<PrimLowering> table = {
       {"prims.searchsorted", {searchsortedProblem, lowerSearchsorted}},
-      {"prims.embedding_bag", {embeddingBagOperandsProblem, lowerEmbeddingBag}},
+      {"prims.embedding_bag", {embeddingBagProblem, lowerEmbeddingBag}},
   };
   return table;
 }
