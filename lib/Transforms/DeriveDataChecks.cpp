@@ -134,6 +134,7 @@ struct DeriveDataChecks
     llvm::DenseSet<Value> checked;
     SmallVector<opal::ir::DataCheckOp> declared;
     int64_t zeros = 0; // the reductions' zeros, numbered
+    bool invalid = false;
     function.walk([&](Operation *op) {
       if (auto check = dyn_cast<opal::ir::DataCheckOp>(op)) {
         // An op's own check: any true element of its bool tensor raises.
@@ -141,6 +142,7 @@ struct DeriveDataChecks
         if (!isa<RankedTensorType>(check.getViolations().getType()) ||
             !getElementTypeOrSelf(check.getViolations().getType()).isInteger(1)) {
           check.emitError("'opal.data_check' needs a ranked bool (i1) tensor");
+          invalid = true;
           return;
         }
         Value first = check.getFirst();
@@ -150,6 +152,7 @@ struct DeriveDataChecks
                       !isa<IntegerType>(getElementTypeOrSelf(first.getType())))) {
           check.emitError("'opal.data_check' needs `first` an integer tensor of the "
                           "violations' shape");
+          invalid = true;
           return;
         }
         OpBuilder b(op);
@@ -213,11 +216,10 @@ struct DeriveDataChecks
       llvm::append_range(results, words);
       checks.push_back({name, kZeroDivision, static_cast<uint32_t>(words.size())});
     });
-    for (opal::ir::DataCheckOp check : declared) {
-      if (!getElementTypeOrSelf(check.getViolations().getType()).isInteger(1))
-        return signalPassFailure();
+    if (invalid)
+      return signalPassFailure();
+    for (opal::ir::DataCheckOp check : declared)
       check.erase();
-    }
     if (checks.empty())
       return;
     // The checks' results follow the function's own.

@@ -40,3 +40,17 @@ func.func @index_select(%x: tensor<?x?xf32>, %i: tensor<?xi64>) -> !opal.tensor 
   %r = aten.index_select %x, %c0, %i : (tensor<?x?xf32>, i64, tensor<?xi64>) -> !opal.tensor
   return %r : !opal.tensor
 }
+
+// -----
+
+// `first`: the element of %i at the first violation is the check's first
+// word after `found` ({0}); the values follow ({1}).
+// CHECK-LABEL: func.func @first_value
+// CHECK-SAME: -> (tensor<i64>, tensor<i64>, tensor<i64>)
+// CHECK-SAME: opal.data_checks = "first_value,3,index%20%7B0%7D%20past%20%7B1%7D"
+// CHECK: linalg.generic {{.*}}ins(%{{.*}}, %{{.*}} : tensor<?xi1>, tensor<?xi64>) outs(%{{.*}}, %{{.*}} : tensor<i64>, tensor<i64>)
+// CHECK: arith.select
+func.func @first_value(%bad: tensor<?xi1>, %i: tensor<?xi64>, %n: i64) {
+  opal.data_check %bad first %i : tensor<?xi64>, "index {0} past {1}" (%n) : tensor<?xi1>
+  return
+}
