@@ -13,6 +13,7 @@ profile="${1:-build}"
 build_packages=(
   cmake ninja-build ccache g++ make
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  libomp-22-dev
   pybind11-dev python3-dev python3-numpy
   libgtest-dev libgmock-dev libbenchmark-dev
 )

@@ -31,6 +31,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -194,8 +195,6 @@ public:
         line << " [translate " << llvmSteps.translateMs << ", O2 " << llvmSteps.optimizeMs
              << ", codegen " << llvmSteps.codegenMs << "]";
       line << ", load " << loadMs << ")"
-           << (kernel.rowsIndependent ? ", rows independent" : "")
-           << (kernel.halves != jit::HalvesCombine::None ? ", reduces halves" : "")
            << " [" << cacheKey.substr(0, 16) << "]; reached:";
       for (const OperatorName &name : kernel.reached)
         line << " " << name.str();
@@ -365,13 +364,6 @@ private:
     }
     if (auto streams = function->getAttrOfType<IntegerAttr>(kRandomStreamsAttrName))
       kernel.randomStreams = static_cast<uint32_t>(streams.getInt());
-    // Two CPU threads split independent rows; one CUDA launch covers them
-    // all. A kernel with data checks runs whole, and so does a random one
-    // (its elements' numbers follow from their indices in the whole).
-    bool split = spec.device != DeviceType::CUDA && kernel.dataChecks.empty() &&
-                 kernel.randomStreams == 0;
-    kernel.rowsIndependent = split && rowsAreIndependent(moduleOp);
-    kernel.halves = split ? halvesCombine(moduleOp) : jit::HalvesCombine::None;
     // CUDA outputs come from cuMemAlloc: aligned for 128-bit stores.
     unsigned outputAlignment = spec.device == DeviceType::CUDA ? jit::kVectorAlignment : 0;
     auto outputs = splitEntryPoints(moduleOp, outputAlignment, error);
@@ -615,8 +607,8 @@ private:
     registry.insert<OpalDialect, affine::AffineDialect, arith::ArithDialect,
                     bufferization::BufferizationDialect, cf::ControlFlowDialect,
                     func::FuncDialect, LLVM::LLVMDialect, linalg::LinalgDialect,
-                    math::MathDialect, memref::MemRefDialect, scf::SCFDialect,
-                    tensor::TensorDialect, vector::VectorDialect>();
+                    math::MathDialect, memref::MemRefDialect, omp::OpenMPDialect,
+                    scf::SCFDialect, tensor::TensorDialect, vector::VectorDialect>();
     registerSchemaDialects(registry, schemas);
     registerCpuPipeline(registry);
     registerCudaPipeline(registry);

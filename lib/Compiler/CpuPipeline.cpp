@@ -87,7 +87,9 @@ const char *opal::ir::jitCpuReusablePipelineText() {
       // Matrix products: loop order and L2 tiles.
       "func.func(opal-tile-matmul),"
       // Row-wise runs with a reduction (softmax, norms) one row at a time.
-      "func.func(opal-fuse-rows),canonicalize";
+      "func.func(opal-fuse-rows),canonicalize,"
+      // Nests large enough for threads run on OpenMP's.
+      "opal-parallelize";
   return text.c_str();
 }
 

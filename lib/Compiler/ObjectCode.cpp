@@ -2,11 +2,11 @@
 
 #include "opal/Compiler/ObjectCode.h"
 
-#include "opal/CUDA/Launch.h"
 #include "opal/JIT/ObjectLoader.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -176,6 +176,8 @@ FailureOr<std::string> opal::ir::emitObject(ModuleOp module,
   DialectRegistry registry;
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
+  // Parallel nests (opal-parallelize): omp.parallel becomes calls of libomp.
+  registerOpenMPDialectTranslation(registry);
   module->getContext()->appendDialectRegistry(registry);
 
   llvm::LLVMContext context;
@@ -196,9 +198,18 @@ FailureOr<std::string> opal::ir::emitObject(ModuleOp module,
     // read, outputs are fresh: KernelBuilder.h), so loops need no runtime
     // alias checks. (convert-func-to-llvm drops the memrefs' llvm.noalias;
     // every pointer argument is a memref's.)
-    for (llvm::Argument &argument : function->args())
-      if (argument.getType()->isPointerTy())
-        argument.addAttr(llvm::Attribute::NoAlias);
+    // The parts of its parallel nests (opal-parallelize: `<entry>_part`,
+    // `<entry>_part_<n>`) take whole buffers of the entry point (arguments,
+    // allocations, globals; never a view of another), so the same holds.
+    auto markNoAlias = [](llvm::Function &f) {
+      for (llvm::Argument &argument : f.args())
+        if (argument.getType()->isPointerTy())
+          argument.addAttr(llvm::Attribute::NoAlias);
+    };
+    markNoAlias(*function);
+    for (llvm::Function &part : *llvmModule)
+      if (!part.isDeclaration() && part.getName().starts_with(name + "_part"))
+        markNoAlias(part);
     // Inlined into its packed entry point before LLVM simplifies anything:
     // otherwise the O2 pipeline simplifies the body once on its own and
     // once more inlined (twice the optimization time).
@@ -260,14 +271,8 @@ FailureOr<LoadedObject> opal::ir::loadObject(const std::string &object,
                                              std::string &error,
                                              const std::vector<std::string> &symbols) {
   // opal's own linker, as for kernels loaded from disk without the compiler
-  // (JIT/ObjectLoader.h). The CUDA runtime's entry points go in by address:
-  // libopal's symbols need not be visible to dlsym (Python loads extensions
-  // with RTLD_LOCAL).
-  static const jit::SymbolAddresses runtime = {
-      {"opal_cuda_launch", reinterpret_cast<void *>(&opal_cuda_launch)},
-      {"opal_cuda_alloc", reinterpret_cast<void *>(&opal_cuda_alloc)},
-      {"opal_cuda_free", reinterpret_cast<void *>(&opal_cuda_free)}};
-  auto linked = jit::loadNativeObject(object, runtime);
+  // (JIT/ObjectLoader.h); it binds opal's runtime functions by address.
+  auto linked = jit::loadNativeObject(object);
   if (!linked) {
     error = linked.error().message();
     return failure();

@@ -12,14 +12,12 @@
 
 #include <dlfcn.h>
 
-#include <condition_variable>
 #include <algorithm>
 #include <cstring>
 #include <limits>
 #include <optional>
 #include <type_traits>
 #include <mutex>
-#include <thread>
 
 using namespace opal;
 using namespace opal::jit;
@@ -99,54 +97,21 @@ size_t packedValueCount(const CompiledKernel &kernel, const IValue *args) {
   return count + 2 * (kernel.randomStreams != 0) + 5;
 }
 
-/// Rows [begin, end) of dim 0 of a tensor of rank `rank` (the outputs'
-/// rank); other tensors, and ones whose dim 0 is 1, are passed whole.
-struct RowRange {
-  int64_t rank = -1;
-  int64_t begin = 0, end = 0;
-};
-
-/// The rows `rows` of a tensor of rank `rows.rank`.
-[[gnu::noinline]] void packRows(Packer &packer, const TensorImpl &impl, const RowRange &rows) {
-  IntArrayRef sizes = impl.sizes();
-  int64_t sliced[64];
-  std::copy(sizes.begin(), sizes.end(), sliced);
-  sliced[0] = rows.end - rows.begin;
-  char *data = static_cast<char *>(impl.data()) +
-               rows.begin * impl.strides()[0] * static_cast<int64_t>(elementSize(impl.dtype()));
-  packer.memref(data, IntArrayRef(sliced, sizes.size()), impl.strides());
-}
-
-/// One tensor's descriptor, restricted to `rows` when it applies.
-[[gnu::always_inline]] inline void packTensor(Packer &packer, const TensorImpl &impl,
-                                              const RowRange &rows) {
-  IntArrayRef sizes = impl.sizes();
-  if (rows.rank < 0 || static_cast<int64_t>(sizes.size()) != rows.rank || sizes[0] == 1) {
-    packer.memref(impl.data(), sizes, impl.strides());
-    return;
-  }
-  packRows(packer, impl, rows);
-}
-
 /// Packs the inputs; a non-contiguous one is copied to a contiguous tensor
 /// kept in `copies` (the kernels take dense memrefs, see docs/jit.md). A
 /// random kernel's seed and first offset (`random`) follow them.
 [[gnu::always_inline]] inline void packInputs(const CompiledKernel &kernel, const IValue *args,
                                               Packer &packer, std::vector<Tensor> &copies,
-                                              const RowRange &rows = {},
                                               const RandomState &random = {}) {
-  size_t copied = 0;
   for (size_t i = 0; i < kernel.argKinds.size(); ++i) {
     switch (kernel.argKinds[i]) {
     case ArgKind::Tensor: {
       TensorImpl *impl = args[i].toTensorImpl();
       if (!impl->isContiguous()) {
-        // The second packing of a call reuses the copies of the first.
-        if (copied == copies.size())
-          copies.push_back(args[i].toTensor().contiguous());
-        impl = copies[copied++].impl();
+        copies.push_back(args[i].toTensor().contiguous());
+        impl = copies.back().impl();
       }
-      packTensor(packer, *impl, rows);
+      packer.memref(impl->data(), impl->sizes(), impl->strides());
       break;
     }
     case ArgKind::Float:
@@ -220,171 +185,11 @@ void outputSizesInto(const CompiledKernel &kernel, const IValue *args, Packer &p
       sizes[i] = dims[next++];
 }
 
-/// One helper thread for the second half of large row-independent calls;
-/// started on first use, so small workloads never start a thread.
-class RowWorker {
-public:
-  static RowWorker &get() {
-    static RowWorker *worker = new RowWorker(); // lives for the process
-    return *worker;
-  }
-  /// Runs `fn(slots)` on the helper thread; wait() blocks until it is done.
-  void start(CompiledKernel::PackedFunction fn, void **slots) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    fn_ = fn;
-    slots_ = slots;
-    pending_ = true;
-    wake_.notify_one();
-  }
-  void wait() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [&] { return !pending_; });
-  }
-  std::mutex &callMutex() { return callMutex_; }
-
-private:
-  RowWorker() : thread_([this] { loop(); }) { thread_.detach(); }
-  void loop() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    for (;;) {
-      wake_.wait(lock, [&] { return pending_; });
-      lock.unlock();
-      fn_(slots_);
-      lock.lock();
-      pending_ = false;
-      done_.notify_all();
-    }
-  }
-  std::mutex mutex_, callMutex_;
-  std::condition_variable wake_, done_;
-  CompiledKernel::PackedFunction fn_ = nullptr;
-  void **slots_ = nullptr;
-  bool pending_ = false;
-  std::thread thread_;
-};
-
-/// Output elements from which a row-independent call uses two threads.
-constexpr int64_t kTwoThreadElements = int64_t(1) << 18;
-
-bool twoThreadsAllowed() {
-  static const bool allowed = [] {
-    std::optional<std::string> value = readKnob("OPAL_JIT_THREADS");
-    return !value || value->empty() || *value != "1";
-  }();
-  return allowed;
-}
-
 size_t totalRank(const CompiledKernel &kernel) {
   size_t rank = 0;
   for (const OutputSpec &output : kernel.outputs)
     rank += output.sizes.size();
   return rank;
-}
-
-/// Runs the kernel on the two halves of the rows (dim 0) of `lead`, of
-/// rank r: inputs of rank r are sliced, others passed whole, and
-/// `packOutputs(lowPacker, low, highPacker, high)` packs the outputs. The
-/// helper thread runs the second half. False, with nothing run, when
-/// another thread is using the helper.
-template <typename PackOutputs>
-bool runOnHalves(const CompiledKernel &kernel, const IValue *args, std::vector<Tensor> &copies,
-                 const TensorImpl &lead, PackOutputs packOutputs) {
-  size_t values = packedValueCount(kernel, args);
-  int64_t rows = lead.sizes()[0];
-  RowRange low{static_cast<int64_t>(lead.sizes().size()), 0, rows / 2};
-  RowRange high{low.rank, rows / 2, rows};
-  Packer lowPacker(values), highPacker(values);
-  packInputs(kernel, args, lowPacker, copies, low);
-  packInputs(kernel, args, highPacker, copies, high);
-  packOutputs(lowPacker, low, highPacker, high);
-  RowWorker &worker = RowWorker::get();
-  std::unique_lock<std::mutex> exclusive(worker.callMutex(), std::try_to_lock);
-  if (!exclusive)
-    return false;
-  worker.start(kernel.run, highPacker.slots());
-  kernel.run(lowPacker.slots());
-  worker.wait();
-  return true;
-}
-
-/// A large row-independent call: its outputs' rows in two halves. Out of
-/// line (as the next): its two packers would otherwise triple the stack
-/// frame of every call.
-[[gnu::noinline]] void runOnTwoThreads(const CompiledKernel &kernel, const IValue *args,
-                                       Stack &out, size_t first, std::vector<Tensor> &copies,
-                                       Packer &whole) {
-  bool ran = runOnHalves(kernel, args, copies, *out[first].toTensorImpl(),
-                         [&](Packer &lowPacker, const RowRange &low, Packer &highPacker,
-                             const RowRange &high) {
-                           for (size_t i = first; i < out.size(); ++i) {
-                             packTensor(lowPacker, *out[i].toTensorImpl(), low);
-                             packTensor(highPacker, *out[i].toTensorImpl(), high);
-                           }
-                         });
-  if (!ran)
-    kernel.run(whole.slots()); // another thread is using the helper: run alone
-}
-
-template <typename T> T combineHalves(HalvesCombine how, T a, T b) {
-  if constexpr (std::is_floating_point_v<T>)
-    if ((how == HalvesCombine::Max || how == HalvesCombine::Min) && (a != a || b != b))
-      return std::numeric_limits<T>::quiet_NaN(); // amax/amin propagate NaN
-  switch (how) {
-  case HalvesCombine::Sum:
-    return a + b;
-  case HalvesCombine::Prod:
-    return a * b;
-  case HalvesCombine::Max:
-    return a < b ? b : a;
-  case HalvesCombine::Min:
-    return b < a ? b : a;
-  case HalvesCombine::None:
-    break;
-  }
-  return a;
-}
-
-/// The input a halves-combining kernel reduces (its one tensor argument).
-const TensorImpl *reducedInput(const CompiledKernel &kernel, const IValue *args) {
-  for (size_t i = 0; i < kernel.argKinds.size(); ++i)
-    if (kernel.argKinds[i] == ArgKind::Tensor)
-      return args[i].toTensorImpl();
-  return nullptr;
-}
-
-/// A large full reduction: the two halves of the input's rows reduced on
-/// two threads, the helper's result combined into the output on the host.
-[[gnu::noinline]] void reduceOnTwoThreads(const CompiledKernel &kernel, const IValue *args,
-                                          Stack &out, size_t first, std::vector<Tensor> &copies,
-                                          Packer &whole) {
-  const TensorImpl &result = *out[first].toTensorImpl();
-  Tensor partial = Tensor::empty({}, result.dtype(), result.device());
-  // The outputs are scalars: passed whole (they do not have the input's rank).
-  bool ran = runOnHalves(kernel, args, copies, *reducedInput(kernel, args),
-                         [&](Packer &lowPacker, const RowRange &low, Packer &highPacker,
-                             const RowRange &high) {
-                           packTensor(lowPacker, result, low);
-                           packTensor(highPacker, *partial.impl(), high);
-                         });
-  if (!ran) {
-    kernel.run(whole.slots());
-    return;
-  }
-  auto combineInto = [&](auto *target, const auto *other) {
-    *target = combineHalves(kernel.halves, *target, *other);
-  };
-  void *target = result.data();
-  const void *other = partial.impl()->data();
-  switch (result.dtype()) {
-  case ScalarType::Float:
-    return combineInto(static_cast<float *>(target), static_cast<const float *>(other));
-  case ScalarType::Double:
-    return combineInto(static_cast<double *>(target), static_cast<const double *>(other));
-  case ScalarType::Long:
-    return combineInto(static_cast<int64_t *>(target), static_cast<const int64_t *>(other));
-  default:
-    throw OpalError("internal error: " + kernel.label + " combines halves of an unexpected type");
-  }
 }
 
 /// The value of `size` in a call, or nullopt when it names an argument the
@@ -534,7 +339,7 @@ void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const
   RandomState random;
   if (randomStreams && !device.isMeta())
     random = defaultGenerator(device.type()).reserve(randomStreams);
-  packInputs(*this, args, packer, copies, {}, random);
+  packInputs(*this, args, packer, copies, random);
   int64_t inlineSizes[64];
   std::vector<int64_t> heapSizes;
   size_t rank = totalRank(*this);
@@ -544,7 +349,7 @@ void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const
     sizes = heapSizes.data();
   }
   outputSizesInto(*this, args, packer, sizes);
-  size_t at = 0, first = out.size();
+  size_t at = 0;
   for (const OutputSpec &output : outputs) {
     Tensor result = Tensor::empty(IntArrayRef(sizes + at, output.sizes.size()), output.dtype,
                                   device);
@@ -573,16 +378,7 @@ void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const
     return;
   if (device.isCUDA())
     return runWhole();
-  // Large calls split the rows of their lead tensor (the reduced input,
-  // or the outputs) over two threads.
-  auto large = [](const TensorImpl *lead) {
-    return lead && !lead->sizes().empty() && lead->sizes()[0] >= 2 &&
-           lead->numel() >= kTwoThreadElements && twoThreadsAllowed();
-  };
-  if (halves != HalvesCombine::None && large(reducedInput(*this, args)))
-    return reduceOnTwoThreads(*this, args, out, first, copies, packer);
-  if (rowsIndependent && large(out[first].toTensorImpl()))
-    return runOnTwoThreads(*this, args, out, first, copies, packer);
+  // Large nests split over threads inside the kernel (opal-parallelize).
   run(packer.slots());
 }
 

@@ -21,26 +21,6 @@ using namespace opal::jit;
 
 namespace {
 
-constexpr std::pair<HalvesCombine, const char *> kHalvesNames[] = {
-    {HalvesCombine::Sum, "sum"},
-    {HalvesCombine::Prod, "prod"},
-    {HalvesCombine::Max, "max"},
-    {HalvesCombine::Min, "min"}};
-
-HalvesCombine halvesNamed(const std::string &word) {
-  for (auto [value, name] : kHalvesNames)
-    if (word == name)
-      return value;
-  return HalvesCombine::None;
-}
-
-const char *halvesName(HalvesCombine combine) {
-  for (auto [value, name] : kHalvesNames)
-    if (value == combine)
-      return name;
-  return "none";
-}
-
 constexpr std::pair<ShapeCheck::Kind, const char *> kCheckKindNames[] = {
     {ShapeCheck::Kind::Broadcast, "broadcast"},
     {ShapeCheck::Kind::Matmul, "matmul"},
@@ -182,9 +162,7 @@ std::string jit::describeKernel(const CompiledKernel &kernel) {
            << (output.sizes[d] < 0 ? std::string("?") : std::to_string(output.sizes[d]));
     text << "]";
   }
-  text << "\nrows: " << (kernel.rowsIndependent ? "independent" : "dependent") << "\n";
-  if (kernel.halves != HalvesCombine::None)
-    text << "halves: " << halvesName(kernel.halves) << "\n";
+  text << "\n";
   if (!kernel.sizeSources.empty())
     text << "sizes: " << describeSizeSources(kernel.sizeSources) << "\n";
   if (!kernel.shapeChecks.empty())
@@ -396,7 +374,7 @@ Expected<std::vector<SizeSource>> jit::readSizeSources(const std::string &text) 
 
 Expected<bool> jit::readKernelDescription(const std::string &text, CompiledKernel &kernel) {
   std::istringstream lines(text);
-  bool sawOutputs = false, sawRows = false;
+  bool sawOutputs = false;
   for (std::string line; std::getline(lines, line);) {
     if (line.empty())
       continue;
@@ -414,15 +392,6 @@ Expected<bool> jit::readKernelDescription(const std::string &text, CompiledKerne
           return makeUnexpected(Error("kernel description: " + output.error().message()));
         kernel.outputs.push_back(std::move(*output));
       }
-    } else if (field == "rows" && values.size() == 1 &&
-               (values[0] == "independent" || values[0] == "dependent")) {
-      sawRows = true;
-      kernel.rowsIndependent = values[0] == "independent";
-    } else if (field == "halves" && values.size() == 1) {
-      auto known = halvesNamed(values[0]);
-      if (known == HalvesCombine::None)
-        return makeUnexpected(Error("kernel description: unknown halves '" + values[0] + "'"));
-      kernel.halves = known;
     } else if (field == "sizes") {
       auto sources = readSizeSources(line.substr(colon + 1));
       if (!sources)
@@ -457,8 +426,8 @@ Expected<bool> jit::readKernelDescription(const std::string &text, CompiledKerne
       return makeUnexpected(Error("kernel description: unexpected line '" + line + "'"));
     }
   }
-  if (!sawOutputs || !sawRows)
-    return makeUnexpected(Error("kernel description: 'outputs:' and 'rows:' lines are required"));
+  if (!sawOutputs)
+    return makeUnexpected(Error("kernel description: an 'outputs:' line is required"));
   size_t dynamic = 0;
   for (const OutputSpec &output : kernel.outputs)
     dynamic += std::count(output.sizes.begin(), output.sizes.end(), int64_t(-1));

@@ -2,6 +2,8 @@
 
 #include "opal/JIT/ObjectLoader.h"
 
+#include "opal/JIT/KernelRuntime.h"
+
 #include <dlfcn.h>
 #include <elf.h>
 #include <sys/mman.h>
@@ -199,7 +201,9 @@ private:
         if (name.empty())
           continue;
         auto extra = extra_.find(name);
-        void *address = extra != extra_.end() ? extra->second : ::dlsym(RTLD_DEFAULT, name.c_str());
+        void *address = extra != extra_.end() ? extra->second : kernelRuntimeSymbol(name);
+        if (!address)
+          address = ::dlsym(RTLD_DEFAULT, name.c_str());
         if (!address) {
           if (ELF64_ST_BIND(symbol.st_info) == STB_WEAK)
             continue;

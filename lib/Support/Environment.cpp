@@ -21,9 +21,9 @@ const std::vector<EnvironmentKnob> &opal::environmentKnobs() {
        "1: neither read nor write the disk cache (the in-memory cache stays)"},
       {"OPAL_DUMP_DIR", false,
        "a directory where the JIT writes each kernel's IR after every stage"},
-      {"OPAL_JIT_THREADS", false,
-       "1: compiled kernels always run on one thread (default: large "
-       "row-independent elementwise calls use two)"},
+      {"OPAL_NUM_THREADS", false,
+       "the threads compiled CPU kernels may use, a positive integer (default: the cores in "
+       "the process's affinity mask); opal.set_num_threads() changes it"},
       {"OPAL_LIBCUDA", false,
        "the CUDA driver library to open (default libcuda.so.1, found by the dynamic loader)"},
       {"CUDA_HOME", true,

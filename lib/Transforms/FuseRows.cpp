@@ -290,6 +290,8 @@ void fuse(RewriterBase &rewriter, Run &run, bool shrink) {
     total = arith::MulIOp::create(rewriter, loc, total, bound);
   auto loop = scf::ForOp::create(rewriter, loc, zero, total, one);
   loop->setAttr(opal::ir::kRowsAttrName, rewriter.getUnitAttr());
+  // Rows are independent; the shrunk temporaries become each thread's own.
+  loop->setAttr(opal::ir::kParallelAttrName, rewriter.getUnitAttr());
   rewriter.setInsertionPointToStart(loop.getBody());
   SmallVector<Value> ivs(bounds.size());
   Value rest = loop.getInductionVar();

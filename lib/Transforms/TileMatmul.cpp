@@ -135,6 +135,10 @@ private:
     {
       OpBuilder::InsertionGuard rows(b);
       Value i0 = loop(index(0), wholeRows, tileM);
+      // The register tiles of a block are independent: threads share them
+      // (opal-parallelize), each reading the one packed block of B.
+      i0.getParentRegion()->getParentOp()->setAttr(opal::ir::kParallelAttrName,
+                                                   b.getUnitAttr());
       emitTileRow(i0, tileM, j0, jEnd, k0, kEnd);
     }
     Value i = loop(wholeRows, m, 1);

@@ -8,7 +8,11 @@
 """
 
 from opal import _C
+
+if _C._num_threads_knob_error() is not None:
+    raise ValueError(_C._num_threads_knob_error())
 from opal._C import DispatchKey, DispatchKeySet, Tensor, device, dtype, parse_schema
+from opal._C import get_num_threads, set_num_threads
 from opal._C import (bfloat16, bool, complex64, complex128, float16, float32, float64,
                      int8, int16, int32, int64, uint8)
 from opal._tensor import (arange, empty, empty_like, from_dlpack, from_numpy, full,

@@ -9,8 +9,11 @@
 #include "opal/Runtime/DLPack.h"
 #include "opal/Runtime/Factories.h"
 #include "opal/Runtime/Generator.h"
+#include "opal/Runtime/Parallel.h"
 
 #include <pybind11/numpy.h>
+
+#include <limits>
 #include <pybind11/stl.h>
 
 namespace py = pybind11;
@@ -425,6 +428,22 @@ void opal::python::bindRuntime(py::module_ &m) {
         return py::make_tuple(static_cast<int>(kDLCPU), 0);
       });
 
+  // Threads of compiled kernels (Runtime/Parallel.h), with PyTorch's words.
+  m.def("get_num_threads", [] { return getNumThreads(); },
+        "The threads compiled CPU kernels may use (OPAL_NUM_THREADS, else the cores "
+        "this process may run on).");
+  m.def("set_num_threads", [](py::object threads) {
+    if (!py::isinstance<py::int_>(threads) || py::isinstance<py::bool_>(threads))
+      throw std::runtime_error("set_num_threads expects an int, but got " +
+                               std::string(py::str(py::type::of(threads).attr("__name__"))));
+    int overflow = 0;
+    long long count = PyLong_AsLongLongAndOverflow(threads.ptr(), &overflow);
+    if (overflow > 0)
+      count = std::numeric_limits<int32_t>::max(); // more than any machine has
+    if (overflow < 0 || count < 1 || !setNumThreads(count))
+      throw std::runtime_error("set_num_threads expects a positive integer");
+  }, py::arg("threads"), "Sets the threads compiled CPU kernels may use.");
+  m.def("_num_threads_knob_error", [] { return numThreadsKnobError(); });
   m.def("from_numpy", &fromNumpy, py::arg("array"),
         "A tensor sharing memory with a numpy array.");
   m.def("from_dlpack", &fromDLPackObject, py::arg("ext_tensor"),

@@ -91,8 +91,8 @@ def test_randn_is_box_muller_of_two_words():
 
 
 def test_a_large_call_runs_whole_so_its_last_elements_are_philox_too():
-    # Row-independent kernels split large calls over two threads; a random
-    # one must not, or the second half would restart at index 0.
+    # Large calls split over threads (opal-parallelize); each part of a random
+    # kernel must count its elements from where the part starts, not from 0.
     opal.manual_seed(3)
     x = A.rand([1024, 1024]).numpy().ravel()
     n = x.size

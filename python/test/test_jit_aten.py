@@ -375,9 +375,9 @@ def test_view_ops_return_views():
 @pytest.mark.parametrize("shapes", [((1001, 300), (300,)), ((1001, 1), (1, 300)),
                                     ((300,), (999, 300)), ((300001,), (300001,)),
                                     ((3, 1001, 100), (1001, 100)), ((1, 1001, 300), (7, 1, 300))])
-def test_large_row_independent_calls_split_across_two_threads(shapes):
-    # Above 2^18 output elements the rows run on two threads; every way the
-    # inputs broadcast against the rows must still give PyTorch's values.
+def test_large_calls_split_across_threads(shapes):
+    # Large calls split a loop over threads (opal-parallelize); every way the
+    # inputs broadcast against it must still give PyTorch's values.
     a, b = array(shapes[0]), array(shapes[1])
     check(A.add.Tensor, torch.add, a, b)
     check(A.mul.Tensor, torch.mul, a, b)
@@ -385,16 +385,16 @@ def test_large_row_independent_calls_split_across_two_threads(shapes):
     check(A.where.self, torch.where, array(shapes[0], np.bool_), a, b)
 
 
-def test_large_non_contiguous_input_with_two_threads():
+def test_large_non_contiguous_input_split_across_threads():
     a = array((700, 900))
     got = A.exp(transposed(a))
     np.testing.assert_allclose(host(got), np.exp(a.T), rtol=1e-6)
 
 
 @pytest.mark.parametrize("shape", [(1 << 20,), (1025, 513), (3, 200000), (2, 3, 50000)], ids=str)
-def test_large_full_reductions_reduce_two_halves_on_two_threads(shape):
-    # One reduction of the whole input to a scalar: the halves of its rows
-    # are reduced on two threads and combined.
+def test_large_full_reductions_reduce_parts_on_threads(shape):
+    # One reduction of the whole input to a scalar: each thread reduces its
+    # part of the reduced loop, and the partials are combined in order.
     x = rng.uniform(-3, 3, shape)
     dims = list(range(len(shape)))
     for dtype in (np.float32, np.float64):
@@ -413,7 +413,7 @@ def test_large_full_reductions_reduce_two_halves_on_two_threads(shape):
     assert int(np.asarray(A.sum.dim_IntList(opal.tensor(ints), dims))) == int(ints.sum())
 
 
-def test_full_reductions_on_two_threads_keep_nan_and_views():
+def test_full_reductions_on_threads_keep_nan_and_views():
     x = rng.uniform(-3, 3, 1 << 20).astype(np.float32)
     for at in (3, (1 << 20) - 3):  # in the first half, in the second
         y = x.copy()

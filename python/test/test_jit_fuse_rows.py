@@ -1,6 +1,6 @@
 """Row-wise composites (softmax, log_softmax, layer_norm, a user's rms_norm)
 run one row at a time (opal-fuse-rows): the same numbers as PyTorch or
-numpy for many shapes, with the two-thread split of large calls, views,
+numpy for many shapes, with large calls split over threads, views,
 empty and single-row tensors."""
 
 import numpy as np
@@ -13,7 +13,7 @@ torch = pytest.importorskip("torch")
 rng = np.random.default_rng(11)
 
 SHAPES = [(1, 1), (3, 1), (1, 17), (5, 7), (4, 6, 33), (2, 3, 4, 5), (0, 8), (8, 0),
-          (1024, 300),   # 2 threads (>= 2^18 elements)
+          (1024, 300),   # split over threads
           (3, 131072)]   # long rows
 
 

@@ -22,7 +22,7 @@
 // CHECK:   %[[YROW:.*]] = memref.subview %[[Y]][%[[I]], 0]
 // CHECK:   linalg.generic {{.*}} ins(%[[ROW]], %[[ROWVAL]] : memref<?xf32>, memref<f32>) outs(%[[YROW]] : {{.*}})
 // CHECK:     arith.divf
-// CHECK: } {opal.rows}
+// CHECK: } {opal.parallel, opal.rows}
 // CHECK: memref.dealloc %[[ROWVAL]] : memref<f32>
 // CHECK: memref.dealloc %[[ROW]] : memref<?xf32>
 
@@ -34,7 +34,7 @@
 // WHOLE: scf.for %[[I:.*]] =
 // WHOLE:   memref.subview %[[MAX]][%[[I]]] [1] [1] : memref<?xf32> to memref<f32, strided<[], offset: ?>>
 // WHOLE:   memref.subview %[[E]][%[[I]], 0]
-// WHOLE: } {opal.rows}
+// WHOLE: } {opal.parallel, opal.rows}
 // WHOLE: memref.dealloc %[[MAX]] : memref<?xf32>
 // WHOLE: memref.dealloc %[[E]] : memref<?x?xf32>
 #map = affine_map<(d0, d1) -> (d0, d1)>

@@ -26,6 +26,8 @@
 // CHECK-COUNT-4: vector.fma
 // CHECK: scf.yield
 // CHECK-COUNT-4: vector.maskedstore %[[C]]
+// Register tiles are independent: opal-parallelize may split their loop.
+// CHECK: } {opal.parallel}
 // One-row tiles for the rows left.
 // CHECK: scf.for
 // CHECK: scf.for

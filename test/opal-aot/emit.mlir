@@ -40,7 +40,6 @@ opal.library "aotlit" {
 // STUB: void opal_aot_emit_mlir_0_opal_kernel_shapes(void **);
 // STUB: {"aotlit::scale_add", "(float32[?], float32[?], float)",
 // STUB-NEXT: "outputs: float32[?]\n"
-// STUB-NEXT: "rows: independent\n"
 // STUB-NEXT: "sizes: a0.0\n"
 // STUB-NEXT: "checks: broadcast,aten::add.Tensor,0,a0.0,a1.0\n"
 // STUB-NEXT: "reached: aotlit::scale_add aten::add.Tensor aten::mul.Scalar prims::add prims::broadcast_in_dim prims::full prims::mul\n",

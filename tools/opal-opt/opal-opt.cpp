@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/PDL/IR/PDL.h"
 #include "mlir/Dialect/PDLInterp/IR/PDLInterp.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -94,7 +95,7 @@ int main(int argc, char **argv) {
                   mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
                   mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect,
                   mlir::NVVM::NVVMDialect, mlir::linalg::LinalgDialect,
-                  mlir::math::MathDialect, mlir::memref::MemRefDialect,
+                  mlir::math::MathDialect, mlir::memref::MemRefDialect, mlir::omp::OpenMPDialect,
                   mlir::pdl::PDLDialect, mlir::pdl_interp::PDLInterpDialect,
                   mlir::scf::SCFDialect, mlir::tensor::TensorDialect, mlir::ub::UBDialect,
                   mlir::vector::VectorDialect>();

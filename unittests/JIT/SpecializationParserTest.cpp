@@ -84,15 +84,14 @@ std::string descriptionError(const std::string &text) {
 TEST(KernelDescription, RoundTrips) {
   CompiledKernel kernel;
   kernel.outputs = {{ScalarType::Float, {-1, 4}}, {ScalarType::Long, {}}};
-  kernel.rowsIndependent = true;
   kernel.reached = {OperatorName{"aten::exp", ""}, OperatorName{"aten::mul", "Scalar"}};
   std::string text = describeKernel(kernel);
-  EXPECT_EQ(text, "outputs: float32[?,4] int64[]\nrows: independent\n"
+  EXPECT_EQ(text, "outputs: float32[?,4] int64[]\n"
                   "reached: aten::exp aten::mul.Scalar\n");
   CompiledKernel read;
   ASSERT_TRUE(readKernelDescription(text, read).hasValue());
   EXPECT_EQ(describeKernel(read), text);
-  EXPECT_EQ(descriptionError("outputs: float32[x]\nrows: dependent\n"),
+  EXPECT_EQ(descriptionError("outputs: float32[x]\n"),
             "kernel description: output 'float32[x]': bad size 'x'");
 }
 
@@ -102,31 +101,17 @@ TEST(KernelDescription, RandomKernelsSayHowManyOffsetsACallTakes) {
   kernel.randomStreams = 3;
   kernel.reached = {OperatorName{"aten::rand", ""}};
   std::string text = describeKernel(kernel);
-  EXPECT_EQ(text, "outputs: float32[?]\nrows: dependent\nrandom: 3\nreached: aten::rand\n");
+  EXPECT_EQ(text, "outputs: float32[?]\nrandom: 3\nreached: aten::rand\n");
   CompiledKernel read;
   ASSERT_TRUE(readKernelDescription(text, read).hasValue());
   EXPECT_EQ(read.randomStreams, 3u);
   for (const char *bad : {"0", "-1", "x", "3x", "18446744073709551617", "2000000"})
-    EXPECT_EQ(descriptionError(std::string("outputs: float32[?]\nrows: dependent\nrandom: ") +
+    EXPECT_EQ(descriptionError(std::string("outputs: float32[?]\nrandom: ") +
                                bad + "\n"),
               std::string("kernel description: bad random stream count '") + bad + "'")
         << bad;
-  EXPECT_EQ(descriptionError("outputs: float32[?]\nrows: dependent\nrandom: 1 2\n"),
+  EXPECT_EQ(descriptionError("outputs: float32[?]\nrandom: 1 2\n"),
             "kernel description: unexpected line 'random: 1 2'");
-}
-
-TEST(KernelDescription, FullReductionsSayHowHalvesCombine) {
-  CompiledKernel kernel;
-  kernel.outputs = {{ScalarType::Float, {}}};
-  kernel.halves = HalvesCombine::Max;
-  kernel.reached = {OperatorName{"aten::amax", ""}};
-  std::string text = describeKernel(kernel);
-  EXPECT_EQ(text, "outputs: float32[]\nrows: dependent\nhalves: max\nreached: aten::amax\n");
-  CompiledKernel read;
-  ASSERT_TRUE(readKernelDescription(text, read).hasValue());
-  EXPECT_EQ(read.halves, HalvesCombine::Max);
-  EXPECT_EQ(descriptionError("outputs: float32[]\nrows: dependent\nhalves: mean\n"),
-            "kernel description: unknown halves 'mean'");
 }
 
 TEST(KernelDescription, DynamicSizesFromInputs) {
@@ -135,7 +120,7 @@ TEST(KernelDescription, DynamicSizesFromInputs) {
   kernel.sizeSources = {{0, 0}, {2, 1}};
   kernel.reached = {OperatorName{"aten::add", "Tensor"}};
   std::string text = describeKernel(kernel);
-  EXPECT_EQ(text, "outputs: float32[?,3,?]\nrows: dependent\nsizes: a0.0 a2.1\n"
+  EXPECT_EQ(text, "outputs: float32[?,3,?]\nsizes: a0.0 a2.1\n"
                   "reached: aten::add.Tensor\n");
   CompiledKernel read;
   ASSERT_TRUE(readKernelDescription(text, read).hasValue());
@@ -151,9 +136,9 @@ TEST(KernelDescription, DynamicSizesFromInputs) {
   EXPECT_TRUE(none->empty());
   EXPECT_FALSE(readSizeSources(fieldOf("sizes: a1.\n", "sizes")).hasValue());
 
-  EXPECT_EQ(descriptionError("outputs: float32[?]\nrows: dependent\nsizes: b0.0\n"),
+  EXPECT_EQ(descriptionError("outputs: float32[?]\nsizes: b0.0\n"),
             "kernel description: size source 'b0.0': expected a<argument>.<dim>");
-  EXPECT_EQ(descriptionError("outputs: float32[?,?]\nrows: dependent\nsizes: a0.0\n"),
+  EXPECT_EQ(descriptionError("outputs: float32[?,?]\nsizes: a0.0\n"),
             "kernel description: 1 size sources for 2 dynamic output sizes");
 }
 
@@ -178,7 +163,7 @@ TEST(KernelDescription, ShapeChecksRoundTrip) {
   kernel.shapeChecks = {broadcast, product};
   kernel.reached = {OperatorName{"aten::mm", ""}};
   std::string text = describeKernel(kernel);
-  EXPECT_EQ(text, "outputs: float32[?,?]\nrows: dependent\n"
+  EXPECT_EQ(text, "outputs: float32[?,?]\n"
                   "checks: broadcast,aten::add.Tensor,1,a0.1,a2.0 "
                   "matmul,aten::mm,2,a0.1,1,a0.0xa0.1,1xa1.1\n"
                   "reached: aten::mm\n");
@@ -229,7 +214,7 @@ TEST(KernelDescription, ShapeChecksRoundTrip) {
   EXPECT_EQ(readShapeChecks("expect,f,is,a0.0,1,m,").error().message(),
             "shape check 'expect,f,is,a0.0,1,m,': expected expect,<op>,<relation>,<lhs>,"
             "<rhs>,<message>,<values>");
-  EXPECT_EQ(descriptionError("outputs: float32[?]\nrows: dependent\nchecks: broadcast,x\n"),
+  EXPECT_EQ(descriptionError("outputs: float32[?]\nchecks: broadcast,x\n"),
             "kernel description: shape check 'broadcast,x': expected 5 comma-separated fields");
 }
 
@@ -255,12 +240,12 @@ TEST(KernelDescription, DataChecksRoundTripAndOwnTheirWords) {
   ASSERT_TRUE(readKernelDescription(text, read).hasValue());
   EXPECT_EQ(read.dataChecks, kernel.dataChecks);
   // The words are the last outputs, 0-d int64 each.
-  EXPECT_EQ(descriptionError("outputs: float32[?]\nrows: dependent\n"
+  EXPECT_EQ(descriptionError("outputs: float32[?]\n"
                              "data: aten::div,2,ZeroDivisionError\n"),
             "kernel description: more data check words than outputs");
-  EXPECT_EQ(descriptionError("outputs: float32[?] float32[]\nrows: dependent\n"
+  EXPECT_EQ(descriptionError("outputs: float32[?] float32[]\n"
                              "data: aten::div,1,ZeroDivisionError\n"),
             "kernel description: a data check's words must be 0-d int64 outputs");
-  EXPECT_EQ(descriptionError("outputs: int64[]\nrows: dependent\ndata: aten::div,0,x\n"),
+  EXPECT_EQ(descriptionError("outputs: int64[]\ndata: aten::div,0,x\n"),
             "kernel description: data check 'aten::div,0,x': expected <op>,<words>,<message>");
 }

@@ -39,21 +39,6 @@ mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
 buildCallModule(mlir::MLIRContext *context, const FunctionSchema &schema,
                 const jit::CallSpec &spec, std::string &error);
 
-/// After opal-decompose (RowIndependence.cpp): true if every output row (index along dim 0) of
-/// `opal_kernel` depends only on the same row of the inputs that have the
-/// outputs' rank (and on whole inputs of lower rank): only elementwise prims
-/// and right-aligned broadcasts, outputs of one rank with a dynamic dim 0,
-/// inputs of that rank with dim 0 dynamic or 1. Such a kernel can run on
-/// slices of rows in parallel.
-bool rowsAreIndependent(mlir::ModuleOp module);
-
-/// After opal-decompose (RowIndependence.cpp): how `opal_kernel`'s result
-/// over two halves of its input's rows combines into the whole's, when the
-/// kernel is one reduction (sum, prod, amax, amin) of its only tensor
-/// argument over all dims, to a scalar of the argument's own f32, f64 or
-/// i64 type; None otherwise.
-jit::HalvesCombine halvesCombine(mlir::ModuleOp module);
-
 /// After opal-decompose: the outputs of `opal_kernel` (dtype and static
 /// sizes), with the module rewritten into the two entry points. A nonzero
 /// `outputAlignment` marks the output buffers `opal.align` (the runtime

@@ -50,10 +50,6 @@ struct PlanStep {
   std::vector<int> results;
 };
 
-/// How the results of a full reduction over two halves of its input's rows
-/// combine into the whole's (CompiledKernel::halves).
-enum class HalvesCombine : uint8_t { None, Sum, Prod, Max, Min };
-
 struct OutputSpec {
   ScalarType dtype = ScalarType::Undefined;
   std::vector<int64_t> sizes; ///< -1 for a size the shapes entry computes
@@ -173,13 +169,6 @@ public:
   /// reserves this many offsets of its device's generator and passes the
   /// seed and the first offset as two i64 after the inputs.
   uint32_t randomStreams = 0;
-  /// Rows (dim 0) of the outputs are independent (KernelBuilder.h's
-  /// rowsAreIndependent): large calls run the two halves on two threads.
-  bool rowsIndependent = false;
-  /// A reduction of one input over all its dims to one scalar (sum, prod,
-  /// amax, amin): large calls reduce the two halves of the input's rows on
-  /// two threads and combine the two results so.
-  HalvesCombine halves = HalvesCombine::None;
   std::vector<OutputSpec> outputs;
   /// When every dynamic output size (each -1 in `outputs`, in order) is a
   /// size of an input tensor, where each comes from: a call then reads them

@@ -3,7 +3,8 @@
 // Loads an x86-64 ELF relocatable object of the kind opal's JIT emits (the
 // disk cache's kernel.o) into the process: its allocated sections are copied
 // into fresh pages, its relocations applied, and its undefined symbols bound
-// to the process's (libm, libc; `extraSymbols` first). This is what lets a
+// to `extraSymbols`, then opal's kernel runtime (KernelRuntime.h), then the
+// process's (libm, libc). This is what lets a
 // process that finds its kernels on disk run them without loading LLVM
 // (WarmStart.h); the compiler links the objects it makes the same way
 // (Compiler/ObjectCode.h).

@@ -36,6 +36,13 @@ inline constexpr const char *kRandomStreamsAttrName = "opal.random_streams";
 /// The unit attribute of the loop over rows that opal-fuse-rows makes:
 /// opal-map-to-gpu runs it as one kernel with a block per row.
 inline constexpr const char *kRowsAttrName = "opal.rows";
+/// The unit attribute of an scf.for whose iterations are independent
+/// (opal-fuse-rows' rows, opal-tile-matmul's register tiles):
+/// opal-parallelize splits it over threads.
+inline constexpr const char *kParallelAttrName = "opal.parallel";
+/// The unit attribute of a function opal-parallelize outlined (a nest's
+/// part run by one thread).
+inline constexpr const char *kParallelPartAttrName = "opal.parallel_part";
 
 /// Patterns that lower elementwise prims to linalg.generic (the body of
 /// opal-lower-to-linalg, reusable by the JIT's pipelines).

@@ -205,6 +205,35 @@ def OpalTileMatmul : Pass<"opal-tile-matmul", "::mlir::func::FuncOp"> {
                            "::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect"];
 }
 
+def OpalParallelize : Pass<"opal-parallelize", "::mlir::ModuleOp"> {
+  let summary = "Splits a bufferized kernel's loop nests over OpenMP threads";
+  let description = [{
+    Each nest that may split moves into a function of the range it runs
+    (`<kernel>_part`, marked `opal.parallel_part`), and in its place the
+    kernel calls `opal_parallel_begin(work)` (the threads the runtime grants
+    for the nest's work: the product of its loop sizes) and then either
+    calls that function on the whole range (one thread) or, in an
+    `omp.parallel` region of that many threads, each thread on its
+    contiguous part of the range; `opal_parallel_end(work, threads)` after.
+
+    Nests that split: a linalg op at the top of a function, along its first
+    parallel loop that every operand indexes by that loop alone (or not at
+    all) and that is not of static size 1, else along its first such
+    reduction loop when each output's body is one combining op with a
+    neutral element (`arith.addf`, `arith.maxnumf`, `arith.ori`, ...): each
+    thread reduces into a private partial output that starts neutral, and
+    the partials are combined into the output in thread order (the same
+    result for the same thread count). And an `scf.for` marked
+    `opal.parallel`, whose iterations are independent: buffers allocated
+    before it and used only inside it become each thread's own. Nests whose
+    sizes are all static and whose work is below twice the runtime's grain
+    stay as they are.
+  }];
+  let dependentDialects = ["::mlir::omp::OpenMPDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect"];
+}
+
 def OpalMapToGpu : Pass<"opal-map-to-gpu", "::mlir::func::FuncOp"> {
   let summary = "Maps linalg ops on buffers to gpu.launch kernels";
   let description = [{

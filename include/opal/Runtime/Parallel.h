@@ -1,0 +1,61 @@
+//===- Parallel.h - How many threads a compiled kernel may use --*- C++ -*-===//
+//
+// Compiled CPU kernels run their parallel loops on the OpenMP runtime (LLVM's
+// libomp): the compiler outlines each loop nest that may split (opal-parallelize)
+// and asks this file, per call and per nest, how many threads to use. The
+// answer follows three rules:
+//   - the process-wide setting: OPAL_NUM_THREADS, else the cores in the
+//     process's affinity mask; opal.set_num_threads() changes it;
+//   - the grain: a nest gets one thread per kParallelGrain units of work (the
+//     product of its loop sizes), so small calls stay on the caller's thread
+//     and fork nothing;
+//   - a budget shared by concurrent callers: threads in use by every nest
+//     running at once never exceed the setting (each caller keeps its own
+//     thread), and a caller that arrives while others run gets its fair share
+//     of the free threads.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPAL_RUNTIME_PARALLEL_H
+#define OPAL_RUNTIME_PARALLEL_H
+
+#include "opal/Support/Expected.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace opal {
+
+/// Units of work (loop iterations of a nest, counted over all its loops)
+/// per thread: below twice this a nest runs on the caller's thread.
+constexpr int64_t kParallelGrain = 32768;
+
+/// The cores this process may run on (its affinity mask), at least 1.
+int64_t availableCores();
+
+/// OPAL_NUM_THREADS's value read as a thread count: a positive integer, or
+/// an error naming the knob. No value: availableCores().
+Expected<int64_t> parseNumThreads(const std::optional<std::string> &value);
+
+/// The error OPAL_NUM_THREADS's value gave, if it is not a positive integer
+/// (the setting is then availableCores()); Python raises it at import.
+std::optional<std::string> numThreadsKnobError();
+
+/// The threads compiled kernels may use (>= 1).
+int64_t getNumThreads();
+/// Sets it; an error for counts below 1.
+Expected<bool> setNumThreads(int64_t threads);
+
+} // namespace opal
+
+extern "C" {
+/// Called by a compiled kernel before a parallel nest of `work` units: the
+/// threads it runs on (1: run it on the caller's thread). Every call is
+/// paired with opal_parallel_end(work, threads) when the nest is done.
+int64_t opal_parallel_begin(int64_t work);
+/// Gives back the threads opal_parallel_begin(work) granted.
+void opal_parallel_end(int64_t work, int64_t threads);
+}
+
+#endif // OPAL_RUNTIME_PARALLEL_H

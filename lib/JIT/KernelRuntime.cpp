@@ -1,0 +1,44 @@
+//===- KernelRuntime.cpp - The functions compiled kernels call ------------===//
+
+#include "opal/JIT/KernelRuntime.h"
+
+#include "opal/CUDA/Launch.h"
+#include "opal/Runtime/Parallel.h"
+
+#include <dlfcn.h>
+#include <map>
+
+using namespace opal;
+
+namespace {
+
+/// LLVM's libomp, which libopal links (by this name): its handle, to look
+/// up the __kmpc_* entry points LLVM's OpenMP lowering emits, whichever a
+/// kernel needs. By handle, not by global lookup: GCC's libgomp (which
+/// PyTorch loads) defines omp_* functions of the same names.
+void *openMpLibrary() {
+  static void *handle = ::dlopen("libomp.so.5", RTLD_LAZY | RTLD_NOLOAD);
+  return handle;
+}
+
+bool startsWith(const std::string &name, const char *prefix) {
+  return name.rfind(prefix, 0) == 0;
+}
+
+} // namespace
+
+void *jit::kernelRuntimeSymbol(const std::string &name) {
+  static const std::map<std::string, void *> own = {
+      {"opal_parallel_begin", reinterpret_cast<void *>(&opal_parallel_begin)},
+      {"opal_parallel_end", reinterpret_cast<void *>(&opal_parallel_end)},
+      {"opal_cuda_launch", reinterpret_cast<void *>(&opal_cuda_launch)},
+      {"opal_cuda_alloc", reinterpret_cast<void *>(&opal_cuda_alloc)},
+      {"opal_cuda_free", reinterpret_cast<void *>(&opal_cuda_free)}};
+  auto found = own.find(name);
+  if (found != own.end())
+    return found->second;
+  if (startsWith(name, "__kmpc_") || startsWith(name, "omp_"))
+    if (void *library = openMpLibrary())
+      return ::dlsym(library, name.c_str());
+  return nullptr;
+}

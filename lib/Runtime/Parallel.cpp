@@ -1,0 +1,113 @@
+//===- Parallel.cpp - The thread count and budget of compiled kernels -----===//
+
+#include "opal/Runtime/Parallel.h"
+
+#include "opal/Support/Environment.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <sched.h>
+
+using namespace opal;
+
+int64_t opal::availableCores() {
+  cpu_set_t mask;
+  if (sched_getaffinity(0, sizeof(mask), &mask) == 0) {
+    int count = CPU_COUNT(&mask);
+    if (count > 0)
+      return count;
+  }
+  return 1;
+}
+
+Expected<int64_t> opal::parseNumThreads(const std::optional<std::string> &value) {
+  if (!value)
+    return availableCores();
+  const std::string &text = *value;
+  auto refuse = [&] {
+    return makeUnexpected(Error("OPAL_NUM_THREADS must be a positive integer (the threads "
+                                "compiled kernels use), got '" + text + "'"));
+  };
+  if (text.empty() || text.size() > 9 ||
+      !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return refuse();
+  int64_t threads = std::strtoll(text.c_str(), nullptr, 10);
+  if (threads < 1)
+    return refuse();
+  return threads;
+}
+
+namespace {
+
+struct Setting {
+  std::atomic<int64_t> threads;
+  std::optional<std::string> error;
+  Setting() {
+    Expected<int64_t> parsed = parseNumThreads(readKnob("OPAL_NUM_THREADS"));
+    if (parsed) {
+      threads = parsed.value();
+    } else {
+      threads = availableCores();
+      error = parsed.error().message();
+    }
+  }
+};
+
+Setting &setting() {
+  static Setting *value = new Setting(); // read by kernels until the process ends
+  return *value;
+}
+
+/// Threads taken by the nests running now beyond their callers' own, and
+/// the number of those nests.
+std::atomic<int64_t> busyThreads{0};
+std::atomic<int64_t> runningNests{0};
+
+} // namespace
+
+std::optional<std::string> opal::numThreadsKnobError() { return setting().error; }
+
+int64_t opal::getNumThreads() { return setting().threads.load(std::memory_order_relaxed); }
+
+Expected<bool> opal::setNumThreads(int64_t threads) {
+  if (threads < 1)
+    return makeUnexpected(
+        Error("set_num_threads: expected a positive number of threads, got " +
+              std::to_string(threads)));
+  setting().threads.store(threads, std::memory_order_relaxed);
+  return true;
+}
+
+int64_t opal_parallel_begin(int64_t work) {
+  if (work < 2 * kParallelGrain)
+    return 1; // small: not a nest that competes for threads
+  int64_t limit = getNumThreads();
+  int64_t wanted = std::min(limit, work / kParallelGrain);
+  // Every large nest counts while it runs, even on one thread, so that the
+  // others leave it its share next time.
+  int64_t nests = runningNests.fetch_add(1, std::memory_order_relaxed) + 1;
+  int64_t share = std::max<int64_t>(limit / nests, 1);
+  int64_t extra = std::min(wanted, share) - 1;
+  if (extra < 1)
+    return 1;
+  // Never more than the threads nobody uses: the limit less one for each
+  // running nest's caller and the extra threads they hold.
+  int64_t busy = busyThreads.fetch_add(extra, std::memory_order_relaxed);
+  int64_t free = std::max<int64_t>(limit - nests - busy, 0);
+  if (extra > free) {
+    busyThreads.fetch_sub(extra - free, std::memory_order_relaxed);
+    extra = free;
+  }
+  return extra + 1;
+}
+
+void opal_parallel_end(int64_t work, int64_t threads) {
+  if (work < 2 * kParallelGrain)
+    return;
+  if (threads > 1)
+    busyThreads.fetch_sub(threads - 1, std::memory_order_relaxed);
+  runningNests.fetch_sub(1, std::memory_order_relaxed);
+}

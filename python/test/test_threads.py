@@ -1,0 +1,168 @@
+"""Threads of compiled CPU kernels: OPAL_NUM_THREADS, opal.set_num_threads and
+get_num_threads with PyTorch's words, and results that do not depend on the
+thread count (bitwise for every op but reductions, which split their reduced
+loop into per-thread partials: equal within rounding, and bitwise equal
+again at the same count)."""
+
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+
+import numpy as np
+import pytest
+
+import opal
+
+A = opal.ops.aten
+rng = np.random.default_rng(23)
+
+
+def run_fresh(script, **env):
+    environment = dict(os.environ, **env)
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(script)], env=environment,
+                          capture_output=True, text=True)
+
+
+@pytest.fixture
+def threads():
+    """Restores the thread count a test changes."""
+    before = opal.get_num_threads()
+    yield
+    opal.set_num_threads(before)
+
+
+def test_the_default_is_the_cores_this_process_may_use():
+    environment = {k: v for k, v in os.environ.items() if k != "OPAL_NUM_THREADS"}
+    result = subprocess.run([sys.executable, "-c", "import opal; print(opal.get_num_threads())"],
+                            env=environment, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert int(result.stdout) == len(os.sched_getaffinity(0))
+
+
+def test_opal_num_threads_sets_the_count():
+    result = run_fresh("import opal; print(opal.get_num_threads())", OPAL_NUM_THREADS="3")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "3"
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "two", "", "1.5", " 4", "99999999999"])
+def test_opal_num_threads_that_is_not_a_positive_integer_is_refused(value):
+    result = run_fresh("import opal", OPAL_NUM_THREADS=value)
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        "ValueError: OPAL_NUM_THREADS must be a positive integer (the threads compiled "
+        f"kernels use), got '{value}'")
+
+
+def test_set_num_threads_with_pytorchs_errors(threads):
+    opal.set_num_threads(3)
+    assert opal.get_num_threads() == 3
+    for bad, message in [(0, "set_num_threads expects a positive integer"),
+                         (-1, "set_num_threads expects a positive integer"),
+                         (2.5, "set_num_threads expects an int, but got float"),
+                         ("2", "set_num_threads expects an int, but got str"),
+                         (True, "set_num_threads expects an int, but got bool")]:
+        with pytest.raises(RuntimeError) as error:
+            opal.set_num_threads(bad)
+        assert str(error.value) == message
+        assert opal.get_num_threads() == 3
+    opal.set_num_threads(2 ** 80)  # more than any machine: every core
+    assert opal.get_num_threads() == 2 ** 31 - 1
+
+
+def at_thread_counts(fn, counts=(1, 2, 3, 4)):
+    """fn() computed at each thread count, as numpy arrays."""
+    results = []
+    for count in counts:
+        opal.set_num_threads(count)
+        out = fn()
+        out = out if isinstance(out, tuple) else (out,)
+        results.append([np.asarray(o).copy() for o in out])
+    return results
+
+
+# Large enough to split (the runtime's grain is 32768 units of work).
+BIG = rng.standard_normal((1031, 517)).astype(np.float32)
+BIG64 = rng.standard_normal((1031, 517))
+
+
+@pytest.mark.parametrize("name,fn", [
+    ("add", lambda x: A.add.Tensor(x, A.mul.Scalar(x, 0.5))),
+    ("gelu", lambda x: A.gelu(x)),
+    ("where", lambda x: A.where.self(A.gt.Scalar(x, 0.0), x, A.neg(x))),
+    ("softmax", lambda x: A.softmax.int(x, -1)),
+    ("log_softmax_dim0", lambda x: A._log_softmax(x, 0, False)),
+    ("layer_norm", lambda x: A.native_layer_norm(x, [517], None, None, 1e-5)),
+    ("mm", lambda x: A.mm(x, A.t(x))),
+    ("sum_rows", lambda x: A.sum.dim_IntList(x, [1])),
+    ("amax_rows", lambda x: A.amax(x, [1])),
+    ("cumsum", lambda x: A.cumsum(x, 1)),
+    ("conv2d", lambda x: A.conv2d(A.view(A.slice.Tensor(x, 0, 0, 1024), [4, 4, 32, 1034]),
+                                   opal.full([8, 4, 3, 3], 0.5, dtype=x.dtype))),
+    ("rand_like", lambda x: (opal.manual_seed(7), A.rand_like(x))[1]),
+], ids=lambda v: v if isinstance(v, str) else "")
+def test_results_do_not_depend_on_the_thread_count(threads, name, fn):
+    for data in (BIG, BIG64):
+        x = opal.tensor(data)
+        results = at_thread_counts(lambda: fn(x))
+        for other in results[1:]:
+            for want, got in zip(results[0], other):
+                np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("shape", [(1 << 20,), (1025, 513), (3, 200000), (2, 3, 50000)], ids=str)
+def test_full_reductions_agree_across_thread_counts(threads, shape):
+    x = rng.uniform(-3, 3, shape)
+    dims = list(range(len(shape)))
+    for dtype in (np.float32, np.float64):
+        a = opal.tensor(x.astype(dtype))
+        exact = x.astype(dtype).astype(np.float64)
+        scale = np.abs(exact).sum() * (4e-7 if dtype == np.float32 else 1e-15)
+        sums = at_thread_counts(lambda: A.sum.dim_IntList(a, dims))
+        for (got,) in sums:
+            np.testing.assert_allclose(float(got), exact.sum(), rtol=0, atol=scale)
+        # The same count gives the same bits.
+        again = at_thread_counts(lambda: A.sum.dim_IntList(a, dims))
+        assert [s[0].tobytes() for s in sums] == [s[0].tobytes() for s in again]
+        for count in (1, 2, 4):
+            opal.set_num_threads(count)
+            assert float(np.asarray(A.amax(a, dims))) == exact.max()
+            assert float(np.asarray(A.amin(a, dims))) == exact.min()
+    ints = rng.integers(-1000, 1000, shape)
+    for count in (1, 3):
+        opal.set_num_threads(count)
+        assert int(np.asarray(A.sum.dim_IntList(opal.tensor(ints), dims))) == int(ints.sum())
+
+
+def test_nan_reaches_a_full_reduction_from_any_threads_part(threads):
+    x = rng.uniform(-3, 3, 1 << 20).astype(np.float32)
+    for at in (3, (1 << 19) + 5, (1 << 20) - 3):
+        y = x.copy()
+        y[at] = np.nan
+        for count in (1, 2, 4):
+            opal.set_num_threads(count)
+            assert np.isnan(float(np.asarray(A.amax(opal.tensor(y), [0]))))
+            assert np.isnan(float(np.asarray(A.sum.default(opal.tensor(y)))))
+
+
+def test_concurrent_callers_get_right_results(threads):
+    opal.set_num_threads(4)
+    inputs = [rng.standard_normal((512, 700)).astype(np.float32) for _ in range(4)]
+    want = [np.asarray(A.softmax.int(opal.tensor(x), -1)).copy() for x in inputs]
+    failures = []
+
+    def work(i):
+        x = opal.tensor(inputs[i])
+        for _ in range(20):
+            got = np.asarray(A.softmax.int(x, -1))
+            if not np.array_equal(got, want[i]):
+                failures.append(i)
+
+    workers = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert failures == []
