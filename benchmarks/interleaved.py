@@ -45,13 +45,21 @@ def report(results, width=26, copy_column=True):
               (f" {copy / med:9.0%}" if copy_column else ""))
 
 
-def main(description, cases, rounds=15, width=26, copy_column=True):
-    """A benchmark's command line: --rounds, PyTorch on one thread (opal's
-    calls here run on one), then `run` and `report`. `cases` is called after
-    the arguments are parsed (it builds the inputs)."""
+def set_threads(count):
+    """opal and PyTorch at the same thread count."""
+    import opal
     import torch
+    opal.set_num_threads(count)
+    torch.set_num_threads(count)
+
+
+def main(description, cases, rounds=15, width=26, copy_column=True):
+    """A benchmark's command line: --rounds and --threads (opal and PyTorch
+    at the same count, 1 by default), then `run` and `report`. `cases` is
+    called after the arguments are parsed (it builds the inputs)."""
     parser = argparse.ArgumentParser(description=description.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=rounds)
+    parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
-    torch.set_num_threads(1)
+    set_threads(args.threads)
     report(run(cases(), args.rounds), width=width, copy_column=copy_column)

@@ -14,8 +14,8 @@ namespace {
 
 /// LLVM's libomp, which libopal links (by this name): its handle, to look
 /// up the __kmpc_* entry points LLVM's OpenMP lowering emits, whichever a
-/// kernel needs. By handle, not by global lookup: GCC's libgomp (which
-/// PyTorch loads) defines omp_* functions of the same names.
+/// kernel needs (kernels call nothing else of OpenMP's: GCC's libgomp,
+/// which PyTorch loads, defines the omp_* functions too).
 void *openMpLibrary() {
   static void *handle = ::dlopen("libomp.so.5", RTLD_LAZY | RTLD_NOLOAD);
   return handle;
@@ -37,7 +37,7 @@ void *jit::kernelRuntimeSymbol(const std::string &name) {
   auto found = own.find(name);
   if (found != own.end())
     return found->second;
-  if (startsWith(name, "__kmpc_") || startsWith(name, "omp_"))
+  if (startsWith(name, "__kmpc_"))
     if (void *library = openMpLibrary())
       return ::dlsym(library, name.c_str());
   return nullptr;

@@ -19,8 +19,9 @@
 // and the values it uses), and in its place the kernel asks the runtime
 // how many threads the nest's work deserves (opal_parallel_begin, which
 // returns 1 for small work: then the function runs on the caller's thread
-// with no fork), and otherwise runs it in an omp.parallel region, thread t
-// of n calling it on the t-th of n contiguous parts of the range.
+// with no fork), and otherwise runs it in an omp.parallel region whose
+// statically scheduled omp.wsloop over [0, n) calls it, in iteration t, on
+// the t-th of n contiguous parts of the range.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,8 +56,6 @@ namespace {
 
 constexpr const char *kBeginName = "opal_parallel_begin";
 constexpr const char *kEndName = "opal_parallel_end";
-constexpr const char *kThreadNumName = "omp_get_thread_num";
-constexpr const char *kNumThreadsName = "omp_get_num_threads";
 
 /// How one output of a reduction split is combined: its combining op and
 /// that op's neutral element.
@@ -194,7 +193,7 @@ public:
   void declareRuntime() {
     OpBuilder b(module.getContext());
     b.setInsertionPointToEnd(module.getBody());
-    Type i64 = b.getI64Type(), i32 = b.getI32Type();
+    Type i64 = b.getI64Type();
     auto declare = [&](StringRef name, FunctionType type) {
       if (module.lookupSymbol(name))
         return;
@@ -203,8 +202,6 @@ public:
     };
     declare(kBeginName, b.getFunctionType({i64}, {i64}));
     declare(kEndName, b.getFunctionType({i64, i64}, {}));
-    declare(kThreadNumName, b.getFunctionType({}, {i32}));
-    declare(kNumThreadsName, b.getFunctionType({}, {i32}));
   }
 
   void run(func::FuncOp func, const Nest &nest) {
@@ -322,19 +319,34 @@ public:
       omp::ParallelOperands clauses;
       clauses.numThreads = arith::TruncIOp::create(b, loc, b.getI32Type(), threads);
       auto region = omp::ParallelOp::create(b, loc, clauses);
-      Block *body = b.createBlock(&region.getRegion());
+      b.createBlock(&region.getRegion());
+      // Part t of n is iteration t of a statically scheduled loop over
+      // [0, n): only __kmpc_* calls, never omp_get_thread_num (GCC's libgomp,
+      // which PyTorch loads, defines one of that name), and right with a
+      // smaller team than asked for.
+      Value zero = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0));
+      omp::WsloopOperands loopClauses;
+      loopClauses.scheduleKind =
+          omp::ClauseScheduleKindAttr::get(b.getContext(), omp::ClauseScheduleKind::Static);
+      auto wsloop = omp::WsloopOp::create(b, loc, loopClauses);
+      b.createBlock(&wsloop.getRegion());
+      omp::LoopNestOperands nestClauses;
+      nestClauses.loopLowerBounds = {zero};
+      nestClauses.loopUpperBounds = {threads};
+      nestClauses.loopSteps = {one};
+      auto loopNest = omp::LoopNestOp::create(b, loc, nestClauses);
+      Block *body = b.createBlock(&loopNest.getRegion(), {}, {b.getI64Type()}, {loc});
       b.setInsertionPointToStart(body);
-      Value thread = a.toIndex(
-          func::CallOp::create(b, loc, kThreadNumName, b.getI32Type(), ValueRange{}).getResult(0));
-      Value team = a.toIndex(
-          func::CallOp::create(b, loc, kNumThreadsName, b.getI32Type(), ValueRange{}).getResult(0));
-      Value chunk = a.ceilDiv(count, team);
+      Value thread = a.toIndex(body->getArgument(0));
+      Value chunk = a.ceilDiv(count, a.toIndex(threads));
       Value begin = a.min(a.mul(thread, chunk), count);
       Value end = a.min(a.add(begin, chunk), count);
       SmallVector<Value> outs;
       for (auto [partial, type] : llvm::zip(partials, outputTypes))
         outs.push_back(partialOf(b, loc, partial, thread, cast<MemRefType>(type)));
       call(b, begin, end, outs);
+      omp::YieldOp::create(b, loc);
+      b.setInsertionPointToEnd(&region.getRegion().front());
       omp::TerminatorOp::create(b, loc);
       b.setInsertionPointAfter(region);
       for (auto [partial, output, combiner] : llvm::zip(partials, outputs, nest.combiners)) {

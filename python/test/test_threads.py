@@ -166,3 +166,20 @@ def test_concurrent_callers_get_right_results(threads):
     for worker in workers:
         worker.join()
     assert failures == []
+
+
+def test_threads_are_right_with_pytorchs_openmp_loaded_first():
+    # PyTorch loads GCC's libgomp (with omp_* functions of the same names
+    # as libomp's) before opal: kernels use libomp's entry points only.
+    pytest.importorskip("torch")
+    result = run_fresh("""
+        import torch, numpy as np, opal
+        opal.set_num_threads(4)
+        x = np.random.default_rng(0).standard_normal((1024, 700)).astype(np.float32)
+        got = np.asarray(opal.ops.aten.softmax.int(opal.tensor(x), -1))
+        want = torch.softmax(torch.from_numpy(x), -1).numpy()
+        total = float(np.asarray(opal.ops.aten.sum.default(opal.tensor(x))))
+        print(np.abs(got - want).max() < 1e-6, abs(total - x.astype(np.float64).sum()) < 0.5)
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "True"]

@@ -2,7 +2,7 @@
 //
 // A kernel's object code calls a few functions outside itself besides libc
 // and libm: opal's thread budget (Runtime/Parallel.h), the OpenMP runtime
-// that runs its parallel nests (LLVM's libomp: __kmpc_* and omp_*), and the
+// that runs its parallel nests (LLVM's libomp: its __kmpc_* entry points), and the
 // CUDA launch helpers (CUDA/Launch.h). Python loads opal's extension with
 // RTLD_LOCAL, so none of them is visible to dlsym(RTLD_DEFAULT); the object
 // loader binds them through this table instead, for kernels compiled now

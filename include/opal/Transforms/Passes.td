@@ -213,8 +213,8 @@ def OpalParallelize : Pass<"opal-parallelize", "::mlir::ModuleOp"> {
     kernel calls `opal_parallel_begin(work)` (the threads the runtime grants
     for the nest's work: the product of its loop sizes) and then either
     calls that function on the whole range (one thread) or, in an
-    `omp.parallel` region of that many threads, each thread on its
-    contiguous part of the range; `opal_parallel_end(work, threads)` after.
+    `omp.parallel` region of that many threads, on part t of the range in
+    iteration t of a statically scheduled `omp.wsloop` over [0, n); `opal_parallel_end(work, threads)` after.
 
     Nests that split: a linalg op at the top of a function, along its first
     parallel loop that every operand indexes by that loop alone (or not at
