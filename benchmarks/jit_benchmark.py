@@ -9,14 +9,17 @@ Not a test: run it and read the tables (docs/performance.md records them).
    (loads libopal_compiler and LLVM), the next kernels, and the same kernels
    loaded from the disk cache by a second process.
 2. Throughput at 1M and 16M float32 elements: add, relu, exp, softplus,
-   gelu, softmax over the last dim, sum; and a 1024x1024 matmul. Best of N
-   runs; numpy with out= where it has one; PyTorch eager (1 thread here).
+   gelu, softmax over the last dim, sum; and a 1024x1024 matmul. opal,
+   numpy (out= where it has one), PyTorch and PyTorch with out= interleaved
+   round by round, opal and PyTorch at the same thread count (--threads,
+   1 by default); min and median of --rounds.
 """
 
 import argparse
 import json
 import os
 import subprocess
+import statistics
 import sys
 import tempfile
 import textwrap
@@ -76,35 +79,43 @@ def compile_times():
     print(f"stats: cold {cold['stats']}, warm {warm['stats']}\n")
 
 
-def best(fn, repeats):
-    fn()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+def interleaved_times(calls, rounds):
+    """Each call twice (compile, warm caches), then once per round in turn:
+    opal, numpy, PyTorch, PyTorch out=, so drift hits every side alike.
+    Seconds per call, a list per side (None for a missing side)."""
+    live = [call for call in calls if call]
+    for call in live:
+        call(), call()
+    times = [[] if call else None for call in calls]
+    for _ in range(rounds):
+        for call, into in zip(calls, times):
+            if call:
+                start = time.perf_counter()
+                call()
+                into.append(time.perf_counter() - start)
+    return times
 
 
-def throughput(repeats):
-    try:
-        import torch
-        torch.set_num_threads(1)
-    except ImportError:
-        torch = None
-    print("## Throughput (ms, best of %d; ratio = reference time / opal time)\n" % repeats)
-    print("| op | elements | opal | numpy | PyTorch | numpy/opal | PyTorch/opal |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+def throughput(rounds, threads):
+    import torch
+    opal.set_num_threads(threads)
+    torch.set_num_threads(threads)
+    print(f"## Throughput (ms, min / median of {rounds} interleaved rounds, opal and PyTorch "
+          f"on {threads} thread(s); ratio = reference median / opal median)\n")
+    print("| op | elements | opal | numpy (out=) | PyTorch | PyTorch out= | numpy/opal | "
+          "PyTorch/opal | PyTorch out=/opal |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     rng = np.random.default_rng(0)
+    fmt = lambda t: f"{min(t) * 1e3:.3f} / {statistics.median(t) * 1e3:.3f}" if t else "–"
     for n in (1 << 20, 1 << 24):
         x = rng.uniform(-3, 3, n).astype(np.float32)
         y = rng.uniform(-3, 3, n).astype(np.float32)
         rows = x.reshape(n // 1024, 1024)
         ox, oy, orows = opal.tensor(x), opal.tensor(y), opal.tensor(rows)
         out = np.empty_like(x)
-        tx = torch.from_numpy(x) if torch else None
-        ty = torch.from_numpy(y) if torch else None
-        trows = torch.from_numpy(rows) if torch else None
+        tx, ty, trows = torch.from_numpy(x), torch.from_numpy(y), torch.from_numpy(rows)
+        tout, trows_out = torch.empty_like(tx), torch.empty_like(trows)
+        tsum = torch.empty(())
 
         def np_softplus():
             np.exp(x, out=out)
@@ -114,50 +125,52 @@ def throughput(repeats):
             e = np.exp(rows - rows.max(axis=1, keepdims=True))
             return e / e.sum(axis=1, keepdims=True)
 
+        # name, opal, numpy, PyTorch, PyTorch with out=
         cases = [
             ("add", lambda: A.add.Tensor(ox, oy), lambda: np.add(x, y, out=out),
-             lambda: torch.add(tx, ty)),
+             lambda: torch.add(tx, ty), lambda: torch.add(tx, ty, out=tout)),
             ("relu", lambda: A.relu(ox), lambda: np.maximum(x, 0, out=out),
-             lambda: torch.relu(tx)),
-            ("exp", lambda: A.exp(ox), lambda: np.exp(x, out=out), lambda: torch.exp(tx)),
+             lambda: torch.relu(tx), lambda: torch.clamp(tx, min=0, out=tout)),
+            ("exp", lambda: A.exp(ox), lambda: np.exp(x, out=out), lambda: torch.exp(tx),
+             lambda: torch.exp(tx, out=tout)),
             ("softplus", lambda: A.softplus(ox), np_softplus,
-             lambda: torch.nn.functional.softplus(tx)),
-            ("gelu", lambda: A.gelu(ox), None, lambda: torch.nn.functional.gelu(tx)),
+             lambda: torch.nn.functional.softplus(tx), None),
+            ("gelu", lambda: A.gelu(ox), None, lambda: torch.nn.functional.gelu(tx), None),
             ("softmax (last dim, rows of 1024)", lambda: A.softmax.int(orows, -1), np_softmax,
-             lambda: torch.softmax(trows, -1)),
+             lambda: torch.softmax(trows, -1), lambda: torch.softmax(trows, -1, out=trows_out)),
             ("sum", lambda: A.sum.dim_IntList(ox, [0]), lambda: np.sum(x),
-             lambda: torch.sum(tx)),
+             lambda: torch.sum(tx), lambda: torch.sum(tx, 0, out=tsum)),
         ]
-        for name, run_opal, run_numpy, run_torch in cases:
-            t_opal = best(run_opal, repeats)
-            t_numpy = best(run_numpy, repeats) if run_numpy else None
-            t_torch = best(run_torch, repeats) if torch else None
-            fmt = lambda t: f"{t * 1e3:.3f}" if t else "–"
-            ratio = lambda t: f"{t / t_opal:.2f}" if t else "–"
-            print(f"| {name} | {n:,} | {fmt(t_opal)} | {fmt(t_numpy)} | {fmt(t_torch)} | "
-                  f"{ratio(t_numpy)} | {ratio(t_torch)} |")
+        for name, *calls in cases:
+            t_opal, *others = interleaved_times(calls, rounds)
+            ratio = lambda t: (f"{statistics.median(t) / statistics.median(t_opal):.2f}"
+                               if t else "–")
+            print(f"| {name} | {n:,} | {fmt(t_opal)} | {' | '.join(fmt(t) for t in others)} | "
+                  f"{' | '.join(ratio(t) for t in others)} |")
     a = rng.random((1024, 1024), dtype=np.float32)
     b = rng.random((1024, 1024), dtype=np.float32)
-    oa, ob = opal.tensor(a), opal.tensor(b)
+    oa, ob, ta, tb = opal.tensor(a), opal.tensor(b), torch.from_numpy(a), torch.from_numpy(b)
     flop = 2 * 1024 ** 3
-    t_opal = best(lambda: A.mm(oa, ob), max(3, repeats // 4))
-    t_numpy = best(lambda: a @ b, 3)
-    t_torch = best(lambda: torch.from_numpy(a) @ torch.from_numpy(b), 3) if torch else None
-    print(f"| matmul 1024x1024 (GFLOP/s) | – | {flop / t_opal / 1e9:.1f} | "
-          f"{flop / t_numpy / 1e9:.1f} | {flop / t_torch / 1e9:.1f} | {t_numpy / t_opal:.2f} | "
-          f"{t_torch / t_opal:.2f} |")
+    t_opal, t_numpy, t_torch = interleaved_times(
+        [lambda: A.mm(oa, ob), lambda: a @ b, lambda: ta @ tb], max(3, rounds // 4))
+    rate = lambda t: f"{flop / min(t) / 1e9:.1f} / {flop / statistics.median(t) / 1e9:.1f}"
+    ratio = lambda t: f"{statistics.median(t) / statistics.median(t_opal):.2f}"
+    print(f"| matmul 1024x1024 (GFLOP/s, max / median) | – | {rate(t_opal)} | {rate(t_numpy)} | "
+          f"{rate(t_torch)} | – | {ratio(t_numpy)} | {ratio(t_torch)} | – |")
     print("\n(numpy's BLAS and PyTorch's here are Debian's reference BLAS.)")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--threads", type=int, default=1,
+                        help="opal's and PyTorch's thread count (the same)")
     parser.add_argument("--skip-compile", action="store_true")
     args = parser.parse_args()
     if not args.skip_compile:
         compile_times()
-    throughput(args.repeats)
+    throughput(args.rounds, args.threads)
 
 
 if __name__ == "__main__":

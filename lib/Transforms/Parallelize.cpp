@@ -11,6 +11,7 @@
 //     thread reduces its part into a private partial output, and the
 //     partials are combined into the output in thread order afterwards, so
 //     the result is the same for the same number of threads;
+//     A memref.copy of a whole buffer (a clone) splits as a linalg.copy;
 //   - an scf.for marked `opal.parallel` (the row loops of opal-fuse-rows,
 //     the register tiles of opal-tile-matmul): its iterations are
 //     independent. Buffers allocated before it and used only inside it are
@@ -565,12 +566,33 @@ private:
 struct OpalParallelize : public opal::ir::impl::OpalParallelizeBase<OpalParallelize> {
   using OpalParallelizeBase::OpalParallelizeBase;
 
+  /// A copy of a whole buffer (a result that is an input, a clone) is a
+  /// memref.copy, one memcpy on one thread: where it is large enough to
+  /// split, it becomes a linalg.copy, which splits like any linalg op.
+  static void copiesAsLinalg(func::FuncOp func) {
+    for (auto copy : llvm::make_early_inc_range(func.getBody().front().getOps<memref::CopyOp>())) {
+      auto source = dyn_cast<MemRefType>(copy.getSource().getType());
+      auto target = dyn_cast<MemRefType>(copy.getTarget().getType());
+      if (!source || !target || source.getRank() == 0)
+        continue;
+      OpBuilder b(copy);
+      auto linalgCopy =
+          linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(), copy.getTarget());
+      if (linalgNest(cast<linalg::LinalgOp>(linalgCopy.getOperation()))) {
+        copy->erase();
+      } else {
+        linalgCopy->erase();
+      }
+    }
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<std::pair<func::FuncOp, Nest>> nests;
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isDeclaration() || func->hasAttr(opal::ir::kParallelPartAttrName))
         continue;
+      copiesAsLinalg(func);
       for (Operation &op : func.getBody().front())
         if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
           if (std::optional<Nest> nest = linalgNest(linalgOp))

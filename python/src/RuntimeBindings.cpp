@@ -191,8 +191,19 @@ void releaseWithGil(DLManagedTensor *managed) {
 
 Tensor fromDLPackObject(py::object object) {
   py::object capsule = object;
-  if (py::hasattr(object, "__dlpack__"))
-    capsule = object.attr("__dlpack__")();
+  if (py::hasattr(object, "__dlpack__")) {
+    // A producer on a CUDA device gets the stream opal will use the memory
+    // on, so that it orders its pending work before opal's (the protocol's
+    // handshake; PyTorch synchronizes nothing without it).
+    std::optional<uintptr_t> stream;
+    if (py::hasattr(object, "__dlpack_device__")) {
+      py::tuple device = object.attr("__dlpack_device__")();
+      if (device.size() == 2 && device[0].cast<int>() == kDLCUDA)
+        stream = reinterpret_cast<uintptr_t>(cuda::currentStream(device[1].cast<int>()));
+    }
+    capsule = stream ? object.attr("__dlpack__")(py::arg("stream") = *stream)
+                     : object.attr("__dlpack__")();
+  }
   if (!PyCapsule_IsValid(capsule.ptr(), "dltensor"))
     throw py::type_error("from_dlpack expects an object with __dlpack__ or an unused "
                          "'dltensor' capsule, got " + pythonTypeName(object));

@@ -7,6 +7,10 @@ when PyTorch raises and agree with it (dtype, shape, values) otherwise.
 
     differential.py [--seed N] [--cases N | --seconds S] [op ...]
 
+With --device cuda, the reference is opal itself on the CPU (which the CPU
+runs check against PyTorch) and the tensors of the op under test live on
+the GPU: the same raises, messages, dtypes, shapes and values.
+
 Prints one line per disagreement and `checked N cases of M ops`; exits 1 if
 any disagreed. test_differential.py runs it, one process per group of ops.
 """
@@ -649,10 +653,19 @@ def to_torch(value):
     return torch.from_numpy(value.copy()) if isinstance(value, np.ndarray) else value
 
 
-def to_opal(value):
+def to_opal(value, device="cpu"):
     if is_tensor_list(value):
-        return [None if v is None else to_opal(v) for v in value]
-    return opal.tensor(value) if isinstance(value, np.ndarray) else value
+        return [None if v is None else to_opal(v, device) for v in value]
+    return opal.tensor(value, device=device) if isinstance(value, np.ndarray) else value
+
+
+def results_as(fn, convert):
+    """`fn` with each opal tensor it returns passed through `convert`."""
+    def each(value):
+        if isinstance(value, (tuple, list)):
+            return type(value)(each(v) for v in value)
+        return convert(value) if isinstance(value, opal.Tensor) else value
+    return lambda *args, **kwargs: each(fn(*args, **kwargs))
 
 
 def call(fn, args):
@@ -829,20 +842,30 @@ def main():
                         help="run each op this long instead of --cases")
     parser.add_argument("--float32-only", action="store_true",
                         help="only float32 tensors (else also float64, int64, int32, bool)")
+    parser.add_argument("--device", help="run opal on this device (cuda) against opal on the CPU")
     parser.add_argument("ops", nargs="+")
     args = parser.parse_args()
     torch.set_num_threads(1)
     disagreements = checked = 0
-    for name, ours, theirs in overloads(args.ops):
+    device = args.device
+    for name, overload, theirs in overloads(args.ops):
+        ours, to_ours, to_theirs = overload, to_opal, to_torch
+        if device:
+            theirs = results_as(overload, lambda t: torch.from_numpy(np.array(t.numpy())))
+            ours = results_as(overload, lambda t: t.cpu())
+            to_ours, to_theirs = (lambda v: to_opal(v, device)), to_opal
         rng = random.Random(f"{args.seed}:{name}")
         start = time.monotonic()
         n = 0
         while (time.monotonic() - start < args.seconds) if args.seconds else n < args.cases:
             n += 1
-            values = arguments(Case(rng, mixed=not args.float32_only), ours)
-            want, their_error = call(theirs, convert(values, to_torch))
-            got, our_error = call(ours, convert(values, to_opal))
-            if (their_error or our_error) and empty_batch_norm(name, values):
+            values = arguments(Case(rng, mixed=not args.float32_only), overload)
+            want, their_error = call(theirs, convert(values, to_theirs))
+            got, our_error = call(ours, convert(values, to_ours))
+            if device and (their_error or our_error):
+                problem = None if their_error == our_error else \
+                    f"on {device}: {our_error or 'no error'}; on cpu: {their_error or 'no error'}"
+            elif (their_error or our_error) and empty_batch_norm(name, values):
                 problem = None
             elif their_error and not our_error:
                 problem = None if pytorch_bug(name, values, their_error) else \
@@ -861,7 +884,7 @@ def main():
                 problem = compare(got[0], want[0], False)
             else:
                 problem = compare(got, want, values_specified(name, values))
-                if problem and problem.startswith("values differ"):
+                if problem and problem.startswith("values differ") and not device:
                     problem = closer_to_exact(theirs, values, got, problem)
             if problem:
                 disagreements += 1

@@ -17,6 +17,7 @@ import pytest
 
 import opal
 
+A = opal.ops.aten
 STUB = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "lib64", "stubs", "libcuda.so")
 needs_gpu = pytest.mark.skipif(
     not opal.cuda.is_available(),
@@ -169,7 +170,7 @@ def test_cuda_kernels_registered_for_the_cuda_key_run():
     lib = opal.library.Library("cudatest", "DEF")
     try:
         lib.define("twice(Tensor x) -> Tensor")
-        lib.impl("twice", lambda x: opal.tensor(x.cpu().numpy() * 2, device=x.device), "cuda")
+        lib.impl("twice", lambda x: opal.tensor(x.cpu().numpy() * 2, device=x.device), "CUDA")
         y = opal.ops.cudatest.twice(opal.tensor([1.0, 2.0], device="cuda"))
         assert y.is_cuda
         np.testing.assert_array_equal(y.cpu().numpy(), [2.0, 4.0])
@@ -208,6 +209,17 @@ def test_the_aten_suite_runs_on_cuda():
 
 
 @needs_gpu
+def test_every_aten_op_on_cuda_agrees_with_the_cpu():
+    # test_differential.py's groups with every tensor on the GPU, against the
+    # same op on the CPU: raises, messages, dtypes, shapes and values.
+    suite = os.path.join(os.path.dirname(__file__), "test_differential.py")
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", suite],
+                            capture_output=True, text=True, timeout=1800,
+                            env={**os.environ, "OPAL_TEST_DEVICE": "cuda"})
+    assert result.returncode in (0, 5), result.stdout[-6000:] + result.stderr[-2000:]
+
+
+@needs_gpu
 def test_dlpack_round_trip_with_pytorch():
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
@@ -217,3 +229,115 @@ def test_dlpack_round_trip_with_pytorch():
     assert t.is_cuda
     back = opal.from_dlpack(t * 2)
     np.testing.assert_array_equal(back.cpu().numpy(), np.arange(6).reshape(2, 3) * 2)
+
+
+# What a fake driver cannot show: ordering on the device, threads, the
+# DLPack stream handshake, large kernels, the driver's own PTX compiler and
+# its errors. Each test fails on a real GPU without the behaviour it names.
+
+@needs_gpu
+def test_a_freed_block_is_reused_only_after_the_kernels_that_read_it():
+    # exp(x) is in flight when x's block goes back to the cache; the next
+    # allocation of that size takes the block and overwrites it. The stream
+    # orders the overwrite after exp's reads.
+    n = 1 << 26
+    data = np.random.default_rng(1).uniform(-2, 2, n).astype(np.float32)
+    x = opal.tensor(data, device="cuda")
+    opal.cuda.synchronize()
+    hits = opal.cuda.memory_stats()["cache_hits"]
+    y = A.exp(A.exp(A.exp(x)))
+    del x
+    z = opal.full([n], 7.0, device="cuda")
+    assert opal.cuda.memory_stats()["cache_hits"] > hits
+    np.testing.assert_allclose(y.cpu().numpy(), np.exp(np.exp(np.exp(data))), rtol=1e-5)
+    assert np.all(z.cpu().numpy() == 7.0)
+
+
+@needs_gpu
+def test_cuda_work_from_threads_other_than_the_first():
+    # The driver's current context is per thread: a thread that never
+    # touched the GPU launches on tensors made by the main thread, and makes
+    # its own.
+    import threading
+    data = np.linspace(-1, 1, 4097, dtype=np.float32)
+    shared = opal.tensor(data, device="cuda")
+    results, errors = {}, []
+
+    def work(i):
+        try:
+            own = opal.tensor(data + i, device="cuda")
+            results[i] = (A.exp(shared).cpu().numpy(), A.mul.Scalar(own, 2.0).cpu().numpy())
+        except Exception as error:  # reported below, not lost in the thread
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors
+    for i in range(4):
+        np.testing.assert_allclose(results[i][0], np.exp(data), rtol=2e-6)
+        np.testing.assert_allclose(results[i][1], (data + i) * 2, rtol=1e-6)
+
+
+@needs_gpu
+def test_dlpack_import_waits_for_the_producers_stream():
+    # PyTorch computes on a stream of its own; opal.from_dlpack passes
+    # opal's stream to __dlpack__, so PyTorch orders its pending work before
+    # opal's (without it, PyTorch does not synchronize at all).
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch here has no CUDA")
+    a = torch.randn(4096, 4096, device="cuda") / 64
+    torch.cuda.synchronize()
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        t = a
+        for _ in range(8):
+            t = t @ a
+        t = t.mul_(0).add_(3)
+        x = opal.from_dlpack(t)
+        y = A.add.Tensor(x, x)
+    np.testing.assert_array_equal(y.cpu().numpy(), np.full((4096, 4096), 6, np.float32))
+
+
+@needs_gpu
+def test_large_reductions_and_long_rows():
+    rng = np.random.default_rng(3)
+    rows = rng.standard_normal((3, 1 << 21)).astype(np.float32)
+    x = opal.tensor(rows, device="cuda")
+    e = np.exp(rows - rows.max(-1, keepdims=True))
+    np.testing.assert_allclose(A.softmax.int(x, -1).cpu().numpy(), e / e.sum(-1, keepdims=True),
+                               rtol=1e-4, atol=1e-12)
+    np.testing.assert_allclose(A.sum.dim_IntList(x, [1]).cpu().numpy(),
+                               rows.astype(np.float64).sum(1), rtol=1e-4, atol=1e-2)
+    np.testing.assert_array_equal(A.argmax(x, 1).cpu().numpy(), rows.argmax(1))
+    # Over a million outputs: a grid of a million blocks.
+    many = rng.standard_normal((1 << 20, 6)).astype(np.float32)
+    np.testing.assert_allclose(A.sum.dim_IntList(opal.tensor(many, device="cuda"), [1]).cpu().numpy(),
+                               many.sum(1), rtol=1e-5, atol=1e-5)
+
+
+@needs_gpu
+def test_ptx_compiled_by_the_driver():
+    # OPAL_CUDA_FORMAT=isa hands the driver PTX, which it compiles on load.
+    out = run_python("""
+        import numpy as np, opal
+        a = np.linspace(-3, 3, 1000, dtype=np.float32)
+        y = opal.ops.aten.gelu(opal.tensor(a, device="cuda")).cpu().numpy()
+        print(opal.jit.stats()["compiles"], float(np.abs(y - opal.ops.aten.gelu(opal.tensor(a)).numpy()).max()))
+    """, OPAL_CUDA_FORMAT="isa", OPAL_CACHE_DISABLE="1")
+    compiles, error = out.split()
+    assert int(compiles) == 2 and float(error) < 2e-6
+
+
+@needs_gpu
+def test_out_of_memory_raises_and_leaves_the_device_usable():
+    with pytest.raises(RuntimeError, match="CUDA_ERROR_OUT_OF_MEMORY"):
+        opal.empty([1 << 40], device="cuda")
+    # A kernel whose output does not fit: refused before it launches.
+    with pytest.raises(RuntimeError, match="out of memory"):
+        A.exp(opal.ones(1, device="cuda").expand([1 << 19, 1 << 20]))
+    x = opal.tensor([0.0, 1.0], device="cuda")
+    np.testing.assert_allclose(A.exp(x).cpu().numpy(), [1.0, np.e], rtol=1e-6)

@@ -367,3 +367,27 @@ def test_random_ops_take_the_cuda_generators_seed_and_offset(run):
     assert len(runs) == 2
     for (_, _, _, params), offset in zip(runs, ("0", "1")):
         assert "77" in params and offset in params
+
+
+def test_dlpack_import_from_a_cuda_producer_passes_opals_stream(run):
+    # The DLPack handshake: a producer on a CUDA device is asked for its
+    # capsule with the stream opal will use the memory on (a handle, never
+    # None, 0, 1 or 2), so that it can order its pending work first; a
+    # producer on the CPU is asked with no stream.
+    out, _ = run("""
+        import numpy as np, opal
+        class Producer:
+            def __init__(self, tensor):
+                self.tensor, self.streams = tensor, []
+            def __dlpack_device__(self):
+                return self.tensor.__dlpack_device__()
+            def __dlpack__(self, stream=None):
+                self.streams.append(stream)
+                return self.tensor.__dlpack__()
+        on_gpu = Producer(opal.tensor(np.arange(4, dtype=np.float32), device="cuda"))
+        x = opal.from_dlpack(on_gpu)
+        on_cpu = Producer(opal.tensor(np.arange(4, dtype=np.float32)))
+        opal.from_dlpack(on_cpu)
+        print(x.is_cuda, type(on_gpu.streams[0]).__name__, on_gpu.streams[0] > 2, on_cpu.streams)
+    """)
+    assert out == ["True int True [None]"]

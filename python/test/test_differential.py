@@ -4,6 +4,8 @@
 Each group of ops runs in its own process, so that a crash fails its group
 instead of the whole run. OPAL_FUZZ_SECONDS=N runs each op N seconds instead
 of a fixed number of cases; OPAL_FUZZ_SEED picks other cases.
+OPAL_TEST_DEVICE=cuda runs opal on the GPU against opal on the CPU instead
+(test_cuda.py does so on a machine with a GPU).
 """
 
 import glob
@@ -84,6 +86,8 @@ def test_ops_agree_with_pytorch(group):
         command += ["--seconds", os.environ["OPAL_FUZZ_SECONDS"]]
     else:
         command += ["--cases", "25"]
+    if os.environ.get("OPAL_TEST_DEVICE", "cpu") != "cpu":
+        command += ["--device", os.environ["OPAL_TEST_DEVICE"]]
     result = subprocess.run(command + GROUPS[group].split(), capture_output=True, text=True,
                             timeout=1800)
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-3000:]

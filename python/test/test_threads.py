@@ -102,6 +102,7 @@ BIG64 = rng.standard_normal((1031, 517))
     ("conv2d", lambda x: A.conv2d(A.view(A.slice.Tensor(x, 0, 0, 1024), [4, 4, 32, 1034]),
                                    opal.full([8, 4, 3, 3], 0.5, dtype=x.dtype))),
     ("rand_like", lambda x: (opal.manual_seed(7), A.rand_like(x))[1]),
+    ("clone", lambda x: A.clone(x)),
 ], ids=lambda v: v if isinstance(v, str) else "")
 def test_results_do_not_depend_on_the_thread_count(threads, name, fn):
     for data in (BIG, BIG64):

@@ -182,3 +182,30 @@ func.func @rows(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
   memref.dealloc %tmp : memref<?xf32>
   return
 }
+
+// -----
+
+// A copy of a whole buffer (a clone: the result is the input) splits as a
+// linalg.copy along its first dim; a small static copy stays one memcpy.
+// CHECK-LABEL: func.func @clone(
+// CHECK-NOT: memref.copy
+// CHECK: call @opal_parallel_begin
+// CHECK: omp.parallel
+// CHECK: func.call @clone_part(
+// CHECK-LABEL: func.func private @clone_part(
+// CHECK-SAME: %[[BEGIN:[a-z0-9]+]]: index, %[[END:[a-z0-9]+]]: index, %[[X:[a-z0-9]+]]: memref<?x?xf32>, %[[Z:[a-z0-9]+]]: memref<?x?xf32>)
+// CHECK: %[[N:.*]] = arith.subi %[[END]], %[[BEGIN]]
+// CHECK: %[[FROM:.*]] = memref.subview %[[X]][%[[BEGIN]], 0] [%[[N]], %{{.*}}] [1, 1]
+// CHECK: %[[TO:.*]] = memref.subview %[[Z]][%[[BEGIN]], 0] [%{{.*}}, %{{.*}}] [1, 1]
+// CHECK: linalg.copy ins(%[[FROM]] : {{.*}}) outs(%[[TO]] : {{.*}})
+// CHECK-LABEL: func.func @small_clone(
+// CHECK-NOT: opal_parallel_begin
+// CHECK: memref.copy
+func.func @clone(%x: memref<?x?xf32>, %z: memref<?x?xf32>) {
+  memref.copy %x, %z : memref<?x?xf32> to memref<?x?xf32>
+  return
+}
+func.func @small_clone(%x: memref<4x8xf32>, %z: memref<4x8xf32>) {
+  memref.copy %x, %z : memref<4x8xf32> to memref<4x8xf32>
+  return
+}

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Runs opal on a lent GPU machine (an Ubuntu image with the NVIDIA driver,
+# the CUDA toolkit, Python 3.12 with PyTorch and pybind11, and no LLVM 22),
+# from the repository root there, with .device/ carried:
+#
+#   scripts/device/run.sh PHASE...     (phases below, in the order given)
+#
+# It unpacks .device/opal-runtime.tar.xz (scripts/device/bundle.sh, run
+# here) into /tmp/opal, builds opal._C for the machine's python3 against
+# the carried libopal, then runs each phase under its own time limit,
+# logging to $OUT/<phase>.log, and ends with a one-line summary per phase.
+#
+#   probe     the device, the toolkit, one kernel on cuda against numpy
+#   cuda      test_cuda.py and test_cuda_launch.py, CUDATests
+#   aten      test_jit_aten.py with every input on cuda (OPAL_TEST_DEVICE)
+#   bench     benchmarks/cuda_benchmark.py
+#   scaling   benchmarks/scaling.py at 1..16 threads (CPU)
+#   jitbench  benchmarks/jit_benchmark.py --threads 16 --skip-compile (CPU)
+set -u
+root=$(pwd)
+out=${OUT:-/tmp/opal-out}
+opal=/tmp/opal
+start=$(date +%s)
+mkdir -p "$out" "$opal"
+say() { echo "[$(($(date +%s) - start))s] $*"; }
+
+tar -C "$opal" -xJf .device/opal-runtime.tar.xz || { say "unpack failed"; exit 1; }
+# The machine's own copies of LLVM's dependencies win over the carried ones
+# (the stubs above all: other libraries there may need the real libxml2).
+for dep in libedit.so.2 libbsd.so.0 libmd.so.0 libtinfo.so.6 libffi.so.8 libz3.so.4 libxml2.so.2; do
+  ldconfig -p | grep -q "^\s*$dep " && rm -f "$opal/lib/$dep"
+done
+export LD_LIBRARY_PATH=$opal/lib OPAL_BUILD_DIR=$opal PYTHONUNBUFFERED=1
+if [ -z "${CUDA_HOME:-}" ]; then
+  for dir in /usr/local/cuda $(dirname "$(dirname "$(command -v nvcc || echo /x/x)")"); do
+    [ -x "$dir/bin/ptxas" ] && export CUDA_HOME=$dir && break
+  done
+fi
+say "unpacked ($(ls "$opal/lib" | tr '\n' ' ')); CUDA_HOME=${CUDA_HOME:-none}"
+
+# opal._C for this python3, against the carried libopal.so.
+pkg=$opal/python/opal
+mkdir -p "$pkg" "$opal/obj"
+cp -r python/opal/. "$pkg/"
+includes=$(python3 -m pybind11 --includes 2>/dev/null \
+  || python3 -c 'import sysconfig; print("-I" + sysconfig.get_paths()["include"])')
+suffix=$(python3 -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+ls python/src/*.cpp | xargs -P 16 -I{} sh -c \
+  "g++ -O2 -fPIC -fvisibility=hidden -std=c++17 -Iinclude $includes -c {} -o $opal/obj/\$(basename {}).o" \
+  > "$out/build.log" 2>&1 \
+  && g++ -shared "$opal"/obj/*.o -L"$opal/lib" -lopal -Wl,-rpath,"$opal/lib" -o "$pkg/_C$suffix" \
+  >> "$out/build.log" 2>&1 || { say "building opal._C failed"; tail -40 "$out/build.log"; exit 1; }
+export PYTHONPATH=$opal/python
+say "built opal._C$suffix"
+
+phase() {  # name seconds command...
+  local name=$1 limit=$2
+  shift 2
+  say "phase $name (limit ${limit}s)"
+  timeout -k 5 "$limit" "$@" > "$out/$name.log" 2>&1
+  local rc=$?
+  summary+=("$name rc=$rc $(grep -E '(passed|failed|error)' "$out/$name.log" | tail -1)")
+  say "phase $name rc=$rc"
+}
+
+summary=()
+pytest=(python3 -m pytest -q -p no:cacheprovider -rfEs --tb=short)
+for name in "$@"; do
+  case $name in
+    probe) phase probe 60 bash -c '
+      nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv
+      "$CUDA_HOME/bin/ptxas" --version | tail -1; nproc; lscpu | grep "Model name"
+      python3 -c "import torch, numpy; print(\"torch\", torch.__version__, \"numpy\", numpy.__version__)"
+      python3 -c "
+import numpy as np, opal
+print(opal.cuda.is_available(), opal.cuda.unavailable_reason(), opal.cuda.device_count())
+print(opal.cuda.get_device_properties(0))
+x = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
+y = opal.ops.aten.exp(opal.tensor(x, device=\"cuda\")).cpu().numpy()
+print(\"exp max error\", float(np.abs(y - np.exp(x)).max()), opal.jit.stats())"' ;;
+    cuda) phase cuda 150 bash -c "$opal/bin/CUDATests --gtest_brief=1; ${pytest[*]} -k 'not aten_suite' python/test/test_cuda.py python/test/test_cuda_launch.py" ;;
+    aten) workers=(); python3 -c 'import xdist' 2>/dev/null && workers=(-n 12)
+          phase aten 200 env OPAL_TEST_DEVICE=cuda "${pytest[@]}" "${workers[@]}" python/test/test_jit_aten.py ;;
+    bench) phase bench 90 python3 benchmarks/cuda_benchmark.py ;;
+    scaling) phase scaling 150 python3 benchmarks/scaling.py --threads 1,2,4,8,16 ;;
+    jitbench) phase jitbench 150 python3 benchmarks/jit_benchmark.py --threads 16 --skip-compile ;;
+    *) say "unknown phase $name" ;;
+  esac
+done
+echo
+for line in "${summary[@]}"; do echo "$line"; done
