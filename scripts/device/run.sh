@@ -13,8 +13,11 @@
 #   probe     the device, the toolkit, one kernel on cuda against numpy
 #   cuda      test_cuda.py and test_cuda_launch.py, CUDATests
 #   aten      test_jit_aten.py with every input on cuda (OPAL_TEST_DEVICE)
+#   diff      test_differential.py on cuda against the CPU (OPAL_TEST_DEVICE)
 #   bench     benchmarks/cuda_benchmark.py
 #   scaling   benchmarks/scaling.py at 1..16 threads (CPU)
+#   scaling-bt1  the same with KMP_BLOCKTIME=1 (opal's idle threads sleep
+#             after 1 ms instead of spinning for libomp's default 200 ms)
 #   jitbench  benchmarks/jit_benchmark.py --threads 16 --skip-compile (CPU)
 set -u
 root=$(pwd)
@@ -64,6 +67,7 @@ phase() {  # name seconds command...
 }
 
 summary=()
+workers() { python3 -c 'import xdist' 2>/dev/null && echo "-n 16"; }
 pytest=(python3 -m pytest -q -p no:cacheprovider -rfEs --tb=short)
 for name in "$@"; do
   case $name in
@@ -78,11 +82,12 @@ print(opal.cuda.get_device_properties(0))
 x = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
 y = opal.ops.aten.exp(opal.tensor(x, device=\"cuda\")).cpu().numpy()
 print(\"exp max error\", float(np.abs(y - np.exp(x)).max()), opal.jit.stats())"' ;;
-    cuda) phase cuda 150 bash -c "$opal/bin/CUDATests --gtest_brief=1; ${pytest[*]} -k 'not aten_suite' python/test/test_cuda.py python/test/test_cuda_launch.py" ;;
-    aten) workers=(); python3 -c 'import xdist' 2>/dev/null && workers=(-n 12)
-          phase aten 200 env OPAL_TEST_DEVICE=cuda "${pytest[@]}" "${workers[@]}" python/test/test_jit_aten.py ;;
+    cuda) phase cuda 150 bash -c "$opal/bin/CUDATests --gtest_brief=1; ${pytest[*]} -k 'not aten_suite and not every_aten_op' python/test/test_cuda.py python/test/test_cuda_launch.py" ;;
+    aten) phase aten 200 env OPAL_TEST_DEVICE=cuda "${pytest[@]}" $(workers) python/test/test_jit_aten.py ;;
+    diff) phase diff 170 env OPAL_TEST_DEVICE=cuda "${pytest[@]}" $(workers) python/test/test_differential.py ;;
     bench) phase bench 90 python3 benchmarks/cuda_benchmark.py ;;
     scaling) phase scaling 150 python3 benchmarks/scaling.py --threads 1,2,4,8,16 ;;
+    scaling-bt1) phase scaling-bt1 150 env KMP_BLOCKTIME=1 python3 benchmarks/scaling.py --threads 1,2,4,8,16 ;;
     jitbench) phase jitbench 150 python3 benchmarks/jit_benchmark.py --threads 16 --skip-compile ;;
     *) say "unknown phase $name" ;;
   esac
