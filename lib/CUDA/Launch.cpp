@@ -47,9 +47,15 @@ const CUfunction *KernelModule::functions(int ordinal) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (Loaded *loaded = loaded_[ordinal].load(std::memory_order_acquire))
     return loaded->functions.data();
+  auto fresh = std::make_unique<Loaded>();
+  if (names_.empty()) {
+    // A kernel whose work is all on the host (empty outputs): no image.
+    Loaded *published = fresh.release();
+    loaded_[ordinal].store(published, std::memory_order_release);
+    return published->functions.data();
+  }
   const DriverApi &api = requireDriver();
   activate(ordinal);
-  auto fresh = std::make_unique<Loaded>();
   CUresult result = api.cuModuleLoadData(&fresh->module, image_.data());
   if (result != kSuccess)
     throw OpalError(std::string("cannot load the kernel's ") +

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/IR/TensorInferTypeOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Pass/PassRegistry.h"
 
@@ -111,6 +112,9 @@ void opal::ir::registerCpuPipeline(DialectRegistry &registry) {
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  // The sizes of reshapes (tensor.dim of a collapse or expand_shape) in
+  // terms of their sources: the sizes entry then keeps no computation.
+  tensor::registerInferTypeOpInterfaceExternalModels(registry);
   // The passes are registered once per process, however often this runs.
   static std::once_flag once;
   std::call_once(once, [] {

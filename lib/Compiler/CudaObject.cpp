@@ -20,6 +20,17 @@ using namespace opal::ir;
 LogicalResult opal::ir::takeDeviceCode(ModuleOp module, CudaKernelObject &into,
                                        std::string &error) {
   auto binaries = llvm::to_vector(module.getOps<gpu::BinaryOp>());
+  into.kernels.clear();
+  auto launched = module->getAttrOfType<ArrayAttr>("opal.gpu_kernels");
+  if (binaries.empty() && (!launched || launched.empty())) {
+    // Nothing runs on the device (every output is empty, or the result is
+    // known without computing): host code only, no image to load.
+    into.image.clear();
+    into.ptx = false;
+    module->removeAttr("opal.gpu_kernels");
+    module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
+    return success();
+  }
   if (binaries.size() != 1) {
     error = "internal error: expected one gpu.binary after the CUDA pipeline, found " +
             std::to_string(binaries.size());
@@ -34,9 +45,8 @@ LogicalResult opal::ir::takeDeviceCode(ModuleOp module, CudaKernelObject &into,
   auto object = cast<gpu::ObjectAttr>(objects[0]);
   into.image = object.getObject().getValue().str();
   into.ptx = object.getFormat() == gpu::CompilationTarget::Assembly;
-  into.kernels.clear();
-  if (auto names = module->getAttrOfType<ArrayAttr>("opal.gpu_kernels"))
-    for (Attribute name : names)
+  if (launched)
+    for (Attribute name : launched)
       into.kernels.push_back(cast<StringAttr>(name).getValue().str());
   binaries.front()->erase();
   module->removeAttr("opal.gpu_kernels");

@@ -268,6 +268,10 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
         words.clear();
         appendCallWords(op.schema(), args, device, cudaCapability, true, underMode, words);
         compiled = std::move(retried);
+      } else {
+        compiled = makeUnexpected(Error(compiled.error().message() +
+                                        "\n  and for this call's exact shapes: " +
+                                        retried.error().message()));
       }
     }
     if (!compiled) {
