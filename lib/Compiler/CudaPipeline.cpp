@@ -114,6 +114,8 @@ std::string opal::ir::jitCudaPipelineText(const CudaPipelineOptions &options) {
          // Row kernels take subviews of their buffers (expand-strided-metadata
          // makes them descriptor arithmetic).
          "gpu.module(expand-strided-metadata,lower-affine,convert-scf-to-cf,convert-gpu-to-nvvm,"
+         // What libdevice lacks (math.trunc) as LLVM intrinsics NVPTX has.
+         "convert-math-to-llvm,"
          "canonicalize,cse,reconcile-unrealized-casts),"
          "gpu-module-to-binary{" + binary + "}" +
          (options.lowerHost ? ",lower-affine,convert-scf-to-cf,expand-strided-metadata,"

@@ -9,7 +9,8 @@
 // prims.gather/take: one generic over the result reading `a` at each index
 // (guarded). prims.scatter: loops over the index in order that write (or
 // combine) src's elements at the indexed positions of a copy of `a`.
-// prims.cumsum: loops over each line along dim, carrying the running sum.
+// prims.cumsum: one loop over the lines along dim (iterations independent,
+// marked opal.parallel), each carrying its running sum.
 //
 //===----------------------------------------------------------------------===//
 
@@ -466,45 +467,52 @@ LogicalResult lowerCumsum(Operation *op, PatternRewriter &rewriter) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, a), element);
-  SmallVector<Value> coords(rank);
-  std::function<Value(OpBuilder &, Location, int64_t, Value)> nest =
-      [&](OpBuilder &nb, Location l, int64_t d, Value out) -> Value {
-    if (d == rank) {
-      // The line: coords[dim] runs, with the sum so far.
-      // Floats sum in double, as PyTorch's CPU kernel does.
-      Type accumulator = isa<FloatType>(element) ? Type(nb.getF64Type()) : element;
-      Value start = arith::ConstantOp::create(nb, l, nb.getZeroAttr(accumulator));
-      auto line = scf::ForOp::create(
-          nb, l, zero, tensor::DimOp::create(nb, l, a, dim), one, ValueRange{out, start},
-          [&](OpBuilder &lb, Location ll, Value iv, ValueRange state) {
-            coords[dim] = iv;
-            Value x = tensor::ExtractOp::create(lb, ll, a, coords);
-            Value sum = isa<FloatType>(element)
-                            ? arith::AddFOp::create(lb, ll, state[1],
-                                                    convertScalar(lb, ll, x, accumulator))
-                                  .getResult()
-                            : arith::AddIOp::create(lb, ll, state[1], x).getResult();
-            Value next = tensor::InsertOp::create(lb, ll, convertScalar(lb, ll, sum, element),
-                                                  state[0], coords);
-            scf::YieldOp::create(lb, ll, ValueRange{next, sum});
-          });
-      return line.getResult(0);
-    }
-    if (d == dim)
-      return nest(nb, l, d + 1, out);
-    auto loop = scf::ForOp::create(
-        nb, l, zero, tensor::DimOp::create(nb, l, a, d), one, ValueRange{out},
-        [&](OpBuilder &lb, Location ll, Value iv, ValueRange state) {
-          coords[d] = iv;
-          scf::YieldOp::create(lb, ll, nest(lb, ll, d + 1, state[0]));
-        });
-    return loop.getResult(0);
-  };
-  Value result = nest(b, loc, 0, init);
+  // One loop over the lines (every position of the other dims, row-major),
+  // whose iterations are independent: opal-parallelize shares them among
+  // threads, opal-map-to-gpu gives each its own GPU thread.
+  SmallVector<Value> sizes;
+  Value lines = one;
+  for (int64_t d = 0; d < rank; ++d) {
+    sizes.push_back(tensor::DimOp::create(b, loc, a, d));
+    if (d != dim)
+      lines = arith::MulIOp::create(b, loc, lines, sizes.back());
+  }
+  auto outer = scf::ForOp::create(
+      b, loc, zero, lines, one, ValueRange{init},
+      [&](OpBuilder &ob, Location ol, Value line, ValueRange outerState) {
+        SmallVector<Value> coords(rank);
+        Value rest = line;
+        for (int64_t d = rank - 1; d >= 0; --d) {
+          if (d == dim)
+            continue;
+          coords[d] = arith::RemUIOp::create(ob, ol, rest, sizes[d]);
+          rest = arith::DivUIOp::create(ob, ol, rest, sizes[d]);
+        }
+        // The line: coords[dim] runs, with the sum so far. Floats sum in
+        // double, as PyTorch's CPU kernel does.
+        Type accumulator = isa<FloatType>(element) ? Type(ob.getF64Type()) : element;
+        Value start = arith::ConstantOp::create(ob, ol, ob.getZeroAttr(accumulator));
+        auto inner = scf::ForOp::create(
+            ob, ol, zero, sizes[dim], one, ValueRange{outerState[0], start},
+            [&](OpBuilder &lb, Location ll, Value iv, ValueRange state) {
+              coords[dim] = iv;
+              Value x = tensor::ExtractOp::create(lb, ll, a, coords);
+              Value sum = isa<FloatType>(element)
+                              ? arith::AddFOp::create(lb, ll, state[1],
+                                                      convertScalar(lb, ll, x, accumulator))
+                                    .getResult()
+                              : arith::AddIOp::create(lb, ll, state[1], x).getResult();
+              Value next = tensor::InsertOp::create(lb, ll, convertScalar(lb, ll, sum, element),
+                                                    state[0], coords);
+              scf::YieldOp::create(lb, ll, ValueRange{next, sum});
+            });
+        scf::YieldOp::create(ob, ol, inner.getResult(0));
+      });
+  outer->setAttr(opal::ir::kParallelAttrName, b.getUnitAttr());
   // A copy out of the loops into a tensor of a's sizes, which the shapes
   // entry reads without running them.
   Value sized = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, a), element);
-  rewriter.replaceOp(op, linalg::CopyOp::create(b, loc, result, sized).getResult(0));
+  rewriter.replaceOp(op, linalg::CopyOp::create(b, loc, outer.getResult(0), sized).getResult(0));
   return success();
 }
 

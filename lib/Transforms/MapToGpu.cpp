@@ -30,6 +30,8 @@
 //   (elements shared out, reductions as above), a barrier after each op.
 //   A row is read from memory once and reread from the cache, and softmax
 //   is one launch instead of four.
+// - Other loops on buffers (a cumsum's): one thread per iteration when the
+//   iterations are independent (`opal.parallel`), else one thread.
 //
 //===----------------------------------------------------------------------===//
 
@@ -680,6 +682,59 @@ private:
 /// among them: GenericToLaunch::rewriteInBlock) with a barrier after each,
 /// so a row's maximum is in memory before its elements read it. Fails
 /// (leaving the loop) for a loop it does not recognize.
+/// A loop on buffers left on the host runs on the GPU as it is: when its
+/// iterations are independent (`opal.parallel`, not over rows: a cumsum's
+/// lines) one thread per iteration runs the body, else one thread runs the
+/// whole loop (a cumsum of one line: correct, not fast). The loop holds
+/// only loads, stores, arithmetic and inner loops.
+LogicalResult loopToLaunch(RewriterBase &rewriter, scf::ForOp loop, int64_t blockSize) {
+  bool parallel = loop->hasAttr(opal::ir::kParallelAttrName);
+  if (parallel ? loop.getNumResults() != 0 : !loop->use_empty())
+    return loop.emitError() << "opal-map-to-gpu: the values a loop on the host carries out of "
+                               "it cannot come back from the GPU";
+  WalkResult walked = loop.getBody()->walk([&](Operation *inner) {
+    StringRef dialect = inner->getName().getDialectNamespace();
+    if (isa<memref::LoadOp, memref::StoreOp, memref::DimOp, memref::SubViewOp>(inner) ||
+        dialect == "arith" || dialect == "math" || dialect == "scf")
+      return WalkResult::advance();
+    inner->emitError() << "opal-map-to-gpu: '" << inner->getName()
+                       << "' in a loop on the host has no GPU mapping";
+    return WalkResult::interrupt();
+  });
+  if (walked.wasInterrupted())
+    return failure();
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  if (!parallel) {
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    createGuardedLaunch(rewriter, loc, one, one);
+    rewriter.clone(*loop);
+    rewriter.eraseOp(loop);
+    return success();
+  }
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value span = arith::SubIOp::create(rewriter, loc, loop.getUpperBound(), loop.getLowerBound());
+  Value count = arith::MaxSIOp::create(
+      rewriter, loc, arith::CeilDivSIOp::create(rewriter, loc, span, loop.getStep()), zero);
+  Value threads = arith::ConstantIndexOp::create(rewriter, loc, blockSize);
+  Value grid = arith::CeilDivUIOp::create(rewriter, loc, count, threads);
+  gpu::LaunchOp launch = createGuardedLaunch(rewriter, loc, grid, threads);
+  Value id = arith::AddIOp::create(
+      rewriter, loc, arith::MulIOp::create(rewriter, loc, launch.getBlockIds().x, threads),
+      launch.getThreadIds().x);
+  Value inRange = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, id, count);
+  auto guard = scf::IfOp::create(rewriter, loc, inRange, /*withElseRegion=*/false);
+  rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
+  IRMapping mapping;
+  mapping.map(loop.getInductionVar(),
+              arith::AddIOp::create(rewriter, loc, loop.getLowerBound(),
+                                    arith::MulIOp::create(rewriter, loc, id, loop.getStep())));
+  for (Operation &inner : loop.getBody()->without_terminator())
+    rewriter.clone(inner, mapping);
+  rewriter.eraseOp(loop);
+  return success();
+}
+
 LogicalResult rowsToLaunch(RewriterBase &rewriter, scf::ForOp loop, int64_t blockSize) {
   std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
   std::optional<int64_t> step = getConstantIntValue(loop.getStep());
@@ -812,6 +867,26 @@ struct OpalMapToGpu : public opal::ir::impl::OpalMapToGpuBase<OpalMapToGpu> {
     });
     for (scf::ForOp loop : rowLoops)
       if (failed(rowsToLaunch(rewriter, loop, blockSize)))
+        return signalPassFailure();
+    // Then loops left on buffers (a cumsum's): a thread per iteration of
+    // those whose iterations are independent, one thread for the others.
+    SmallVector<scf::ForOp> hostLoops;
+    func.walk<WalkOrder::PreOrder>([&](Operation *inner) {
+      if (isa<gpu::LaunchOp>(inner))
+        return WalkResult::skip();
+      auto loop = dyn_cast<scf::ForOp>(inner);
+      if (!loop)
+        return WalkResult::advance();
+      bool touchesMemory = loop->walk([](Operation *op) {
+        return isa<memref::LoadOp, memref::StoreOp>(op) ? WalkResult::interrupt()
+                                                        : WalkResult::advance();
+      }).wasInterrupted();
+      if (touchesMemory)
+        hostLoops.push_back(loop);
+      return WalkResult::skip();
+    });
+    for (scf::ForOp loop : hostLoops)
+      if (failed(loopToLaunch(rewriter, loop, blockSize)))
         return signalPassFailure();
     generics.clear();
     func.walk([&](linalg::GenericOp generic) {
