@@ -268,10 +268,9 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
         words.clear();
         appendCallWords(op.schema(), args, device, cudaCapability, true, underMode, words);
         compiled = std::move(retried);
-      } else {
-        compiled = makeUnexpected(Error(compiled.error().message() +
-                                        "\n  and for this call's exact shapes: " +
-                                        retried.error().message()));
+      } else if (compiled.error().message().rfind("opal JIT: cannot decompose", 0) == 0) {
+        // The retry was for the decomposition: its error says more.
+        compiled = std::move(retried);
       }
     }
     if (!compiled) {

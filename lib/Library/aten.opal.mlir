@@ -571,8 +571,18 @@ opal.library "aten" {
   opal.def "where.self(Tensor condition, Tensor self, Tensor other) -> Tensor"
   opal.decomposition "where.self" {
   ^bb0(%condition: !opal.tensor, %self: !opal.tensor, %other: !opal.tensor):
+    // A bool condition, or uint8 (nonzero is true), as in PyTorch.
+    %none = opal.none
+    %code = opal.dtype_of %condition, %none : !opal.tensor, !opal.none -> i64
+    %c0 = arith.constant 0 : i64
+    %c11 = arith.constant 11 : i64
+    %is_bool = arith.cmpi eq, %code, %c11 : i64
+    %is_byte = arith.cmpi eq, %code, %c0 : i64
+    %ok = arith.ori %is_bool, %is_byte : i1
+    opal.check %ok, "where expected condition to be a boolean tensor, but got a tensor with dtype {0:dtype}" (%code : i64)
+    %cb = opal.to_dtype %condition, %c11 : !opal.tensor, i64 -> !opal.tensor
     %a, %b = opal.promote %self, %other : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
-    %c, %x, %y = opal.broadcast_tensors %condition, %a, %b : !opal.tensor, !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor, !opal.tensor
+    %c, %x, %y = opal.broadcast_tensors %cb, %a, %b : !opal.tensor, !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor, !opal.tensor
     %r = prims.where %c, %x, %y : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }

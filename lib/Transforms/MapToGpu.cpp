@@ -868,7 +868,20 @@ struct OpalMapToGpu : public opal::ir::impl::OpalMapToGpuBase<OpalMapToGpu> {
     for (scf::ForOp loop : rowLoops)
       if (failed(rowsToLaunch(rewriter, loop, blockSize)))
         return signalPassFailure();
-    // Then loops left on buffers (a cumsum's): a thread per iteration of
+    generics.clear();
+    func.walk([&](linalg::GenericOp generic) {
+      if (!generic->getParentOfType<gpu::LaunchOp>())
+        generics.push_back(generic);
+    });
+    llvm::DenseMap<Operation *, Value> initial = foldFillsIntoReductions(rewriter, generics);
+    SmallVector<linalg::GenericOp> remaining;
+    func.walk([&](linalg::GenericOp generic) {
+      if (!generic->getParentOfType<gpu::LaunchOp>())
+        remaining.push_back(generic);
+    });
+    for (linalg::GenericOp generic : remaining)
+      GenericToLaunch(rewriter, generic, blockSize, initial.lookup(generic)).rewrite();
+    // Loops left on buffers (a cumsum's): a thread per iteration of
     // those whose iterations are independent, one thread for the others.
     SmallVector<scf::ForOp> hostLoops;
     func.walk<WalkOrder::PreOrder>([&](Operation *inner) {
@@ -888,19 +901,6 @@ struct OpalMapToGpu : public opal::ir::impl::OpalMapToGpuBase<OpalMapToGpu> {
     for (scf::ForOp loop : hostLoops)
       if (failed(loopToLaunch(rewriter, loop, blockSize)))
         return signalPassFailure();
-    generics.clear();
-    func.walk([&](linalg::GenericOp generic) {
-      if (!generic->getParentOfType<gpu::LaunchOp>())
-        generics.push_back(generic);
-    });
-    llvm::DenseMap<Operation *, Value> initial = foldFillsIntoReductions(rewriter, generics);
-    SmallVector<linalg::GenericOp> remaining;
-    func.walk([&](linalg::GenericOp generic) {
-      if (!generic->getParentOfType<gpu::LaunchOp>())
-        remaining.push_back(generic);
-    });
-    for (linalg::GenericOp generic : remaining)
-      GenericToLaunch(rewriter, generic, blockSize, initial.lookup(generic)).rewrite();
 
     // Host buffers become device buffers.
     SmallVector<Operation *> hostMemory;

@@ -13,6 +13,8 @@ import textwrap
 import numpy as np
 import pytest
 
+import opal
+
 from conftest import BUILD_DIR, ROOT
 
 OPAL_AOT = os.path.join(BUILD_DIR, "bin", "opal-aot")
@@ -339,3 +341,28 @@ def test_cuda_kernels_per_arch_run_without_the_compiler(tmp_path):
         "80": (0, False, ["ptx"]),    # its PTX, compiled by the driver
         "75": (1, True, ["cubin"]),   # no image for sm_75: the JIT compiles one
     }
+
+
+@pytest.mark.skipif(not opal.cuda.is_available(),
+                    reason=f"needs a CUDA device: {opal.cuda.unavailable_reason()}")
+@pytest.mark.parametrize("kind", ["sm", "compute"])
+def test_a_librarys_cuda_kernels_compute_on_the_gpu(tmp_path, kind):
+    # The library's cubin (sm_XX), or its PTX compiled by the driver
+    # (compute_XX), for this device's capability: loaded and run with no
+    # compiler, with the values numpy gives.
+    major, minor = opal.cuda.get_device_capability(0)
+    lib = tmp_path / "libaot.so"
+    aot(write_library(tmp_path, precompile=['"softplus" "(float32[?], float)"']),
+        "-o", lib, f"--cuda={kind}_{major}{minor}")
+    out = run_fresh(f"""
+        import json, numpy as np, opal
+        opal.ops.load_library({str(lib)!r})
+        a = np.random.default_rng(5).uniform(-20, 20, 100003).astype(np.float32)
+        y = opal.ops.aotlib.softplus(opal.tensor(a, device="cuda"), 2.0).cpu().numpy()
+        want = np.logaddexp(0, 2.0 * a.astype(np.float64)) / 2.0
+        maps = open("/proc/self/maps").read()
+        print(json.dumps(dict(error=float(np.max(np.abs(y - want) / np.maximum(1, np.abs(want)))),
+                              stats=opal.jit.stats(), compiler_loaded="libopal_compiler" in maps)))
+    """)
+    assert out["stats"]["compiles"] == 0 and not out["compiler_loaded"]
+    assert out["error"] < 1e-5

@@ -304,8 +304,9 @@ def test_movement_and_pooling_ops_compile_and_launch(run):
     assert len(launches(log)) >= 2
 
 
-def test_a_scatter_is_refused_on_cuda_with_a_clear_error(run):
-    # Its loop over the index runs in order, on the host: no GPU mapping yet.
+def test_a_scatter_runs_its_loop_over_the_index_in_one_gpu_thread(run):
+    # Its loop over the index runs in order (the last write wins, as on the
+    # CPU): one GPU thread runs it. A cumsum's lines get a thread each.
     out, log = run("""
         import numpy as np, opal
         A = opal.ops.aten
@@ -313,12 +314,14 @@ def test_a_scatter_is_refused_on_cuda_with_a_clear_error(run):
         i = opal.tensor(np.array([[0, 1, 2, 0]]), device="cuda")
         try:
             A.scatter_add(x, 0, i, x)
-        except RuntimeError as error:
-            print(str(error).splitlines()[-1].strip())
+        except RuntimeError as error:  # a data check's words, never computed
+            assert "out of bounds" in str(error), error
+        A.cumsum(opal.tensor(np.zeros((1000, 5), dtype=np.float32), device="cuda"), 1)
+        opal.cuda.synchronize()
     """)
-    assert out == ["opal-map-to-gpu: 'memref.load' would access device memory from the host; "
-                   "it has no GPU mapping"]
-    assert not launches(log)
+    found = launches(log)
+    assert any(grid == (1, 1, 1) and block == (1, 1, 1) for _, grid, block, _ in found)
+    assert any(launch[1:3] == ((4, 1, 1), (256, 1, 1)) for launch in found)  # 1000 lines
 
 
 def test_native_kernels_work_on_a_host_copy_of_cuda_tensors(run):

@@ -5,7 +5,7 @@
 #   lib/  libopal, libopal_compiler, LLVM's OpenMP runtime, libMLIR and
 #         libLLVM 22 with the libraries they need that such a machine
 #         (Ubuntu with CUDA, no LLVM 22) lacks
-#   bin/  the C++ CUDA unit tests
+#   bin/  the C++ CUDA unit tests, opal-aot and opal-opt
 #
 # libLLVM also needs libz3 (the static analyzer's solver) and libxml2 (the
 # Windows manifest merger); opal calls neither, so they travel as stubs
@@ -31,7 +31,7 @@ cp -L "$build/lib/libopal.so" "$build/lib/libopal_compiler.so" "$llvm/libomp.so.
 for dep in libedit.so.2 libbsd.so.0 libmd.so.0 libtinfo.so.6 libffi.so.8; do
   cp -L "/lib/x86_64-linux-gnu/$dep" "$stage/lib/"
 done
-cp "$build/bin/CUDATests" "$stage/bin/"
+cp "$build/bin/CUDATests" "$build/bin/opal-aot" "$build/bin/opal-opt" "$stage/bin/"
 
 # The stubs: every symbol libLLVM imports from libz3 / libxml2 (with its
 # symbol version), defined as a function that aborts; xmlFree is a variable.

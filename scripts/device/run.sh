@@ -11,7 +11,7 @@
 # logging to $OUT/<phase>.log, and ends with a one-line summary per phase.
 #
 #   probe     the device, the toolkit, one kernel on cuda against numpy
-#   cuda      test_cuda.py and test_cuda_launch.py, CUDATests
+#   cuda      test_cuda.py, test_cuda_launch.py, test_aot.py's GPU tests, CUDATests
 #   aten      test_jit_aten.py with every input on cuda (OPAL_TEST_DEVICE)
 #   diff      test_differential.py on cuda against the CPU (OPAL_TEST_DEVICE)
 #   bench     benchmarks/cuda_benchmark.py
@@ -82,7 +82,7 @@ print(opal.cuda.get_device_properties(0))
 x = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
 y = opal.ops.aten.exp(opal.tensor(x, device=\"cuda\")).cpu().numpy()
 print(\"exp max error\", float(np.abs(y - np.exp(x)).max()), opal.jit.stats())"' ;;
-    cuda) phase cuda 150 bash -c "$opal/bin/CUDATests --gtest_brief=1; ${pytest[*]} -k 'not aten_suite and not every_aten_op' python/test/test_cuda.py python/test/test_cuda_launch.py" ;;
+    cuda) phase cuda 150 bash -c "$opal/bin/CUDATests --gtest_brief=1; ${pytest[*]} -k 'not aten_suite and not every_aten_op' python/test/test_cuda.py python/test/test_cuda_launch.py; ${pytest[*]} -k gpu python/test/test_aot.py" ;;
     aten) phase aten 200 env OPAL_TEST_DEVICE=cuda "${pytest[@]}" $(workers) python/test/test_jit_aten.py ;;
     diff) phase diff 170 env OPAL_TEST_DEVICE=cuda "${pytest[@]}" $(workers) python/test/test_differential.py ;;
     bench) phase bench 90 python3 benchmarks/cuda_benchmark.py ;;

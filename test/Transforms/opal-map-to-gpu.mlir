@@ -423,3 +423,94 @@ func.func @strided_rows(%x: memref<4x8xf32>) {
   } {opal.rows}
   return
 }
+
+// -----
+
+// A loop on buffers whose iterations are independent (opal.parallel: a
+// cumsum's lines) runs a GPU thread per iteration, the body as it is (here
+// the line's sequential scan).
+// CHECK-LABEL: func.func @lines(
+// CHECK-SAME: %[[X:.*]]: memref<?x?xf32>, %[[OUT:.*]]: memref<?x?xf32>)
+// CHECK: %[[ROWS:.*]] = memref.dim %[[X]], %c0
+// CHECK: %[[COUNT:.*]] = arith.maxsi
+// CHECK: %[[B:.*]] = arith.constant 256 : index
+// CHECK: %[[GRID:.*]] = arith.ceildivui %[[COUNT]], %[[B]]
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[GRID]], {{.*}} threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[B]],
+// CHECK: %[[ID:.*]] = arith.addi %{{.*}}, %[[TX]]
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[ID]], %[[COUNT]]
+// CHECK: scf.if %[[IN]] {
+// CHECK: scf.for %[[J:.*]] = %c0 to %{{.*}} step %c1 iter_args(%{{.*}} = %{{.*}}) -> (f32) {
+// CHECK: memref.load %[[X]][%{{.*}}, %[[J]]]
+// CHECK: memref.store %{{.*}}, %[[OUT]][%{{.*}}, %[[J]]]
+// CHECK-NOT: opal.parallel
+func.func @lines(%x: memref<?x?xf32>, %out: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %rows = memref.dim %x, %c0 : memref<?x?xf32>
+  %cols = memref.dim %x, %c1 : memref<?x?xf32>
+  scf.for %i = %c0 to %rows step %c1 {
+    %s = scf.for %j = %c0 to %cols step %c1 iter_args(%acc = %zero) -> (f32) {
+      %v = memref.load %x[%i, %j] : memref<?x?xf32>
+      %t = arith.addf %acc, %v : f32
+      memref.store %t, %out[%i, %j] : memref<?x?xf32>
+      scf.yield %t : f32
+    }
+  } {opal.parallel}
+  return
+}
+
+// -----
+
+// Any other loop on buffers (one line) runs in one GPU thread.
+// CHECK-LABEL: func.func @one_line(
+// CHECK: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[ONE]], %{{.*}} = %[[ONE]], %{{.*}} = %[[ONE]]) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[ONE]],
+// CHECK: scf.for
+// CHECK: memref.load
+// CHECK: memref.store
+func.func @one_line(%x: memref<?xf32>, %out: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  %s = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f32) {
+    %v = memref.load %x[%j] : memref<?xf32>
+    %t = arith.addf %acc, %v : f32
+    memref.store %t, %out[%j] : memref<?xf32>
+    scf.yield %t : f32
+  }
+  return
+}
+
+// -----
+
+func.func @loop_result_used(%x: memref<?xf32>, %out: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  // expected-error @+1 {{opal-map-to-gpu: the values a loop on the host carries out of it cannot come back from the GPU}}
+  %s = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f32) {
+    %v = memref.load %x[%j] : memref<?xf32>
+    %t = arith.addf %acc, %v : f32
+    scf.yield %t : f32
+  }
+  memref.store %s, %out[] : memref<f32>
+  return
+}
+
+// -----
+
+func.func @call_in_loop(%x: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  scf.for %j = %c0 to %n step %c1 {
+    %v = memref.load %x[%j] : memref<?xf32>
+    // expected-error @+1 {{opal-map-to-gpu: 'func.call' in a loop on the host has no GPU mapping}}
+    func.call @host(%v) : (f32) -> ()
+  }
+  return
+}
+func.func private @host(f32)
