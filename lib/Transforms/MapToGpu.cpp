@@ -30,8 +30,10 @@
 //   (elements shared out, reductions as above), a barrier after each op.
 //   A row is read from memory once and reread from the cache, and softmax
 //   is one launch instead of four.
-// - Other loops on buffers (a cumsum's): one thread per iteration when the
-//   iterations are independent (`opal.parallel`), else one thread.
+// - Other loops on buffers whose iterations are independent
+//   (`opal.parallel`: a cumsum's lines): one thread per iteration. What
+//   else reads or writes buffers on the host (a scatter's ordered loop):
+//   one thread, in order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -682,36 +684,39 @@ private:
 /// among them: GenericToLaunch::rewriteInBlock) with a barrier after each,
 /// so a row's maximum is in memory before its elements read it. Fails
 /// (leaving the loop) for a loop it does not recognize.
-/// A loop on buffers left on the host runs on the GPU as it is: when its
-/// iterations are independent (`opal.parallel`, not over rows: a cumsum's
-/// lines) one thread per iteration runs the body, else one thread runs the
-/// whole loop (a cumsum of one line: correct, not fast). The loop holds
-/// only loads, stores, arithmetic and inner loops.
-LogicalResult loopToLaunch(RewriterBase &rewriter, scf::ForOp loop, int64_t blockSize) {
-  bool parallel = loop->hasAttr(opal::ir::kParallelAttrName);
-  if (parallel ? loop.getNumResults() != 0 : !loop->use_empty())
-    return loop.emitError() << "opal-map-to-gpu: the values a loop on the host carries out of "
-                               "it cannot come back from the GPU";
-  WalkResult walked = loop.getBody()->walk([&](Operation *inner) {
+/// An op (with what it nests) that a GPU thread can run as it is: loads,
+/// stores, views, arithmetic, math and structured control flow.
+bool runsInAThread(Operation *op) {
+  WalkResult walked = op->walk([](Operation *inner) {
     StringRef dialect = inner->getName().getDialectNamespace();
-    if (isa<memref::LoadOp, memref::StoreOp, memref::DimOp, memref::SubViewOp>(inner) ||
-        dialect == "arith" || dialect == "math" || dialect == "scf")
-      return WalkResult::advance();
-    inner->emitError() << "opal-map-to-gpu: '" << inner->getName()
-                       << "' in a loop on the host has no GPU mapping";
-    return WalkResult::interrupt();
+    bool fits = isa<memref::LoadOp, memref::StoreOp, memref::DimOp, memref::SubViewOp,
+                    memref::CollapseShapeOp, memref::ExpandShapeOp, memref::CastOp,
+                    affine::AffineApplyOp>(inner) ||
+                dialect == "arith" || dialect == "math" || dialect == "scf" ||
+                dialect == "index" || dialect == "ub";
+    return fits ? WalkResult::advance() : WalkResult::interrupt();
   });
-  if (walked.wasInterrupted())
-    return failure();
+  return !walked.wasInterrupted();
+}
+
+bool touchesMemory(Operation *op) {
+  return op->walk([](Operation *inner) {
+           return isa<memref::LoadOp, memref::StoreOp>(inner) ? WalkResult::interrupt()
+                                                              : WalkResult::advance();
+         }).wasInterrupted();
+}
+
+/// A loop whose iterations are independent (`opal.parallel`, not over
+/// rows: a cumsum's lines) runs one GPU thread per iteration, each running
+/// the body as it is.
+LogicalResult parallelLoopToLaunch(RewriterBase &rewriter, scf::ForOp loop, int64_t blockSize) {
+  if (loop.getNumResults() != 0)
+    return loop.emitError() << "opal-map-to-gpu: a parallel loop must not carry values";
+  if (!runsInAThread(loop))
+    return loop.emitError() << "opal-map-to-gpu: a parallel loop holds an op a GPU thread "
+                               "cannot run";
   Location loc = loop.getLoc();
   rewriter.setInsertionPoint(loop);
-  if (!parallel) {
-    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    createGuardedLaunch(rewriter, loc, one, one);
-    rewriter.clone(*loop);
-    rewriter.eraseOp(loop);
-    return success();
-  }
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
   Value span = arith::SubIOp::create(rewriter, loc, loop.getUpperBound(), loop.getLowerBound());
   Value count = arith::MaxSIOp::create(
@@ -732,6 +737,52 @@ LogicalResult loopToLaunch(RewriterBase &rewriter, scf::ForOp loop, int64_t bloc
   for (Operation &inner : loop.getBody()->without_terminator())
     rewriter.clone(inner, mapping);
   rewriter.eraseOp(loop);
+  return success();
+}
+
+/// What is left on the host that reads or writes buffers (a scatter's loop
+/// over its index, a cumsum of one line, or their bodies when a loop of one
+/// iteration folded away) runs in one GPU thread, in order: each maximal
+/// run of such ops in a block becomes a launch of one thread. A value the
+/// run computes must not be needed on the host after it.
+LogicalResult hostRunsToLaunches(RewriterBase &rewriter, func::FuncOp func) {
+  SmallVector<Block *> blocks;
+  func->walk<WalkOrder::PreOrder>([&](Block *block) { blocks.push_back(block); });
+  for (Block *block : blocks) {
+    Operation *parent = block->getParentOp();
+    if (isa<gpu::LaunchOp>(parent) || parent->getParentOfType<gpu::LaunchOp>())
+      continue;
+    SmallVector<SmallVector<Operation *>> runs(1);
+    for (Operation &op : *block) {
+      if (!op.hasTrait<OpTrait::IsTerminator>() && runsInAThread(&op) &&
+          (!runs.back().empty() || touchesMemory(&op))) {
+        runs.back().push_back(&op);
+        continue;
+      }
+      if (!runs.back().empty())
+        runs.emplace_back();
+    }
+    for (SmallVector<Operation *> &run : runs) {
+      while (!run.empty() && !touchesMemory(run.back()))
+        run.pop_back(); // what follows the last access stays on the host
+      if (run.empty())
+        continue;
+      llvm::SmallPtrSet<Operation *, 16> inRun(run.begin(), run.end());
+      for (Operation *op : run)
+        for (Operation *user : op->getUsers())
+          if (!inRun.contains(block->findAncestorOpInBlock(*user)))
+            return user->emitError() << "opal-map-to-gpu: '" << user->getName()
+                                     << "' uses on the host a value computed from device "
+                                        "memory";
+      Location loc = run.front()->getLoc();
+      rewriter.setInsertionPoint(run.front());
+      Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+      gpu::LaunchOp launch = createGuardedLaunch(rewriter, loc, one, one);
+      Operation *terminator = launch.getBody().front().getTerminator();
+      for (Operation *op : run)
+        op->moveBefore(terminator);
+    }
+  }
   return success();
 }
 
@@ -881,26 +932,25 @@ struct OpalMapToGpu : public opal::ir::impl::OpalMapToGpuBase<OpalMapToGpu> {
     });
     for (linalg::GenericOp generic : remaining)
       GenericToLaunch(rewriter, generic, blockSize, initial.lookup(generic)).rewrite();
-    // Loops left on buffers (a cumsum's): a thread per iteration of
-    // those whose iterations are independent, one thread for the others.
-    SmallVector<scf::ForOp> hostLoops;
+    // Loops on buffers whose iterations are independent (a cumsum's lines):
+    // a thread per iteration; what else reads or writes buffers on the
+    // host: one thread, in order.
+    SmallVector<scf::ForOp> parallelLoops;
     func.walk<WalkOrder::PreOrder>([&](Operation *inner) {
       if (isa<gpu::LaunchOp>(inner))
         return WalkResult::skip();
       auto loop = dyn_cast<scf::ForOp>(inner);
-      if (!loop)
-        return WalkResult::advance();
-      bool touchesMemory = loop->walk([](Operation *op) {
-        return isa<memref::LoadOp, memref::StoreOp>(op) ? WalkResult::interrupt()
-                                                        : WalkResult::advance();
-      }).wasInterrupted();
-      if (touchesMemory)
-        hostLoops.push_back(loop);
-      return WalkResult::skip();
+      if (loop && loop->hasAttr(opal::ir::kParallelAttrName)) {
+        parallelLoops.push_back(loop);
+        return WalkResult::skip();
+      }
+      return WalkResult::advance();
     });
-    for (scf::ForOp loop : hostLoops)
-      if (failed(loopToLaunch(rewriter, loop, blockSize)))
+    for (scf::ForOp loop : parallelLoops)
+      if (failed(parallelLoopToLaunch(rewriter, loop, blockSize)))
         return signalPassFailure();
+    if (failed(hostRunsToLaunches(rewriter, func)))
+      return signalPassFailure();
 
     // Host buffers become device buffers.
     SmallVector<Operation *> hostMemory;
