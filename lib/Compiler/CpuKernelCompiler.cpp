@@ -407,7 +407,7 @@ private:
     else
       target.problem = cudaPipelineOptionsProblem(options);
     target.pipeline = jitCudaPipelineText(options);
-    target.reusable = bufferizationPipelineText();
+    target.reusable = bufferizationPipelineText(/*recomputeElementwise=*/true);
     target.description = cudaTargetDescription(options) + "; host " + hostTargetDescription();
     return target;
   }

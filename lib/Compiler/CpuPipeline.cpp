@@ -63,20 +63,27 @@ const char *opal::ir::cpuLoweringPipelineText() {
   return text.c_str();
 }
 
-const char *opal::ir::bufferizationPipelineText() {
-  return "opal-lower-to-linalg,"
-         // What the kernel assumes of its inputs' sizes, checked per call.
-         "func.func(opal-derive-shape-checks),"
-         "canonicalize,cse,"
-         "linalg-fuse-elementwise-ops,"
-         // The shapes entry keeps only the size computations.
-         "resolve-ranked-shaped-type-result-dims,canonicalize,cse,"
-         // Results are computed in the output buffers the runtime
-         // allocates; temporaries are freed.
-         "eliminate-empty-tensors,"
-         "one-shot-bufferize{bufferize-function-boundaries "
-         "function-boundary-type-conversion=identity-layout-map},"
-         "buffer-deallocation-pipeline,canonicalize";
+const char *opal::ir::bufferizationPipelineText(bool recomputeElementwise) {
+  auto text = [](const char *fusion) {
+    return std::string("opal-lower-to-linalg,"
+                       // What the kernel assumes of its inputs' sizes, checked per call.
+                       "func.func(opal-derive-shape-checks),"
+                       "canonicalize,cse,"
+                       "linalg-fuse-elementwise-ops,") +
+           fusion +
+           // The shapes entry keeps only the size computations.
+           "resolve-ranked-shaped-type-result-dims,canonicalize,cse,"
+           // Results are computed in the output buffers the runtime
+           // allocates; temporaries are freed.
+           "eliminate-empty-tensors,"
+           "one-shot-bufferize{bufferize-function-boundaries "
+           "function-boundary-type-conversion=identity-layout-map},"
+           "buffer-deallocation-pipeline,canonicalize";
+  };
+  static const std::string plain = text("");
+  static const std::string recomputing =
+      text("func.func(opal-recompute-elementwise),canonicalize,cse,");
+  return (recomputeElementwise ? recomputing : plain).c_str();
 }
 
 const char *opal::ir::jitCpuReusablePipelineText() {

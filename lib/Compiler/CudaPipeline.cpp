@@ -99,7 +99,9 @@ std::string opal::ir::jitCudaPipelineText(const CudaPipelineOptions &options) {
   if (!options.features.getValue().empty())
     target += " features=" + options.features.getValue();
   std::string binary = "format=" + options.format.getValue() + " toolkit=" + cudaToolkitOf(options);
-  return std::string(bufferizationPipelineText()) +
+  // A buffer for an elementwise result with several consumers would live
+  // in device memory: each consumer computes it again instead.
+  return std::string(bufferizationPipelineText(/*recomputeElementwise=*/true)) +
          // Row-wise runs (softmax, norms): one kernel, a block per row.
          ",func.func(opal-fuse-rows{shrink-temporaries=false})"
          ",func.func(opal-map-to-gpu{block-size=" + std::to_string(options.blockSize) +

@@ -330,7 +330,12 @@ LogicalResult lowerScatter(Operation *op, PatternRewriter &rewriter) {
   Type element = aType.getElementType();
   OpBuilder &b = rewriter;
   Type i64 = b.getI64Type();
-  SmallVector<Value> carried = {a};
+  // The loop updates a copy of a made up front, so that every index
+  // element's update is in place (bufferization would otherwise copy a
+  // inside a branch the index decides, a buffer the host must choose).
+  Value fresh = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, a), element);
+  Value copy = linalg::CopyOp::create(b, loc, a, fresh).getResult(0);
+  SmallVector<Value> carried = {copy};
   if (mean)
     carried.push_back(filledLike(b, loc, a, i64, b.getI64IntegerAttr(includeSelf ? 1 : 0)));
   if (tracksSeen)

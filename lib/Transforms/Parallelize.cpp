@@ -600,7 +600,7 @@ struct OpalParallelize : public opal::ir::impl::OpalParallelizeBase<OpalParallel
       func.walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
         if (!loop->hasAttr(opal::ir::kParallelAttrName))
           return WalkResult::advance();
-        nests.push_back({func, Nest{loop}});
+        nests.push_back({func, Nest{loop, -1, false, {}}});
         return WalkResult::skip(); // loops inside it run on its threads
       });
     }

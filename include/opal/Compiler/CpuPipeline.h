@@ -24,7 +24,9 @@ const char *cpuLoweringPipelineText();
 /// The front half of the JIT's passes after opal-decompose, shared by the
 /// CPU and CUDA pipelines: lowering to linalg, fusion, size reification,
 /// bufferization into the output arguments, deallocation of temporaries.
-const char *bufferizationPipelineText();
+/// `recomputeElementwise` (the GPU's) fuses small elementwise producers
+/// into all their consumers instead of keeping their results in buffers.
+const char *bufferizationPipelineText(bool recomputeElementwise = false);
 
 /// The JIT's passes after opal-decompose, for a module split into entry
 /// points (KernelBuilder.h): lowering to linalg, fusion, size reification,

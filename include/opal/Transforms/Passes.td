@@ -174,6 +174,29 @@ def OpalFuseRows : Pass<"opal-fuse-rows", "::mlir::func::FuncOp"> {
                            "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"];
 }
 
+def OpalRecomputeElementwise : Pass<"opal-recompute-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Fuses an elementwise op into each of its consumers, computing it again in each";
+  let description = [{
+    Elementwise fusion (`linalg-fuse-elementwise-ops`) fuses a producer into
+    its consumer only when the consumer is its one use; softmax's
+    `exp(x - max)` has two (the row's sum and the division), so it is
+    computed into a buffer the size of the input, written once and read
+    twice. On a GPU, where that buffer lives in device memory, recomputing
+    the exponential in both consumers is cheaper than the buffer: this
+    pass fuses every all-parallel `linalg.generic` on tensors into each
+    `linalg.generic` consumer (a `linalg.reduce` that reads one becomes a
+    generic first), whatever its number of uses, when its
+    payload is at most `max-ops` ops; a producer left without uses is
+    erased. The CUDA pipeline runs it before bufferization; the CPU keeps
+    the buffer, one row at a time in cache (`opal-fuse-rows`).
+  }];
+  let options = [
+    Option<"maxOps", "max-ops", "unsigned", "16",
+           "the most ops a producer's payload may have to be computed again">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def OpalTileMatmul : Pass<"opal-tile-matmul", "::mlir::func::FuncOp"> {
   let summary = "Tiles matrix products on buffers for CPU caches and registers";
   let description = [{
