@@ -27,17 +27,19 @@ struct OpalRecomputeElementwise
 
   void runOnOperation() override {
     unsigned limit = maxOps;
-    auto recomputable = [limit](Value value) {
-      auto producer = value.getDefiningOp<linalg::GenericOp>();
+    auto recomputable = [limit](Operation *op) {
+      auto producer = dyn_cast_or_null<linalg::GenericOp>(op);
       // The payload, without its yield, is what each consumer computes again.
-      return producer && producer.hasPureTensorSemantics() &&
+      return producer && producer->getNumResults() == 1 &&
+             producer.hasPureTensorSemantics() &&
              producer.getNumParallelLoops() == producer.getNumLoops() &&
              producer.getRegion().front().getOperations().size() <= limit + 1;
     };
     // Reductions (linalg.reduce: a row's sum) fuse as generics.
     SmallVector<linalg::ReduceOp> reductions;
     getOperation().walk([&](linalg::ReduceOp reduce) {
-      if (llvm::any_of(reduce.getInputs(), recomputable))
+      if (llvm::any_of(reduce.getInputs(),
+                       [&](Value input) { return recomputable(input.getDefiningOp()); }))
         reductions.push_back(reduce);
     });
     IRRewriter rewriter(&getContext());
@@ -46,8 +48,23 @@ struct OpalRecomputeElementwise
       if (failed(linalg::generalizeNamedOp(rewriter, reduce)))
         return signalPassFailure();
     }
-    linalg::ControlFusionFn control = [recomputable](OpOperand *fused) {
-      return recomputable(fused->get());
+    // Each consumer that can fuse it gets a copy of its own: then every
+    // fusion is of a producer with one use, which leaves no result of the
+    // producer behind in the fused op.
+    SmallVector<OpOperand *> uses;
+    getOperation().walk([&](linalg::GenericOp producer) {
+      if (!recomputable(producer) || producer->getResult(0).hasOneUse())
+        return;
+      for (OpOperand &use : producer->getResult(0).getUses())
+        if (isa<linalg::GenericOp>(use.getOwner()) && linalg::areElementwiseOpsFusable(&use))
+          uses.push_back(&use);
+    });
+    for (OpOperand *use : uses) {
+      rewriter.setInsertionPoint(use->getOwner());
+      use->set(rewriter.clone(*use->get().getDefiningOp())->getResult(0));
+    }
+    linalg::ControlFusionFn control = [](OpOperand *fused) {
+      return fused->get().getDefiningOp() && fused->get().hasOneUse();
     };
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
