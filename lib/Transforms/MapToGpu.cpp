@@ -904,12 +904,26 @@ struct OpalMapToGpu : public opal::ir::impl::OpalMapToGpuBase<OpalMapToGpu> {
 
     SmallVector<linalg::GenericOp> generics;
     func.walk([&](linalg::GenericOp generic) { generics.push_back(generic); });
-    for (linalg::GenericOp generic : generics)
+    for (linalg::GenericOp generic : generics) {
       if (!generic.hasPureBufferSemantics()) {
         generic.emitError() << "opal-map-to-gpu: expected a linalg op on buffers (run "
                                "one-shot-bufferize first)";
         return signalPassFailure();
       }
+      // A reduction's outputs are written once per point of its parallel
+      // loops; one that a reduction loop indexes has no such point.
+      SmallVector<utils::IteratorType> iterators = generic.getIteratorTypesArray();
+      for (OpOperand &init : generic.getDpsInitsMutable())
+        for (AffineExpr result : generic.getMatchingIndexingMap(&init).getResults())
+          for (auto [dim, iterator] : llvm::enumerate(iterators))
+            if (iterator == utils::IteratorType::reduction && result.isFunctionOfDim(dim)) {
+              generic.emitError() << "opal-map-to-gpu: output #"
+                                  << init.getOperandNumber() - generic.getNumDpsInputs()
+                                  << " is indexed by reduction loop d" << dim
+                                  << "; it has no GPU mapping";
+              return signalPassFailure();
+            }
+    }
     // Loops over rows (opal-fuse-rows) first: one kernel each.
     SmallVector<scf::ForOp> rowLoops;
     func.walk([&](scf::ForOp loop) {

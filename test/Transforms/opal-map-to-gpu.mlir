@@ -537,3 +537,19 @@ func.func @call_in_loop(%x: memref<?xf32>) {
   return
 }
 func.func private @host(f32)
+
+// -----
+
+// An output written at every step of a reduction loop (what fusing a
+// producer that keeps its result into a reduction would make) is refused,
+// not miscompiled.
+func.func @output_along_reduction(%x: memref<?xf32>, %seen: memref<?xf32>, %sum: memref<f32>) {
+  // expected-error @+1 {{opal-map-to-gpu: output #0 is indexed by reduction loop d0; it has no GPU mapping}}
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]}
+      ins(%x : memref<?xf32>) outs(%seen, %sum : memref<?xf32>, memref<f32>) {
+  ^bb0(%a: f32, %s: f32, %t: f32):
+    %u = arith.addf %a, %t : f32
+    linalg.yield %a, %u : f32, f32
+  }
+  return
+}
