@@ -42,10 +42,11 @@ constexpr const char *kLoopsToLLVM =
     "finalize-memref-to-llvm{use-aligned-alloc},"
     // bfloat16 arithmetic in f32, rounded per op as PyTorch does, and its
     // conversions as integer arithmetic (LLVM would call compiler-rt's
-    // __truncsfbf2, which this system's libgcc lacks).
+    // __truncsfbf2, which this system's libgcc lacks); ceil/floor divisions
+    // expanded, min and max kept for LLVM to vectorize.
     "opal-truncate-through-f32,"
     "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
-    "arith-expand{include-bf16=true},"
+    "opal-expand-arith,"
     "convert-arith-to-llvm,"
     "convert-cf-to-llvm,"
     "convert-func-to-llvm,"
