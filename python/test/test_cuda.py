@@ -197,26 +197,27 @@ def test_jit_kernels_on_cuda_agree_with_numpy():
     np.testing.assert_allclose(A.exp(x.t()).cpu().numpy(), np.exp(a.T), rtol=2e-6)
 
 
+def run_suite_on_cuda(name):
+    """Runs another test file with OPAL_TEST_DEVICE=cuda; passes if it does."""
+    suite = os.path.join(os.path.dirname(__file__), name)
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", suite],
+                            capture_output=True, text=True, timeout=1800,
+                            env={**os.environ, "OPAL_TEST_DEVICE": "cuda"})
+    assert result.returncode in (0, 5), result.stdout[-6000:] + result.stderr[-2000:]
+
+
 @needs_gpu
 def test_the_aten_suite_runs_on_cuda():
     # test_jit_aten.py with every input on the GPU: the CPU JIT's numerical
     # suite, against PyTorch (skipped inside if PyTorch is missing).
-    suite = os.path.join(os.path.dirname(__file__), "test_jit_aten.py")
-    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", suite],
-                            capture_output=True, text=True, timeout=1200,
-                            env={**os.environ, "OPAL_TEST_DEVICE": "cuda"})
-    assert result.returncode in (0, 5), result.stdout[-6000:] + result.stderr[-2000:]
+    run_suite_on_cuda("test_jit_aten.py")
 
 
 @needs_gpu
 def test_every_aten_op_on_cuda_agrees_with_the_cpu():
     # test_differential.py's groups with every tensor on the GPU, against the
     # same op on the CPU: raises, messages, dtypes, shapes and values.
-    suite = os.path.join(os.path.dirname(__file__), "test_differential.py")
-    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", suite],
-                            capture_output=True, text=True, timeout=1800,
-                            env={**os.environ, "OPAL_TEST_DEVICE": "cuda"})
-    assert result.returncode in (0, 5), result.stdout[-6000:] + result.stderr[-2000:]
+    run_suite_on_cuda("test_differential.py")
 
 
 @needs_gpu
