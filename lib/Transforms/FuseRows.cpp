@@ -9,7 +9,9 @@
 //
 // A run qualifies when its ops (structured ops on buffers, named ops
 // generalized) share k leading loops: parallel, indexing dims 0..k-1 of
-// every buffer operand as its own dims 0..k-1 and nowhere else (an op may
+// every buffer operand as its own dims 0..k-1 and nowhere else, or, for an
+// input no op of the run writes, none of them (a layer norm's weight and
+// bias, read whole by every row) (an op may
 // have no other loops: a fill of the row maxima), a reduction among them
 // (over a loop of its own) and an op that walks the row's elements (so rows
 // are read more than once), and the sizes of those loops
@@ -70,41 +72,63 @@ bool isWholeBuffer(Value buffer) {
   return static_cast<bool>(buffer.getDefiningOp<memref::AllocOp>());
 }
 
+/// Whether `operand` is an input that no row loop indexes (of the first
+/// `rows` loops, none appears in its map): a layer norm's weight, read
+/// whole by every row.
+bool broadcastAcrossRows(linalg::LinalgOp op, OpOperand &operand, int64_t rows) {
+  if (!op.isDpsInput(&operand) || !isa<MemRefType>(operand.get().getType()))
+    return false;
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  for (AffineExpr expr : map.getResults())
+    for (int64_t loop = 0; loop < rows; ++loop)
+      if (expr.isFunctionOfDim(loop))
+        return false;
+  return true;
+}
+
 /// The number of leading loops of `op` that qualify as row loops (see the
 /// file comment).
 int64_t rowLoops(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics())
     return 0;
-  int64_t rows = op.getNumLoops();
+  int64_t leading = op.getNumLoops();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  for (int64_t loop = 0; loop < rows; ++loop)
+  for (int64_t loop = 0; loop < leading; ++loop)
     if (iterators[loop] != utils::IteratorType::parallel)
-      rows = loop;
-  for (OpOperand &operand : op->getOpOperands()) {
-    if (!isa<MemRefType>(operand.get().getType()))
-      continue;
-    // Only whole buffers: a view (a transpose, a slice) of another buffer
-    // could make one op's row depend on other rows of another's.
-    if (!isWholeBuffer(operand.get()))
+      leading = loop;
+  // Only whole buffers: a view (a transpose, a slice) of another buffer
+  // could make one op's row depend on other rows of another's.
+  for (OpOperand &operand : op->getOpOperands())
+    if (isa<MemRefType>(operand.get().getType()) && !isWholeBuffer(operand.get()))
       return 0;
+  // Every buffer indexed by loops 0..rows-1 as its dims 0..rows-1 and
+  // nowhere else, or (an input) by none of them; the most such rows.
+  auto indexedAsRows = [&](OpOperand &operand, int64_t rows) {
     AffineMap map = op.getMatchingIndexingMap(&operand);
-    int64_t usable = 0;
-    while (usable < rows && usable < map.getNumResults() &&
-           map.getResult(usable) == getAffineDimExpr(usable, op.getContext()))
-      ++usable;
-    // The row dims appear nowhere else in the map.
-    for (AffineExpr expr : map.getResults().drop_front(usable))
-      for (int64_t loop = 0; loop < usable; ++loop)
+    if (map.getNumResults() < static_cast<unsigned>(rows))
+      return false;
+    for (int64_t loop = 0; loop < rows; ++loop)
+      if (map.getResult(loop) != getAffineDimExpr(loop, op.getContext()))
+        return false;
+    for (AffineExpr expr : map.getResults().drop_front(rows))
+      for (int64_t loop = 0; loop < rows; ++loop)
         if (expr.isFunctionOfDim(loop))
-          usable = loop;
-    rows = std::min(rows, usable);
-  }
-  if (rows > 0 && isa<linalg::GenericOp>(op))
-    op->walk([&](linalg::IndexOp index) {
-      if (static_cast<int64_t>(index.getDim()) < rows)
-        rows = std::min<int64_t>(rows, index.getDim());
+          return false;
+    return true;
+  };
+  for (int64_t rows = leading; rows > 0; --rows) {
+    bool fits = llvm::all_of(op->getOpOperands(), [&](OpOperand &operand) {
+      return !isa<MemRefType>(operand.get().getType()) ||
+             broadcastAcrossRows(op, operand, rows) || indexedAsRows(operand, rows);
     });
-  return rows;
+    if (fits && isa<linalg::GenericOp>(op))
+      op->walk([&](linalg::IndexOp index) {
+        fits &= static_cast<int64_t>(index.getDim()) >= rows;
+      });
+    if (fits)
+      return rows;
+  }
+  return 0;
 }
 
 bool hasReduction(linalg::LinalgOp op) {
@@ -143,7 +167,8 @@ bool rowSizesAgree(const Run &run) {
     for (linalg::LinalgOp op : run.ops) {
       std::optional<SizeKey> opKey;
       for (OpOperand &operand : op->getOpOperands()) {
-        if (!isa<MemRefType>(operand.get().getType()))
+        if (!isa<MemRefType>(operand.get().getType()) ||
+            broadcastAcrossRows(op, operand, run.rows))
           continue;
         SizeKey key = sizeKey(operand.get(), loop);
         classes.insert(key);
@@ -159,9 +184,31 @@ bool rowSizesAgree(const Run &run) {
     for (linalg::LinalgOp op : run.ops)
       for (OpOperand &operand : op->getOpOperands())
         if (isa<MemRefType>(operand.get().getType()) &&
+            !broadcastAcrossRows(op, operand, run.rows) &&
             !classes.isEquivalent(*first, sizeKey(operand.get(), loop)))
           return false;
   }
+  return true;
+}
+
+/// The buffers the run's ops read whole by every row.
+llvm::SmallPtrSet<Value, 4> broadcastBuffers(const Run &run) {
+  llvm::SmallPtrSet<Value, 4> buffers;
+  for (linalg::LinalgOp op : run.ops)
+    for (OpOperand &operand : op->getOpOperands())
+      if (broadcastAcrossRows(op, operand, run.rows))
+        buffers.insert(operand.get());
+  return buffers;
+}
+
+/// Whether no op of the run writes (or reads by rows) a buffer another
+/// reads whole: every row must see all of it before the run starts.
+bool broadcastsAreInputs(const Run &run) {
+  llvm::SmallPtrSet<Value, 4> whole = broadcastBuffers(run);
+  for (linalg::LinalgOp op : run.ops)
+    for (OpOperand &operand : op->getOpOperands())
+      if (whole.contains(operand.get()) && !broadcastAcrossRows(op, operand, run.rows))
+        return false;
   return true;
 }
 
@@ -171,7 +218,7 @@ SmallVector<Run> findRuns(Block &block) {
   Run current;
   auto close = [&] {
     if (current.ops.size() >= 2 && current.rows > 0 && rereadsRows(current) &&
-        rowSizesAgree(current))
+        rowSizesAgree(current) && broadcastsAreInputs(current))
       runs.push_back(current);
     current = Run();
   };
@@ -220,10 +267,12 @@ DenseMap<Value, Value> shrinkTemporaries(OpBuilder &b, const Run &run) {
   llvm::SmallPtrSet<Operation *, 8> inRun;
   for (linalg::LinalgOp op : run.ops)
     inRun.insert(op);
+  llvm::SmallPtrSet<Value, 4> whole = broadcastBuffers(run);
   for (linalg::LinalgOp op : run.ops)
     for (Value operand : op->getOperands()) {
       auto alloc = operand.getDefiningOp<memref::AllocOp>();
-      if (!alloc || shrunk.count(operand) || !alloc.getType().getLayout().isIdentity())
+      if (!alloc || shrunk.count(operand) || whole.contains(operand) ||
+          !alloc.getType().getLayout().isIdentity())
         continue;
       bool onlyRun = llvm::all_of(alloc->getUsers(), [&](Operation *user) {
         return inRun.contains(user) || isa<memref::DeallocOp>(user);
@@ -276,9 +325,10 @@ void fuse(RewriterBase &rewriter, Run &run, bool shrink) {
   // temporaries go; a kept one exists, see writesKept).
   Value kept;
   for (linalg::LinalgOp op : run.ops)
-    for (Value value : op->getOperands())
-      if (!kept && isa<MemRefType>(value.getType()) && !shrunk.count(value))
-        kept = value;
+    for (OpOperand &operand : op->getOpOperands())
+      if (!kept && isa<MemRefType>(operand.get().getType()) && !shrunk.count(operand.get()) &&
+          !broadcastAcrossRows(op, operand, run.rows))
+        kept = operand.get();
   SmallVector<Value> bounds;
   for (int64_t dim = 0; dim < run.rows; ++dim)
     bounds.push_back(memref::DimOp::create(rewriter, loc, kept, dim));
@@ -302,28 +352,33 @@ void fuse(RewriterBase &rewriter, Run &run, bool shrink) {
   ivs[0] = rest;
   for (linalg::LinalgOp op : run.ops) {
     auto generic = cast<linalg::GenericOp>(op.getOperation());
-    auto operandOf = [&](Value value) -> Value {
-      if (!isa<MemRefType>(value.getType()))
+    auto operandOf = [&](OpOperand &operand) -> Value {
+      Value value = operand.get();
+      if (!isa<MemRefType>(value.getType()) || broadcastAcrossRows(op, operand, run.rows))
         return value;
       if (auto row = shrunk.lookup(value))
         return row;
       return rowOf(rewriter, loc, value, ivs);
     };
     SmallVector<Value> inputs, outputs;
-    for (Value input : generic.getDpsInputs())
-      inputs.push_back(operandOf(input));
-    for (Value output : generic.getDpsInits())
+    for (OpOperand *input : generic.getDpsInputOperands())
+      inputs.push_back(operandOf(*input));
+    for (OpOperand &output : generic.getDpsInitsMutable())
       outputs.push_back(operandOf(output));
-    // The maps lose their row results and dims: d(k + i) becomes d(i).
+    // The maps lose their row results and dims: d(k + i) becomes d(i); a
+    // buffer read whole by every row keeps all its results.
     SmallVector<AffineMap> maps;
-    for (AffineMap map : generic.getIndexingMapsArray()) {
+    for (OpOperand &operand : generic->getOpOperands()) {
+      AffineMap map = generic.getMatchingIndexingMap(&operand);
       SmallVector<AffineExpr> renamed;
       for (unsigned dim = 0; dim < map.getNumDims(); ++dim)
         renamed.push_back(dim < run.rows ? rewriter.getAffineConstantExpr(0)
                                          : rewriter.getAffineDimExpr(dim - run.rows));
+      int64_t dropped = broadcastAcrossRows(op, operand, run.rows)
+                            ? 0
+                            : std::min<int64_t>(run.rows, map.getNumResults());
       SmallVector<AffineExpr> results;
-      for (AffineExpr expr : map.getResults().drop_front(
-               std::min<int64_t>(run.rows, map.getNumResults())))
+      for (AffineExpr expr : map.getResults().drop_front(dropped))
         results.push_back(expr.replaceDims(renamed));
       maps.push_back(AffineMap::get(map.getNumDims() - run.rows, 0, results,
                                     rewriter.getContext()));

@@ -1,6 +1,8 @@
-// avg_pool2d on CUDA: one kernel sums each output's window (a thread per
-// output; padding reads nothing), one divides by the window's count, and
-// the data check for an output too small is written by kernels of its own.
+// avg_pool2d on CUDA: one kernel, a block per row of outputs
+// (opal-fuse-rows: the window counts are read whole by every row), sums
+// each output's window (padding reads nothing) and divides by the window's
+// count; the data check for an output too small is written by kernels of
+// its own.
 // ptxas accepts the PTX. (The input is the JIT's 2-entry-points.mlir for
 // aten.avg_pool2d(x, [2, 2]) on a 1x1x4x6 float32 cuda tensor.)
 // RUN: opal-opt %s --opal-jit-cuda="chip=sm_90 format=isa lower-host=false" --opal-print-gpu-objects -o %t.host.mlir > %t.ptx
@@ -152,5 +154,5 @@ module {
 // PTX: .visible .entry opal_kernel_kernel(
 // PTX: ld.global
 // PTX: add.rn.f32
-// PTX: .visible .entry opal_kernel_kernel_0(
 // PTX: div.rn.f32
+// PTX: .visible .entry opal_kernel_kernel_0(

@@ -199,3 +199,51 @@ func.func @view_operand(%x: memref<4x4xf32>, %m: memref<4xf32>, %y: memref<4x4xf
   }
   return
 }
+
+// -----
+
+// A layer norm's affine tail: the weight and bias no row loop indexes are
+// read whole by every row (passed as they are, their maps kept), so the
+// tail joins the run and the centered temporary shrinks to one row.
+// CHECK-LABEL: func.func @affine_tail
+// CHECK-SAME: (%[[X:.*]]: memref<?x?xf32>, %[[W:.*]]: memref<?xf32>, %[[B:.*]]: memref<?xf32>, %[[Y:.*]]: memref<?x?xf32>)
+// CHECK: scf.for %[[I:.*]] =
+// CHECK:   linalg.generic {{.*}}iterator_types = ["reduction"]}
+// CHECK:   linalg.generic {{.*}}iterator_types = ["parallel"]} ins(%{{.*}}, %{{.*}} : {{.*}}) outs(%[[ROW:.*]] : memref<?xf32>)
+// CHECK:   %[[YROW:.*]] = memref.subview %[[Y]][%[[I]], 0]
+// CHECK:   linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel"]} ins(%[[ROW]], %[[W]], %[[B]] : memref<?xf32>, memref<?xf32>, memref<?xf32>) outs(%[[YROW]] : {{.*}})
+// CHECK: } {opal.parallel, opal.rows}
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#col = affine_map<(d0, d1) -> (d1)>
+func.func @affine_tail(%x: memref<?x?xf32>, %w: memref<?xf32>, %b: memref<?xf32>, %y: memref<?x?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %rows = memref.dim %x, %c0 : memref<?x?xf32>
+  %cols = memref.dim %x, %c1 : memref<?x?xf32>
+  %sum = memref.alloc(%rows) : memref<?xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<?xf32>)
+  linalg.reduce ins(%x : memref<?x?xf32>) outs(%sum : memref<?xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %s = arith.addf %in, %init : f32
+      linalg.yield %s : f32
+    }
+  %centered = memref.alloc(%rows, %cols) : memref<?x?xf32>
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sum : memref<?x?xf32>, memref<?xf32>) outs(%centered : memref<?x?xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %d = arith.subf %a, %m : f32
+    linalg.yield %d : f32
+  }
+  linalg.generic {indexing_maps = [#id, #col, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%centered, %w, %b : memref<?x?xf32>, memref<?xf32>, memref<?xf32>) outs(%y : memref<?x?xf32>) {
+  ^bb0(%c: f32, %g: f32, %h: f32, %o: f32):
+    %p = arith.mulf %c, %g : f32
+    %q = arith.addf %p, %h : f32
+    linalg.yield %q : f32
+  }
+  memref.dealloc %sum : memref<?xf32>
+  memref.dealloc %centered : memref<?x?xf32>
+  return
+}
