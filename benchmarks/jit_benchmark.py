@@ -9,7 +9,8 @@ Not a test: run it and read the tables (docs/performance.md records them).
    (loads libopal_compiler and LLVM), the next kernels, and the same kernels
    loaded from the disk cache by a second process.
 2. Throughput at 1M and 16M float32 elements: add, relu, exp, softplus,
-   gelu, softmax over the last dim, sum; and a 1024x1024 matmul. opal,
+   gelu, softmax over the last dim, sum, layer_norm with weight and bias
+   over rows of 1024; and a 1024x1024 matmul. opal,
    numpy (out= where it has one), PyTorch and PyTorch with out= interleaved
    round by round, opal and PyTorch at the same thread count (--threads,
    1 by default); min and median of --rounds.
@@ -115,6 +116,8 @@ def throughput(rounds, threads):
         out = np.empty_like(x)
         tx, ty, trows = torch.from_numpy(x), torch.from_numpy(y), torch.from_numpy(rows)
         tout, trows_out = torch.empty_like(tx), torch.empty_like(trows)
+        weight, bias = rng.standard_normal(1024, np.float32), rng.standard_normal(1024, np.float32)
+        ow, ob, tw, tb = opal.tensor(weight), opal.tensor(bias), torch.from_numpy(weight), torch.from_numpy(bias)
         tsum = torch.empty(())
 
         def np_softplus():
@@ -140,6 +143,9 @@ def throughput(rounds, threads):
              lambda: torch.softmax(trows, -1), lambda: torch.softmax(trows, -1, out=trows_out)),
             ("sum", lambda: A.sum.dim_IntList(ox, [0]), lambda: np.sum(x),
              lambda: torch.sum(tx), lambda: torch.sum(tx, 0, out=tsum)),
+            ("layer_norm (rows of 1024, weight and bias)",
+             lambda: A.native_layer_norm(orows, [1024], ow, ob, 1e-5), None,
+             lambda: torch.nn.functional.layer_norm(trows, [1024], tw, tb), None),
         ]
         for name, *calls in cases:
             t_opal, *others = interleaved_times(calls, rounds)
