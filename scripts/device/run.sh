@@ -62,7 +62,8 @@ phase() {  # name seconds command...
   say "phase $name (limit ${limit}s)"
   timeout -k 5 "$limit" "$@" > "$out/$name.log" 2>&1
   local rc=$?
-  summary+=("$name rc=$rc $(grep -E '(passed|failed|error)' "$out/$name.log" | tail -1)")
+  # Every test run's last line (a phase may run several).
+  summary+=("$name rc=$rc $(grep -E '^[0-9]+ (passed|failed)|\[  (PASSED|FAILED)  \]' "$out/$name.log" | tr '\n' ';')")
   say "phase $name rc=$rc"
 }
 
