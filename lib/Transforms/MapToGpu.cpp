@@ -206,6 +206,24 @@ gpu::LaunchOp createGuardedLaunch(RewriterBase &rewriter, Location loc, Value gr
   return launch;
 }
 
+/// A launch of `threads` threads in blocks of `blockSize`; the builder is
+/// left where the threads below `threads` continue. Returns the thread's
+/// global index.
+Value launchGuardedThreads(RewriterBase &rewriter, Location loc, Value threads,
+                           int64_t blockSize) {
+  Value block = arith::ConstantIndexOp::create(rewriter, loc, blockSize);
+  Value grid = arith::CeilDivUIOp::create(rewriter, loc, threads, block);
+  gpu::LaunchOp launch = createGuardedLaunch(rewriter, loc, grid, block);
+  Value linear = arith::AddIOp::create(
+      rewriter, loc, arith::MulIOp::create(rewriter, loc, launch.getBlockIds().x, block),
+      launch.getThreadIds().x);
+  Value inBounds =
+      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, linear, threads);
+  auto guard = scf::IfOp::create(rewriter, loc, inBounds, /*withElseRegion=*/false);
+  rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
+  return linear;
+}
+
 class GenericToLaunch {
 public:
   /// `initial`, when given, is the value every element of the (single)
@@ -306,21 +324,8 @@ private:
     return createGuardedLaunch(rewriter, loc, grid, threads);
   }
 
-  /// A launch of `threads` threads in blocks of blockSize; the builder is
-  /// left where the threads below `threads` continue. Returns the thread's
-  /// global index.
   Value launchThreads(Value threads) {
-    Value block = index(blockSize);
-    Value grid = arith::CeilDivUIOp::create(rewriter, loc, threads, block);
-    gpu::LaunchOp launch = createLaunch(grid, block);
-    Value linear = arith::AddIOp::create(
-        rewriter, loc, arith::MulIOp::create(rewriter, loc, launch.getBlockIds().x, block),
-        launch.getThreadIds().x);
-    Value inBounds =
-        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, linear, threads);
-    auto guard = scf::IfOp::create(rewriter, loc, inBounds, /*withElseRegion=*/false);
-    rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
-    return linear;
+    return launchGuardedThreads(rewriter, loc, threads, blockSize);
   }
 
   /// The indices of `operand` at the iteration point `ivs` (in a flat op,
@@ -679,11 +684,6 @@ private:
   Value filled;
 };
 
-/// A loop over rows from opal-fuse-rows as one kernel: a block per row,
-/// whose threads run the loop body's ops one after the other (each shared
-/// among them: GenericToLaunch::rewriteInBlock) with a barrier after each,
-/// so a row's maximum is in memory before its elements read it. Fails
-/// (leaving the loop) for a loop it does not recognize.
 /// An op (with what it nests) that a GPU thread can run as it is: loads,
 /// stores, views, arithmetic, math and structured control flow.
 bool runsInAThread(Operation *op) {
@@ -721,15 +721,7 @@ LogicalResult parallelLoopToLaunch(RewriterBase &rewriter, scf::ForOp loop, int6
   Value span = arith::SubIOp::create(rewriter, loc, loop.getUpperBound(), loop.getLowerBound());
   Value count = arith::MaxSIOp::create(
       rewriter, loc, arith::CeilDivSIOp::create(rewriter, loc, span, loop.getStep()), zero);
-  Value threads = arith::ConstantIndexOp::create(rewriter, loc, blockSize);
-  Value grid = arith::CeilDivUIOp::create(rewriter, loc, count, threads);
-  gpu::LaunchOp launch = createGuardedLaunch(rewriter, loc, grid, threads);
-  Value id = arith::AddIOp::create(
-      rewriter, loc, arith::MulIOp::create(rewriter, loc, launch.getBlockIds().x, threads),
-      launch.getThreadIds().x);
-  Value inRange = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, id, count);
-  auto guard = scf::IfOp::create(rewriter, loc, inRange, /*withElseRegion=*/false);
-  rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
+  Value id = launchGuardedThreads(rewriter, loc, count, blockSize);
   IRMapping mapping;
   mapping.map(loop.getInductionVar(),
               arith::AddIOp::create(rewriter, loc, loop.getLowerBound(),
@@ -786,6 +778,11 @@ LogicalResult hostRunsToLaunches(RewriterBase &rewriter, func::FuncOp func) {
   return success();
 }
 
+/// A loop over rows from opal-fuse-rows as one kernel: a block per row,
+/// whose threads run the loop body's ops one after the other (each shared
+/// among them: GenericToLaunch::rewriteInBlock) with a barrier after each,
+/// so a row's maximum is in memory before its elements read it. Fails
+/// (leaving the loop) for a loop it does not recognize.
 LogicalResult rowsToLaunch(RewriterBase &rewriter, scf::ForOp loop, int64_t blockSize) {
   std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
   std::optional<int64_t> step = getConstantIntValue(loop.getStep());
