@@ -16,11 +16,13 @@ build_packages=(
   libomp-22-dev
   pybind11-dev python3-dev python3-numpy
   libgtest-dev libgmock-dev libbenchmark-dev
+  libhiredis-dev
 )
 # python3-torch (PyTorch 1.13, CPU) is a behavioural reference for tests only;
 # opal itself never imports it. clang-22 and its runtime build the fuzzers
-# (libFuzzer, ASan, UBSan) that make test runs.
-test_packages=(python3-pytest python3-torch clang-22 libclang-rt-22-dev)
+# (libFuzzer, ASan, UBSan) that make test runs; redis-server is the real
+# server the remote kernel cache tests start on a loopback socket.
+test_packages=(python3-pytest python3-torch clang-22 libclang-rt-22-dev redis-server)
 
 case "$profile" in
   build) wanted=("${build_packages[@]}") ;;

@@ -19,6 +19,21 @@ const std::vector<EnvironmentKnob> &opal::environmentKnobs() {
        "where compiled kernels are kept (default $XDG_CACHE_HOME/opal, else ~/.cache/opal)"},
       {"OPAL_CACHE_DISABLE", false,
        "1: neither read nor write the disk cache (the in-memory cache stays)"},
+      {"OPAL_CACHE_MAX_BYTES", false,
+       "the disk cache's size bound: bytes with an optional K, M or G (default 1G; 0: no "
+       "bound); least recently used entries go first"},
+      {"OPAL_CACHE_KEY", false,
+       "the secret (16 bytes or more) whose HMAC authenticates every cache entry; share it "
+       "across a fleet to trust each other's entries (default: a key generated in the cache "
+       "directory)"},
+      {"OPAL_CACHE_KEY_FILE", false,
+       "a file holding OPAL_CACHE_KEY, owned by the user and private (0600)"},
+      {"OPAL_REMOTE_CACHE", false,
+       "a Redis server shared by a fleet: redis://[:password@]host[:port][/db] or "
+       "unix:///path/to/socket[?db=N]; needs OPAL_CACHE_KEY or OPAL_CACHE_KEY_FILE"},
+      {"OPAL_REMOTE_CACHE_TIMEOUT_MS", false,
+       "the most a remote cache connect or command may take, in milliseconds (default 50); "
+       "after a failure the server is skipped for 30 s"},
       {"OPAL_DUMP_DIR", false,
        "a directory where the JIT writes each kernel's IR after every stage"},
       {"OPAL_NUM_THREADS", false,

@@ -17,6 +17,7 @@ void bindRuntime(pybind11::module_ &m);
 void bindDispatch(pybind11::module_ &m);
 void bindOperators(pybind11::module_ &m);
 void bindCuda(pybind11::module_ &m);
+void bindCache(pybind11::module_ &m);
 
 } // namespace opal::python
 

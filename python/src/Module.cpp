@@ -9,4 +9,5 @@ PYBIND11_MODULE(_C, m) {
   opal::python::bindDispatch(m);
   opal::python::bindOperators(m);
   opal::python::bindCuda(m);
+  opal::python::bindCache(m);
 }

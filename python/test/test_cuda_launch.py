@@ -126,7 +126,7 @@ def test_the_default_is_a_cubin_and_the_disk_cache_serves_a_second_process(run, 
     assert len(launches(log)) == 2
     # The output's size is the input's (read from it, not computed by the
     # host's sizes entry), as on CPU.
-    manifest = next((tmp_path / "cache").glob("v1/*/*/manifest.txt")).read_text()
+    manifest = next((tmp_path / "cache").glob("v2/*/*/manifest.txt")).read_text()
     assert "\nsizes: a0.0\n" in manifest
 
 

@@ -92,7 +92,7 @@ def test_a_corrupted_entry_is_detected_and_recompiled(tmp_path):
         f.write(b"\xff\xff\xff\xff")
     assert opal.cache.verify(str(tmp_path)) == [(key, "kernel.o does not match its checksum")]
     second, stderr = run_process(tmp_path)
-    assert "corrupt entry" in stderr and "does not match its checksum" in stderr
+    assert "refused entry" in stderr and "does not match its checksum" in stderr
     assert second["stats"]["compiles"] == 1 and second["stats"]["disk_hits"] == 2
     assert second["out"] == first["out"]
     assert opal.cache.verify(str(tmp_path)) == []
@@ -112,8 +112,8 @@ def test_processes_compiling_together_corrupt_nothing(tmp_path):
     assert all(p.returncode == 0 for p in procs), [o[1] for o in outputs]
     assert len(opal.cache.entries(str(tmp_path))) == 3
     assert opal.cache.verify(str(tmp_path)) == []
-    leftovers = [name for prefix in os.listdir(tmp_path / "v1")
-                 for name in os.listdir(tmp_path / "v1" / prefix) if name.startswith(".tmp-")]
+    leftovers = [name for prefix in os.listdir(tmp_path / "v2")
+                 for name in os.listdir(tmp_path / "v2" / prefix) if name.startswith(".tmp-")]
     assert leftovers == []
     again, _ = run_process(tmp_path)
     assert again["stats"]["compiles"] == 0
@@ -121,7 +121,7 @@ def test_processes_compiling_together_corrupt_nothing(tmp_path):
 
 def test_cache_disable_and_the_cli(tmp_path):
     result, _ = run_process(tmp_path, {"OPAL_CACHE_DISABLE": "1"})
-    assert result["stats"]["compiles"] == 3 and not (tmp_path / "v1").exists()
+    assert result["stats"]["compiles"] == 3 and not (tmp_path / "v2").exists()
     run_process(tmp_path)
 
     def cli(*args):
@@ -187,7 +187,7 @@ def run_warm(cache_dir, extra_env=None, script=WARM_SCRIPT):
 
 
 def index_files(cache_dir):
-    base = cache_dir / "warm-v1"
+    base = cache_dir / "warm-v2"
     return sorted(path for path in base.rglob("*") if path.is_file())
 
 
@@ -207,7 +207,7 @@ def test_a_second_process_runs_its_kernels_without_the_compiler(tmp_path):
                             capture_output=True, text=True, timeout=60).stdout
     assert f"({compiled} calls indexed for warm starts)" in listed
     opal.cache.clear(str(tmp_path))
-    assert not (tmp_path / "warm-v1").exists()
+    assert not (tmp_path / "warm-v2").exists()
 
 
 def test_a_user_kernel_on_a_reached_op_keeps_the_index_out(tmp_path):
@@ -245,7 +245,9 @@ def test_a_damaged_index_is_removed_and_rebuilt(tmp_path):
     files[0].write_text("opal-warm-start 1\nentry: nonsense\n")
     files[1].write_text(files[1].read_text().replace("outputs: ", "outputs: bogus "))
     second, stderr = run_warm(tmp_path, {"OPAL_LOG": "cache"})
-    assert stderr.count("(removed)") == 2
+    # Both fail their HMAC before any of their text is used.
+    assert stderr.count("refused the warm-start index") == 2
+    assert "it has no HMAC line" in stderr and "its HMAC does not match" in stderr
     # Those two calls went through the compiler (which found the entries on
     # disk) and were indexed again.
     assert second["stats"]["compiles"] == 0 and second["out"] == first["out"]

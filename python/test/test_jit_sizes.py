@@ -92,21 +92,42 @@ def test_a_disk_hit_reads_the_sizes_from_its_manifest(tmp_path):
     assert second["shapes"] == first["shapes"] and second["out"] == first["out"]
 
 
-def test_a_damaged_sizes_line_falls_back_to_the_sizes_entry(tmp_path):
-    first = run_process(tmp_path)
+def damage_sizes_lines(cache_dir, reseal):
+    """Damages the sizes line of every manifest; with `reseal`, signs the
+    result again with the cache's key, as a writer holding the key would."""
+    import hashlib
+    import hmac
+    key = (cache_dir / "key").read_text().strip().encode()
     damaged = 0
-    for _, directory, _ in opal.cache.entries(str(tmp_path)):
+    for name, directory, _ in opal.cache.entries(str(cache_dir)):
         path = os.path.join(directory, "manifest.txt")
         text = open(path).read()
-        changed = text.replace("sizes: a0.0", "sizes: a0.")
+        body = text[:text.rindex("hmac: ")]
+        changed = body.replace("sizes: a0.0", "sizes: a0.")
         # Well formed but naming a dim the argument does not have: refused
         # when called, the sizes entry runs instead.
         changed = changed.replace("sizes: a0.1", "sizes: a0.9")
-        damaged += changed != text
-        open(path, "w").write(changed)
-    assert damaged == 6
+        damaged += changed != body
+        tag = hmac.new(key, f"opal-cache-entry 2\n{name}\n{changed}".encode(),
+                       hashlib.sha256).hexdigest() if reseal else "0" * 64
+        open(path, "w").write(changed + f"hmac: {tag}\n")
+    return damaged
+
+
+def test_a_damaged_sizes_line_falls_back_to_the_sizes_entry(tmp_path):
+    first = run_process(tmp_path)
+    assert damage_sizes_lines(tmp_path, reseal=True) == 6
     second = run_process(tmp_path, {"OPAL_DUMP_DIR": str(tmp_path / "dump")})
     assert second["stats"]["compiles"] == 0
+    assert second["shapes"] == first["shapes"] and second["out"] == first["out"]
+
+
+def test_a_sizes_line_changed_without_the_key_is_refused(tmp_path):
+    first = run_process(tmp_path)
+    entries = len(opal.cache.entries(str(tmp_path)))
+    assert damage_sizes_lines(tmp_path, reseal=False) == 6
+    second = run_process(tmp_path, {"OPAL_DUMP_DIR": str(tmp_path / "dump")})
+    assert second["stats"]["compiles"] == entries
     assert second["shapes"] == first["shapes"] and second["out"] == first["out"]
 
 
