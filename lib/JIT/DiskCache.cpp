@@ -25,8 +25,6 @@ constexpr const char *kIndexDomain = "opal-cache-index 2";
 constexpr const char *kRemoteEntryFormat = "opal-remote-entry 2";
 constexpr uint64_t kMaxManifestBytes = 1u << 20;
 constexpr uint64_t kMaxObjectBytes = 1ull << 30;
-/// Every this many stores a process checks the cache's size bound.
-constexpr uint64_t kPruneEvery = 64;
 
 void logCache(const std::string &line) {
   if (logEnabled(LogTopic::Cache))
@@ -327,9 +325,15 @@ void DiskCache::install(const std::string &key, const std::string &sealedManifes
   }
   if (logEnabled(LogTopic::Cache))
     logLine(LogTopic::Cache, "stored " + root_ + "/" + path);
-  static std::atomic<uint64_t> stores{0};
-  if (maxBytes_ && stores++ % kPruneEvery == 0)
+  // The first store of a process checks the bound, then every tenth of
+  // the bound this process has written.
+  static std::atomic<uint64_t> unchecked{~0ull >> 1};
+  uint64_t written = unchecked.fetch_add(object.size() + sealedManifest.size()) +
+                     object.size() + sealedManifest.size();
+  if (maxBytes_ && written > maxBytes_ / 10) {
+    unchecked = 0;
     prune(maxBytes_);
+  }
 }
 
 void DiskCache::store(const std::string &key, const std::string &object,
