@@ -193,6 +193,16 @@ def test_library_for_another_cpu_refuses_to_load(tmp_path):
     assert out["defined"] is False
 
 
+def test_library_with_a_feature_opal_cannot_check_refuses_to_load(tmp_path):
+    # Fails closed: a feature name opal has no CPUID test for is not assumed
+    # present.
+    lib = build_from_parts(tmp_path, lambda c: c.replace('"+', '"+quantum-fpu,+', 1))
+    out = run_fresh(LOAD_AND_REPORT.format(lib=str(lib)))
+    assert "needs CPU features this machine lacks (quantum-fpu (unknown to this opal))" \
+        in out["error"]
+    assert out["defined"] is False
+
+
 def load_twice(tmp_path, first, *aot_flags, **library):
     """Builds one library, copies it and loads both in a fresh process;
     returns the second load's error and the op's dispatch table."""

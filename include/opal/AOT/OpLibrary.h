@@ -74,7 +74,8 @@ namespace opal::aot {
 std::vector<std::string> loadLibrary(const std::string &path);
 
 /// The features of `features` ("+a,+b,-c") that this CPU lacks (x86-64:
-/// read with CPUID; features opal does not know are assumed present).
+/// read with CPUID). It fails closed: a feature opal cannot check is
+/// reported as "<name> (unknown to this opal)", and the library refused.
 std::vector<std::string> missingCpuFeatures(std::string_view features);
 
 } // namespace opal::aot
