@@ -44,7 +44,8 @@ if os.path.exists(_ptxas):
 # instead (a later -runs overrides the test's own).
 _fuzz_bin = os.environ.get("OPAL_FUZZ_BIN_DIR",
                            os.path.join(config.opal_obj_root, "fuzz", "bin"))
-_fuzzers = ["opal-fuzz-schema", "opal-fuzz-op-library", "opal-fuzz-tensor-sizes"]
+_fuzzers = ["opal-fuzz-schema", "opal-fuzz-op-library", "opal-fuzz-tensor-sizes",
+            "opal-fuzz-object-loader"]
 if all(os.access(os.path.join(_fuzz_bin, f), os.X_OK) for f in _fuzzers):
     config.available_features.add("fuzzers")
 config.substitutions.append(("%fuzz_dir", _fuzz_bin))

@@ -492,7 +492,7 @@ private:
     if (target.cuda)
       symbols.push_back("opal_gpu_module");
     auto loaded = loadObject(target.cuda ? device.host : object, front.entryPoints, error,
-                             symbols);
+                             symbols, front.label);
     if (failed(loaded))
       return failure();
     kernel.run = reinterpret_cast<jit::CompiledKernel::PackedFunction>(loaded->addresses[0]);

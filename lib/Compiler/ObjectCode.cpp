@@ -269,10 +269,11 @@ FailureOr<std::string> opal::ir::emitObject(ModuleOp module,
 FailureOr<LoadedObject> opal::ir::loadObject(const std::string &object,
                                              const std::vector<std::string> &entryPoints,
                                              std::string &error,
-                                             const std::vector<std::string> &symbols) {
+                                             const std::vector<std::string> &symbols,
+                                             const std::string &label) {
   // opal's own linker, as for kernels loaded from disk without the compiler
   // (JIT/ObjectLoader.h); it binds opal's runtime functions by address.
-  auto linked = jit::loadNativeObject(object);
+  auto linked = jit::loadNativeObject(object, {}, label);
   if (!linked) {
     error = linked.error().message();
     return failure();

@@ -3,6 +3,7 @@
 #include "opal/JIT/ObjectLoader.h"
 
 #include "opal/JIT/KernelRuntime.h"
+#include "opal/Support/Environment.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -10,15 +11,94 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <optional>
 #include <vector>
 
 using namespace opal;
 using namespace opal::jit;
 
+// GDB's JIT interface (GDB manual, "JIT Compilation Interface"): a debugger
+// sets a breakpoint in __jit_debug_register_code and reads the descriptor's
+// list of in-memory object files when it is hit.
+extern "C" {
+struct jit_code_entry {
+  jit_code_entry *next_entry;
+  jit_code_entry *prev_entry;
+  const char *symfile_addr;
+  uint64_t symfile_size;
+};
+struct jit_descriptor {
+  uint32_t version;
+  uint32_t action_flag; // 0 none, 1 register, 2 unregister
+  jit_code_entry *relevant_entry;
+  jit_code_entry *first_entry;
+};
+__attribute__((noinline, used, visibility("default"))) void __jit_debug_register_code() {
+  __asm__ volatile("" ::: "memory");
+}
+__attribute__((used, visibility("default"))) jit_descriptor __jit_debug_descriptor = {1, 0, nullptr,
+                                                                                      nullptr};
+}
+
 namespace {
+
+std::mutex &toolsMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+/// Adds an object image to GDB's list; the entry (and image) stay until
+/// unregisterWithGdb.
+jit_code_entry *registerWithGdb(std::string image) {
+  auto *copy = new char[image.size()];
+  std::memcpy(copy, image.data(), image.size());
+  auto *entry = new jit_code_entry{nullptr, nullptr, copy, image.size()};
+  std::lock_guard<std::mutex> lock(toolsMutex());
+  entry->next_entry = __jit_debug_descriptor.first_entry;
+  if (entry->next_entry)
+    entry->next_entry->prev_entry = entry;
+  __jit_debug_descriptor.first_entry = entry;
+  __jit_debug_descriptor.relevant_entry = entry;
+  __jit_debug_descriptor.action_flag = 1;
+  __jit_debug_register_code();
+  return entry;
+}
+
+void unregisterWithGdb(jit_code_entry *entry) {
+  if (!entry)
+    return;
+  {
+    std::lock_guard<std::mutex> lock(toolsMutex());
+    if (entry->prev_entry)
+      entry->prev_entry->next_entry = entry->next_entry;
+    else
+      __jit_debug_descriptor.first_entry = entry->next_entry;
+    if (entry->next_entry)
+      entry->next_entry->prev_entry = entry->prev_entry;
+    __jit_debug_descriptor.relevant_entry = entry;
+    __jit_debug_descriptor.action_flag = 2;
+    __jit_debug_register_code();
+  }
+  delete[] entry->symfile_addr;
+  delete entry;
+}
+
+bool perfMapWanted() {
+  static const bool wanted = [] {
+    std::optional<std::string> value = readKnob("OPAL_PERF_MAP");
+    return value && *value == "1";
+  }();
+  return wanted;
+}
+
+/// The largest object, section and alignment the loader accepts.
+constexpr uint64_t kMaxLoadedBytes = 1ull << 30;
+constexpr uint64_t kMaxAlignment = 4096;
 
 /// The three kinds of pages a loaded object needs.
 enum class Group { Code, ReadOnly, Writable };
@@ -34,14 +114,54 @@ Group groupOf(const Elf64_Shdr &section) {
   return (section.sh_flags & SHF_WRITE) ? Group::Writable : Group::ReadOnly;
 }
 
+/// `value` rounded up to `alignment` (a power of two of at most a page;
+/// values stay below kMaxLoadedBytes, so nothing overflows).
 size_t alignUp(size_t value, size_t alignment) {
-  return alignment > 1 ? (value + alignment - 1) / alignment * alignment : value;
+  return alignment > 1 ? (value + alignment - 1) & ~(alignment - 1) : value;
 }
 
 class Loader {
 public:
   Loader(const std::string &object, const SymbolAddresses &extra)
       : bytes_(object), extra_(extra) {}
+
+  /// The pages it mapped, for an owner that unmaps them.
+  void *base() const { return base_; }
+  size_t mappedBytes() const { return mappedBytes_; }
+
+  /// Makes the loaded code visible to gdb (always) and perf
+  /// (OPAL_PERF_MAP=1); the GDB entry, for unregistering.
+  jit_code_entry *registerWithTools(const std::string &label) {
+    // A copy of the object whose section addresses say where each section
+    // is: what gdb reads symbols and line tables from.
+    std::string image = bytes_;
+    for (size_t i = 0; i < sections_.size(); ++i) {
+      if (!placement_[i])
+        continue;
+      uint64_t address = reinterpret_cast<uint64_t>(sectionAddress(i));
+      std::memcpy(image.data() + header_->e_shoff + i * sizeof(Elf64_Shdr) +
+                      offsetof(Elf64_Shdr, sh_addr),
+                  &address, sizeof address);
+    }
+    jit_code_entry *entry = registerWithGdb(std::move(image));
+    if (perfMapWanted()) {
+      std::lock_guard<std::mutex> lock(toolsMutex());
+      std::string path = "/tmp/perf-" + std::to_string(::getpid()) + ".map";
+      if (FILE *map = std::fopen(path.c_str(), "a")) {
+        for (size_t i = 0; i < symbols_.size(); ++i) {
+          const Elf64_Sym &symbol = symbols_[i];
+          if (ELF64_ST_TYPE(symbol.st_info) != STT_FUNC || !addresses_[i] || !symbol.st_size)
+            continue;
+          std::fprintf(map, "%lx %lx opal %s %s\n",
+                       static_cast<unsigned long>(reinterpret_cast<uintptr_t>(addresses_[i])),
+                       static_cast<unsigned long>(symbol.st_size),
+                       label.empty() ? "kernel" : label.c_str(), nameOf(symbol).c_str());
+        }
+        std::fclose(map);
+      }
+    }
+    return entry;
+  }
 
   Expected<SymbolAddresses> load() {
     Problem failed = readHeaders();
@@ -62,17 +182,28 @@ public:
     for (size_t i = 0; i < symbols_.size(); ++i)
       if (ELF64_ST_BIND(symbols_[i].st_info) != STB_LOCAL &&
           symbols_[i].st_shndx != SHN_UNDEF && addresses_[i])
-        defined[nameOf(symbols_[i])] = addresses_[i];
+        if (std::string name = nameOf(symbols_[i]); !name.empty())
+          defined[name] = addresses_[i];
     return defined;
   }
 
 private:
   using Problem = std::optional<std::string>;
 
-  template <typename T> const T *at(uint64_t offset, uint64_t count = 1) const {
-    if (offset > bytes_.size() || count > (bytes_.size() - offset) / sizeof(T))
-      return nullptr;
-    return reinterpret_cast<const T *>(bytes_.data() + offset);
+  /// Whether `count` T's at `offset` lie inside the object.
+  template <typename T> bool inside(uint64_t offset, uint64_t count = 1) const {
+    return offset <= bytes_.size() && count <= (bytes_.size() - offset) / sizeof(T);
+  }
+
+  /// Copies `count` T's at `offset` out of the object (which aligns nothing);
+  /// false if they do not lie inside it.
+  template <typename T> bool copyOut(uint64_t offset, uint64_t count, std::vector<T> &out) const {
+    if (!inside<T>(offset, count))
+      return false;
+    out.resize(count);
+    if (count)
+      std::memcpy(out.data(), bytes_.data() + offset, count * sizeof(T));
+    return true;
   }
 
   std::string nameOf(const Elf64_Sym &symbol) const {
@@ -82,32 +213,43 @@ private:
   }
 
   Problem readHeaders() {
-    header_ = at<Elf64_Ehdr>(0);
-    if (!header_ || std::memcmp(header_->e_ident, ELFMAG, SELFMAG) != 0 ||
+    std::vector<Elf64_Ehdr> header;
+    if (!copyOut(0, 1, header))
+      return "not a 64-bit little-endian ELF object";
+    header_ = &headerCopy_;
+    headerCopy_ = header[0];
+    if (std::memcmp(header_->e_ident, ELFMAG, SELFMAG) != 0 ||
         header_->e_ident[EI_CLASS] != ELFCLASS64 || header_->e_ident[EI_DATA] != ELFDATA2LSB)
       return "not a 64-bit little-endian ELF object";
     if (header_->e_type != ET_REL || header_->e_machine != EM_X86_64)
       return "not an x86-64 relocatable object";
     if (header_->e_shentsize != sizeof(Elf64_Shdr))
       return "unexpected section header size";
-    const auto *sections = at<Elf64_Shdr>(header_->e_shoff, header_->e_shnum);
-    if (!sections)
+    if (!copyOut(header_->e_shoff, header_->e_shnum, sections_))
       return "section headers past the end of the object";
-    sections_.assign(sections, sections + header_->e_shnum);
     for (const Elf64_Shdr &section : sections_) {
+      if (section.sh_size > kMaxLoadedBytes)
+        return "a section is larger than " + std::to_string(kMaxLoadedBytes) + " bytes";
+      uint64_t alignment = section.sh_addralign;
+      if (alignment > kMaxAlignment || (alignment & (alignment - 1)) != 0)
+        return "a section's alignment (" + std::to_string(alignment) +
+               ") is not a power of two of at most " + std::to_string(kMaxAlignment);
       if (section.sh_type == SHT_NOBITS)
         continue;
-      if (!at<char>(section.sh_offset, section.sh_size))
+      if (!inside<char>(section.sh_offset, section.sh_size))
         return "a section runs past the end of the object";
     }
+    if (header_->e_shstrndx < sections_.size() &&
+        sections_[header_->e_shstrndx].sh_type != SHT_STRTAB)
+      return "the section names are not a string table";
     for (const Elf64_Shdr &section : sections_) {
       if (section.sh_type != SHT_SYMTAB)
         continue;
-      if (section.sh_entsize != sizeof(Elf64_Sym) || section.sh_link >= sections_.size())
+      if (section.sh_entsize != sizeof(Elf64_Sym) || section.sh_link >= sections_.size() ||
+          sections_[section.sh_link].sh_type != SHT_STRTAB)
         return "malformed symbol table";
-      const auto *symbols = at<Elf64_Sym>(section.sh_offset, section.sh_size / sizeof(Elf64_Sym));
       const Elf64_Shdr &names = sections_[section.sh_link];
-      symbols_.assign(symbols, symbols + section.sh_size / sizeof(Elf64_Sym));
+      copyOut(section.sh_offset, section.sh_size / sizeof(Elf64_Sym), symbols_);
       strings_.assign(bytes_.data() + names.sh_offset, names.sh_size);
       strings_.push_back('\0');
     }
@@ -140,6 +282,9 @@ private:
       sizes[group] = alignUp(sizes[group], std::max<uint64_t>(section.sh_addralign, 1));
       placement_[i] = sizes[group] + 1; // 0: not loaded
       sizes[group] += section.sh_size;
+      if (sizes[group] > kMaxLoadedBytes)
+        return "the object's sections add up to more than " + std::to_string(kMaxLoadedBytes) +
+               " bytes";
     }
     stubOffset_ = alignUp(sizes[0], kStubBytes);
     sizes[0] = stubOffset_ + stubs * kStubBytes;
@@ -222,6 +367,8 @@ private:
           return "symbol " + nameOf(symbol) + " is in an unknown section";
         if (!placement_[symbol.st_shndx])
           continue; // a section not loaded (debug info, unwind tables)
+        if (symbol.st_value > sections_[symbol.st_shndx].sh_size)
+          return "symbol " + nameOf(symbol) + " lies past the end of its section";
         addresses_[i] = sectionAddress(symbol.st_shndx) + symbol.st_value;
       }
     }
@@ -249,7 +396,8 @@ private:
         return "malformed relocation section";
       const Elf64_Shdr &target = sections_[section.sh_info];
       char *targetStart = sectionAddress(section.sh_info);
-      const auto *entries = at<Elf64_Rela>(section.sh_offset, section.sh_size / sizeof(Elf64_Rela));
+      std::vector<Elf64_Rela> entries;
+      copyOut(section.sh_offset, section.sh_size / sizeof(Elf64_Rela), entries);
       for (size_t i = 0; i < section.sh_size / sizeof(Elf64_Rela); ++i) {
         const Elf64_Rela &entry = entries[i];
         uint32_t type = ELF64_R_TYPE(entry.r_info);
@@ -322,7 +470,8 @@ private:
 
   const std::string &bytes_;
   const SymbolAddresses &extra_;
-  const Elf64_Ehdr *header_ = nullptr;
+  const Elf64_Ehdr *header_ = nullptr; ///< &headerCopy_ once read
+  Elf64_Ehdr headerCopy_{};
   std::vector<Elf64_Shdr> sections_;
   std::vector<Elf64_Sym> symbols_;
   std::string strings_;
@@ -337,11 +486,34 @@ private:
 } // namespace
 
 Expected<SymbolAddresses> jit::loadNativeObject(const std::string &object,
-                                                const SymbolAddresses &extraSymbols) {
+                                                const SymbolAddresses &extraSymbols,
+                                                const std::string &label) {
   Loader loader(object, extraSymbols);
   auto loaded = loader.load();
   if (!loaded)
     return makeUnexpected(Error("cannot load the kernel's object code: " +
                                 loaded.error().message()));
+  loader.registerWithTools(label); // for the life of the process, as the code
   return loaded;
+}
+
+Expected<std::unique_ptr<ScopedNativeObject>>
+ScopedNativeObject::load(const std::string &object, const SymbolAddresses &extraSymbols) {
+  Loader loader(object, extraSymbols);
+  auto loaded = loader.load();
+  if (!loaded)
+    return makeUnexpected(Error("cannot load the kernel's object code: " +
+                                loaded.error().message()));
+  std::unique_ptr<ScopedNativeObject> scoped(new ScopedNativeObject());
+  scoped->symbols_ = std::move(*loaded);
+  scoped->base_ = loader.base();
+  scoped->bytes_ = loader.mappedBytes();
+  scoped->debugEntry_ = loader.registerWithTools("");
+  return scoped;
+}
+
+ScopedNativeObject::~ScopedNativeObject() {
+  unregisterWithGdb(static_cast<jit_code_entry *>(debugEntry_));
+  if (base_)
+    ::munmap(base_, bytes_);
 }

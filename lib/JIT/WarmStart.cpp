@@ -155,7 +155,7 @@ std::shared_ptr<const CompiledKernel> jit::warmStart(const OperatorHandle &op, D
   std::optional<std::string> object = diskCache().load(entry);
   if (!object)
     return drop("its cache entry " + entry.substr(0, 16) + " is gone");
-  auto symbols = loadNativeObject(*object);
+  auto symbols = loadNativeObject(*object, {}, opName + spec.str());
   if (!symbols)
     return drop(symbols.error().message());
   auto run = symbols->find(kKernelSymbol);

@@ -34,6 +34,9 @@ const std::vector<EnvironmentKnob> &opal::environmentKnobs() {
       {"OPAL_REMOTE_CACHE_TIMEOUT_MS", false,
        "the most a remote cache connect or command may take, in milliseconds (default 50); "
        "after a failure the server is skipped for 30 s"},
+      {"OPAL_PERF_MAP", false,
+       "1: append each loaded kernel function to /tmp/perf-<pid>.map, so perf report names "
+       "kernels"},
       {"OPAL_DUMP_DIR", false,
        "a directory where the JIT writes each kernel's IR after every stage"},
       {"OPAL_NUM_THREADS", false,

@@ -12,10 +12,15 @@
 
 #include <gtest/gtest.h>
 
+#include <elf.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
+#include <cstring>
+#include <dlfcn.h>
+#include <vector>
 
 using namespace opal::jit;
 
@@ -89,6 +94,108 @@ TEST(ObjectLoader, RefusesWhatItCannotLink) {
   auto dynamic = loadNativeObject(shared);
   ASSERT_FALSE(dynamic);
   EXPECT_NE(dynamic.error().message().find("not an x86-64 relocatable object"), std::string::npos);
+}
+
+/// The object's section headers, copied out.
+std::vector<Elf64_Shdr> sectionsOf(const std::string &object) {
+  Elf64_Ehdr header;
+  std::memcpy(&header, object.data(), sizeof header);
+  std::vector<Elf64_Shdr> sections(header.e_shnum);
+  std::memcpy(sections.data(), object.data() + header.e_shoff,
+              sections.size() * sizeof(Elf64_Shdr));
+  return sections;
+}
+
+/// Rewrites section `index`'s header with `edit`.
+template <typename Edit> std::string withSection(std::string object, size_t index, Edit edit) {
+  Elf64_Ehdr header;
+  std::memcpy(&header, object.data(), sizeof header);
+  Elf64_Shdr section;
+  char *at = object.data() + header.e_shoff + index * sizeof(Elf64_Shdr);
+  std::memcpy(&section, at, sizeof section);
+  edit(section);
+  std::memcpy(at, &section, sizeof section);
+  return object;
+}
+
+size_t sectionOfType(const std::string &object, uint32_t type) {
+  auto sections = sectionsOf(object);
+  for (size_t i = 0; i < sections.size(); ++i)
+    if (sections[i].sh_type == type)
+      return i;
+  return 0;
+}
+
+std::string loadError(const std::string &object) {
+  auto loaded = loadNativeObject(object, {{"extra_value", reinterpret_cast<void *>(&extraValue)}});
+  return loaded ? "loaded" : loaded.error().message();
+}
+
+TEST(ObjectLoader, BoundsEveryOffsetSizeAndAlignment) {
+  std::string object = compileWithCc();
+  if (object.empty())
+    GTEST_SKIP() << "no C compiler (cc) to make a test object";
+  size_t symtab = sectionOfType(object, SHT_SYMTAB);
+  ASSERT_NE(symtab, 0u);
+  // A symbol table whose names are not a string table (here: no bytes).
+  size_t names = sectionsOf(object)[symtab].sh_link;
+  EXPECT_EQ(loadError(withSection(object, names, [](Elf64_Shdr &s) { s.sh_type = SHT_NOBITS; })),
+            "cannot load the kernel's object code: malformed symbol table");
+  // Alignments that would overflow the layout or are not powers of two.
+  size_t text = 1;
+  auto sections = sectionsOf(object);
+  for (size_t i = 0; i < sections.size(); ++i)
+    if (sections[i].sh_flags & SHF_EXECINSTR)
+      text = i;
+  EXPECT_EQ(loadError(withSection(object, text, [](Elf64_Shdr &s) { s.sh_addralign = 1ull << 63; })),
+            "cannot load the kernel's object code: a section's alignment "
+            "(9223372036854775808) is not a power of two of at most 4096");
+  EXPECT_NE(loadError(withSection(object, text, [](Elf64_Shdr &s) { s.sh_addralign = 24; }))
+                .find("is not a power of two"),
+            std::string::npos);
+  // A .bss-like section of 2^62 bytes: refused before anything is mapped.
+  EXPECT_NE(loadError(withSection(object, text, [](Elf64_Shdr &s) {
+              s.sh_type = SHT_NOBITS;
+              s.sh_size = 1ull << 62;
+            })).find("larger than"),
+            std::string::npos);
+  // A defined symbol past the end of its section.
+  std::string bad = object;
+  const Elf64_Shdr &table = sectionsOf(object)[symtab];
+  for (uint64_t at = table.sh_offset + sizeof(Elf64_Sym); at < table.sh_offset + table.sh_size;
+       at += sizeof(Elf64_Sym)) {
+    Elf64_Sym symbol;
+    std::memcpy(&symbol, bad.data() + at, sizeof symbol);
+    if (ELF64_ST_TYPE(symbol.st_info) == STT_FUNC && symbol.st_shndx == text) {
+      symbol.st_value = 1ull << 40;
+      std::memcpy(bad.data() + at, &symbol, sizeof symbol);
+      break;
+    }
+  }
+  EXPECT_NE(loadError(bad).find("lies past the end of its section"), std::string::npos);
+  EXPECT_EQ(loadError(object), "loaded");
+}
+
+TEST(ObjectLoader, ScopedObjectsAreUnloadedAndSeenByGdb) {
+  std::string object = compileWithCc();
+  if (object.empty())
+    GTEST_SKIP() << "no C compiler (cc) to make a test object";
+  struct jit_descriptor_view {
+    uint32_t version, action;
+    void *relevant, *first;
+  };
+  auto *descriptor = static_cast<jit_descriptor_view *>(dlsym(RTLD_DEFAULT, "__jit_debug_descriptor"));
+  ASSERT_NE(descriptor, nullptr);
+  {
+    auto loaded = ScopedNativeObject::load(
+        object, {{"extra_value", reinterpret_cast<void *>(&extraValue)}});
+    ASSERT_TRUE(loaded) << loaded.error().message();
+    auto count = reinterpret_cast<long (*)()>((*loaded)->symbols().at("count"));
+    EXPECT_EQ(count(), 1);
+    EXPECT_EQ(descriptor->action, 1u); // registered
+    EXPECT_EQ(descriptor->first, descriptor->relevant);
+  }
+  EXPECT_EQ(descriptor->action, 2u); // unregistered
 }
 
 } // namespace

@@ -64,7 +64,8 @@ mlir::FailureOr<std::string> emitObject(mlir::ModuleOp module,
 /// An object linked into the process; `addresses` are its packed entry
 /// points in the order asked for, `symbols` the addresses of the other
 /// symbols asked for (globals the runtime sets). Loaded code stays for the
-/// process's life. The object may call opal's CUDA runtime (CUDA/Launch.h).
+/// process's life; `label` names it for perf and gdb. The object may call
+/// opal's CUDA runtime (CUDA/Launch.h).
 struct LoadedObject {
   std::vector<void *> addresses;
   std::vector<void *> symbols;
@@ -72,7 +73,8 @@ struct LoadedObject {
 mlir::FailureOr<LoadedObject> loadObject(const std::string &object,
                                          const std::vector<std::string> &entryPoints,
                                          std::string &error,
-                                         const std::vector<std::string> &symbols = {});
+                                         const std::vector<std::string> &symbols = {},
+                                         const std::string &label = "");
 
 /// The name of the packed entry point of function `name`.
 std::string packedName(const std::string &name);

@@ -13,8 +13,18 @@
 // the target is out of reach), PC64, 32 and 32S, against defined,
 // absolute and undefined symbols. Anything else (TLS, GOT-relative
 // relocations, common symbols, initializers) is refused with an error that
-// names it, and the caller compiles instead. Loaded code stays for the life
-// of the process.
+// names it, and the caller compiles instead. Every offset, size, index,
+// alignment and symbol value of the object is checked against the object
+// and its sections before it is used: a damaged or hostile object is
+// refused, never followed out of bounds (fuzz/ObjectLoaderFuzzer.cpp).
+// Loaded code stays for the life of the process.
+//
+// Loaded code is visible to tools: every object is registered with GDB's
+// JIT interface (__jit_debug_register_code, a copy of the object whose
+// section addresses are where its sections were placed), so gdb names the
+// kernel's functions in backtraces; with OPAL_PERF_MAP=1 each function is
+// also appended to /tmp/perf-<pid>.map as "<address> <size> opal <label>
+// <symbol>", which `perf report` reads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +34,7 @@
 #include "opal/Support/Expected.h"
 
 #include <map>
+#include <memory>
 #include <string>
 
 namespace opal::jit {
@@ -31,8 +42,28 @@ namespace opal::jit {
 /// The addresses of the global symbols an object defines, by name.
 using SymbolAddresses = std::map<std::string, void *>;
 
+/// Loads `object` for the life of the process; `label` names its kernel
+/// for perf and gdb ("aten::gelu(float32[?,?])").
 Expected<SymbolAddresses> loadNativeObject(const std::string &object,
-                                           const SymbolAddresses &extraSymbols = {});
+                                           const SymbolAddresses &extraSymbols = {},
+                                           const std::string &label = "");
+
+/// An object loaded until this is destroyed (fuzzers and tests: the
+/// process's kernels use loadNativeObject).
+class ScopedNativeObject {
+public:
+  static Expected<std::unique_ptr<ScopedNativeObject>>
+  load(const std::string &object, const SymbolAddresses &extraSymbols = {});
+  ~ScopedNativeObject();
+  const SymbolAddresses &symbols() const { return symbols_; }
+
+private:
+  ScopedNativeObject() = default;
+  SymbolAddresses symbols_;
+  void *base_ = nullptr;
+  size_t bytes_ = 0;
+  void *debugEntry_ = nullptr;
+};
 
 } // namespace opal::jit
 
