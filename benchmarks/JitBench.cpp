@@ -13,6 +13,11 @@
 // BM_JitCheckedHitOverNative does the same for `add.Tensor` of two
 // tensors, whose kernel checks their sizes before every call.
 //
+// BM_CacheManifestHmac and BM_CacheObjectSha256: what a warm start from the
+// disk or remote cache pays to authenticate an entry: the HMAC of a
+// manifest of 2,400 bytes (gelu's is 2,438) and the checksum of a 6,104-byte
+// object (gelu's kernel.o).
+//
 //   build/bin/opal-bench-jit --benchmark_repetitions=5
 //
 //===----------------------------------------------------------------------===//
@@ -20,6 +25,8 @@
 #include "opal/Dispatch/Dispatcher.h"
 #include "opal/Dispatch/Library.h"
 #include "opal/Runtime/Factories.h"
+#include "opal/Support/Hmac.h"
+#include "opal/Support/Sha256.h"
 
 #include <benchmark/benchmark.h>
 
@@ -137,5 +144,19 @@ void BM_JitCheckedHitOverNative(benchmark::State &state) {
                 {IValue(x), IValue(x), IValue(Scalar(int64_t(1)))});
 }
 BENCHMARK(BM_JitCheckedHitOverNative)->Arg(16)->UseManualTime()->Iterations(2000);
+
+void BM_CacheManifestHmac(benchmark::State &state) {
+  std::string key(64, 'k'), manifest(2400, 'm');
+  for (auto _ : state)
+    benchmark::DoNotOptimize(hmacSha256Hex(key, manifest));
+}
+BENCHMARK(BM_CacheManifestHmac);
+
+void BM_CacheObjectSha256(benchmark::State &state) {
+  std::string object(6104, 'o');
+  for (auto _ : state)
+    benchmark::DoNotOptimize(sha256Hex(object));
+}
+BENCHMARK(BM_CacheObjectSha256);
 
 } // namespace

@@ -300,6 +300,19 @@ void CacheDirectory::touch(const std::string &path) const {
   ::close(dir);
 }
 
+std::optional<int64_t> CacheDirectory::modified(const std::string &path) const {
+  auto [parent, leaf] = splitLeaf(path);
+  int dir = openDirectory(parent, /*create=*/false);
+  if (dir < 0)
+    return std::nullopt;
+  struct stat info;
+  bool found = ::fstatat(dir, leaf.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0;
+  ::close(dir);
+  if (!found)
+    return std::nullopt;
+  return static_cast<int64_t>(info.st_mtime);
+}
+
 std::vector<CacheDirectory::Listing> CacheDirectory::list(const std::string &path) const {
   std::vector<Listing> found;
   int dir = openDirectory(path, /*create=*/false);

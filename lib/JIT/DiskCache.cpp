@@ -25,6 +25,9 @@ constexpr const char *kIndexDomain = "opal-cache-index 2";
 constexpr const char *kRemoteEntryFormat = "opal-remote-entry 2";
 constexpr uint64_t kMaxManifestBytes = 1u << 20;
 constexpr uint64_t kMaxObjectBytes = 1ull << 30;
+/// Processes skip the size check at their first store when another checked
+/// this recently (seconds).
+constexpr int64_t kPruneInterval = 600;
 
 void logCache(const std::string &line) {
   if (logEnabled(LogTopic::Cache))
@@ -325,12 +328,19 @@ void DiskCache::install(const std::string &key, const std::string &sealedManifes
   }
   if (logEnabled(LogTopic::Cache))
     logLine(LogTopic::Cache, "stored " + root_ + "/" + path);
-  // The first store of a process checks the bound, then every tenth of
-  // the bound this process has written.
-  static std::atomic<uint64_t> unchecked{~0ull >> 1};
-  uint64_t written = unchecked.fetch_add(object.size() + sealedManifest.size()) +
-                     object.size() + sealedManifest.size();
-  if (maxBytes_ && written > maxBytes_ / 10) {
+  // The bound is checked (a scan of the whole cache) after every tenth of
+  // it this process writes, and at its first store unless any process
+  // checked within kPruneInterval (the mtime of the file "pruned").
+  static std::atomic<uint64_t> unchecked{0};
+  static std::atomic<bool> first{true};
+  uint64_t bytes = object.size() + sealedManifest.size();
+  uint64_t written = unchecked.fetch_add(bytes) + bytes;
+  bool due = maxBytes_ && written > maxBytes_ / 10;
+  if (maxBytes_ && first.exchange(false) && !due) {
+    std::optional<int64_t> checked = dir_->modified("pruned");
+    due = !checked || *checked < static_cast<int64_t>(std::time(nullptr)) - kPruneInterval;
+  }
+  if (due) {
     unchecked = 0;
     prune(maxBytes_);
   }
@@ -438,6 +448,8 @@ DiskCache::Pruned DiskCache::prune(uint64_t bound) const {
     }
   }
   result.bytesAfter = result.bytesBefore;
+  std::string error;
+  dir_->write("pruned", std::to_string(result.bytesBefore) + "\n", error);
   if (result.bytesBefore <= bound)
     return result;
   std::sort(items.begin(), items.end(),

@@ -64,6 +64,8 @@ public:
   void remove(const std::string &path) const;
   /// Sets a file's modification time to now (the LRU order of entries).
   void touch(const std::string &path) const;
+  /// A file's modification time (seconds since the epoch), if it exists.
+  std::optional<int64_t> modified(const std::string &path) const;
 
   struct Listing {
     std::string name;

@@ -21,8 +21,9 @@
 // walked without following links (CacheDirectory.h); entries are written
 // whole under a temporary name, fsynced and renamed into place, so readers
 // never see half an entry and concurrent compiles of one kernel leave one.
-// The cache is bounded (OPAL_CACHE_MAX_BYTES, default 1 GiB): at a process's
-// first store and after every tenth of the bound it writes, the least
+// The cache is bounded (OPAL_CACHE_MAX_BYTES, default 1 GiB): after every
+// tenth of the bound a process writes, and at its first store unless a
+// process checked in the last 10 minutes (the file "pruned"), the least
 // recently used entries and index files go until it holds 90% of the bound.
 //
 // With OPAL_REMOTE_CACHE (RemoteCache.h) and a key the user gives, a local
