@@ -211,27 +211,8 @@ std::optional<std::string> CacheDirectory::read(const std::string &path, uint64_
   return bytes;
 }
 
-bool CacheDirectory::write(const std::string &path, const std::string &bytes,
-                           std::string &error) const {
-  auto [parent, leaf] = splitLeaf(path);
-  int dir = openDirectory(parent, /*create=*/true);
-  if (dir < 0) {
-    error = std::strerror(errno);
-    return false;
-  }
-  std::string temporary = temporaryName(leaf);
-  bool ok = createFile(dir, temporary, bytes) &&
-            ::renameat(dir, temporary.c_str(), dir, leaf.c_str()) == 0;
-  if (!ok) {
-    error = std::strerror(errno);
-    ::unlinkat(dir, temporary.c_str(), 0);
-  }
-  ::close(dir);
-  return ok;
-}
-
-bool CacheDirectory::writeOnce(const std::string &path, const std::string &bytes,
-                               std::string &error) const {
+bool CacheDirectory::publish(const std::string &path, const std::string &bytes, bool replace,
+                             std::string &error) const {
   auto [parent, leaf] = splitLeaf(path);
   int dir = openDirectory(parent, /*create=*/true);
   if (dir < 0) {
@@ -240,14 +221,26 @@ bool CacheDirectory::writeOnce(const std::string &path, const std::string &bytes
   }
   std::string temporary = temporaryName(leaf);
   bool ok = createFile(dir, temporary, bytes);
-  // linkat does not replace: the first writer's file stays.
-  if (ok && ::linkat(dir, temporary.c_str(), dir, leaf.c_str(), 0) != 0 && errno != EEXIST)
-    ok = false;
+  if (ok)
+    // rename replaces; linkat does not, so the first writer's file stays.
+    ok = replace ? ::renameat(dir, temporary.c_str(), dir, leaf.c_str()) == 0
+                 : ::linkat(dir, temporary.c_str(), dir, leaf.c_str(), 0) == 0 || errno == EEXIST;
   if (!ok)
     error = std::strerror(errno);
-  ::unlinkat(dir, temporary.c_str(), 0);
+  if (!ok || !replace)
+    ::unlinkat(dir, temporary.c_str(), 0);
   ::close(dir);
   return ok;
+}
+
+bool CacheDirectory::write(const std::string &path, const std::string &bytes,
+                           std::string &error) const {
+  return publish(path, bytes, /*replace=*/true, error);
+}
+
+bool CacheDirectory::writeOnce(const std::string &path, const std::string &bytes,
+                               std::string &error) const {
+  return publish(path, bytes, /*replace=*/false, error);
 }
 
 bool CacheDirectory::writeDirectory(

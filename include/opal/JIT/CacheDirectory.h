@@ -78,9 +78,13 @@ public:
 
 private:
   CacheDirectory(std::string root, int fd) : root_(std::move(root)), fd_(fd) {}
-  /// A descriptor of directory `path` (its parent for `leaf`), walked with
+  /// A descriptor of directory `path`, walked with
   /// O_NOFOLLOW, created 0700 where missing if `create`; -1 on failure.
   int openDirectory(const std::string &path, bool create) const;
+  /// Writes a file through a temporary: renamed over `path` if `replace`,
+  /// else linked only where none exists.
+  bool publish(const std::string &path, const std::string &bytes, bool replace,
+               std::string &error) const;
   std::string root_;
   int fd_;
 };
