@@ -26,6 +26,11 @@ using namespace opal::jit;
 // sets a breakpoint in __jit_debug_register_code and reads the descriptor's
 // list of in-memory object files when it is hit.
 extern "C" {
+// The unwinder's registry of unwind tables (libgcc): an .eh_frame run of
+// records ending in a zero-length one.
+void __register_frame(void *begin);
+void __deregister_frame(void *begin);
+
 struct jit_code_entry {
   jit_code_entry *next_entry;
   jit_code_entry *prev_entry;
@@ -127,6 +132,8 @@ public:
 
   /// The pages it mapped, for an owner that unmaps them.
   void *base() const { return base_; }
+  /// The unwind tables registered with the unwinder (null: none).
+  void *unwindTables() const { return unwindTables_; }
   size_t mappedBytes() const { return mappedBytes_; }
 
   /// Makes the loaded code visible to gdb (always) and perf
@@ -172,7 +179,13 @@ public:
     if (!failed)
       failed = relocate();
     if (!failed)
+      failed = checkUnwindTables();
+    if (!failed)
       failed = protect();
+    if (!failed && ehFrame_) {
+      unwindTables_ = sectionAddress(ehFrame_);
+      __register_frame(unwindTables_);
+    }
     if (failed) {
       if (base_)
         ::munmap(base_, mappedBytes_);
@@ -275,13 +288,19 @@ private:
         return "the object has initializers (" + name + ")";
       if (section.sh_flags & SHF_TLS)
         return "the object has thread-local data (" + name + ")";
-      // Unwind tables are not registered (kernels throw nothing).
-      if (name == ".eh_frame")
-        continue;
       int group = static_cast<int>(groupOf(section));
       sizes[group] = alignUp(sizes[group], std::max<uint64_t>(section.sh_addralign, 1));
       placement_[i] = sizes[group] + 1; // 0: not loaded
       sizes[group] += section.sh_size;
+      if (name == ".eh_frame" && group == static_cast<int>(Group::ReadOnly)) {
+        // The unwind tables, followed by the zero-length record that ends
+        // them (the linker adds it in a linked binary): registered with
+        // the unwinder once relocated.
+        if (ehFrame_)
+          return "the object has two .eh_frame sections";
+        ehFrame_ = i;
+        sizes[group] += 4;
+      }
       if (sizes[group] > kMaxLoadedBytes)
         return "the object's sections add up to more than " + std::to_string(kMaxLoadedBytes) +
                " bytes";
@@ -458,6 +477,41 @@ private:
     return std::nullopt;
   }
 
+  /// Checks that the unwind tables are a well-formed run of records (each
+  /// length inside the section, each FDE's CIE pointer at a CIE record
+  /// start) before the unwinder may read them.
+  Problem checkUnwindTables() const {
+    if (!ehFrame_)
+      return std::nullopt;
+    const Elf64_Shdr &section = sections_[ehFrame_];
+    if (section.sh_type == SHT_NOBITS)
+      return "malformed unwind tables (.eh_frame has no bytes)";
+    const char *start = bytes_.data() + section.sh_offset;
+    std::vector<uint64_t> cies;
+    uint64_t at = 0;
+    while (at < section.sh_size) {
+      if (section.sh_size - at < 4)
+        return "malformed unwind tables (a record runs past .eh_frame)";
+      uint32_t length;
+      std::memcpy(&length, start + at, 4);
+      if (length == 0)
+        break;
+      if (length == 0xffffffffu || length < 4 || length > section.sh_size - at - 4)
+        return "malformed unwind tables (a record's length)";
+      uint32_t id;
+      std::memcpy(&id, start + at + 4, 4);
+      if (id == 0) {
+        cies.push_back(at);
+      } else {
+        uint64_t cie = at + 4 >= id ? at + 4 - id : ~0ull;
+        if (std::find(cies.begin(), cies.end(), cie) == cies.end())
+          return "malformed unwind tables (an FDE without its CIE)";
+      }
+      at += 4 + uint64_t(length);
+    }
+    return std::nullopt;
+  }
+
   Problem protect() {
     const int protection[kGroups] = {PROT_READ | PROT_EXEC, PROT_READ, PROT_READ | PROT_WRITE};
     for (int group = 0; group < kGroups; ++group)
@@ -481,6 +535,8 @@ private:
   size_t mappedBytes_ = 0;
   size_t groupStart_[kGroups] = {0, 0, 0}, groupSize_[kGroups] = {0, 0, 0};
   size_t stubOffset_ = 0, stubCount_ = 0;
+  size_t ehFrame_ = 0;            ///< the .eh_frame section's index; 0: none
+  void *unwindTables_ = nullptr;  ///< where it was registered
 };
 
 } // namespace
@@ -509,10 +565,13 @@ ScopedNativeObject::load(const std::string &object, const SymbolAddresses &extra
   scoped->base_ = loader.base();
   scoped->bytes_ = loader.mappedBytes();
   scoped->debugEntry_ = loader.registerWithTools("");
+  scoped->unwindTables_ = loader.unwindTables();
   return scoped;
 }
 
 ScopedNativeObject::~ScopedNativeObject() {
+  if (unwindTables_)
+    __deregister_frame(unwindTables_);
   unregisterWithGdb(static_cast<jit_code_entry *>(debugEntry_));
   if (base_)
     ::munmap(base_, bytes_);

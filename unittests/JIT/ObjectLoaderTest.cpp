@@ -11,9 +11,11 @@
 #include "opal/JIT/ObjectLoader.h"
 
 #include <gtest/gtest.h>
+#include <unwind.h>
 
 #include <elf.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -37,13 +39,13 @@ double twice_extra(void) { return 2.0 * (double)extra_value(); }
 )";
 
 /// The object the system C compiler makes of kSource; "" without one.
-std::string compileWithCc() {
+std::string compileWithCc(const char *flags = "-fno-asynchronous-unwind-tables") {
   char dir[] = "/tmp/opal-object-loader-XXXXXX";
   if (!mkdtemp(dir))
     return "";
   std::string source = std::string(dir) + "/k.c", object = std::string(dir) + "/k.o";
   std::ofstream(source) << kSource;
-  std::string command = "cc -O2 -fno-asynchronous-unwind-tables -c " + source + " -o " + object +
+  std::string command = std::string("cc -O2 ") + flags + " -c " + source + " -o " + object +
                         " 2>/dev/null";
   if (std::system(command.c_str()) != 0)
     return "";
@@ -54,6 +56,20 @@ std::string compileWithCc() {
 }
 
 long extraValue() { return 21; }
+
+/// The return addresses of the stack, as the unwinder (libgcc) walks it.
+std::vector<uintptr_t> *walked = nullptr;
+long extraValueThatWalksTheStack() {
+  _Unwind_Backtrace(
+      [](_Unwind_Context *context, void *) {
+        walked->push_back(_Unwind_GetIP(context));
+        return _URC_NO_REASON;
+      },
+      nullptr);
+  return 21;
+}
+
+__attribute__((noinline)) double callTwice(double (*twice)()) { return twice() + 0.0; }
 
 TEST(ObjectLoader, LinksSmallCodeModelObjects) {
   std::string object = compileWithCc();
@@ -174,6 +190,47 @@ TEST(ObjectLoader, BoundsEveryOffsetSizeAndAlignment) {
   }
   EXPECT_NE(loadError(bad).find("lies past the end of its section"), std::string::npos);
   EXPECT_EQ(loadError(object), "loaded");
+}
+
+TEST(ObjectLoader, UnwindsThroughLoadedCode) {
+  std::string object = compileWithCc("-fasynchronous-unwind-tables -fno-omit-frame-pointer");
+  if (object.empty())
+    GTEST_SKIP() << "no C compiler (cc) to make a test object";
+  auto loaded = ScopedNativeObject::load(
+      object, {{"extra_value", reinterpret_cast<void *>(&extraValueThatWalksTheStack)}});
+  ASSERT_TRUE(loaded) << loaded.error().message();
+  auto twice = reinterpret_cast<double (*)()>((*loaded)->symbols().at("twice_extra"));
+  std::vector<uintptr_t> frames;
+  walked = &frames;
+  EXPECT_EQ(callTwice(twice), 42.0);
+  walked = nullptr;
+  // The walk passes through twice_extra (loaded code) and on into this
+  // test's own frames: the loaded object's unwind tables are registered.
+  auto start = reinterpret_cast<uintptr_t>(twice);
+  auto inLoaded = std::find_if(frames.begin(), frames.end(),
+                               [&](uintptr_t ip) { return ip > start && ip < start + 256; });
+  ASSERT_NE(inLoaded, frames.end());
+  auto caller = reinterpret_cast<uintptr_t>(&callTwice);
+  EXPECT_NE(std::find_if(inLoaded, frames.end(),
+                         [&](uintptr_t ip) { return ip > caller && ip < caller + 64; }),
+            frames.end());
+  // A record whose length runs past the section is refused.
+  size_t eh = 0;
+  auto sections = sectionsOf(object);
+  Elf64_Ehdr header;
+  std::memcpy(&header, object.data(), sizeof header);
+  const Elf64_Shdr &names = sections[header.e_shstrndx];
+  for (size_t i = 0; i < sections.size(); ++i)
+    if (std::string(object.data() + names.sh_offset + sections[i].sh_name) == ".eh_frame")
+      eh = i;
+  ASSERT_NE(eh, 0u);
+  std::string bad = object;
+  uint32_t huge = 0x7ffffff0;
+  std::memcpy(bad.data() + sections[eh].sh_offset, &huge, 4);
+  auto refused = ScopedNativeObject::load(
+      bad, {{"extra_value", reinterpret_cast<void *>(&extraValueThatWalksTheStack)}});
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message().find("malformed unwind tables"), std::string::npos);
 }
 
 TEST(ObjectLoader, ScopedObjectsAreUnloadedAndSeenByGdb) {

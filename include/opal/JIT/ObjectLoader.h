@@ -19,7 +19,10 @@
 // refused, never followed out of bounds (fuzz/ObjectLoaderFuzzer.cpp).
 // Loaded code stays for the life of the process.
 //
-// Loaded code is visible to tools: every object is registered with GDB's
+// Its unwind tables (.eh_frame, checked to be a well-formed run of records)
+// are registered with the unwinder, so backtraces, perf's DWARF call graphs
+// and gdb unwind through kernel frames. Loaded code is visible to tools:
+// every object is registered with GDB's
 // JIT interface (__jit_debug_register_code, a copy of the object whose
 // section addresses are where its sections were placed), so gdb names the
 // kernel's functions in backtraces; with OPAL_PERF_MAP=1 each function is
@@ -63,6 +66,7 @@ private:
   void *base_ = nullptr;
   size_t bytes_ = 0;
   void *debugEntry_ = nullptr;
+  void *unwindTables_ = nullptr;
 };
 
 } // namespace opal::jit
