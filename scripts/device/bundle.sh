@@ -28,7 +28,7 @@ llvm=/usr/lib/llvm-22/lib
 libllvm=$(readlink -f "$llvm/libLLVM.so.22.1")
 cp -L "$build/lib/libopal.so" "$build/lib/libopal_compiler.so" "$llvm/libomp.so.5" \
   "$llvm/libMLIR.so.22.1" "$libllvm" "$stage/lib/"
-for dep in libedit.so.2 libbsd.so.0 libmd.so.0 libtinfo.so.6 libffi.so.8; do
+for dep in libedit.so.2 libbsd.so.0 libmd.so.0 libtinfo.so.6 libffi.so.8 libhiredis.so.0.14; do
   cp -L "/lib/x86_64-linux-gnu/$dep" "$stage/lib/"
 done
 cp "$build/bin/CUDATests" "$build/bin/opal-aot" "$build/bin/opal-opt" "$stage/bin/"
