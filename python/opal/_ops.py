@@ -180,6 +180,17 @@ class _OpNamespace(types.ModuleType):
         setattr(self, op_name, packet)
         return packet
 
+    def __dir__(self):
+        """The namespace's operators (what tab completion offers), with the
+        module's own attributes."""
+        prefix = self.name + "::"
+        ops_here = {name[len(prefix):].split(".", 1)[0] for name in _C._dispatch_all_op_names()
+                    if name.startswith(prefix)}
+        # Names that only have kernels (an IMPL library without a DEF) are
+        # not operators one can call.
+        ops_here = {name for name in ops_here if _C._overload_names(prefix + name)}
+        return sorted(ops_here | set(super().__dir__()))
+
 
 class _Ops(types.ModuleType):
     __file__ = "_ops.py"
@@ -194,6 +205,13 @@ class _Ops(types.ModuleType):
         namespace = _OpNamespace(name)
         setattr(self, name, namespace)
         return namespace
+
+    def __dir__(self):
+        """Every namespace that has operators, with the module's own attributes."""
+        namespaces = {name.split("::", 1)[0] for name in _C._dispatch_all_op_names()
+                      if "::" in name}
+        methods = {name for name in dir(type(self)) if not name.startswith("_")}
+        return sorted(namespaces | methods | set(super().__dir__()))
 
     def load_library(self, path):
         """Loads a shared library of ops: an ahead-of-time op library built

@@ -37,6 +37,13 @@ std::optional<DispatchKey> optionalKey(const std::string &name) {
   return keyFromString(name);
 }
 
+std::optional<OperatorHandle> findOpIfAny(const std::string &qualified) {
+  auto name = parseOperatorName(qualified);
+  if (!name)
+    throw OpalError(name.error().message());
+  return Dispatcher::singleton().findOp(*name);
+}
+
 OperatorHandle findOpOrThrow(const std::string &qualified) {
   auto name = parseOperatorName(qualified);
   if (!name)
@@ -185,7 +192,11 @@ AliasAnalysisKind aliasKind(const std::string &name) {
     return AliasAnalysisKind::FROM_SCHEMA;
   if (name == "CONSERVATIVE")
     return AliasAnalysisKind::CONSERVATIVE;
-  throw OpalError("Invalid alias_analysis type " + name);
+  // As torch._C's library object: the C++ kinds, PURE_FUNCTION included
+  // (opal.library.Library.define refuses that one, as PyTorch's does).
+  if (name == "PURE_FUNCTION")
+    return AliasAnalysisKind::PURE_FUNCTION;
+  throw OpalError("could not parse " + name);
 }
 
 CppFunction kernelFor(py::object fn, bool withKeySet) {
@@ -308,10 +319,16 @@ void opal::python::bindDispatch(py::module_ &m) {
       throw OpalError(checked.error().message());
   }, py::arg("name"), py::arg("text"),
   "Raises if an op-library text does not parse against the ops defined now.");
+  // Both say nothing ("") of an op that does not exist (any more), as
+  // PyTorch's do.
   m.def("_dispatch_dump_table", [](const std::string &name) {
-    return findOpOrThrow(name).dumpComputedTable();
+    std::optional<OperatorHandle> op = findOpIfAny(name);
+    return op ? op->dumpComputedTable() : std::string();
   });
-  m.def("_dispatch_dump", [](const std::string &name) { return findOpOrThrow(name).dumpState(); });
+  m.def("_dispatch_dump", [](const std::string &name) {
+    std::optional<OperatorHandle> op = findOpIfAny(name);
+    return op ? op->dumpState() : std::string();
+  });
   // What runs a call of `name` on the CPU: "mlir" (a kernel the JIT
   // compiles from the op's MLIR definition), "native" (C++, or Python), or
   // "" when no kernel does.

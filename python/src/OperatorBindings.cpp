@@ -42,13 +42,35 @@ py::object callWithStack(const OperatorHandle &op, Stack &stack) {
   return returnsToPython(op.schema(), stack);
 }
 
+/// The error of an argument that does not fit an op's schema: a
+/// RuntimeError, as torch.ops raises, that is also a TypeError, as opal's
+/// eager spellings and Python's own calls raise.
+PyObject *argumentErrorType() {
+  static PyObject *type = [] {
+    PyObject *bases = PyTuple_Pack(2, PyExc_RuntimeError, PyExc_TypeError);
+    PyObject *made = PyErr_NewExceptionWithDoc(
+        "opal._C.ArgumentError",
+        "An argument that does not fit the op's schema (a RuntimeError, as PyTorch's "
+        "torch.ops raise, and a TypeError).",
+        bases, nullptr);
+    Py_DECREF(bases);
+    return made;
+  }();
+  return type;
+}
+
+[[noreturn]] void raiseArgumentError(const std::string &message) {
+  PyErr_SetString(argumentErrorType(), message.c_str());
+  throw py::error_already_set();
+}
+
 py::object call(const OperatorHandle &op, py::handle args, py::handle kwargs) {
   const FunctionSchema &schema = op.schema();
   Stack stack;
   stack.reserve(schema.arguments().size());
   if (auto error = parseArguments(schema, args, kwargs, stack))
-    throw py::type_error(schema.operatorName().str() + "() " + *error +
-                         ". Declaration: " + schema.str());
+    raiseArgumentError(schema.operatorName().str() + "() " + *error +
+                       ". Declaration: " + schema.str());
   return callWithStack(op, stack);
 }
 
@@ -173,6 +195,7 @@ void installBinaryMethod(py::type cls, const std::string &name, py::object tenso
 } // namespace
 
 void opal::python::bindOperators(py::module_ &m) {
+  m.attr("ArgumentError") = py::handle(argumentErrorType());
   m.def("_install_binary_method", &installBinaryMethod, py::arg("cls"), py::arg("name"),
         py::arg("tensor_op"), py::arg("scalar_op"), py::arg("fallback"),
         "Makes cls.<name>(other) a C method: tensor_op for a tensor, scalar_op for a "
@@ -196,7 +219,7 @@ void opal::python::bindOperators(py::module_ &m) {
         const FunctionSchema &schema = self.handle.schema();
         Stack stack;
         if (auto error = parseArguments(schema, args, kwargs, stack))
-          throw py::type_error(schema.operatorName().str() + "() " + *error);
+          raiseArgumentError(schema.operatorName().str() + "() " + *error);
         py::gil_scoped_release release;
         self.handle.redispatchBoxed(DispatchKeySet(*key), &stack);
         py::gil_scoped_acquire gil;
@@ -249,6 +272,6 @@ void opal::python::bindOperators(py::module_ &m) {
     std::string name = overloads.empty()
                            ? std::string("operator")
                            : py::cast<const PyOpHandle &>(overloads[0]).handle.schema().name();
-    throw py::type_error(name + "(): no overload accepts these arguments. Tried:" + tried);
+    raiseArgumentError(name + "(): no overload accepts these arguments. Tried:" + tried);
   });
 }

@@ -71,8 +71,9 @@ void opal::python::bindSchema(py::module_ &m) {
   py::class_<Argument>(m, "Argument", "One argument or return of a schema.")
       .def_property_readonly("name", &Argument::name)
       .def_property_readonly(
-          "type", [](const Argument &a) { return a.type()->str(); },
-          "The type as written in the schema, e.g. 'Tensor(a!)?'.")
+          "type", [](const Argument &a) { return a.type()->withoutAlias()->str(); },
+          "The type as written in the schema without its alias annotation, e.g. 'Tensor?' "
+          "for 'Tensor(a!)?' (the annotation is alias_info), as in PyTorch.")
       .def_property_readonly(
           "python_type", [](const Argument &a) { return a.type()->pythonStr(); },
           "PyTorch's Python-typing spelling, e.g. 'Optional[Tensor]'.")

@@ -350,7 +350,11 @@ def test_a_damaged_stream_count_in_the_index_is_removed_and_rebuilt(tmp_path, da
     indexes = [p for p in (tmp_path / "cache").rglob("*") if p.is_file() and
                p.read_bytes().startswith(b"opal-warm-start") and b"random: 1" in p.read_bytes()]
     assert len(indexes) == 1
-    indexes[0].write_text(indexes[0].read_text().replace("random: 1", damage))
+    # Re-signed with the cache's key, so that the "random:" reader sees the
+    # damage (an unsigned edit is refused by its HMAC before any line is read).
+    from cache_seal import body, reseal
+    reseal(indexes[0], "index", indexes[0].name,
+           body(indexes[0].read_text()).replace("random: 1", damage), tmp_path / "cache")
     second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             env={**env, "OPAL_LOG": "cache"})
     assert second.returncode == 0, second.stderr

@@ -95,22 +95,20 @@ def test_a_disk_hit_reads_the_sizes_from_its_manifest(tmp_path):
 def damage_sizes_lines(cache_dir, reseal):
     """Damages the sizes line of every manifest; with `reseal`, signs the
     result again with the cache's key, as a writer holding the key would."""
-    import hashlib
-    import hmac
-    key = (cache_dir / "key").read_text().strip().encode()
+    from cache_seal import body as unsealed, reseal as sign
     damaged = 0
     for name, directory, _ in opal.cache.entries(str(cache_dir)):
         path = os.path.join(directory, "manifest.txt")
-        text = open(path).read()
-        body = text[:text.rindex("hmac: ")]
+        body = unsealed(open(path).read())
         changed = body.replace("sizes: a0.0", "sizes: a0.")
         # Well formed but naming a dim the argument does not have: refused
         # when called, the sizes entry runs instead.
         changed = changed.replace("sizes: a0.1", "sizes: a0.9")
         damaged += changed != body
-        tag = hmac.new(key, f"opal-cache-entry 2\n{name}\n{changed}".encode(),
-                       hashlib.sha256).hexdigest() if reseal else "0" * 64
-        open(path, "w").write(changed + f"hmac: {tag}\n")
+        if reseal:
+            sign(path, "entry", name, changed, cache_dir)
+        else:
+            open(path, "w").write(changed + "hmac: " + "0" * 64 + "\n")
     return damaged
 
 

@@ -63,7 +63,8 @@ def test_fields():
     names = [a.name for a in s.arguments]
     assert names == ["self", "k", "dtype", "out"]
     self_, k, dtype, out = s.arguments
-    assert self_.type == "Tensor(a)"
+    # As in PyTorch: the type without its annotation, which is alias_info.
+    assert self_.type == "Tensor"
     assert str(self_.alias_info) == "(a)"
     assert self_.alias_info.before_set == ["a"]
     assert not self_.alias_info.is_write
