@@ -23,6 +23,7 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <chrono>
 #include <cstdio>
 #include <sstream>
 
@@ -30,6 +31,20 @@ using namespace opal;
 using namespace opal::ir;
 
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+Clock::time_point reportStart(const AotOptions &options, const std::string &label) {
+  if (options.onKernelStart)
+    options.onKernelStart(label);
+  return Clock::now();
+}
+
+void reportDone(const AotOptions &options, const std::string &label, Clock::time_point started) {
+  if (options.onKernelDone)
+    options.onKernelDone(
+        label, std::chrono::duration<double, std::milli>(Clock::now() - started).count());
+}
 
 Unexpected<Error> fail(const std::string &message) { return makeUnexpected(Error(message)); }
 
@@ -202,13 +217,15 @@ compileCudaKernel(const std::string &op, const OperatorHandle &handle,
   objectOptions.exportPrefix = exportPrefix;
   objectOptions.output = options.output;
   objectOptions.cudaFormat = ptx ? "isa" : "bin";
+  std::string label = op + spec.str() + " for " + arch;
+  auto started = reportStart(options, label);
   auto compiled = compileKernelObject(spec, DispatchKey::CUDA, objectOptions);
+  reportDone(options, label, started);
   if (!compiled)
     return makeUnexpected(compiled.error());
   CudaKernelObject device;
   if (!parseCudaObject(compiled->object, device))
     return fail("internal error: " + op + spec.str() + ": the CUDA kernel object is damaged");
-  std::string label = op + spec.str() + " for " + arch;
   parts.kernels.push_back(label);
   if (options.output != ObjectOptions::Output::Object)
     parts.listing += "// ----- " + label + "\n" + device.host;
@@ -325,7 +342,10 @@ Expected<AotLibraryParts> opal::ir::compileOpLibrary(const std::string &fileName
     objectOptions.machine = target->machine.get();
     objectOptions.exportPrefix = prefix + std::to_string(objects.size()) + "_";
     objectOptions.output = options.output;
+    std::string label = entry.op + spec.str();
+    auto started = reportStart(options, label);
     auto compiled = compileKernelObject(spec, DispatchKey::CPU, objectOptions);
+    reportDone(options, label, started);
     if (!compiled)
       return where(compiled.error().message());
     StubKernel stub;

@@ -130,7 +130,7 @@ std::string ptxasVersion(const std::string &toolkit) {
 void opal::ir::setJitCudaOptions(int capability, CudaPipelineOptions &options) {
   options.chip = "sm_" + std::to_string(capability);
   std::optional<std::string> format = opal::readKnob("OPAL_CUDA_FORMAT");
-  if (format && !format->empty())
+  if (format && (*format == "bin" || *format == "isa")) // others: warned of and ignored
     options.format = *format;
   else
     options.format = llvm::sys::fs::can_execute(defaultCudaToolkit() + "/bin/ptxas") ? "bin"

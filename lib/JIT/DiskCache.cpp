@@ -471,17 +471,14 @@ DiskCache::Pruned DiskCache::prune(uint64_t bound) const {
 
 const DiskCache &opal::jit::diskCache() {
   static const DiskCache cache = [] {
+    // A value these knobs do not take was warned of when libopal loaded
+    // (Support/Environment.h) and is ignored.
     std::optional<std::string> disable = readKnob("OPAL_CACHE_DISABLE");
-    bool enabled = !disable || disable->empty() || *disable == "0";
+    bool enabled = !(disable && *disable == "1");
     uint64_t maxBytes = DiskCache::kDefaultMaxBytes;
-    if (auto text = readKnob("OPAL_CACHE_MAX_BYTES"); text && !text->empty()) {
+    if (auto text = readKnob("OPAL_CACHE_MAX_BYTES"); text && !text->empty())
       if (auto parsed = parseByteCount(*text))
         maxBytes = *parsed;
-      else
-        std::fprintf(stderr, "opal: OPAL_CACHE_MAX_BYTES=%s is not a byte count (a number "
-                             "with an optional K, M or G; 0 for no bound); using 1G\n",
-                     text->c_str());
-    }
     DiskCache made(defaultRoot(), enabled, enabled ? remoteCache() : nullptr, maxBytes);
     if (!made.problem().empty())
       std::fprintf(stderr, "opal: %s\n", made.problem().c_str());

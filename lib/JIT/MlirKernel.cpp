@@ -2,6 +2,7 @@
 
 #include "opal/JIT/MlirKernel.h"
 
+#include "opal/JIT/CompileProgress.h"
 #include "opal/JIT/WarmStart.h"
 
 #include "opal/CUDA/Device.h"
@@ -249,6 +250,7 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
     logLine(LogTopic::JIT, line.str());
   }
   if (!kernel) {
+    CompileProgress progress(spec.op.str() + spec.str() + " for " + toString(key));
     auto compiler = kernelCompiler();
     if (!compiler)
       throw OpalError(compiler.error().message());

@@ -236,13 +236,11 @@ RemoteCache *jit::remoteCache() {
     if (!address)
       return refuse(address.error().message());
     int timeoutMs = 50;
-    if (auto text = readKnob("OPAL_REMOTE_CACHE_TIMEOUT_MS"); text && !text->empty()) {
-      if (!parseNumber(*text, 1, 60000, timeoutMs)) {
-        std::fprintf(stderr, "opal: OPAL_REMOTE_CACHE_TIMEOUT_MS=%s is not a number of "
-                             "milliseconds from 1 to 60000; using 50\n", text->c_str());
+    // A value it does not take was warned of when libopal loaded
+    // (Support/Environment.h) and is ignored.
+    if (auto text = readKnob("OPAL_REMOTE_CACHE_TIMEOUT_MS"); text && !text->empty())
+      if (!parseNumber(*text, 1, 60000, timeoutMs))
         timeoutMs = 50;
-      }
-    }
     return new RemoteCache(std::move(*address), *url, timeoutMs);
   }();
   return cache;

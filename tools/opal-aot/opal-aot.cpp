@@ -65,7 +65,8 @@ static cl::opt<opal::ir::ObjectOptions::Output> emit(
                clEnumValN(opal::ir::ObjectOptions::Output::Assembly, "asm",
                           "each kernel's assembly, on stdout")),
     cl::cat(category));
-static cl::opt<bool> verbose("v", cl::desc("list the kernels compiled"), cl::cat(category));
+static cl::opt<bool> verbose("v", cl::desc("report each kernel as its compile starts and ends"),
+                             cl::cat(category));
 
 namespace {
 
@@ -136,12 +137,18 @@ int main(int argc, char **argv) {
   options.fragment = fragment;
   options.cudaArchs.assign(cudaArchs.begin(), cudaArchs.end());
   options.output = emit;
+  if (verbose) {
+    options.onKernelStart = [](const std::string &label) {
+      std::cerr << "opal-aot: compiling " << label << "\n" << std::flush;
+    };
+    options.onKernelDone = [](const std::string &label, double ms) {
+      std::cerr << "opal-aot: compiled " << label << " in " << static_cast<long>(ms + 0.5)
+                << " ms\n";
+    };
+  }
   auto parts = opal::ir::compileOpLibrary(input, *text, options);
   if (!parts)
     return failWith(parts.error().message());
-  if (verbose)
-    for (const std::string &kernel : parts->kernels)
-      std::cerr << "opal-aot: compiled " << kernel << "\n";
 
   if (listing) {
     std::cout << parts->listing;

@@ -23,6 +23,7 @@
 #include "llvm/Target/TargetMachine.h"
 
 #include <memory>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,10 @@ struct AotOptions {
   /// Object (a library's parts) or, for inspection, each kernel's optimized
   /// LLVM IR or assembly (AotLibraryParts::listing).
   ObjectOptions::Output output = ObjectOptions::Output::Object;
+  /// Told of each kernel as its compile starts and when it is done
+  /// ("ns::op(spec)" or "ns::op(spec) for sm_90"; milliseconds).
+  std::function<void(const std::string &label)> onKernelStart;
+  std::function<void(const std::string &label, double ms)> onKernelDone;
 };
 
 /// The two parts of an ahead-of-time library.

@@ -19,6 +19,12 @@ struct EnvironmentKnob {
   const char *name;
   bool affectsKernelCache;
   const char *description;
+  /// The values it takes, said when a value is not one of them (null:
+  /// any value, or the knob checks its own).
+  const char *accepted = nullptr;
+  bool (*valid)(const std::string &value) = nullptr;
+  /// Read by opal's scripts (tests, benchmarks), not by the library.
+  bool readByScripts = false;
 };
 
 /// Every knob, in documentation order.
@@ -26,8 +32,19 @@ const std::vector<EnvironmentKnob> &environmentKnobs();
 /// The value of a knob from the table; aborts on a name not in the table.
 std::optional<std::string> readKnob(const char *name);
 
+/// Checks the process's environment once (libopal does it when it is
+/// loaded): warns on stderr, once each, of an OPAL_* variable that is not
+/// in the table (naming the closest one), of a value a knob does not take
+/// (naming what it takes), and of an unknown OPAL_LOG channel; OPAL_LOG=help
+/// prints every channel and knob. Returns the warnings it printed.
+std::vector<std::string> checkEnvironment(char **environment);
+
+/// The text OPAL_LOG=help prints.
+std::string environmentHelp();
+
 //===----------------------------------------------------------------------===//
-// Logging: OPAL_LOG=dispatch,jit,cache (comma-separated topics, or "all").
+// Logging: OPAL_LOG=dispatch,jit,cache (comma-separated topics, or "all";
+// "help" lists them).
 //===----------------------------------------------------------------------===//
 
 enum class LogTopic { Dispatch, JIT, Cache };
