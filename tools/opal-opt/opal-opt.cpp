@@ -2,8 +2,9 @@
 //
 // MlirOptMain with the opal dialect, the upstream dialects and passes opal
 // compiles through, and the schema dialects of the op libraries named with
-// --op-library=FILE (repeatable), which are loaded before the input is
-// parsed.
+// --op-library=FILE (repeatable), which are loaded, parsed and verified
+// whole (every decomposition body, as opal.library.load does) before the
+// input is parsed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,7 +33,14 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -100,6 +108,27 @@ int main(int argc, char **argv) {
                   mlir::scf::SCFDialect, mlir::tensor::TensorDialect, mlir::ub::UBDialect,
                   mlir::vector::VectorDialect>();
   opal::ir::registerCudaPipeline(registry); // and the CPU pipeline
+
+  // Every library is parsed and verified whole before the input, as
+  // opal.library.load does: a decomposition body no test reaches is
+  // checked too.
+  if (!libraries.empty()) {
+    mlir::MLIRContext context(registry);
+    context.loadAllAvailableDialects();
+    context.printOpOnDiagnostic(false);
+    for (const std::string &path : libraries) {
+      auto text = opal::readOpLibraryText(path);
+      llvm::SourceMgr sources;
+      sources.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(*text, path), llvm::SMLoc());
+      mlir::SourceMgrDiagnosticHandler handler(sources, &context, llvm::errs());
+      mlir::ParserConfig config(&context);
+      if (!mlir::parseSourceFile<mlir::ModuleOp>(sources, config)) {
+        llvm::errs() << path << ": error: the op library does not verify (opal-opt checks "
+                                "every library whole before reading its input)\n";
+        return 1;
+      }
+    }
+  }
 
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "opal optimizer driver\n", registry));
