@@ -16,6 +16,9 @@ install(TARGETS opal opal_compiler opal-aot EXPORT opalTargets
 install(DIRECTORY "${OPAL_SOURCE_DIR}/include/opal" DESTINATION include
   FILES_MATCHING PATTERN "*.h")
 install(FILES "${CMAKE_BINARY_DIR}/include/opal/Config.h" DESTINATION include/opal)
+# The TableGen'd declarations the dialect and pass headers include.
+install(DIRECTORY "${CMAKE_BINARY_DIR}/include/opal/" DESTINATION include/opal
+  FILES_MATCHING PATTERN "*.inc" PATTERN "CMakeFiles" EXCLUDE)
 install(EXPORT opalTargets NAMESPACE opal:: DESTINATION "${opal_package_dir}")
 
 configure_package_config_file("${OPAL_SOURCE_DIR}/cmake/opalConfig.cmake.in"
@@ -33,3 +36,17 @@ install(FILES
   "${CMAKE_BINARY_DIR}/${opal_package_dir}/opalConfigVersion.cmake"
   "${OPAL_SOURCE_DIR}/cmake/OpalOpLibrary.cmake"
   DESTINATION "${opal_package_dir}")
+
+# A Debian package of the installed tree: cpack -G DEB in the build tree
+# (the prefix is /usr, so the Python package lands on Debian's sys.path).
+set(CPACK_PACKAGE_NAME "opal")
+set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
+    "MLIR-based operator compiler and JIT dispatcher with PyTorch's dispatch rules")
+set(CPACK_PACKAGE_CONTACT "opal developers <opal-dev@localhost>")
+set(CPACK_PACKAGING_INSTALL_PREFIX "/usr")
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION "devel")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS
+    "libllvm22, libmlir-22, libomp-22-dev, libhiredis0.14, python3 (>= 3.11), python3-numpy, llvm-22-tools")
+include(CPack)

@@ -13,7 +13,7 @@ for a in s.arguments:
     print(a.name, a.type, a.default_value, a.kwarg_only, a.alias_info)
 # CHECK-NEXT: x Tensor None False None
 # CHECK-NEXT: beta float 1.0 False None
-# CHECK-NEXT: out Tensor(a!) None True (a!)
+# CHECK-NEXT: out Tensor None True (a!)
 
 try:
     opal.parse_schema("mylib::softplus(Tensor x, float beta=1.0, float threshold) -> Tensor")
