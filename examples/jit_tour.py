@@ -76,5 +76,8 @@ def _timed(fn):
 t_opal = best(lambda: opal.ops.tour.softplus(ox, 2.0))
 t_numpy = best(lambda: np.where(2 * x > 20, x, np.log1p(np.exp(2 * x)) / 2))
 gb = 2 * x.nbytes / 1e9
+ratio = t_numpy / t_opal
+verdict = (f"opal is {ratio:.1f}x faster (one fused pass)" if ratio >= 1.05 else
+           f"opal is {1 / ratio:.1f}x slower" if ratio <= 0.95 else "about the same")
 print(f"\n16M float32 elements: opal {t_opal * 1e3:.1f} ms ({gb / t_opal:.1f} GB/s), "
-      f"numpy {t_numpy * 1e3:.1f} ms: opal is {t_numpy / t_opal:.1f}x faster (one fused pass)")
+      f"numpy {t_numpy * 1e3:.1f} ms: {verdict}")

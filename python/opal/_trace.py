@@ -330,9 +330,24 @@ def _dtype(self):
     return _Scalar(name, "i64", tracer)
 
 
-def _no_indexing(self, index):
-    raise TypeError("indexing a traced tensor needs aten::slice and aten::select, which opal "
-                    "does not define yet")
+def _getitem(self, index):
+    """`x[i]`, `x[a:b:c]` and tuples of them, as aten::select.int and
+    aten::slice.Tensor calls, one dim at a time (as PyTorch decomposes
+    basic indexing)."""
+    from . import ops
+    items = index if isinstance(index, tuple) else (index,)
+    result, dim = self, 0
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, (int, slice, _Scalar)):
+            raise TypeError(f"indexing a traced tensor takes ints and slices (basic indexing); "
+                            f"{type(item).__name__} is not traced yet")
+        if isinstance(item, slice):
+            step = 1 if item.step is None else item.step
+            result = ops.aten.slice.Tensor(result, dim, item.start, item.stop, step)
+            dim += 1
+        else:
+            result = ops.aten.select.int(result, dim, item)
+    return result
 
 
 TracedTensor.size = _size
@@ -340,7 +355,7 @@ TracedTensor.shape = property(lambda self: _TracedShape(self))
 TracedTensor.dim = _dim
 TracedTensor.ndim = property(_dim)
 TracedTensor.dtype = property(_dtype)
-TracedTensor.__getitem__ = _no_indexing
+TracedTensor.__getitem__ = _getitem
 
 
 def trace_decomposition(schema, fn):

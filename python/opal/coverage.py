@@ -43,7 +43,7 @@ var.correction var.dim view where.self
 """.split()
 
 # Why an op is missing: not yet built, or not applicable to opal.
-_BACKWARD = "a derivative formula: autograd (issue 21)"
+_BACKWARD = "a derivative formula: autograd is not built yet"
 MISSING = {
     "_adaptive_avg_pool2d_backward": _BACKWARD,
     "avg_pool2d_backward": _BACKWARD,
@@ -78,13 +78,14 @@ NATIVE_DEVICES = {
 }
 
 
-# MLIR kernels that compile for the CPU only so far: a scatter's loop over
-# its index, a scan's over each line, run in order on the host (CUDA refuses
-# them with a clear error).
-CPU_ONLY = {
-    op: "CPU, meta (CUDA not yet: its loops run on the host)"
-    for op in ("scatter.src", "scatter.value", "scatter_add", "scatter_reduce.two", "cumsum",
-               "masked_scatter")
+# MLIR kernels whose CUDA form is serial where PyTorch's is parallel: a
+# scatter's loop over its index runs in order in one GPU thread (so that
+# repeated indices resolve as on the CPU), a scan runs a GPU thread per line.
+CUDA_NOTES = {
+    **{op: "CPU, CUDA (its loop over the index in one GPU thread, in order), meta"
+       for op in ("scatter.src", "scatter.value", "scatter_add", "scatter_reduce.two",
+                  "masked_scatter")},
+    "cumsum": "CPU, CUDA (a GPU thread per line), meta",
 }
 
 
@@ -100,7 +101,7 @@ def rows():
         if kind is None or kind == "":
             yield op, "missing", "", MISSING.get(op, "not built yet")
             continue
-        devices = (CPU_ONLY.get(op, "CPU, CUDA, meta") if kind == "mlir"
+        devices = (CUDA_NOTES.get(op, "CPU, CUDA, meta") if kind == "mlir"
                    else NATIVE_DEVICES.get(op, "CPU, CUDA, meta"))
         yield op, "yes", kind, devices
 

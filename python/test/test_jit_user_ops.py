@@ -214,6 +214,20 @@ def torch_like_gelu(v):
     return np.vectorize(lambda t: 0.5 * t * (1 + erf(t / sqrt(2))))(v).astype(np.float32)
 
 
+def test_basic_indexing_traces_to_select_and_slice(lib):
+    lib.define("rows(Tensor x, int n) -> Tensor")
+
+    @opal.library.register_decomposition("pyjit::rows", lib=lib)
+    def rows(x, n):
+        return x[0] + x[1:, ::2].sum() + x[n][1:3].sum()
+
+    text = rows._opal_decomposition
+    assert "aten.select.int" in text and "aten.slice.Tensor" in text
+    v = np.arange(24, dtype=np.float32).reshape(4, 6)
+    got = opal.ops.pyjit.rows(opal.tensor(v), 2).numpy()
+    np.testing.assert_allclose(got, v[0] + v[1:, ::2].sum() + v[2][1:3].sum())
+
+
 def test_what_tracing_cannot_know_raises_clearly(lib):
     lib.define("bad(Tensor x, int n) -> Tensor")
     cases = [
@@ -221,7 +235,9 @@ def test_what_tracing_cannot_know_raises_clearly(lib):
                                                   "call"),
         (lambda x, n: x if n > 0 else -x, "is only known per call: a traced decomposition "
                                           "cannot branch on it"),
-        (lambda x, n: x[0], "indexing a traced tensor needs aten::slice and aten::select"),
+        (lambda x, n: x[..., 0], "indexing a traced tensor takes ints and slices (basic "
+                                 "indexing); ellipsis is not traced yet"),
+        (lambda x, n: x[[0, 1]], "list is not traced yet"),
         (lambda x, n: 2 / x, "a Python number on the left of / or ** is not traced yet"),
     ]
     for fn, message in cases:
