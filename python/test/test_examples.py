@@ -45,7 +45,11 @@ def test_jit_tour():
     assert "(1 compile)" in out and "compiles still 1" in out
     difference = float(out.split("largest difference from numpy: ")[1].split()[0])
     assert difference < 1e-5
-    assert "x faster (one fused pass)" in out
+    # The verdict follows the measurement (a timed assertion has no place
+    # in the suite): faster, slower or about the same, with both times.
+    line = next(l for l in out.splitlines() if l.startswith("16M float32 elements: opal "))
+    assert ("x faster (one fused pass)" in line or "x slower" in line or
+            line.endswith("about the same"))
 
 
 def load_example(name):
