@@ -100,7 +100,7 @@ def main(argv=None):
     commands.add_parser("info", help="the directory, its bound, key and remote cache")
     commands.add_parser("path", help="print the cache directory")
     args = parser.parse_args(argv)
-    root = args.dir or cache_dir()
+    root = os.path.abspath(args.dir) if args.dir else cache_dir()
     if args.command == "path":
         print(root)
         return 0

@@ -65,8 +65,7 @@ def test_opal_lit_runs_a_users_folder_from_the_prefix(prefix, tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Passed: 4" in result.stdout
     # A folder with a lit.cfg.py of its own that reuses opal's set-up.
-    (folder / "lit.cfg.py").write_text("import opal.lit\nconfig.name = 'mine'\n"
-                                       "opal.lit.configure(config)\n")
+    shutil.copy(os.path.join(ROOT, "examples", "lit-tests-config", "lit.cfg.py"), folder)
     result = subprocess.run([str(prefix / "bin" / "opal-lit"), str(folder)],
                             env=clean_env(prefix), cwd=tmp_path, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -76,7 +75,7 @@ def test_opal_lit_runs_a_users_folder_from_the_prefix(prefix, tmp_path):
     (folder / "broken.mlir").write_text("// RUN: opal-opt %s | FileCheck %s\n// CHECK: nothing\n")
     result = subprocess.run([str(prefix / "bin" / "opal-lit"), str(folder)],
                             env=clean_env(prefix), cwd=tmp_path, capture_output=True, text=True)
-    assert result.returncode == 1 and "FAIL: mine :: broken.mlir" in result.stdout
+    assert result.returncode == 1 and "FAIL: mylib :: broken.mlir" in result.stdout
 
 
 def test_an_aot_library_built_and_loaded_with_the_installed_tools(prefix, tmp_path):
