@@ -164,6 +164,16 @@ int CacheDirectory::openDirectory(const std::string &path, bool create) const {
   return current;
 }
 
+int CacheDirectory::openParent(const std::string &path, bool create, std::string &leaf,
+                               std::string *error) const {
+  auto [parent, name] = splitLeaf(path);
+  leaf = name;
+  int dir = openDirectory(parent, create);
+  if (dir < 0 && error)
+    *error = std::strerror(errno);
+  return dir;
+}
+
 std::optional<std::string> CacheDirectory::read(const std::string &path, uint64_t maxBytes,
                                                 std::string &problem) const {
   problem.clear();
@@ -213,12 +223,10 @@ std::optional<std::string> CacheDirectory::read(const std::string &path, uint64_
 
 bool CacheDirectory::publish(const std::string &path, const std::string &bytes, bool replace,
                              std::string &error) const {
-  auto [parent, leaf] = splitLeaf(path);
-  int dir = openDirectory(parent, /*create=*/true);
-  if (dir < 0) {
-    error = std::strerror(errno);
+  std::string leaf;
+  int dir = openParent(path, /*create=*/true, leaf, &error);
+  if (dir < 0)
     return false;
-  }
   std::string temporary = temporaryName(leaf);
   bool ok = createFile(dir, temporary, bytes);
   if (ok)
@@ -246,12 +254,10 @@ bool CacheDirectory::writeOnce(const std::string &path, const std::string &bytes
 bool CacheDirectory::writeDirectory(
     const std::string &path, const std::vector<std::pair<std::string, std::string>> &files,
     std::string &error) const {
-  auto [parent, leaf] = splitLeaf(path);
-  int dir = openDirectory(parent, /*create=*/true);
-  if (dir < 0) {
-    error = std::strerror(errno);
+  std::string leaf;
+  int dir = openParent(path, /*create=*/true, leaf, &error);
+  if (dir < 0)
     return false;
-  }
   std::string temporary = temporaryName(leaf);
   bool ok = ::mkdirat(dir, temporary.c_str(), 0700) == 0;
   int inner = ok ? ::openat(dir, temporary.c_str(), kDirectoryFlags) : -1;
@@ -276,8 +282,8 @@ bool CacheDirectory::writeDirectory(
 }
 
 void CacheDirectory::remove(const std::string &path) const {
-  auto [parent, leaf] = splitLeaf(path);
-  int dir = openDirectory(parent, /*create=*/false);
+  std::string leaf;
+  int dir = openParent(path, /*create=*/false, leaf);
   if (dir < 0)
     return;
   removeAt(dir, leaf);
@@ -285,8 +291,8 @@ void CacheDirectory::remove(const std::string &path) const {
 }
 
 void CacheDirectory::touch(const std::string &path) const {
-  auto [parent, leaf] = splitLeaf(path);
-  int dir = openDirectory(parent, /*create=*/false);
+  std::string leaf;
+  int dir = openParent(path, /*create=*/false, leaf);
   if (dir < 0)
     return;
   ::utimensat(dir, leaf.c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
@@ -294,8 +300,8 @@ void CacheDirectory::touch(const std::string &path) const {
 }
 
 std::optional<int64_t> CacheDirectory::modified(const std::string &path) const {
-  auto [parent, leaf] = splitLeaf(path);
-  int dir = openDirectory(parent, /*create=*/false);
+  std::string leaf;
+  int dir = openParent(path, /*create=*/false, leaf);
   if (dir < 0)
     return std::nullopt;
   struct stat info;

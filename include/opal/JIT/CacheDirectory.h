@@ -81,6 +81,10 @@ private:
   /// A descriptor of directory `path`, walked with
   /// O_NOFOLLOW, created 0700 where missing if `create`; -1 on failure.
   int openDirectory(const std::string &path, bool create) const;
+  /// openDirectory of `path`'s parent; its last component in `leaf`, and
+  /// errno's text in `error` (if given) on failure.
+  int openParent(const std::string &path, bool create, std::string &leaf,
+                 std::string *error = nullptr) const;
   /// Writes a file through a temporary: renamed over `path` if `replace`,
   /// else linked only where none exists.
   bool publish(const std::string &path, const std::string &bytes, bool replace,
