@@ -6,7 +6,9 @@
 #include "opal/CUDA/Device.h"
 #include "opal/Support/Exceptions.h"
 
+#include <algorithm>
 #include <complex>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -118,15 +120,90 @@ template <typename D> void copyFromAny(const Tensor &dst, const Tensor &src) {
   }
 }
 
-/// Copies raw elements of one size (same dtype on both sides).
+/// A copy's index space with dims of size 1 dropped and neighbours merged
+/// where both sides step through them as one (a contiguous run of rows is
+/// one long row).
+struct CopyShape {
+  DimVector sizes, dstStrides, srcStrides;
+};
+
+CopyShape coalesce(IntArrayRef sizes, IntArrayRef dstStrides, IntArrayRef srcStrides) {
+  CopyShape shape;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 1)
+      continue;
+    size_t last = shape.sizes.size() - 1;
+    if (!shape.sizes.empty() && shape.dstStrides[last] == dstStrides[d] * sizes[d] &&
+        shape.srcStrides[last] == srcStrides[d] * sizes[d]) {
+      shape.sizes[last] *= sizes[d];
+      shape.dstStrides[last] = dstStrides[d];
+      shape.srcStrides[last] = srcStrides[d];
+      continue;
+    }
+    shape.sizes.push_back(sizes[d]);
+    shape.dstStrides.push_back(dstStrides[d]);
+    shape.srcStrides.push_back(srcStrides[d]);
+  }
+  return shape;
+}
+
+/// Copies raw elements of one size (same dtype on both sides). When the
+/// source's densest dim is not the destination's (a transpose), the two
+/// dims are copied in square tiles, so that both the rows written and the
+/// columns read stay in cache; otherwise row by row.
 template <size_t Size> void copyBytes(const Tensor &dst, const Tensor &src) {
   struct Element {
     char bytes[Size];
   };
   auto *out = static_cast<Element *>(dst.dataPtr());
   auto *in = static_cast<const Element *>(src.dataPtr());
-  forEachIndex(dst.sizes(), dst.strides(), src.strides(),
-               [&](int64_t o, int64_t i) { out[o] = in[i]; });
+  for (int64_t size : dst.sizes())
+    if (size == 0)
+      return;
+  CopyShape shape = coalesce(dst.sizes(), dst.strides(), src.strides());
+  size_t rank = shape.sizes.size();
+  if (rank < 2) {
+    forEachIndex(shape.sizes, shape.dstStrides, shape.srcStrides,
+                 [&](int64_t o, int64_t i) { out[o] = in[i]; });
+    return;
+  }
+  size_t inner = rank - 1, across = inner;
+  for (size_t d = 0; d < rank; ++d)
+    if (std::abs(shape.srcStrides[d]) < std::abs(shape.srcStrides[across]))
+      across = d;
+  if (across == inner || std::abs(shape.srcStrides[inner]) <= 1) {
+    forEachIndex(shape.sizes, shape.dstStrides, shape.srcStrides,
+                 [&](int64_t o, int64_t i) { out[o] = in[i]; });
+    return;
+  }
+  // The outer dims (all but `across` and `inner`) one index at a time; the
+  // tile loops over `across` (the source's dense dim) and `inner` (the
+  // destination's).
+  constexpr int64_t kTile = 64 / Size < 4 ? 4 : 64 / Size; // a cache line of a row
+  DimVector outerSizes, outerDst, outerSrc;
+  for (size_t d = 0; d < rank; ++d)
+    if (d != across && d != inner) {
+      outerSizes.push_back(shape.sizes[d]);
+      outerDst.push_back(shape.dstStrides[d]);
+      outerSrc.push_back(shape.srcStrides[d]);
+    }
+  int64_t rows = shape.sizes[across], columns = shape.sizes[inner];
+  int64_t dstRow = shape.dstStrides[across], srcRow = shape.srcStrides[across];
+  int64_t dstColumn = shape.dstStrides[inner], srcColumn = shape.srcStrides[inner];
+  forEachIndex(outerSizes, outerDst, outerSrc, [&](int64_t dstBase, int64_t srcBase) {
+    for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
+      int64_t r1 = std::min(rows, r0 + kTile);
+      for (int64_t c0 = 0; c0 < columns; c0 += kTile) {
+        int64_t c1 = std::min(columns, c0 + kTile);
+        for (int64_t r = r0; r < r1; ++r) {
+          Element *o = out + dstBase + r * dstRow;
+          const Element *i = in + srcBase + r * srcRow;
+          for (int64_t c = c0; c < c1; ++c)
+            o[c * dstColumn] = i[c * srcColumn];
+        }
+      }
+    }
+  });
 }
 
 /// The elements of a tensor on a CUDA device, in a CPU tensor of the same

@@ -158,3 +158,24 @@ def test_allocator_reuses_blocks():
     opal.empty(1000)
     after = opal._C._allocator_stats()
     assert after["cache_hits"] == before["cache_hits"] + 1
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.int16, np.bool_])
+def test_copies_between_any_layouts(dtype):
+    # Permuted sources (a transpose copies in tiles), strided and permuted
+    # destinations, dims of size 1 and merged runs: every element lands.
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal((3, 4, 5, 6)) * 10).astype(dtype)
+    t = opal.from_numpy(x)
+    for perm in [(0, 1, 2, 3), (3, 2, 1, 0), (1, 0, 3, 2), (0, 2, 1, 3), (2, 3, 0, 1),
+                 (1, 2, 3, 0)]:
+        np.testing.assert_array_equal(t.permute(perm).contiguous().numpy(), x.transpose(perm))
+    big = opal.from_numpy(np.zeros((6, 8, 10, 12), dtype=dtype))
+    big[::2, ::2, ::2, ::2].copy_(t)
+    np.testing.assert_array_equal(big.numpy()[::2, ::2, ::2, ::2], x)
+    reversed_dims = opal.from_numpy(np.zeros((6, 5, 4, 3), dtype=dtype)).permute(3, 2, 1, 0)
+    reversed_dims.copy_(t)
+    np.testing.assert_array_equal(reversed_dims.numpy(), x)
+    tall = opal.from_numpy((rng.standard_normal((1, 67, 1, 130)) * 10).astype(dtype))
+    np.testing.assert_array_equal(tall.permute(3, 2, 1, 0).contiguous().numpy(),
+                                  tall.numpy().transpose(3, 2, 1, 0))
