@@ -14,13 +14,14 @@ using namespace opal;
 
 namespace {
 
-constexpr const char *kTopicNames[] = {"dispatch", "jit", "cache"};
+constexpr const char *kTopicNames[] = {"dispatch", "jit", "cache", "torch"};
 constexpr const char *kTopicHelp[] = {
     "one line per call: the op, its dispatch key set and the kernel that runs",
     "one line per compile: the op, specialization, time by stage and reached ops; or the "
     "op-by-op plan and the opaque op that caused it",
     "why a call missed (not compiled in this process, an op it reached was registered "
-    "again), disk and remote hits, refused entries and why, stores, pruning"};
+    "again), disk and remote hits, refused entries and why, stores, pruning",
+    "opal.torch.compile: each graph compiled, and each that runs in PyTorch and why"};
 
 bool zeroOrOne(const std::string &value) { return value.empty() || value == "0" || value == "1"; }
 
@@ -75,7 +76,7 @@ size_t editDistance(const std::string &a, const std::string &b) {
 const std::vector<EnvironmentKnob> &opal::environmentKnobs() {
   static const std::vector<EnvironmentKnob> knobs = {
       {"OPAL_LOG", false,
-       "comma-separated log channels: dispatch, jit, cache; all for every one; help lists "
+       "comma-separated log channels: dispatch, jit, cache, torch; all for every one; help lists "
        "them and every variable"},
       {"OPAL_CACHE_DIR", false,
        "where compiled kernels are kept (default $XDG_CACHE_HOME/opal, else ~/.cache/opal)"},
@@ -211,7 +212,8 @@ std::vector<std::string> opal::checkEnvironment(char **environment) {
           known |= channel == topic;
         if (!known)
           warn("OPAL_LOG names an unknown channel '" + channel +
-               "'; the channels are dispatch, jit and cache, or all (OPAL_LOG=help lists them)");
+               "'; the channels are dispatch, jit, cache and torch, or all (OPAL_LOG=help lists "
+               "them)");
       }
   }
   return warnings;
@@ -231,7 +233,8 @@ const bool environmentChecked = [] {
 }();
 } // namespace
 
-bool opal::detail::logTopics[3] = {parseTopics(0), parseTopics(1), parseTopics(2)};
+bool opal::detail::logTopics[4] = {parseTopics(0), parseTopics(1), parseTopics(2),
+                                   parseTopics(3)};
 
 void opal::setLogEnabled(LogTopic topic, bool enabled) {
   detail::logTopics[static_cast<int>(topic)] = enabled;

@@ -4,7 +4,8 @@
 memory), `misses` (calls that did not), `compiles` (kernels compiled),
 `disk_hits` (kernels loaded from the disk cache), `stale` (kernels dropped
 because an op they reached was registered again), `compile_ms` (time spent
-compiling and loading, in milliseconds). `reset_stats()` zeroes them.
+compiling and loading, in milliseconds), `torch_traces` (aten graphs
+opal.torch.compile traced). `reset_stats()` zeroes them.
 """
 
 from opal import _C
@@ -12,9 +13,16 @@ from opal import _C
 __all__ = ["stats", "reset_stats"]
 
 
+# Counters kept in Python: torch_traces (graphs opal.torch.compile traced;
+# a new shape or dtype retraces).
+_python_counters = {"torch_traces": 0}
+
+
 def stats():
-    return _C._jit_stats()
+    return {**_C._jit_stats(), **_python_counters}
 
 
 def reset_stats():
     _C._jit_reset_stats()
+    for name in _python_counters:
+        _python_counters[name] = 0

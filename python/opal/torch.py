@@ -15,6 +15,13 @@ registers three kernels for it:
 - Meta: opal computes the result sizes on its meta device (from the op's
   size entry), so shape propagation (meta tensors, tracing) works.
 
+`compile(fn, example_inputs)` traces a PyTorch function or nn.Module into
+aten ops (make_fx, on fake tensors), turns the graph into one opal op whose
+decomposition is that graph, and returns a callable over torch tensors that
+runs it as opal's fused kernels. A graph with an op opal lacks runs in
+PyTorch instead (OPAL_LOG=torch says which op); data-dependent control flow
+is refused at trace time; other shapes and dtypes retrace.
+
 Gradients are not there yet: opal has no autograd. A call with a tensor
 that requires grad (and grad mode on) raises, naming the op, rather than
 returning a result that silently drops the gradient (docs/pytorch.md).
@@ -26,7 +33,7 @@ from torch.utils.dlpack import to_dlpack as _to_dlpack
 from . import _C, ops as _ops
 from . import _tensor  # noqa: F401  (opal's Tensor methods)
 
-__all__ = ["register", "to_torch", "from_torch"]
+__all__ = ["register", "compile", "to_torch", "from_torch"]
 
 import opal as _opal
 
@@ -174,3 +181,230 @@ def register(namespace, ops=None):
             raise RuntimeError(f"opal.torch.register: {namespace} has no op "
                                f"{', '.join(sorted(missing))}")
     return library["torch"]
+
+
+#===------------------------------------------------------------------------===#
+# compile: aten graphs as opal ops
+#===------------------------------------------------------------------------===#
+
+import itertools
+import operator
+import sys
+
+_GRAPH_LIBRARY = None
+_GRAPH_COUNTER = itertools.count()
+
+
+def _log(message):
+    if _C._log_enabled("torch"):
+        print(f"[opal:torch] {message}", file=sys.stderr, flush=True)
+
+
+def _opal_overload(target):
+    """opal's overload for torch aten OpOverload `target` (or what opal
+    computes it with), or None."""
+    schema = getattr(target, "_schema", None)
+    if schema is None or not schema.name.startswith("aten::"):
+        return None
+    if schema.name in _SPELLED_OTHERWISE:
+        return _SPELLED_OTHERWISE[schema.name]
+    name = schema.name.split("::", 1)[1]
+    overload = schema.overload_name or "default"
+    if not _C._overload_names("aten::" + name):
+        return None
+    packet = getattr(_ops.aten, name)
+    return getattr(packet, overload, None) if overload in packet.overloads() else None
+
+
+def _call_aten(target, args, kwargs):
+    """Calls opal's overload for `target`. make_fx records a Python number
+    where a Tensor overload takes a tensor (div.Tensor(x, 2.0): PyTorch wraps
+    the number); the op's packet then picks the Scalar overload, as PyTorch's
+    wrapped number computes."""
+    overload = _opal_overload(target)
+    try:
+        return overload(*args, **kwargs)
+    except TypeError:
+        name = target._schema.name.split("::", 1)[1]
+        return getattr(_ops.aten, name)(*args, **kwargs)
+
+
+def _graph_argument(value, env):
+    """A graph node's argument as the traced decomposition takes it."""
+    import torch.fx
+    if isinstance(value, torch.fx.Node):
+        return env[value]
+    if isinstance(value, (list, tuple)):
+        return type(value)(_graph_argument(v, env) for v in value)
+    if isinstance(value, torch.dtype):
+        return _DTYPES[value]
+    if isinstance(value, (torch.device, torch.layout, torch.memory_format)):
+        # A traced decomposition makes tensors on the device of its call;
+        # opal has one layout and one memory format.
+        return None
+    return value
+
+
+def _reshape(x, size, *rest):
+    return _ops.aten.reshape(x, size)
+
+
+# aten ops make_fx records that opal spells otherwise: views whose aliasing
+# a fused kernel does not keep, so their values are all that matter.
+_SPELLED_OTHERWISE = {"aten::_reshape_alias": _reshape, "aten::_unsafe_view": _reshape,
+                      "aten::detach": lambda x: x, "aten::lift_fresh_copy": lambda x: x}
+
+
+def _split_sizes(node, sizes, dim):
+    x = node.args[0].meta["val"]
+    dim = dim % x.dim()
+    pieces, start = [], 0
+    for size in sizes:
+        pieces.append((start, start + size))
+        start += size
+    return pieces, dim
+
+
+def _slices(x, pieces, dim):
+    return [_ops.aten.slice.Tensor(x, dim, start, end, 1) for start, end in pieces]
+
+
+def _split(node, x, split_size, dim=0):
+    total = node.args[0].meta["val"].shape[dim]
+    sizes = [min(split_size, total - start) for start in range(0, total, split_size)]
+    return _slices(x, *_split_sizes(node, sizes, dim))
+
+
+def _split_with_sizes(node, x, split_sizes, dim=0):
+    return _slices(x, *_split_sizes(node, split_sizes, dim))
+
+
+# Ops that return a list of tensors, which a traced decomposition cannot
+# hold: the pieces as slices (their count is the traced graph's, from the
+# fake tensors make_fx recorded).
+_LISTS_AS_SLICES = {"aten.split.Tensor": _split, "aten.split_with_sizes.default": _split_with_sizes}
+
+
+class CompiledFunction:
+    """What compile() returns: calls fn's traced aten graph as one opal op
+    per shape and dtype signature, or fn itself in PyTorch where opal cannot."""
+
+    def __init__(self, fn, example_inputs):
+        self.fn = fn
+        self.module = fn if isinstance(fn, torch.nn.Module) else None
+        self._entries = {}
+        self.traces = 0
+        self(*example_inputs)  # trace now, so that a refusal comes at compile()
+
+    def _state(self):
+        if self.module is None:
+            return [], []
+        state = {**dict(self.module.named_parameters()), **dict(self.module.named_buffers())}
+        return list(state), [t.detach() for t in state.values()]
+
+    def _trace(self, inputs):
+        from torch.fx.experimental.proxy_tensor import make_fx
+        names, state = self._state()
+        if self.module is not None:
+            from torch.nn.utils.stateless import functional_call
+            module, count = self.module, len(names)
+
+            def flat(*args):
+                return functional_call(module, dict(zip(names, args[:count])), args[count:])
+        else:
+            flat = self.fn
+        with torch.no_grad():
+            try:
+                graph = make_fx(flat, tracing_mode="fake")(*state, *inputs)
+            except RuntimeError as error:
+                if "data-dependent" in str(error) or "get value out of a tracing tensor" in \
+                        str(error):
+                    raise RuntimeError(
+                        "opal.torch.compile: the function branches on the values of its "
+                        "tensors (data-dependent control flow), which one aten graph cannot "
+                        "express; compile the parts around the branch") from error
+                raise
+        self.traces += 1
+        _jit_counters["torch_traces"] += 1
+        return self._to_opal_op(graph)
+
+    def _to_opal_op(self, graph):
+        """An opal op whose decomposition is `graph`, or None (then fn runs
+        in PyTorch) when the graph has something opal cannot run."""
+        global _GRAPH_LIBRARY
+        graph.graph.eliminate_dead_code()  # results nobody reads (batch norm's saved stats)
+        nodes = list(graph.graph.nodes)
+        placeholders = [n for n in nodes if n.op == "placeholder"]
+        output = next(n for n in nodes if n.op == "output")
+        outputs = output.args[0]
+        flat_outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+        for node in nodes:
+            if node.op == "get_attr":
+                return self._refuse(f"a constant tensor in the graph ({node.target})")
+            if node.op != "call_function" or node.target is operator.getitem:
+                continue
+            if _opal_overload(node.target) is None and str(node.target) not in _LISTS_AS_SLICES:
+                return self._refuse(f"opal has no {node.target}")
+        if not all(hasattr(o, "op") for o in flat_outputs):
+            return self._refuse("an output that is not a tensor")
+        if _GRAPH_LIBRARY is None:
+            _GRAPH_LIBRARY = _opal.library.Library("torchgraph", "DEF")
+        name = f"g{next(_GRAPH_COUNTER)}"
+        params = ", ".join(f"Tensor a{i}" for i in range(len(placeholders)))
+        returns = ("Tensor" if not isinstance(outputs, (list, tuple))
+                   else "(" + ", ".join("Tensor" for _ in flat_outputs) + ")")
+        _GRAPH_LIBRARY.define(f"{name}({params}) -> {returns}")
+
+        def body(*args):
+            env = dict(zip(placeholders, args))
+            for node in nodes:
+                if node.op != "call_function":
+                    continue
+                node_args = _graph_argument(node.args, env)
+                node_kwargs = {k: _graph_argument(v, env) for k, v in node.kwargs.items()}
+                if node.target is operator.getitem:
+                    env[node] = node_args[0][node_args[1]]
+                elif str(node.target) in _LISTS_AS_SLICES:
+                    env[node] = _LISTS_AS_SLICES[str(node.target)](node, *node_args,
+                                                                  **node_kwargs)
+                else:
+                    env[node] = _call_aten(node.target, node_args, node_kwargs)
+            results = [env[o] for o in flat_outputs]
+            return tuple(results) if isinstance(outputs, (list, tuple)) else results[0]
+
+        body.__name__ = name
+        _opal.library.register_decomposition(f"torchgraph::{name}", lib=_GRAPH_LIBRARY)(body)
+        _log(f"compiled {self._label()} into torchgraph::{name} "
+             f"({sum(1 for n in nodes if n.op == 'call_function')} aten calls)")
+        return getattr(_ops.torchgraph, name).default, isinstance(outputs, (list, tuple))
+
+    def _refuse(self, why):
+        _log(f"running {self._label()} in PyTorch: {why}")
+        return None
+
+    def _label(self):
+        return getattr(self.fn, "__name__", type(self.fn).__name__)
+
+    def __call__(self, *inputs):
+        if not all(isinstance(t, torch.Tensor) for t in inputs):
+            raise TypeError("opal.torch.compile: the compiled function takes tensors only")
+        key = tuple((tuple(t.shape), t.dtype, t.device.type) for t in inputs)
+        if key not in self._entries:
+            self._entries[key] = self._trace(inputs)
+        entry = self._entries[key]
+        if entry is None:
+            return self.fn(*inputs)
+        op, several = entry
+        _, state = self._state()
+        result = op(*[from_torch(t) for t in itertools.chain(state, inputs)])
+        return _to_torch(tuple(result) if several else result, meta=False)
+
+
+def compile(fn, example_inputs):
+    """`fn` (a function or nn.Module of tensors) traced into aten ops and
+    compiled by opal: a callable over torch tensors (see the module's
+    docstring). Parameters of a module are read at every call."""
+    return CompiledFunction(fn, list(example_inputs))
+
+
+from .jit import _python_counters as _jit_counters  # noqa: E402

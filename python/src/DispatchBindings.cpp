@@ -382,6 +382,17 @@ void opal::python::bindDispatch(py::module_ &m) {
   });
   m.def("_load_library", &aot::loadLibrary, py::arg("path"),
         "dlopens a shared library of ops; returns its registration errors");
+  m.def("_log_enabled", [](const std::string &topic) {
+    if (topic == "dispatch")
+      return logEnabled(LogTopic::Dispatch);
+    if (topic == "jit")
+      return logEnabled(LogTopic::JIT);
+    if (topic == "cache")
+      return logEnabled(LogTopic::Cache);
+    if (topic == "torch")
+      return logEnabled(LogTopic::Torch);
+    throw py::value_error("unknown log topic '" + topic + "'");
+  });
   m.def("_set_log", [](const std::string &topic, bool on) {
     if (topic == "dispatch")
       setLogEnabled(LogTopic::Dispatch, on);

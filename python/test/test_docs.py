@@ -4,7 +4,8 @@ A block's info string says what it is:
 
   python            run: a document's python blocks in order, in one fresh
                     process, in a scratch directory (with build/ and
-                    examples/ linked in); `python cuda` only with a device
+                    examples/ linked in); `python cuda` only with a device,
+                    `python torch` needs PyTorch (the test skips without it)
   sh                run with bash -e in the same kind of directory, with
                     opal's tools and `python` (Debian's, with opal) on PATH
   mlir              an op library is verified by opal-opt; a file with RUN
@@ -179,6 +180,8 @@ def test_python_blocks_run(doc, tmp_path):
     blocks = [b for b in blocks_of(doc) if b.lang == "python" and "excerpt" not in b.options]
     if any("cuda" in b.options for b in blocks) and not cuda_available():
         blocks = [b for b in blocks if "cuda" not in b.options]
+    if any("torch" in b.options for b in blocks):
+        pytest.importorskip("torch", reason="the document's examples need PyTorch")
     env = scratch(tmp_path, doc)
     (tmp_path / "blocks.json").write_text(json.dumps([[b.where(), b.body] for b in blocks]))
     (tmp_path / "runner.py").write_text(RUNNER)

@@ -31,7 +31,7 @@ def test_a_clean_environment_says_nothing():
 def test_log_help_lists_every_channel_and_variable():
     text = run({"OPAL_LOG": "help"})
     assert text.startswith("opal: OPAL_LOG takes a comma-separated list of channels:\n")
-    for channel in ("dispatch", "jit", "cache", "all", "help"):
+    for channel in ("dispatch", "jit", "cache", "torch", "all", "help"):
         assert f"\n  {channel} " in text
     for knob in ("OPAL_CACHE_DIR", "OPAL_CACHE_KEY", "OPAL_REMOTE_CACHE", "OPAL_NUM_THREADS",
                  "OPAL_PERF_MAP", "OPAL_COMPILE_PROGRESS_MS", "OPAL_CUDA_FORMAT"):
@@ -41,8 +41,8 @@ def test_log_help_lists_every_channel_and_variable():
 
 @pytest.mark.parametrize("name,value,message", [
     ("OPAL_LOG", "jit,cahce",
-     "opal: OPAL_LOG names an unknown channel 'cahce'; the channels are dispatch, jit and "
-     "cache, or all (OPAL_LOG=help lists them)"),
+     "opal: OPAL_LOG names an unknown channel 'cahce'; the channels are dispatch, jit, cache "
+     "and torch, or all (OPAL_LOG=help lists them)"),
     ("OPAL_NUM_THREAD", "3",
      "opal: OPAL_NUM_THREAD is not one of opal's environment variables (did you mean "
      "OPAL_NUM_THREADS?); OPAL_LOG=help lists them"),

@@ -140,3 +140,90 @@ def test_bad_input_is_refused_clearly():
     with pytest.raises(RuntimeError, match=r"bridge::softplus\(\) argument 'x' \(position 1\) "
                                            r"must be Tensor"):
         opal.ops.bridge.softplus("x", 1.0)
+
+
+#===------------------------------------------------------------------------===#
+# opal.torch.compile
+#===------------------------------------------------------------------------===#
+
+import os  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+from conftest import ROOT  # noqa: E402
+
+sys.path.insert(0, os.path.join(ROOT, "examples"))
+import torch_models  # noqa: E402
+
+
+@pytest.mark.parametrize("model", ["GptBlock", "SmallCnn"])
+def test_the_example_models_compile_and_match_eager(model):
+    tokens, images = torch_models.inputs(seed=7)
+    module = getattr(torch_models, model)(seed=2)
+    x = tokens if model == "GptBlock" else images
+    compiled = opal.torch.compile(module, [x])
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(x), module(x), rtol=1e-4, atol=1e-5)
+    if model == "GptBlock":
+        assert compiled(x).argmax(-1).tolist() == module(x).argmax(-1).tolist()
+    # Parameters are read at every call.
+    with torch.no_grad():
+        for p in module.parameters():
+            p.mul_(0.5)
+        torch.testing.assert_close(compiled(x), module(x), rtol=1e-4, atol=1e-5)
+
+
+def test_functions_several_outputs_and_retracing():
+    def f(a, b):
+        return (a @ b).relu() + a.sum(-1, keepdim=True), torch.tanh(b)
+
+    before = opal.jit.stats()["torch_traces"]
+    compiled = opal.torch.compile(f, [torch.randn(3, 4), torch.randn(4, 5)])
+    a, b = torch.randn(3, 4), torch.randn(4, 5)
+    for got, want in zip(compiled(a, b), f(a, b)):
+        torch.testing.assert_close(got, want)
+    assert opal.jit.stats()["torch_traces"] == before + 1
+    # Another shape retraces once; the traced one does not.
+    a2 = torch.randn(6, 4)
+    for got, want in zip(compiled(a2, b), f(a2, b)):
+        torch.testing.assert_close(got, want)
+    compiled(a, b)
+    assert opal.jit.stats()["torch_traces"] == before + 2
+    with pytest.raises(TypeError, match="the compiled function takes tensors only"):
+        compiled(a, 3)
+
+
+def test_data_dependent_control_flow_is_refused():
+    def branchy(x):
+        return x * 2 if x.sum() > 0 else x
+
+    with pytest.raises(RuntimeError, match="opal.torch.compile: the function branches on the "
+                                           "values of its tensors"):
+        opal.torch.compile(branchy, [torch.randn(3)])
+
+
+FALLBACK = """
+import torch, opal, opal.torch
+def spectrum(x):
+    return torch.fft.fft(x).real * 2
+def mutating(x):
+    y = x.clone()
+    y.add_(1)
+    return y
+for fn in (spectrum, mutating):
+    compiled = opal.torch.compile(fn, [torch.randn(8)])
+    x = torch.randn(8)
+    torch.testing.assert_close(compiled(x), fn(x))
+print("ok")
+"""
+
+
+def test_what_opal_lacks_runs_in_pytorch_and_the_log_says_why():
+    result = subprocess.run([sys.executable, "-c", FALLBACK], capture_output=True, text=True,
+                            env=dict(os.environ, OPAL_LOG="torch"), timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
+    assert "[opal:torch] running spectrum in PyTorch: opal has no aten._fft_r2c.default" \
+        in result.stderr
+    assert "[opal:torch] running mutating in PyTorch: opal has no aten.add_.Tensor" \
+        in result.stderr

@@ -47,10 +47,10 @@ std::string environmentHelp();
 // "help" lists them).
 //===----------------------------------------------------------------------===//
 
-enum class LogTopic { Dispatch, JIT, Cache };
+enum class LogTopic { Dispatch, JIT, Cache, Torch };
 
 namespace detail {
-extern bool logTopics[3];
+extern bool logTopics[4];
 } // namespace detail
 
 /// True if OPAL_LOG names `topic` (read once, at load).
