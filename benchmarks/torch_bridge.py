@@ -2,7 +2,8 @@
 examples/torch_models.py compiled by opal.torch.compile against PyTorch 1.13
 eager, and the per-call cost of an opal op called as a torch op against the
 same op called from opal. One thread each (--threads), rounds interleaved in
-one process, min / median ms (µs for the call costs).
+one process (benchmarks/interleaved.py), min / median ms (µs for the call
+costs).
 
     PYTHONPATH=build/python /usr/bin/python3 benchmarks/torch_bridge.py [--threads N]
 """
@@ -11,8 +12,6 @@ import argparse
 import os
 import statistics
 import sys
-import time
-
 import torch
 
 import opal
@@ -20,17 +19,7 @@ import opal.torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
 import torch_models  # noqa: E402
-
-
-def interleaved(pairs, rounds):
-    times = {name: ([], []) for name in pairs}
-    for _ in range(rounds):
-        for name, (mine, theirs) in pairs.items():
-            for side, fn in enumerate((mine, theirs)):
-                start = time.perf_counter()
-                fn()
-                times[name][side].append(time.perf_counter() - start)
-    return times
+from interleaved import report, run, set_threads  # noqa: E402
 
 
 def main():
@@ -38,8 +27,7 @@ def main():
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=30)
     args = parser.parse_args()
-    torch.set_num_threads(args.threads)
-    opal.set_num_threads(args.threads)
+    set_threads(args.threads)
     tokens, images = torch_models.inputs()
     tokens = tokens.repeat(8, 1)              # batch 16
     images = torch.cat([images] * 8)          # batch 32
@@ -50,20 +38,12 @@ def main():
         torch.testing.assert_close(compiled_gpt(tokens), gpt(tokens), rtol=1e-4, atol=1e-4)
         torch.testing.assert_close(compiled_cnn(images), cnn(images), rtol=1e-4, atol=1e-4)
 
-        def eager(model, x):
-            return lambda: model(x)
-
-        times = interleaved({
-            f"GPT block {list(tokens.shape)}": (lambda: compiled_gpt(tokens), eager(gpt, tokens)),
-            f"CNN {list(images.shape)}": (lambda: compiled_cnn(images), eager(cnn, images)),
-        }, args.rounds)
-    print(f"opal.torch.compile against PyTorch eager, {args.threads} thread(s), "
-          f"{args.rounds} rounds, ms (min / median):")
-    for name, (mine, theirs) in times.items():
-        ratio = statistics.median(theirs) / statistics.median(mine)
-        print(f"  {name:24} opal {min(mine) * 1e3:7.3f} / {statistics.median(mine) * 1e3:7.3f}"
-              f"   PyTorch {min(theirs) * 1e3:7.3f} / {statistics.median(theirs) * 1e3:7.3f}"
-              f"   {ratio:5.2f}x")
+        print(f"opal.torch.compile against PyTorch eager, {args.threads} thread(s), "
+              f"{args.rounds} rounds:")
+        report(run([(f"GPT block {list(tokens.shape)}", lambda: compiled_gpt(tokens),
+                     lambda: gpt(tokens)),
+                    (f"CNN {list(images.shape)}", lambda: compiled_cnn(images),
+                     lambda: cnn(images))], args.rounds), copy_column=False)
 
     lib = opal.library.Library("bridgebench", "DEF")
     lib.define("softplus(Tensor x) -> Tensor")
@@ -83,8 +63,8 @@ def main():
                 fn(arg)
         return run
 
-    calls = interleaved({"call": (batch(as_torch, x), batch(as_opal, ox))}, 10)["call"]
-    mine, theirs = (statistics.median(t) / 2000 * 1e6 for t in calls)
+    (_, bridged, direct), = run([("call", batch(as_torch, x), batch(as_opal, ox))], 10)
+    mine, theirs = (statistics.median(t) / 2000 * 1e3 for t in (bridged, direct))
     print(f"an opal op on 16 floats: as a torch op {mine:.2f} µs, from opal {theirs:.2f} µs, "
           f"the bridge adds {mine - theirs:.2f} µs")
 
