@@ -18,9 +18,10 @@ registers three kernels for it:
 `compile(fn, example_inputs)` traces a PyTorch function or nn.Module into
 aten ops (make_fx, on fake tensors), turns the graph into one opal op whose
 decomposition is that graph, and returns a callable over torch tensors that
-runs it as opal's fused kernels. A graph with an op opal lacks runs in
-PyTorch instead (OPAL_LOG=torch says which op); data-dependent control flow
-is refused at trace time; other shapes and dtypes retrace.
+runs it as opal's fused kernels. A graph with ops opal lacks is split: the
+runs of ops opal has compile, the others run in PyTorch (OPAL_LOG=torch says
+which); data-dependent control flow is refused at trace time; other shapes
+and dtypes retrace.
 
 Gradients are not there yet: opal has no autograd. A call with a tensor
 that requires grad (and grad mode on) raises, naming the op, rather than
@@ -329,10 +330,63 @@ class CompiledFunction:
         return self._to_opal_op(graph)
 
     def _to_opal_op(self, graph):
-        """An opal op whose decomposition is `graph`, or None (then fn runs
-        in PyTorch) when the graph has something opal cannot run."""
-        global _GRAPH_LIBRARY
+        """What runs `graph`: (an opal op whose decomposition it is, whether
+        it returns a tuple); or, when some of its ops opal lacks, the graph
+        split into runs of ops, those opal has compiled and the others left
+        to PyTorch (a callable over torch tensors); or None (all of it runs in
+        PyTorch)."""
         graph.graph.eliminate_dead_code()  # results nobody reads (batch norm's saved stats)
+        lacking = [node for node in graph.graph.nodes
+                   if node.op == "call_function" and not self._runs_in_opal(node)]
+        if not lacking:
+            return self._graph_op(graph)
+        for node in lacking:
+            _log(f"{self._label()}: opal has no {node.target}: it runs in PyTorch")
+        if len(lacking) == sum(1 for n in graph.graph.nodes if n.op == "call_function"):
+            return self._refuse("opal has none of its ops")
+        return self._split(graph)
+
+    @staticmethod
+    def _runs_in_opal(node):
+        return (node.target is operator.getitem or _opal_overload(node.target) is not None
+                or str(node.target) in _LISTS_AS_SLICES)
+
+    def _split(self, graph):
+        """`graph` cut where ops run in opal and where in PyTorch: each run of
+        opal's ops becomes an opal op, the rest stays PyTorch's."""
+        from torch.fx.passes.split_module import split_module
+        partition, current = [0], [None]
+
+        def place(node):
+            here = self._runs_in_opal(node)
+            if node.target is operator.getitem:
+                here = current[0]  # with the op whose result it unpacks
+            if current[0] is not None and here != current[0]:
+                partition[0] += 1
+            current[0] = here
+            return partition[0]
+
+        pieces = split_module(graph, None, place)
+        compiled = 0
+        for name, piece in list(pieces.named_children()):
+            ops = [n for n in piece.graph.nodes if n.op == "call_function"
+                   and n.target is not operator.getitem]
+            if not ops or not all(self._runs_in_opal(n) for n in ops):
+                continue
+            entry = self._graph_op(piece)
+            if entry is None:
+                continue
+            op, several = entry
+            setattr(pieces, name, _OpalPiece(op, several))
+            compiled += 1
+        _log(f"{self._label()}: split into {len(list(pieces.named_children()))} pieces, "
+             f"{compiled} compiled by opal")
+        return pieces
+
+    def _graph_op(self, graph):
+        """An opal op whose decomposition is `graph` (every op of which opal
+        has), or None when an output is not a tensor."""
+        global _GRAPH_LIBRARY
         nodes = list(graph.graph.nodes)
         placeholders = [n for n in nodes if n.op == "placeholder"]
         output = next(n for n in nodes if n.op == "output")
@@ -341,10 +395,6 @@ class CompiledFunction:
         for node in nodes:
             if node.op == "get_attr":
                 return self._refuse(f"a constant tensor in the graph ({node.target})")
-            if node.op != "call_function" or node.target is operator.getitem:
-                continue
-            if _opal_overload(node.target) is None and str(node.target) not in _LISTS_AS_SLICES:
-                return self._refuse(f"opal has no {node.target}")
         if not all(hasattr(o, "op") for o in flat_outputs):
             return self._refuse("an output that is not a tensor")
         if _GRAPH_LIBRARY is None:
@@ -394,10 +444,24 @@ class CompiledFunction:
         entry = self._entries[key]
         if entry is None:
             return self.fn(*inputs)
-        op, several = entry
         _, state = self._state()
-        result = op(*[from_torch(t) for t in itertools.chain(state, inputs)])
-        return _to_torch(tuple(result) if several else result, meta=False)
+        if not isinstance(entry, tuple):  # a split graph: a torch.fx module
+            with torch.no_grad():
+                return entry(*state, *inputs)
+        return _OpalPiece(*entry)(*state, *inputs)
+
+
+class _OpalPiece(torch.nn.Module):
+    """An opal op called on torch tensors: one compiled piece of a graph
+    (a module, so that it can stand in a split torch.fx graph)."""
+
+    def __init__(self, op, several):
+        super().__init__()
+        self.op, self.several = op, several
+
+    def forward(self, *tensors):
+        result = self.op(*[from_torch(t) for t in tensors])
+        return _to_torch(tuple(result) if self.several else result, meta=False)
 
 
 def compile(fn, example_inputs):

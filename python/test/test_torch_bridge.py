@@ -202,28 +202,41 @@ def test_data_dependent_control_flow_is_refused():
         opal.torch.compile(branchy, [torch.randn(3)])
 
 
-FALLBACK = """
+SPLIT = """
 import torch, opal, opal.torch
 def spectrum(x):
-    return torch.fft.fft(x).real * 2
+    y = torch.tanh(x) * 2
+    return torch.relu(torch.fft.fft(y).real) + y.sum()
 def mutating(x):
     y = x.clone()
     y.add_(1)
-    return y
-for fn in (spectrum, mutating):
+    return y * 3
+def mutates_its_input(x):
+    x.mul_(2)
+    return x + 1
+def only_fft(x):
+    return torch.fft.fft(x)
+for fn in (spectrum, mutating, only_fft):
     compiled = opal.torch.compile(fn, [torch.randn(8)])
     x = torch.randn(8)
     torch.testing.assert_close(compiled(x), fn(x))
+compiled = opal.torch.compile(mutates_its_input, [torch.randn(4)])
+a = torch.randn(4)
+b = a.clone()
+torch.testing.assert_close(compiled(a), mutates_its_input(b))
+torch.testing.assert_close(a, b)   # the input was written as in PyTorch
 print("ok")
 """
 
 
-def test_what_opal_lacks_runs_in_pytorch_and_the_log_says_why():
-    result = subprocess.run([sys.executable, "-c", FALLBACK], capture_output=True, text=True,
+def test_ops_opal_lacks_split_the_graph_and_run_in_pytorch():
+    result = subprocess.run([sys.executable, "-c", SPLIT], capture_output=True, text=True,
                             env=dict(os.environ, OPAL_LOG="torch"), timeout=300)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
-    assert "[opal:torch] running spectrum in PyTorch: opal has no aten._fft_r2c.default" \
-        in result.stderr
-    assert "[opal:torch] running mutating in PyTorch: opal has no aten.add_.Tensor" \
-        in result.stderr
+    log = result.stderr
+    assert "[opal:torch] spectrum: opal has no aten._fft_r2c.default: it runs in PyTorch" in log
+    assert "[opal:torch] spectrum: split into 3 pieces, 2 compiled by opal" in log
+    assert "[opal:torch] mutating: opal has no aten.add_.Tensor: it runs in PyTorch" in log
+    assert "[opal:torch] mutates_its_input: split into 2 pieces, 1 compiled by opal" in log
+    assert "[opal:torch] running only_fft in PyTorch: opal has none of its ops" in log
