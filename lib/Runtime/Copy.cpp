@@ -10,6 +10,9 @@
 #include <complex>
 #include <cstdlib>
 #include <cstring>
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
 #include <limits>
 #include <type_traits>
 
@@ -74,14 +77,16 @@ void forEachIndex(IntArrayRef sizes, IntArrayRef dstStrides, IntArrayRef srcStri
   while (true) {
     for (int64_t i = 0; i < inner; ++i)
       fn(dstBase + i * dstInner, srcBase + i * srcInner);
-    // Advance the outer dimensions like an odometer.
+    // Advance the outer dimensions like an odometer, never stepping past a
+    // dim's last index (a dim of size 1 may have any stride).
     size_t d = rank - 1;
     while (d-- > 0) {
-      ++counter[d];
-      dstBase += dstStrides[d];
-      srcBase += srcStrides[d];
-      if (counter[d] < sizes[d])
+      if (counter[d] + 1 < sizes[d]) {
+        ++counter[d];
+        dstBase += dstStrides[d];
+        srcBase += srcStrides[d];
         break;
+      }
       dstBase -= counter[d] * dstStrides[d];
       srcBase -= counter[d] * srcStrides[d];
       counter[d] = 0;
@@ -133,8 +138,10 @@ CopyShape coalesce(IntArrayRef sizes, IntArrayRef dstStrides, IntArrayRef srcStr
     if (sizes[d] == 1)
       continue;
     size_t last = shape.sizes.size() - 1;
-    if (!shape.sizes.empty() && shape.dstStrides[last] == dstStrides[d] * sizes[d] &&
-        shape.srcStrides[last] == srcStrides[d] * sizes[d]) {
+    int64_t dstSpan, srcSpan;
+    if (!shape.sizes.empty() && !__builtin_mul_overflow(dstStrides[d], sizes[d], &dstSpan) &&
+        !__builtin_mul_overflow(srcStrides[d], sizes[d], &srcSpan) &&
+        shape.dstStrides[last] == dstSpan && shape.srcStrides[last] == srcSpan) {
       shape.sizes[last] *= sizes[d];
       shape.dstStrides[last] = dstStrides[d];
       shape.srcStrides[last] = srcStrides[d];
@@ -190,11 +197,32 @@ template <size_t Size> void copyBytes(const Tensor &dst, const Tensor &src) {
   int64_t rows = shape.sizes[across], columns = shape.sizes[inner];
   int64_t dstRow = shape.dstStrides[across], srcRow = shape.srcStrides[across];
   int64_t dstColumn = shape.dstStrides[inner], srcColumn = shape.srcStrides[inner];
+  // 4-byte elements of a plain transpose (each side dense along one of the
+  // two dims): whole 4x4 blocks go through SSE registers, four loads, a
+  // shuffle and four stores instead of sixteen scalar copies.
+  bool blocks4 = Size == 4 && srcRow == 1 && dstColumn == 1;
   forEachIndex(outerSizes, outerDst, outerSrc, [&](int64_t dstBase, int64_t srcBase) {
     for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
       int64_t r1 = std::min(rows, r0 + kTile);
       for (int64_t c0 = 0; c0 < columns; c0 += kTile) {
         int64_t c1 = std::min(columns, c0 + kTile);
+#if defined(__SSE2__)
+        if (blocks4 && r1 - r0 == kTile && c1 - c0 == kTile) {
+          for (int64_t r = r0; r < r1; r += 4)
+            for (int64_t c = c0; c < c1; c += 4) {
+              const float *i = reinterpret_cast<const float *>(in + srcBase) + r + c * srcColumn;
+              float *o = reinterpret_cast<float *>(out + dstBase) + r * dstRow + c;
+              __m128 a = _mm_loadu_ps(i), b = _mm_loadu_ps(i + srcColumn),
+                     x = _mm_loadu_ps(i + 2 * srcColumn), y = _mm_loadu_ps(i + 3 * srcColumn);
+              _MM_TRANSPOSE4_PS(a, b, x, y);
+              _mm_storeu_ps(o, a);
+              _mm_storeu_ps(o + dstRow, b);
+              _mm_storeu_ps(o + 2 * dstRow, x);
+              _mm_storeu_ps(o + 3 * dstRow, y);
+            }
+          continue;
+        }
+#endif
         for (int64_t r = r0; r < r1; ++r) {
           Element *o = out + dstBase + r * dstRow;
           const Element *i = in + srcBase + r * srcRow;

@@ -177,8 +177,14 @@ Tensor Tensor::expand(IntArrayRef target) const {
   for (int64_t i = newRank - 1; i >= 0; --i) {
     int64_t offset = rank - newRank + i; // matching old dim, if any
     int64_t size = offset >= 0 ? this->sizes()[offset] : 1;
-    int64_t stride = offset >= 0 ? this->strides()[offset]
-                                 : (i + 1 < newRank ? sizes[i + 1] * strides[i + 1] : 1);
+    // A new leading dim of size 1 steps over the dims after it (as
+    // PyTorch's inferExpandGeometry); a stride past int64 is of no use to a
+    // dim of size 1 (and one that is expanded gets 0), so it stays 0.
+    int64_t stride = 1;
+    if (offset >= 0)
+      stride = this->strides()[offset];
+    else if (i + 1 < newRank && __builtin_mul_overflow(sizes[i + 1], strides[i + 1], &stride))
+      stride = 0;
     int64_t want = target[i];
     if (want == -1) {
       if (offset < 0)

@@ -179,3 +179,32 @@ def test_copies_between_any_layouts(dtype):
     tall = opal.from_numpy((rng.standard_normal((1, 67, 1, 130)) * 10).astype(dtype))
     np.testing.assert_array_equal(tall.permute(3, 2, 1, 0).contiguous().numpy(),
                                   tall.numpy().transpose(3, 2, 1, 0))
+
+
+@pytest.mark.parametrize("rows,columns", [(64, 48), (37, 61), (128, 7), (5, 3), (96, 96)])
+def test_transposes_of_float32_in_whole_and_partial_tiles(rows, columns):
+    # Whole 16x16 tiles go through 4x4 register transposes, the edges
+    # element by element; batched transposes keep their outer dim.
+    rng = np.random.default_rng(rows * columns)
+    a = rng.standard_normal((rows, columns)).astype(np.float32)
+    np.testing.assert_array_equal(opal.from_numpy(a).t().contiguous().numpy(), a.T)
+    b = rng.standard_normal((3, rows, columns)).astype(np.float32)
+    np.testing.assert_array_equal(opal.from_numpy(b).transpose(1, 2).contiguous().numpy(),
+                                  b.transpose(0, 2, 1))
+    out = opal.empty([columns, rows])
+    out.copy_(opal.from_numpy(a).t())
+    np.testing.assert_array_equal(out.numpy(), a.T)
+
+
+def test_a_size_one_dim_may_have_any_stride():
+    # Found by the tensor-sizes fuzzer: a dim of size 1 with a stride near
+    # int64's limit made expand's stride of a new dim and the copy's
+    # odometer overflow (undefined behaviour under UBSan).
+    x = opal.arange(4.0).reshape(1, 4)
+    y = opal.ops.aten.as_strided(x, [1, 4], [2 ** 62, 1])
+    assert y.contiguous().tolist() == [[0.0, 1.0, 2.0, 3.0]]
+    assert y.to(opal.float64).tolist() == [[0.0, 1.0, 2.0, 3.0]]
+    assert y.expand([3, 1, 4]).tolist()[2] == [[0.0, 1.0, 2.0, 3.0]]
+    z = opal.ops.aten.as_strided(x, [1, 4], [2 ** 63 - 1, 1]).expand([1 << 10, 1, 4])
+    assert z.stride() == (0, 2 ** 63 - 1, 1)
+    assert z.contiguous().tolist()[-1] == [[0.0, 1.0, 2.0, 3.0]]
