@@ -29,6 +29,7 @@ returning a result that silently drops the gradient (docs/pytorch.md).
 """
 
 import torch
+from torch._C import _from_dlpack
 from torch.utils.dlpack import to_dlpack as _to_dlpack
 
 from . import _C, ops as _ops
@@ -82,7 +83,17 @@ def to_torch(tensor, meta=False):
     return torch.from_dlpack(tensor)
 
 
+_BOOL = _opal.bool
+# dtypes whose tensors cross as they are (bool goes through uint8).
+_DIRECT_DTYPES = frozenset(_DTYPES) - {torch.bool}
+
+
 def _to_opal(value):
+    if type(value) is torch.Tensor and value.dtype in _DIRECT_DTYPES and not (
+            value.is_cuda or value.is_meta or value.requires_grad):
+        # The common case, without from_torch's checks: a dense CPU tensor
+        # (PyTorch refuses to make a DLPack capsule of any other layout).
+        return _C.from_dlpack(_to_dlpack(value))
     if isinstance(value, torch.Tensor):
         return from_torch(value)
     if isinstance(value, torch.dtype):
@@ -95,6 +106,9 @@ def _to_opal(value):
 
 
 def _to_torch(value, meta):
+    if type(value) is _C.Tensor and not meta and value.dtype != _BOOL and \
+            value.device.type == "cpu":
+        return _from_dlpack(value.__dlpack__())
     if isinstance(value, _C.Tensor):
         return to_torch(value, meta)
     if isinstance(value, (list, tuple)):
@@ -114,7 +128,9 @@ def _kernel(overload, meta, name=None):
             raise RuntimeError(f"opal.torch: {name} has no derivative formula yet (opal has no "
                                "autograd): call it on tensors that do not require grad, or "
                                "under torch.no_grad()")
-        result = overload(*_to_opal(args), **{k: _to_opal(v) for k, v in kwargs.items()})
+        converted = [_to_opal(a) for a in args]
+        result = (overload(*converted, **{k: _to_opal(v) for k, v in kwargs.items()})
+                  if kwargs else overload(*converted))
         return _to_torch(result, meta)
     return kernel
 
@@ -460,7 +476,7 @@ class _OpalPiece(torch.nn.Module):
         self.op, self.several = op, several
 
     def forward(self, *tensors):
-        result = self.op(*[from_torch(t) for t in tensors])
+        result = self.op(*[_to_opal(t) for t in tensors])
         return _to_torch(tuple(result) if self.several else result, meta=False)
 
 
