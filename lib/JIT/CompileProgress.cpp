@@ -2,6 +2,7 @@
 
 #include "opal/JIT/CompileProgress.h"
 
+#include "opal/Support/Decimal.h"
 #include "opal/Support/Environment.h"
 
 #include <unistd.h>
@@ -19,10 +20,10 @@ long CompileProgress::thresholdMs() {
         logEnabled(LogTopic::Dispatch))
       return 0L;
     std::optional<std::string> text = readKnob("OPAL_COMPILE_PROGRESS_MS");
-    if (!text || text->empty() || text->find_first_not_of("0123456789") != std::string::npos ||
-        text->size() > 6)
-      return 1000L; // unset, or a value the environment check already warned of
-    return std::strtol(text->c_str(), nullptr, 10);
+    uint64_t threshold = 1000; // unset, or a value the environment check warned of
+    if (text && readDecimal(*text, 6, threshold) && threshold <= 600000)
+      return static_cast<long>(threshold);
+    return 1000L;
   }();
   return threshold;
 }

@@ -4,6 +4,7 @@
 
 #include "opal/JIT/CacheSecret.h"
 #include "opal/JIT/RemoteCache.h"
+#include "opal/Support/Decimal.h"
 #include "opal/Support/Environment.h"
 #include "opal/Support/Hmac.h"
 #include "opal/Support/Sha256.h"
@@ -88,11 +89,8 @@ std::string objectProblem(const std::string &manifest, const std::string &object
 }
 
 std::optional<uint64_t> objectBytesOf(const std::string &manifest) {
-  std::string text = fieldOf(manifest, "object-bytes");
-  if (text.empty() || text.size() > 12 || text.find_first_not_of("0123456789") != std::string::npos)
-    return std::nullopt;
-  uint64_t bytes = std::stoull(text);
-  if (bytes > kMaxObjectBytes)
+  uint64_t bytes = 0;
+  if (!readDecimal(fieldOf(manifest, "object-bytes"), 12, bytes) || bytes > kMaxObjectBytes)
     return std::nullopt;
   return bytes;
 }
@@ -114,13 +112,11 @@ bool unpackRemoteEntry(const std::string &value, std::string &sealedManifest,
   if (value.rfind(head, 0) != 0)
     return false;
   size_t newline = value.find('\n', head.size());
-  if (newline == std::string::npos || newline - head.size() > 8)
-    return false;
-  std::string count = value.substr(head.size(), newline - head.size());
-  if (count.empty() || count.find_first_not_of("0123456789") != std::string::npos)
-    return false;
-  uint64_t length = std::stoull(count);
-  if (length > value.size() - newline - 1)
+  uint64_t length = 0;
+  if (newline == std::string::npos ||
+      !readDecimal(std::string_view(value).substr(head.size(), newline - head.size()), 8,
+                   length) ||
+      length > value.size() - newline - 1)
     return false;
   sealedManifest = value.substr(newline + 1, length);
   object = value.substr(newline + 1 + length);
@@ -136,23 +132,6 @@ std::string jit::fieldOf(const std::string &text, const std::string &name) {
     return "";
   size_t start = at + prefix.size() - 1;
   return text.substr(start, text.find('\n', start) - start);
-}
-
-std::optional<uint64_t> jit::parseByteCount(const std::string &text) {
-  if (text.empty())
-    return std::nullopt;
-  std::string digits = text;
-  uint64_t scale = 1;
-  switch (text.back()) {
-  case 'K': case 'k': scale = 1ull << 10; digits.pop_back(); break;
-  case 'M': case 'm': scale = 1ull << 20; digits.pop_back(); break;
-  case 'G': case 'g': scale = 1ull << 30; digits.pop_back(); break;
-  default: break;
-  }
-  if (digits.empty() || digits.size() > 15 ||
-      digits.find_first_not_of("0123456789") != std::string::npos)
-    return std::nullopt;
-  return std::stoull(digits) * scale;
 }
 
 DiskCache::DiskCache(std::string root, bool enabled, RemoteCache *remote, uint64_t maxBytes)

@@ -9,6 +9,7 @@
 #include "opal/JIT/CompiledKernel.h"
 
 #include "opal/Schema/SchemaParser.h"
+#include "opal/Support/Decimal.h"
 
 #include <algorithm>
 #include <cctype>
@@ -98,15 +99,6 @@ std::vector<std::string> splitAt(const std::string &text, char separator) {
       pieces.back() += c;
   }
   return pieces;
-}
-
-/// A decimal number of at most `maxDigits` digits (no sign).
-bool readNumber(const std::string &digits, size_t maxDigits, uint64_t &value) {
-  if (digits.empty() || digits.size() > maxDigits ||
-      digits.find_first_not_of("0123456789") != std::string::npos)
-    return false;
-  value = std::stoull(digits);
-  return true;
 }
 
 } // namespace
@@ -220,8 +212,8 @@ Expected<SizeSource> readSizeSource(const std::string &word) {
   if (word.size() < 4 || word[0] != 'a' || dot == std::string::npos)
     return fail();
   uint64_t argument = 0, dim = 0;
-  if (!readNumber(word.substr(1, dot - 1), 6, argument) ||
-      !readNumber(word.substr(dot + 1), 6, dim))
+  if (!readDecimal(word.substr(1, dot - 1), 6, argument) ||
+      !readDecimal(word.substr(dot + 1), 6, dim))
     return fail();
   return SizeSource{static_cast<uint32_t>(argument), static_cast<uint32_t>(dim)};
 }
@@ -231,7 +223,7 @@ Expected<SizeSource> readSizeSource(const std::string &word) {
 bool readSizeRef(const std::string &word, SizeRef &size) {
   uint64_t value = 0;
   bool negative = !word.empty() && word[0] == '-';
-  if (readNumber(negative ? word.substr(1) : word, 18, value)) {
+  if (readDecimal(negative ? word.substr(1) : word, 18, value)) {
     size.constant = true;
     size.value = negative ? -static_cast<int64_t>(value) : static_cast<int64_t>(value);
     return true;
@@ -311,7 +303,7 @@ Expected<ShapeCheck> readShapeCheck(const std::string &word) {
     return fail("no op name");
   check.op = fields[1];
   uint64_t dim = 0;
-  if (!readNumber(fields[2], 6, dim))
+  if (!readDecimal(fields[2], 6, dim))
     return fail("bad dim '" + fields[2] + "'");
   check.dim = static_cast<uint32_t>(dim);
   if (!readSizeRef(fields[3], check.lhs) || !readSizeRef(fields[4], check.rhs))
@@ -354,7 +346,7 @@ Expected<DataCheck> readDataCheck(const std::string &word) {
   std::vector<std::string> fields = splitAt(word, ',');
   DataCheck check;
   uint64_t words = 0;
-  if (fields.size() != 3 || fields[0].empty() || !readNumber(fields[1], 2, words) ||
+  if (fields.size() != 3 || fields[0].empty() || !readDecimal(fields[1], 2, words) ||
       words < 1 || words > 16 || !decodeMessage(fields[2], check.message))
     return makeUnexpected(Error("data check '" + word + "': expected <op>,<words>,<message>"));
   check.op = fields[0];

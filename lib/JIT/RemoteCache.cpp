@@ -3,6 +3,7 @@
 #include "opal/JIT/RemoteCache.h"
 
 #include "opal/Config.h"
+#include "opal/Support/Decimal.h"
 #include "opal/Support/Environment.h"
 
 #if OPAL_HAVE_HIREDIS
@@ -20,10 +21,12 @@ using namespace opal::jit;
 namespace {
 
 bool parseNumber(const std::string &text, int low, int high, int &out) {
-  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
+  uint64_t value = 0;
+  if (!readDecimal(text, 9, value) || value < static_cast<uint64_t>(low) ||
+      value > static_cast<uint64_t>(high))
     return false;
-  out = std::atoi(text.c_str());
-  return out >= low && out <= high;
+  out = static_cast<int>(value);
+  return true;
 }
 
 void logCache(const std::string &line) {

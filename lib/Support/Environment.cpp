@@ -2,6 +2,8 @@
 
 #include "opal/Support/Environment.h"
 
+#include "opal/Support/Decimal.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -25,19 +27,11 @@ constexpr const char *kTopicHelp[] = {
 
 bool zeroOrOne(const std::string &value) { return value.empty() || value == "0" || value == "1"; }
 
-bool byteCount(const std::string &value) {
-  std::string digits = value;
-  if (!digits.empty() && std::strchr("KkMmGg", digits.back()))
-    digits.pop_back();
-  return !digits.empty() && digits.size() <= 15 &&
-         digits.find_first_not_of("0123456789") == std::string::npos;
-}
+bool byteCount(const std::string &value) { return parseByteCount(value).has_value(); }
 
 bool milliseconds(const std::string &value) {
-  if (value.empty() || value.size() > 5 || value.find_first_not_of("0123456789") != std::string::npos)
-    return false;
-  long number = std::strtol(value.c_str(), nullptr, 10);
-  return number >= 1 && number <= 60000;
+  uint64_t number = 0;
+  return readDecimal(value, 5, number) && number >= 1 && number <= 60000;
 }
 
 bool cudaFormat(const std::string &value) { return value == "bin" || value == "isa"; }
@@ -121,8 +115,8 @@ const std::vector<EnvironmentKnob> &opal::environmentKnobs() {
        "after how many milliseconds a compile still running prints one progress line when "
        "stderr is a terminal and OPAL_LOG is off (default 1000; 0: never)",
        "a number of milliseconds from 0 to 600000", [](const std::string &value) {
-         return !value.empty() && value.size() <= 6 &&
-                value.find_first_not_of("0123456789") == std::string::npos;
+         uint64_t number = 0;
+         return readDecimal(value, 6, number) && number <= 600000;
        }},
       // Read by opal's own scripts and tests, not by the library.
       {"OPAL_BUILD_DIR", false, "the build tree opal's tests and benchmarks use (default build)",

@@ -8,6 +8,7 @@
 
 #include "opal/JIT/DiskCache.h"
 #include "opal/JIT/RemoteCache.h"
+#include "opal/Support/Decimal.h"
 
 #include <pybind11/stl.h>
 

@@ -3,6 +3,7 @@
 #include "opal/Compiler/CacheKey.h"
 #include "opal/JIT/DiskCache.h"
 #include "opal/JIT/RemoteCache.h"
+#include "opal/Support/Decimal.h"
 #include "opal/Support/Hmac.h"
 #include "opal/Support/Sha256.h"
 
@@ -242,11 +243,11 @@ TEST(DiskCache, PruningDropsTheLeastRecentlyUsedFirst) {
   EXPECT_TRUE(cache.load(keys[3]));
   // Under the bound nothing goes.
   EXPECT_EQ(cache.prune(1 << 20).entries, 0u);
-  EXPECT_EQ(jit::parseByteCount("2G"), 2ull << 30);
-  EXPECT_EQ(jit::parseByteCount("512k"), 512ull << 10);
-  EXPECT_EQ(jit::parseByteCount("0"), 0u);
-  EXPECT_FALSE(jit::parseByteCount("1.5G"));
-  EXPECT_FALSE(jit::parseByteCount("G"));
+  EXPECT_EQ(parseByteCount("2G"), 2ull << 30);
+  EXPECT_EQ(parseByteCount("512k"), 512ull << 10);
+  EXPECT_EQ(parseByteCount("0"), 0u);
+  EXPECT_FALSE(parseByteCount("1.5G"));
+  EXPECT_FALSE(parseByteCount("G"));
 }
 
 TEST(DiskCache, RemoteAddressesParseOrSayWhatIsAccepted) {

@@ -126,9 +126,6 @@ std::string fieldOf(const std::string &text, const std::string &name);
 /// The process's cache, configured from the environment.
 const DiskCache &diskCache();
 
-/// Parses a byte count with an optional K, M or G suffix (powers of 1024).
-std::optional<uint64_t> parseByteCount(const std::string &text);
-
 } // namespace opal::jit
 
 #endif // OPAL_JIT_DISKCACHE_H
