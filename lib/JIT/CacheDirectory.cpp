@@ -33,17 +33,23 @@ std::string temporaryName(const std::string &leaf) {
          std::to_string(counter++);
 }
 
-bool writeAll(int fd, const std::string &bytes) {
+/// Calls `io` (::read or ::write) until `size` bytes have moved, the end of
+/// the file or an error; the bytes moved.
+template <typename Io, typename Bytes> size_t moveAll(Io io, int fd, Bytes *data, size_t size) {
   size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t wrote = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (wrote < 0 && errno == EINTR)
+  while (done < size) {
+    ssize_t moved = io(fd, data + done, size - done);
+    if (moved < 0 && errno == EINTR)
       continue;
-    if (wrote <= 0)
-      return false;
-    done += static_cast<size_t>(wrote);
+    if (moved <= 0)
+      break;
+    done += static_cast<size_t>(moved);
   }
-  return true;
+  return done;
+}
+
+bool writeAll(int fd, const std::string &bytes) {
+  return moveAll(::write, fd, bytes.data(), bytes.size()) == bytes.size();
 }
 
 /// Writes a new file `name` in `dir` (0600, not following a link), fsynced.
@@ -203,16 +209,7 @@ std::optional<std::string> CacheDirectory::read(const std::string &path, uint64_
               std::to_string(maxBytes) + " allowed";
   else {
     bytes.resize(static_cast<size_t>(info.st_size));
-    size_t done = 0;
-    while (done < bytes.size()) {
-      ssize_t got = ::read(fd, bytes.data() + done, bytes.size() - done);
-      if (got < 0 && errno == EINTR)
-        continue;
-      if (got <= 0)
-        break;
-      done += static_cast<size_t>(got);
-    }
-    if (done != bytes.size())
+    if (moveAll(::read, fd, bytes.data(), bytes.size()) != bytes.size())
       problem = leaf + " changed while it was read";
   }
   ::close(fd);

@@ -49,12 +49,17 @@ bool isHexKey(const std::string &key) {
   return key.size() == 64 && key.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
-/// `text` followed by its HMAC line: the tag covers the domain, the entry's
-/// name and the text, so an entry cannot pass for another one.
+/// The HMAC of an entry's text: it covers the domain, the entry's name and
+/// the text, so an entry cannot pass for another one.
+std::string tagOf(const std::string &secret, const char *domain, const std::string &name,
+                  const std::string &text) {
+  return hmacSha256Hex(secret, std::string(domain) + "\n" + name + "\n" + text);
+}
+
+/// `text` followed by its HMAC line.
 std::string seal(const std::string &secret, const char *domain, const std::string &name,
                  const std::string &text) {
-  return text + "hmac: " +
-         hmacSha256Hex(secret, std::string(domain) + "\n" + name + "\n" + text) + "\n";
+  return text + "hmac: " + tagOf(secret, domain, name, text) + "\n";
 }
 
 /// The text of a sealed file whose HMAC checks out; nothing with `problem`.
@@ -68,9 +73,8 @@ std::optional<std::string> unseal(const std::string &secret, const char *domain,
     return std::nullopt;
   }
   std::string text = sealed.substr(0, line);
-  std::string expected =
-      hmacSha256Hex(secret, std::string(domain) + "\n" + name + "\n" + text);
-  if (!equalInConstantTime(expected, std::string_view(sealed).substr(line + 6, 64))) {
+  if (!equalInConstantTime(tagOf(secret, domain, name, text),
+                           std::string_view(sealed).substr(line + 6, 64))) {
     problem = "its HMAC does not match (tampered with, damaged, or written under another "
               "cache key)";
     return std::nullopt;
@@ -229,32 +233,43 @@ void DiskCache::removeIndex(const std::string &key) const {
     dir_->remove(indexPath(key));
 }
 
-std::optional<std::string> DiskCache::loadLocal(const std::string &key,
-                                                std::string *manifestText) const {
+std::optional<std::string> DiskCache::readEntry(const std::string &key, std::string &manifest,
+                                                std::string &problem) const {
   std::string path = entryPath(key);
-  std::string problem;
   std::optional<std::string> sealed =
       dir_->read(path + "/manifest.txt", kMaxManifestBytes, problem);
-  std::optional<std::string> manifest, object;
-  if (sealed)
-    manifest = unseal(secret_, kEntryDomain, key, *sealed, problem);
-  if (manifest) {
-    std::optional<uint64_t> bytes = objectBytesOf(*manifest);
-    if (!bytes)
-      problem = "its manifest has no object size";
-    else
-      object = dir_->read(path + "/kernel.o", *bytes, problem);
-    if (object)
-      problem = objectProblem(*manifest, *object);
-    else if (problem.empty())
-      problem = "kernel.o is missing";
+  if (!sealed)
+    return std::nullopt; // absent when `problem` is empty
+  std::optional<std::string> text = unseal(secret_, kEntryDomain, key, *sealed, problem);
+  if (!text)
+    return std::nullopt;
+  manifest = std::move(*text);
+  std::optional<uint64_t> bytes = objectBytesOf(manifest);
+  if (!bytes) {
+    problem = "its manifest has no object size";
+    return std::nullopt;
   }
-  if (manifest && object && problem.empty()) {
+  std::optional<std::string> object = dir_->read(path + "/kernel.o", *bytes, problem);
+  if (!object) {
+    if (problem.empty())
+      problem = "kernel.o is missing";
+    return std::nullopt;
+  }
+  problem = objectProblem(manifest, *object);
+  if (!problem.empty())
+    return std::nullopt;
+  return object;
+}
+
+std::optional<std::string> DiskCache::loadLocal(const std::string &key,
+                                                std::string *manifestText) const {
+  std::string path = entryPath(key), manifest, problem;
+  if (std::optional<std::string> object = readEntry(key, manifest, problem)) {
     dir_->touch(path + "/manifest.txt");
     if (logEnabled(LogTopic::Cache))
       logLine(LogTopic::Cache, "disk hit " + key.substr(0, 16));
     if (manifestText)
-      *manifestText = std::move(*manifest);
+      *manifestText = std::move(manifest);
     return object;
   }
   if (!problem.empty()) {
@@ -355,19 +370,10 @@ std::vector<DiskCache::Entry> DiskCache::entries(bool check) const {
         continue; // not whole yet, or not an entry
       entry.manifest = *sealed;
       if (check) {
-        std::optional<std::string> manifest =
-            unseal(secret_, kEntryDomain, item.name, *sealed, problem);
-        if (manifest) {
-          entry.manifest = *manifest;
-          std::optional<uint64_t> bytes = objectBytesOf(*manifest);
-          std::optional<std::string> object =
-              bytes ? dir_->read(path + "/kernel.o", *bytes, problem) : std::nullopt;
-          problem = !bytes    ? "its manifest has no object size"
-                    : object ? objectProblem(*manifest, *object)
-                    : problem.empty() ? "kernel.o is missing"
-                                      : problem;
-        }
-        entry.problem = problem;
+        std::string manifest;
+        readEntry(item.name, manifest, entry.problem);
+        if (!manifest.empty())
+          entry.manifest = std::move(manifest); // without its HMAC line
       }
       found.push_back(std::move(entry));
     }

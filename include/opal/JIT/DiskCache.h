@@ -105,6 +105,11 @@ public:
   Pruned prune(uint64_t bound) const;
 
 private:
+  /// Entry `key`'s object when its manifest's HMAC and the object check
+  /// out, with the manifest's text (without its HMAC line) in `manifest`;
+  /// nothing with `problem` saying why ("" when there is no entry).
+  std::optional<std::string> readEntry(const std::string &key, std::string &manifest,
+                                       std::string &problem) const;
   std::optional<std::string> loadLocal(const std::string &key, std::string *manifest) const;
   void install(const std::string &key, const std::string &sealedManifest,
                const std::string &object) const;
