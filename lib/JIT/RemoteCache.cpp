@@ -136,28 +136,13 @@ bool RemoteCache::ready() {
     fail("cannot take a timeout");
     return false;
   }
-  auto command = [&](std::initializer_list<std::string> words) {
-    std::vector<const char *> argv;
-    std::vector<size_t> lengths;
-    for (const std::string &word : words) {
-      argv.push_back(word.data());
-      lengths.push_back(word.size());
-    }
-    auto *reply = static_cast<redisReply *>(
-        redisCommandArgv(context_, static_cast<int>(argv.size()), argv.data(), lengths.data()));
-    bool ok = reply && reply->type != REDIS_REPLY_ERROR;
-    if (reply)
-      freeReplyObject(reply);
-    return ok;
-  };
-  if (!address_.password.empty() && !command({"AUTH", address_.password})) {
-    fail("refused the password");
+  if (!address_.password.empty() &&
+      !command({"AUTH", address_.password}, nullptr, "refused the password"))
     return false;
-  }
-  if (address_.database != 0 && !command({"SELECT", std::to_string(address_.database)})) {
-    fail("refused database " + std::to_string(address_.database));
+  if (address_.database != 0 &&
+      !command({"SELECT", std::to_string(address_.database)}, nullptr,
+               "refused database " + std::to_string(address_.database)))
     return false;
-  }
   logCache("connected to the remote kernel cache " + url_);
   return true;
 #else
@@ -165,61 +150,53 @@ bool RemoteCache::ready() {
 #endif
 }
 
-std::optional<std::string> RemoteCache::get(const std::string &key) {
-  std::lock_guard<std::mutex> lock(mutex_);
+bool RemoteCache::command(std::initializer_list<std::string_view> words,
+                          std::optional<std::string> *value, const std::string &refusal) {
 #if OPAL_HAVE_HIREDIS
-  if (!ready())
-    return std::nullopt;
-  const char *argv[] = {"GET", key.c_str()};
-  size_t lengths[] = {3, key.size()};
-  auto *reply = static_cast<redisReply *>(redisCommandArgv(context_, 2, argv, lengths));
-  if (!reply) {
-    fail("did not answer a GET in time");
-    return std::nullopt;
+  std::vector<const char *> argv;
+  std::vector<size_t> lengths;
+  for (std::string_view word : words) {
+    argv.push_back(word.data());
+    lengths.push_back(word.size());
   }
-  std::optional<std::string> value;
-  if (reply->type == REDIS_REPLY_STRING && reply->len <= kMaxEntryBytes)
-    value = std::string(reply->str, reply->len);
+  std::string name(*words.begin());
+  auto *reply = static_cast<redisReply *>(
+      redisCommandArgv(context_, static_cast<int>(argv.size()), argv.data(), lengths.data()));
+  if (!reply) {
+    fail("did not answer a " + name + " in time");
+    return false;
+  }
   bool error = reply->type == REDIS_REPLY_ERROR;
   std::string message = error ? std::string(reply->str, reply->len) : "";
+  if (value && reply->type == REDIS_REPLY_STRING && reply->len <= kMaxEntryBytes)
+    *value = std::string(reply->str, reply->len);
   freeReplyObject(reply);
-  if (error) {
-    fail("answered a GET with an error (" + message + ")");
+  if (error)
+    fail(refusal.empty() ? "answered a " + name + " with an error (" + message + ")" : refusal);
+  return !error;
+#else
+  return false;
+#endif
+}
+
+std::optional<std::string> RemoteCache::get(const std::string &key) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::optional<std::string> value;
+  if (!ready() || !command({"GET", key}, &value))
     return std::nullopt;
-  }
   ++(value ? stats_.hits : stats_.misses);
   return value;
-#else
-  return std::nullopt;
-#endif
 }
 
 void RemoteCache::put(const std::string &key, const std::string &value) {
   std::lock_guard<std::mutex> lock(mutex_);
-#if OPAL_HAVE_HIREDIS
   if (value.size() > kMaxEntryBytes) {
     logCache("not storing " + key + " remotely: " + std::to_string(value.size()) +
              " bytes is more than the " + std::to_string(kMaxEntryBytes) + " allowed");
     return;
   }
-  if (!ready())
-    return;
-  const char *argv[] = {"SET", key.c_str(), value.data()};
-  size_t lengths[] = {3, key.size(), value.size()};
-  auto *reply = static_cast<redisReply *>(redisCommandArgv(context_, 3, argv, lengths));
-  if (!reply) {
-    fail("did not answer a SET in time");
-    return;
-  }
-  bool error = reply->type == REDIS_REPLY_ERROR;
-  std::string message = error ? std::string(reply->str, reply->len) : "";
-  freeReplyObject(reply);
-  if (error) {
-    fail("answered a SET with an error (" + message + ")");
-    return;
-  }
-  ++stats_.stores;
-#endif
+  if (ready() && command({"SET", key, value}, nullptr))
+    ++stats_.stores;
 }
 
 RemoteCache *jit::remoteCache() {

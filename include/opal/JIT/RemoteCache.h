@@ -27,6 +27,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 
 struct redisContext;
 
@@ -66,6 +67,11 @@ private:
   /// Connects if needed; false while backing off or when it fails.
   bool ready();
   void fail(const std::string &what);
+  /// Sends one command (connected); a string reply goes to `value` (if
+  /// given). No answer in time or an error reply fails, with `refusal` (or
+  /// a message naming the command and the error), and returns false.
+  bool command(std::initializer_list<std::string_view> words, std::optional<std::string> *value,
+               const std::string &refusal = "");
 
   Address address_;
   std::string url_;
