@@ -57,12 +57,10 @@ std::mutex &toolsMutex() {
   return mutex;
 }
 
-/// Adds an object image to GDB's list; the entry (and image) stay until
-/// unregisterWithGdb.
-jit_code_entry *registerWithGdb(std::string image) {
-  auto *copy = new char[image.size()];
-  std::memcpy(copy, image.data(), image.size());
-  auto *entry = new jit_code_entry{nullptr, nullptr, copy, image.size()};
+/// Adds an object image (new[]'d; the entry owns it) to GDB's list; both
+/// stay until unregisterWithGdb.
+jit_code_entry *registerWithGdb(const char *image, size_t size) {
+  auto *entry = new jit_code_entry{nullptr, nullptr, image, size};
   std::lock_guard<std::mutex> lock(toolsMutex());
   entry->next_entry = __jit_debug_descriptor.first_entry;
   if (entry->next_entry)
@@ -141,16 +139,17 @@ public:
   jit_code_entry *registerWithTools(const std::string &label) {
     // A copy of the object whose section addresses say where each section
     // is: what gdb reads symbols and line tables from.
-    std::string image = bytes_;
+    auto *image = new char[bytes_.size()];
+    std::memcpy(image, bytes_.data(), bytes_.size());
     for (size_t i = 0; i < sections_.size(); ++i) {
       if (!placement_[i])
         continue;
       uint64_t address = reinterpret_cast<uint64_t>(sectionAddress(i));
-      std::memcpy(image.data() + header_->e_shoff + i * sizeof(Elf64_Shdr) +
+      std::memcpy(image + header_.e_shoff + i * sizeof(Elf64_Shdr) +
                       offsetof(Elf64_Shdr, sh_addr),
                   &address, sizeof address);
     }
-    jit_code_entry *entry = registerWithGdb(std::move(image));
+    jit_code_entry *entry = registerWithGdb(image, bytes_.size());
     if (perfMapWanted()) {
       std::lock_guard<std::mutex> lock(toolsMutex());
       std::string path = "/tmp/perf-" + std::to_string(::getpid()) + ".map";
@@ -229,16 +228,15 @@ private:
     std::vector<Elf64_Ehdr> header;
     if (!copyOut(0, 1, header))
       return "not a 64-bit little-endian ELF object";
-    header_ = &headerCopy_;
-    headerCopy_ = header[0];
-    if (std::memcmp(header_->e_ident, ELFMAG, SELFMAG) != 0 ||
-        header_->e_ident[EI_CLASS] != ELFCLASS64 || header_->e_ident[EI_DATA] != ELFDATA2LSB)
+    header_ = header[0];
+    if (std::memcmp(header_.e_ident, ELFMAG, SELFMAG) != 0 ||
+        header_.e_ident[EI_CLASS] != ELFCLASS64 || header_.e_ident[EI_DATA] != ELFDATA2LSB)
       return "not a 64-bit little-endian ELF object";
-    if (header_->e_type != ET_REL || header_->e_machine != EM_X86_64)
+    if (header_.e_type != ET_REL || header_.e_machine != EM_X86_64)
       return "not an x86-64 relocatable object";
-    if (header_->e_shentsize != sizeof(Elf64_Shdr))
+    if (header_.e_shentsize != sizeof(Elf64_Shdr))
       return "unexpected section header size";
-    if (!copyOut(header_->e_shoff, header_->e_shnum, sections_))
+    if (!copyOut(header_.e_shoff, header_.e_shnum, sections_))
       return "section headers past the end of the object";
     for (const Elf64_Shdr &section : sections_) {
       if (section.sh_size > kMaxLoadedBytes)
@@ -252,8 +250,8 @@ private:
       if (!inside<char>(section.sh_offset, section.sh_size))
         return "a section runs past the end of the object";
     }
-    if (header_->e_shstrndx < sections_.size() &&
-        sections_[header_->e_shstrndx].sh_type != SHT_STRTAB)
+    if (header_.e_shstrndx < sections_.size() &&
+        sections_[header_.e_shstrndx].sh_type != SHT_STRTAB)
       return "the section names are not a string table";
     for (const Elf64_Shdr &section : sections_) {
       if (section.sh_type != SHT_SYMTAB)
@@ -336,9 +334,9 @@ private:
   }
 
   std::string sectionName(const Elf64_Shdr &section) const {
-    if (header_->e_shstrndx >= sections_.size())
+    if (header_.e_shstrndx >= sections_.size())
       return "";
-    const Elf64_Shdr &names = sections_[header_->e_shstrndx];
+    const Elf64_Shdr &names = sections_[header_.e_shstrndx];
     if (section.sh_name >= names.sh_size)
       return "";
     const char *start = bytes_.data() + names.sh_offset + section.sh_name;
@@ -524,8 +522,7 @@ private:
 
   const std::string &bytes_;
   const SymbolAddresses &extra_;
-  const Elf64_Ehdr *header_ = nullptr; ///< &headerCopy_ once read
-  Elf64_Ehdr headerCopy_{};
+  Elf64_Ehdr header_{};
   std::vector<Elf64_Shdr> sections_;
   std::vector<Elf64_Sym> symbols_;
   std::string strings_;
