@@ -51,9 +51,20 @@ _TORCH_DTYPES = {str(opal_dtype): torch_dtype for torch_dtype, opal_dtype in _DT
 _LIBRARIES = {}
 
 
+# dtypes whose tensors cross as they are (bool goes through uint8).
+_DIRECT_DTYPES = frozenset(_DTYPES) - {torch.bool}
+_BOOL = _opal.bool
+
+
 def from_torch(tensor):
     """An opal tensor sharing `tensor`'s memory (DLPack; a bool tensor
     crosses as uint8 and is viewed back as bool)."""
+    if tensor.dtype in _DIRECT_DTYPES and not (tensor.is_cuda or tensor.is_meta or
+                                               tensor.requires_grad):
+        # The common case first: a dense CPU tensor, its capsule made
+        # directly (no stream handshake to make on the CPU, and torch's
+        # __dlpack__/__dlpack_device__ cost microseconds a call).
+        return _C.from_dlpack(_to_dlpack(tensor))
     if tensor.device.type not in ("cpu", "cuda", "meta"):
         raise RuntimeError(f"opal.torch: tensors on {tensor.device} have no opal device "
                            "(opal has cpu, cuda and meta)")
@@ -62,19 +73,17 @@ def from_torch(tensor):
     if tensor.device.type == "meta":
         return _opal.empty(list(tensor.shape), dtype=_DTYPES[tensor.dtype], device="meta")
     if tensor.requires_grad:
-        tensor = tensor.detach()
+        return from_torch(tensor.detach())
     if tensor.dtype == torch.bool:
         return from_torch(tensor.view(torch.uint8)).to(_opal.bool)
-    if tensor.device.type == "cpu":
-        # The capsule itself: no stream handshake to make on the CPU, and
-        # torch's __dlpack__/__dlpack_device__ cost microseconds a call.
-        return _C.from_dlpack(_to_dlpack(tensor))
-    return _opal.from_dlpack(tensor)
+    return _opal.from_dlpack(tensor)  # cuda: the stream handshake
 
 
 def to_torch(tensor, meta=False):
     """A torch tensor sharing opal `tensor`'s memory (the reverse of
     from_torch); with meta=True, a torch meta tensor of its sizes."""
+    if not meta and tensor.dtype != _BOOL and tensor.device.type == "cpu":
+        return _from_dlpack(tensor.__dlpack__())  # the common case first
     dtype = _TORCH_DTYPES[str(tensor.dtype)]
     if meta or tensor.device.type == "meta":
         return torch.empty(list(tensor.shape), dtype=dtype, device="meta")
@@ -83,17 +92,7 @@ def to_torch(tensor, meta=False):
     return torch.from_dlpack(tensor)
 
 
-_BOOL = _opal.bool
-# dtypes whose tensors cross as they are (bool goes through uint8).
-_DIRECT_DTYPES = frozenset(_DTYPES) - {torch.bool}
-
-
 def _to_opal(value):
-    if type(value) is torch.Tensor and value.dtype in _DIRECT_DTYPES and not (
-            value.is_cuda or value.is_meta or value.requires_grad):
-        # The common case, without from_torch's checks: a dense CPU tensor
-        # (PyTorch refuses to make a DLPack capsule of any other layout).
-        return _C.from_dlpack(_to_dlpack(value))
     if isinstance(value, torch.Tensor):
         return from_torch(value)
     if isinstance(value, torch.dtype):
@@ -106,9 +105,6 @@ def _to_opal(value):
 
 
 def _to_torch(value, meta):
-    if type(value) is _C.Tensor and not meta and value.dtype != _BOOL and \
-            value.device.type == "cpu":
-        return _from_dlpack(value.__dlpack__())
     if isinstance(value, _C.Tensor):
         return to_torch(value, meta)
     if isinstance(value, (list, tuple)):
