@@ -19,16 +19,29 @@ import small_cnn  # noqa: E402
 F = torch.nn.functional
 
 
-class GptBlock(torch.nn.Module):
-    def __init__(self, seed=0):
+class _Weights(torch.nn.Module):
+    """A module whose parameters are an example's weights (numpy arrays by
+    name; "ln1.weight" becomes the parameter ln1_weight)."""
+
+    def __init__(self, weights):
         super().__init__()
         self.names = []
-        for name, value in gpt_block.parameters(seed).items():
+        for name, value in weights.items():
             self.names.append(name.replace(".", "_"))
             self.register_parameter(self.names[-1], torch.nn.Parameter(torch.from_numpy(value)))
 
+    def weights(self):
+        """The parameters by name, as attributes give them (so that
+        functional_call's substitutes are the ones read)."""
+        return {name: getattr(self, name) for name in self.names}
+
+
+class GptBlock(_Weights):
+    def __init__(self, seed=0):
+        super().__init__(gpt_block.parameters(seed))
+
     def forward(self, tokens):
-        p = {name: getattr(self, name) for name in self.names}
+        p = self.weights()
         batch, time = tokens.shape
         width, heads = gpt_block.WIDTH, gpt_block.HEADS
         head = width // heads
@@ -51,16 +64,12 @@ class GptBlock(torch.nn.Module):
         return F.linear(x, p["head_weight"])
 
 
-class SmallCnn(torch.nn.Module):
+class SmallCnn(_Weights):
     def __init__(self, seed=0):
-        super().__init__()
-        self.names = []
-        for name, value in small_cnn.parameters(seed).items():
-            self.names.append(name.replace(".", "_"))
-            self.register_parameter(self.names[-1], torch.nn.Parameter(torch.from_numpy(value)))
+        super().__init__(small_cnn.parameters(seed))
 
     def forward(self, x):
-        p = {name: getattr(self, name) for name in self.names}
+        p = self.weights()
         for i in range(len(small_cnn.CHANNELS) - 1):
             x = F.conv2d(x, p[f"conv{i}_weight"], p[f"conv{i}_bias"], 1 if i == 0 else 2, 1)
             x = F.relu(F.batch_norm(x, p[f"bn{i}_running_mean"], p[f"bn{i}_running_var"],

@@ -63,7 +63,8 @@ def load_example(name):
 
 def test_gpt_block_matches_pytorch():
     # The block of examples/gpt_block.py, run by opal and by PyTorch 1.13
-    # (torch.nn.functional) on the same weights and tokens.
+    # (torch.nn.functional, examples/torch_models.py) on the same weights
+    # and tokens.
     torch = pytest.importorskip("torch", reason="PyTorch 1.13 is the reference")
     import numpy as np
     import opal
@@ -72,26 +73,9 @@ def test_gpt_block_matches_pytorch():
     tokens = np.random.default_rng(4).integers(0, gpt.VOCAB, (3, gpt.CONTEXT))
     ours = gpt.forward({k: opal.tensor(v) for k, v in weights.items()}, opal.tensor(tokens))
 
-    F = torch.nn.functional
-    p = {k: torch.from_numpy(v) for k, v in weights.items()}
-    t = torch.from_numpy(tokens)
-    batch, time = t.shape
-    x = F.embedding(t, p["tokens"]) + F.embedding(torch.arange(time), p["positions"])
-    h = F.layer_norm(x, [gpt.WIDTH], p["ln1.weight"], p["ln1.bias"])
-    head = gpt.WIDTH // gpt.HEADS
-
-    def heads(y):
-        return y.reshape(batch, time, gpt.HEADS, head).transpose(1, 2)
-
-    q, k, v = (heads(y) for y in F.linear(h, p["qkv.weight"], p["qkv.bias"]).split(gpt.WIDTH, 2))
-    scores = q @ k.transpose(-2, -1) / np.sqrt(head)
-    scores = scores.masked_fill(torch.ones(time, time, dtype=torch.bool).triu(1), float("-inf"))
-    mixed = (scores.softmax(-1) @ v).transpose(1, 2).reshape(batch, time, gpt.WIDTH)
-    x = x + F.linear(mixed, p["out.weight"], p["out.bias"])
-    h = F.layer_norm(x, [gpt.WIDTH], p["ln2.weight"], p["ln2.bias"])
-    x = x + F.linear(F.gelu(F.linear(h, p["fc.weight"], p["fc.bias"])), p["proj.weight"],
-                     p["proj.bias"])
-    theirs = F.linear(x, p["head.weight"])
+    # The same block in PyTorch: examples/torch_models.py on these weights.
+    with torch.no_grad():
+        theirs = load_example("torch_models").GptBlock(seed=3)(torch.from_numpy(tokens))
     np.testing.assert_allclose(np.asarray(ours), theirs.numpy(), rtol=1e-4, atol=1e-4)
     assert opal.ops.aten.argmax(ours, -1).tolist() == theirs.argmax(-1).tolist()
 
@@ -103,7 +87,8 @@ def test_gpt_block_runs():
 
 def test_small_cnn_matches_pytorch():
     # The network of examples/small_cnn.py, run by opal and by PyTorch 1.13
-    # (torch.nn.functional) on the same weights and images.
+    # (torch.nn.functional, examples/torch_models.py) on the same weights
+    # and images.
     torch = pytest.importorskip("torch", reason="PyTorch 1.13 is the reference")
     import numpy as np
     import opal
@@ -112,16 +97,8 @@ def test_small_cnn_matches_pytorch():
     images = np.random.default_rng(6).standard_normal((3, 3, 12, 12)).astype(np.float32)
     ours = cnn.forward({k: opal.tensor(v) for k, v in weights.items()}, opal.tensor(images))
 
-    F = torch.nn.functional
-    p = {k: torch.from_numpy(v) for k, v in weights.items()}
-    x = torch.from_numpy(images)
-    for i in range(len(cnn.CHANNELS) - 1):
-        x = F.conv2d(x, p[f"conv{i}.weight"], p[f"conv{i}.bias"], 1 if i == 0 else 2, 1)
-        x = F.relu(F.batch_norm(x, p[f"bn{i}.running_mean"], p[f"bn{i}.running_var"],
-                                p[f"bn{i}.weight"], p[f"bn{i}.bias"], False, 0.1, 1e-5))
-        if i == 0:
-            x = F.max_pool2d(x, 2)
-    theirs = F.linear(x.mean((2, 3)), p["fc.weight"], p["fc.bias"])
+    with torch.no_grad():
+        theirs = load_example("torch_models").SmallCnn(seed=5)(torch.from_numpy(images))
     np.testing.assert_allclose(np.asarray(ours), theirs.numpy(), rtol=1e-4, atol=1e-5)
     assert opal.ops.aten.argmax(ours, 1).tolist() == theirs.argmax(1).tolist()
     assert opal.ops.aten.topk(ours, 3)[1].tolist() == theirs.topk(3)[1].tolist()
@@ -130,3 +107,11 @@ def test_small_cnn_matches_pytorch():
 def test_small_cnn_runs():
     out = run("small_cnn.py")
     assert "scores [4, 10] opal.float32" in out
+
+
+def test_torch_models_compile_and_match_eager():
+    pytest.importorskip("torch", reason="examples/torch_models.py needs PyTorch")
+    out = run("torch_models.py")
+    for model in ("GptBlock", "SmallCnn"):
+        line = next(l for l in out.splitlines() if l.startswith(model + ": output"))
+        assert float(line.rsplit(" ", 1)[1]) < 1e-4
