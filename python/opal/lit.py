@@ -77,7 +77,9 @@ def main(argv=None):
     folders = [a for a in args if not a.startswith("-") and os.path.isdir(a)]
     options = [a for a in args if a not in folders]
     if not folders:
-        print("usage: opal-lit TESTS_DIR... [lit options]  (runs the lit tests in each folder "
+        named = [a for a in args if not a.startswith("-")]
+        print(f"opal-lit: no folder named {named[0]}" if named else
+              "usage: opal-lit TESTS_DIR... [lit options]  (runs the lit tests in each folder "
               "with opal's tools on PATH)", file=sys.stderr)
         return 2
     lit = [sys.executable, os.path.join(llvm_tools_dir(), "lit")]

@@ -104,3 +104,34 @@ def test_a_long_compile_prints_one_line_on_a_terminal():
     assert "opal: compiling" not in progress_on_a_terminal(
         {"OPAL_COMPILE_PROGRESS_MS": "1", "OPAL_LOG": "jit"})
     assert run({"OPAL_COMPILE_PROGRESS_MS": "1"}) == ""
+
+
+@pytest.mark.parametrize("name,value,message", [
+    ("OPAL_REMOTE_CACHE", "http://cache:6379",
+     "opal: OPAL_REMOTE_CACHE=http://cache:6379 is not a redis:// or unix:// address; expected "
+     "redis://[:password@]host[:port][/db] or unix:///path/to/socket[?db=N]; the remote kernel "
+     "cache is off"),
+    ("OPAL_REMOTE_CACHE", "redis://cache:99999",
+     "has a port that is not a number from 1 to 65535"),
+    ("OPAL_CACHE_KEY_FILE", "/nonexistent/opal-key",
+     "opal: OPAL_CACHE_KEY_FILE /nonexistent/opal-key cannot be opened: No such file or "
+     "directory; the disk cache is off for this process"),
+])
+def test_a_cache_knob_that_cannot_be_used_says_why_and_the_call_runs(name, value, message,
+                                                                       tmp_path):
+    stderr = run({name: value, "OPAL_CACHE_DISABLE": "0", "OPAL_CACHE_DIR": str(tmp_path),
+                  "OPAL_CACHE_KEY": "a key of sixteen bytes or more"}
+                 if name == "OPAL_REMOTE_CACHE" else
+                 {name: value, "OPAL_CACHE_DISABLE": "0", "OPAL_CACHE_DIR": str(tmp_path)})
+    assert message in stderr and stderr.count("opal: ") == 1
+
+
+@pytest.mark.parametrize("args,message", [
+    ([], "usage: opal-lit TESTS_DIR... [lit options]"),
+    (["/nonexistent/tests"], "opal-lit: no folder named /nonexistent/tests"),
+])
+def test_opal_lit_refuses_what_it_cannot_run(args, message):
+    from conftest import BUILD_DIR
+    result = subprocess.run([os.path.join(BUILD_DIR, "bin", "opal-lit"), *args],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and message in result.stderr
