@@ -2,6 +2,8 @@
 
 #include "opal/JIT/MlirKernel.h"
 
+#include "opal/Autograd/AutogradMeta.h"
+
 #include "opal/JIT/CompileProgress.h"
 #include "opal/JIT/WarmStart.h"
 
@@ -345,7 +347,11 @@ void MlirKernel::boxedCall(OperatorKernel *functor, const OperatorHandle &op,
   // runs at an Autograd key (a CompositeImplicitAutograd decomposition) and
   // a dispatch mode waits below. As in PyTorch, the mode must see the
   // decomposed calls, so the decomposition runs op by op.
-  bool underMode = keys.has(DispatchKey::Python);
+  // Likewise when autograd records the call: the ops the decomposition
+  // reaches record themselves, each with its own derivative.
+  bool underMode = keys.has(DispatchKey::Python) ||
+                   (keys.hasAny(DispatchKeySet(DispatchKey::AutogradFunctionality)) &&
+                    autograd::recordsCall(schema, args));
   appendCallWords(schema, args, target, capability,
                   self.staticShapes_.load(std::memory_order_relaxed), underMode, words);
   const CompiledKernel *kernel = self.find(words);

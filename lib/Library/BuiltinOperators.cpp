@@ -4,6 +4,7 @@
 
 #include "NativeKernels.h"
 
+#include "opal/Autograd/VariableKernel.h"
 #include "opal/Dispatch/Dispatcher.h"
 #include "opal/Dispatch/Library.h"
 #include "opal/JIT/MlirKernel.h"
@@ -50,6 +51,7 @@ const std::vector<library_detail::NativeKernel> &library_detail::nativeKernels()
     appendRandomKernels(all);
     appendDataKernels(all);
     appendIndexKernels(all);
+    appendDerivativeKernels(all);
     return all;
   }();
   return kernels;
@@ -116,23 +118,57 @@ struct BuiltinRegistration {
         std::string name = schema->operatorName().str();
         // A view's kernel is native (NativeKernels.h); its MLIR definition
         // is what composites compile through. Ops of lists have only one.
-        if (ns == "aten" && replacedByNativeKernel(name))
+        if (replacedByNativeKernel(name))
           continue;
         bool implicit = decomposed.count(name) && (ns != "aten" || compositeImplicitInPyTorch(name));
         library.impl(name, implicit ? DispatchKey::CompositeImplicitAutograd
                                     : DispatchKey::CompositeExplicitAutograd,
                      CppFunction::makeFromKernelFunction(jit::MlirKernel::make()));
       }
-      if (ns == "aten")
-        for (const library_detail::NativeKernel &native : library_detail::nativeKernels())
+      for (const library_detail::NativeKernel &native : library_detail::nativeKernels())
+        if (native.name.rfind(ns + "::", 0) == 0)
           library.impl(native.name, native.key,
                        CppFunction::makeFromKernelFunction(native.kernel));
     }
+    registerVariableKernels(decomposed);
     for (const FunctionSchema &schema : builtinOperatorSchemas())
       if (auto handle = Dispatcher::singleton().findOp(schema.operatorName()))
         cpuKernels.emplace(schema.operatorName().str(),
                            handle->entry().tableEntry(DispatchKey::CPU).functor());
   }
+  /// PyTorch's VariableType: an Autograd kernel for every aten and prims op,
+  /// with its formula from aten_backward if there is one.
+  void registerVariableKernels(const std::set<std::string> &decomposed) {
+    for (const char *ns : {"aten", "prims"}) {
+      Library &library =
+          libraries.emplace_back(Library::IMPL, ns, std::nullopt, __FILE__, __LINE__);
+      for (const FunctionSchema &schema : builtinOperatorSchemas()) {
+        if (schema.ns() != ns)
+          continue;
+        std::string name = schema.operatorName().str();
+        bool implicit = decomposed.count(name) && !replacedByNativeKernel(name) &&
+                        (ns != std::string("aten") || compositeImplicitInPyTorch(name));
+        auto handle = Dispatcher::singleton().findOp(schema.operatorName());
+        auto formula = autograd::findFormula(*handle);
+        if (!formula) { // the build embeds the formulas; a bad one is a bug
+          std::fprintf(stderr, "opal: built-in library: %s\n", formula.error().message().c_str());
+          std::abort();
+        }
+        // A decomposition without a formula of its own runs op by op when
+        // recording, and its ops record themselves (PyTorch's
+        // CompositeImplicitAutograd); one with a formula is one node.
+        if (implicit && !*formula)
+          continue;
+        std::shared_ptr<const autograd::Formula> shared;
+        if (*formula)
+          shared = std::make_shared<const autograd::Formula>(std::move(**formula));
+        library.impl(name, DispatchKey::Autograd,
+                     CppFunction::makeFromKernelFunction(
+                         autograd::makeVariableKernel(*handle, std::move(shared))));
+      }
+    }
+  }
+
   std::vector<Library> libraries;
   std::map<std::string, const OperatorKernel *> cpuKernels;
 };

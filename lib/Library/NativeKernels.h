@@ -55,6 +55,9 @@ void appendDataKernels(std::vector<NativeKernel> &kernels);
 void appendNormKernels(std::vector<NativeKernel> &kernels);
 /// Appends randperm.
 void appendRandomKernels(std::vector<NativeKernel> &kernels);
+/// Appends the derivative formulas that only move the gradient
+/// (aten_backward's views and identities).
+void appendDerivativeKernels(std::vector<NativeKernel> &kernels);
 
 /// "[1, 2, 3]".
 std::string listText(IntArrayRef values);

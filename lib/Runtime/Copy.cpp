@@ -327,6 +327,7 @@ void checkCopyOverlap(const Tensor &destination, const Tensor &source) {
 Tensor &Tensor::copyFrom(const Tensor &source) {
   checkWritable("copy_");
   checkCopyOverlap(*this, source);
+  bumpVersion();
   if (device().isMeta() || source.device().isMeta()) {
     if (device() != source.device())
       throw OpalError("cannot copy between " + source.device().str() + " and " +
@@ -389,6 +390,7 @@ Tensor &Tensor::fill(double value) {
   if (device().isMeta())
     return *this;
   checkWritable("fill_");
+  bumpVersion();
   // An integer fill value out of the dtype's range is refused, as PyTorch
   // refuses it (a float-to-int conversion out of range is undefined).
   if (std::string problem = valueOverflowProblem(value, dtype()); !problem.empty())

@@ -29,6 +29,9 @@ from opal import _tensor_ops
 _tensor_ops.install()
 globals().update({name: fn for name, fn in _tensor_ops.FUNCTIONS.items()
                   if name not in globals()})
+from opal import autograd
+from opal.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+autograd._install()
 from opal import utils
 from opal import jit
 from opal import cuda

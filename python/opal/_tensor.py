@@ -29,6 +29,19 @@ _NUMPY_DTYPES = {
 _NUMPY_TO_OPAL = {name: getattr(_C, name) for name in _NUMPY_DTYPES}
 
 
+def _factory(fn):
+    """Adds PyTorch's `requires_grad=False` keyword to a factory."""
+    import functools
+
+    @functools.wraps(fn)
+    def factory(*args, requires_grad=False, **kwargs):
+        result = fn(*args, **kwargs)
+        if requires_grad:
+            result.requires_grad_()
+        return result
+    return factory
+
+
 def _dtype_name(dtype):
     return repr(dtype).split(".", 1)[1]
 
@@ -58,6 +71,7 @@ def _infer_dtype(array):
     return _C.float32
 
 
+@_factory
 def tensor(data, dtype=None, device=None):
     """A new tensor holding a copy of `data` (nested lists, numbers, numpy
     arrays or tensors). Python floats become float32, ints int64, bools bool;
@@ -85,10 +99,12 @@ def tensor(data, dtype=None, device=None):
     return host if device.type == "cpu" else host.to(device)
 
 
+@_factory
 def empty(*size, dtype=None, device=None):
     return _C._empty(_sizes(size), dtype or _C.float32, _device(device))
 
 
+@_factory
 def full(size, fill_value, *, dtype=None, device=None):
     if dtype is None:
         dtype = (_C.bool if isinstance(fill_value, bool) else
@@ -96,14 +112,17 @@ def full(size, fill_value, *, dtype=None, device=None):
     return _C._full(list(size), float(fill_value), dtype, _device(device))
 
 
+@_factory
 def zeros(*size, dtype=None, device=None):
     return _C._full(_sizes(size), 0.0, dtype or _C.float32, _device(device))
 
 
+@_factory
 def ones(*size, dtype=None, device=None):
     return _C._full(_sizes(size), 1.0, dtype or _C.float32, _device(device))
 
 
+@_factory
 def arange(start, end=None, step=1, *, dtype=None, device=None):
     """PyTorch's torch.arange: the aten op (float32 if a number is a float,
     int64 otherwise, unless dtype says)."""
@@ -118,6 +137,7 @@ def _factory_device(device):
     return None if device is None else _device(device)
 
 
+@_factory
 def rand(*size, dtype=None, device=None):
     """Uniform in [0, 1): aten.rand, drawn from the device's generator
     (opal.manual_seed)."""
@@ -125,39 +145,47 @@ def rand(*size, dtype=None, device=None):
     return ops.aten.rand(_sizes(size), dtype=dtype, device=_factory_device(device))
 
 
+@_factory
 def randn(*size, dtype=None, device=None):
     """Standard normal: aten.randn, drawn from the device's generator."""
     from opal import ops
     return ops.aten.randn(_sizes(size), dtype=dtype, device=_factory_device(device))
 
 
+@_factory
 def randperm(n, *, dtype=None, device=None):
     """A random permutation of 0..n-1 (int64 unless dtype says): aten.randperm."""
     from opal import ops
     return ops.aten.randperm(n, dtype=dtype, device=_factory_device(device))
 
 
+@_factory
 def empty_like(t, *, dtype=None, device=None):
     return empty(*t.shape, dtype=dtype or t.dtype, device=device or t.device)
 
 
+@_factory
 def zeros_like(t, *, dtype=None, device=None):
     return zeros(*t.shape, dtype=dtype or t.dtype, device=device or t.device)
 
 
+@_factory
 def ones_like(t, *, dtype=None, device=None):
     return ones(*t.shape, dtype=dtype or t.dtype, device=device or t.device)
 
 
+@_factory
 def full_like(t, fill_value, *, dtype=None, device=None):
     return full(t.shape, fill_value, dtype=dtype or t.dtype, device=device or t.device)
 
 
+@_factory
 def rand_like(t, *, dtype=None, device=None):
     from opal import ops
     return ops.aten.rand_like(t, dtype=dtype, device=_factory_device(device))
 
 
+@_factory
 def randn_like(t, *, dtype=None, device=None):
     from opal import ops
     return ops.aten.randn_like(t, dtype=dtype, device=_factory_device(device))

@@ -18,6 +18,7 @@ void bindDispatch(pybind11::module_ &m);
 void bindOperators(pybind11::module_ &m);
 void bindCuda(pybind11::module_ &m);
 void bindCache(pybind11::module_ &m);
+void bindAutograd(pybind11::module_ &m);
 
 } // namespace opal::python
 

@@ -10,4 +10,5 @@ PYBIND11_MODULE(_C, m) {
   opal::python::bindOperators(m);
   opal::python::bindCuda(m);
   opal::python::bindCache(m);
+  opal::python::bindAutograd(m);
 }

@@ -2,6 +2,8 @@
 
 #include "Bindings.h"
 
+#include "opal/Autograd/InPlace.h"
+
 #include "opal/CUDA/Device.h"
 #include "PythonValues.h"
 
@@ -417,8 +419,14 @@ void opal::python::bindRuntime(py::module_ &m) {
              return t.to(Device(DeviceType::CUDA, static_cast<int8_t>(index ? *index : -1)));
            }, py::arg("device") = py::none())
       .def_property_readonly("is_cuda", [](const Tensor &t) { return t.device().isCUDA(); })
-      .def("copy_", [](Tensor &t, const Tensor &source) { return t.copyFrom(source); })
-      .def("fill_", [](Tensor &t, double value) { return t.fill(value); })
+      .def("copy_", [](Tensor &t, const Tensor &source) {
+             autograd::copyInPlace(t, source);
+             return t;
+           })
+      .def("fill_", [](Tensor &t, double value) {
+             autograd::fillInPlace(t, value);
+             return t;
+           })
       .def("numpy", &toNumpy)
       .def("__array__", [](const Tensor &t, py::object dtype) {
              py::array array = toNumpy(t);

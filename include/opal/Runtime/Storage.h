@@ -11,7 +11,9 @@
 #include "opal/Runtime/Device.h"
 #include "opal/Support/IntrusivePtr.h"
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 
 namespace opal {
 
@@ -41,6 +43,11 @@ public:
   /// bytes): in-place writes into tensors over it raise.
   bool readOnly() const { return readOnly_; }
   void setReadOnly() { readOnly_ = true; }
+  /// Autograd's version counter of every tensor over this storage: each
+  /// in-place write raises it, so a tensor saved for backward can tell it
+  /// was overwritten (PyTorch keeps it per view family; views share storage).
+  uint32_t version() const { return version_.load(std::memory_order_relaxed); }
+  void bumpVersion() { version_.fetch_add(1, std::memory_order_relaxed); }
 
 private:
   void *data_;
@@ -49,6 +56,7 @@ private:
   Deleter deleter_;
   void *context_;
   bool readOnly_ = false;
+  std::atomic<uint32_t> version_{0};
 };
 
 using Storage = IntrusivePtr<StorageImpl>;

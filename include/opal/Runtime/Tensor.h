@@ -17,11 +17,19 @@
 #include "opal/Support/ArrayRef.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace opal {
+
+/// Autograd's state of one tensor (Autograd/AutogradMeta.h). Runtime only
+/// holds it, as c10 holds PyTorch's AutogradMeta: the layers above define it.
+class AutogradMetaInterface {
+public:
+  virtual ~AutogradMetaInterface() = default;
+};
 
 class TensorImpl : public RefCounted {
 public:
@@ -57,6 +65,12 @@ public:
   void addKeys(DispatchKeySet keys) { keySet_ = keySet_ | keys; }
   void removeKeys(DispatchKeySet keys) { keySet_ = keySet_ - keys; }
 
+  /// Autograd's state, null for a tensor that never took part in autograd.
+  AutogradMetaInterface *autogradMeta() const { return autogradMeta_.get(); }
+  void setAutogradMeta(std::unique_ptr<AutogradMetaInterface> meta) {
+    autogradMeta_ = std::move(meta);
+  }
+
 private:
   Storage storage_;
   ScalarType dtype_;
@@ -67,6 +81,7 @@ private:
   int64_t numel_;
   DispatchKeySet keySet_;
   bool contiguous_;
+  std::unique_ptr<AutogradMetaInterface> autogradMeta_;
 };
 
 /// Wraps `dim` (which may be negative) for a tensor of rank `rank`; throws
@@ -161,6 +176,16 @@ public:
   Tensor &fill(double value);
   /// Throws naming `op` when the tensor's memory is read-only.
   void checkWritable(const char *op) const;
+  /// The version counter autograd checks saved tensors against: shared by
+  /// every tensor over the same storage, raised by each in-place write
+  /// (copyFrom, fill); 0 for a tensor without storage.
+  uint32_t version() const {
+    return impl_->storage() ? impl_->storage()->version() : 0;
+  }
+  void bumpVersion() const {
+    if (impl_->storage())
+      impl_->storage()->bumpVersion();
+  }
 
   /// True if both handles share one TensorImpl.
   bool isSame(const Tensor &other) const { return impl_ == other.impl_; }

@@ -1,0 +1,66 @@
+//===- AutogradMeta.h - A tensor's part in autograd -------------*- C++ -*-===//
+//
+// The autograd state of one tensor: whether it is a leaf that requires
+// grad, its accumulated .grad, and, for a result of a recorded op, the node
+// that computed it (grad_fn) and which of that node's inputs it is.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPAL_AUTOGRAD_AUTOGRADMETA_H
+#define OPAL_AUTOGRAD_AUTOGRADMETA_H
+
+#include "opal/Autograd/Node.h"
+#include "opal/Dispatch/IValue.h"
+#include "opal/Schema/FunctionSchema.h"
+
+namespace opal::autograd {
+
+struct AutogradMeta : AutogradMetaInterface {
+  /// A leaf's flag (a result requires grad through its grad_fn).
+  bool requiresGrad = false;
+  /// A non-leaf's .grad is kept only after retain_grad().
+  bool retainsGrad = false;
+  /// The result of a view op (its storage is another tensor's).
+  bool isView = false;
+  Tensor grad;
+  std::shared_ptr<Node> gradFn;
+  uint32_t outputNr = 0;
+  /// A leaf's AccumulateGrad, while some graph holds it.
+  std::weak_ptr<Node> gradAccumulator;
+};
+
+/// The tensor's autograd state, or null if it never had any.
+AutogradMeta *autogradMeta(const Tensor &tensor);
+/// The tensor's autograd state, created if needed.
+AutogradMeta &materializeAutogradMeta(const Tensor &tensor);
+
+/// A leaf with requires_grad set, or the result of a recorded op.
+inline bool requiresGrad(const Tensor &tensor) {
+  if (!tensor.defined())
+    return false;
+  auto *meta = static_cast<AutogradMeta *>(tensor.impl()->autogradMeta());
+  return meta && (meta->requiresGrad || meta->gradFn);
+}
+inline bool isLeaf(const Tensor &tensor) {
+  auto *meta = autogradMeta(tensor);
+  return !meta || !meta->gradFn;
+}
+const std::shared_ptr<Node> &gradFn(const Tensor &tensor);
+/// PyTorch's requires_grad_(): leaves of floating dtype only.
+void setRequiresGrad(const Tensor &tensor, bool requiresGrad);
+/// Where a gradient of `tensor` goes: its grad_fn's input, or a leaf's
+/// AccumulateGrad (created on first use); invalid if it requires no grad.
+Edge gradientEdge(const Tensor &tensor);
+/// Makes `tensor` output `outputNr` of `fn` (its grad_fn).
+void setHistory(const Tensor &tensor, std::shared_ptr<Node> fn, uint32_t outputNr);
+/// A new tensor over the same storage, with no autograd history.
+Tensor detach(const Tensor &tensor);
+/// Whether a call with `args` (the schema's arguments) records for
+/// autograd: grad mode is on and a tensor argument requires grad.
+bool recordsCall(const FunctionSchema &schema, const IValue *args);
+/// "[opal.FloatTensor [2, 3]]", as PyTorch describes a tensor in errors.
+std::string typeDescription(const Tensor &tensor);
+
+} // namespace opal::autograd
+
+#endif // OPAL_AUTOGRAD_AUTOGRADMETA_H

@@ -1,0 +1,75 @@
+//===- Functions.h - The nodes of the backward graph ------------*- C++ -*-===//
+
+#ifndef OPAL_AUTOGRAD_FUNCTIONS_H
+#define OPAL_AUTOGRAD_FUNCTIONS_H
+
+#include "opal/Autograd/Formula.h"
+#include "opal/Autograd/SavedVariable.h"
+#include "opal/Dispatch/IValue.h"
+
+namespace opal::autograd {
+
+/// Adds the gradient that reaches a leaf into its .grad.
+class AccumulateGrad : public Node {
+public:
+  explicit AccumulateGrad(Tensor variable) : variable_(std::move(variable)) {
+    addInput(variable_);
+  }
+  std::vector<Tensor> apply(std::vector<Tensor> &&grads) override;
+  std::string name() const override { return "AccumulateGrad"; }
+  const Tensor &variable() const { return variable_; }
+
+private:
+  Tensor variable_;
+};
+
+/// The backward of an op that has no derivative: raises PyTorch's error
+/// when a gradient reaches it.
+class NotImplementedBackward : public Node {
+public:
+  explicit NotImplementedBackward(std::string op) : op_(std::move(op)) {}
+  std::vector<Tensor> apply(std::vector<Tensor> &&grads) override;
+  std::string name() const override { return "NotImplemented"; }
+
+private:
+  std::string op_;
+};
+
+/// The backward of an in-place write of a whole tensor (copy_, fill_): the
+/// tensor's old value gets no gradient, the source (if any) all of it.
+class OverwriteBackward : public Node {
+public:
+  explicit OverwriteBackward(std::string name) : name_(std::move(name)) {}
+  std::vector<Tensor> apply(std::vector<Tensor> &&grads) override;
+  std::string name() const override { return name_; }
+
+private:
+  std::string name_;
+};
+
+/// The backward of an op with a derivative formula: calls the formula's
+/// ops with the saved values.
+class FormulaBackward : public Node {
+public:
+  FormulaBackward(std::shared_ptr<const Formula> formula, std::vector<int32_t> edgeOfArgument)
+      : formula_(std::move(formula)), edgeOfArgument_(std::move(edgeOfArgument)) {}
+  std::vector<Tensor> apply(std::vector<Tensor> &&grads) override;
+  std::string name() const override { return formula_->nodeName; }
+  void releaseVariables() override;
+
+  /// The forward values the formula reads (filled while recording).
+  std::vector<SavedVariable> savedTensors;
+  std::vector<IValue> savedValues; ///< per argument, None where a tensor is saved
+  std::vector<SavedVariable> savedResults;
+  /// Per node input: the forward result it is the gradient of.
+  std::vector<uint32_t> resultOfInput;
+
+private:
+  std::shared_ptr<const Formula> formula_;
+  /// Per forward argument: its next edge, or -1.
+  std::vector<int32_t> edgeOfArgument_;
+};
+
+} // namespace opal::autograd
+
+#endif // OPAL_AUTOGRAD_FUNCTIONS_H

@@ -1,0 +1,30 @@
+//===- VariableKernel.h - The kernels at the Autograd keys ------*- C++ -*-===//
+//
+// PyTorch's VariableType, as one boxed kernel per op registered at the
+// Autograd alias key: when grad mode is on and an input requires grad, it
+// saves what the op's derivative formula reads, calls the op below
+// autograd, and makes the results outputs of a new backward node; otherwise
+// it only calls the op below autograd. An op without a formula records a
+// node that raises PyTorch's "the derivative for 'op' is not implemented."
+// when a gradient reaches it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPAL_AUTOGRAD_VARIABLEKERNEL_H
+#define OPAL_AUTOGRAD_VARIABLEKERNEL_H
+
+#include "opal/Autograd/Formula.h"
+#include "opal/Dispatch/KernelFunction.h"
+
+namespace opal::autograd {
+
+/// The Autograd kernel of `op` with `formula` (null: no derivative).
+KernelFunction makeVariableKernel(const OperatorHandle &op,
+                                  std::shared_ptr<const Formula> formula);
+
+/// Whether `kernel` is one that makeVariableKernel made.
+bool isVariableKernel(const KernelFunction &kernel);
+
+} // namespace opal::autograd
+
+#endif // OPAL_AUTOGRAD_VARIABLEKERNEL_H

@@ -1,0 +1,98 @@
+//===- AutogradMeta.cpp - A tensor's part in autograd ---------------------===//
+
+#include "opal/Autograd/AutogradMeta.h"
+
+#include "opal/Autograd/Functions.h"
+#include "opal/Autograd/GradMode.h"
+#include "opal/Support/Exceptions.h"
+
+using namespace opal;
+using namespace opal::autograd;
+
+AutogradMeta *autograd::autogradMeta(const Tensor &tensor) {
+  if (!tensor.defined())
+    return nullptr;
+  return static_cast<AutogradMeta *>(tensor.impl()->autogradMeta());
+}
+
+AutogradMeta &autograd::materializeAutogradMeta(const Tensor &tensor) {
+  if (!tensor.defined())
+    throw OpalError("autograd: an undefined tensor has no autograd state");
+  if (AutogradMeta *meta = autogradMeta(tensor))
+    return *meta;
+  auto meta = std::make_unique<AutogradMeta>();
+  AutogradMeta &result = *meta;
+  tensor.impl()->setAutogradMeta(std::move(meta));
+  return result;
+}
+
+const std::shared_ptr<Node> &autograd::gradFn(const Tensor &tensor) {
+  static const std::shared_ptr<Node> none;
+  AutogradMeta *meta = autogradMeta(tensor);
+  return meta ? meta->gradFn : none;
+}
+
+void autograd::setRequiresGrad(const Tensor &tensor, bool requiresGrad) {
+  if (!isLeaf(tensor))
+    throw OpalError("you can only change requires_grad flags of leaf variables. If you want to "
+                    "use a computed variable in a subgraph that doesn't require differentiation "
+                    "use var_no_grad = var.detach().");
+  if (requiresGrad && !isFloatingType(tensor.dtype()) && !isComplexType(tensor.dtype()))
+    throw OpalError("only Tensors of floating point dtype can require gradients");
+  if (!requiresGrad && !autogradMeta(tensor))
+    return;
+  materializeAutogradMeta(tensor).requiresGrad = requiresGrad;
+}
+
+Edge autograd::gradientEdge(const Tensor &tensor) {
+  AutogradMeta *meta = autogradMeta(tensor);
+  if (!meta)
+    return {};
+  if (meta->gradFn)
+    return {meta->gradFn, meta->outputNr};
+  if (!meta->requiresGrad)
+    return {};
+  std::shared_ptr<Node> accumulator = meta->gradAccumulator.lock();
+  if (!accumulator) {
+    accumulator = std::make_shared<AccumulateGrad>(tensor);
+    meta->gradAccumulator = accumulator;
+  }
+  return {accumulator, 0};
+}
+
+void autograd::setHistory(const Tensor &tensor, std::shared_ptr<Node> fn, uint32_t outputNr) {
+  AutogradMeta &meta = materializeAutogradMeta(tensor);
+  meta.gradFn = std::move(fn);
+  meta.outputNr = outputNr;
+  meta.requiresGrad = false;
+}
+
+Tensor autograd::detach(const Tensor &tensor) {
+  return tensor.asStrided(DimVector(tensor.sizes()),
+                          DimVector(tensor.strides()),
+                          tensor.storageOffset());
+}
+
+bool autograd::recordsCall(const FunctionSchema &schema, const IValue *args) {
+  if (!GradMode::isEnabled())
+    return false;
+  for (size_t i = 0; i < schema.arguments().size(); ++i) {
+    const IValue &value = args[i];
+    if (value.isTensor() && requiresGrad(value.toTensor()))
+      return true;
+    if (value.isTensorList())
+      for (const Tensor &t : value.toTensorList())
+        if (requiresGrad(t))
+          return true;
+    if (value.isOptionalTensorList())
+      for (const auto &t : value.toOptionalTensorList())
+        if (t && requiresGrad(*t))
+          return true;
+  }
+  return false;
+}
+
+std::string autograd::typeDescription(const Tensor &tensor) {
+  return std::string("[opal.") + scalarTypeCppName(tensor.dtype()) + "Tensor " +
+         sizesText(tensor.sizes()) + "]";
+}

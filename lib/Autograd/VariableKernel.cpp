@@ -1,0 +1,186 @@
+//===- VariableKernel.cpp - The kernels at the Autograd keys --------------===//
+
+#include "opal/Autograd/VariableKernel.h"
+
+#include "opal/Autograd/AutogradMeta.h"
+#include "opal/Autograd/Functions.h"
+#include "opal/Autograd/GradMode.h"
+#include "opal/Dispatch/Dispatcher.h"
+
+#include <algorithm>
+
+using namespace opal;
+using namespace opal::autograd;
+
+namespace {
+
+class VariableKernel : public OperatorKernel {
+public:
+  VariableKernel(const FunctionSchema &schema, std::shared_ptr<const Formula> formula)
+      : formula(std::move(formula)), numArguments(schema.arguments().size()),
+        opName(schema.operatorName().ns() == "aten"
+                   ? std::string(schema.operatorName().baseName())
+                   : schema.operatorName().str()) {
+    const auto &arguments = schema.arguments();
+    for (uint32_t i = 0; i < arguments.size(); ++i) {
+      if (isSingleTensor(*arguments[i].type()))
+        tensorArguments.push_back(i);
+      else if (arguments[i].type()->isTensorLike())
+        listArguments.push_back(i);
+    }
+    for (const Argument &result : schema.returns())
+      resultIsView.push_back(result.aliasInfo() && !result.isWrite());
+  }
+
+  static void call(OperatorKernel *functor, const OperatorHandle &op, DispatchKeySet keys,
+                   Stack *stack);
+  void record(const OperatorHandle &op, DispatchKeySet below, Stack *stack) const;
+
+  std::shared_ptr<const Formula> formula;
+  size_t numArguments;
+  std::string opName;
+  std::vector<uint32_t> tensorArguments;
+  std::vector<uint32_t> listArguments; ///< Tensor[] and Tensor?[]
+  std::vector<bool> resultIsView;
+};
+
+bool implRequiresGrad(const TensorImpl *impl) {
+  const auto *meta = static_cast<const AutogradMeta *>(impl->autogradMeta());
+  return meta && (meta->requiresGrad || meta->gradFn);
+}
+
+/// The tensors of a Tensor[] or Tensor?[] argument that require grad.
+std::vector<Tensor> listTensorsRequiringGrad(const IValue &value) {
+  std::vector<Tensor> found;
+  if (value.isTensorList()) {
+    for (const Tensor &t : value.toTensorList())
+      if (requiresGrad(t))
+        found.push_back(t);
+  } else if (value.isOptionalTensorList()) {
+    for (const auto &t : value.toOptionalTensorList())
+      if (t && requiresGrad(*t))
+        found.push_back(*t);
+  }
+  return found;
+}
+
+const DispatchKeySet kAfterAutograd(DispatchKeySet::FULL_AFTER, DispatchKey::AutogradOther);
+
+void VariableKernel::call(OperatorKernel *functor, const OperatorHandle &op, DispatchKeySet keys,
+                          Stack *stack) {
+  const auto &self = *static_cast<const VariableKernel *>(functor);
+  const IValue *args = stack->data() + stack->size() - self.numArguments;
+  bool record = false;
+  if (GradMode::isEnabled()) {
+    for (uint32_t i : self.tensorArguments)
+      if (args[i].isTensor() && implRequiresGrad(args[i].toTensorImpl())) {
+        record = true;
+        break;
+      }
+    for (uint32_t i : self.listArguments)
+      record = record || !listTensorsRequiringGrad(args[i]).empty();
+  }
+  DispatchKeySet below = keys & kAfterAutograd;
+  if (record) {
+    self.record(op, below, stack);
+    return;
+  }
+  // As PyTorch's kernels do, calls the op's kernels make from here do not
+  // come back to autograd.
+  ExcludeDispatchKeyGuard guard(kAutogradDispatchKeySet);
+  op.redispatchBoxed(below, stack);
+}
+
+void VariableKernel::record(const OperatorHandle &op, DispatchKeySet below, Stack *stack) const {
+  const IValue *args = stack->data() + stack->size() - numArguments;
+  // The formula covers every input that requires grad, or the op's
+  // backward is the not-implemented node.
+  bool covered = formula != nullptr;
+  for (uint32_t i : listArguments)
+    covered = covered && listTensorsRequiringGrad(args[i]).empty();
+  for (uint32_t i : tensorArguments)
+    if (args[i].isTensor() && implRequiresGrad(args[i].toTensorImpl()))
+      covered = covered && formula->differentiable[i];
+
+  std::shared_ptr<Node> node;
+  FormulaBackward *formulaNode = nullptr;
+  if (covered) {
+    std::vector<int32_t> edgeOfArgument(numArguments, -1);
+    int32_t edges = 0;
+    for (uint32_t i : tensorArguments)
+      if (formula->differentiable[i])
+        edgeOfArgument[i] = edges++;
+    auto backward = std::make_shared<FormulaBackward>(formula, edgeOfArgument);
+    for (uint32_t i : tensorArguments)
+      if (formula->differentiable[i])
+        backward->addNextEdge(args[i].isTensor() ? gradientEdge(args[i].toTensor()) : Edge{});
+    backward->savedTensors.resize(numArguments);
+    backward->savedValues.resize(numArguments);
+    for (uint32_t i = 0; i < numArguments; ++i) {
+      if (!formula->savesArgument[i])
+        continue;
+      if (args[i].isTensor())
+        backward->savedTensors[i] = SavedVariable(args[i].toTensor(), /*isOutput=*/false);
+      else
+        backward->savedValues[i] = args[i];
+    }
+    formulaNode = backward.get();
+    node = std::move(backward);
+  } else {
+    node = std::make_shared<NotImplementedBackward>(opName);
+    for (uint32_t i : tensorArguments)
+      if (args[i].isTensor() && implRequiresGrad(args[i].toTensorImpl()))
+        node->addNextEdge(gradientEdge(args[i].toTensor()));
+    for (uint32_t i : listArguments)
+      for (const Tensor &t : listTensorsRequiringGrad(args[i]))
+        node->addNextEdge(gradientEdge(t));
+  }
+
+  std::vector<const TensorImpl *> inputs;
+  for (uint32_t i : tensorArguments)
+    if (args[i].isTensor())
+      inputs.push_back(args[i].toTensorImpl());
+  {
+    ExcludeDispatchKeyGuard guard(kAutogradDispatchKeySet);
+    op.redispatchBoxed(below, stack);
+  }
+
+  size_t numResults = resultIsView.size();
+  if (formulaNode)
+    formulaNode->savedResults.resize(numResults);
+  IValue *results = stack->data() + stack->size() - numResults;
+  for (uint32_t r = 0; r < numResults; ++r) {
+    if (!results[r].isTensor())
+      continue;
+    Tensor result = results[r].toTensor();
+    // A kernel that returns an input itself (a view with nothing to
+    // change) gets a new tensor over it: the input keeps its own history.
+    if (std::find(inputs.begin(), inputs.end(), result.impl()) != inputs.end()) {
+      result = detach(result);
+      results[r] = IValue(result);
+    }
+    if (formulaNode && formula->savesResult[r])
+      formulaNode->savedResults[r] = SavedVariable(result, /*isOutput=*/true);
+    if (!isFloatingType(result.dtype()) && !isComplexType(result.dtype()))
+      continue;
+    uint32_t input = node->addInput(result);
+    if (formulaNode)
+      formulaNode->resultOfInput.push_back(r);
+    setHistory(result, node, input);
+    if (resultIsView[r])
+      materializeAutogradMeta(result).isView = true;
+  }
+}
+
+} // namespace
+
+KernelFunction autograd::makeVariableKernel(const OperatorHandle &op,
+                                            std::shared_ptr<const Formula> formula) {
+  return KernelFunction::makeFromBoxedFunctor(
+      IntrusivePtr<OperatorKernel>(new VariableKernel(op.schema(), std::move(formula))),
+      &VariableKernel::call);
+}
+
+bool autograd::isVariableKernel(const KernelFunction &kernel) {
+  return kernel.isBoxedFunction(&VariableKernel::call);
+}

@@ -1,0 +1,564 @@
+// The derivatives of aten's ops (Autograd/Formula.h says how they are found
+// and bound): ops of the namespace aten_backward, one per op (results named
+// after the inputs whose gradients they are) or one per input
+// (`<overload>_<input>`, or `<input>` for an op without overload). Each is
+// an op like any other, so a backward runs as compiled, cached kernels.
+// Gradients come out at the shape of the forward's broadcast computation and
+// in its dtype: the engine sums them to each input's shape and converts
+// them to its dtype. The formulas follow PyTorch's derivatives.yaml.
+// Formulas that only move or pass on the gradient (views, identities) also
+// have native kernels (DerivativeKernels.cpp), so they copy nothing.
+opal.library "aten_backward" {
+  // --- Arithmetic ------------------------------------------------------------
+  opal.def "add.Tensor_self(Tensor grad) -> Tensor"
+  opal.decomposition "add.Tensor_self" {
+  ^bb0(%grad: !opal.tensor):
+    opal.yield %grad : !opal.tensor
+  }
+  opal.def "add.Tensor_other(Tensor grad, Scalar alpha) -> Tensor"
+  opal.decomposition "add.Tensor_other" {
+  ^bb0(%grad: !opal.tensor, %alpha: f64):
+    %g = aten.mul.Scalar %grad, %alpha : (!opal.tensor, f64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "add.Scalar_self(Tensor grad) -> Tensor"
+  opal.decomposition "add.Scalar_self" {
+  ^bb0(%grad: !opal.tensor):
+    opal.yield %grad : !opal.tensor
+  }
+  opal.def "sub.Tensor_self(Tensor grad) -> Tensor"
+  opal.decomposition "sub.Tensor_self" {
+  ^bb0(%grad: !opal.tensor):
+    opal.yield %grad : !opal.tensor
+  }
+  opal.def "sub.Tensor_other(Tensor grad, Scalar alpha) -> Tensor"
+  opal.decomposition "sub.Tensor_other" {
+  ^bb0(%grad: !opal.tensor, %alpha: f64):
+    %zero = arith.constant 0.0 : f64
+    %na = arith.subf %zero, %alpha : f64
+    %g = aten.mul.Scalar %grad, %na : (!opal.tensor, f64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "sub.Scalar_self(Tensor grad) -> Tensor"
+  opal.decomposition "sub.Scalar_self" {
+  ^bb0(%grad: !opal.tensor):
+    opal.yield %grad : !opal.tensor
+  }
+  opal.def "rsub.Scalar_self(Tensor grad, Scalar alpha) -> Tensor"
+  opal.decomposition "rsub.Scalar_self" {
+  ^bb0(%grad: !opal.tensor, %alpha: f64):
+    %zero = arith.constant 0.0 : f64
+    %na = arith.subf %zero, %alpha : f64
+    %g = aten.mul.Scalar %grad, %na : (!opal.tensor, f64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "mul.Tensor_self(Tensor grad, Tensor other) -> Tensor"
+  opal.decomposition "mul.Tensor_self" {
+  ^bb0(%grad: !opal.tensor, %other: !opal.tensor):
+    %g = aten.mul.Tensor %grad, %other : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "mul.Tensor_other(Tensor grad, Tensor self) -> Tensor"
+  opal.decomposition "mul.Tensor_other" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %g = aten.mul.Tensor %grad, %self : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "mul.Scalar_self(Tensor grad, Scalar other) -> Tensor"
+  opal.decomposition "mul.Scalar_self" {
+  ^bb0(%grad: !opal.tensor, %other: f64):
+    %g = aten.mul.Scalar %grad, %other : (!opal.tensor, f64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "div.Tensor_self(Tensor grad, Tensor other) -> Tensor"
+  opal.decomposition "div.Tensor_self" {
+  ^bb0(%grad: !opal.tensor, %other: !opal.tensor):
+    %g = aten.div.Tensor %grad, %other : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // -grad * self / other^2
+  opal.def "div.Tensor_other(Tensor grad, Tensor self, Tensor other) -> Tensor"
+  opal.decomposition "div.Tensor_other" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %other: !opal.tensor):
+    %q = aten.div.Tensor %self, %other : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %q2 = aten.div.Tensor %q, %other : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %p = aten.mul.Tensor %grad, %q2 : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %g = aten.neg %p : (!opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "div.Scalar_self(Tensor grad, Scalar other) -> Tensor"
+  opal.decomposition "div.Scalar_self" {
+  ^bb0(%grad: !opal.tensor, %other: f64):
+    %g = aten.div.Scalar %grad, %other : (!opal.tensor, f64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "neg(Tensor grad) -> Tensor self"
+  opal.decomposition "neg" {
+  ^bb0(%grad: !opal.tensor):
+    %g = aten.neg %grad : (!opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // exponent * self^(exponent - 1), and 0 where the exponent is 0.
+  opal.def "pow.Tensor_Scalar(Tensor grad, Tensor self, Scalar exponent) -> Tensor self"
+  opal.decomposition "pow.Tensor_Scalar" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %exponent: f64):
+    %one = arith.constant 1.0 : f64
+    %em1 = arith.subf %exponent, %one : f64
+    %p = aten.pow.Tensor_Scalar %self, %em1 : (!opal.tensor, f64) -> !opal.tensor
+    %d = aten.mul.Scalar %p, %exponent : (!opal.tensor, f64) -> !opal.tensor
+    %g = aten.mul.Tensor %grad, %d : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+
+  // --- Elementwise math ------------------------------------------------------
+  opal.def "exp(Tensor grad, Tensor result) -> Tensor self"
+  opal.decomposition "exp" {
+  ^bb0(%grad: !opal.tensor, %result: !opal.tensor):
+    %g = aten.mul.Tensor %grad, %result : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "log(Tensor grad, Tensor self) -> Tensor self"
+  opal.decomposition "log" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %g = aten.div.Tensor %grad, %self : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "sqrt(Tensor grad, Tensor result) -> Tensor self"
+  opal.decomposition "sqrt" {
+  ^bb0(%grad: !opal.tensor, %result: !opal.tensor):
+    %two = arith.constant 2.0 : f64
+    %d = aten.mul.Scalar %result, %two : (!opal.tensor, f64) -> !opal.tensor
+    %g = aten.div.Tensor %grad, %d : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // -0.5 * grad * result^3
+  opal.def "rsqrt(Tensor grad, Tensor result) -> Tensor self"
+  opal.decomposition "rsqrt" {
+  ^bb0(%grad: !opal.tensor, %result: !opal.tensor):
+    %three = arith.constant 3.0 : f64
+    %mhalf = arith.constant -0.5 : f64
+    %r3 = aten.pow.Tensor_Scalar %result, %three : (!opal.tensor, f64) -> !opal.tensor
+    %d = aten.mul.Scalar %r3, %mhalf : (!opal.tensor, f64) -> !opal.tensor
+    %g = aten.mul.Tensor %grad, %d : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // grad * (1 - result^2)
+  opal.def "tanh(Tensor grad, Tensor result) -> Tensor self"
+  opal.decomposition "tanh" {
+  ^bb0(%grad: !opal.tensor, %result: !opal.tensor):
+    %one = arith.constant 1.0 : f64
+    %sq = aten.mul.Tensor %result, %result : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %d = aten.rsub.Scalar %sq, %one, %one : (!opal.tensor, f64, f64) -> !opal.tensor
+    %g = aten.mul.Tensor %grad, %d : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // grad * result * (1 - result)
+  opal.def "sigmoid(Tensor grad, Tensor result) -> Tensor self"
+  opal.decomposition "sigmoid" {
+  ^bb0(%grad: !opal.tensor, %result: !opal.tensor):
+    %one = arith.constant 1.0 : f64
+    %c = aten.rsub.Scalar %result, %one, %one : (!opal.tensor, f64, f64) -> !opal.tensor
+    %d = aten.mul.Tensor %result, %c : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %g = aten.mul.Tensor %grad, %d : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // PyTorch's threshold_backward(grad, result, 0): 0 where result <= 0.
+  opal.def "relu(Tensor grad, Tensor result) -> Tensor self"
+  opal.decomposition "relu" {
+  ^bb0(%grad: !opal.tensor, %result: !opal.tensor):
+    %zero = arith.constant 0.0 : f64
+    %off = aten.le.Scalar %result, %zero : (!opal.tensor, f64) -> !opal.tensor
+    %g = aten.masked_fill.Scalar %grad, %off, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // sigmoid(x) * (1 + x * (1 - sigmoid(x)))
+  opal.def "silu(Tensor grad, Tensor self) -> Tensor self"
+  opal.decomposition "silu" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %one = arith.constant 1.0 : f64
+    %s = aten.sigmoid %self : (!opal.tensor) -> !opal.tensor
+    %c = aten.rsub.Scalar %s, %one, %one : (!opal.tensor, f64, f64) -> !opal.tensor
+    %xc = aten.mul.Tensor %self, %c : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %t = aten.add.Scalar %xc, %one, %one : (!opal.tensor, f64, f64) -> !opal.tensor
+    %d = aten.mul.Tensor %s, %t : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %g = aten.mul.Tensor %grad, %d : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // none: Phi(x) + x * phi(x); tanh: PyTorch's GeluBackward of the
+  // approximation.
+  opal.def "gelu(Tensor grad, Tensor self, *, str approximate=\"none\") -> Tensor self"
+  opal.decomposition "gelu" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %approximate: !opal.str):
+    %tanh = opal.str_eq %approximate, "tanh" : !opal.str -> i1
+    %one = arith.constant 1.0 : f64
+    %half = arith.constant 0.5 : f64
+    %d = opal.static_if %tanh -> !opal.tensor {
+      %beta = arith.constant 0.7978845608028654 : f64
+      %kappa = arith.constant 0.044715 : f64
+      %kappa3 = arith.constant 0.134145 : f64
+      %x2 = aten.mul.Tensor %self, %self : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %x3 = aten.mul.Tensor %x2, %self : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %kx3 = aten.mul.Scalar %x3, %kappa : (!opal.tensor, f64) -> !opal.tensor
+      %sum = aten.add.Tensor %self, %kx3, %one : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+      %inner = aten.mul.Scalar %sum, %beta : (!opal.tensor, f64) -> !opal.tensor
+      %t = aten.tanh %inner : (!opal.tensor) -> !opal.tensor
+      %right = aten.add.Scalar %t, %one, %one : (!opal.tensor, f64, f64) -> !opal.tensor
+      %left_d = aten.mul.Scalar %right, %half : (!opal.tensor, f64) -> !opal.tensor
+      %t2 = aten.mul.Tensor %t, %t : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %sech2 = aten.rsub.Scalar %t2, %one, %one : (!opal.tensor, f64, f64) -> !opal.tensor
+      %k3x2 = aten.mul.Scalar %x2, %kappa3 : (!opal.tensor, f64) -> !opal.tensor
+      %dinner = aten.add.Scalar %k3x2, %one, %one : (!opal.tensor, f64, f64) -> !opal.tensor
+      %left = aten.mul.Scalar %self, %half : (!opal.tensor, f64) -> !opal.tensor
+      %r1 = aten.mul.Tensor %left, %sech2 : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %r2 = aten.mul.Tensor %r1, %dinner : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %right_d = aten.mul.Scalar %r2, %beta : (!opal.tensor, f64) -> !opal.tensor
+      %dd = aten.add.Tensor %left_d, %right_d, %one : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+      opal.yield %dd : !opal.tensor
+    } else {
+      %rsqrt2 = arith.constant 0.7071067811865476 : f64
+      %rsqrt2pi = arith.constant 0.3989422804014327 : f64
+      %mhalf = arith.constant -0.5 : f64
+      %xs = aten.mul.Scalar %self, %rsqrt2 : (!opal.tensor, f64) -> !opal.tensor
+      %e = aten.erf %xs : (!opal.tensor) -> !opal.tensor
+      %e1 = aten.add.Scalar %e, %one, %one : (!opal.tensor, f64, f64) -> !opal.tensor
+      %cdf = aten.mul.Scalar %e1, %half : (!opal.tensor, f64) -> !opal.tensor
+      %x2 = aten.mul.Tensor %self, %self : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %ex = aten.mul.Scalar %x2, %mhalf : (!opal.tensor, f64) -> !opal.tensor
+      %pe = aten.exp %ex : (!opal.tensor) -> !opal.tensor
+      %pdf = aten.mul.Scalar %pe, %rsqrt2pi : (!opal.tensor, f64) -> !opal.tensor
+      %xpdf = aten.mul.Tensor %self, %pdf : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %dd = aten.add.Tensor %cdf, %xpdf, %one : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+      opal.yield %dd : !opal.tensor
+    }
+    %g = aten.mul.Tensor %grad, %d : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "sin(Tensor grad, Tensor self) -> Tensor self"
+  opal.decomposition "sin" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %c = aten.cos %self : (!opal.tensor) -> !opal.tensor
+    %g = aten.mul.Tensor %grad, %c : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "cos(Tensor grad, Tensor self) -> Tensor self"
+  opal.decomposition "cos" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %s = aten.sin %self : (!opal.tensor) -> !opal.tensor
+    %p = aten.mul.Tensor %grad, %s : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %g = aten.neg %p : (!opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "abs(Tensor grad, Tensor self) -> Tensor self"
+  opal.decomposition "abs" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %s = aten.sign %self : (!opal.tensor) -> !opal.tensor
+    %g = aten.mul.Tensor %grad, %s : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "where.self_self(Tensor grad, Tensor condition) -> Tensor"
+  opal.decomposition "where.self_self" {
+  ^bb0(%grad: !opal.tensor, %condition: !opal.tensor):
+    %zero = arith.constant 0.0 : f64
+    %off = aten.logical_not %condition : (!opal.tensor) -> !opal.tensor
+    %g = aten.masked_fill.Scalar %grad, %off, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "where.self_other(Tensor grad, Tensor condition) -> Tensor"
+  opal.decomposition "where.self_other" {
+  ^bb0(%grad: !opal.tensor, %condition: !opal.tensor):
+    %zero = arith.constant 0.0 : f64
+    %g = aten.masked_fill.Scalar %grad, %condition, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+
+  // --- Reductions ------------------------------------------------------------
+  opal.def "sum(Tensor grad, Tensor self) -> Tensor self"
+  opal.decomposition "sum" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %g = opal.broadcast_to %grad, %shape : !opal.tensor, !opal.list<i64> -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "sum.dim_IntList(Tensor grad, Tensor self, int[1]? dim, bool keepdim=False) -> Tensor self"
+  opal.decomposition "sum.dim_IntList" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %dim: !opal.list<i64>, %keepdim: i1):
+    %dims = opal.normalize_dims %self, %dim : !opal.tensor, !opal.list<i64> -> !opal.list<i64>
+    %true = arith.constant true
+    %kept = opal.static_if %keepdim -> !opal.tensor {
+      opal.yield %grad : !opal.tensor
+    } else {
+      %k = opal.keep_dims %grad, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      opal.yield %k : !opal.tensor
+    }
+    %shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %g = opal.broadcast_to %kept, %shape : !opal.tensor, !opal.list<i64> -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "mean(Tensor grad, Tensor self) -> Tensor self"
+  opal.decomposition "mean" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %none = opal.none
+    %all = opal.normalize_dims %self, %none : !opal.tensor, !opal.none -> !opal.list<i64>
+    %n = opal.count %self, %all : !opal.tensor, !opal.list<i64> -> i64
+    %shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %e = opal.broadcast_to %grad, %shape : !opal.tensor, !opal.list<i64> -> !opal.tensor
+    %g = aten.div.Scalar %e, %n : (!opal.tensor, i64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "mean.dim(Tensor grad, Tensor self, int[1]? dim, bool keepdim=False) -> Tensor self"
+  opal.decomposition "mean.dim" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %dim: !opal.list<i64>, %keepdim: i1):
+    %dims = opal.normalize_dims %self, %dim : !opal.tensor, !opal.list<i64> -> !opal.list<i64>
+    %true = arith.constant true
+    %kept = opal.static_if %keepdim -> !opal.tensor {
+      opal.yield %grad : !opal.tensor
+    } else {
+      %k = opal.keep_dims %grad, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      opal.yield %k : !opal.tensor
+    }
+    %n = opal.count %self, %dims : !opal.tensor, !opal.list<i64> -> i64
+    %shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %e = opal.broadcast_to %kept, %shape : !opal.tensor, !opal.list<i64> -> !opal.tensor
+    %g = aten.div.Scalar %e, %n : (!opal.tensor, i64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // result * (grad - sum(grad * result, dim))
+  opal.def "_softmax(Tensor grad, Tensor result, int dim) -> Tensor self"
+  opal.decomposition "_softmax" {
+  ^bb0(%grad: !opal.tensor, %result: !opal.tensor, %dim: i64):
+    %one = arith.constant 1.0 : f64
+    %true = arith.constant true
+    %none = opal.none
+    %d = opal.list %dim : i64 -> !opal.list<i64>
+    %gr = aten.mul.Tensor %grad, %result : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %s = aten.sum.dim_IntList %gr, %d, %true, %none : (!opal.tensor, !opal.list<i64>, i1, !opal.none) -> !opal.tensor
+    %c = aten.sub.Tensor %grad, %s, %one : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    %g = aten.mul.Tensor %result, %c : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "softmax.int(Tensor grad, Tensor result, int dim) -> Tensor self"
+  opal.decomposition "softmax.int" {
+  ^bb0(%grad: !opal.tensor, %result: !opal.tensor, %dim: i64):
+    %one = arith.constant 1.0 : f64
+    %true = arith.constant true
+    %none = opal.none
+    %d = opal.list %dim : i64 -> !opal.list<i64>
+    %gr = aten.mul.Tensor %grad, %result : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %s = aten.sum.dim_IntList %gr, %d, %true, %none : (!opal.tensor, !opal.list<i64>, i1, !opal.none) -> !opal.tensor
+    %c = aten.sub.Tensor %grad, %s, %one : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    %g = aten.mul.Tensor %result, %c : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // grad - exp(result) * sum(grad, dim)
+  opal.def "_log_softmax(Tensor grad, Tensor result, int dim) -> Tensor self"
+  opal.decomposition "_log_softmax" {
+  ^bb0(%grad: !opal.tensor, %result: !opal.tensor, %dim: i64):
+    %one = arith.constant 1.0 : f64
+    %true = arith.constant true
+    %none = opal.none
+    %d = opal.list %dim : i64 -> !opal.list<i64>
+    %s = aten.sum.dim_IntList %grad, %d, %true, %none : (!opal.tensor, !opal.list<i64>, i1, !opal.none) -> !opal.tensor
+    %e = aten.exp %result : (!opal.tensor) -> !opal.tensor
+    %es = aten.mul.Tensor %e, %s : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %g = aten.sub.Tensor %grad, %es, %one : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "log_softmax.int(Tensor grad, Tensor result, int dim) -> Tensor self"
+  opal.decomposition "log_softmax.int" {
+  ^bb0(%grad: !opal.tensor, %result: !opal.tensor, %dim: i64):
+    %one = arith.constant 1.0 : f64
+    %true = arith.constant true
+    %none = opal.none
+    %d = opal.list %dim : i64 -> !opal.list<i64>
+    %s = aten.sum.dim_IntList %grad, %d, %true, %none : (!opal.tensor, !opal.list<i64>, i1, !opal.none) -> !opal.tensor
+    %e = aten.exp %result : (!opal.tensor) -> !opal.tensor
+    %es = aten.mul.Tensor %e, %s : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %g = aten.sub.Tensor %grad, %es, %one : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+
+  // --- Matrix products: one formula per input, so an input that needs no
+  // gradient costs no product.
+  opal.def "mm.self(Tensor grad, Tensor mat2) -> Tensor"
+  opal.decomposition "mm.self" {
+  ^bb0(%grad: !opal.tensor, %mat2: !opal.tensor):
+    %t = aten.t %mat2 : (!opal.tensor) -> !opal.tensor
+    %g = aten.mm %grad, %t : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "mm.mat2(Tensor grad, Tensor self) -> Tensor"
+  opal.decomposition "mm.mat2" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %t = aten.t %self : (!opal.tensor) -> !opal.tensor
+    %g = aten.mm %t, %grad : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "bmm.self(Tensor grad, Tensor mat2) -> Tensor"
+  opal.decomposition "bmm.self" {
+  ^bb0(%grad: !opal.tensor, %mat2: !opal.tensor):
+    %c1 = arith.constant 1 : i64
+    %c2 = arith.constant 2 : i64
+    %t = aten.transpose.int %mat2, %c1, %c2 : (!opal.tensor, i64, i64) -> !opal.tensor
+    %g = aten.bmm %grad, %t : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "bmm.mat2(Tensor grad, Tensor self) -> Tensor"
+  opal.decomposition "bmm.mat2" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %c1 = arith.constant 1 : i64
+    %c2 = arith.constant 2 : i64
+    %t = aten.transpose.int %self, %c1, %c2 : (!opal.tensor, i64, i64) -> !opal.tensor
+    %g = aten.bmm %t, %grad : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "addmm.self(Tensor grad, Scalar beta) -> Tensor"
+  opal.decomposition "addmm.self" {
+  ^bb0(%grad: !opal.tensor, %beta: f64):
+    %g = aten.mul.Scalar %grad, %beta : (!opal.tensor, f64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "addmm.mat1(Tensor grad, Tensor mat2, Scalar alpha) -> Tensor"
+  opal.decomposition "addmm.mat1" {
+  ^bb0(%grad: !opal.tensor, %mat2: !opal.tensor, %alpha: f64):
+    %t = aten.t %mat2 : (!opal.tensor) -> !opal.tensor
+    %p = aten.mm %grad, %t : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %g = aten.mul.Scalar %p, %alpha : (!opal.tensor, f64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "addmm.mat2(Tensor grad, Tensor mat1, Scalar alpha) -> Tensor"
+  opal.decomposition "addmm.mat2" {
+  ^bb0(%grad: !opal.tensor, %mat1: !opal.tensor, %alpha: f64):
+    %t = aten.t %mat1 : (!opal.tensor) -> !opal.tensor
+    %p = aten.mm %t, %grad : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %g = aten.mul.Scalar %p, %alpha : (!opal.tensor, f64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // linear(input, weight, bias) = input @ weight.T + bias. The weight's
+  // gradient comes out with input's batch dims in front, which the engine
+  // sums away.
+  opal.def "linear.input(Tensor grad, Tensor weight) -> Tensor"
+  opal.decomposition "linear.input" {
+  ^bb0(%grad: !opal.tensor, %weight: !opal.tensor):
+    %g = aten.matmul %grad, %weight : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "linear.weight(Tensor grad, Tensor input) -> Tensor"
+  opal.decomposition "linear.weight" {
+  ^bb0(%grad: !opal.tensor, %input: !opal.tensor):
+    %vector = opal.has_rank %input, 1 : !opal.tensor -> i1
+    %g = opal.static_if %vector -> !opal.tensor {
+      %c0 = arith.constant 0 : i64
+      %c1 = arith.constant 1 : i64
+      %gc = aten.unsqueeze %grad, %c1 : (!opal.tensor, i64) -> !opal.tensor
+      %ir = aten.unsqueeze %input, %c0 : (!opal.tensor, i64) -> !opal.tensor
+      %o = aten.mul.Tensor %gc, %ir : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      opal.yield %o : !opal.tensor
+    } else {
+      %m1 = arith.constant -1 : i64
+      %m2 = arith.constant -2 : i64
+      %gt = aten.transpose.int %grad, %m1, %m2 : (!opal.tensor, i64, i64) -> !opal.tensor
+      %o = aten.matmul %gt, %input : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      opal.yield %o : !opal.tensor
+    }
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "linear.bias(Tensor grad) -> Tensor"
+  opal.decomposition "linear.bias" {
+  ^bb0(%grad: !opal.tensor):
+    opal.yield %grad : !opal.tensor
+  }
+  // matmul by the ranks of its operands: a 1-d operand was unsqueezed and
+  // its new dim squeezed from the product; broadcast batch dims are summed
+  // by the engine.
+  opal.def "matmul.self(Tensor grad, Tensor self, Tensor other) -> Tensor"
+  opal.decomposition "matmul.self" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %other: !opal.tensor):
+    %m1 = arith.constant -1 : i64
+    %m2 = arith.constant -2 : i64
+    %sv = opal.has_rank %self, 1 : !opal.tensor -> i1
+    %ov = opal.has_rank %other, 1 : !opal.tensor -> i1
+    %g = opal.static_if %ov -> !opal.tensor {
+      // grad has self's shape without its last dim: outer product with other.
+      %gu = aten.unsqueeze %grad, %m1 : (!opal.tensor, i64) -> !opal.tensor
+      %o = aten.mul.Tensor %gu, %other : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      opal.yield %o : !opal.tensor
+    } else {
+      %ot = aten.transpose.int %other, %m1, %m2 : (!opal.tensor, i64, i64) -> !opal.tensor
+      %r = opal.static_if %sv -> !opal.tensor {
+        %gu = aten.unsqueeze %grad, %m2 : (!opal.tensor, i64) -> !opal.tensor
+        %p = aten.matmul %gu, %ot : (!opal.tensor, !opal.tensor) -> !opal.tensor
+        %s = aten.squeeze.dim %p, %m2 : (!opal.tensor, i64) -> !opal.tensor
+        opal.yield %s : !opal.tensor
+      } else {
+        %p = aten.matmul %grad, %ot : (!opal.tensor, !opal.tensor) -> !opal.tensor
+        opal.yield %p : !opal.tensor
+      }
+      opal.yield %r : !opal.tensor
+    }
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "matmul.other(Tensor grad, Tensor self, Tensor other) -> Tensor"
+  opal.decomposition "matmul.other" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %other: !opal.tensor):
+    %m1 = arith.constant -1 : i64
+    %m2 = arith.constant -2 : i64
+    %sv = opal.has_rank %self, 1 : !opal.tensor -> i1
+    %ov = opal.has_rank %other, 1 : !opal.tensor -> i1
+    %g = opal.static_if %sv -> !opal.tensor {
+      // grad has other's shape without its second-to-last dim.
+      %su = aten.unsqueeze %self, %m1 : (!opal.tensor, i64) -> !opal.tensor
+      %r = opal.static_if %ov -> !opal.tensor {
+        %o = aten.mul.Tensor %self, %grad : (!opal.tensor, !opal.tensor) -> !opal.tensor
+        opal.yield %o : !opal.tensor
+      } else {
+        %gu = aten.unsqueeze %grad, %m2 : (!opal.tensor, i64) -> !opal.tensor
+        %o = aten.mul.Tensor %su, %gu : (!opal.tensor, !opal.tensor) -> !opal.tensor
+        opal.yield %o : !opal.tensor
+      }
+      opal.yield %r : !opal.tensor
+    } else {
+      %st = aten.transpose.int %self, %m1, %m2 : (!opal.tensor, i64, i64) -> !opal.tensor
+      %r = opal.static_if %ov -> !opal.tensor {
+        %gu = aten.unsqueeze %grad, %m1 : (!opal.tensor, i64) -> !opal.tensor
+        %p = aten.matmul %st, %gu : (!opal.tensor, !opal.tensor) -> !opal.tensor
+        %s = aten.squeeze.dim %p, %m1 : (!opal.tensor, i64) -> !opal.tensor
+        opal.yield %s : !opal.tensor
+      } else {
+        %p = aten.matmul %st, %grad : (!opal.tensor, !opal.tensor) -> !opal.tensor
+        opal.yield %p : !opal.tensor
+      }
+      opal.yield %r : !opal.tensor
+    }
+    opal.yield %g : !opal.tensor
+  }
+
+  // --- Views and copies: native kernels move the gradient back (no copy).
+  opal.def "view(Tensor grad, Tensor self) -> Tensor self"
+  opal.def "reshape(Tensor grad, Tensor self) -> Tensor self"
+  opal.def "squeeze.dim(Tensor grad, Tensor self) -> Tensor self"
+  opal.def "t(Tensor grad) -> Tensor self"
+  opal.def "transpose.int(Tensor grad, int dim0, int dim1) -> Tensor self"
+  opal.def "permute(Tensor grad, int[] dims) -> Tensor self"
+  opal.def "unsqueeze(Tensor grad, int dim) -> Tensor self"
+  opal.def "expand(Tensor grad) -> Tensor self"
+  opal.def "alias(Tensor grad) -> Tensor self"
+  opal.def "clone(Tensor grad) -> Tensor self"
+  opal.def "_to_copy(Tensor grad) -> Tensor self"
+  // The gradient of a part goes into zeros of the whole.
+  opal.def "select.int(Tensor grad, Tensor self, int dim, int index) -> Tensor self"
+  opal.decomposition "select.int" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %dim: i64, %index: i64):
+    %none = opal.none
+    %z = aten.zeros_like %self, %none, %none, %none, %none, %none : (!opal.tensor, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> !opal.tensor
+    %g = aten.select_scatter %z, %grad, %dim, %index : (!opal.tensor, !opal.tensor, i64, i64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "slice.Tensor(Tensor grad, Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor self"
+  opal.decomposition "slice.Tensor" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %dim: i64, %start: i64, %end: i64, %step: i64):
+    %none = opal.none
+    %z = aten.zeros_like %self, %none, %none, %none, %none, %none : (!opal.tensor, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> !opal.tensor
+    %g = aten.slice_scatter %z, %grad, %dim, %start, %end, %step : (!opal.tensor, !opal.tensor, i64, i64, i64, i64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+}

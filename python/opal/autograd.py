@@ -1,0 +1,200 @@
+"""Reverse-mode autograd with PyTorch's API (docs/autograd.md).
+
+    x = opal.ones(3, requires_grad=True)
+    y = (x * x).sum()
+    y.backward()            # x.grad == 2 * x
+    opal.autograd.grad(y2, [x])
+
+Ops record at the Autograd dispatch keys (C++: opal/Autograd); their
+derivatives are ops of the `aten_backward` op library, compiled and cached by
+the JIT like any other kernel.
+"""
+
+import functools
+
+from opal import _C
+
+__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled",
+           "is_grad_enabled"]
+
+is_grad_enabled = _C.is_grad_enabled
+
+
+def _tensors(value):
+    if isinstance(value, _C.Tensor):
+        return [value]
+    return list(value)
+
+
+def _grads(grads, count, what):
+    if grads is None:
+        return [None] * count
+    grads = [grads] if isinstance(grads, _C.Tensor) else list(grads)
+    if len(grads) != count:
+        raise RuntimeError(f"{what} should be a sequence of length {count}, got {len(grads)}")
+    return grads
+
+
+def _no_create_graph(create_graph):
+    if create_graph:
+        raise NotImplementedError("create_graph=True (higher-order gradients) is not supported "
+                                  "yet: the derivative ops do not record themselves")
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulates the gradients of `tensors` into the .grad of the leaves
+    they depend on (torch.autograd.backward)."""
+    _no_create_graph(create_graph)
+    if inputs is not None:
+        raise NotImplementedError("backward(inputs=...) is not supported yet: use "
+                                  "opal.autograd.grad(outputs, inputs)")
+    tensors = _tensors(tensors)
+    grads = _grads(grad_tensors, len(tensors), "grad_tensors")
+    retain = create_graph if retain_graph is None else retain_graph
+    _C._autograd_backward(tensors, grads, bool(retain))
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         allow_unused=False):
+    """The gradients of `outputs` with respect to `inputs`, returned as a
+    tuple instead of accumulated (torch.autograd.grad)."""
+    _no_create_graph(create_graph)
+    outputs = _tensors(outputs)
+    inputs = _tensors(inputs)
+    grads = _grads(grad_outputs, len(outputs), "grad_outputs")
+    retain = create_graph if retain_graph is None else retain_graph
+    return _C._autograd_grad(outputs, inputs, grads, bool(retain), bool(allow_unused))
+
+
+class _GradModeContext:
+    """A context manager and decorator that sets grad mode on this thread."""
+
+    _enabled = None
+
+    def __enter__(self):
+        self._previous = _C.is_grad_enabled()
+        _C._set_grad_enabled(self._enabled)
+        return self
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self._previous)
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.__class__():
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+class no_grad(_GradModeContext):
+    """Ops run without recording (torch.no_grad)."""
+    _enabled = False
+
+
+class enable_grad(_GradModeContext):
+    """Ops record again inside a no_grad block (torch.enable_grad)."""
+    _enabled = True
+
+
+class set_grad_enabled(_GradModeContext):
+    """Sets grad mode now (as a function) or for a block (as a context
+    manager), like torch.set_grad_enabled."""
+
+    def __init__(self, mode):
+        self._enabled = bool(mode)
+        self._previous = _C.is_grad_enabled()
+        _C._set_grad_enabled(self._enabled)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self._previous)
+        return False
+
+    def __call__(self, fn):
+        _C._set_grad_enabled(self._previous)
+        enabled = self._enabled
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with set_grad_enabled(enabled):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Tensor.backward: opal.autograd.backward(self, gradient, ...)."""
+    backward(self, None if gradient is None else [gradient], retain_graph, create_graph, inputs)
+
+
+def _recording(tensor):
+    return _C.is_grad_enabled() and tensor.requires_grad
+
+
+def _getitem(self, index):
+    """`x[index]` for a tensor that requires grad: ints, slices, None and
+    `...` as aten select/slice/unsqueeze calls, so the view is recorded."""
+    from opal._ops import ops
+    A = ops.aten
+    items = index if isinstance(index, tuple) else (index,)
+    if any(isinstance(item, _C.Tensor) or isinstance(item, (list, bool)) for item in items):
+        raise NotImplementedError("indexing a tensor that requires grad with tensors, lists or "
+                                  "bools is not differentiable yet (it is aten::index, which "
+                                  "has no derivative formula yet); use index_select or gather")
+    if sum(item is Ellipsis for item in items) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    used = sum(1 for item in items if item is not None and item is not Ellipsis)
+    if used > self.dim():
+        raise IndexError(f"too many indices for tensor of dimension {self.dim()}")
+    result, dim = self, 0
+    for item in items:
+        if item is Ellipsis:
+            dim += self.dim() - used
+        elif item is None:
+            result = A.unsqueeze(result, dim)
+            dim += 1
+        elif isinstance(item, slice):
+            step = 1 if item.step is None else item.step
+            result = A.slice.Tensor(result, dim, item.start, item.stop, step)
+            dim += 1
+        else:
+            result = A.select.int(result, dim, int(item))
+    return result
+
+
+def _install():
+    """Tensor.backward, and the Tensor methods that copy or index natively
+    made to record when the tensor requires grad (the others are already
+    dispatcher calls)."""
+    from opal._ops import ops
+    A = ops.aten
+    Tensor = _C.Tensor
+    Tensor.backward = _tensor_backward
+
+    def recorded_when_needed(name, recorded):
+        direct = getattr(Tensor, name)
+
+        def method(self, *args, **kwargs):
+            if _recording(self):
+                return recorded(self, *args, **kwargs)
+            return direct(self, *args, **kwargs)
+        method.__name__ = name
+        method.__doc__ = getattr(direct, "__doc__", None)
+        setattr(Tensor, name, method)
+
+    def to(self, *args, **kwargs):
+        target = kwargs.pop("dtype", None) or kwargs.pop("device", None) or (
+            args[0] if args else None)
+        if isinstance(target, _C.dtype):
+            return self if target == self.dtype else A._to_copy(self, dtype=target)
+        device = _C.device(str(target))
+        return self if device == self.device else A._to_copy(self, device=device)
+
+    recorded_when_needed("__getitem__", _getitem)
+    recorded_when_needed("clone", lambda self: A.clone(self))
+    recorded_when_needed("contiguous",
+                         lambda self: self if self.is_contiguous() else A.clone(self))
+    recorded_when_needed("to", to)

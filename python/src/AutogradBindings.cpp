@@ -1,0 +1,129 @@
+//===- AutogradBindings.cpp - requires_grad, .grad, backward, grad_fn -----===//
+
+#include "Bindings.h"
+
+#include "opal/Autograd/AutogradMeta.h"
+#include "opal/Autograd/Engine.h"
+#include "opal/Autograd/Functions.h"
+#include "opal/Autograd/GradMode.h"
+
+#include <pybind11/stl.h>
+
+#include <sstream>
+
+namespace py = pybind11;
+using namespace opal;
+using namespace opal::autograd;
+
+namespace {
+
+/// Python's None becomes an undefined tensor.
+std::vector<Tensor> tensorsOrNone(const py::sequence &items) {
+  std::vector<Tensor> result;
+  for (py::handle item : items)
+    result.push_back(item.is_none() ? Tensor() : item.cast<Tensor>());
+  return result;
+}
+
+py::object tensorOrNone(const Tensor &t) { return t.defined() ? py::cast(t) : py::none(); }
+
+} // namespace
+
+void opal::python::bindAutograd(py::module_ &m) {
+  py::class_<Node, std::shared_ptr<Node>>(m, "Node",
+                                          "A function of the backward graph (a grad_fn).")
+      .def("name", &Node::name)
+      .def_property_readonly("next_functions",
+                             [](const Node &node) {
+                               py::list edges;
+                               for (const Edge &edge : node.nextEdges())
+                                 edges.append(py::make_tuple(
+                                     edge.function ? py::cast(edge.function) : py::none(),
+                                     edge.inputNr));
+                               return py::tuple(edges);
+                             })
+      .def_property_readonly("variable",
+                             [](const Node &node) -> py::object {
+                               if (auto *accumulate = dynamic_cast<const AccumulateGrad *>(&node))
+                                 return py::cast(accumulate->variable());
+                               throw py::attribute_error("'" + node.name() +
+                                                         "' object has no attribute 'variable'");
+                             })
+      .def("__repr__", [](const Node &node) {
+        std::ostringstream text;
+        text << "<" << node.name() << " object at " << static_cast<const void *>(&node) << ">";
+        return text.str();
+      });
+
+  py::class_<Tensor> tensor = py::reinterpret_borrow<py::class_<Tensor>>(m.attr("Tensor"));
+  tensor
+      .def_property(
+          "requires_grad", [](const Tensor &t) { return requiresGrad(t); },
+          [](const Tensor &t, bool value) { setRequiresGrad(t, value); })
+      .def(
+          "requires_grad_",
+          [](const Tensor &t, bool value) {
+            setRequiresGrad(t, value);
+            return t;
+          },
+          py::arg("requires_grad") = true)
+      .def_property(
+          "grad",
+          [](const Tensor &t) {
+            AutogradMeta *meta = autogradMeta(t);
+            return meta ? tensorOrNone(meta->grad) : py::none();
+          },
+          [](const Tensor &t, py::object grad) {
+            if (grad.is_none()) {
+              if (AutogradMeta *meta = autogradMeta(t))
+                meta->grad = Tensor();
+              return;
+            }
+            Tensor value = grad.cast<Tensor>();
+            if (value.dtype() != t.dtype() || !(value.sizes() == t.sizes()))
+              throw py::value_error("assigned grad has data of a different type or size: "
+                                    "expected " + std::string(dtypeName(t.dtype())) +
+                                    sizesText(t.sizes()) + ", got " +
+                                    dtypeName(value.dtype()) + sizesText(value.sizes()));
+            materializeAutogradMeta(t).grad = value;
+          })
+      .def_property_readonly("grad_fn",
+                             [](const Tensor &t) -> py::object {
+                               const auto &fn = gradFn(t);
+                               return fn ? py::cast(fn) : py::none();
+                             })
+      .def_property_readonly("is_leaf", [](const Tensor &t) { return isLeaf(t); })
+      .def_property_readonly("_version", [](const Tensor &t) { return t.version(); })
+      .def("detach", [](const Tensor &t) { return detach(t); },
+           "A new tensor over the same data, outside the graph (requires_grad False).");
+
+  m.def("is_grad_enabled", [] { return GradMode::isEnabled(); },
+        "Whether ops record for autograd on this thread.");
+  m.def("_set_grad_enabled", [](bool enabled) { GradMode::setEnabled(enabled); });
+  m.def(
+      "_autograd_backward",
+      [](const py::sequence &tensors, const py::sequence &grads, bool retainGraph) {
+        std::vector<Tensor> roots = tensorsOrNone(tensors), seeds = tensorsOrNone(grads);
+        py::gil_scoped_release release;
+        backward(roots, seeds, retainGraph);
+      },
+      py::arg("tensors"), py::arg("grads"), py::arg("retain_graph"));
+  m.def(
+      "_autograd_grad",
+      [](const py::sequence &outputs, const py::sequence &inputs, const py::sequence &grads,
+         bool retainGraph, bool allowUnused) {
+        std::vector<Tensor> outs = tensorsOrNone(outputs), ins = tensorsOrNone(inputs),
+                            seeds = tensorsOrNone(grads);
+        std::vector<Tensor> result;
+        {
+          py::gil_scoped_release release;
+          result = grad(outs, ins, seeds, retainGraph, allowUnused);
+        }
+        py::list values;
+        for (const Tensor &t : result)
+          values.append(tensorOrNone(t));
+        return py::tuple(values);
+      },
+      py::arg("outputs"), py::arg("inputs"), py::arg("grad_outputs"), py::arg("retain_graph"),
+      py::arg("allow_unused"));
+}
