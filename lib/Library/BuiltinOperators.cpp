@@ -162,9 +162,16 @@ struct BuiltinRegistration {
         std::shared_ptr<const autograd::Formula> shared;
         if (*formula)
           shared = std::make_shared<const autograd::Formula>(std::move(**formula));
-        library.impl(name, DispatchKey::Autograd,
-                     CppFunction::makeFromKernelFunction(
-                         autograd::makeVariableKernel(*handle, std::move(shared))));
+        KernelFunction kernel = autograd::makeVariableKernel(*handle, std::move(shared));
+        // The Autograd alias key comes after CompositeImplicitAutograd in a
+        // table entry: a decomposition's formula goes to the runtime keys.
+        if (!implicit) {
+          library.impl(name, DispatchKey::Autograd, CppFunction::makeFromKernelFunction(kernel));
+          continue;
+        }
+        for (DispatchKey key :
+             {DispatchKey::AutogradCPU, DispatchKey::AutogradCUDA, DispatchKey::AutogradMeta})
+          library.impl(name, key, CppFunction::makeFromKernelFunction(kernel));
       }
     }
   }

@@ -34,9 +34,8 @@ opal.library "aten_backward" {
   opal.def "sub.Tensor_other(Tensor grad, Scalar alpha) -> Tensor"
   opal.decomposition "sub.Tensor_other" {
   ^bb0(%grad: !opal.tensor, %alpha: f64):
-    %zero = arith.constant 0.0 : f64
-    %na = arith.subf %zero, %alpha : f64
-    %g = aten.mul.Scalar %grad, %na : (!opal.tensor, f64) -> !opal.tensor
+    %p = aten.mul.Scalar %grad, %alpha : (!opal.tensor, f64) -> !opal.tensor
+    %g = aten.neg %p : (!opal.tensor) -> !opal.tensor
     opal.yield %g : !opal.tensor
   }
   opal.def "sub.Scalar_self(Tensor grad) -> Tensor"
@@ -47,9 +46,8 @@ opal.library "aten_backward" {
   opal.def "rsub.Scalar_self(Tensor grad, Scalar alpha) -> Tensor"
   opal.decomposition "rsub.Scalar_self" {
   ^bb0(%grad: !opal.tensor, %alpha: f64):
-    %zero = arith.constant 0.0 : f64
-    %na = arith.subf %zero, %alpha : f64
-    %g = aten.mul.Scalar %grad, %na : (!opal.tensor, f64) -> !opal.tensor
+    %p = aten.mul.Scalar %grad, %alpha : (!opal.tensor, f64) -> !opal.tensor
+    %g = aten.neg %p : (!opal.tensor) -> !opal.tensor
     opal.yield %g : !opal.tensor
   }
   opal.def "mul.Tensor_self(Tensor grad, Tensor other) -> Tensor"
@@ -102,11 +100,18 @@ opal.library "aten_backward" {
   opal.def "pow.Tensor_Scalar(Tensor grad, Tensor self, Scalar exponent) -> Tensor self"
   opal.decomposition "pow.Tensor_Scalar" {
   ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %exponent: f64):
+    // The exponent as a 0-d float64 tensor (it may be an int or a float).
+    %none = opal.none
+    %f64 = arith.constant 7 : i64
+    %e = aten.scalar_tensor %exponent, %f64, %none, %none, %none : (f64, i64, !opal.none, !opal.none, !opal.none) -> !opal.tensor
     %one = arith.constant 1.0 : f64
-    %em1 = arith.subf %exponent, %one : f64
-    %p = aten.pow.Tensor_Scalar %self, %em1 : (!opal.tensor, f64) -> !opal.tensor
-    %d = aten.mul.Scalar %p, %exponent : (!opal.tensor, f64) -> !opal.tensor
-    %g = aten.mul.Tensor %grad, %d : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %em1 = aten.sub.Scalar %e, %one, %one : (!opal.tensor, f64, f64) -> !opal.tensor
+    %p = aten.pow.Tensor_Tensor %self, %em1 : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %d = aten.mul.Tensor %p, %e : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %zero = arith.constant 0.0 : f64
+    %e0 = aten.eq.Scalar %e, %zero : (!opal.tensor, f64) -> !opal.tensor
+    %dz = aten.masked_fill.Scalar %d, %e0, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    %g = aten.mul.Tensor %grad, %dz : (!opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %g : !opal.tensor
   }
 
