@@ -16,8 +16,9 @@ namespace {
 
 class VariableKernel : public OperatorKernel {
 public:
-  VariableKernel(const FunctionSchema &schema, std::shared_ptr<const Formula> formula)
-      : formula(std::move(formula)), numArguments(schema.arguments().size()),
+  VariableKernel(const FunctionSchema &schema, std::shared_ptr<const Formula> formula,
+                 KernelFunction composite)
+      : formula(std::move(formula)), composite(std::move(composite)), numArguments(schema.arguments().size()),
         opName(schema.operatorName().ns() == "aten"
                    ? std::string(schema.operatorName().baseName())
                    : schema.operatorName().str()) {
@@ -37,6 +38,7 @@ public:
   void record(const OperatorHandle &op, DispatchKeySet below, Stack *stack) const;
 
   std::shared_ptr<const Formula> formula;
+  KernelFunction composite;
   size_t numArguments;
   std::string opName;
   std::vector<uint32_t> tensorArguments;
@@ -83,6 +85,10 @@ void VariableKernel::call(OperatorKernel *functor, const OperatorHandle &op, Dis
   DispatchKeySet below = keys & kAfterAutograd;
   if (record) {
     self.record(op, below, stack);
+    return;
+  }
+  if (self.composite.isValid()) {
+    self.composite.callBoxed(op, keys, stack);
     return;
   }
   // As PyTorch's kernels do, calls the op's kernels make from here do not
@@ -175,9 +181,11 @@ void VariableKernel::record(const OperatorHandle &op, DispatchKeySet below, Stac
 } // namespace
 
 KernelFunction autograd::makeVariableKernel(const OperatorHandle &op,
-                                            std::shared_ptr<const Formula> formula) {
+                                            std::shared_ptr<const Formula> formula,
+                                            KernelFunction composite) {
   return KernelFunction::makeFromBoxedFunctor(
-      IntrusivePtr<OperatorKernel>(new VariableKernel(op.schema(), std::move(formula))),
+      IntrusivePtr<OperatorKernel>(
+          new VariableKernel(op.schema(), std::move(formula), std::move(composite))),
       &VariableKernel::call);
 }
 

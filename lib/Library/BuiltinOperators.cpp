@@ -121,9 +121,12 @@ struct BuiltinRegistration {
         if (replacedByNativeKernel(name))
           continue;
         bool implicit = decomposed.count(name) && (ns != "aten" || compositeImplicitInPyTorch(name));
+        KernelFunction kernel = jit::MlirKernel::make();
+        if (implicit)
+          compositeKernels.emplace(name, kernel);
         library.impl(name, implicit ? DispatchKey::CompositeImplicitAutograd
                                     : DispatchKey::CompositeExplicitAutograd,
-                     CppFunction::makeFromKernelFunction(jit::MlirKernel::make()));
+                     CppFunction::makeFromKernelFunction(std::move(kernel)));
       }
       for (const library_detail::NativeKernel &native : library_detail::nativeKernels())
         if (native.name.rfind(ns + "::", 0) == 0)
@@ -162,7 +165,10 @@ struct BuiltinRegistration {
         std::shared_ptr<const autograd::Formula> shared;
         if (*formula)
           shared = std::make_shared<const autograd::Formula>(std::move(**formula));
-        KernelFunction kernel = autograd::makeVariableKernel(*handle, std::move(shared));
+        auto composite = compositeKernels.find(name);
+        KernelFunction kernel = autograd::makeVariableKernel(
+            *handle, std::move(shared),
+            implicit && composite != compositeKernels.end() ? composite->second : KernelFunction());
         // The Autograd alias key comes after CompositeImplicitAutograd in a
         // table entry: a decomposition's formula goes to the runtime keys.
         if (!implicit) {
@@ -178,6 +184,8 @@ struct BuiltinRegistration {
 
   std::vector<Library> libraries;
   std::map<std::string, const OperatorKernel *> cpuKernels;
+  /// The CompositeImplicitAutograd kernels, by op.
+  std::map<std::string, KernelFunction> compositeKernels;
 };
 
 const BuiltinRegistration registration;

@@ -114,9 +114,16 @@ def test_a_user_may_register_the_autograd_meta_fallthrough():
     assert all(both(run))
     # With the user's gone, opal's own is back: an op with only a Meta kernel
     # still runs on meta tensors.
-    table = opal._C._dispatch_dump_table("aten::neg")
+    lib = opal.library.Library("metaonly", "DEF")
+    lib.define("f(Tensor x) -> Tensor")
+    lib.impl("f", lambda x: x, "Meta")
+    table = opal._C._dispatch_dump_table("metaonly::f")
     assert "AutogradMeta: fallthrough registered at opal (framework fallback)" in table
-    assert list(opal.ops.aten.neg(opal.empty([2, 3], device="meta")).shape) == [2, 3]
+    meta = opal.empty([2, 3], device="meta")
+    assert list(opal.ops.metaonly.f(meta).shape) == [2, 3]
+    # aten's ops have autograd kernels at every Autograd key, Meta's too.
+    assert "AutogradMeta: registered at" in opal._C._dispatch_dump_table("aten::neg")
+    assert list(opal.ops.aten.neg(meta).shape) == [2, 3]
 
 
 def test_argument_type_has_no_alias_annotation():

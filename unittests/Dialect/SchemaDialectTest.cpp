@@ -105,9 +105,11 @@ TEST(SchemaDialect, BuiltinLibrariesParse) {
     ++perNamespace[std::string(s.ns())];
     EXPECT_EQ(ir::schemaOpProblem(s), "") << s.str();
   }
-  EXPECT_EQ(perNamespace.size(), 2u);
+  EXPECT_EQ(perNamespace.size(), 3u);
   EXPECT_EQ(perNamespace["prims"], 89);
   EXPECT_EQ(perNamespace["aten"], 244);
+  // The derivative formulas (derivatives.opal.mlir).
+  EXPECT_EQ(perNamespace["aten_backward"], 62);
 }
 
 } // namespace

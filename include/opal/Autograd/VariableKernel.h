@@ -18,9 +18,14 @@
 
 namespace opal::autograd {
 
-/// The Autograd kernel of `op` with `formula` (null: no derivative).
+/// The Autograd kernel of `op` with `formula` (null: no derivative). For an
+/// op whose kernel is a CompositeImplicitAutograd decomposition, `composite`
+/// is that kernel: a call that does not record runs it at the Autograd key,
+/// as it would run without this kernel (so a dispatch mode sees the ops it
+/// decomposes into, as in PyTorch).
 KernelFunction makeVariableKernel(const OperatorHandle &op,
-                                  std::shared_ptr<const Formula> formula);
+                                  std::shared_ptr<const Formula> formula,
+                                  KernelFunction composite = KernelFunction());
 
 /// Whether `kernel` is one that makeVariableKernel made.
 bool isVariableKernel(const KernelFunction &kernel);

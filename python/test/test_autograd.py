@@ -1,0 +1,341 @@
+"""Autograd: gradients against PyTorch 1.13 and finite differences,
+PyTorch's errors for bad uses, grad mode, and a training loop whose losses
+match PyTorch's step by step."""
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import opal
+
+torch = pytest.importorskip("torch")
+torch.set_num_threads(1)
+
+F = torch.nn.functional
+
+
+def _functional(name):
+    return lambda m, *a, **k: (getattr(F, name) if m is torch else getattr(m, name))(*a, **k)
+
+
+# (id, fn(module, *inputs), input shapes, positive inputs): every op with a
+# derivative formula, through the spelling users write.
+CASES = [
+    ("add", lambda m, a, b: a + b, [(3, 4), (4,)], False),
+    ("add_alpha", lambda m, a, b: m.add(a, b, alpha=2), [(3, 4), (3, 1)], False),
+    ("add_scalar", lambda m, a: a + 2.5, [(3,)], False),
+    ("sub", lambda m, a, b: a - b, [(3, 4), (1, 4)], False),
+    ("sub_scalar", lambda m, a: a - 1, [(3,)], False),
+    ("rsub", lambda m, a: 2 - a, [(3,)], False),
+    ("mul", lambda m, a, b: a * b, [(2, 3, 4), (3, 1)], False),
+    ("mul_scalar", lambda m, a: a * 3.5, [(3,)], False),
+    ("div", lambda m, a, b: a / b, [(3, 4), (4,)], True),
+    ("div_scalar", lambda m, a: a / 3, [(3,)], False),
+    ("neg", lambda m, a: -a, [(3,)], False),
+    ("pow_int", lambda m, a: a ** 3, [(3,)], False),
+    ("pow_float", lambda m, a: a ** 0.7, [(3,)], True),
+    ("pow_zero", lambda m, a: a ** 0, [(3,)], False),
+    ("exp", lambda m, a: a.exp(), [(3,)], False),
+    ("log", lambda m, a: a.log(), [(3,)], True),
+    ("sqrt", lambda m, a: a.sqrt(), [(3,)], True),
+    ("rsqrt", lambda m, a: a.rsqrt(), [(3,)], True),
+    ("tanh", lambda m, a: a.tanh(), [(3,)], False),
+    ("sigmoid", lambda m, a: a.sigmoid(), [(3,)], False),
+    ("relu", lambda m, a: a.relu(), [(6,)], False),
+    ("gelu", _functional("gelu"), [(5,)], False),
+    ("gelu_tanh", lambda m, a: _functional("gelu")(m, a, approximate="tanh"), [(5,)], False),
+    ("silu", _functional("silu"), [(5,)], False),
+    ("sin", lambda m, a: a.sin(), [(3,)], False),
+    ("cos", lambda m, a: a.cos(), [(3,)], False),
+    ("abs", lambda m, a: a.abs(), [(3,)], False),
+    ("where", lambda m, a, b: m.where(a > 0, a, b), [(3, 4), (4,)], False),
+    ("sum", lambda m, a: a.sum(), [(3, 4)], False),
+    ("sum_dim", lambda m, a: a.sum(1), [(3, 4)], False),
+    ("sum_keepdim", lambda m, a: a.sum(0, keepdim=True), [(3, 4)], False),
+    ("mean", lambda m, a: a.mean(), [(3, 4)], False),
+    ("mean_dims", lambda m, a: a.mean((0, 2)), [(3, 4, 2)], False),
+    ("softmax", lambda m, a: a.softmax(1), [(3, 4)], False),
+    ("log_softmax", lambda m, a: a.log_softmax(-1), [(3, 4)], False),
+    ("mm", lambda m, a, b: a.mm(b), [(3, 4), (4, 5)], False),
+    ("bmm", lambda m, a, b: a.bmm(b), [(2, 3, 4), (2, 4, 5)], False),
+    ("addmm", lambda m, a, b, c: m.addmm(a, b, c, beta=0.5, alpha=2) if m is torch
+     else m.ops.aten.addmm(a, b, c, beta=0.5, alpha=2), [(5,), (3, 4), (4, 5)], False),
+    ("matmul_3d_2d", lambda m, a, b: a @ b, [(2, 3, 4), (4, 5)], False),
+    ("matmul_1d_2d", lambda m, a, b: a @ b, [(4,), (4, 5)], False),
+    ("matmul_2d_1d", lambda m, a, b: a @ b, [(3, 4), (4,)], False),
+    ("matmul_1d_1d", lambda m, a, b: a @ b, [(4,), (4,)], False),
+    ("matmul_batch_broadcast", lambda m, a, b: a @ b, [(2, 1, 3, 4), (5, 4, 2)], False),
+    ("linear", _functional("linear"), [(3, 4), (5, 4), (5,)], False),
+    ("linear_3d", _functional("linear"), [(2, 3, 4), (5, 4)], False),
+    ("linear_1d", _functional("linear"), [(4,), (5, 4)], False),
+    ("view", lambda m, a: a.view(4, 3) * 2, [(3, 4)], False),
+    ("reshape", lambda m, a: a.t().reshape(12), [(3, 4)], False),
+    ("t", lambda m, a: a.t() * 1, [(3, 4)], False),
+    ("transpose", lambda m, a: a.transpose(0, 2) * 1, [(2, 3, 4)], False),
+    ("permute", lambda m, a: a.permute(2, 0, 1) * 1, [(2, 3, 4)], False),
+    ("expand", lambda m, a: a.expand(2, 3, 4) * 1, [(3, 1)], False),
+    ("unsqueeze", lambda m, a: a.unsqueeze(1) * 1, [(3, 4)], False),
+    ("squeeze", lambda m, a: a.squeeze(1) * 1, [(3, 1, 4)], False),
+    ("index_int_slice", lambda m, a: a[1, 1:3] * 1, [(3, 4)], False),
+    ("index_ellipsis_none", lambda m, a: a[..., None, ::2] * 1, [(3, 4)], False),
+    ("clone", lambda m, a: a.clone(), [(3,)], False),
+    ("to_dtype", lambda m, a: a.to(m.float32).to(m.float64), [(3,)], False),
+    ("reused_input", lambda m, a: (a * a + a.exp() * a).sum(), [(3,)], False),
+]
+
+
+def _inputs(shapes, positive, seed=0):
+    rng = np.random.default_rng(seed)
+    arrays = [rng.standard_normal(s) for s in shapes]
+    return [np.abs(a) + 0.5 for a in arrays] if positive else arrays
+
+
+@pytest.mark.parametrize("name,fn,shapes,positive", CASES, ids=[c[0] for c in CASES])
+def test_gradients_match_pytorch(name, fn, shapes, positive):
+    arrays = _inputs(shapes, positive)
+    ours = [opal.tensor(a, dtype=opal.float64, requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in arrays]
+    y, expected = fn(opal, *ours), fn(torch, *theirs)
+    np.testing.assert_allclose(y.detach().numpy(), expected.detach().numpy(), rtol=1e-12,
+                               atol=1e-12)
+    seed = np.random.default_rng(1).standard_normal(tuple(expected.shape))
+    y.backward(opal.tensor(seed, dtype=opal.float64))
+    expected.backward(torch.tensor(seed))
+    for x, t in zip(ours, theirs):
+        np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name,fn,shapes,positive", CASES, ids=[c[0] for c in CASES])
+def test_gradcheck(name, fn, shapes, positive):
+    inputs = [opal.tensor(a, dtype=opal.float64, requires_grad=True)
+              for a in _inputs(shapes, positive, seed=2)]
+    # A round trip through float32 differences only at float32's precision.
+    tolerances = dict(eps=1e-3, rtol=1e-2) if name == "to_dtype" else {}
+    assert opal.autograd.gradcheck(lambda *xs: fn(opal, *xs), inputs, **tolerances)
+
+
+def test_float32_gradients_keep_dtype_and_sum_broadcasts():
+    a = opal.ones(2, 3, requires_grad=True)
+    b = opal.full((3,), 2.0, dtype=opal.float64, requires_grad=True)
+    (a * b).sum().backward()
+    assert a.grad.dtype == opal.float32 and b.grad.dtype == opal.float64
+    assert a.grad.tolist() == [[2.0] * 3] * 2
+    assert b.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_tensor_api():
+    x = opal.tensor([1.0, 2.0], requires_grad=True)
+    assert x.requires_grad and x.is_leaf and x.grad is None and x.grad_fn is None
+    y = x * 2
+    assert y.requires_grad and not y.is_leaf
+    assert repr(y.grad_fn).startswith("<MulBackward0 object at 0x")
+    (fn, index), = y.grad_fn.next_functions[:1]
+    assert fn.name() == "AccumulateGrad" and index == 0 and fn.variable.tolist() == [1.0, 2.0]
+    z = y.detach()
+    assert not z.requires_grad and z.grad_fn is None and z.data_ptr() == y.data_ptr()
+    w = opal.zeros(2)
+    assert w.requires_grad_() is not None and w.requires_grad
+    w.requires_grad = False
+    assert not w.requires_grad
+    assert opal.ones(2, requires_grad=True).requires_grad
+    assert opal.zeros_like(x, requires_grad=True).requires_grad
+    assert not opal.ones(2).requires_grad
+
+
+def test_grads_accumulate_until_cleared():
+    x = opal.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    (x * x).sum().backward()
+    (x * 3).sum().backward()
+    assert x.grad.tolist() == [5.0, 7.0, 9.0]
+    x.grad = None
+    (x * 3).sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0, 3.0]
+
+
+def test_retain_graph_allows_a_second_backward():
+    x = opal.tensor([1.0, 2.0], requires_grad=True)
+    y = x.exp().sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.exp([1.0, 2.0]), rtol=1e-6)
+
+
+def test_autograd_grad_returns_without_accumulating():
+    x = opal.tensor([1.0, 2.0], requires_grad=True)
+    w = opal.tensor([3.0, 4.0], requires_grad=True)
+    unused = opal.tensor([1.0], requires_grad=True)
+    y = (x * w).sum()
+    gx, gu = opal.autograd.grad(y, [x, unused], allow_unused=True, retain_graph=True)
+    assert gx.tolist() == [3.0, 4.0] and gu is None
+    assert x.grad is None and w.grad is None
+    gw, = opal.autograd.grad([y], [w])
+    assert gw.tolist() == [1.0, 2.0]
+
+
+def test_grad_mode():
+    x = opal.ones(2, requires_grad=True)
+    with opal.no_grad():
+        assert not opal.is_grad_enabled()
+        y = x * 2
+        with opal.enable_grad():
+            z = x * 2
+    assert not y.requires_grad and y.grad_fn is None and z.requires_grad
+    assert opal.is_grad_enabled()
+
+    @opal.no_grad()
+    def step():
+        return x * 2
+    assert not step().requires_grad
+    opal.set_grad_enabled(False)
+    try:
+        assert not (x * 2).requires_grad
+    finally:
+        opal.set_grad_enabled(True)
+    with opal.set_grad_enabled(False):
+        assert not (x * 2).requires_grad
+    assert (x * 2).requires_grad
+
+
+def _error(fn):
+    with pytest.raises(Exception) as info:
+        fn()
+    return info.type, str(info.value)
+
+
+def _same_error(ours, theirs):
+    """Both raise, with the same type and words (opal. for torch.)."""
+    our_type, our_text = _error(ours)
+    their_type, their_text = _error(theirs)
+    assert issubclass(our_type, their_type), (our_type, their_type)
+    assert our_text == their_text.replace("torch.", "opal."), (our_text, their_text)
+
+
+@pytest.mark.parametrize("case", [
+    "backward_twice", "non_scalar", "no_grad_fn", "leaf_in_place", "int_requires_grad",
+    "non_leaf_requires_grad", "unused_input", "input_without_grad", "shape_mismatch"])
+def test_bad_uses_raise_pytorch_errors(case):
+    def run(m):
+        x = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        if case == "backward_twice":
+            y = x.exp().sum()
+            y.backward()
+            y.backward()
+        elif case == "non_scalar":
+            (x * 2).backward()
+        elif case == "no_grad_fn":
+            m.ones(2).sum().backward()
+        elif case == "leaf_in_place":
+            x.add_(1)
+        elif case == "int_requires_grad":
+            m.ones(2, dtype=m.int64).requires_grad_()
+        elif case == "non_leaf_requires_grad":
+            (x * 2).requires_grad_(False)
+        elif case == "unused_input":
+            m.autograd.grad((x * 2).sum(), [m.ones(2, requires_grad=True)])
+        elif case == "input_without_grad":
+            m.autograd.grad((x * 2).sum(), [m.ones(2)])
+        elif case == "shape_mismatch":
+            (x * 2).backward(m.ones(2))
+    _same_error(lambda: run(opal), lambda: run(torch))
+
+
+def test_in_place_write_of_a_saved_tensor_raises():
+    def run(m):
+        x = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x.exp()
+        y.add_(1)
+        y.sum().backward()
+    _, ours = _error(lambda: run(opal))
+    _, theirs = _error(lambda: run(torch))
+    prefix = theirs[:theirs.index(" Hint:")].replace("torch.", "opal.")
+    assert ours.startswith(prefix), (ours, prefix)
+    assert ours == prefix + " Hint: the backward of ExpBackward0 reads this tensor; write into " \
+                            "a clone() of it instead."
+
+
+def test_in_place_on_a_result_rebases_its_history():
+    for m in (opal, torch):
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 3
+        y.mul_(2)
+        y.sum().backward()
+        assert x.grad.tolist() == [6.0, 6.0]
+    buf = opal.zeros(2)
+    x = opal.tensor([1.0, 2.0], requires_grad=True)
+    buf.copy_(x * x)
+    assert buf.grad_fn.name() == "CopyBackwards"
+    buf.sum().backward()
+    assert x.grad.tolist() == [2.0, 4.0]
+
+
+def test_writes_into_views_under_autograd_are_refused():
+    x = opal.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 1
+    with pytest.raises(RuntimeError, match="copy_: writing into a view of a tensor under "
+                                           "autograd is not supported yet"):
+        y[0:2] = opal.ones(2)
+
+
+def test_op_without_a_derivative_raises_when_a_gradient_reaches_it():
+    x = opal.ones(2, 3, requires_grad=True)
+    y = opal.layer_norm(x, [3])
+    assert y.grad_fn.name() == "NotImplemented"
+    with pytest.raises(RuntimeError, match=r"^the derivative for 'native_layer_norm' is not "
+                                           r"implemented\.$"):
+        y.sum().backward()
+    # A branch no gradient reaches does not raise.
+    z = opal.ones(2, requires_grad=True)
+    (z * 2).sum().backward()
+    assert z.grad.tolist() == [2.0, 2.0]
+
+
+def test_integer_results_do_not_require_grad():
+    x = opal.tensor([3.0, 1.0, 2.0], requires_grad=True)
+    assert not (x > 1).requires_grad
+    assert not x.argmax().requires_grad
+
+
+def _mlp_losses(m, steps=8):
+    """An MLP (linear, relu, linear) trained with cross-entropy and SGD on
+    fixed synthetic data; the same numbers for opal and PyTorch."""
+    rng = np.random.default_rng(3)
+    data = rng.standard_normal((32, 10)).astype(np.float32)
+    labels = rng.integers(0, 4, 32)
+    onehot = np.eye(4, dtype=np.float32)[labels]
+    params = [rng.standard_normal(s).astype(np.float32) * 0.3
+              for s in [(16, 10), (16,), (4, 16), (4,)]]
+    w1, b1, w2, b2 = [m.tensor(p, requires_grad=True) for p in params]
+    x, target = m.tensor(data), m.tensor(onehot)
+    linear = F.linear if m is torch else m.linear
+    losses = []
+    for _ in range(steps):
+        logits = linear(linear(x, w1, b1).relu(), w2, b2)
+        loss = -(logits.log_softmax(1) * target).sum(1).mean()
+        loss.backward()
+        with m.no_grad():
+            for p in (w1, b1, w2, b2):
+                p -= 0.5 * p.grad
+                p.grad = None
+        losses.append(loss.item())
+    return losses
+
+
+def test_mlp_training_matches_pytorch_step_by_step():
+    ours, theirs = _mlp_losses(opal), _mlp_losses(torch)
+    np.testing.assert_allclose(ours, theirs, rtol=2e-5, atol=2e-6)
+    assert ours[-1] < ours[0] * 0.8
+
+
+def test_backward_formulas_are_cached_kernels():
+    """A second backward of the same shapes compiles nothing."""
+    def step():
+        x = opal.ones(4, 5, requires_grad=True)
+        (x.tanh() * x).sum().backward()
+        return x.grad
+    step()
+    before = opal.jit.stats()["compiles"]
+    step()
+    assert opal.jit.stats()["compiles"] == before
