@@ -43,7 +43,8 @@ var.correction var.dim view where.self
 """.split()
 
 # Why an op is missing: not yet built, or not applicable to opal.
-_BACKWARD = "a derivative formula: autograd is not built yet"
+_BACKWARD = ("a backward op: opal's derivatives are aten_backward formulas "
+             "(docs/autograd.md); this one is not written yet")
 MISSING = {
     "_adaptive_avg_pool2d_backward": _BACKWARD,
     "avg_pool2d_backward": _BACKWARD,

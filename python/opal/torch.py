@@ -23,7 +23,8 @@ runs of ops opal has compile, the others run in PyTorch (OPAL_LOG=torch says
 which); data-dependent control flow is refused at trace time; other shapes
 and dtypes retrace.
 
-Gradients are not there yet: opal has no autograd. A call with a tensor
+Gradients do not cross yet: opal's autograd (docs/autograd.md) is not yet
+connected to PyTorch's. A call with a tensor
 that requires grad (and grad mode on) raises, naming the op, rather than
 returning a result that silently drops the gradient (docs/pytorch.md).
 """
