@@ -331,14 +331,7 @@ opal.library "aten_backward" {
   opal.def "_softmax(Tensor grad, Tensor result, int dim) -> Tensor self"
   opal.decomposition "_softmax" {
   ^bb0(%grad: !opal.tensor, %result: !opal.tensor, %dim: i64):
-    %one = arith.constant 1.0 : f64
-    %true = arith.constant true
-    %none = opal.none
-    %d = opal.list %dim : i64 -> !opal.list<i64>
-    %gr = aten.mul.Tensor %grad, %result : (!opal.tensor, !opal.tensor) -> !opal.tensor
-    %s = aten.sum.dim_IntList %gr, %d, %true, %none : (!opal.tensor, !opal.list<i64>, i1, !opal.none) -> !opal.tensor
-    %c = aten.sub.Tensor %grad, %s, %one : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
-    %g = aten.mul.Tensor %result, %c : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %g = aten_backward.softmax.int %grad, %result, %dim : (!opal.tensor, !opal.tensor, i64) -> !opal.tensor
     opal.yield %g : !opal.tensor
   }
   opal.def "softmax.int(Tensor grad, Tensor result, int dim) -> Tensor self"
@@ -358,14 +351,7 @@ opal.library "aten_backward" {
   opal.def "_log_softmax(Tensor grad, Tensor result, int dim) -> Tensor self"
   opal.decomposition "_log_softmax" {
   ^bb0(%grad: !opal.tensor, %result: !opal.tensor, %dim: i64):
-    %one = arith.constant 1.0 : f64
-    %true = arith.constant true
-    %none = opal.none
-    %d = opal.list %dim : i64 -> !opal.list<i64>
-    %s = aten.sum.dim_IntList %grad, %d, %true, %none : (!opal.tensor, !opal.list<i64>, i1, !opal.none) -> !opal.tensor
-    %e = aten.exp %result : (!opal.tensor) -> !opal.tensor
-    %es = aten.mul.Tensor %e, %s : (!opal.tensor, !opal.tensor) -> !opal.tensor
-    %g = aten.sub.Tensor %grad, %es, %one : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    %g = aten_backward.log_softmax.int %grad, %result, %dim : (!opal.tensor, !opal.tensor, i64) -> !opal.tensor
     opal.yield %g : !opal.tensor
   }
   opal.def "log_softmax.int(Tensor grad, Tensor result, int dim) -> Tensor self"

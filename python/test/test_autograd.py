@@ -59,6 +59,8 @@ CASES = [
     ("mean_dims", lambda m, a: a.mean((0, 2)), [(3, 4, 2)], False),
     ("softmax", lambda m, a: a.softmax(1), [(3, 4)], False),
     ("log_softmax", lambda m, a: a.log_softmax(-1), [(3, 4)], False),
+    ("_softmax", lambda m, a: m.ops.aten._softmax(a, 0, False), [(3, 4)], False),
+    ("_log_softmax", lambda m, a: m.ops.aten._log_softmax(a, 1, False), [(3, 4)], False),
     ("mm", lambda m, a, b: a.mm(b), [(3, 4), (4, 5)], False),
     ("bmm", lambda m, a, b: a.bmm(b), [(2, 3, 4), (2, 4, 5)], False),
     ("addmm", lambda m, a, b, c: m.addmm(a, b, c, beta=0.5, alpha=2) if m is torch
