@@ -165,10 +165,17 @@ struct BuiltinRegistration {
         std::shared_ptr<const autograd::Formula> shared;
         if (*formula)
           shared = std::make_shared<const autograd::Formula>(std::move(**formula));
+        // Not recording, a decomposition runs as before: its composite
+        // kernel, unless a native kernel serves the op below autograd
+        // (reshape's view).
         auto composite = compositeKernels.find(name);
+        bool native = false;
+        for (const library_detail::NativeKernel &kernel : library_detail::nativeKernels())
+          native = native || kernel.name == name;
         KernelFunction kernel = autograd::makeVariableKernel(
             *handle, std::move(shared),
-            implicit && composite != compositeKernels.end() ? composite->second : KernelFunction());
+            implicit && !native && composite != compositeKernels.end() ? composite->second
+                                                                       : KernelFunction());
         // The Autograd alias key comes after CompositeImplicitAutograd in a
         // table entry: a decomposition's formula goes to the runtime keys.
         if (!implicit) {
