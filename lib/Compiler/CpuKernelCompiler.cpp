@@ -17,6 +17,7 @@
 #include "opal/Compiler/OpByOpPlan.h"
 #include "opal/Dialect/OpalDialect.h"
 #include "opal/Dialect/SchemaDialect.h"
+#include "opal/Dialect/BuiltinLibraries.h"
 #include "opal/Dispatch/Dispatcher.h"
 #include "opal/JIT/MlirKernel.h"
 #include "opal/Support/Environment.h"
@@ -240,6 +241,31 @@ public:
     if (!problem.empty())
       return makeUnexpected(Error(problem));
     return true;
+  }
+
+  Expected<std::string> deriveBackward(const OperatorName &op) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!prepare(op))
+      return makeUnexpected(Error("opal JIT: " + setupError_));
+    auto handle = Dispatcher::singleton().findSchema(op);
+    if (!handle)
+      return makeUnexpected(Error(op.str() + " is not defined"));
+    uint64_t generation = 0;
+    std::vector<OwningOpRef<ModuleOp>> parsed;
+    ParserConfig config(context_.get());
+    for (auto [name, text] : ir::builtinLibraries())
+      parsed.push_back(parseSourceString<ModuleOp>(text, config, name));
+    for (const auto &[name, text] : jit::opLibraryTexts(generation))
+      parsed.push_back(parseSourceString<ModuleOp>(text, config, name));
+    SmallVector<ModuleOp> libraries;
+    for (auto &library : parsed)
+      if (library)
+        libraries.push_back(*library);
+    std::string problem;
+    auto text = ir::deriveBackward(libraries, handle->schema(), problem);
+    if (failed(text))
+      return makeUnexpected(Error(problem));
+    return std::move(*text);
   }
 
 private:

@@ -5,6 +5,7 @@
 #include "opal/Autograd/AutogradMeta.h"
 
 #include "opal/JIT/CompileProgress.h"
+#include "opal/JIT/DerivedGradients.h"
 #include "opal/JIT/WarmStart.h"
 
 #include "opal/CUDA/Device.h"
@@ -347,11 +348,21 @@ void MlirKernel::boxedCall(OperatorKernel *functor, const OperatorHandle &op,
   // runs at an Autograd key (a CompositeImplicitAutograd decomposition) and
   // a dispatch mode waits below. As in PyTorch, the mode must see the
   // decomposed calls, so the decomposition runs op by op.
-  // Likewise when autograd records the call: the ops the decomposition
-  // reaches record themselves, each with its own derivative.
-  bool underMode = keys.has(DispatchKey::Python) ||
-                   (keys.hasAny(DispatchKeySet(DispatchKey::AutogradFunctionality)) &&
-                    autograd::recordsCall(schema, args));
+  // When autograd records the call, the backward derived from the
+  // decomposition is one node around the fused kernel (DerivedGradients.h);
+  // where there is none, the ops the decomposition reaches record
+  // themselves, each with its own derivative.
+  bool records = !keys.has(DispatchKey::Python) &&
+                 keys.hasAny(DispatchKeySet(DispatchKey::AutogradFunctionality)) &&
+                 autograd::recordsCall(schema, args);
+  if (records) {
+    KernelFunction derived = derivedVariableKernel(op, functor);
+    if (derived.isValid()) {
+      derived.callBoxed(op, keys, stack);
+      return;
+    }
+  }
+  bool underMode = keys.has(DispatchKey::Python) || records;
   appendCallWords(schema, args, target, capability,
                   self.staticShapes_.load(std::memory_order_relaxed), underMode, words);
   const CompiledKernel *kernel = self.find(words);

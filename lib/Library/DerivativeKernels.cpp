@@ -9,6 +9,10 @@
 
 #include "NativeKernels.h"
 
+#include "opal/JIT/MlirKernel.h"
+
+#include <string_view>
+
 using namespace opal;
 using namespace opal::library_detail;
 
@@ -17,8 +21,12 @@ using Sizes = std::vector<int64_t>;
 } // namespace
 
 void opal::library_detail::appendDerivativeKernels(std::vector<NativeKernel> &kernels) {
+  // Each but permute's has an MLIR decomposition, declared equivalent: a
+  // derived backward that reaches it fuses through it.
   auto add = [&](const char *name, auto callable) {
     KernelFunction kernel = KernelFunction::makeFromUnboxedCallable(std::move(callable));
+    if (std::string_view(name) != "aten_backward::permute")
+      jit::declareEquivalentToMlir(kernel);
     kernels.push_back({name, DispatchKey::CompositeExplicitAutograd, std::move(kernel)});
   };
   // The engine sums a gradient to its input's shape and converts it to its

@@ -238,6 +238,77 @@ opal.library "aten_backward" {
     %g = aten.mul.Tensor %grad, %d : (!opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %g : !opal.tensor
   }
+  // grad * sigmoid(beta * x), and grad itself where beta * x > threshold
+  // (where softplus is x).
+  opal.def "softplus(Tensor grad, Tensor self, Scalar beta, Scalar threshold) -> Tensor self"
+  opal.decomposition "softplus" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %beta: f64, %threshold: f64):
+    %bx = aten.mul.Scalar %self, %beta : (!opal.tensor, f64) -> !opal.tensor
+    %s = aten.sigmoid %bx : (!opal.tensor) -> !opal.tensor
+    %d = aten.mul.Tensor %grad, %s : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %linear = aten.gt.Scalar %bx, %threshold : (!opal.tensor, f64) -> !opal.tensor
+    %g = aten.where.self %linear, %grad, %d : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "log1p(Tensor grad, Tensor self) -> Tensor self"
+  opal.decomposition "log1p" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %one = arith.constant 1.0 : f64
+    %d = aten.add.Scalar %self, %one, %one : (!opal.tensor, f64, f64) -> !opal.tensor
+    %g = aten.div.Tensor %grad, %d : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // 2 / sqrt(pi) * exp(-x^2)
+  opal.def "erf(Tensor grad, Tensor self) -> Tensor self"
+  opal.decomposition "erf" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %k = arith.constant 1.1283791670955126 : f64
+    %x2 = aten.mul.Tensor %self, %self : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %n = aten.neg %x2 : (!opal.tensor) -> !opal.tensor
+    %e = aten.exp %n : (!opal.tensor) -> !opal.tensor
+    %d = aten.mul.Scalar %e, %k : (!opal.tensor, f64) -> !opal.tensor
+    %g = aten.mul.Tensor %grad, %d : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // grad where x > 0, negative_slope * grad elsewhere
+  opal.def "leaky_relu(Tensor grad, Tensor self, Scalar negative_slope) -> Tensor self"
+  opal.decomposition "leaky_relu" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %negative_slope: f64):
+    %zero = arith.constant 0.0 : f64
+    %pos = aten.gt.Scalar %self, %zero : (!opal.tensor, f64) -> !opal.tensor
+    %scaled = aten.mul.Scalar %grad, %negative_slope : (!opal.tensor, f64) -> !opal.tensor
+    %g = aten.where.self %pos, %grad, %scaled : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // grad inside [min_val, max_val] (PyTorch's hardtanh_backward: 0 at and
+  // beyond the bounds)
+  opal.def "hardtanh(Tensor grad, Tensor self, Scalar min_val, Scalar max_val) -> Tensor self"
+  opal.decomposition "hardtanh" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %min_val: f64, %max_val: f64):
+    %zero = arith.constant 0.0 : f64
+    %low = aten.le.Scalar %self, %min_val : (!opal.tensor, f64) -> !opal.tensor
+    %high = aten.ge.Scalar %self, %max_val : (!opal.tensor, f64) -> !opal.tensor
+    %out = aten.logical_or %low, %high : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %g = aten.masked_fill.Scalar %grad, %out, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // grad where x >= min (PyTorch passes the gradient at the bound)
+  opal.def "clamp_min(Tensor grad, Tensor self, Scalar min) -> Tensor self"
+  opal.decomposition "clamp_min" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %min: f64):
+    %zero = arith.constant 0.0 : f64
+    %below = aten.lt.Scalar %self, %min : (!opal.tensor, f64) -> !opal.tensor
+    %g = aten.masked_fill.Scalar %grad, %below, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "clamp_max(Tensor grad, Tensor self, Scalar max) -> Tensor self"
+  opal.decomposition "clamp_max" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %max: f64):
+    %zero = arith.constant 0.0 : f64
+    %above = aten.gt.Scalar %self, %max : (!opal.tensor, f64) -> !opal.tensor
+    %g = aten.masked_fill.Scalar %grad, %above, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
   opal.def "sin(Tensor grad, Tensor self) -> Tensor self"
   opal.decomposition "sin" {
   ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
@@ -524,17 +595,68 @@ opal.library "aten_backward" {
   }
 
   // --- Views and copies: native kernels move the gradient back (no copy).
+  // (The decompositions are what a derived backward fuses through.)
   opal.def "view(Tensor grad, Tensor self) -> Tensor self"
+  opal.decomposition "view" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %g = aten.reshape %grad, %shape : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
   opal.def "reshape(Tensor grad, Tensor self) -> Tensor self"
+  opal.decomposition "reshape" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %g = aten.reshape %grad, %shape : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
   opal.def "squeeze.dim(Tensor grad, Tensor self) -> Tensor self"
+  opal.decomposition "squeeze.dim" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %g = aten.reshape %grad, %shape : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
   opal.def "t(Tensor grad) -> Tensor self"
+  opal.decomposition "t" {
+  ^bb0(%grad: !opal.tensor):
+    %g = aten.t %grad : (!opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
   opal.def "transpose.int(Tensor grad, int dim0, int dim1) -> Tensor self"
+  opal.decomposition "transpose.int" {
+  ^bb0(%grad: !opal.tensor, %dim0: i64, %dim1: i64):
+    %g = aten.transpose.int %grad, %dim0, %dim1 : (!opal.tensor, i64, i64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // (No decomposition: the inverse permutation is computed natively.)
   opal.def "permute(Tensor grad, int[] dims) -> Tensor self"
   opal.def "unsqueeze(Tensor grad, int dim) -> Tensor self"
+  opal.decomposition "unsqueeze" {
+  ^bb0(%grad: !opal.tensor, %dim: i64):
+    %g = aten.squeeze.dim %grad, %dim : (!opal.tensor, i64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
   opal.def "expand(Tensor grad) -> Tensor self"
+  opal.decomposition "expand" {
+  ^bb0(%grad: !opal.tensor):
+    opal.yield %grad : !opal.tensor
+  }
   opal.def "alias(Tensor grad) -> Tensor self"
+  opal.decomposition "alias" {
+  ^bb0(%grad: !opal.tensor):
+    opal.yield %grad : !opal.tensor
+  }
   opal.def "clone(Tensor grad) -> Tensor self"
+  opal.decomposition "clone" {
+  ^bb0(%grad: !opal.tensor):
+    opal.yield %grad : !opal.tensor
+  }
   opal.def "_to_copy(Tensor grad) -> Tensor self"
+  opal.decomposition "_to_copy" {
+  ^bb0(%grad: !opal.tensor):
+    opal.yield %grad : !opal.tensor
+  }
   // The gradient of a part goes into zeros of the whole.
   opal.def "select.int(Tensor grad, Tensor self, int dim, int index) -> Tensor self"
   opal.decomposition "select.int" {

@@ -561,6 +561,11 @@ const std::vector<std::string> &opal::ir::lastDecomposedOps() { return decompose
 
 const std::optional<Refusal> &opal::ir::lastRefusal() { return refusal(); }
 
+std::vector<std::pair<std::string, std::string>> opal::ir::addedOpLibraryTexts() {
+  std::lock_guard<std::mutex> lock(textsMutex());
+  return libraryTexts();
+}
+
 void opal::ir::addOpLibraryText(std::string name, std::string text) {
   std::lock_guard<std::mutex> lock(textsMutex());
   libraryTexts().emplace_back(std::move(name), std::move(text));

@@ -176,6 +176,65 @@ Expanded opal::ir::detail::expandDimsExcept(OpBuilder &b, Operation *op, ValueRa
   return SmallVector<Value>{constantList(b, op->getLoc(), dims)};
 }
 
+Expanded opal::ir::detail::expandSumTo(OpBuilder &b, Operation *op, ValueRange operands,
+                                       std::string &problem) {
+  RankedTensorType grad = rankedOperand(operands[0], problem);
+  RankedTensorType like = grad ? rankedOperand(operands[1], problem) : nullptr;
+  if (!grad || !like)
+    return failure();
+  int64_t rank = grad.getRank(), target = like.getRank(), lead = rank - target;
+  if (lead < 0)
+    return expansionFailure(problem, "cannot sum '" + typeString(grad) + "' to the shape of '" +
+                                         typeString(like) + "'");
+  Location loc = op->getLoc();
+  SmallVector<int64_t> summed, keptShape;
+  SmallVector<bool> stretched(target, false);
+  for (int64_t d = 0; d < rank; ++d) {
+    bool sum = d < lead;
+    if (!sum) {
+      int64_t want = like.getDimSize(d - lead), have = grad.getDimSize(d);
+      sum = want == 1 && have != 1;
+      stretched[d - lead] = sum;
+    }
+    if (sum)
+      summed.push_back(d);
+    else
+      keptShape.push_back(grad.getDimSize(d));
+  }
+  Value result = operands[0];
+  if (!summed.empty()) {
+    Value none = NoneOp::create(b, loc, NoneType::get(b.getContext()));
+    auto reduced = RankedTensorType::get(keptShape, grad.getElementType());
+    result = createPrim(b, loc, "prims.sum", {result, constantList(b, loc, summed), none},
+                        reduced);
+    if (llvm::is_contained(stretched, true)) {
+      // The size-1 dims the forward stretched come back.
+      SmallVector<int64_t> shape, kept;
+      SmallVector<Value> sizes;
+      int64_t next = 0;
+      for (int64_t d = 0; d < target; ++d) {
+        if (stretched[d]) {
+          shape.push_back(1);
+          sizes.push_back(constantI64(b, loc, 1));
+          continue;
+        }
+        shape.push_back(reduced.getDimSize(next));
+        sizes.push_back(sizeOf(b, loc, result, next));
+        kept.push_back(d);
+        ++next;
+      }
+      result = broadcastInDim(b, loc, result, i64List(b, loc, sizes), shape, kept);
+    }
+  }
+  Type element = like.getElementType();
+  auto type = cast<RankedTensorType>(result.getType());
+  if (type.getElementType() != element)
+    result = createPrim(b, loc, "prims.convert_element_type",
+                        {result, constantI64(b, loc, *scalarTypeCodeFor(element))},
+                        type.clone(element));
+  return SmallVector<Value>{result};
+}
+
 Expanded opal::ir::detail::expandKeepDims(OpBuilder &b, Operation *op, ValueRange operands,
                                           std::string &problem) {
   RankedTensorType type = rankedOperand(operands[0], problem);

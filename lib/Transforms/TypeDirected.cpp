@@ -150,6 +150,7 @@ const llvm::StringMap<Expander> &expanders() {
     t[DtypeOfOp::getOperationName()] = expandDtypeOf;
     t[TrailingDimsOp::getOperationName()] = expandTrailingDims;
     t[BroadcastToOp::getOperationName()] = expandBroadcastTo;
+    t[SumToOp::getOperationName()] = expandSumTo;
     t[InferShapeOp::getOperationName()] = expandInferShape;
     t[IsNoneOp::getOperationName()] = expandIsNone;
     t[IsFloatingOp::getOperationName()] = expandIsFloating;

@@ -69,6 +69,7 @@ OPAL_EXPANDER(expandDtypeOf);
 // ShapeDirected.cpp
 OPAL_EXPANDER(expandBroadcast);
 OPAL_EXPANDER(expandBroadcastTo);
+OPAL_EXPANDER(expandSumTo);
 OPAL_EXPANDER(expandNormalizeDims);
 OPAL_EXPANDER(expandKeepDims);
 OPAL_EXPANDER(expandCount);

@@ -628,6 +628,24 @@ def Opal_BroadcastToOp : Opal_Op<"broadcast_to", [Pure, ParentOneOf<["Decomposit
   let assemblyFormat = "$value `,` $size attr-dict `:` type($value) `,` qualified(type($size)) `->` type($result)";
 }
 
+def Opal_SumToOp : Opal_Op<"sum_to", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
+  let summary = "a gradient summed to the shape, and converted to the dtype, of a tensor";
+  let description = [{
+    ```mlir
+    %g = opal.sum_to %grad, %x : !opal.tensor, !opal.tensor -> !opal.tensor
+    ```
+    What a derived backward does with a gradient flowing into `x` from a
+    use that broadcast it: sums the leading dims `x` lacks and the dims where
+    `x` has static size 1 and the gradient does not (a `prims.sum`, the size-1
+    dims put back), then converts it to `x`'s element type. The engine does
+    the same between the nodes of a graph (PyTorch's sum_to and
+    validate_outputs).
+  }];
+  let arguments = (ins AnyTensorOrGeneric:$value, AnyTensorOrGeneric:$like);
+  let results = (outs AnyTensorOrGeneric:$result);
+  let assemblyFormat = "$value `,` $like attr-dict `:` type($value) `,` type($like) `->` type($result)";
+}
+
 def Opal_InferShapeOp : Opal_Op<"infer_shape", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
   let summary = "a reshape target with its -1 resolved";
   let description = [{

@@ -247,6 +247,9 @@ public:
   /// defines now; the error carries MLIR's diagnostics.
   virtual Expected<bool> checkLibraryText(const std::string &name,
                                           const std::string &text) = 0;
+  /// The op-library text of the backward derived from `op`'s
+  /// decomposition (Transforms' opal-derive-backward), or why there is none.
+  virtual Expected<std::string> deriveBackward(const OperatorName &op) = 0;
 };
 
 /// Makes the decompositions of an op-library text known to the JIT (the

@@ -4,7 +4,9 @@
 #define OPAL_TRANSFORMS_PASSES_H
 
 #include "mlir/Pass/Pass.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassOptions.h"
+#include "opal/Schema/FunctionSchema.h"
 
 #include <optional>
 #include <string>
@@ -72,9 +74,18 @@ mlir::Type elementTypeForDtype(int64_t dtype, mlir::MLIRContext *context);
 /// The dtype code of an element type, if it has one.
 std::optional<int64_t> dtypeForElementType(mlir::Type element);
 
+/// The op library `<ns>_backward` holding the derived backward of
+/// `forward` (opal-derive-backward), as op-library text, from the
+/// decomposition of `forward` found in `libraries`. On failure `problem`
+/// says why (an op without a formula, a branch).
+mlir::FailureOr<std::string> deriveBackward(llvm::ArrayRef<mlir::ModuleOp> libraries,
+                                            const FunctionSchema &forward, std::string &problem);
+
 /// Makes the text of an op-library file available to opal-decompose (which
 /// parses it in its own context). opal-opt adds every --op-library file.
 void addOpLibraryText(std::string name, std::string text);
+/// The texts added with addOpLibraryText, in order: (name, text).
+std::vector<std::pair<std::string, std::string>> addedOpLibraryTexts();
 
 /// The MLIR names of the ops the last opal-decompose run on this thread
 /// expanded (with repeats). The JIT records them as the ops a kernel

@@ -115,6 +115,27 @@ def OpalDecompose : Pass<"opal-decompose", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::tensor::TensorDialect"];
 }
 
+def OpalDeriveBackward : Pass<"opal-derive-backward", "::mlir::ModuleOp"> {
+  let summary = "Derives the backward of a decomposed op from the derivative formulas";
+  let description = [{
+    Appends to the module the op library `<ns>_backward` with one op, the
+    derived backward of `op` (`ns::name[.overload]`): its arguments are the
+    gradients of the op's tensor results (`grad`, or `grad<i>`) and the op's
+    own arguments, its results the gradients of its tensor arguments, named
+    after them. The body recomputes the op's decomposition (from the module
+    or the loaded op libraries) and then runs it backwards: each op's
+    gradient comes from its derivative formulas (the `aten_backward` ops the
+    dispatcher knows), summed to each operand's shape and dtype with
+    `opal.sum_to`, gradients that meet are added. The autograd engine
+    registers the result as the op's formula, so the backward of a user's
+    decomposition is one fused kernel. A decomposition with an op that has
+    no formula for an operand that needs a gradient, or that branches
+    (`opal.static_if`), is refused with the reason.
+  }];
+  let options = [
+    Option<"op", "op", "std::string", "", "the op to derive, e.g. mylib::softplus">,
+  ];
+}
 
 def OpalTruncateThroughF32 : Pass<"opal-truncate-through-f32"> {
   let summary = "Rounds f64 to a 16-bit float through f32, as PyTorch does";
