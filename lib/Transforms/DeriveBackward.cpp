@@ -353,7 +353,11 @@ struct OpalDeriveBackward : public opal::ir::impl::OpalDeriveBackwardBase<OpalDe
     std::string problem;
     auto text = deriveBackward(libraries, *schema, problem);
     if (failed(text)) {
-      module.emitError() << problem;
+      // At the decomposition when the module holds it.
+      if (DecompositionOp own = findDecomposition({module}, schemaOpName(*schema)))
+        own.emitError() << problem;
+      else
+        module.emitError() << problem;
       return signalPassFailure();
     }
     OwningOpRef<ModuleOp> derived = parseSourceString<ModuleOp>(*text, config, "derived");

@@ -1,0 +1,44 @@
+// RUN: opal-opt %s --opal-derive-backward=op=demo::rounded --split-input-file --verify-diagnostics
+
+// An op without a derivative formula on the path of a gradient.
+opal.library "demo" {
+  opal.def "demo::rounded(Tensor x) -> Tensor"
+  // expected-error @+1 {{cannot derive the backward of demo::rounded: aten::floor has no derivative formula}}
+  opal.decomposition "rounded" {
+  ^bb0(%x: !opal.tensor):
+    %f = aten.floor %x : (!opal.tensor) -> !opal.tensor
+    %y = aten.mul.Tensor %x, %f : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %y : !opal.tensor
+  }
+}
+
+// -----
+
+// A body that branches on types.
+opal.library "demo" {
+  opal.def "demo::rounded(Tensor x) -> Tensor"
+  // expected-error @+1 {{the decomposition of demo::rounded branches (opal.static_if); derived gradients need a straight body}}
+  opal.decomposition "rounded" {
+  ^bb0(%x: !opal.tensor):
+    %v = opal.has_rank %x, 1 : !opal.tensor -> i1
+    %y = opal.static_if %v -> !opal.tensor {
+      opal.yield %x : !opal.tensor
+    } else {
+      opal.yield %x : !opal.tensor
+    }
+    opal.yield %y : !opal.tensor
+  }
+}
+
+// -----
+
+// An argument of an op that has no derivative for it.
+opal.library "demo" {
+  opal.def "demo::rounded(Tensor x) -> Tensor"
+  // expected-error @+1 {{cannot derive the backward of demo::rounded: aten::where.self has no derivative for its argument `condition`}}
+  opal.decomposition "rounded" {
+  ^bb0(%x: !opal.tensor):
+    %y = aten.where.self %x, %x, %x : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %y : !opal.tensor
+  }
+}
