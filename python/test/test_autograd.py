@@ -341,3 +341,113 @@ def test_backward_formulas_are_cached_kernels():
     before = opal.jit.stats()["compiles"]
     step()
     assert opal.jit.stats()["compiles"] == before
+
+
+# --- Gradients derived from decompositions -----------------------------------
+
+@pytest.fixture(scope="module")
+def derived_ops():
+    """mish and rms_norm as a user's ops defined by traced decompositions,
+    and one whose decomposition reaches an op without a derivative."""
+    lib = opal.library.Library("gradlib", "DEF")
+    lib.define("mish(Tensor x) -> Tensor")
+    lib.define("rms_norm(Tensor x, Tensor w, float eps=1e-6) -> Tensor")
+    lib.define("floored(Tensor x) -> Tensor")
+    A = opal.ops.aten
+
+    @opal.library.register_decomposition("gradlib::mish", lib=lib)
+    def mish(x):
+        return x * A.tanh(A.softplus(x))
+
+    @opal.library.register_decomposition("gradlib::rms_norm", lib=lib)
+    def rms_norm(x, w, eps):
+        return x * A.rsqrt((x * x).mean(-1, keepdim=True) + eps) * w
+
+    @opal.library.register_decomposition("gradlib::floored", lib=lib)
+    def floored(x):
+        return x * A.floor(x)
+
+    yield opal.ops.gradlib
+    lib._destroy()
+
+
+def _torch_mish(x):
+    return x * torch.tanh(F.softplus(x))
+
+
+def _torch_rms_norm(x, w, eps=1e-6):
+    return x * torch.rsqrt((x * x).mean(-1, keepdim=True) + eps) * w
+
+
+def test_derived_gradients_match_pytorch(derived_ops):
+    rng = np.random.default_rng(4)
+    a, wv, g = rng.standard_normal((5, 8)), rng.standard_normal(8), rng.standard_normal((5, 8))
+    x = opal.tensor(a, dtype=opal.float64, requires_grad=True)
+    w = opal.tensor(wv, dtype=opal.float64, requires_grad=True)
+    tx, tw = torch.tensor(a, requires_grad=True), torch.tensor(wv, requires_grad=True)
+    y = derived_ops.rms_norm(x, w)
+    # One node for the whole op, straight to the leaves.
+    assert y.grad_fn.name() == "GradlibRmsNormBackward0"
+    assert [fn.name() for fn, _ in y.grad_fn.next_functions] == ["AccumulateGrad"] * 2
+    y.backward(opal.tensor(g, dtype=opal.float64))
+    _torch_rms_norm(tx, tw).backward(torch.tensor(g))
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(w.grad.numpy(), tw.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+    x = opal.tensor(a, dtype=opal.float64, requires_grad=True)
+    tx = torch.tensor(a, requires_grad=True)
+    derived_ops.mish(x).backward(opal.tensor(g, dtype=opal.float64))
+    _torch_mish(tx).backward(torch.tensor(g))
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_derived_gradients_pass_gradcheck(derived_ops):
+    rng = np.random.default_rng(5)
+    x = opal.tensor(rng.standard_normal((3, 4)), dtype=opal.float64, requires_grad=True)
+    w = opal.tensor(rng.standard_normal(4), dtype=opal.float64, requires_grad=True)
+    assert opal.autograd.gradcheck(lambda a: derived_ops.mish(a), [x])
+    assert opal.autograd.gradcheck(lambda a, b: derived_ops.rms_norm(a, b, 0.1), [x, w])
+
+
+def test_derived_backward_of_float32_calls_and_only_what_needs_it(derived_ops):
+    x = opal.ones(2, 4, requires_grad=True)
+    w = opal.full((4,), 2.0)
+    derived_ops.rms_norm(x, w).sum().backward()
+    assert x.grad.dtype == opal.float32 and w.grad is None
+    expected = torch.ones(2, 4, requires_grad=True)
+    _torch_rms_norm(expected, torch.full((4,), 2.0)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), expected.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_a_decomposition_that_cannot_be_derived_records_op_by_op(derived_ops):
+    x = opal.tensor([1.5, 2.5], requires_grad=True)
+    y = derived_ops.floored(x)
+    assert y.grad_fn.name() == "MulBackward0"
+    with pytest.raises(RuntimeError, match=r"^the derivative for 'floor' is not implemented\.$"):
+        y.sum().backward()
+    # Without grad the op still runs fused, and records nothing.
+    with opal.no_grad():
+        assert derived_ops.floored(x).grad_fn is None
+
+
+def test_derived_gradients_of_an_op_library_file(load_op_library):
+    ops = load_op_library("filegrad", textwrap.dedent("""\
+        opal.library "filegrad" {
+          opal.def "filegrad::swish_scale(Tensor x, float beta) -> Tensor"
+          opal.decomposition "swish_scale" {
+          ^bb0(%x: !opal.tensor, %beta: f64):
+            %bx = aten.mul.Scalar %x, %beta : (!opal.tensor, f64) -> !opal.tensor
+            %s = aten.sigmoid %bx : (!opal.tensor) -> !opal.tensor
+            %y = aten.mul.Tensor %x, %s : (!opal.tensor, !opal.tensor) -> !opal.tensor
+            opal.yield %y : !opal.tensor
+          }
+        }
+        """))
+    a = np.linspace(-2, 2, 7)
+    x = opal.tensor(a, dtype=opal.float64, requires_grad=True)
+    y = ops.swish_scale(x, 1.5)
+    assert y.grad_fn.name() == "FilegradSwishScaleBackward0"
+    y.sum().backward()
+    t = torch.tensor(a, requires_grad=True)
+    (t * torch.sigmoid(1.5 * t)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-10)
