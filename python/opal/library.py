@@ -17,7 +17,7 @@ import weakref
 from opal import _C
 
 __all__ = ["Library", "fallthrough_kernel", "define", "impl", "impl_abstract", "load",
-           "register_decomposition"]
+           "register_autograd", "register_decomposition"]
 
 # "<lib ns>/<op name>/<key>" of every live Python impl, as torch.library keeps.
 _impls = set()
@@ -280,3 +280,78 @@ def register_decomposition(qualname, func=None, *, lib=None):
     if func is None:
         return register
     return register(func)
+
+
+class _AutogradContext:
+    """The `ctx` register_autograd's setup_context and backward share, as
+    PyTorch's: save_for_backward / saved_tensors, needs_input_grad (one per
+    argument of the op), and any attribute you set."""
+
+    def __init__(self, needs_input_grad):
+        self.needs_input_grad = needs_input_grad
+        self.saved_tensors = ()
+
+    def save_for_backward(self, *tensors):
+        self.saved_tensors = tuple(tensors)
+
+
+def register_autograd(qualname, backward, /, *, setup_context=None, lib=None):
+    """Registers the backward of `qualname` ("ns::op" or "ns::op.overload"),
+    with the semantics of PyTorch's torch.library.register_autograd:
+    `setup_context(ctx, inputs, output)` runs after the op (forward) when a
+    call records, and `backward(ctx, *grads)` gets one gradient per result
+    of the op (zeros for results nothing reached, None for results that are
+    not floating) and returns one gradient per argument of the op (None for
+    non-tensor arguments and for tensors without one). The op itself runs
+    below autograd, as its kernels would without this. A backward
+    registered here takes precedence over one derived from the op's
+    decomposition."""
+    if not callable(backward):
+        raise TypeError(f"register_autograd: expected backward to be a function, got "
+                        f"{type(backward).__name__}")
+    if setup_context is not None and not callable(setup_context):
+        raise TypeError(f"register_autograd: expected setup_context to be a function or None, "
+                        f"got {type(setup_context).__name__}")
+    ns, name = _split_qualname(qualname)
+    base, _, overload = name.partition(".")
+    from opal._ops import ops
+    op = getattr(getattr(getattr(ops, ns), base), overload or "default")
+    schema = op._schema
+    arguments = schema.arguments
+    tensor_positions = [i for i, a in enumerate(arguments) if a.type in ("Tensor", "Tensor?")]
+    node_name = "".join(part.capitalize() for part in (ns + "_" + base).split("_")) + "Backward0"
+    Tensor = _C.Tensor
+
+    def kernel(*args):
+        records = _C.is_grad_enabled() and any(
+            isinstance(args[i], Tensor) and args[i].requires_grad for i in tensor_positions)
+        with _C._AutoDispatchBelowAutograd():
+            output = op(*args)
+        if not records:
+            return output
+        ctx = _AutogradContext(tuple(isinstance(a, Tensor) and a.requires_grad for a in args))
+        if setup_context is not None:
+            setup_context(ctx, tuple(args), output)
+        outputs = list(output) if isinstance(output, (tuple, list)) else [output]
+        floating = [isinstance(o, Tensor) and o.dtype.is_floating_point for o in outputs]
+
+        def apply(grads):
+            grads = iter(grads)
+            per_output = [next(grads) if f else None for f in floating]
+            result = backward(ctx, *per_output)
+            result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
+            if len(result) != len(args):
+                raise RuntimeError(
+                    f"{qualname}: the backward returned {len(result)} gradients, expected "
+                    f"{len(args)} (one per argument of the op, None where there is none)")
+            return [result[i] for i in tensor_positions]
+
+        _C._record_python_node(node_name, [args[i] if isinstance(args[i], Tensor) else None
+                                           for i in tensor_positions], outputs, apply)
+        return output
+
+    target = lib if lib is not None else _fragment(ns)
+    # At the runtime Autograd keys: a decomposition (CompositeImplicitAutograd)
+    # would come before the Autograd alias in the dispatch table.
+    for key in ("AutogradCPU", "AutogradCUDA", "AutogradMeta"):
+        target.impl(name, kernel, key)

@@ -6,6 +6,7 @@
 #include "opal/Autograd/Engine.h"
 #include "opal/Autograd/Functions.h"
 #include "opal/Autograd/GradMode.h"
+#include "opal/Support/Exceptions.h"
 
 #include <pybind11/stl.h>
 
@@ -26,6 +27,59 @@ std::vector<Tensor> tensorsOrNone(const py::sequence &items) {
 }
 
 py::object tensorOrNone(const Tensor &t) { return t.defined() ? py::cast(t) : py::none(); }
+
+/// The backward of an op registered with opal.library.register_autograd:
+/// a Python function from the gradients of the op's tensor results to
+/// those of its tensor arguments.
+class PythonBackward : public Node {
+public:
+  PythonBackward(std::string name, py::function backward)
+      : name_(std::move(name)), backward_(std::move(backward)) {}
+  ~PythonBackward() override {
+    py::gil_scoped_acquire gil;
+    backward_ = py::function();
+  }
+  std::vector<Tensor> apply(std::vector<Tensor> &&grads) override {
+    py::gil_scoped_acquire gil;
+    if (!backward_)
+      throw OpalError("Trying to backward through the graph a second time (or directly access "
+                      "saved tensors after they have already been freed). Saved intermediate "
+                      "values of the graph are freed when you call .backward() or "
+                      "autograd.grad(). Specify retain_graph=True if you need to backward "
+                      "through the graph a second time or if you need to access saved tensors "
+                      "after calling backward.");
+    py::list values;
+    for (uint32_t i = 0; i < grads.size(); ++i) {
+      // PyTorch materializes the gradients of results nothing reached.
+      const Tensor &grad = grads[i];
+      if (grad.defined()) {
+        values.append(py::cast(grad));
+        continue;
+      }
+      const InputMetadata &metadata = inputMetadata(i);
+      Tensor zeros = Tensor::empty(metadata.sizes, metadata.dtype, metadata.device);
+      zeros.fill(0.0);
+      values.append(py::cast(zeros));
+    }
+    py::object result = backward_(values);
+    std::vector<Tensor> out;
+    for (py::handle item : result)
+      out.push_back(item.is_none() ? Tensor() : item.cast<Tensor>());
+    if (out.size() != nextEdges().size())
+      throw OpalError(name_ + ": the backward gave " + std::to_string(out.size()) +
+                      " gradients for " + std::to_string(nextEdges().size()) + " tensor inputs");
+    return out;
+  }
+  std::string name() const override { return name_; }
+  void releaseVariables() override {
+    py::gil_scoped_acquire gil;
+    backward_ = py::function();
+  }
+
+private:
+  std::string name_;
+  py::function backward_;
+};
 
 } // namespace
 
@@ -97,6 +151,24 @@ void opal::python::bindAutograd(py::module_ &m) {
       .def("detach", [](const Tensor &t) { return detach(t); },
            "A new tensor over the same data, outside the graph (requires_grad False).");
 
+  m.def(
+      "_record_python_node",
+      [](const std::string &name, const py::sequence &inputs, const py::sequence &outputs,
+         py::function backward) {
+        auto node = std::make_shared<PythonBackward>(name, std::move(backward));
+        for (const Tensor &input : tensorsOrNone(inputs))
+          node->addNextEdge(input.defined() ? gradientEdge(input) : Edge{});
+        for (const Tensor &output : tensorsOrNone(outputs)) {
+          if (!output.defined() ||
+              (!isFloatingType(output.dtype()) && !isComplexType(output.dtype())))
+            continue;
+          setHistory(output, node, node->addInput(output));
+        }
+        return std::shared_ptr<Node>(node);
+      },
+      py::arg("name"), py::arg("inputs"), py::arg("outputs"), py::arg("backward"),
+      "Makes `outputs` the results of a node whose backward is the Python "
+      "function `backward` (opal.library.register_autograd).");
   m.def("is_grad_enabled", [] { return GradMode::isEnabled(); },
         "Whether ops record for autograd on this thread.");
   m.def("_set_grad_enabled", [](bool enabled) { GradMode::setEnabled(enabled); });

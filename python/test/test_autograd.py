@@ -451,3 +451,73 @@ def test_derived_gradients_of_an_op_library_file(load_op_library):
     t = torch.tensor(a, requires_grad=True)
     (t * torch.sigmoid(1.5 * t)).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-10)
+
+
+# --- register_autograd -------------------------------------------------------
+
+def test_register_autograd_gives_an_opaque_op_its_backward():
+    lib = opal.library.Library("ralib", "DEF")
+    try:
+        lib.define("cube(Tensor x, float scale) -> Tensor")
+        lib.impl("cube", lambda x, s: opal.tensor(x.numpy() ** 3 * s, dtype=x.dtype), "CPU")
+        seen = {}
+
+        def setup_context(ctx, inputs, output):
+            x, scale = inputs
+            ctx.save_for_backward(x)
+            ctx.scale = scale
+            seen["needs"] = ctx.needs_input_grad
+
+        def backward(ctx, grad):
+            x, = ctx.saved_tensors
+            return grad * 3 * x * x * ctx.scale, None
+
+        opal.library.register_autograd("ralib::cube", backward, setup_context=setup_context,
+                                       lib=lib)
+        x = opal.tensor([1.0, 2.0, 3.0], dtype=opal.float64, requires_grad=True)
+        y = opal.ops.ralib.cube(x, 2.0)
+        assert y.grad_fn.name() == "RalibCubeBackward0" and seen["needs"] == (True, False)
+        y.sum().backward()
+        assert x.grad.tolist() == [6.0, 24.0, 54.0]
+        assert opal.autograd.gradcheck(lambda a: opal.ops.ralib.cube(a, 0.5), [x])
+        # Nothing records without grad, and the op runs as before.
+        assert opal.ops.ralib.cube(opal.tensor([2.0]), 1.0).grad_fn is None
+        with opal.no_grad():
+            assert opal.ops.ralib.cube(x, 1.0).grad_fn is None
+    finally:
+        lib._destroy()
+
+
+def test_register_autograd_errors():
+    lib = opal.library.Library("ralib2", "DEF")
+    try:
+        lib.define("twice(Tensor x) -> Tensor")
+        lib.impl("twice", lambda x: opal.tensor(x.numpy() * 2, dtype=x.dtype), "CPU")
+        with pytest.raises(TypeError, match="expected backward to be a function"):
+            opal.library.register_autograd("ralib2::twice", 3, lib=lib)
+        opal.library.register_autograd("ralib2::twice", lambda ctx, g: (g * 2, g), lib=lib)
+        x = opal.ones(2, requires_grad=True)
+        with pytest.raises(RuntimeError, match=r"ralib2::twice: the backward returned 2 "
+                                               r"gradients, expected 1"):
+            opal.ops.ralib2.twice(x).sum().backward()
+    finally:
+        lib._destroy()
+
+
+def test_register_autograd_takes_precedence_over_the_derived_backward():
+    lib = opal.library.Library("ralib3", "DEF")
+    try:
+        lib.define("square(Tensor x) -> Tensor")
+
+        @opal.library.register_decomposition("ralib3::square", lib=lib)
+        def square(x):
+            return x * x
+
+        x = opal.tensor([3.0], requires_grad=True)
+        assert opal.ops.ralib3.square(x).grad_fn.name() == "Ralib3SquareBackward0"
+        # A deliberately different backward shows which one runs.
+        opal.library.register_autograd("ralib3::square", lambda ctx, g: (g * 10,), lib=lib)
+        opal.ops.ralib3.square(x).backward()
+        assert x.grad.tolist() == [10.0]
+    finally:
+        lib._destroy()
