@@ -439,6 +439,183 @@ opal.library "aten_backward" {
     opal.yield %g : !opal.tensor
   }
 
+  // The gradient of the maximum goes to the larger input, half to each on a
+  // tie (PyTorch's rule).
+  opal.def "maximum(Tensor grad, Tensor self, Tensor other) -> (Tensor self, Tensor other)"
+  opal.decomposition "maximum" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %other: !opal.tensor):
+    %zero = arith.constant 0.0 : f64
+    %half = arith.constant 0.5 : f64
+    %h = aten.mul.Scalar %grad, %half : (!opal.tensor, f64) -> !opal.tensor
+    %tie = aten.eq.Tensor %self, %other : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %sg = aten.gt.Tensor %self, %other : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %og = aten.lt.Tensor %self, %other : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %gs0 = aten.where.self %tie, %h, %grad : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
+    %gs = aten.masked_fill.Scalar %gs0, %og, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    %go = aten.masked_fill.Scalar %gs0, %sg, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    opal.yield %gs, %go : !opal.tensor, !opal.tensor
+  }
+  opal.def "minimum(Tensor grad, Tensor self, Tensor other) -> (Tensor self, Tensor other)"
+  opal.decomposition "minimum" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %other: !opal.tensor):
+    %zero = arith.constant 0.0 : f64
+    %half = arith.constant 0.5 : f64
+    %h = aten.mul.Scalar %grad, %half : (!opal.tensor, f64) -> !opal.tensor
+    %tie = aten.eq.Tensor %self, %other : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %sl = aten.lt.Tensor %self, %other : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %ol = aten.gt.Tensor %self, %other : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %gs0 = aten.where.self %tie, %h, %grad : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
+    %gs = aten.masked_fill.Scalar %gs0, %ol, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    %go = aten.masked_fill.Scalar %gs0, %sl, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    opal.yield %gs, %go : !opal.tensor, !opal.tensor
+  }
+  // amax/amin: the gradient shared equally by the elements equal to the
+  // result.
+  opal.def "amax(Tensor grad, Tensor self, Tensor result, int[1] dim, bool keepdim) -> Tensor self"
+  opal.decomposition "amax" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %result: !opal.tensor, %dim: !opal.list<i64>, %keepdim: i1):
+    %g = aten_backward.amin %grad, %self, %result, %dim, %keepdim : (!opal.tensor, !opal.tensor, !opal.tensor, !opal.list<i64>, i1) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "amin(Tensor grad, Tensor self, Tensor result, int[1] dim, bool keepdim) -> Tensor self"
+  opal.decomposition "amin" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %result: !opal.tensor, %dim: !opal.list<i64>, %keepdim: i1):
+    %none = opal.none
+    %true = arith.constant true
+    %zero = arith.constant 0.0 : f64
+    %dims = opal.normalize_dims %self, %dim : !opal.tensor, !opal.list<i64> -> !opal.list<i64>
+    %gk, %rk = opal.static_if %keepdim -> !opal.tensor, !opal.tensor {
+      opal.yield %grad, %result : !opal.tensor, !opal.tensor
+    } else {
+      %a = opal.keep_dims %grad, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      %b = opal.keep_dims %result, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      opal.yield %a, %b : !opal.tensor, !opal.tensor
+    }
+    %hit = aten.eq.Tensor %self, %rk : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %f64 = arith.constant 7 : i64
+    %count = aten.sum.dim_IntList %hit, %dims, %true, %f64 : (!opal.tensor, !opal.list<i64>, i1, i64) -> !opal.tensor
+    %share = aten.div.Tensor %gk, %count : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %miss = aten.logical_not %hit : (!opal.tensor) -> !opal.tensor
+    %shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %spread = opal.broadcast_to %share, %shape : !opal.tensor, !opal.list<i64> -> !opal.tensor
+    %g = aten.masked_fill.Scalar %spread, %miss, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // max.dim/min.dim: the gradient of each value goes to its index.
+  opal.def "max.dim(Tensor grad_values, Tensor self, int dim, bool keepdim, Tensor indices) -> Tensor self"
+  opal.decomposition "max.dim" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %dim: i64, %keepdim: i1, %indices: !opal.tensor):
+    %g = aten_backward.min.dim %grad, %self, %dim, %keepdim, %indices : (!opal.tensor, !opal.tensor, i64, i1, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "min.dim(Tensor grad_values, Tensor self, int dim, bool keepdim, Tensor indices) -> Tensor self"
+  opal.decomposition "min.dim" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %dim: i64, %keepdim: i1, %indices: !opal.tensor):
+    %none = opal.none
+    %gk, %ik = opal.static_if %keepdim -> !opal.tensor, !opal.tensor {
+      opal.yield %grad, %indices : !opal.tensor, !opal.tensor
+    } else {
+      %a = aten.unsqueeze %grad, %dim : (!opal.tensor, i64) -> !opal.tensor
+      %b = aten.unsqueeze %indices, %dim : (!opal.tensor, i64) -> !opal.tensor
+      opal.yield %a, %b : !opal.tensor, !opal.tensor
+    }
+    %z = aten.zeros_like %self, %none, %none, %none, %none, %none : (!opal.tensor, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> !opal.tensor
+    %g = aten.scatter.src %z, %dim, %ik, %gk : (!opal.tensor, i64, !opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // 2 / (N - correction) * grad * (x - mean)
+  opal.def "var.correction(Tensor grad, Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> Tensor self"
+  opal.decomposition "var.correction" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %dim: !opal.list<i64>, %correction: i64, %keepdim: i1):
+    %none = opal.none
+    %true = arith.constant true
+    %one = arith.constant 1.0 : f64
+    %dims = opal.normalize_dims %self, %dim : !opal.tensor, !opal.list<i64> -> !opal.list<i64>
+    %gk = opal.static_if %keepdim -> !opal.tensor {
+      opal.yield %grad : !opal.tensor
+    } else {
+      %a = opal.keep_dims %grad, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      opal.yield %a : !opal.tensor
+    }
+    %n = opal.count %self, %dims : !opal.tensor, !opal.list<i64> -> i64
+    %no_correction = opal.is_none %correction : i64 -> i1
+    %c = opal.static_if %no_correction -> i64 {
+      %c1 = arith.constant 1 : i64
+      opal.yield %c1 : i64
+    } else {
+      opal.yield %correction : i64
+    }
+    %nc = arith.subi %n, %c : i64
+    %ncf = arith.sitofp %nc : i64 to f64
+    %two = arith.constant 2.0 : f64
+    %factor = arith.divf %two, %ncf : f64
+    %mean = aten.mean.dim %self, %dims, %true, %none : (!opal.tensor, !opal.list<i64>, i1, !opal.none) -> !opal.tensor
+    %xc = aten.sub.Tensor %self, %mean, %one : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    %p = aten.mul.Tensor %gk, %xc : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %g = aten.mul.Scalar %p, %factor : (!opal.tensor, f64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // var's gradient of grad / (2 std)
+  opal.def "std.correction(Tensor grad, Tensor self, Tensor result, int[1]? dim, *, int? correction, bool keepdim=False) -> Tensor self"
+  opal.decomposition "std.correction" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %result: !opal.tensor, %dim: !opal.list<i64>, %correction: i64, %keepdim: i1):
+    %two = arith.constant 2.0 : f64
+    %d = aten.mul.Scalar %result, %two : (!opal.tensor, f64) -> !opal.tensor
+    %gv = aten.div.Tensor %grad, %d : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %g = aten_backward.var.correction %gv, %self, %dim, %correction, %keepdim : (!opal.tensor, !opal.tensor, !opal.list<i64>, i64, i1) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // The sums of the gradient from each position to the end.
+  opal.def "cumsum(Tensor grad, int dim) -> Tensor self"
+  opal.decomposition "cumsum" {
+  ^bb0(%grad: !opal.tensor, %dim: i64):
+    %none = opal.none
+    %d = opal.list %dim : i64 -> !opal.list<i64>
+    %f = aten.flip %grad, %d : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    %c = aten.cumsum %f, %dim, %none : (!opal.tensor, i64, !opal.none) -> !opal.tensor
+    %g = aten.flip %c, %d : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // Each gathered element's gradient added back at its index.
+  opal.def "gather(Tensor grad, Tensor self, int dim, Tensor index) -> Tensor self"
+  opal.decomposition "gather" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %dim: i64, %index: !opal.tensor):
+    %none = opal.none
+    %z = aten.zeros_like %self, %none, %none, %none, %none, %none : (!opal.tensor, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> !opal.tensor
+    %g = aten.scatter_add %z, %dim, %index, %grad : (!opal.tensor, i64, !opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // layer norm: with xhat = (x - mean) * rstd and gw = grad * weight,
+  // input: rstd * (gw - mean(gw) - xhat * mean(gw * xhat)) over the
+  // normalized dims; weight: grad * xhat and bias: grad, whose batch dims
+  // the engine sums.
+  opal.def "native_layer_norm(Tensor grad0, Tensor input, int[] normalized_shape, Tensor? weight, Tensor result1, Tensor result2) -> (Tensor input, Tensor weight, Tensor bias)"
+  opal.decomposition "native_layer_norm" {
+  ^bb0(%grad: !opal.tensor, %input: !opal.tensor, %normalized_shape: !opal.list<i64>, %weight: !opal.tensor, %mean: !opal.tensor, %rstd: !opal.tensor):
+    %none = opal.none
+    %true = arith.constant true
+    %one = arith.constant 1.0 : f64
+    %dims = opal.trailing_dims %input, %normalized_shape : !opal.tensor, !opal.list<i64> -> !opal.list<i64>
+    %xc = aten.sub.Tensor %input, %mean, %one : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    %xhat = aten.mul.Tensor %xc, %rstd : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %no_weight = opal.is_none %weight : !opal.tensor -> i1
+    %gw = opal.static_if %no_weight -> !opal.tensor {
+      opal.yield %grad : !opal.tensor
+    } else {
+      %m = aten.mul.Tensor %grad, %weight : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      opal.yield %m : !opal.tensor
+    }
+    %m1 = aten.mean.dim %gw, %dims, %true, %none : (!opal.tensor, !opal.list<i64>, i1, !opal.none) -> !opal.tensor
+    %gx = aten.mul.Tensor %gw, %xhat : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %m2 = aten.mean.dim %gx, %dims, %true, %none : (!opal.tensor, !opal.list<i64>, i1, !opal.none) -> !opal.tensor
+    %a = aten.sub.Tensor %gw, %m1, %one : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    %b = aten.mul.Tensor %xhat, %m2 : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %c = aten.sub.Tensor %a, %b, %one : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    %gi = aten.mul.Tensor %c, %rstd : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %gwt = aten.mul.Tensor %grad, %xhat : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %gi, %gwt, %grad : !opal.tensor, !opal.tensor, !opal.tensor
+  }
+
   // --- Matrix products: one formula per input, so an input that needs no
   // gradient costs no product.
   opal.def "mm.self(Tensor grad, Tensor mat2) -> Tensor"

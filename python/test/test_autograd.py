@@ -52,6 +52,28 @@ CASES = [
     ("cos", lambda m, a: a.cos(), [(3,)], False),
     ("abs", lambda m, a: a.abs(), [(3,)], False),
     ("where", lambda m, a, b: m.where(a > 0, a, b), [(3, 4), (4,)], False),
+    ("softplus", lambda m, a: _functional("softplus")(m, a, beta=2, threshold=1), [(6,)], False),
+    ("log1p", lambda m, a: a.log1p(), [(3,)], True),
+    ("erf", lambda m, a: a.erf(), [(4,)], False),
+    ("leaky_relu", lambda m, a: _functional("leaky_relu")(m, a, 0.1), [(6,)], False),
+    ("hardtanh", lambda m, a: _functional("hardtanh")(m, a, -0.5, 0.5), [(6,)], False),
+    ("clamp_min", lambda m, a: a.clamp_min(0.1), [(6,)], False),
+    ("clamp_max", lambda m, a: a.clamp_max(0.1), [(6,)], False),
+    ("maximum", lambda m, a, b: m.maximum(a, b), [(3, 4), (4,)], False),
+    ("minimum", lambda m, a, b: m.minimum(a, b), [(3, 4), (4,)], False),
+    ("amax", lambda m, a: m.amax(a, 1), [(3, 4)], False),
+    ("amin_keepdim", lambda m, a: m.amin(a, 0, keepdim=True), [(3, 4)], False),
+    ("max_dim", lambda m, a: a.max(1)[0], [(3, 4)], False),
+    ("min_dim_keepdim", lambda m, a: a.min(0, keepdim=True)[0], [(3, 4)], False),
+    ("var", lambda m, a: a.var(1), [(3, 4)], False),
+    ("var_all", lambda m, a: a.var(), [(3, 4)], False),
+    ("std_keepdim", lambda m, a: a.std(0, keepdim=True), [(3, 4)], False),
+    ("cumsum", lambda m, a: a.cumsum(1), [(3, 4)], False),
+    ("gather", lambda m, a: a.gather(1, m.tensor([[0, 0], [1, 0], [3, 2]])), [(3, 4)], False),
+    ("layer_norm", lambda m, a, w, b: _functional("layer_norm")(m, a, [4], w, b),
+     [(2, 3, 4), (4,), (4,)], False),
+    ("layer_norm_plain", lambda m, a: _functional("layer_norm")(m, a, [3, 4]), [(2, 3, 4)],
+     False),
     ("sum", lambda m, a: a.sum(), [(3, 4)], False),
     ("sum_dim", lambda m, a: a.sum(1), [(3, 4)], False),
     ("sum_keepdim", lambda m, a: a.sum(0, keepdim=True), [(3, 4)], False),
@@ -283,15 +305,22 @@ def test_writes_into_views_under_autograd_are_refused():
 
 def test_op_without_a_derivative_raises_when_a_gradient_reaches_it():
     x = opal.ones(2, 3, requires_grad=True)
-    y = opal.layer_norm(x, [3])
+    y = x.floor()
     assert y.grad_fn.name() == "NotImplemented"
-    with pytest.raises(RuntimeError, match=r"^the derivative for 'native_layer_norm' is not "
+    with pytest.raises(RuntimeError, match=r"^the derivative for 'floor' is not "
                                            r"implemented\.$"):
         y.sum().backward()
     # A branch no gradient reaches does not raise.
     z = opal.ones(2, requires_grad=True)
     (z * 2).sum().backward()
     assert z.grad.tolist() == [2.0, 2.0]
+
+
+def test_amax_shares_the_gradient_between_ties():
+    for m in (opal, torch):
+        x = m.tensor([[1.0, 3.0, 3.0], [2.0, 0.0, 2.0]], requires_grad=True)
+        m.amax(x, 1).sum().backward()
+        assert x.grad.tolist() == [[0.0, 0.5, 0.5], [0.5, 0.0, 0.5]]
 
 
 def test_integer_results_do_not_require_grad():
