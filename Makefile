@@ -53,6 +53,9 @@ demo: build
 	@echo "A small convolutional network with opal's aten ops (examples/small_cnn.py):"
 	PYTHONPATH=$(BUILD_DIR)/python $(PYTHON) examples/small_cnn.py
 	@echo
+	@echo "Training an MLP with opal's autograd (examples/train_mlp.py):"
+	PYTHONPATH=$(BUILD_DIR)/python $(PYTHON) examples/train_mlp.py
+	@echo
 	@echo "An op library compiled ahead of time (examples/aot), loaded from C++:"
 	$(BUILD_DIR)/bin/myops-demo $(BUILD_DIR)/lib/libmyops.so
 

@@ -115,3 +115,12 @@ def test_torch_models_compile_and_match_eager():
     for model in ("GptBlock", "SmallCnn"):
         line = next(l for l in out.splitlines() if l.startswith(model + ": output"))
         assert float(line.rsplit(" ", 1)[1]) < 1e-4
+
+
+def test_train_mlp_learns():
+    out = run("train_mlp.py")
+    lines = [line for line in out.splitlines() if line.startswith("step")]
+    losses = [float(line.split()[3]) for line in lines]
+    assert len(losses) == 4 and losses[-1] < losses[0] / 10
+    assert lines[-1].endswith("accuracy 1.00")
+    assert "grad_fn of the hidden layer: ExampleRmsNormBackward0" in out
