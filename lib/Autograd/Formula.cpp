@@ -89,12 +89,18 @@ bool autograd::isSingleTensor(const SchemaType &type) {
          (type.isOptional() && type.element()->kind() == TypeKind::Tensor);
 }
 
+bool autograd::isTensorList(const SchemaType &type) {
+  return type.isList() && type.element()->kind() == TypeKind::Tensor;
+}
+
 namespace {
+
+bool isDifferentiable(const SchemaType &type) { return isSingleTensor(type) || isTensorList(type); }
 
 std::optional<uint32_t> tensorArgumentNamed(const FunctionSchema &forward, std::string_view name) {
   const auto &arguments = forward.arguments();
   for (uint32_t i = 0; i < arguments.size(); ++i)
-    if (arguments[i].name() == name && isSingleTensor(*arguments[i].type()))
+    if (arguments[i].name() == name && isDifferentiable(*arguments[i].type()))
       return i;
   return std::nullopt;
 }
@@ -134,7 +140,7 @@ Expected<std::optional<Formula>> autograd::findFormula(const OperatorHandle &for
 
   const auto &arguments = forward.arguments();
   for (uint32_t i = 0; i < arguments.size(); ++i) {
-    if (!isSingleTensor(*arguments[i].type()))
+    if (!isDifferentiable(*arguments[i].type()))
       continue;
     std::string overload = name.overloadName.empty()
                                ? arguments[i].name()

@@ -7,6 +7,8 @@
 #include "opal/Autograd/AutogradMeta.h"
 #include "opal/Support/Exceptions.h"
 
+#include <algorithm>
+
 using namespace opal;
 using namespace opal::autograd;
 
@@ -41,27 +43,56 @@ std::vector<Tensor> OverwriteBackward::apply(std::vector<Tensor> &&grads) {
 
 std::vector<Tensor> FormulaBackward::apply(std::vector<Tensor> &&grads) {
   const Formula &formula = *formula_;
-  std::vector<Tensor> gradOfResult(savedResults.size());
-  std::vector<int32_t> inputOfResult(savedResults.size(), -1);
-  for (uint32_t j = 0; j < resultOfInput.size(); ++j) {
-    gradOfResult[resultOfInput[j]] = std::move(grads.at(j));
-    inputOfResult[resultOfInput[j]] = static_cast<int32_t>(j);
+  size_t numResults = resultListSizes.size();
+  // The gradients per forward result (a list for a Tensor[] result), and
+  // the node input each came in at (to make zeros for those that did not).
+  std::vector<Tensor> gradOfResult(numResults);
+  std::vector<int32_t> inputOfResult(numResults, -1);
+  std::vector<std::vector<Tensor>> gradLists(numResults);
+  std::vector<std::vector<int32_t>> inputOfElement(numResults);
+  for (uint32_t r = 0; r < numResults; ++r) {
+    size_t elements = static_cast<size_t>(std::max(resultListSizes[r], 0));
+    gradLists[r].resize(elements);
+    inputOfElement[r].assign(elements, -1);
   }
+  for (uint32_t j = 0; j < resultOfInput.size(); ++j) {
+    auto [r, element] = resultOfInput[j];
+    if (element < 0) {
+      gradOfResult[r] = std::move(grads.at(j));
+      inputOfResult[r] = static_cast<int32_t>(j);
+    } else {
+      gradLists[r][element] = std::move(grads.at(j));
+      inputOfElement[r][element] = static_cast<int32_t>(j);
+    }
+  }
+  auto needed = [&](uint32_t argument) {
+    const Edges &edges = edgesOfArgument_[argument];
+    for (int32_t e = edges.first; e >= 0 && e < edges.first + edges.count; ++e)
+      if (nextEdges()[e].valid())
+        return true;
+    return false;
+  };
   std::vector<Tensor> result(nextEdges().size());
   for (const FormulaOp &op : formula.ops) {
-    if (!formula.joint) {
-      int32_t edge = edgeOfArgument_[op.gradientOf.front()];
-      if (edge < 0 || !nextEdges()[edge].valid())
-        continue;
-    }
+    if (!formula.joint && !needed(op.gradientOf.front()))
+      continue;
     Stack stack;
     stack.reserve(op.arguments.size());
     for (const FormulaBinding &binding : op.arguments) {
       switch (binding.kind) {
       case FormulaBinding::Grad: {
-        Tensor &grad = gradOfResult[binding.index];
-        if (!grad.defined() && inputOfResult[binding.index] >= 0)
-          grad = autograd::detail::zeros(inputMetadata(inputOfResult[binding.index]));
+        uint32_t r = binding.index;
+        if (resultListSizes[r] >= 0) {
+          std::vector<Tensor> list = gradLists[r];
+          for (size_t e = 0; e < list.size(); ++e)
+            if (!list[e].defined() && inputOfElement[r][e] >= 0)
+              list[e] = detail::zeros(inputMetadata(inputOfElement[r][e]));
+          stack.emplace_back(IValue(std::move(list)));
+          break;
+        }
+        Tensor &grad = gradOfResult[r];
+        if (!grad.defined() && inputOfResult[r] >= 0)
+          grad = detail::zeros(inputMetadata(inputOfResult[r]));
         stack.emplace_back(grad.defined() ? IValue(grad) : IValue());
         break;
       }
@@ -80,9 +111,20 @@ std::vector<Tensor> FormulaBackward::apply(std::vector<Tensor> &&grads) {
     size_t count = op.gradientOf.size();
     for (size_t k = 0; k < count; ++k) {
       IValue &value = stack[stack.size() - count + k];
-      int32_t edge = edgeOfArgument_[op.gradientOf[k]];
-      if (edge >= 0 && value.isTensor())
-        result[edge] = std::move(value).toTensor();
+      const Edges &edges = edgesOfArgument_[op.gradientOf[k]];
+      if (edges.first < 0)
+        continue;
+      if (value.isTensor()) {
+        result[edges.first] = std::move(value).toTensor();
+      } else if (value.isTensorList()) {
+        const std::vector<Tensor> &list = value.toTensorList();
+        if (list.size() != static_cast<size_t>(edges.count))
+          throw OpalError(name() + ": the derivative " + op.op.operatorName().str() + " gave " +
+                          std::to_string(list.size()) + " gradients for a list of " +
+                          std::to_string(edges.count) + " tensors");
+        for (int32_t e = 0; e < edges.count; ++e)
+          result[edges.first + e] = list[e];
+      }
     }
   }
   return result;

@@ -103,7 +103,8 @@ void VariableKernel::record(const OperatorHandle &op, DispatchKeySet below, Stac
   // backward is the not-implemented node.
   bool covered = formula != nullptr;
   for (uint32_t i : listArguments)
-    covered = covered && listTensorsRequiringGrad(args[i]).empty();
+    if (!listTensorsRequiringGrad(args[i]).empty())
+      covered = covered && formula->differentiable[i] && args[i].isTensorList();
   for (uint32_t i : tensorArguments)
     if (args[i].isTensor() && implRequiresGrad(args[i].toTensorImpl()))
       covered = covered && formula->differentiable[i];
@@ -111,15 +112,23 @@ void VariableKernel::record(const OperatorHandle &op, DispatchKeySet below, Stac
   std::shared_ptr<Node> node;
   FormulaBackward *formulaNode = nullptr;
   if (covered) {
-    std::vector<int32_t> edgeOfArgument(numArguments, -1);
-    int32_t edges = 0;
-    for (uint32_t i : tensorArguments)
-      if (formula->differentiable[i])
-        edgeOfArgument[i] = edges++;
-    auto backward = std::make_shared<FormulaBackward>(formula, edgeOfArgument);
-    for (uint32_t i : tensorArguments)
-      if (formula->differentiable[i])
-        backward->addNextEdge(args[i].isTensor() ? gradientEdge(args[i].toTensor()) : Edge{});
+    std::vector<FormulaBackward::Edges> edges(numArguments);
+    std::vector<Edge> next;
+    for (uint32_t i = 0; i < numArguments; ++i) {
+      if (!formula->differentiable[i])
+        continue;
+      edges[i].first = static_cast<int32_t>(next.size());
+      if (args[i].isTensorList()) {
+        for (const Tensor &t : args[i].toTensorList())
+          next.push_back(gradientEdge(t));
+      } else {
+        next.push_back(args[i].isTensor() ? gradientEdge(args[i].toTensor()) : Edge{});
+      }
+      edges[i].count = static_cast<int32_t>(next.size()) - edges[i].first;
+    }
+    auto backward = std::make_shared<FormulaBackward>(formula, std::move(edges));
+    for (Edge &edge : next)
+      backward->addNextEdge(std::move(edge));
     backward->savedTensors.resize(numArguments);
     backward->savedValues.resize(numArguments);
     for (uint32_t i = 0; i < numArguments; ++i) {
@@ -152,29 +161,43 @@ void VariableKernel::record(const OperatorHandle &op, DispatchKeySet below, Stac
   }
 
   size_t numResults = resultIsView.size();
-  if (formulaNode)
+  if (formulaNode) {
     formulaNode->savedResults.resize(numResults);
+    formulaNode->resultListSizes.assign(numResults, -1);
+  }
   IValue *results = stack->data() + stack->size() - numResults;
-  for (uint32_t r = 0; r < numResults; ++r) {
-    if (!results[r].isTensor())
-      continue;
-    Tensor result = results[r].toTensor();
-    // A kernel that returns an input itself (a view with nothing to
-    // change) gets a new tensor over it: the input keeps its own history.
-    if (std::find(inputs.begin(), inputs.end(), result.impl()) != inputs.end()) {
+  // Makes `result` (element `element` of result `r`, or -1) an output of
+  // the node; returns it (a new tensor over it when the kernel returned an
+  // input itself: the input keeps its own history).
+  auto track = [&](Tensor result, uint32_t r, int32_t element) {
+    if (std::find(inputs.begin(), inputs.end(), result.impl()) != inputs.end())
       result = detach(result);
-      results[r] = IValue(result);
-    }
-    if (formulaNode && formula->savesResult[r])
-      formulaNode->savedResults[r] = SavedVariable(result, /*isOutput=*/true);
     if (!isFloatingType(result.dtype()) && !isComplexType(result.dtype()))
-      continue;
+      return result;
     uint32_t input = node->addInput(result);
     if (formulaNode)
-      formulaNode->resultOfInput.push_back(r);
+      formulaNode->resultOfInput.push_back({r, element});
     setHistory(result, node, input);
     if (resultIsView[r])
       materializeAutogradMeta(result).isView = true;
+    return result;
+  };
+  for (uint32_t r = 0; r < numResults; ++r) {
+    if (results[r].isTensorList()) {
+      std::vector<Tensor> list = results[r].toTensorList();
+      if (formulaNode)
+        formulaNode->resultListSizes[r] = static_cast<int32_t>(list.size());
+      for (size_t e = 0; e < list.size(); ++e)
+        list[e] = track(list[e], r, static_cast<int32_t>(e));
+      results[r] = IValue(std::move(list));
+      continue;
+    }
+    if (!results[r].isTensor())
+      continue;
+    Tensor result = track(results[r].toTensor(), r, -1);
+    results[r] = IValue(result);
+    if (formulaNode && formula->savesResult[r])
+      formulaNode->savedResults[r] = SavedVariable(result, /*isOutput=*/true);
   }
 }
 

@@ -133,7 +133,7 @@ struct BuiltinRegistration {
           library.impl(native.name, native.key,
                        CppFunction::makeFromKernelFunction(native.kernel));
     }
-    registerVariableKernels(decomposed);
+    registerVariableKernels();
     for (const FunctionSchema &schema : builtinOperatorSchemas())
       if (auto handle = Dispatcher::singleton().findOp(schema.operatorName()))
         cpuKernels.emplace(schema.operatorName().str(),
@@ -141,7 +141,7 @@ struct BuiltinRegistration {
   }
   /// PyTorch's VariableType: an Autograd kernel for every aten and prims op,
   /// with its formula from aten_backward if there is one.
-  void registerVariableKernels(const std::set<std::string> &decomposed) {
+  void registerVariableKernels() {
     for (const char *ns : {"aten", "prims"}) {
       Library &library =
           libraries.emplace_back(Library::IMPL, ns, std::nullopt, __FILE__, __LINE__);
@@ -149,9 +149,10 @@ struct BuiltinRegistration {
         if (schema.ns() != ns)
           continue;
         std::string name = schema.operatorName().str();
-        bool implicit = decomposed.count(name) && !replacedByNativeKernel(name) &&
-                        (ns != std::string("aten") || compositeImplicitInPyTorch(name));
         auto handle = Dispatcher::singleton().findOp(schema.operatorName());
+        // A CompositeImplicitAutograd kernel (a decomposition, or chunk's
+        // native one) serves the Autograd keys unless one is registered there.
+        bool implicit = handle->hasKernelForDispatchKey(DispatchKey::CompositeImplicitAutograd);
         auto formula = autograd::findFormula(*handle);
         if (!formula) { // the build embeds the formulas; a bad one is a bug
           std::fprintf(stderr, "opal: built-in library: %s\n", formula.error().message().c_str());

@@ -9,6 +9,7 @@
 
 #include "NativeKernels.h"
 
+#include "opal/Dispatch/Dispatcher.h"
 #include "opal/JIT/MlirKernel.h"
 
 #include <string_view>
@@ -18,6 +19,7 @@ using namespace opal::library_detail;
 
 namespace {
 using Sizes = std::vector<int64_t>;
+using Tensors = std::vector<Tensor>;
 } // namespace
 
 void opal::library_detail::appendDerivativeKernels(std::vector<NativeKernel> &kernels) {
@@ -55,4 +57,45 @@ void opal::library_detail::appendDerivativeKernels(std::vector<NativeKernel> &ke
   });
   add("aten_backward::unsqueeze",
       [](const Tensor &grad, int64_t dim) { return grad.squeeze(dim); });
+
+  // Lists: no MLIR decompositions (the JIT compiles no lists yet).
+  auto list = [&](const char *name, auto callable) {
+    kernels.push_back({name, DispatchKey::CompositeExplicitAutograd,
+                       KernelFunction::makeFromUnboxedCallable(std::move(callable))});
+  };
+  list("aten_backward::cat", [](const Tensor &grad, const Tensors &tensors, int64_t dim) {
+    int64_t d = wrapDim(dim, grad.dim());
+    Tensors parts;
+    int64_t offset = 0;
+    for (const Tensor &t : tensors) {
+      // PyTorch's legacy rule: a 1-d tensor of size 0 took no part.
+      if (t.dim() == 1 && t.size(0) == 0 && grad.dim() != 1) {
+        parts.push_back(Tensor::empty({0}, grad.dtype(), grad.device()));
+        continue;
+      }
+      int64_t length = t.size(d);
+      parts.push_back(grad.slice(d, offset, offset + length));
+      offset += length;
+    }
+    return parts;
+  });
+  list("aten_backward::stack", [](const Tensor &grad, const Tensors &tensors, int64_t dim) {
+    int64_t d = wrapDim(dim, grad.dim());
+    Tensors parts;
+    for (size_t i = 0; i < tensors.size(); ++i)
+      parts.push_back(grad.select(d, static_cast<int64_t>(i)));
+    return parts;
+  });
+  auto join = [](const char *op) {
+    return [op](const Tensors &grads, int64_t dim) {
+      OperatorHandle handle = Dispatcher::singleton().findSchemaOrThrow(op, "");
+      Stack stack{IValue(grads), IValue(dim)};
+      handle.callBoxed(stack);
+      return std::move(stack.back()).toTensor();
+    };
+  };
+  list("aten_backward::split.Tensor", join("aten::cat"));
+  list("aten_backward::split_with_sizes", join("aten::cat"));
+  list("aten_backward::chunk", join("aten::cat"));
+  list("aten_backward::unbind.int", join("aten::stack"));
 }

@@ -834,6 +834,16 @@ opal.library "aten_backward" {
   ^bb0(%grad: !opal.tensor):
     opal.yield %grad : !opal.tensor
   }
+  // Ops on lists of tensors (native kernels only: the JIT does not compile
+  // lists yet). cat and stack hand each input its part of the gradient (a
+  // view); the splits join their results' gradients (zeros for results no
+  // gradient reached) back into one.
+  opal.def "cat(Tensor grad, Tensor[] tensors, int dim) -> Tensor[] tensors"
+  opal.def "stack(Tensor grad, Tensor[] tensors, int dim) -> Tensor[] tensors"
+  opal.def "split.Tensor(Tensor[] grad, int dim) -> Tensor self"
+  opal.def "split_with_sizes(Tensor[] grad, int dim) -> Tensor self"
+  opal.def "chunk(Tensor[] grad, int dim) -> Tensor self"
+  opal.def "unbind.int(Tensor[] grad, int dim) -> Tensor self"
   // The gradient of a part goes into zeros of the whole.
   opal.def "select.int(Tensor grad, Tensor self, int dim, int index) -> Tensor self"
   opal.decomposition "select.int" {

@@ -143,6 +143,14 @@ private:
       if (isTensorValue(operand) && depends->count(operand) && !f.differentiable[i])
         return refuse(opName.str() + " has no derivative for its argument `" +
                       arguments[i].name() + "`");
+    for (const autograd::FormulaOp &formulaOp : f.ops) {
+      const FunctionSchema &formulaSchema = formulaOp.op.schema();
+      auto isList = [](const Argument &a) { return autograd::isTensorList(*a.type()); };
+      if (llvm::any_of(formulaSchema.arguments(), isList) ||
+          llvm::any_of(formulaSchema.returns(), isList))
+        return refuse(opName.str() + "'s derivative works on lists of tensors, which a derived "
+                                     "backward cannot fuse yet");
+    }
     Location loc = op->getLoc();
     for (const autograd::FormulaOp &formulaOp : f.ops) {
       if (!f.joint && !depends->count(op->getOperand(formulaOp.gradientOf.front())))

@@ -106,6 +106,13 @@ CASES = [
     ("index_int_slice", lambda m, a: a[1, 1:3] * 1, [(3, 4)], False),
     ("index_ellipsis_none", lambda m, a: a[..., None, ::2] * 1, [(3, 4)], False),
     ("clone", lambda m, a: a.clone(), [(3,)], False),
+    ("cat", lambda m, a, b: m.cat([a, b], 1), [(2, 3), (2, 4)], False),
+    ("stack", lambda m, a, b: m.stack([a, b], 0), [(2, 3), (2, 3)], False),
+    ("split_one_used", lambda m, a: a.split(2, 1)[1] * 1, [(2, 5)], False),
+    ("split_with_sizes", lambda m, a: m.cat([t * (i + 1) for i, t in
+                                             enumerate(a.split([1, 3], 1))], 1), [(2, 4)], False),
+    ("chunk", lambda m, a: a.chunk(2, 0)[0].exp(), [(4, 3)], False),
+    ("unbind", lambda m, a: a.unbind(1)[2] * 2, [(3, 4)], False),
     ("to_dtype", lambda m, a: a.to(m.float32).to(m.float64), [(3,)], False),
     ("reused_input", lambda m, a: (a * a + a.exp() * a).sum(), [(3,)], False),
 ]

@@ -70,6 +70,9 @@ Expected<std::optional<Formula>> findFormula(const OperatorHandle &forward);
 
 /// Tensor or Tensor?: the arguments and results autograd differentiates.
 bool isSingleTensor(const SchemaType &type);
+/// Tensor[]: differentiated element by element (cat's inputs, split's
+/// results); its formulas take and give lists.
+bool isTensorList(const SchemaType &type);
 
 /// "MulBackward0" for aten::mul.Tensor, "MylibSoftplusBackward0" for
 /// mylib::softplus: PyTorch's node names for aten ops (whose overloads are

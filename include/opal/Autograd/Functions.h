@@ -51,8 +51,21 @@ private:
 /// ops with the saved values.
 class FormulaBackward : public Node {
 public:
-  FormulaBackward(std::shared_ptr<const Formula> formula, std::vector<int32_t> edgeOfArgument)
-      : formula_(std::move(formula)), edgeOfArgument_(std::move(edgeOfArgument)) {}
+  /// Where the gradients of one forward argument go: `count` next edges
+  /// from `first` (one for a tensor, one per element for a Tensor[]).
+  struct Edges {
+    int32_t first = -1;
+    int32_t count = 0;
+  };
+  /// Which forward result a node input is the gradient of (`element` of a
+  /// Tensor[] result, -1 for a tensor).
+  struct ResultSlot {
+    uint32_t result;
+    int32_t element;
+  };
+
+  FormulaBackward(std::shared_ptr<const Formula> formula, std::vector<Edges> edgesOfArgument)
+      : formula_(std::move(formula)), edgesOfArgument_(std::move(edgesOfArgument)) {}
   std::vector<Tensor> apply(std::vector<Tensor> &&grads) override;
   std::string name() const override { return formula_->nodeName; }
   void releaseVariables() override;
@@ -62,12 +75,14 @@ public:
   std::vector<IValue> savedValues; ///< per argument, None where a tensor is saved
   std::vector<SavedVariable> savedResults;
   /// Per node input: the forward result it is the gradient of.
-  std::vector<uint32_t> resultOfInput;
+  std::vector<ResultSlot> resultOfInput;
+  /// Per forward result: the number of elements of a Tensor[] result, -1
+  /// for any other result.
+  std::vector<int32_t> resultListSizes;
 
 private:
   std::shared_ptr<const Formula> formula_;
-  /// Per forward argument: its next edge, or -1.
-  std::vector<int32_t> edgeOfArgument_;
+  std::vector<Edges> edgesOfArgument_;
 };
 
 } // namespace opal::autograd
