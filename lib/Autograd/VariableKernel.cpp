@@ -160,6 +160,9 @@ void VariableKernel::record(const OperatorHandle &op, DispatchKeySet below, Stac
     op.redispatchBoxed(below, stack);
   }
 
+  if (formulaNode)
+    for (SavedVariable &saved : formulaNode->savedTensors)
+      saved.refreshVersion();
   size_t numResults = resultIsView.size();
   if (formulaNode) {
     formulaNode->savedResults.resize(numResults);

@@ -75,7 +75,9 @@ const char *opal::ir::bufferizationPipelineText(bool recomputeElementwise) {
            // The shapes entry keeps only the size computations.
            "resolve-ranked-shaped-type-result-dims,canonicalize,cse,"
            // Results are computed in the output buffers the runtime
-           // allocates; temporaries are freed.
+           // allocates (each its own: destinations CSE merged are copied
+           // apart first); temporaries are freed.
+           "func.func(opal-unshare-destinations),"
            "eliminate-empty-tensors,"
            "one-shot-bufferize{bufferize-function-boundaries "
            "function-boundary-type-conversion=identity-layout-map},"

@@ -585,6 +585,84 @@ opal.library "aten_backward" {
     %g = aten.scatter_add %z, %dim, %index, %grad : (!opal.tensor, i64, !opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %g : !opal.tensor
   }
+  // Each looked-up row's gradient added to its row of the table (rows of
+  // padding_idx get none), by a scatter_add over the flattened lookups.
+  opal.def "embedding(Tensor grad, Tensor weight, Tensor indices, int padding_idx, bool scale_grad_by_freq) -> Tensor weight"
+  opal.decomposition "embedding" {
+  ^bb0(%grad: !opal.tensor, %weight: !opal.tensor, %indices: !opal.tensor, %padding_idx: i64, %scale_grad_by_freq: i1):
+    %true = arith.constant true
+    %by_count = arith.xori %scale_grad_by_freq, %true : i1
+    opal.check %by_count, "embedding: the derivative with scale_grad_by_freq=True is not implemented yet"
+    %none = opal.none
+    %zero = arith.constant 0.0 : f64
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %m1 = arith.constant -1 : i64
+    %pad = aten.eq.Scalar %indices, %padding_idx : (!opal.tensor, i64) -> !opal.tensor
+    %padu = aten.unsqueeze %pad, %m1 : (!opal.tensor, i64) -> !opal.tensor
+    %g = aten.masked_fill.Scalar %grad, %padu, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    %d = opal.dim_size %weight, 1 : !opal.tensor -> i64
+    %rows = opal.list %m1, %d : i64, i64 -> !opal.list<i64>
+    %g2 = aten.reshape %g, %rows : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    %column = opal.list %m1, %c1 : i64, i64 -> !opal.list<i64>
+    %i2 = aten.reshape %indices, %column : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    %false = arith.constant false
+    %ie = aten.expand %i2, %rows, %false : (!opal.tensor, !opal.list<i64>, i1) -> !opal.tensor
+    %z = aten.zeros_like %weight, %none, %none, %none, %none, %none : (!opal.tensor, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> !opal.tensor
+    %r = aten.scatter_add %z, %c0, %ie, %g2 : (!opal.tensor, i64, !opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  // batch norm over the dims but the channels (1): in training, with the
+  // batch's statistics (results 1 and 2: mean and 1/std per channel), the
+  // layer-norm rule; in evaluation, with the running ones, a scaling.
+  // weight: sum(grad * xhat) and bias: sum(grad) per channel.
+  opal.def "native_batch_norm(Tensor grad0, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, bool training, float eps, Tensor result1, Tensor result2) -> (Tensor input, Tensor weight, Tensor bias)"
+  opal.decomposition "native_batch_norm" {
+  ^bb0(%grad: !opal.tensor, %input: !opal.tensor, %weight: !opal.tensor, %running_mean: !opal.tensor, %running_var: !opal.tensor, %training: i1, %eps: f64, %save_mean: !opal.tensor, %save_invstd: !opal.tensor):
+    %none = opal.none
+    %true = arith.constant true
+    %false = arith.constant false
+    %one = arith.constant 1.0 : f64
+    %dims = opal.dims_except %input, 1 : !opal.tensor -> !opal.list<i64>
+    %mean, %invstd = opal.static_if %training -> !opal.tensor, !opal.tensor {
+      %m = opal.keep_dims %save_mean, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      %i = opal.keep_dims %save_invstd, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      opal.yield %m, %i : !opal.tensor, !opal.tensor
+    } else {
+      %m = opal.keep_dims %running_mean, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      %v = opal.keep_dims %running_var, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      %ve = aten.add.Scalar %v, %eps, %one : (!opal.tensor, f64, f64) -> !opal.tensor
+      %i = aten.rsqrt %ve : (!opal.tensor) -> !opal.tensor
+      opal.yield %m, %i : !opal.tensor, !opal.tensor
+    }
+    %xc = aten.sub.Tensor %input, %mean, %one : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    %xhat = aten.mul.Tensor %xc, %invstd : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %no_weight = opal.is_none %weight : !opal.tensor -> i1
+    %gw = opal.static_if %no_weight -> !opal.tensor {
+      opal.yield %grad : !opal.tensor
+    } else {
+      %w = opal.keep_dims %weight, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      %m = aten.mul.Tensor %grad, %w : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      opal.yield %m : !opal.tensor
+    }
+    %gi = opal.static_if %training -> !opal.tensor {
+      %m1 = aten.mean.dim %gw, %dims, %true, %none : (!opal.tensor, !opal.list<i64>, i1, !opal.none) -> !opal.tensor
+      %gx = aten.mul.Tensor %gw, %xhat : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %m2 = aten.mean.dim %gx, %dims, %true, %none : (!opal.tensor, !opal.list<i64>, i1, !opal.none) -> !opal.tensor
+      %a = aten.sub.Tensor %gw, %m1, %one : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+      %b = aten.mul.Tensor %xhat, %m2 : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %c = aten.sub.Tensor %a, %b, %one : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+      %r = aten.mul.Tensor %c, %invstd : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      opal.yield %r : !opal.tensor
+    } else {
+      %r = aten.mul.Tensor %gw, %invstd : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      opal.yield %r : !opal.tensor
+    }
+    %gxh = aten.mul.Tensor %grad, %xhat : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %gwt = aten.sum.dim_IntList %gxh, %dims, %false, %none : (!opal.tensor, !opal.list<i64>, i1, !opal.none) -> !opal.tensor
+    %gb = aten.sum.dim_IntList %grad, %dims, %false, %none : (!opal.tensor, !opal.list<i64>, i1, !opal.none) -> !opal.tensor
+    opal.yield %gi, %gwt, %gb : !opal.tensor, !opal.tensor, !opal.tensor
+  }
   // layer norm: with xhat = (x - mean) * rstd and gw = grad * weight,
   // input: rstd * (gw - mean(gw) - xhat * mean(gw * xhat)) over the
   // normalized dims; weight: grad * xhat and bias: grad, whose batch dims

@@ -21,6 +21,23 @@ def _functional(name):
     return lambda m, *a, **k: (getattr(F, name) if m is torch else getattr(m, name))(*a, **k)
 
 
+def _embedding(m, weight, padding_idx):
+    indices = m.tensor([[0, 2], [2, 3]])
+    if m is torch:
+        return F.embedding(indices, weight, None if padding_idx < 0 else padding_idx)
+    return m.ops.aten.embedding(weight, indices, padding_idx)
+
+
+def _batch_norm(m, x, weight, bias, training):
+    """Batch norm with running statistics (evaluation reads them, training
+    updates copies of them)."""
+    mean = m.tensor([0.5, -0.5], dtype=m.float64)
+    var = m.tensor([2.0, 0.5], dtype=m.float64)
+    if m is torch:
+        return F.batch_norm(x, mean, var, weight, bias, training, 0.1, 1e-5)
+    return m.ops.aten.batch_norm(x, weight, bias, mean, var, training, 0.1, 1e-5, False)
+
+
 # (id, fn(module, *inputs), input shapes, positive inputs): every op with a
 # derivative formula, through the spelling users write.
 CASES = [
@@ -72,6 +89,12 @@ CASES = [
     ("gather", lambda m, a: a.gather(1, m.tensor([[0, 0], [1, 0], [3, 2]])), [(3, 4)], False),
     ("layer_norm", lambda m, a, w, b: _functional("layer_norm")(m, a, [4], w, b),
      [(2, 3, 4), (4,), (4,)], False),
+    ("embedding", lambda m, w: _embedding(m, w, -1), [(4, 3)], False),
+    ("embedding_padding", lambda m, w: _embedding(m, w, 2), [(4, 3)], False),
+    ("batch_norm_training", lambda m, a, w, b: _batch_norm(m, a, w, b, True),
+     [(3, 2, 4), (2,), (2,)], False),
+    ("batch_norm_eval", lambda m, a, w, b: _batch_norm(m, a, w, b, False),
+     [(3, 2, 4), (2,), (2,)], False),
     ("layer_norm_plain", lambda m, a: _functional("layer_norm")(m, a, [3, 4]), [(2, 3, 4)],
      False),
     ("sum", lambda m, a: a.sum(), [(3, 4)], False),
@@ -139,7 +162,13 @@ def test_gradients_match_pytorch(name, fn, shapes, positive):
         np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("name,fn,shapes,positive", CASES, ids=[c[0] for c in CASES])
+# padding_idx zeroes its row's gradient by definition (PyTorch's too), which
+# finite differences do not see.
+GRADCHECK_CASES = [c for c in CASES if c[0] != "embedding_padding"]
+
+
+@pytest.mark.parametrize("name,fn,shapes,positive", GRADCHECK_CASES,
+                         ids=[c[0] for c in GRADCHECK_CASES])
 def test_gradcheck(name, fn, shapes, positive):
     inputs = [opal.tensor(a, dtype=opal.float64, requires_grad=True)
               for a in _inputs(shapes, positive, seed=2)]

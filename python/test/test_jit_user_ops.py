@@ -243,3 +243,37 @@ def test_what_tracing_cannot_know_raises_clearly(lib):
     for fn, message in cases:
         with pytest.raises(TypeError, match=re.escape(message)):
             opal.library.register_decomposition("pyjit::bad", lib=lib)(fn)
+
+
+def test_two_reductions_of_one_shape_get_their_own_outputs(tmp_path):
+    """Two sums of one shape in one kernel: CSE gives them one zero-filled
+    destination, which once made both outputs the first sum
+    (opal-unshare-destinations)."""
+    path = tmp_path / "twosums.opal.mlir"
+    path.write_text("""
+opal.library "twosums" {
+  opal.def "twosums::f(Tensor x, Tensor y) -> (Tensor, Tensor)"
+  opal.decomposition "f" {
+  ^bb0(%x: !opal.tensor, %y: !opal.tensor):
+    %none = opal.none
+    %false = arith.constant false
+    %c0 = arith.constant 0 : i64
+    %c2 = arith.constant 2 : i64
+    %dims = opal.list %c0, %c2 : i64, i64 -> !opal.list<i64>
+    %xy = aten.mul.Tensor %x, %y : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %a = aten.sum.dim_IntList %xy, %dims, %false, %none : (!opal.tensor, !opal.list<i64>, i1, !opal.none) -> !opal.tensor
+    %b = aten.sum.dim_IntList %x, %dims, %false, %none : (!opal.tensor, !opal.list<i64>, i1, !opal.none) -> !opal.tensor
+    opal.yield %a, %b : !opal.tensor, !opal.tensor
+  }
+}
+""")
+    libs = opal.library.load(str(path))
+    try:
+        rng = np.random.default_rng(0)
+        x, y = rng.standard_normal((3, 2, 4)), rng.standard_normal((3, 2, 4))
+        a, b = opal.ops.twosums.f(opal.tensor(x), opal.tensor(y))
+        np.testing.assert_allclose(a.numpy(), (x * y).sum((0, 2)), rtol=1e-12)
+        np.testing.assert_allclose(b.numpy(), x.sum((0, 2)), rtol=1e-12)
+    finally:
+        for lib in libs:
+            lib._destroy()

@@ -26,6 +26,13 @@ public:
   bool saved() const { return data_.defined() || released_; }
   /// The saved tensor; throws if it was freed or written in place since.
   Tensor unpack(const Node &owner) const;
+  /// Takes the tensor's current version as the saved one (after the op
+  /// that saved it ran: an op that updates a buffer in place, batch norm's
+  /// running statistics, does not invalidate its own save).
+  void refreshVersion() {
+    if (data_.defined())
+      version_ = data_.version();
+  }
   void release() {
     if (data_.defined())
       released_ = true;

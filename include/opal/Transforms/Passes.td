@@ -115,6 +115,19 @@ def OpalDecompose : Pass<"opal-decompose", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::tensor::TensorDialect"];
 }
 
+def OpalUnshareDestinations : Pass<"opal-unshare-destinations", "::mlir::func::FuncOp"> {
+  let summary = "Gives each structured op its own fresh destination tensor";
+  let description = [{
+    A `tensor.empty`, or a `linalg.fill` of one, that several ops use (CSE
+    merges identical ones: two sums of one shape start from one zero-filled
+    tensor) is copied for each use but the first, right before it. Run
+    before eliminate-empty-tensors, which would otherwise give the shared
+    tensor one output's buffer and have one-shot bufferization write
+    several results into it.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
+}
+
 def OpalDeriveBackward : Pass<"opal-derive-backward", "::mlir::ModuleOp"> {
   let summary = "Derives the backward of a decomposed op from the derivative formulas";
   let description = [{
