@@ -694,6 +694,374 @@ opal.library "aten_backward" {
     opal.yield %gi, %gwt, %grad : !opal.tensor, !opal.tensor, !opal.tensor
   }
 
+  // --- More elementwise, piecewise and selecting ops ---------------------
+  // grad * (1 + tan(x)^2)
+  opal.def "tan(Tensor grad, Tensor result) -> Tensor self"
+  opal.decomposition "tan" {
+  ^bb0(%grad: !opal.tensor, %result: !opal.tensor):
+    %one = arith.constant 1.0 : f64
+    %r2 = aten.mul.Tensor %result, %result : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %d = aten.add.Scalar %r2, %one, %one : (!opal.tensor, f64, f64) -> !opal.tensor
+    %g = aten.mul.Tensor %grad, %d : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // grad / sqrt(1 - x^2)
+  opal.def "asin(Tensor grad, Tensor self) -> Tensor self"
+  opal.decomposition "asin" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %one = arith.constant 1.0 : f64
+    %x2 = aten.mul.Tensor %self, %self : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %u = aten.rsub.Scalar %x2, %one, %one : (!opal.tensor, f64, f64) -> !opal.tensor
+    %r = aten.rsqrt %u : (!opal.tensor) -> !opal.tensor
+    %p = aten.mul.Tensor %grad, %r : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %p : !opal.tensor
+  }
+  // -grad / sqrt(1 - x^2)
+  opal.def "acos(Tensor grad, Tensor self) -> Tensor self"
+  opal.decomposition "acos" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %one = arith.constant 1.0 : f64
+    %x2 = aten.mul.Tensor %self, %self : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %u = aten.rsub.Scalar %x2, %one, %one : (!opal.tensor, f64, f64) -> !opal.tensor
+    %r = aten.rsqrt %u : (!opal.tensor) -> !opal.tensor
+    %p = aten.mul.Tensor %grad, %r : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %g = aten.neg %p : (!opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // grad / (1 + x^2)
+  opal.def "atan(Tensor grad, Tensor self) -> Tensor self"
+  opal.decomposition "atan" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %one = arith.constant 1.0 : f64
+    %x2 = aten.mul.Tensor %self, %self : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %u = aten.add.Scalar %x2, %one, %one : (!opal.tensor, f64, f64) -> !opal.tensor
+    %g = aten.div.Tensor %grad, %u : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "sinh(Tensor grad, Tensor self) -> Tensor self"
+  opal.decomposition "sinh" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %c = aten.cosh %self : (!opal.tensor) -> !opal.tensor
+    %g = aten.mul.Tensor %grad, %c : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "cosh(Tensor grad, Tensor self) -> Tensor self"
+  opal.decomposition "cosh" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %s = aten.sinh %self : (!opal.tensor) -> !opal.tensor
+    %g = aten.mul.Tensor %grad, %s : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // grad / sqrt(x^2 + 1)
+  opal.def "asinh(Tensor grad, Tensor self) -> Tensor self"
+  opal.decomposition "asinh" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %one = arith.constant 1.0 : f64
+    %x2 = aten.mul.Tensor %self, %self : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %u = aten.add.Scalar %x2, %one, %one : (!opal.tensor, f64, f64) -> !opal.tensor
+    %r = aten.rsqrt %u : (!opal.tensor) -> !opal.tensor
+    %g = aten.mul.Tensor %grad, %r : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // grad / sqrt(x^2 - 1)
+  opal.def "acosh(Tensor grad, Tensor self) -> Tensor self"
+  opal.decomposition "acosh" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %one = arith.constant 1.0 : f64
+    %x2 = aten.mul.Tensor %self, %self : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %u = aten.sub.Scalar %x2, %one, %one : (!opal.tensor, f64, f64) -> !opal.tensor
+    %r = aten.rsqrt %u : (!opal.tensor) -> !opal.tensor
+    %g = aten.mul.Tensor %grad, %r : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // grad / (1 - x^2)
+  opal.def "atanh(Tensor grad, Tensor self) -> Tensor self"
+  opal.decomposition "atanh" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %one = arith.constant 1.0 : f64
+    %x2 = aten.mul.Tensor %self, %self : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %u = aten.rsub.Scalar %x2, %one, %one : (!opal.tensor, f64, f64) -> !opal.tensor
+    %g = aten.div.Tensor %grad, %u : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // grad * (result + 1)
+  opal.def "expm1(Tensor grad, Tensor result) -> Tensor self"
+  opal.decomposition "expm1" {
+  ^bb0(%grad: !opal.tensor, %result: !opal.tensor):
+    %one = arith.constant 1.0 : f64
+    %u = aten.add.Scalar %result, %one, %one : (!opal.tensor, f64, f64) -> !opal.tensor
+    %g = aten.mul.Tensor %grad, %u : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // grad / (x ln 2)
+  opal.def "log2(Tensor grad, Tensor self) -> Tensor self"
+  opal.decomposition "log2" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %k = arith.constant 0.6931471805599453 : f64
+    %d = aten.mul.Scalar %self, %k : (!opal.tensor, f64) -> !opal.tensor
+    %g = aten.div.Tensor %grad, %d : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // grad / (x ln 10)
+  opal.def "log10(Tensor grad, Tensor self) -> Tensor self"
+  opal.decomposition "log10" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %k = arith.constant 2.302585092994046 : f64
+    %d = aten.mul.Scalar %self, %k : (!opal.tensor, f64) -> !opal.tensor
+    %g = aten.div.Tensor %grad, %d : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // -grad * result^2
+  opal.def "reciprocal(Tensor grad, Tensor result) -> Tensor self"
+  opal.decomposition "reciprocal" {
+  ^bb0(%grad: !opal.tensor, %result: !opal.tensor):
+    %r2 = aten.mul.Tensor %result, %result : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %p = aten.mul.Tensor %grad, %r2 : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %g = aten.neg %p : (!opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // piecewise constant: zero (PyTorch's zeros_like(grad))
+  opal.def "floor(Tensor grad) -> Tensor self"
+  opal.decomposition "floor" {
+  ^bb0(%grad: !opal.tensor):
+    %none = opal.none
+    %g = aten.zeros_like %grad, %none, %none, %none, %none, %none : (!opal.tensor, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "ceil(Tensor grad) -> Tensor self"
+  opal.decomposition "ceil" {
+  ^bb0(%grad: !opal.tensor):
+    %none = opal.none
+    %g = aten.zeros_like %grad, %none, %none, %none, %none, %none : (!opal.tensor, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "round(Tensor grad) -> Tensor self"
+  opal.decomposition "round" {
+  ^bb0(%grad: !opal.tensor):
+    %none = opal.none
+    %g = aten.zeros_like %grad, %none, %none, %none, %none, %none : (!opal.tensor, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "trunc(Tensor grad) -> Tensor self"
+  opal.decomposition "trunc" {
+  ^bb0(%grad: !opal.tensor):
+    %none = opal.none
+    %g = aten.zeros_like %grad, %none, %none, %none, %none, %none : (!opal.tensor, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "sign(Tensor grad) -> Tensor self"
+  opal.decomposition "sign" {
+  ^bb0(%grad: !opal.tensor):
+    %none = opal.none
+    %g = aten.zeros_like %grad, %none, %none, %none, %none, %none : (!opal.tensor, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // grad * scale where x > 0, grad * scale * alpha * input_scale * exp(x * input_scale) elsewhere
+  opal.def "elu(Tensor grad, Tensor self, Scalar alpha, Scalar scale, Scalar input_scale) -> Tensor self"
+  opal.decomposition "elu" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %alpha: f64, %scale: f64, %input_scale: f64):
+    %zero = arith.constant 0.0 : f64
+    %pos = aten.gt.Scalar %self, %zero : (!opal.tensor, f64) -> !opal.tensor
+    %gs = aten.mul.Scalar %grad, %scale : (!opal.tensor, f64) -> !opal.tensor
+    %xs = aten.mul.Scalar %self, %input_scale : (!opal.tensor, f64) -> !opal.tensor
+    %e = aten.exp %xs : (!opal.tensor) -> !opal.tensor
+    %a = aten.mul.Scalar %e, %alpha : (!opal.tensor, f64) -> !opal.tensor
+    %b = aten.mul.Scalar %a, %input_scale : (!opal.tensor, f64) -> !opal.tensor
+    %n = aten.mul.Tensor %gs, %b : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %g = aten.where.self %pos, %gs, %n : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // grad / 6 inside (-3, 3), 0 outside
+  opal.def "hardsigmoid(Tensor grad, Tensor self) -> Tensor self"
+  opal.decomposition "hardsigmoid" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %zero = arith.constant 0.0 : f64
+    %three = arith.constant 3.0 : f64
+    %mthree = arith.constant -3.0 : f64
+    %sixth = arith.constant 0.16666666666666666 : f64
+    %low = aten.le.Scalar %self, %mthree : (!opal.tensor, f64) -> !opal.tensor
+    %high = aten.ge.Scalar %self, %three : (!opal.tensor, f64) -> !opal.tensor
+    %out = aten.logical_or %low, %high : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %s = aten.mul.Scalar %grad, %sixth : (!opal.tensor, f64) -> !opal.tensor
+    %g = aten.masked_fill.Scalar %s, %out, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // 0 below -3, grad * (x / 3 + 1/2) up to 3, grad above (PyTorch's hardswish_backward)
+  opal.def "hardswish(Tensor grad, Tensor self) -> Tensor self"
+  opal.decomposition "hardswish" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %zero = arith.constant 0.0 : f64
+    %half = arith.constant 0.5 : f64
+    %third = arith.constant 0.3333333333333333 : f64
+    %three = arith.constant 3.0 : f64
+    %mthree = arith.constant -3.0 : f64
+    %one = arith.constant 1.0 : f64
+    %x3 = aten.mul.Scalar %self, %third : (!opal.tensor, f64) -> !opal.tensor
+    %d = aten.add.Scalar %x3, %half, %one : (!opal.tensor, f64, f64) -> !opal.tensor
+    %mid = aten.mul.Tensor %grad, %d : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %high = aten.gt.Scalar %self, %three : (!opal.tensor, f64) -> !opal.tensor
+    %upper = aten.where.self %high, %grad, %mid : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
+    %low = aten.lt.Scalar %self, %mthree : (!opal.tensor, f64) -> !opal.tensor
+    %g = aten.masked_fill.Scalar %upper, %low, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // grad inside [min, max] (bounds included)
+  opal.def "clamp(Tensor grad, Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor self"
+  opal.decomposition "clamp" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %min: f64, %max: f64):
+    %zero = arith.constant 0.0 : f64
+    %no_min = opal.is_none %min : f64 -> i1
+    %g1 = opal.static_if %no_min -> !opal.tensor {
+    opal.yield %grad : !opal.tensor
+    } else {
+    %below = aten.lt.Scalar %self, %min : (!opal.tensor, f64) -> !opal.tensor
+    %m = aten.masked_fill.Scalar %grad, %below, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    opal.yield %m : !opal.tensor
+    }
+    %no_max = opal.is_none %max : f64 -> i1
+    %g = opal.static_if %no_max -> !opal.tensor {
+    opal.yield %g1 : !opal.tensor
+    } else {
+    %above = aten.gt.Scalar %self, %max : (!opal.tensor, f64) -> !opal.tensor
+    %m = aten.masked_fill.Scalar %g1, %above, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    opal.yield %m : !opal.tensor
+    }
+    opal.yield %g : !opal.tensor
+  }
+  // the filled elements get no gradient
+  opal.def "masked_fill.Scalar_self(Tensor grad, Tensor mask) -> Tensor"
+  opal.decomposition "masked_fill.Scalar_self" {
+  ^bb0(%grad: !opal.tensor, %mask: !opal.tensor):
+    %zero = arith.constant 0.0 : f64
+    %g = aten.masked_fill.Scalar %grad, %mask, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "tril(Tensor grad, int diagonal) -> Tensor self"
+  opal.decomposition "tril" {
+  ^bb0(%grad: !opal.tensor, %diagonal: i64):
+    %g = aten.tril %grad, %diagonal : (!opal.tensor, i64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "triu(Tensor grad, int diagonal) -> Tensor self"
+  opal.decomposition "triu" {
+  ^bb0(%grad: !opal.tensor, %diagonal: i64):
+    %g = aten.triu %grad, %diagonal : (!opal.tensor, i64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "flip(Tensor grad, int[] dims) -> Tensor self"
+  opal.decomposition "flip" {
+  ^bb0(%grad: !opal.tensor, %dims: !opal.list<i64>):
+    %g = aten.flip %grad, %dims : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // grad * exp(x - result): softmax's weights
+  opal.def "logsumexp(Tensor grad, Tensor self, Tensor result, int[1] dim, bool keepdim) -> Tensor self"
+  opal.decomposition "logsumexp" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %result: !opal.tensor, %dim: !opal.list<i64>, %keepdim: i1):
+    %true = arith.constant true
+    %one = arith.constant 1.0 : f64
+    %dims = opal.normalize_dims %self, %dim : !opal.tensor, !opal.list<i64> -> !opal.list<i64>
+    %gk, %rk = opal.static_if %keepdim -> !opal.tensor, !opal.tensor {
+    opal.yield %grad, %result : !opal.tensor, !opal.tensor
+    } else {
+    %a = opal.keep_dims %grad, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+    %b = opal.keep_dims %result, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+    opal.yield %a, %b : !opal.tensor, !opal.tensor
+    }
+    %d = aten.sub.Tensor %self, %rk, %one : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    %e = aten.exp %d : (!opal.tensor) -> !opal.tensor
+    %g = aten.mul.Tensor %gk, %e : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // self: grad * exponent * self^(exponent - 1) (0 where the exponent is 0); exponent: grad * result * log(self) (0 where self is 0 and the exponent is not negative)
+  opal.def "pow.Tensor_Tensor(Tensor grad, Tensor self, Tensor exponent, Tensor result) -> (Tensor self, Tensor exponent)"
+  opal.decomposition "pow.Tensor_Tensor" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %exponent: !opal.tensor, %result: !opal.tensor):
+    %zero = arith.constant 0.0 : f64
+    %one = arith.constant 1.0 : f64
+    %em1 = aten.sub.Scalar %exponent, %one, %one : (!opal.tensor, f64, f64) -> !opal.tensor
+    %p = aten.pow.Tensor_Tensor %self, %em1 : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %d = aten.mul.Tensor %p, %exponent : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %e0 = aten.eq.Scalar %exponent, %zero : (!opal.tensor, f64) -> !opal.tensor
+    %dz = aten.masked_fill.Scalar %d, %e0, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    %gs = aten.mul.Tensor %grad, %dz : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %l = aten.log %self : (!opal.tensor) -> !opal.tensor
+    %rl = aten.mul.Tensor %result, %l : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %s0 = aten.eq.Scalar %self, %zero : (!opal.tensor, f64) -> !opal.tensor
+    %epos = aten.ge.Scalar %exponent, %zero : (!opal.tensor, f64) -> !opal.tensor
+    %both = aten.logical_and %s0, %epos : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %rz = aten.masked_fill.Scalar %rl, %both, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    %ge = aten.mul.Tensor %grad, %rz : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %gs, %ge : !opal.tensor, !opal.tensor
+  }
+  // self: grad * other / (self^2 + other^2); other: -grad * self / (self^2 + other^2)
+  opal.def "atan2(Tensor grad, Tensor self, Tensor other) -> (Tensor self, Tensor other)"
+  opal.decomposition "atan2" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %other: !opal.tensor):
+    %one = arith.constant 1.0 : f64
+    %s2 = aten.mul.Tensor %self, %self : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %o2 = aten.mul.Tensor %other, %other : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %den = aten.add.Tensor %s2, %o2, %one : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    %q = aten.div.Tensor %grad, %den : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %gs = aten.mul.Tensor %q, %other : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %go0 = aten.mul.Tensor %q, %self : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %go = aten.neg %go0 : (!opal.tensor) -> !opal.tensor
+    opal.yield %gs, %go : !opal.tensor, !opal.tensor
+  }
+  // each value's gradient goes back to where it came from
+  opal.def "sort(Tensor grad_values, Tensor self, int dim, Tensor indices) -> Tensor self"
+  opal.decomposition "sort" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %dim: i64, %indices: !opal.tensor):
+    %none = opal.none
+    %z = aten.zeros_like %self, %none, %none, %none, %none, %none : (!opal.tensor, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> !opal.tensor
+    %g = aten.scatter.src %z, %dim, %indices, %grad : (!opal.tensor, i64, !opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "sort.stable(Tensor grad_values, Tensor self, int dim, Tensor indices) -> Tensor self"
+  opal.decomposition "sort.stable" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %dim: i64, %indices: !opal.tensor):
+    %none = opal.none
+    %z = aten.zeros_like %self, %none, %none, %none, %none, %none : (!opal.tensor, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> !opal.tensor
+    %g = aten.scatter.src %z, %dim, %indices, %grad : (!opal.tensor, i64, !opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "topk(Tensor grad_values, Tensor self, int dim, Tensor indices) -> Tensor self"
+  opal.decomposition "topk" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %dim: i64, %indices: !opal.tensor):
+    %none = opal.none
+    %z = aten.zeros_like %self, %none, %none, %none, %none, %none : (!opal.tensor, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> !opal.tensor
+    %g = aten.scatter.src %z, %dim, %indices, %grad : (!opal.tensor, i64, !opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // scatter_add: self's gradient is grad, src's the gradient at the indices it was added to
+  opal.def "scatter_add.self(Tensor grad) -> Tensor"
+  opal.decomposition "scatter_add.self" {
+  ^bb0(%grad: !opal.tensor):
+    opal.yield %grad : !opal.tensor
+  }
+  opal.def "scatter_add.src(Tensor grad, int dim, Tensor index) -> Tensor"
+  opal.decomposition "scatter_add.src" {
+  ^bb0(%grad: !opal.tensor, %dim: i64, %index: !opal.tensor):
+    %false = arith.constant false
+    %g = aten.gather %grad, %dim, %index, %false : (!opal.tensor, i64, !opal.tensor, i1) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // scatter: the overwritten elements of self get no gradient; src gets the gradient at its indices
+  opal.def "scatter.src_self(Tensor grad, int dim, Tensor index) -> Tensor"
+  opal.decomposition "scatter.src_self" {
+  ^bb0(%grad: !opal.tensor, %dim: i64, %index: !opal.tensor):
+    %zero = arith.constant 0.0 : f64
+    %g = aten.scatter.value %grad, %dim, %index, %zero : (!opal.tensor, i64, !opal.tensor, f64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "scatter.src_src(Tensor grad, int dim, Tensor index) -> Tensor"
+  opal.decomposition "scatter.src_src" {
+  ^bb0(%grad: !opal.tensor, %dim: i64, %index: !opal.tensor):
+    %false = arith.constant false
+    %g = aten.gather %grad, %dim, %index, %false : (!opal.tensor, i64, !opal.tensor, i1) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+
   // --- Matrix products: one formula per input, so an input that needs no
   // gradient costs no product.
   opal.def "mm.self(Tensor grad, Tensor mat2) -> Tensor"

@@ -151,9 +151,9 @@ module {
 
 // HOST-LABEL: func.func @opal_kernel(
 // HOST-SAME: opal.data_checks
-// HOST: gpu.launch_func @opal_kernels::@opal_kernel_kernel_7 blocks in (%{{.*}}, %c1, %c1) threads in (%c256, %c1, %c1) args(%arg2 : memref<?x?xf32>, %arg0 : memref<?x?xf32>, %{{.*}} : index, %arg1 : memref<?xi64>)
+// HOST: gpu.launch_func @opal_kernels::@opal_kernel_kernel_5 blocks in (%{{.*}}, %c1, %c1) threads in (%c256, %c1, %c1) args(%arg2 : memref<?x?xf32>, %arg0 : memref<?x?xf32>, %{{.*}} : index, %arg1 : memref<?xi64>)
 // HOST: gpu.binary @opal_kernels
-// PTX: .visible .entry opal_kernel_kernel_7(
+// PTX: .visible .entry opal_kernel_kernel_5(
 // PTX: setp.lt.s64
 // PTX: setp.ge.s64
 // PTX: @%p{{[0-9]+}} bra
