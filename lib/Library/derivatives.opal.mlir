@@ -871,14 +871,15 @@ opal.library "aten_backward" {
     %g = aten.where.self %pos, %gs, %n : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %g : !opal.tensor
   }
-  // grad / 6 inside (-3, 3), 0 outside
+  // grad / 6 inside (-3, 3), 0 outside (1/6 rounded to float, as PyTorch's
+  // kernel writes it)
   opal.def "hardsigmoid(Tensor grad, Tensor self) -> Tensor self"
   opal.decomposition "hardsigmoid" {
   ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
     %zero = arith.constant 0.0 : f64
     %three = arith.constant 3.0 : f64
     %mthree = arith.constant -3.0 : f64
-    %sixth = arith.constant 0.16666666666666666 : f64
+    %sixth = arith.constant 0.1666666716337204 : f64
     %low = aten.le.Scalar %self, %mthree : (!opal.tensor, f64) -> !opal.tensor
     %high = aten.ge.Scalar %self, %three : (!opal.tensor, f64) -> !opal.tensor
     %out = aten.logical_or %low, %high : (!opal.tensor, !opal.tensor) -> !opal.tensor
