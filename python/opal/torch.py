@@ -23,10 +23,13 @@ runs of ops opal has compile, the others run in PyTorch (OPAL_LOG=torch says
 which); data-dependent control flow is refused at trace time; other shapes
 and dtypes retrace.
 
-Gradients do not cross yet: opal's autograd (docs/autograd.md) is not yet
-connected to PyTorch's. A call with a tensor
-that requires grad (and grad mode on) raises, naming the op, rather than
-returning a result that silently drops the gradient (docs/pytorch.md).
+Gradients cross: at PyTorch's Autograd keys, a call with a tensor that
+requires grad (grad mode on) runs the op under opal's autograd (its
+derivative formula, the backward derived from its decomposition, or its
+register_autograd backward) inside one torch.autograd.Function, whose
+backward asks opal.autograd.grad for the inputs' gradients. An op without a
+derivative raises opal's "the derivative for ... is not implemented." when
+PyTorch's backward reaches it (docs/pytorch.md).
 """
 
 import torch
@@ -35,6 +38,7 @@ from torch.utils.dlpack import to_dlpack as _to_dlpack
 
 from . import _C, ops as _ops
 from . import _tensor  # noqa: F401  (opal's Tensor methods)
+from . import autograd as _autograd
 
 __all__ = ["register", "compile", "to_torch", "from_torch"]
 
@@ -113,18 +117,84 @@ def _to_torch(value, meta):
     return value
 
 
+class _OpalFunction(torch.autograd.Function):
+    """One call of an opal op as a node of PyTorch's graph: forward records
+    the op under opal's autograd, backward asks opal for the gradients."""
+
+    @staticmethod
+    def forward(ctx, overload, args, kwargs, *tensors):
+        # `tensors` are the torch tensors among the arguments (so PyTorch
+        # tracks them); `args`/`kwargs` hold the rest, with placeholders.
+        opal_tensors = []
+        for t in tensors:
+            x = from_torch(t)
+            if t.requires_grad and (t.is_floating_point() or t.is_complex()):
+                x.requires_grad_()
+            opal_tensors.append(x)
+        filled = iter(opal_tensors)
+        converted = _refill(args, filled)
+        converted_kwargs = {k: _refill(v, filled) for k, v in kwargs.items()}
+        with _autograd.enable_grad():
+            result = overload(*converted, **converted_kwargs)
+        results = list(result) if isinstance(result, (tuple, list)) else [result]
+        ctx.opal_inputs = opal_tensors
+        ctx.opal_outputs = [r for r in results if isinstance(r, _C.Tensor)]
+        ctx.single = not isinstance(result, (tuple, list))
+        out = tuple(to_torch(r.detach()) if isinstance(r, _C.Tensor) else r for r in results)
+        return out[0] if ctx.single else out
+
+    @staticmethod
+    def backward(ctx, *grads):
+        wanted = [i for i, x in enumerate(ctx.opal_inputs) if x.requires_grad]
+        outputs = [o for o in ctx.opal_outputs if o.requires_grad]
+        seeds = [from_torch(g) if g is not None else None
+                 for g, o in zip(grads, ctx.opal_outputs) if o.requires_grad]
+        result = [None] * len(ctx.opal_inputs)
+        if wanted and outputs:
+            # PyTorch may run this node's backward again (retain_graph,
+            # gradcheck); opal's graph lives as long as this node.
+            found = _autograd.grad(outputs, [ctx.opal_inputs[i] for i in wanted], seeds,
+                                   retain_graph=True, allow_unused=True)
+            for i, g in zip(wanted, found):
+                result[i] = None if g is None else to_torch(g)
+        return (None, None, None, *result)
+
+
+class _Slot:
+    """Where a torch tensor stood among an op's arguments."""
+
+
+def _hollow(value, tensors):
+    """`value` with its torch tensors taken out into `tensors`."""
+    if isinstance(value, torch.Tensor):
+        tensors.append(value)
+        return _Slot
+    if isinstance(value, (list, tuple)):
+        return type(value)(_hollow(v, tensors) for v in value)
+    return _to_opal(value)
+
+
+def _refill(value, tensors):
+    if value is _Slot:
+        return next(tensors)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_refill(v, tensors) for v in value)
+    return value
+
+
 def _kernel(overload, meta, name=None):
     """The kernel that runs `overload` on torch tensors; with `name`, the
-    one for the Autograd keys: a call that would need a derivative raises
-    (opal has none yet) instead of returning a result that silently drops
-    the gradient, any other runs the op."""
+    one for the Autograd keys: a call that records (grad mode on, an input
+    that requires grad) runs as one _OpalFunction, so the gradient comes
+    from opal's autograd; any other runs the op."""
     def kernel(*args, **kwargs):
         if name is not None and torch.is_grad_enabled() and any(
                 isinstance(t, torch.Tensor) and t.requires_grad
                 for t in _flatten(list(args) + list(kwargs.values()))):
-            raise RuntimeError(f"opal.torch: {name} has no derivative formula yet (opal has no "
-                               "autograd): call it on tensors that do not require grad, or "
-                               "under torch.no_grad()")
+            tensors = []
+            hollow_args = _hollow(list(args), tensors)
+            hollow_kwargs = {k: _hollow(v, tensors) for k, v in kwargs.items()}
+            return _OpalFunction.apply(overload, hollow_args, hollow_kwargs, *tensors)
         converted = [_to_opal(a) for a in args]
         result = (overload(*converted, **{k: _to_opal(v) for k, v in kwargs.items()})
                   if kwargs else overload(*converted))
