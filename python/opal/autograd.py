@@ -143,7 +143,7 @@ def _getitem(self, index):
     if any(isinstance(item, _C.Tensor) or isinstance(item, (list, bool)) for item in items):
         raise NotImplementedError("indexing a tensor that requires grad with tensors, lists or "
                                   "bools is not differentiable yet (it is aten::index, which "
-                                  "has no derivative formula yet); use index_select or gather")
+                                  "has no derivative formula yet); use gather")
     if sum(item is Ellipsis for item in items) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     used = sum(1 for item in items if item is not None and item is not Ellipsis)
