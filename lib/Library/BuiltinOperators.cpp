@@ -52,6 +52,7 @@ const std::vector<library_detail::NativeKernel> &library_detail::nativeKernels()
     appendDataKernels(all);
     appendIndexKernels(all);
     appendDerivativeKernels(all);
+    appendConvolutionDerivativeKernels(all);
     return all;
   }();
   return kernels;

@@ -1218,6 +1218,12 @@ opal.library "aten_backward" {
     opal.yield %g : !opal.tensor
   }
 
+  // --- Convolutions: native kernels (ConvolutionDerivatives.cpp) that call
+  // aten::convolution, one formula per input.
+  opal.def "convolution.input(Tensor grad, Tensor input, Tensor weight, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor"
+  opal.def "convolution.weight(Tensor grad, Tensor input, Tensor weight, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor"
+  opal.def "convolution.bias(Tensor grad) -> Tensor"
+
   // --- Views and copies: native kernels move the gradient back (no copy).
   // (The decompositions are what a derived backward fuses through.)
   opal.def "view(Tensor grad, Tensor self) -> Tensor self"

@@ -28,6 +28,22 @@ def _embedding(m, weight, padding_idx):
     return m.ops.aten.embedding(weight, indices, padding_idx)
 
 
+def _conv(m, x, w, b=None, stride=1, padding=0, dilation=1, groups=1, dims=2,
+          transposed=False, output_padding=0):
+    """conv{1,2}d / conv_transpose2d: PyTorch's functional, opal's aten op."""
+    if m is torch:
+        if transposed:
+            return F.conv_transpose2d(x, w, b, stride, padding, output_padding, groups, dilation)
+        return (F.conv1d if dims == 1 else F.conv2d)(x, w, b, stride, padding, dilation, groups)
+    A = m.ops.aten
+    rep = lambda v: [v] * dims  # noqa: E731
+    if transposed:
+        return A.conv_transpose2d.input(x, w, b, rep(stride), rep(padding), rep(output_padding),
+                                        groups, rep(dilation))
+    op = A.conv1d if dims == 1 else A.conv2d
+    return op(x, w, b, rep(stride), rep(padding), rep(dilation), groups)
+
+
 def _batch_norm(m, x, weight, bias, training):
     """Batch norm with running statistics (evaluation reads them, training
     updates copies of them)."""
@@ -130,6 +146,18 @@ CASES = [
      [(3, 2, 4), (2,), (2,)], False),
     ("batch_norm_eval", lambda m, a, w, b: _batch_norm(m, a, w, b, False),
      [(3, 2, 4), (2,), (2,)], False),
+    ("conv2d", lambda m, x, w, b: _conv(m, x, w, b, padding=1), [(2, 3, 5, 5), (4, 3, 3, 3), (4,)],
+     False),
+    ("conv2d_stride_uneven", lambda m, x, w: _conv(m, x, w, stride=2), [(1, 2, 6, 7), (3, 2, 3, 3)],
+     False),
+    ("conv2d_dilation", lambda m, x, w: _conv(m, x, w, dilation=2, padding=1),
+     [(1, 2, 7, 7), (2, 2, 3, 3)], False),
+    ("conv2d_groups", lambda m, x, w, b: _conv(m, x, w, b, groups=2, stride=2),
+     [(2, 4, 6, 6), (6, 2, 3, 3), (6,)], False),
+    ("conv1d", lambda m, x, w: _conv(m, x, w, padding=2, dims=1), [(2, 3, 8), (4, 3, 5)], False),
+    ("conv_transpose2d", lambda m, x, w, b: _conv(m, x, w, b, stride=2, padding=1, transposed=True,
+                                                  output_padding=1),
+     [(1, 4, 3, 3), (4, 2, 3, 3), (2,)], False),
     ("layer_norm_plain", lambda m, a: _functional("layer_norm")(m, a, [3, 4]), [(2, 3, 4)],
      False),
     ("sum", lambda m, a: a.sum(), [(3, 4)], False),
