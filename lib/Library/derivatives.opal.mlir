@@ -1224,6 +1224,42 @@ opal.library "aten_backward" {
   opal.def "convolution.weight(Tensor grad, Tensor input, Tensor weight, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor"
   opal.def "convolution.bias(Tensor grad) -> Tensor"
 
+  // --- Pooling: max pooling's gradient goes to each window's maximum, by
+  // its index in the (H*W) plane (max_pool2d finds the indices again).
+  opal.def "max_pool2d_with_indices(Tensor grad0, Tensor self, Tensor result1) -> Tensor self"
+  opal.decomposition "max_pool2d_with_indices" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %indices: !opal.tensor):
+    %none = opal.none
+    %m1 = arith.constant -1 : i64
+    %unbatched = opal.has_rank %self, 3 : !opal.tensor -> i1
+    %c = opal.dim_size %self, -3 : !opal.tensor -> i64
+    %flat, %dim = opal.static_if %unbatched -> !opal.list<i64>, i64 {
+      %l = opal.list %c, %m1 : i64, i64 -> !opal.list<i64>
+      %d1 = arith.constant 1 : i64
+      opal.yield %l, %d1 : !opal.list<i64>, i64
+    } else {
+      %n = opal.dim_size %self, 0 : !opal.tensor -> i64
+      %l = opal.list %n, %c, %m1 : i64, i64, i64 -> !opal.list<i64>
+      %d2 = arith.constant 2 : i64
+      opal.yield %l, %d2 : !opal.list<i64>, i64
+    }
+    %g = aten.reshape %grad, %flat : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    %i = aten.reshape %indices, %flat : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    %z0 = aten.zeros_like %self, %none, %none, %none, %none, %none : (!opal.tensor, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> !opal.tensor
+    %z = aten.reshape %z0, %flat : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    %r = aten.scatter_add %z, %dim, %i, %g : (!opal.tensor, i64, !opal.tensor, !opal.tensor) -> !opal.tensor
+    %shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %out = aten.reshape %r, %shape : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    opal.yield %out : !opal.tensor
+  }
+  opal.def "max_pool2d(Tensor grad, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode) -> Tensor self"
+  opal.decomposition "max_pool2d" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %kernel_size: !opal.list<i64>, %stride: !opal.list<i64>, %padding: !opal.list<i64>, %dilation: !opal.list<i64>, %ceil_mode: i1):
+    %out, %indices = aten.max_pool2d_with_indices %self, %kernel_size, %stride, %padding, %dilation, %ceil_mode : (!opal.tensor, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i1) -> (!opal.tensor, !opal.tensor)
+    %g = aten_backward.max_pool2d_with_indices %grad, %self, %indices : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+
   // --- Views and copies: native kernels move the gradient back (no copy).
   // (The decompositions are what a derived backward fuses through.)
   opal.def "view(Tensor grad, Tensor self) -> Tensor self"

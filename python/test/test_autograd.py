@@ -158,6 +158,12 @@ CASES = [
     ("conv_transpose2d", lambda m, x, w, b: _conv(m, x, w, b, stride=2, padding=1, transposed=True,
                                                   output_padding=1),
      [(1, 4, 3, 3), (4, 2, 3, 3), (2,)], False),
+    ("max_pool2d", lambda m, x: F.max_pool2d(x, 2) if m is torch else
+     m.ops.aten.max_pool2d(x, [2, 2]), [(2, 3, 4, 6)], False),
+    ("max_pool2d_overlapping", lambda m, x: F.max_pool2d(x, 3, 2, 1) if m is torch else
+     m.ops.aten.max_pool2d(x, [3, 3], [2, 2], [1, 1]), [(1, 2, 7, 7)], False),
+    ("max_pool2d_unbatched", lambda m, x: F.max_pool2d(x, 2) if m is torch else
+     m.ops.aten.max_pool2d(x, [2, 2]), [(3, 4, 4)], False),
     ("layer_norm_plain", lambda m, a: _functional("layer_norm")(m, a, [3, 4]), [(2, 3, 4)],
      False),
     ("sum", lambda m, a: a.sum(), [(3, 4)], False),
@@ -457,6 +463,45 @@ def test_mlp_training_matches_pytorch_step_by_step():
     ours, theirs = _mlp_losses(opal), _mlp_losses(torch)
     np.testing.assert_allclose(ours, theirs, rtol=2e-5, atol=2e-6)
     assert ours[-1] < ours[0] * 0.8
+
+
+def _cnn_losses(m, steps=5):
+    """A small CNN (conv, batch norm in training, relu, max pooling, conv,
+    relu, global mean, linear) trained with cross-entropy and SGD; the same
+    numbers for opal and PyTorch."""
+    rng = np.random.default_rng(6)
+    images = rng.standard_normal((8, 3, 8, 8)).astype(np.float32)
+    onehot = np.eye(4, dtype=np.float32)[rng.integers(0, 4, 8)]
+    shapes = [(6, 3, 3, 3), (6,), (6,), (6,), (8, 6, 3, 3), (8,), (4, 8), (4,)]
+    params = [m.tensor((rng.standard_normal(s) * 0.3).astype(np.float32), requires_grad=True)
+              for s in shapes]
+    c1, g1, b1, cb1, c2, cb2, w, b = params
+    x, target = m.tensor(images), m.tensor(onehot)
+    losses = []
+    for _ in range(steps):
+        h = _conv(m, x, c1, cb1, padding=1)
+        if m is torch:
+            h = F.batch_norm(h, None, None, g1, b1, True)
+            h = F.max_pool2d(h.relu(), 2)
+        else:
+            h = m.ops.aten.batch_norm(h, g1, b1, None, None, True, 0.1, 1e-5, False)
+            h = m.ops.aten.max_pool2d(h.relu(), [2, 2])
+        h = _conv(m, h, c2, cb2, stride=2).relu().mean((2, 3))
+        logits = (F.linear if m is torch else m.linear)(h, w, b)
+        loss = -(logits.log_softmax(1) * target).sum(1).mean()
+        loss.backward()
+        with m.no_grad():
+            for p in params:
+                p -= 0.3 * p.grad
+                p.grad = None
+        losses.append(loss.item())
+    return losses
+
+
+def test_cnn_training_matches_pytorch_step_by_step():
+    ours, theirs = _cnn_losses(opal), _cnn_losses(torch)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-5)
+    assert ours[-1] < ours[0]
 
 
 def test_backward_formulas_are_cached_kernels():
