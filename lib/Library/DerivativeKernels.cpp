@@ -98,4 +98,13 @@ void opal::library_detail::appendDerivativeKernels(std::vector<NativeKernel> &ke
   list("aten_backward::split_with_sizes", join("aten::cat"));
   list("aten_backward::chunk", join("aten::cat"));
   list("aten_backward::unbind.int", join("aten::stack"));
+  list("aten_backward::index.Tensor",
+       [](const Tensor &grad, const Tensor &self, const std::vector<std::optional<Tensor>> &indices) {
+         Tensor zeros = Tensor::empty(self.sizes(), grad.dtype(), grad.device());
+         zeros.fill(0.0);
+         OperatorHandle put = Dispatcher::singleton().findSchemaOrThrow("aten::index_put", "");
+         Stack stack{IValue(zeros), IValue(indices), IValue(grad), IValue(true)};
+         put.callBoxed(stack);
+         return std::move(stack.back()).toTensor();
+       });
 }

@@ -1260,6 +1260,10 @@ opal.library "aten_backward" {
     opal.yield %g : !opal.tensor
   }
 
+  // --- Indexing by tensors: the gradient of each picked element added back
+  // at its place (index_put with accumulate; a native kernel).
+  opal.def "index.Tensor(Tensor grad, Tensor self, Tensor?[] indices) -> Tensor self"
+
   // --- Views and copies: native kernels move the gradient back (no copy).
   // (The decompositions are what a derived backward fuses through.)
   opal.def "view(Tensor grad, Tensor self) -> Tensor self"

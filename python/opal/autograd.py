@@ -140,10 +140,15 @@ def _getitem(self, index):
     from opal._ops import ops
     A = ops.aten
     items = index if isinstance(index, tuple) else (index,)
+    if items and all(isinstance(item, (_C.Tensor, list)) for item in items):
+        # Advanced indexing by tensors alone: aten::index.Tensor.
+        from opal._tensor import tensor as make_tensor
+        return A.index.Tensor(self, [item if isinstance(item, _C.Tensor) else make_tensor(item)
+                                     for item in items])
     if any(isinstance(item, _C.Tensor) or isinstance(item, (list, bool)) for item in items):
-        raise NotImplementedError("indexing a tensor that requires grad with tensors, lists or "
-                                  "bools is not differentiable yet (it is aten::index, which "
-                                  "has no derivative formula yet); use gather")
+        raise NotImplementedError("indexing a tensor that requires grad with tensors mixed with "
+                                  "ints, slices or None is not differentiable yet; index by "
+                                  "tensors alone (x[i], x[i, j]) or use gather")
     if sum(item is Ellipsis for item in items) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     used = sum(1 for item in items if item is not None and item is not Ellipsis)
