@@ -243,8 +243,14 @@ opal.library "aten_backward" {
   opal.def "softplus(Tensor grad, Tensor self, Scalar beta, Scalar threshold) -> Tensor self"
   opal.decomposition "softplus" {
   ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %beta: f64, %threshold: f64):
+    // sigmoid(bx) as e / (1 + e) with e = exp(bx): a fused kernel that also
+    // computes softplus (a derived backward recomputing it) shares the exp.
+    // (Where e overflows, bx is past the threshold and grad is taken.)
+    %one = arith.constant 1.0 : f64
     %bx = aten.mul.Scalar %self, %beta : (!opal.tensor, f64) -> !opal.tensor
-    %s = aten.sigmoid %bx : (!opal.tensor) -> !opal.tensor
+    %e = aten.exp %bx : (!opal.tensor) -> !opal.tensor
+    %e1 = aten.add.Scalar %e, %one, %one : (!opal.tensor, f64, f64) -> !opal.tensor
+    %s = aten.div.Tensor %e, %e1 : (!opal.tensor, !opal.tensor) -> !opal.tensor
     %d = aten.mul.Tensor %grad, %s : (!opal.tensor, !opal.tensor) -> !opal.tensor
     %linear = aten.gt.Scalar %bx, %threshold : (!opal.tensor, f64) -> !opal.tensor
     %g = aten.where.self %linear, %grad, %d : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
