@@ -98,13 +98,31 @@ void opal::library_detail::appendDerivativeKernels(std::vector<NativeKernel> &ke
   list("aten_backward::split_with_sizes", join("aten::cat"));
   list("aten_backward::chunk", join("aten::cat"));
   list("aten_backward::unbind.int", join("aten::stack"));
+  // Gradients added back at their indices: index_put with accumulate into
+  // zeros of the input's shape.
+  auto accumulateInto = [](DimVector sizes, const Tensor &grad,
+                           const std::vector<std::optional<Tensor>> &indices) {
+    Tensor zeros = Tensor::empty(sizes, grad.dtype(), grad.device());
+    zeros.fill(0.0);
+    OperatorHandle put = Dispatcher::singleton().findSchemaOrThrow("aten::index_put", "");
+    Stack stack{IValue(zeros), IValue(indices), IValue(grad), IValue(true)};
+    put.callBoxed(stack);
+    return std::move(stack.back()).toTensor();
+  };
   list("aten_backward::index.Tensor",
-       [](const Tensor &grad, const Tensor &self, const std::vector<std::optional<Tensor>> &indices) {
-         Tensor zeros = Tensor::empty(self.sizes(), grad.dtype(), grad.device());
-         zeros.fill(0.0);
-         OperatorHandle put = Dispatcher::singleton().findSchemaOrThrow("aten::index_put", "");
-         Stack stack{IValue(zeros), IValue(indices), IValue(grad), IValue(true)};
-         put.callBoxed(stack);
-         return std::move(stack.back()).toTensor();
+       [accumulateInto](const Tensor &grad, const Tensor &self,
+                        const std::vector<std::optional<Tensor>> &indices) {
+         return accumulateInto(DimVector(self.sizes()), grad, indices);
+       });
+  // index_select along `dim`: the same with `dim` moved to the front.
+  list("aten_backward::index_select",
+       [accumulateInto](const Tensor &grad, const Tensor &self, int64_t dim, const Tensor &index) {
+         if (self.dim() == 0)
+           return accumulateInto(DimVector(self.sizes()), grad.reshape({}), {index.reshape({})});
+         int64_t d = wrapDim(dim, self.dim());
+         Tensor front = self.transpose(0, d);
+         Tensor summed = accumulateInto(DimVector(front.sizes()), grad.transpose(0, d).contiguous(),
+                                        {index.reshape({-1})});
+         return summed.transpose(0, d);
        });
 }

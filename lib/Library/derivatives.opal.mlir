@@ -1269,6 +1269,7 @@ opal.library "aten_backward" {
   // --- Indexing by tensors: the gradient of each picked element added back
   // at its place (index_put with accumulate; a native kernel).
   opal.def "index.Tensor(Tensor grad, Tensor self, Tensor?[] indices) -> Tensor self"
+  opal.def "index_select(Tensor grad, Tensor self, int dim, Tensor index) -> Tensor self"
 
   // --- Views and copies: native kernels move the gradient back (no copy).
   // (The decompositions are what a derived backward fuses through.)

@@ -148,7 +148,7 @@ def _getitem(self, index):
     if any(isinstance(item, _C.Tensor) or isinstance(item, (list, bool)) for item in items):
         raise NotImplementedError("indexing a tensor that requires grad with tensors mixed with "
                                   "ints, slices or None is not differentiable yet; index by "
-                                  "tensors alone (x[i], x[i, j]) or use gather")
+                                  "tensors alone (x[i], x[i, j]), or use index_select or gather")
     if sum(item is Ellipsis for item in items) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     used = sum(1 for item in items if item is not None and item is not Ellipsis)

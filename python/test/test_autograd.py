@@ -202,6 +202,8 @@ CASES = [
     ("index_two_tensors", lambda m, a: a[m.tensor([0, 3, 3]), m.tensor([1, 0, 0])], [(4, 3)],
      False),
     ("index_mask", lambda m, a: a[a > 0], [(4, 3)], False),
+    ("index_select", lambda m, a: a.index_select(1, m.tensor([2, 0, 2])), [(4, 3)], False),
+    ("index_select_rows", lambda m, a: a.index_select(0, m.tensor([1, 1, 3])), [(4, 3)], False),
     ("cat", lambda m, a, b: m.cat([a, b], 1), [(2, 3), (2, 4)], False),
     ("stack", lambda m, a, b: m.stack([a, b], 0), [(2, 3), (2, 3)], False),
     ("split_one_used", lambda m, a: a.split(2, 1)[1] * 1, [(2, 5)], False),
