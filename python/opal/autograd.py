@@ -136,7 +136,8 @@ def _recording(tensor):
 
 def _getitem(self, index):
     """`x[index]` for a tensor that requires grad: ints, slices, None and
-    `...` as aten select/slice/unsqueeze calls, so the view is recorded."""
+    `...` as aten select/slice/unsqueeze calls (views), tensors alone as
+    aten::index.Tensor, so what it reads is recorded."""
     from opal._ops import ops
     A = ops.aten
     items = index if isinstance(index, tuple) else (index,)

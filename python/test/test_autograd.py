@@ -434,6 +434,15 @@ def test_amax_shares_the_gradient_between_ties():
         assert x.grad.tolist() == [[0.0, 0.5, 0.5], [0.5, 0.0, 0.5]]
 
 
+def test_indexing_that_mixes_tensors_with_slices_is_refused_under_autograd():
+    x = opal.ones(3, 4, requires_grad=True)
+    with pytest.raises(NotImplementedError, match=r"indexing a tensor that requires grad with "
+                                                  r"tensors mixed with ints, slices or None"):
+        x[opal.tensor([0, 2]), 1:]
+    with opal.no_grad():
+        assert x[opal.tensor([0, 2]), 1:].shape == (2, 3)
+
+
 def test_integer_results_do_not_require_grad():
     x = opal.tensor([3.0, 1.0, 2.0], requires_grad=True)
     assert not (x > 1).requires_grad
