@@ -53,6 +53,7 @@ const std::vector<library_detail::NativeKernel> &library_detail::nativeKernels()
     appendIndexKernels(all);
     appendDerivativeKernels(all);
     appendConvolutionDerivativeKernels(all);
+    appendBackwardKernels(all);
     return all;
   }();
   return kernels;

@@ -58,6 +58,8 @@ void appendRandomKernels(std::vector<NativeKernel> &kernels);
 /// Appends the derivative formulas that only move the gradient
 /// (aten_backward's views and identities).
 void appendDerivativeKernels(std::vector<NativeKernel> &kernels);
+/// Appends PyTorch's backward ops (native_layer_norm_backward, ...).
+void appendBackwardKernels(std::vector<NativeKernel> &kernels);
 /// Appends the gradients of a convolution (calls of aten::convolution).
 void appendConvolutionDerivativeKernels(std::vector<NativeKernel> &kernels);
 

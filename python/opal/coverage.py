@@ -48,11 +48,7 @@ _BACKWARD = ("a backward op: opal's derivatives are aten_backward formulas "
 MISSING = {
     "_adaptive_avg_pool2d_backward": _BACKWARD,
     "avg_pool2d_backward": _BACKWARD,
-    "convolution_backward": _BACKWARD,
-    "embedding_dense_backward": _BACKWARD,
-    "max_pool2d_with_indices_backward": _BACKWARD,
     "native_group_norm_backward": _BACKWARD,
-    "native_layer_norm_backward": _BACKWARD,
     "_native_batch_norm_legit": "PyTorch 2's name; PyTorch 1.13 (the reference) has "
                                 "native_batch_norm, which opal defines",
     "_native_batch_norm_legit.no_stats": "PyTorch 2's name (native_batch_norm in 1.13)",

@@ -709,3 +709,78 @@ def test_register_autograd_takes_precedence_over_the_derived_backward():
         assert x.grad.tolist() == [10.0]
     finally:
         lib._destroy()
+
+
+# --- PyTorch's backward ops (Core ATen) ---------------------------------------
+
+def _both(fn):
+    """fn(module, tensor) run on opal and PyTorch, results as numpy (None
+    where a result is None)."""
+    def tensor(m, a):
+        return m.tensor(a) if m is opal else torch.tensor(a)
+    out = []
+    for m in (opal, torch):
+        result = fn(m, lambda a, m=m: tensor(m, a))
+        result = result if isinstance(result, (tuple, list)) else (result,)
+        out.append([None if r is None else r.detach().numpy() for r in result])
+    return out
+
+
+def _assert_same(ours, theirs):
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        assert (a is None) == (b is None)
+        if a is not None:
+            np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+
+
+def test_native_layer_norm_backward_matches_pytorch():
+    rng = np.random.default_rng(7)
+    x, g, w, b = (rng.standard_normal(s) for s in [(2, 3, 4), (2, 3, 4), (4,), (4,)])
+
+    def run(m, t):
+        out, mean, rstd = m.ops.aten.native_layer_norm(t(x), [4], t(w), t(b), 1e-5)
+        return m.ops.aten.native_layer_norm_backward(t(g), t(x), [4], mean, rstd, t(w), t(b),
+                                                     [True, True, True])
+    _assert_same(*_both(run))
+
+    def masked(m, t):
+        out, mean, rstd = m.ops.aten.native_layer_norm(t(x), [4], t(w), t(b), 1e-5)
+        return m.ops.aten.native_layer_norm_backward(t(g), t(x), [4], mean, rstd, t(w), t(b),
+                                                     [True, False, False])
+    _assert_same(*_both(masked))
+
+
+def test_convolution_backward_matches_pytorch():
+    rng = np.random.default_rng(8)
+    x, w = rng.standard_normal((2, 4, 7, 7)), rng.standard_normal((6, 2, 3, 3))
+    g = rng.standard_normal((2, 6, 4, 4))
+
+    def run(m, t):
+        return m.ops.aten.convolution_backward(t(g), t(x), t(w), [6], [2, 2], [1, 1], [1, 1],
+                                               False, [0, 0], 2, [True, True, True])
+    _assert_same(*_both(run))
+
+    def no_bias(m, t):
+        return m.ops.aten.convolution_backward(t(g), t(x), t(w), None, [2, 2], [1, 1], [1, 1],
+                                               False, [0, 0], 2, [False, True, False])
+    _assert_same(*_both(no_bias))
+
+
+def test_embedding_and_max_pool_backward_match_pytorch():
+    rng = np.random.default_rng(9)
+    g = rng.standard_normal((2, 3, 5))
+    idx = np.array([[1, 4, 1], [0, 4, 2]])
+
+    def embedding(m, t):
+        return m.ops.aten.embedding_dense_backward(t(g), t(idx), 6, 4, False)
+    _assert_same(*_both(embedding))
+
+    x = rng.standard_normal((1, 2, 6, 6))
+    gp = rng.standard_normal((1, 2, 3, 3))
+
+    def pool(m, t):
+        out, indices = m.ops.aten.max_pool2d_with_indices(t(x), [3, 3], [2, 2], [1, 1])
+        return m.ops.aten.max_pool2d_with_indices_backward(t(gp), t(x), [3, 3], [2, 2], [1, 1],
+                                                           [1, 1], False, indices)
+    _assert_same(*_both(pool))
