@@ -74,6 +74,10 @@ def test_every_aten_op_is_in_a_group():
     listed = {op for ops in GROUPS.values() for op in ops.split()}
     defined = set()
     for path in glob.glob(os.path.join(HERE, "..", "..", "lib", "Library", "aten*.opal.mlir")):
+        # PyTorch's backward ops take a forward's results: test_autograd.py
+        # compares each with PyTorch on them.
+        if path.endswith("aten-backward.opal.mlir"):
+            continue
         defined |= {m.group(1) for m in re.finditer(r'opal\.def "([^"(]+)\(', open(path).read())}
     assert listed == defined
 
