@@ -60,6 +60,36 @@ Edge autograd::gradientEdge(const Tensor &tensor) {
   return {accumulator, 0};
 }
 
+void autograd::retainGrad(const Tensor &tensor) {
+  AutogradMeta *meta = autogradMeta(tensor);
+  if (!meta || !meta->gradFn) {
+    if (!requiresGrad(tensor))
+      throw OpalError("can't retain_grad on Tensor that has requires_grad=False");
+    return; // a leaf keeps its .grad anyway
+  }
+  if (meta->retained)
+    return;
+  meta->retained = std::make_shared<RetainedGrad>();
+  meta->gradFn->retainedGrads.emplace_back(meta->outputNr, meta->retained);
+}
+
+Tensor autograd::gradOf(const Tensor &tensor) {
+  AutogradMeta *meta = autogradMeta(tensor);
+  if (!meta)
+    return Tensor();
+  if (meta->gradFn)
+    return meta->retained ? meta->retained->grad : Tensor();
+  return meta->grad;
+}
+
+void autograd::setGrad(const Tensor &tensor, Tensor grad) {
+  AutogradMeta &meta = materializeAutogradMeta(tensor);
+  if (meta.gradFn && meta.retained)
+    meta.retained->grad = std::move(grad);
+  else
+    meta.grad = std::move(grad);
+}
+
 void autograd::setHistory(const Tensor &tensor, std::shared_ptr<Node> fn, uint32_t outputNr) {
   AutogradMeta &meta = materializeAutogradMeta(tensor);
   meta.gradFn = std::move(fn);

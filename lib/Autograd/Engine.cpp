@@ -132,6 +132,15 @@ std::vector<Tensor> execute(const std::shared_ptr<Node> &root, bool retainGraph,
           captured[c] = inputs[(*captures)[c].inputNr];
     if (captures && !runs.count(node))
       continue;
+    // retain_grad(): the gradients of non-leaf results, as they arrive
+    // (backward only; autograd.grad leaves .grad alone, as PyTorch does).
+    if (!captures)
+      for (const auto &[inputNr, weak] : node->retainedGrads)
+        if (auto holder = weak.lock(); holder && inputNr < inputs.size() &&
+                                       inputs[inputNr].defined()) {
+          const Tensor &grad = inputs[inputNr];
+          holder->grad = holder->grad.defined() ? autograd::detail::add(holder->grad, grad) : grad.clone();
+        }
     std::vector<Tensor> outputs = node->apply(std::move(inputs));
     if (!retainGraph)
       node->releaseVariables();

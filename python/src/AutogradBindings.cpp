@@ -122,15 +122,11 @@ void opal::python::bindAutograd(py::module_ &m) {
           },
           py::arg("requires_grad") = true)
       .def_property(
-          "grad",
-          [](const Tensor &t) {
-            AutogradMeta *meta = autogradMeta(t);
-            return meta ? tensorOrNone(meta->grad) : py::none();
-          },
+          "grad", [](const Tensor &t) { return tensorOrNone(gradOf(t)); },
           [](const Tensor &t, py::object grad) {
             if (grad.is_none()) {
-              if (AutogradMeta *meta = autogradMeta(t))
-                meta->grad = Tensor();
+              if (autogradMeta(t))
+                setGrad(t, Tensor());
               return;
             }
             Tensor value = grad.cast<Tensor>();
@@ -139,8 +135,15 @@ void opal::python::bindAutograd(py::module_ &m) {
                                     "expected " + std::string(dtypeName(t.dtype())) +
                                     sizesText(t.sizes()) + ", got " +
                                     dtypeName(value.dtype()) + sizesText(value.sizes()));
-            materializeAutogradMeta(t).grad = value;
+            setGrad(t, value);
           })
+      .def("retain_grad", [](const Tensor &t) { retainGrad(t); },
+           "Keeps the gradient backward computes for this non-leaf tensor in .grad.")
+      .def_property_readonly("retains_grad",
+                             [](const Tensor &t) {
+                               AutogradMeta *meta = autogradMeta(t);
+                               return meta && meta->gradFn && meta->retained != nullptr;
+                             })
       .def_property_readonly("grad_fn",
                              [](const Tensor &t) -> py::object {
                                const auto &fn = gradFn(t);

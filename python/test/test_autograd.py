@@ -784,3 +784,25 @@ def test_embedding_and_max_pool_backward_match_pytorch():
         return m.ops.aten.max_pool2d_with_indices_backward(t(gp), t(x), [3, 3], [2, 2], [1, 1],
                                                            [1, 1], False, indices)
     _assert_same(*_both(pool))
+
+
+def test_retain_grad_keeps_a_non_leaf_gradient():
+    results = []
+    for m in (opal, torch):
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        y.retain_grad()
+        z = y.exp()
+        assert y.retains_grad and not x.retains_grad
+        if m is opal:  # (PyTorch warns when a non-leaf's .grad is read)
+            assert z.grad is None
+        (z * y).sum().backward(retain_graph=True)
+        first = y.grad.tolist()
+        (z * y).sum().backward()
+        results.append((first, y.grad.tolist(), x.grad.tolist()))
+        x.retain_grad()  # a leaf keeps its .grad anyway
+        assert not x.retains_grad
+    np.testing.assert_allclose(np.array(results[0][0]), np.array(results[1][0]), rtol=1e-6)
+    np.testing.assert_allclose(np.array(results[0][1]), np.array(results[1][1]), rtol=1e-6)
+    np.testing.assert_allclose(np.array(results[0][2]), np.array(results[1][2]), rtol=1e-6)
+    _same_error(lambda: opal.ones(2).retain_grad(), lambda: torch.ones(2).retain_grad())

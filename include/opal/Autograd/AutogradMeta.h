@@ -15,6 +15,12 @@
 
 namespace opal::autograd {
 
+/// The .grad of a non-leaf after retain_grad(): the tensor's state owns it,
+/// its grad_fn reaches it weakly (no cycle through the graph).
+struct RetainedGrad {
+  Tensor grad;
+};
+
 struct AutogradMeta : AutogradMetaInterface {
   /// A leaf's flag (a result requires grad through its grad_fn).
   bool requiresGrad = false;
@@ -27,6 +33,8 @@ struct AutogradMeta : AutogradMetaInterface {
   uint32_t outputNr = 0;
   /// A leaf's AccumulateGrad, while some graph holds it.
   std::weak_ptr<Node> gradAccumulator;
+  /// A non-leaf's .grad after retain_grad().
+  std::shared_ptr<RetainedGrad> retained;
 };
 
 /// The tensor's autograd state, or null if it never had any.
@@ -51,6 +59,13 @@ void setRequiresGrad(const Tensor &tensor, bool requiresGrad);
 /// Where a gradient of `tensor` goes: its grad_fn's input, or a leaf's
 /// AccumulateGrad (created on first use); invalid if it requires no grad.
 Edge gradientEdge(const Tensor &tensor);
+/// PyTorch's retain_grad(): a non-leaf keeps the gradient backward computes
+/// for it in .grad (a no-op for a leaf).
+void retainGrad(const Tensor &tensor);
+/// The tensor's .grad: a leaf's accumulated one, or a non-leaf's retained one.
+Tensor gradOf(const Tensor &tensor);
+/// Sets (or, undefined, clears) the tensor's .grad.
+void setGrad(const Tensor &tensor, Tensor grad);
 /// Makes `tensor` output `outputNr` of `fn` (its grad_fn).
 void setHistory(const Tensor &tensor, std::shared_ptr<Node> fn, uint32_t outputNr);
 /// A new tensor over the same storage, with no autograd history.

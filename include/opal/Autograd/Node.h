@@ -21,6 +21,7 @@
 namespace opal::autograd {
 
 class Node;
+struct RetainedGrad;
 
 /// Input `inputNr` of `function`; an invalid edge leads nowhere (an input
 /// that does not require grad).
@@ -65,6 +66,10 @@ public:
   /// Creation order: among the nodes that are ready, the engine runs the
   /// newest first, as PyTorch does.
   uint64_t sequenceNr() const { return sequenceNr_; }
+
+  /// The non-leaf tensors whose .grad retains the gradient flowing into
+  /// input `first` of this node (retain_grad()).
+  std::vector<std::pair<uint32_t, std::weak_ptr<RetainedGrad>>> retainedGrads;
 
 private:
   std::vector<Edge> next_;
