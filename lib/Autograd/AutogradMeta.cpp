@@ -103,22 +103,26 @@ Tensor autograd::detach(const Tensor &tensor) {
                           tensor.storageOffset());
 }
 
+bool autograd::anyRequiresGrad(const IValue &value) {
+  if (value.isTensor())
+    return requiresGrad(value.toTensorImpl());
+  if (value.isTensorList())
+    for (const Tensor &t : value.toTensorList())
+      if (requiresGrad(t))
+        return true;
+  if (value.isOptionalTensorList())
+    for (const auto &t : value.toOptionalTensorList())
+      if (t && requiresGrad(*t))
+        return true;
+  return false;
+}
+
 bool autograd::recordsCall(const FunctionSchema &schema, const IValue *args) {
   if (!GradMode::isEnabled())
     return false;
-  for (size_t i = 0; i < schema.arguments().size(); ++i) {
-    const IValue &value = args[i];
-    if (value.isTensor() && requiresGrad(value.toTensor()))
+  for (size_t i = 0; i < schema.arguments().size(); ++i)
+    if (anyRequiresGrad(args[i]))
       return true;
-    if (value.isTensorList())
-      for (const Tensor &t : value.toTensorList())
-        if (requiresGrad(t))
-          return true;
-    if (value.isOptionalTensorList())
-      for (const auto &t : value.toOptionalTensorList())
-        if (t && requiresGrad(*t))
-          return true;
-  }
   return false;
 }
 

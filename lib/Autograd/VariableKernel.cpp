@@ -46,11 +46,6 @@ public:
   std::vector<bool> resultIsView;
 };
 
-bool implRequiresGrad(const TensorImpl *impl) {
-  const auto *meta = static_cast<const AutogradMeta *>(impl->autogradMeta());
-  return meta && (meta->requiresGrad || meta->gradFn);
-}
-
 /// The tensors of a Tensor[] or Tensor?[] argument that require grad.
 std::vector<Tensor> listTensorsRequiringGrad(const IValue &value) {
   std::vector<Tensor> found;
@@ -75,12 +70,9 @@ void VariableKernel::call(OperatorKernel *functor, const OperatorHandle &op, Dis
   bool record = false;
   if (GradMode::isEnabled()) {
     for (uint32_t i : self.tensorArguments)
-      if (args[i].isTensor() && implRequiresGrad(args[i].toTensorImpl())) {
-        record = true;
-        break;
-      }
+      record = record || (args[i].isTensor() && requiresGrad(args[i].toTensorImpl()));
     for (uint32_t i : self.listArguments)
-      record = record || !listTensorsRequiringGrad(args[i]).empty();
+      record = record || anyRequiresGrad(args[i]);
   }
   DispatchKeySet below = keys & kAfterAutograd;
   if (record) {
@@ -103,10 +95,10 @@ void VariableKernel::record(const OperatorHandle &op, DispatchKeySet below, Stac
   // backward is the not-implemented node.
   bool covered = formula != nullptr;
   for (uint32_t i : listArguments)
-    if (!listTensorsRequiringGrad(args[i]).empty())
+    if (anyRequiresGrad(args[i]))
       covered = covered && formula->differentiable[i] && args[i].isTensorList();
   for (uint32_t i : tensorArguments)
-    if (args[i].isTensor() && implRequiresGrad(args[i].toTensorImpl()))
+    if (args[i].isTensor() && requiresGrad(args[i].toTensorImpl()))
       covered = covered && formula->differentiable[i];
 
   std::shared_ptr<Node> node;
@@ -144,7 +136,7 @@ void VariableKernel::record(const OperatorHandle &op, DispatchKeySet below, Stac
   } else {
     node = std::make_shared<NotImplementedBackward>(opName);
     for (uint32_t i : tensorArguments)
-      if (args[i].isTensor() && implRequiresGrad(args[i].toTensorImpl()))
+      if (args[i].isTensor() && requiresGrad(args[i].toTensorImpl()))
         node->addNextEdge(gradientEdge(args[i].toTensor()));
     for (uint32_t i : listArguments)
       for (const Tensor &t : listTensorsRequiringGrad(args[i]))
@@ -213,8 +205,4 @@ KernelFunction autograd::makeVariableKernel(const OperatorHandle &op,
       IntrusivePtr<OperatorKernel>(
           new VariableKernel(op.schema(), std::move(formula), std::move(composite))),
       &VariableKernel::call);
-}
-
-bool autograd::isVariableKernel(const KernelFunction &kernel) {
-  return kernel.isBoxedFunction(&VariableKernel::call);
 }

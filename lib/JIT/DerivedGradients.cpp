@@ -9,7 +9,7 @@
 #include "opal/Schema/OpLibraryFile.h"
 #include "opal/Support/Environment.h"
 
-#include <map>
+#include <unordered_map>
 #include <memory>
 #include <mutex>
 
@@ -25,8 +25,9 @@ struct Derived {
 };
 
 std::mutex mutex;
-std::map<std::string, Derived> &derivedOps() {
-  static auto *ops = new std::map<std::string, Derived>();
+/// By operator (entries live as long as the process).
+std::unordered_map<const OperatorEntry *, Derived> &derivedOps() {
+  static auto *ops = new std::unordered_map<const OperatorEntry *, Derived>();
   return *ops;
 }
 
@@ -76,7 +77,7 @@ void derive(const OperatorHandle &op, Derived &entry) {
 KernelFunction jit::derivedVariableKernel(const OperatorHandle &op,
                                           const OperatorKernel *decomposition) {
   std::lock_guard<std::mutex> lock(mutex);
-  Derived &entry = derivedOps()[op.operatorName().str()];
+  Derived &entry = derivedOps()[&op.entry()];
   if (entry.decomposition != decomposition) {
     // First use, or the op's decomposition was registered again.
     entry.kernel = KernelFunction();

@@ -11,7 +11,6 @@
 
 #include "NativeKernels.h"
 
-#include "opal/Dispatch/Dispatcher.h"
 #include "opal/Support/Exceptions.h"
 
 using namespace opal;
@@ -23,16 +22,6 @@ using Sizes = std::vector<int64_t>;
 using Mask = std::vector<bool>;
 using Three = std::tuple<Tensor, Tensor, Tensor>;
 
-Stack call(const char *name, const char *overload, Stack stack) {
-  OperatorHandle op = Dispatcher::singleton().findSchemaOrThrow(name, overload);
-  op.callBoxed(stack);
-  return stack;
-}
-
-Tensor one(const char *name, const char *overload, Stack stack) {
-  return std::move(call(name, overload, std::move(stack)).back()).toTensor();
-}
-
 bool wants(const Mask &mask, size_t i) { return i < mask.size() && mask[i]; }
 
 IValue optional(const std::optional<Tensor> &t) { return t ? IValue(*t) : IValue(); }
@@ -41,7 +30,7 @@ Three layerNormBackward(const Tensor &grad, const Tensor &input, Sizes normalize
                         const Tensor &mean, const Tensor &rstd,
                         const std::optional<Tensor> &weight, const std::optional<Tensor> &bias,
                         Mask mask) {
-  Stack results = call("aten_backward::native_layer_norm", "",
+  Stack results = callOp("aten_backward::native_layer_norm", "",
                        {IValue(grad), IValue(input), IValue(normalizedShape), optional(weight),
                         IValue(mean), IValue(rstd)});
   // The formula gives weight's and bias's gradients at the input's shape
@@ -52,7 +41,7 @@ Three layerNormBackward(const Tensor &grad, const Tensor &input, Sizes normalize
   auto toParameter = [&](Tensor g) {
     if (leading.empty())
       return g;
-    return one("aten::sum", "dim_IntList", {IValue(g), IValue(leading), IValue(false), IValue()});
+    return callTensor("aten::sum", "dim_IntList", {IValue(g), IValue(leading), IValue(false), IValue()});
   };
   Tensor gi = wants(mask, 0) ? std::move(results[0]).toTensor() : Tensor();
   Tensor gw = wants(mask, 1) && weight ? toParameter(std::move(results[1]).toTensor()) : Tensor();
@@ -67,9 +56,9 @@ Three convolutionBackward(const Tensor &grad, const Tensor &input, const Tensor 
   Stack args{IValue(grad),    IValue(input),      IValue(weight),
              IValue(stride),  IValue(padding),    IValue(dilation),
              IValue(transposed), IValue(outputPadding), IValue(groups)};
-  Tensor gi = wants(mask, 0) ? one("aten_backward::convolution", "input", args) : Tensor();
-  Tensor gw = wants(mask, 1) ? one("aten_backward::convolution", "weight", args) : Tensor();
-  Tensor gb = wants(mask, 2) && biasSizes ? one("aten_backward::convolution", "bias", {IValue(grad)})
+  Tensor gi = wants(mask, 0) ? callTensor("aten_backward::convolution", "input", args) : Tensor();
+  Tensor gw = wants(mask, 1) ? callTensor("aten_backward::convolution", "weight", args) : Tensor();
+  Tensor gb = wants(mask, 2) && biasSizes ? callTensor("aten_backward::convolution", "bias", {IValue(grad)})
                                           : Tensor();
   return {gi, gw, gb};
 }
@@ -78,14 +67,14 @@ Tensor embeddingDenseBackward(const Tensor &grad, const Tensor &indices, int64_t
                               int64_t paddingIdx, bool scaleGradByFreq) {
   // The formula reads only the weight's shape and dtype.
   Tensor like = Tensor::empty({numWeights, grad.size(-1)}, grad.dtype(), grad.device());
-  return one("aten_backward::embedding", "",
+  return callTensor("aten_backward::embedding", "",
              {IValue(grad), IValue(like), IValue(indices), IValue(paddingIdx),
               IValue(scaleGradByFreq)});
 }
 
 Tensor maxPool2dWithIndicesBackward(const Tensor &grad, const Tensor &self, Sizes, Sizes, Sizes,
                                     Sizes, bool, const Tensor &indices) {
-  return one("aten_backward::max_pool2d_with_indices", "",
+  return callTensor("aten_backward::max_pool2d_with_indices", "",
              {IValue(grad), IValue(self), IValue(indices)});
 }
 

@@ -16,7 +16,6 @@
 
 #include "NativeKernels.h"
 
-#include "opal/Dispatch/Dispatcher.h"
 #include "opal/Support/Exceptions.h"
 
 using namespace opal;
@@ -26,16 +25,10 @@ namespace {
 
 using Sizes = std::vector<int64_t>;
 
-Tensor call(const char *name, const char *overload, Stack stack) {
-  OperatorHandle op = Dispatcher::singleton().findSchemaOrThrow(name, overload);
-  op.callBoxed(stack);
-  return std::move(stack.back()).toTensor();
-}
-
 Tensor convolution(const Tensor &input, const Tensor &weight, const Sizes &stride,
                    const Sizes &padding, const Sizes &dilation, bool transposed,
                    const Sizes &outputPadding, int64_t groups) {
-  return call("aten::convolution", "",
+  return callTensor("aten::convolution", "",
               {IValue(input), IValue(weight), IValue(), IValue(stride), IValue(padding),
                IValue(dilation), IValue(transposed), IValue(outputPadding), IValue(groups)});
 }
@@ -98,7 +91,7 @@ Tensor weightGradient(const Tensor &grad, const Tensor &input, const Tensor &wei
   }
   Tensor result = parts.size() == 1
                       ? parts[0]
-                      : call("aten::cat", "", {IValue(parts), IValue(int64_t(0))});
+                      : callTensor("aten::cat", "", {IValue(parts), IValue(int64_t(0))});
   return result.contiguous();
 }
 
@@ -106,7 +99,7 @@ Tensor biasGradient(const Tensor &grad) {
   Sizes dims{0};
   for (int64_t d = 2; d < grad.dim(); ++d)
     dims.push_back(d);
-  return call("aten::sum", "dim_IntList", {IValue(grad), IValue(dims), IValue(false), IValue()});
+  return callTensor("aten::sum", "dim_IntList", {IValue(grad), IValue(dims), IValue(false), IValue()});
 }
 
 } // namespace

@@ -22,6 +22,15 @@ using Sizes = std::vector<int64_t>;
 using Tensors = std::vector<Tensor>;
 } // namespace
 
+Stack opal::library_detail::callOp(const char *name, const char *overload, Stack stack) {
+  Dispatcher::singleton().findSchemaOrThrow(name, overload).callBoxed(stack);
+  return stack;
+}
+
+Tensor opal::library_detail::callTensor(const char *name, const char *overload, Stack stack) {
+  return std::move(callOp(name, overload, std::move(stack)).back()).toTensor();
+}
+
 void opal::library_detail::appendDerivativeKernels(std::vector<NativeKernel> &kernels) {
   // Each but permute's has an MLIR decomposition, declared equivalent: a
   // derived backward that reaches it fuses through it.
@@ -88,10 +97,7 @@ void opal::library_detail::appendDerivativeKernels(std::vector<NativeKernel> &ke
   });
   auto join = [](const char *op) {
     return [op](const Tensors &grads, int64_t dim) {
-      OperatorHandle handle = Dispatcher::singleton().findSchemaOrThrow(op, "");
-      Stack stack{IValue(grads), IValue(dim)};
-      handle.callBoxed(stack);
-      return std::move(stack.back()).toTensor();
+      return callTensor(op, "", {IValue(grads), IValue(dim)});
     };
   };
   list("aten_backward::split.Tensor", join("aten::cat"));
@@ -104,10 +110,8 @@ void opal::library_detail::appendDerivativeKernels(std::vector<NativeKernel> &ke
                            const std::vector<std::optional<Tensor>> &indices) {
     Tensor zeros = Tensor::empty(sizes, grad.dtype(), grad.device());
     zeros.fill(0.0);
-    OperatorHandle put = Dispatcher::singleton().findSchemaOrThrow("aten::index_put", "");
-    Stack stack{IValue(zeros), IValue(indices), IValue(grad), IValue(true)};
-    put.callBoxed(stack);
-    return std::move(stack.back()).toTensor();
+    return callTensor("aten::index_put", "",
+                      {IValue(zeros), IValue(indices), IValue(grad), IValue(true)});
   };
   list("aten_backward::index.Tensor",
        [accumulateInto](const Tensor &grad, const Tensor &self,

@@ -18,6 +18,7 @@
 #define OPAL_LIB_LIBRARY_NATIVEKERNELS_H
 
 #include "opal/Dispatch/DispatchKey.h"
+#include "opal/Dispatch/IValue.h"
 #include "opal/Dispatch/KernelFunction.h"
 #include "opal/Runtime/Tensor.h"
 #include "opal/Support/ArrayRef.h"
@@ -65,6 +66,10 @@ void appendConvolutionDerivativeKernels(std::vector<NativeKernel> &kernels);
 
 /// "[1, 2, 3]".
 std::string listText(IntArrayRef values);
+/// Calls `name`.`overload` through the dispatcher with `stack` as its
+/// arguments; returns its results (callTensor: its last, a tensor).
+Stack callOp(const char *name, const char *overload, Stack stack);
+Tensor callTensor(const char *name, const char *overload, Stack stack);
 /// PyTorch's checks of the sizes and strides of as_strided and
 /// empty_strided (one stride per size, none negative).
 void checkSizesAndStrides(const std::vector<int64_t> &sizes,

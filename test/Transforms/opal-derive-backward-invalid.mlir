@@ -1,4 +1,8 @@
 // RUN: opal-opt %s --opal-derive-backward=op=demo::rounded --split-input-file --verify-diagnostics
+// RUN: not opal-opt %s --opal-derive-backward=op=demo::nothere --split-input-file 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+
+// An op no library defines is named, not a crash.
+// UNKNOWN: error: opal-derive-backward: no op demo::nothere is defined
 
 // An op without a derivative formula on the path of a gradient.
 opal.library "demo" {

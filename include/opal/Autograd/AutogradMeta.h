@@ -43,12 +43,14 @@ AutogradMeta *autogradMeta(const Tensor &tensor);
 AutogradMeta &materializeAutogradMeta(const Tensor &tensor);
 
 /// A leaf with requires_grad set, or the result of a recorded op.
-inline bool requiresGrad(const Tensor &tensor) {
-  if (!tensor.defined())
-    return false;
-  auto *meta = static_cast<AutogradMeta *>(tensor.impl()->autogradMeta());
+inline bool requiresGrad(const TensorImpl *impl) {
+  const auto *meta = impl ? static_cast<const AutogradMeta *>(impl->autogradMeta()) : nullptr;
   return meta && (meta->requiresGrad || meta->gradFn);
 }
+inline bool requiresGrad(const Tensor &tensor) { return requiresGrad(tensor.impl()); }
+/// Whether an argument (a tensor, or a Tensor[] or Tensor?[]) holds a
+/// tensor that requires grad; allocates nothing (every call asks).
+bool anyRequiresGrad(const IValue &value);
 inline bool isLeaf(const Tensor &tensor) {
   auto *meta = autogradMeta(tensor);
   return !meta || !meta->gradFn;

@@ -27,9 +27,6 @@ KernelFunction makeVariableKernel(const OperatorHandle &op,
                                   std::shared_ptr<const Formula> formula,
                                   KernelFunction composite = KernelFunction());
 
-/// Whether `kernel` is one that makeVariableKernel made.
-bool isVariableKernel(const KernelFunction &kernel);
-
 } // namespace opal::autograd
 
 #endif // OPAL_AUTOGRAD_VARIABLEKERNEL_H
