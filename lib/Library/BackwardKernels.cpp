@@ -1,11 +1,12 @@
 //===- BackwardKernels.cpp - PyTorch's backward ops as native kernels -----===//
 //
-// aten::native_layer_norm_backward, convolution_backward,
-// embedding_dense_backward and max_pool2d_with_indices_backward
-// (aten-backward.opal.mlir): PyTorch's arguments mapped onto the derivative
-// formulas of the forward ops (aten_backward::*), called through the
-// dispatcher, so each runs the formulas' compiled kernels. A gradient whose
-// output_mask entry is false is None, as in PyTorch.
+// aten::native_layer_norm_backward, native_group_norm_backward,
+// convolution_backward, embedding_dense_backward and
+// max_pool2d_with_indices_backward (aten-backward.opal.mlir): PyTorch's
+// arguments mapped onto the derivative formulas of the forward ops
+// (aten_backward::*), called through the dispatcher, so each runs the
+// formulas' compiled kernels. A gradient whose output_mask entry is false is
+// None, as in PyTorch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,6 +50,42 @@ Three layerNormBackward(const Tensor &grad, const Tensor &input, Sizes normalize
   return {gi, gw, gb};
 }
 
+constexpr const char *kGroupNormBackward = "aten::native_group_norm_backward";
+
+Three groupNormBackward(const Tensor &grad, const Tensor &input, const Tensor &mean,
+                        const Tensor &rstd, const std::optional<Tensor> &weight, int64_t n,
+                        int64_t channels, int64_t hxw, int64_t group, Mask mask) {
+  if (!wants(mask, 0) && !wants(mask, 1) && !wants(mask, 2))
+    return {};
+  // PyTorch's checks of the sizes the kernel reads (the formula reshapes
+  // by them).
+  auto expect = [](bool holds, const char *what) {
+    if (!holds)
+      throw OpalError(std::string(kGroupNormBackward) + ": Expected " + what +
+                      " to be true, but got false.");
+  };
+  expect(grad.numel() == n * channels * hxw, "dY.numel() == N * C * HxW");
+  expect(input.numel() == n * channels * hxw, "X.numel() == N * C * HxW");
+  expect(mean.numel() == n * group, "mean.numel() == N * group");
+  expect(rstd.numel() == n * group, "rstd.numel() == N * group");
+  expect(!weight || weight->numel() == channels, "!gamma.defined() || gamma.numel() == C");
+  // (PyTorch 1.13 reads past the tensors when group does not divide C.)
+  expect(group > 0 && channels % group == 0, "group > 0 && C % group == 0");
+  for (const Tensor *t : {&grad, &mean, &rstd})
+    if (t->dtype() != input.dtype())
+      throw OpalError(std::string(kGroupNormBackward) + ": expected scalar type " +
+                      scalarTypeCppName(input.dtype()) + " but found " +
+                      scalarTypeCppName(t->dtype()));
+  Stack results = callOp("aten_backward::native_group_norm", "",
+                         {IValue(grad), IValue(input), optional(weight), IValue(n),
+                          IValue(channels), IValue(hxw), IValue(group), IValue(mean),
+                          IValue(rstd)});
+  Tensor gi = wants(mask, 0) ? std::move(results[0]).toTensor() : Tensor();
+  Tensor gw = wants(mask, 1) ? std::move(results[1]).toTensor() : Tensor();
+  Tensor gb = wants(mask, 2) ? std::move(results[2]).toTensor() : Tensor();
+  return {gi, gw, gb};
+}
+
 Three convolutionBackward(const Tensor &grad, const Tensor &input, const Tensor &weight,
                           std::optional<Sizes> biasSizes, Sizes stride, Sizes padding,
                           Sizes dilation, bool transposed, Sizes outputPadding, int64_t groups,
@@ -86,6 +123,7 @@ void opal::library_detail::appendBackwardKernels(std::vector<NativeKernel> &kern
                        KernelFunction::makeFromUnboxedCallable(callable)});
   };
   add("aten::native_layer_norm_backward", layerNormBackward);
+  add(kGroupNormBackward, groupNormBackward);
   add("aten::convolution_backward", convolutionBackward);
   add("aten::embedding_dense_backward", embeddingDenseBackward);
   add("aten::max_pool2d_with_indices_backward", maxPool2dWithIndicesBackward);

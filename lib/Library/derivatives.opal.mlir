@@ -700,6 +700,52 @@ opal.library "aten_backward" {
     opal.yield %gi, %gwt, %grad : !opal.tensor, !opal.tensor, !opal.tensor
   }
 
+  // group norm: layer norm's rule within each of the N x group groups of
+  // C / group channels x HxW (results 1 and 2: their mean and 1/std);
+  // weight: sum(grad * xhat) and bias: sum(grad) per channel.
+  opal.def "native_group_norm(Tensor grad0, Tensor input, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, Tensor result1, Tensor result2) -> (Tensor input, Tensor weight, Tensor bias)"
+  opal.decomposition "native_group_norm" {
+  ^bb0(%grad: !opal.tensor, %input: !opal.tensor, %weight: !opal.tensor, %n: i64, %c: i64, %hxw: i64, %group: i64, %mean: !opal.tensor, %rstd: !opal.tensor):
+    %none = opal.none
+    %true = arith.constant true
+    %false = arith.constant false
+    %one = arith.constant 1.0 : f64
+    %c2 = arith.constant 2 : i64
+    %per_group = arith.divsi %c, %group : i64
+    %per = arith.muli %per_group, %hxw : i64
+    %grouped = opal.list %n, %group, %per : i64, i64, i64 -> !opal.list<i64>
+    %last = opal.list %c2 : i64 -> !opal.list<i64>
+    %shape = opal.shape_of %input : !opal.tensor -> !opal.list<i64>
+    %dims = opal.dims_except %input, 1 : !opal.tensor -> !opal.list<i64>
+    %x = aten.reshape %input, %grouped : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    %m = opal.keep_dims %mean, %last, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+    %r = opal.keep_dims %rstd, %last, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+    %xc = aten.sub.Tensor %x, %m, %one : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    %xhat = aten.mul.Tensor %xc, %r : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %no_weight = opal.is_none %weight : !opal.tensor -> i1
+    %gw_full = opal.static_if %no_weight -> !opal.tensor {
+      opal.yield %grad : !opal.tensor
+    } else {
+      %w = opal.keep_dims %weight, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      %p = aten.mul.Tensor %grad, %w : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      opal.yield %p : !opal.tensor
+    }
+    %gw = aten.reshape %gw_full, %grouped : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    %m1 = aten.mean.dim %gw, %last, %true, %none : (!opal.tensor, !opal.list<i64>, i1, !opal.none) -> !opal.tensor
+    %gx = aten.mul.Tensor %gw, %xhat : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %m2 = aten.mean.dim %gx, %last, %true, %none : (!opal.tensor, !opal.list<i64>, i1, !opal.none) -> !opal.tensor
+    %a = aten.sub.Tensor %gw, %m1, %one : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    %b = aten.mul.Tensor %xhat, %m2 : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %d = aten.sub.Tensor %a, %b, %one : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    %gi3 = aten.mul.Tensor %d, %r : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %gi = aten.reshape %gi3, %shape : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    %xhat_full = aten.reshape %xhat, %shape : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    %gxh = aten.mul.Tensor %grad, %xhat_full : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %gwt = aten.sum.dim_IntList %gxh, %dims, %false, %none : (!opal.tensor, !opal.list<i64>, i1, !opal.none) -> !opal.tensor
+    %gb = aten.sum.dim_IntList %grad, %dims, %false, %none : (!opal.tensor, !opal.list<i64>, i1, !opal.none) -> !opal.tensor
+    opal.yield %gi, %gwt, %gb : !opal.tensor, !opal.tensor, !opal.tensor
+  }
+
   // --- More elementwise, piecewise and selecting ops ---------------------
   // grad * (1 + tan(x)^2)
   opal.def "tan(Tensor grad, Tensor result) -> Tensor self"
@@ -1263,6 +1309,33 @@ opal.library "aten_backward" {
   ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %kernel_size: !opal.list<i64>, %stride: !opal.list<i64>, %padding: !opal.list<i64>, %dilation: !opal.list<i64>, %ceil_mode: i1):
     %out, %indices = aten.max_pool2d_with_indices %self, %kernel_size, %stride, %padding, %dilation, %ceil_mode : (!opal.tensor, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i1) -> (!opal.tensor, !opal.tensor)
     %g = aten_backward.max_pool2d_with_indices %grad, %self, %indices : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+
+  // Average pooling: each input element gets grad / divisor of every window
+  // that covers it (PyTorch's backward ops, aten-backward.opal.mlir).
+  opal.def "avg_pool2d(Tensor grad, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor self"
+  opal.decomposition "avg_pool2d" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %kernel_size: !opal.list<i64>, %stride: !opal.list<i64>, %padding: !opal.list<i64>, %ceil_mode: i1, %count_include_pad: i1, %divisor_override: i64):
+    %g = aten.avg_pool2d_backward %grad, %self, %kernel_size, %stride, %padding, %ceil_mode, %count_include_pad, %divisor_override : (!opal.tensor, !opal.tensor, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i1, i1, i64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "_adaptive_avg_pool2d(Tensor grad, Tensor self) -> Tensor self"
+  opal.decomposition "_adaptive_avg_pool2d" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %g = aten._adaptive_avg_pool2d_backward %grad, %self : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "avg_pool3d(Tensor grad, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor self"
+  opal.decomposition "avg_pool3d" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %kernel_size: !opal.list<i64>, %stride: !opal.list<i64>, %padding: !opal.list<i64>, %ceil_mode: i1, %count_include_pad: i1, %divisor_override: i64):
+    %g = aten.avg_pool3d_backward %grad, %self, %kernel_size, %stride, %padding, %ceil_mode, %count_include_pad, %divisor_override : (!opal.tensor, !opal.tensor, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i1, i1, i64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "_adaptive_avg_pool3d(Tensor grad, Tensor self) -> Tensor self"
+  opal.decomposition "_adaptive_avg_pool3d" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %g = aten._adaptive_avg_pool3d_backward %grad, %self : (!opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %g : !opal.tensor
   }
 

@@ -163,6 +163,12 @@ opal.library "prims" {
   // Adaptive average pooling of an NCHW input to output_size: cell i of n
   // over a dim of size L averages [floor(i L / n), ceil((i + 1) L / n)).
   opal.def "adaptive_avg_pool(Tensor input, int[] output_size) -> Tensor"
+  // The gradient of avg_pool for `input` from the gradient of its output:
+  // each element sums grad / divisor over the windows that cover it.
+  opal.def "avg_pool_backward(Tensor grad, Tensor input, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor"
+  // The gradient of adaptive_avg_pool: each element sums grad / cell size
+  // over the output cells that cover it.
+  opal.def "adaptive_avg_pool_backward(Tensor grad, Tensor input) -> Tensor"
   // Nearest-neighbour upsampling of an NCHW input to output_size, or to
   // floor(size * factor) per spatial dim; each output pixel reads PyTorch's
   // nearest source pixel (scale_h and scale_w, when positive, set the

@@ -12,7 +12,9 @@
 // clipped to the padded input, or to the input without count_include_pad,
 // or divisor_override). prims.adaptive_avg_pool: windows of varying size
 // (PyTorch's floor/ceil bounds), each summed by one scf.for per spatial dim
-// inside a generic over the output.
+// inside a generic over the output. Their gradients (prims.avg_pool_backward,
+// prims.adaptive_avg_pool_backward) are gathers over the input: each
+// element sums the scaled gradients of the windows that cover it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -265,17 +267,20 @@ struct AvgPoolParameters {
   std::optional<int64_t> divisor;
 };
 
+/// The parameters of prims.avg_pool (its operands after the input) or of
+/// prims.avg_pool_backward (after the gradient and the input).
 std::optional<AvgPoolParameters> avgParametersOf(Operation *op) {
-  auto kernel = constantIntList(op->getOperand(1));
-  auto stride = constantIntList(op->getOperand(2));
-  auto padding = constantIntList(op->getOperand(3));
-  auto ceilMode = constantInt(op->getOperand(4));
-  auto countIncludePad = constantInt(op->getOperand(5));
+  unsigned first = op->getName().getStringRef() == "prims.avg_pool_backward" ? 2 : 1;
+  auto kernel = constantIntList(op->getOperand(first));
+  auto stride = constantIntList(op->getOperand(first + 1));
+  auto padding = constantIntList(op->getOperand(first + 2));
+  auto ceilMode = constantInt(op->getOperand(first + 3));
+  auto countIncludePad = constantInt(op->getOperand(first + 4));
   if (!kernel || !stride || !padding || !ceilMode || !countIncludePad)
     return std::nullopt;
   AvgPoolParameters p{*kernel, *stride, *padding, *ceilMode != 0, *countIncludePad != 0, {}};
-  if (!isNone(op->getOperand(6))) {
-    p.divisor = constantInt(op->getOperand(6));
+  if (!isNone(op->getOperand(first + 5))) {
+    p.divisor = constantInt(op->getOperand(first + 5));
     if (!p.divisor)
       return std::nullopt;
   }
@@ -283,10 +288,15 @@ std::optional<AvgPoolParameters> avgParametersOf(Operation *op) {
 }
 
 std::string avgPoolProblem(Operation *op) {
-  int64_t spatial = spatialDims(op->getOperand(0));
+  bool backward = op->getName().getStringRef() == "prims.avg_pool_backward";
+  Value input = op->getOperand(backward ? 1 : 0);
+  int64_t spatial = spatialDims(input);
   if (!spatial)
     return "needs an input of 1 to 3 spatial dims (N, C, ...)";
-  Type element = elementOf(op->getOperand(0));
+  if (backward && (spatialDims(op->getOperand(0)) != spatial ||
+                   elementOf(op->getOperand(0)) != elementOf(input)))
+    return "needs a gradient of the input's rank and element type";
+  Type element = elementOf(input);
   if (!isa<FloatType, IntegerType>(element) || element.isInteger(1))
     return "needs a floating-point or integer input";
   std::optional<AvgPoolParameters> p = avgParametersOf(op);
@@ -334,6 +344,32 @@ Value addElements(OpBuilder &b, Location l, Value a, Value x) {
                                      : arith::AddIOp::create(b, l, a, x).getResult();
 }
 
+/// PyTorch's divisor of the average pooling window at output coordinates
+/// `out` (one index per spatial dim): the window clipped to the padded
+/// input, or to the input without count_include_pad, or divisor_override.
+/// At least 1.
+Value windowCount(OpBuilder &b, Location l, Value input, const AvgPoolParameters &p,
+                  ArrayRef<Value> out) {
+  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, l, v); };
+  if (p.divisor)
+    return index(*p.divisor); // nonzero (avgPoolProblem)
+  Value padded = index(1), inside = index(1);
+  for (size_t s = 0; s < out.size(); ++s) {
+    Value extent = tensor::DimOp::create(b, l, input, 2 + s);
+    Value start = arith::SubIOp::create(
+        b, l, arith::MulIOp::create(b, l, out[s], index(p.stride[s])), index(p.padding[s]));
+    Value end = arith::MinSIOp::create(b, l, arith::AddIOp::create(b, l, start, index(p.kernel[s])),
+                                       arith::AddIOp::create(b, l, extent, index(p.padding[s])));
+    padded = arith::MulIOp::create(b, l, padded, arith::SubIOp::create(b, l, end, start));
+    Value from = arith::MaxSIOp::create(b, l, start, index(0));
+    Value to = arith::MinSIOp::create(b, l, end, extent);
+    inside = arith::MulIOp::create(b, l, inside, arith::SubIOp::create(b, l, to, from));
+  }
+  // A window inside the input's padding only (never with PyTorch's sizes)
+  // divides by one.
+  return arith::MaxSIOp::create(b, l, p.countIncludePad ? padded : inside, index(1));
+}
+
 LogicalResult lowerAvgPool(Operation *op, PatternRewriter &rewriter) {
   Location loc = op->getLoc();
   Value input = op->getOperand(0);
@@ -372,36 +408,145 @@ LogicalResult lowerAvgPool(Operation *op, PatternRewriter &rewriter) {
       SmallVector<AffineMap>{identity, identity},
       SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
       [&](OpBuilder &nb, Location l, ValueRange args) {
-        auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(nb, l, v); };
-        Value count;
-        if (p.divisor) {
-          count = index(*p.divisor); // nonzero (avgPoolProblem)
-        } else {
-          Value padded = index(1), inside = index(1);
-          for (int64_t s = 0; s < spatial; ++s) {
-            Value extent = tensor::DimOp::create(nb, l, input, 2 + s);
-            Value start = arith::SubIOp::create(
-                nb, l,
-                arith::MulIOp::create(nb, l, linalg::IndexOp::create(nb, l, 2 + s),
-                                      index(p.stride[s])),
-                index(p.padding[s]));
-            Value end = arith::MinSIOp::create(
-                nb, l, arith::AddIOp::create(nb, l, start, index(p.kernel[s])),
-                arith::AddIOp::create(nb, l, extent, index(p.padding[s])));
-            padded = arith::MulIOp::create(nb, l, padded,
-                                           arith::SubIOp::create(nb, l, end, start));
-            Value from = arith::MaxSIOp::create(nb, l, start, index(0));
-            Value to = arith::MinSIOp::create(nb, l, end, extent);
-            inside = arith::MulIOp::create(nb, l, inside, arith::SubIOp::create(nb, l, to, from));
-          }
-          // A window inside the input's padding only (never with PyTorch's
-          // sizes) divides by one.
-          count = arith::MaxSIOp::create(nb, l, p.countIncludePad ? padded : inside, index(1));
-        }
-        linalg::YieldOp::create(nb, l, divideBy(nb, l, args[0], count));
+        SmallVector<Value> out;
+        for (int64_t s = 0; s < spatial; ++s)
+          out.push_back(linalg::IndexOp::create(nb, l, 2 + s));
+        linalg::YieldOp::create(nb, l, divideBy(nb, l, args[0], windowCount(nb, l, input, p, out)));
       });
   rewriter.replaceOp(op, averages.getResults());
   return success();
+}
+
+/// Cell i of n over `extent` covers [floor(i * extent / n), ceil((i + 1) *
+/// extent / n)), as in PyTorch's adaptive pooling; swapping extent and n
+/// gives the cells that cover element i.
+std::pair<Value, Value> cellBounds(OpBuilder &b, Location l, Value i, Value extent, Value n) {
+  Value next = arith::AddIOp::create(b, l, i, arith::ConstantIndexOp::create(b, l, 1));
+  return {arith::FloorDivSIOp::create(b, l, arith::MulIOp::create(b, l, i, extent), n),
+          arith::CeilDivSIOp::create(b, l, arith::MulIOp::create(b, l, next, extent), n)};
+}
+
+/// `combine(acc, at)` over the box [from, to) of spatial coordinates after
+/// the leading `at` ones: one scf.for per spatial dim, innermost first
+/// combined.
+Value foldBox(OpBuilder &b, Location l, ArrayRef<Value> from, ArrayRef<Value> to,
+              SmallVector<Value> &at, Value init,
+              llvm::function_ref<Value(OpBuilder &, Location, Value, ArrayRef<Value>)> combine,
+              size_t s = 0) {
+  auto loop = scf::ForOp::create(
+      b, l, from[s], to[s], arith::ConstantIndexOp::create(b, l, 1), ValueRange{init},
+      [&](OpBuilder &lb, Location ll, Value iv, ValueRange carried) {
+        at.push_back(iv);
+        Value next = s + 1 == from.size() ? combine(lb, ll, carried[0], at)
+                                          : foldBox(lb, ll, from, to, at, carried[0], combine, s + 1);
+        at.pop_back();
+        scf::YieldOp::create(lb, ll, next);
+      });
+  return loop.getResult(0);
+}
+
+/// A tensor of `grad`'s type whose element at (N, C, O...) is
+/// `grad / count(O...)`: one elementwise generic over the gradient.
+Value scaleByCount(OpBuilder &b, Location loc, Value grad,
+                   llvm::function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> count) {
+  auto type = cast<RankedTensorType>(grad.getType());
+  int64_t rank = type.getRank();
+  SmallVector<Value> dynamic;
+  for (int64_t d = 0; d < rank; ++d)
+    if (type.isDynamicDim(d))
+      dynamic.push_back(tensor::DimOp::create(b, loc, grad, d));
+  Value init = tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(), dynamic);
+  auto identity = b.getMultiDimIdentityMap(rank);
+  auto scaled = linalg::GenericOp::create(
+      b, loc, TypeRange{type}, ValueRange{grad}, ValueRange{init},
+      SmallVector<AffineMap>{identity, identity},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        SmallVector<Value> out;
+        for (int64_t s = 2; s < rank; ++s)
+          out.push_back(linalg::IndexOp::create(nb, l, s));
+        linalg::YieldOp::create(nb, l, divideBy(nb, l, args[0], count(nb, l, out)));
+      });
+  return scaled.getResult(0);
+}
+
+/// A generic over `input`'s shape whose element at (N, C, I...) sums
+/// `share` at (N, C, O...) over the box of O the bounds give per spatial
+/// dim (foldBox: loops with computed bounds, no branch per element).
+Value sumOverBoxes(
+    OpBuilder &b, Location loc, Value input, Value share, RankedTensorType resultType,
+    llvm::function_ref<std::pair<Value, Value>(OpBuilder &, Location, int64_t, Value)> bounds) {
+  int64_t rank = resultType.getRank();
+  SmallVector<Value> dynamic;
+  for (int64_t d = 0; d < rank; ++d)
+    if (resultType.isDynamicDim(d))
+      dynamic.push_back(tensor::DimOp::create(b, loc, input, d));
+  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
+                                       resultType.getElementType(), dynamic);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, ValueRange{}, ValueRange{init},
+      SmallVector<AffineMap>{b.getMultiDimIdentityMap(rank)},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location l, ValueRange) {
+        SmallVector<Value> from, to;
+        for (int64_t s = 2; s < rank; ++s) {
+          auto [start, end] = bounds(nb, l, s - 2, linalg::IndexOp::create(nb, l, s));
+          from.push_back(start);
+          to.push_back(end);
+        }
+        SmallVector<Value> at = {linalg::IndexOp::create(nb, l, 0),
+                                 linalg::IndexOp::create(nb, l, 1)};
+        Value zero = arith::ConstantOp::create(nb, l, nb.getZeroAttr(resultType.getElementType()));
+        Value sum = foldBox(nb, l, from, to, at, zero,
+                            [&](OpBuilder &fb, Location fl, Value acc, ArrayRef<Value> where) {
+                              return addElements(fb, fl, acc,
+                                                 tensor::ExtractOp::create(fb, fl, share, where));
+                            });
+        linalg::YieldOp::create(nb, l, sum);
+      });
+  return generic.getResult(0);
+}
+
+/// The gradient of prims.avg_pool: each output's gradient divided by its
+/// window's divisor, then each input element i sums those of the windows
+/// o that cover it: ceil((i + padding - kernel + 1) / stride) <= o <=
+/// floor((i + padding) / stride), within the output.
+LogicalResult lowerAvgPoolBackward(Operation *op, PatternRewriter &rewriter) {
+  Location loc = op->getLoc();
+  Value grad = op->getOperand(0), input = op->getOperand(1);
+  AvgPoolParameters p = *avgParametersOf(op);
+  Value share = scaleByCount(rewriter, loc, grad, [&](OpBuilder &b, Location l, ArrayRef<Value> o) {
+    return windowCount(b, l, input, p, o);
+  });
+  Value sums = sumOverBoxes(
+      rewriter, loc, input, share, cast<RankedTensorType>(op->getResult(0).getType()),
+      [&](OpBuilder &b, Location l, int64_t s, Value i) -> std::pair<Value, Value> {
+        auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, l, v); };
+        Value reach = arith::AddIOp::create(b, l, i, index(p.padding[s]));
+        Value first = arith::CeilDivSIOp::create(
+            b, l, arith::SubIOp::create(b, l, reach, index(p.kernel[s] - 1)), index(p.stride[s]));
+        Value last = arith::FloorDivSIOp::create(b, l, reach, index(p.stride[s]));
+        Value cells = tensor::DimOp::create(b, l, share, 2 + s);
+        Value from = arith::MaxSIOp::create(b, l, first, index(0));
+        Value to = arith::MinSIOp::create(b, l, arith::AddIOp::create(b, l, last, index(1)), cells);
+        // An empty range (to < from) runs no iteration.
+        return {from, to};
+      });
+  rewriter.replaceOp(op, sums);
+  return success();
+}
+
+std::string adaptiveBackwardProblem(Operation *op) {
+  int64_t spatial = spatialDims(op->getOperand(1));
+  if (!spatial)
+    return "needs an input of 1 to 3 spatial dims (N, C, ...)";
+  if (spatialDims(op->getOperand(0)) != spatial ||
+      elementOf(op->getOperand(0)) != elementOf(op->getOperand(1)))
+    return "needs a gradient of the input's rank and element type";
+  Type element = elementOf(op->getOperand(1));
+  if (!isa<FloatType, IntegerType>(element) || element.isInteger(1))
+    return "needs a floating-point or integer input";
+  return "";
 }
 
 std::string adaptiveProblem(Operation *op) {
@@ -418,9 +563,8 @@ std::string adaptiveProblem(Operation *op) {
   return "";
 }
 
-/// Output cell i of n over `extent` covers [floor(i * extent / n),
-/// ceil((i + 1) * extent / n)), as in PyTorch: one scf.for per spatial dim
-/// sums it inside a generic over the output.
+/// Each output cell sums its box of the input (foldBox inside a generic
+/// over the output) and divides by the box's size.
 LogicalResult lowerAdaptiveAvgPool(Operation *op, PatternRewriter &rewriter) {
   Location loc = op->getLoc();
   Value input = op->getOperand(0);
@@ -439,46 +583,59 @@ LogicalResult lowerAdaptiveAvgPool(Operation *op, PatternRewriter &rewriter) {
       SmallVector<AffineMap>{b.getMultiDimIdentityMap(rank)},
       SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
       [&](OpBuilder &nb, Location l, ValueRange) {
-        auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(nb, l, v); };
         SmallVector<Value> from, to;
-        Value count = index(1);
+        Value count = arith::ConstantIndexOp::create(nb, l, 1);
         for (int64_t s = 0; s < spatial; ++s) {
-          Value extent = tensor::DimOp::create(nb, l, input, 2 + s);
-          Value i = linalg::IndexOp::create(nb, l, 2 + s);
-          Value n = index(outputSize[s]);
-          from.push_back(arith::FloorDivSIOp::create(
-              nb, l, arith::MulIOp::create(nb, l, i, extent), n));
-          Value next = arith::AddIOp::create(nb, l, i, index(1));
-          to.push_back(arith::CeilDivSIOp::create(
-              nb, l, arith::MulIOp::create(nb, l, next, extent), n));
-          count = arith::MulIOp::create(nb, l, count,
-                                        arith::SubIOp::create(nb, l, to.back(), from.back()));
+          auto [start, end] =
+              cellBounds(nb, l, linalg::IndexOp::create(nb, l, 2 + s),
+                         tensor::DimOp::create(nb, l, input, 2 + s),
+                         arith::ConstantIndexOp::create(nb, l, outputSize[s]));
+          from.push_back(start);
+          to.push_back(end);
+          count = arith::MulIOp::create(nb, l, count, arith::SubIOp::create(nb, l, end, start));
         }
         SmallVector<Value> at = {linalg::IndexOp::create(nb, l, 0),
                                  linalg::IndexOp::create(nb, l, 1)};
-        // The cell's sum: nested loops, the innermost reading the input.
-        std::function<Value(OpBuilder &, Location, int64_t, Value)> sumFrom =
-            [&](OpBuilder &fb, Location fl, int64_t s, Value acc) -> Value {
-          auto loop = scf::ForOp::create(
-              fb, fl, from[s], to[s], arith::ConstantIndexOp::create(fb, fl, 1), ValueRange{acc},
-              [&](OpBuilder &lb, Location ll, Value iv, ValueRange carried) {
-                at.push_back(iv);
-                Value next = s + 1 == spatial
-                                 ? addElements(lb, ll, carried[0],
-                                               tensor::ExtractOp::create(lb, ll, input, at))
-                                 : sumFrom(lb, ll, s + 1, carried[0]);
-                at.pop_back();
-                scf::YieldOp::create(lb, ll, next);
-              });
-          return loop.getResult(0);
-        };
         Value zero = arith::ConstantOp::create(nb, l, nb.getZeroAttr(element));
-        Value sum = sumFrom(nb, l, 0, zero);
+        Value sum = foldBox(nb, l, from, to, at, zero,
+                            [&](OpBuilder &fb, Location fl, Value acc, ArrayRef<Value> where) {
+                              return addElements(fb, fl, acc,
+                                                 tensor::ExtractOp::create(fb, fl, input, where));
+                            });
         // At least one element per cell of a non-empty input.
-        count = arith::MaxSIOp::create(nb, l, count, index(1));
+        count = arith::MaxSIOp::create(nb, l, count, arith::ConstantIndexOp::create(nb, l, 1));
         linalg::YieldOp::create(nb, l, divideBy(nb, l, sum, count));
       });
   rewriter.replaceOp(op, generic.getResults());
+  return success();
+}
+
+/// The gradient of prims.adaptive_avg_pool: each cell's gradient divided
+/// by the cell's size, then each input element sums those of the cells that
+/// cover it.
+LogicalResult lowerAdaptiveAvgPoolBackward(Operation *op, PatternRewriter &rewriter) {
+  Location loc = op->getLoc();
+  Value grad = op->getOperand(0), input = op->getOperand(1);
+  auto extent = [&](OpBuilder &b, Location l, int64_t s) -> Value {
+    return tensor::DimOp::create(b, l, input, 2 + s);
+  };
+  auto cells = [&](OpBuilder &b, Location l, int64_t s) -> Value {
+    return tensor::DimOp::create(b, l, grad, 2 + s);
+  };
+  Value share = scaleByCount(rewriter, loc, grad, [&](OpBuilder &b, Location l, ArrayRef<Value> o) {
+    Value count = arith::ConstantIndexOp::create(b, l, 1);
+    for (size_t s = 0; s < o.size(); ++s) {
+      auto [start, end] = cellBounds(b, l, o[s], extent(b, l, s), cells(b, l, s));
+      count = arith::MulIOp::create(b, l, count, arith::SubIOp::create(b, l, end, start));
+    }
+    return count;
+  });
+  Value sums = sumOverBoxes(rewriter, loc, input, share,
+                            cast<RankedTensorType>(op->getResult(0).getType()),
+                            [&](OpBuilder &b, Location l, int64_t s, Value i) {
+                              return cellBounds(b, l, i, cells(b, l, s), extent(b, l, s));
+                            });
+  rewriter.replaceOp(op, sums);
   return success();
 }
 
@@ -489,6 +646,8 @@ const llvm::StringMap<PrimLowering> &opal::ir::detail::poolingLowerings() {
       {"prims.max_pool", {maxPoolProblem, lowerMaxPool}},
       {"prims.avg_pool", {avgPoolProblem, lowerAvgPool}},
       {"prims.adaptive_avg_pool", {adaptiveProblem, lowerAdaptiveAvgPool}},
+      {"prims.avg_pool_backward", {avgPoolProblem, lowerAvgPoolBackward}},
+      {"prims.adaptive_avg_pool_backward", {adaptiveBackwardProblem, lowerAdaptiveAvgPoolBackward}},
   };
   return table;
 }

@@ -415,6 +415,14 @@ FailureOr<SmallVector<Type>> opal::ir::inferPrimResultTypes(Operation *op,
     }
     return SmallVector<Type>{RankedTensorType::get(shape, input.getElementType())};
   }
+  if (name == "prims.avg_pool_backward" || name == "prims.adaptive_avg_pool_backward") {
+    // The input's shape, in the gradient's element type.
+    auto grad = dyn_cast<RankedTensorType>(operands[0].getType());
+    auto input = dyn_cast<RankedTensorType>(operands[1].getType());
+    if (!grad || !input || grad.getRank() != input.getRank())
+      return fail(problem, "needs a gradient and an input of one rank");
+    return SmallVector<Type>{RankedTensorType::get(input.getShape(), grad.getElementType())};
+  }
   if (name == "prims.adaptive_avg_pool") {
     auto input = dyn_cast<RankedTensorType>(operands[0].getType());
     auto size = constantIntList(operands[1]);

@@ -42,13 +42,8 @@ sym_stride.int tan tanh topk trunc unsqueeze upsample_bilinear2d.vec upsample_ne
 var.correction var.dim view where.self
 """.split()
 
-# Why an op is missing: not yet built, or not applicable to opal.
-_BACKWARD = ("a backward op: opal's derivatives are aten_backward formulas "
-             "(docs/autograd.md); this one is not written yet")
+# Why an op is missing: not applicable to opal.
 MISSING = {
-    "_adaptive_avg_pool2d_backward": _BACKWARD,
-    "avg_pool2d_backward": _BACKWARD,
-    "native_group_norm_backward": _BACKWARD,
     "_native_batch_norm_legit": "PyTorch 2's name; PyTorch 1.13 (the reference) has "
                                 "native_batch_norm, which opal defines",
     "_native_batch_norm_legit.no_stats": "PyTorch 2's name (native_batch_norm in 1.13)",

@@ -231,3 +231,99 @@ def test_upsample_bilinear2d_errors_are_pytorchs(shape, dtype, args, message):
     with pytest.raises(RuntimeError) as theirs:
         torch.ops.aten.upsample_bilinear2d.vec(torch.from_numpy(x), *args)
     assert message in str(theirs.value)
+
+
+def _message(call):
+    try:
+        call()
+    except RuntimeError as error:
+        return str(error).split("  (Could this error message")[0]
+    return None
+
+
+def test_backward_errors_match_pytorch():
+    """The average pools' and group norm's backward ops raise where PyTorch
+    raises, with its words (after opal's "aten::op: " prefix; checks of
+    computed sizes, made as the kernel runs, have none)."""
+    T = torch.ops.aten
+    rng = np.random.default_rng(6)
+
+    def pair(*arrays):
+        return [opal.tensor(a) for a in arrays], [torch.from_numpy(a) for a in arrays]
+
+    x = rng.standard_normal((2, 3, 7, 6))
+    g = rng.standard_normal((2, 3, 4, 4))
+    pool = ([3, 2], [2, 2], [1, 1], True, False, None)
+    x5 = rng.standard_normal((2, 3, 4, 5, 6)).astype(np.float32)
+    cases = [
+        ("avg_pool2d_backward", (g[:, :, :3], x) + pool),
+        ("avg_pool2d_backward", (g[0], x) + pool),
+        ("avg_pool2d_backward", (g[0, 0], x) + pool),
+        ("avg_pool2d_backward", (g.astype(np.float32), x) + pool),
+        ("avg_pool2d_backward", (g.astype(np.int32), x.astype(np.int32)) + pool),
+        ("avg_pool2d_backward", (g, x, [3, 2], [], [1, 1], True, False, None)),
+        ("avg_pool3d_backward", (np.ones((2, 3, 3, 3, 3), np.float32), x5, [2, 2, 2], [2, 2, 2],
+                                 [1, 1, 1], False, True, None)),
+        ("avg_pool3d_backward", (np.ones((3, 3, 4, 2), np.float32), x5, [2, 2, 2], [2, 2, 2],
+                                 [1, 1, 1], False, True, None)),
+        ("avg_pool3d_backward", (np.ones((2, 3, 3, 3, 4)), x5, [2, 2, 2], [2, 2, 2], [1, 1, 1],
+                                 False, True, None)),
+        ("_adaptive_avg_pool2d_backward", (np.ones((2, 3, 2, 2), np.int64), x.astype(np.int64))),
+        ("_adaptive_avg_pool2d_backward", (np.ones((2, 3, 0, 2)), x)),
+        ("_adaptive_avg_pool2d_backward", (np.ones((2, 3, 2, 2), np.float32), x)),
+        ("_adaptive_avg_pool2d_backward", (np.ones((3, 4)), x)),
+        ("_adaptive_avg_pool2d_backward", (np.ones((2, 3, 2, 2), np.float16),
+                                           x.astype(np.float16))),
+        ("_adaptive_avg_pool3d_backward", (np.ones((2, 3, 2, 2, 2), np.int64),
+                                           x5.astype(np.int64))),
+        ("_adaptive_avg_pool3d_backward", (np.ones((2, 3, 2, 2, 2)), x5)),
+    ]
+    n, c, hxw, group = 2, 6, 12, 3
+    xg, w = rng.standard_normal((n, c, 3, 4)), rng.standard_normal(c)
+    mean, rstd = (t.numpy() for t in T.native_group_norm(torch.from_numpy(xg), None, None, n,
+                                                          c, hxw, group, 1e-5)[1:])
+    gg = rng.standard_normal(xg.shape)
+    mask = [True, True, True]
+    cases += [
+        ("native_group_norm_backward", (gg, xg, mean, rstd, w, n, c, hxw, 4, mask)),
+        ("native_group_norm_backward", (gg[0, 0, 0], xg, mean, rstd, w, n, c, hxw, group, mask)),
+        ("native_group_norm_backward", (gg, xg, mean[:1], rstd, w, n, c, hxw, group, mask)),
+        ("native_group_norm_backward", (gg, xg, mean, rstd, w[:2], n, c, hxw, group, mask)),
+        ("native_group_norm_backward", (gg.astype(np.float32), xg, mean, rstd, w, n, c, hxw,
+                                        group, mask)),
+        ("native_group_norm_backward", (gg, xg, mean, rstd, w, n, c, 5, group, mask)),
+    ]
+    for name, args in cases:
+        ours = [opal.tensor(a) if isinstance(a, np.ndarray) else a for a in args]
+        theirs = [torch.from_numpy(a) if isinstance(a, np.ndarray) else a for a in args]
+        want = _message(lambda: getattr(T, name)(*theirs))
+        assert want is not None, name
+        got = _message(lambda: getattr(A, name)(*ours))
+        assert got is not None, name
+        got = got.removeprefix(f"aten::{name}: ").replace(" (argument 'grad_output')", "")
+        assert got == want, (name, got, want)
+
+
+def test_backward_errors_where_pytorch_reads_out_of_bounds():
+    """PyTorch 1.13 reads past its tensors for these (garbage, a crash or a
+    corrupted heap); opal refuses them."""
+    x = opal.ones(2, 3, 7, 6)
+    for call, message in [
+            (lambda: A._adaptive_avg_pool2d_backward(opal.ones(2, 3, 2, 2), x[0]),
+             "aten::_adaptive_avg_pool2d_backward: adaptive_avg_pool2d_backward(): expected "
+             "grad_output with the rank, batch and channel sizes of input [3, 7, 6], but got "
+             "grad_output of shape [2, 3, 2, 2]"),
+            (lambda: A._adaptive_avg_pool2d_backward(opal.ones(0, 3, 2, 2), x),
+             "aten::_adaptive_avg_pool2d_backward: adaptive_avg_pool2d_backward(): expected "
+             "grad_output with the rank, batch and channel sizes of input [2, 3, 7, 6], but got "
+             "grad_output of shape [0, 3, 2, 2] (arguments 'grad_output' and 'self')"),
+            (lambda: A._adaptive_avg_pool3d_backward(opal.ones(2, 3, 2, 2), opal.ones(2, 3, 4, 5, 6)),
+             "aten::_adaptive_avg_pool3d_backward: adaptive_avg_pool3d_backward(): expected "
+             "grad_output with the rank, batch and channel sizes of input [2, 3, 4, 5, 6], but "
+             "got grad_output of shape [2, 3, 2, 2]"),
+            (lambda: A.native_group_norm_backward(
+                opal.ones(2, 6, 4), opal.ones(2, 6, 4), opal.ones(8), opal.ones(8), None, 2, 6, 4,
+                4, [True, True, True]),
+             "aten::native_group_norm_backward: Expected group > 0 && C % group == 0 to be true, "
+             "but got false.")]:
+        assert _message(call) == message

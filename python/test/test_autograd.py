@@ -164,6 +164,30 @@ CASES = [
      m.ops.aten.max_pool2d(x, [3, 3], [2, 2], [1, 1]), [(1, 2, 7, 7)], False),
     ("max_pool2d_unbatched", lambda m, x: F.max_pool2d(x, 2) if m is torch else
      m.ops.aten.max_pool2d(x, [2, 2]), [(3, 4, 4)], False),
+    ("avg_pool2d", lambda m, x: F.avg_pool2d(x, 3, 2, 1) if m is torch else
+     m.ops.aten.avg_pool2d(x, [3, 3], [2, 2], [1, 1]), [(2, 3, 7, 6)], False),
+    ("avg_pool2d_ceil_no_pad_count", lambda m, x: F.avg_pool2d(x, [3, 2], 2, 1, True, False)
+     if m is torch else m.ops.aten.avg_pool2d(x, [3, 2], [2, 2], [1, 1], True, False),
+     [(1, 2, 7, 6)], False),
+    ("avg_pool2d_divisor_unbatched", lambda m, x: F.avg_pool2d(x, 2, divisor_override=3)
+     if m is torch else m.ops.aten.avg_pool2d(x, [2, 2], divisor_override=3), [(3, 4, 5)],
+     False),
+    ("avg_pool1d", lambda m, x: F.avg_pool1d(x, 3, 2, 1) if m is torch else
+     m.ops.aten.avg_pool1d(x, [3], [2], [1]), [(2, 3, 8)], False),
+    ("avg_pool3d", lambda m, x: F.avg_pool3d(x, 2, [2, 1, 2], 1) if m is torch else
+     m.ops.aten.avg_pool3d(x, [2, 2, 2], [2, 1, 2], [1, 1, 1]), [(1, 2, 4, 3, 5)], False),
+    ("adaptive_avg_pool2d", lambda m, x: F.adaptive_avg_pool2d(x, [3, 4]) if m is torch else
+     m.ops.aten.adaptive_avg_pool2d(x, [3, 4]), [(2, 3, 7, 6)], False),
+    ("adaptive_avg_pool2d_global", lambda m, x: F.adaptive_avg_pool2d(x, 1) if m is torch else
+     m.ops.aten.adaptive_avg_pool2d(x, [1, 1]), [(2, 3, 4, 4)], False),
+    ("adaptive_avg_pool1d", lambda m, x: F.adaptive_avg_pool1d(x, 3) if m is torch else
+     m.ops.aten.adaptive_avg_pool1d(x, [3]), [(2, 3, 8)], False),
+    ("adaptive_avg_pool3d", lambda m, x: F.adaptive_avg_pool3d(x, [2, 3, 2]) if m is torch else
+     m.ops.aten.adaptive_avg_pool3d(x, [2, 3, 2]), [(1, 2, 5, 4, 3)], False),
+    ("group_norm", lambda m, a, w, b: F.group_norm(a, 2, w, b) if m is torch else
+     m.ops.aten.group_norm(a, 2, w, b), [(2, 4, 3, 2), (4,), (4,)], False),
+    ("group_norm_plain", lambda m, a: F.group_norm(a, 3) if m is torch else
+     m.ops.aten.group_norm(a, 3), [(2, 6, 5)], False),
     ("layer_norm_plain", lambda m, a: _functional("layer_norm")(m, a, [3, 4]), [(2, 3, 4)],
      False),
     ("sum", lambda m, a: a.sum(), [(3, 4)], False),
@@ -784,6 +808,48 @@ def test_embedding_and_max_pool_backward_match_pytorch():
         return m.ops.aten.max_pool2d_with_indices_backward(t(gp), t(x), [3, 3], [2, 2], [1, 1],
                                                            [1, 1], False, indices)
     _assert_same(*_both(pool))
+
+
+def test_average_pooling_backward_ops_match_pytorch():
+    rng = np.random.default_rng(10)
+    x = rng.standard_normal((2, 3, 7, 6))
+    cases = [([3, 2], [2, 2], [1, 1], True, False, None), ([3, 3], [], [1, 0], False, True, None),
+             ([2, 2], [1, 2], [0, 1], True, True, 5)]
+    for kernel, stride, padding, ceil, count_pad, divisor in cases:
+        shape = F.avg_pool2d(torch.tensor(x), kernel, stride or None, padding, ceil, count_pad,
+                             divisor).shape
+        g = rng.standard_normal(tuple(shape))
+        _assert_same(*_both(lambda m, t: m.ops.aten.avg_pool2d_backward(
+            t(g), t(x), kernel, stride, padding, ceil, count_pad, divisor)))
+    x5 = rng.standard_normal((2, 2, 5, 4, 6))
+    g5 = rng.standard_normal((2, 2, 3, 3, 4))
+    _assert_same(*_both(lambda m, t: m.ops.aten.avg_pool3d_backward(
+        t(g5), t(x5), [2, 3, 2], [2, 2, 2], [1, 1, 1], True, False, None)))
+    for size in ([3, 4], [7, 6], [1, 1], [5, 2]):
+        g = rng.standard_normal((2, 3, *size))
+        _assert_same(*_both(lambda m, t: m.ops.aten._adaptive_avg_pool2d_backward(t(g), t(x))))
+    g3 = rng.standard_normal((2, 2, 2, 3, 4))
+    _assert_same(*_both(lambda m, t: m.ops.aten._adaptive_avg_pool3d_backward(t(g3), t(x5))))
+    # int64: each window's share truncates, as in PyTorch.
+    xi = rng.integers(-9, 9, (1, 2, 5, 5))
+    gi = rng.integers(-20, 20, (1, 2, 3, 3))
+    ours, theirs = _both(lambda m, t: m.ops.aten.avg_pool2d_backward(
+        t(gi), t(xi), [3, 3], [2, 2], [1, 1], False, True, None))
+    assert ours[0].dtype == np.int64 and np.array_equal(ours[0], theirs[0])
+
+
+def test_group_norm_backward_matches_pytorch():
+    rng = np.random.default_rng(11)
+    n, c, hxw, group = 2, 6, 12, 3
+    x, w = rng.standard_normal((n, c, 3, 4)), rng.standard_normal(c)
+    g = rng.standard_normal((n, c, 3, 4))
+    for mask in ([True, True, True], [True, False, True], [False, True, False]):
+        def run(m, t):
+            out, mean, rstd = m.ops.aten.native_group_norm(t(x), t(w), None, n, c, hxw, group,
+                                                           1e-5)
+            return m.ops.aten.native_group_norm_backward(t(g), t(x), mean, rstd, t(w), n, c,
+                                                         hxw, group, mask)
+        _assert_same(*_both(run))
 
 
 def test_retain_grad_keeps_a_non_leaf_gradient():

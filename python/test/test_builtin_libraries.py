@@ -33,10 +33,11 @@ def test_aten_library_size_and_namespace():
                           "aten-distance.opal.mlir", "aten-factories.opal.mlir",
                           "aten-indexing.opal.mlir", "aten-math.opal.mlir",
                           "aten-movement.opal.mlir", "aten-nn.opal.mlir", "aten-norms.opal.mlir",
-                          "aten-pool.opal.mlir", "aten-random.opal.mlir",
+                          "aten-pool-backward.opal.mlir", "aten-pool.opal.mlir",
+                          "aten-random.opal.mlir",
                           "aten-reductions.opal.mlir", "aten-spatial.opal.mlir", "aten.opal.mlir"]
     schemas = aten_schemas()
-    assert len(schemas) == 248
+    assert len(schemas) == 253
     assert {s.name.split("::")[0] for s in schemas} == {"aten"}
     names = {str(s).split("(")[0] for s in schemas}
     for expected in ["aten::add.Tensor", "aten::add.Scalar", "aten::div.Tensor", "aten::relu",
@@ -46,7 +47,7 @@ def test_aten_library_size_and_namespace():
 
 def test_prims_library_is_separate():
     schemas = builtin("prims.opal.mlir")
-    assert len(schemas) == 89
+    assert len(schemas) == 91
     assert {s.name.split("::")[0] for s in schemas} == {"prims"}
 
 
@@ -125,7 +126,9 @@ def test_aten_ops_are_composite_implicit_exactly_where_pytorchs_are():
 
 
 @pytest.mark.parametrize("script,library", [("generate-conv-library.py", "aten-conv.opal.mlir"),
-                                            ("generate-pool-library.py", "aten-pool.opal.mlir")])
+                                            ("generate-pool-library.py", "aten-pool.opal.mlir"),
+                                            ("generate-pool-backward-library.py",
+                                             "aten-pool-backward.opal.mlir")])
 def test_generated_libraries_are_their_generators_output(script, library):
     root = os.path.join(os.path.dirname(__file__), "..", "..")
     written = subprocess.run([sys.executable, os.path.join(root, "scripts", script)],

@@ -106,3 +106,11 @@ func.func @squeeze_not_one(%x: tensor<2x3xf32>) {
   %r = prims.squeeze %x, %l : (tensor<2x3xf32>, !opal.list<i64>) -> tensor<3xf32>
   return
 }
+
+// -----
+
+func.func @adaptive_backward_of_other_dtype(%g: tensor<1x3x2x2xf32>, %x: tensor<1x3x5x5xf64>) {
+  // expected-error @+1 {{'prims.adaptive_avg_pool_backward' op cannot be lowered to linalg: it needs a gradient of the input's rank and element type}}
+  %r = prims.adaptive_avg_pool_backward %g, %x : (tensor<1x3x2x2xf32>, tensor<1x3x5x5xf64>) -> tensor<1x3x5x5xf32>
+  return
+}

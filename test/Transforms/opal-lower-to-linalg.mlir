@@ -247,3 +247,54 @@ func.func @take(%w: tensor<?x3xf32>, %i: tensor<2x?xi64>) -> tensor<2x?x3xf32> {
   %r = prims.take %w, %c0, %i : (tensor<?x3xf32>, i64, tensor<2x?xi64>) -> tensor<2x?x3xf32>
   return %r : tensor<2x?x3xf32>
 }
+
+// -----
+
+// avg_pool's gradient: one generic divides each output's gradient by its
+// window's divisor, a second sums, for each input element, the windows
+// that cover it: loops from ceil((i + padding - kernel + 1) / stride) to
+// floor((i + padding) / stride), clipped to the output; nothing branches.
+// CHECK-LABEL: func.func @avg_pool_backward
+// CHECK: %[[SHARE:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<2x3x4x4xf32>)
+// CHECK: arith.divf
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]{{.*}} outs({{.*}} : tensor<2x3x7x6xf32>)
+// CHECK: arith.ceildivsi
+// CHECK: arith.floordivsi
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: tensor.extract %[[SHARE]]
+// CHECK-NOT: scf.if
+// CHECK-NOT: prims.
+func.func @avg_pool_backward(%g: tensor<2x3x4x4xf32>, %x: tensor<2x3x7x6xf32>) -> tensor<2x3x7x6xf32> {
+  %c1 = arith.constant 1 : i64
+  %c2 = arith.constant 2 : i64
+  %c3 = arith.constant 3 : i64
+  %true = arith.constant true
+  %false = arith.constant false
+  %k = opal.list %c3, %c2 : i64, i64 -> !opal.list<i64>
+  %s = opal.list %c2, %c2 : i64, i64 -> !opal.list<i64>
+  %p = opal.list %c1, %c1 : i64, i64 -> !opal.list<i64>
+  %none = opal.none
+  %r = prims.avg_pool_backward %g, %x, %k, %s, %p, %true, %false, %none : (tensor<2x3x4x4xf32>, tensor<2x3x7x6xf32>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i1, i1, !opal.none) -> tensor<2x3x7x6xf32>
+  return %r : tensor<2x3x7x6xf32>
+}
+
+// -----
+
+// adaptive_avg_pool's gradient: each cell's gradient divided by the cell's
+// size, then each input element i sums the cells [floor(i n / L),
+// ceil((i + 1) n / L)) that cover it (n cells over L elements).
+// CHECK-LABEL: func.func @adaptive_avg_pool_backward
+// CHECK: %[[SHARE:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<?x3x2x?xf64>)
+// CHECK: arith.divf
+// CHECK: linalg.generic {{.*}} outs({{.*}} : tensor<?x3x5x?xf64>)
+// CHECK: arith.floordivsi
+// CHECK: arith.ceildivsi
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: tensor.extract %[[SHARE]]
+// CHECK-NOT: prims.
+func.func @adaptive_avg_pool_backward(%g: tensor<?x3x2x?xf64>, %x: tensor<?x3x5x?xf64>) -> tensor<?x3x5x?xf64> {
+  %r = prims.adaptive_avg_pool_backward %g, %x : (tensor<?x3x2x?xf64>, tensor<?x3x5x?xf64>) -> tensor<?x3x5x?xf64>
+  return %r : tensor<?x3x5x?xf64>
+}
