@@ -96,7 +96,7 @@ const char *opal::ir::jitCpuReusablePipelineText() {
       // exp/log/tanh/erf in f32 as SIMD-friendly polynomials.
       "opal-approximate-math,"
       // Matrix products: loop order and L2 tiles.
-      "func.func(opal-tile-matmul),"
+      "func.func(opal-tile-matmul{tile-m=8 tile-vectors=2}),"
       // Row-wise runs with a reduction (softmax, norms) one row at a time.
       "func.func(opal-fuse-rows),canonicalize,"
       // Nests large enough for threads run on OpenMP's.

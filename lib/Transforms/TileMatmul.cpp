@@ -73,10 +73,10 @@ bool hasRegisterTiling(linalg::LinalgOp op) {
 class RegisterTiledProduct {
 public:
   RegisterTiledProduct(RewriterBase &rewriter, linalg::LinalgOp op, int64_t tileM,
-                       int64_t vectorBytes, int64_t tileK, int64_t tileN)
+                       int64_t vectors, int64_t vectorBytes, int64_t tileK, int64_t tileN)
       : b(rewriter), loc(op.getLoc()), a(op->getOperand(0)), bMat(op->getOperand(1)),
         c(op->getOperand(2)), batched(isa<linalg::BatchMatmulOp>(op)), tileM(tileM),
-        tileK(tileK), tileN(tileN) {
+        vectors(vectors), tileK(tileK), tileN(tileN) {
     element = cast<MemRefType>(c.getType()).getElementType();
     lanes = std::max<int64_t>(vectorBytes / (element.getIntOrFloatBitWidth() / 8), 1);
   }
@@ -87,9 +87,10 @@ public:
     Value n = memref::DimOp::create(b, loc, c, rank - 1);
     Value k = memref::DimOp::create(b, loc, a, rank - 1);
     // The block of B being multiplied, packed (see emitPacking); one buffer
-    // for the whole product, with room for a last partial panel when tileN
-    // is not a multiple of the vector.
-    int64_t panels = (tileN + lanes - 1) / lanes;
+    // for the whole product, with room for a last partial tile of panels
+    // when tileN is not a multiple of the register tile's columns (panels
+    // past the block's last column are read but never stored).
+    int64_t panels = (tileN + lanes * vectors - 1) / (lanes * vectors) * vectors;
     auto packedType = MemRefType::get({tileK * panels * lanes}, element);
     packed = memref::AllocOp::create(b, loc, packedType, b.getI64IntegerAttr(64));
     if (!batched) {
@@ -176,61 +177,77 @@ private:
   void emitPacking(Value j0, Value jEnd, Value k0, Value kEnd) {
     OpBuilder::InsertionGuard guard(b);
     auto vectorType = VectorType::get({lanes}, element);
+    Value zeros = arith::ConstantOp::create(
+        b, loc, vectorType, DenseElementsAttr::get(vectorType, b.getZeroAttr(element)));
+    // Rows of B outside: each read whole, in order (the panels, in the L2
+    // cache, take the scattered writes).
+    Value kk = loop(k0, kEnd, 1);
     Value jj = loop(j0, jEnd, lanes);
     Value start = panelStart(j0, jj);
     Value mask = columnsMask(jj, jEnd);
-    Value zeros = arith::ConstantOp::create(
-        b, loc, vectorType, DenseElementsAttr::get(vectorType, b.getZeroAttr(element)));
-    Value kk = loop(k0, kEnd, 1);
     Value row = vector::MaskedLoadOp::create(b, loc, vectorType, bMat, at(kk, jj), mask, zeros);
     vector::StoreOp::create(b, loc, row, packed, ValueRange{packedRow(start, kk, k0)});
   }
 
-  /// Rows i0 .. i0 + rows of C, every vector of columns of the block.
+  /// Rows i0 .. i0 + rows of C, every `vectors` vectors of columns of the
+  /// block.
   void emitTileRow(Value i0, int64_t rows, Value j0, Value jEnd, Value k0, Value kEnd) {
     OpBuilder::InsertionGuard guard(b);
-    Value jj = loop(j0, jEnd, lanes);
-    emitRegisterTile(i0, rows, jj, columnsMask(jj, jEnd), k0, kEnd, panelStart(j0, jj));
+    Value jj = loop(j0, jEnd, lanes * vectors);
+    emitRegisterTile(i0, rows, jj, jEnd, k0, kEnd, j0);
   }
 
-  /// C[i0 : i0 + rows, jj : jj + lanes] += A[.., k0 : kEnd] * B[k0 : kEnd, ..]
-  /// (the lanes in `mask`), the tile of C in registers.
-  void emitRegisterTile(Value i0, int64_t rows, Value jj, Value mask, Value k0, Value kEnd,
-                        Value panel) {
+  /// C[i0 : i0 + rows, jj : jj + vectors * lanes] += A[.., k0 : kEnd] *
+  /// B[k0 : kEnd, ..] (the columns before jEnd), the tile of C in registers:
+  /// rows x vectors accumulators.
+  void emitRegisterTile(Value i0, int64_t rows, Value jj, Value jEnd, Value k0, Value kEnd,
+                        Value j0) {
     auto vectorType = VectorType::get({lanes}, element);
     Value zeros = arith::ConstantOp::create(
         b, loc, vectorType, DenseElementsAttr::get(vectorType, b.getZeroAttr(element)));
-    SmallVector<Value> rowIndices, accumulators;
+    SmallVector<Value> rowIndices, columns, masks, panels, accumulators;
+    for (int64_t v = 0; v < vectors; ++v) {
+      columns.push_back(add(jj, index(v * lanes)));
+      // (A vector past jEnd has no lanes: its sums are never stored.)
+      masks.push_back(columnsMask(columns[v], jEnd));
+      panels.push_back(panelStart(j0, columns[v]));
+    }
     for (int64_t r = 0; r < rows; ++r) {
       rowIndices.push_back(add(i0, index(r)));
-      accumulators.push_back(vector::MaskedLoadOp::create(b, loc, vectorType, c,
-                                                          at(rowIndices[r], jj), mask, zeros));
+      for (int64_t v = 0; v < vectors; ++v)
+        accumulators.push_back(vector::MaskedLoadOp::create(
+            b, loc, vectorType, c, at(rowIndices[r], columns[v]), masks[v], zeros));
     }
     auto kLoop = scf::ForOp::create(b, loc, k0, kEnd, index(1), accumulators);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(kLoop.getBody());
       Value kk = kLoop.getInductionVar();
-      Value row = vector::LoadOp::create(b, loc, vectorType, packed,
-                                         ValueRange{packedRow(panel, kk, k0)});
+      SmallVector<Value> rowsOfB;
+      for (int64_t v = 0; v < vectors; ++v)
+        rowsOfB.push_back(vector::LoadOp::create(b, loc, vectorType, packed,
+                                                 ValueRange{packedRow(panels[v], kk, k0)}));
       SmallVector<Value> next;
       for (int64_t r = 0; r < rows; ++r) {
         Value scalar = memref::LoadOp::create(b, loc, a, at(rowIndices[r], kk));
         Value splat = vector::BroadcastOp::create(b, loc, vectorType, scalar);
-        next.push_back(
-            vector::FMAOp::create(b, loc, splat, row, kLoop.getRegionIterArgs()[r]));
+        for (int64_t v = 0; v < vectors; ++v)
+          next.push_back(vector::FMAOp::create(b, loc, splat, rowsOfB[v],
+                                               kLoop.getRegionIterArgs()[r * vectors + v]));
       }
       scf::YieldOp::create(b, loc, next);
     }
     for (int64_t r = 0; r < rows; ++r)
-      vector::MaskedStoreOp::create(b, loc, c, at(rowIndices[r], jj), mask, kLoop.getResult(r));
+      for (int64_t v = 0; v < vectors; ++v)
+        vector::MaskedStoreOp::create(b, loc, c, at(rowIndices[r], columns[v]), masks[v],
+                                      kLoop.getResult(r * vectors + v));
   }
 
   RewriterBase &b;
   Location loc;
   Value a, bMat, c;
   bool batched;
-  int64_t tileM, tileK, tileN, lanes = 1;
+  int64_t tileM, vectors, tileK, tileN, lanes = 1;
   Type element;
   Value batch;  ///< the batch loop's index, for batch_matmul
   Value packed; ///< tileK x tileN elements: the current block of B
@@ -240,7 +257,7 @@ struct OpalTileMatmul : public opal::ir::impl::OpalTileMatmulBase<OpalTileMatmul
   using OpalTileMatmulBase::OpalTileMatmulBase;
 
   void runOnOperation() override {
-    if (tileM < 1 || tileK < 1 || tileN < 1 || vectorBytes < 1) {
+    if (tileM < 1 || tileVectors < 1 || tileK < 1 || tileN < 1 || vectorBytes < 1) {
       getOperation().emitError() << "opal-tile-matmul: tile sizes and vector-bytes must be "
                                     "positive";
       return signalPassFailure();
@@ -254,7 +271,7 @@ struct OpalTileMatmul : public opal::ir::impl::OpalTileMatmulBase<OpalTileMatmul
     for (linalg::LinalgOp op : products) {
       rewriter.setInsertionPoint(op);
       if (hasRegisterTiling(op)) {
-        RegisterTiledProduct(rewriter, op, tileM, vectorBytes, tileK, tileN).emit();
+        RegisterTiledProduct(rewriter, op, tileM, tileVectors, vectorBytes, tileK, tileN).emit();
         rewriter.eraseOp(op);
         continue;
       }

@@ -5,7 +5,7 @@
 # RUN: %python %s generate %S/../../lib/Library/prims.opal.mlir > %t.mlir
 # RUN: opal-opt %t.mlir | opal-opt > %t.out
 # RUN: %python %s check %S/../../lib/Library/prims.opal.mlir %t.out | FileCheck %s
-# CHECK: all 89 prims round-trip
+# CHECK: all 91 prims round-trip
 
 import re
 import sys

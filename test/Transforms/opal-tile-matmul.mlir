@@ -10,11 +10,12 @@
 // CHECK: %[[PACKED:.*]] = memref.alloc() {alignment = 64 : i64} : memref<512xf32>
 // CHECK: scf.for %[[J0:.*]] = %{{.*}} to %{{.*}} step %c32
 // CHECK: scf.for %[[K0:.*]] = %{{.*}} to %{{.*}} step %c16
-// Packing: each row of a panel, masked past the block's last column.
+// Packing: each row of B in the block read in order, one vector of each
+// panel at a time, masked past the block's last column.
+// CHECK: scf.for %[[PK:.*]] = %[[K0]] to
 // CHECK: scf.for %[[PJ:.*]] = %[[J0]] to
 // CHECK: %[[PMASK:.*]] = vector.create_mask %{{.*}} : vector<16xi1>
-// CHECK: scf.for
-// CHECK: %[[ROW:.*]] = vector.maskedload %[[B]][%{{.*}}, %[[PJ]]], %[[PMASK]]
+// CHECK: %[[ROW:.*]] = vector.maskedload %[[B]][%[[PK]], %[[PJ]]], %[[PMASK]]
 // CHECK: vector.store %[[ROW]], %[[PACKED]]
 // The register tiles of 4 rows.
 // CHECK: scf.for %[[I0:.*]] = %{{.*}} to %{{.*}} step %c4
@@ -55,6 +56,33 @@ func.func @mm(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
 // CHECK: memref.dealloc
 func.func @bmm(%a: memref<2x3x4xf64>, %b: memref<2x4x5xf64>, %c: memref<2x3x5xf64>) {
   linalg.batch_matmul ins(%a, %b : memref<2x3x4xf64>, memref<2x4x5xf64>) outs(%c : memref<2x3x5xf64>)
+  return
+}
+
+// -----
+
+// tile-vectors=2 (the JIT's choice): register tiles of 4 rows x 2 vectors,
+// 8 accumulators; per k, two vectors of B (from two panels) and one
+// broadcast of A per row, each used twice. The buffer holds whole pairs of
+// panels (48 columns round up to 64).
+// RUN: opal-opt %s --pass-pipeline="builtin.module(func.func(opal-tile-matmul{tile-m=4 tile-vectors=2 tile-k=16 tile-n=48}))" --split-input-file | FileCheck %s --check-prefix=PAIR
+// PAIR-LABEL: func.func @mm_pairs
+// PAIR: memref.alloc() {alignment = 64 : i64} : memref<1024xf32>
+// PAIR: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c4
+// PAIR: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c32
+// PAIR-COUNT-2: vector.create_mask
+// PAIR-COUNT-8: vector.maskedload
+// PAIR: scf.for {{.*}} iter_args(
+// PAIR-COUNT-2: vector.load
+// PAIR: memref.load
+// PAIR-COUNT-2: vector.fma
+// PAIR: memref.load
+// PAIR-COUNT-2: vector.fma
+// PAIR: scf.yield
+// PAIR-COUNT-8: vector.maskedstore
+// PAIR: } {opal.parallel}
+func.func @mm_pairs(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
+  linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>)
   return
 }
 

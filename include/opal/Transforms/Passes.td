@@ -268,6 +268,8 @@ def OpalTileMatmul : Pass<"opal-tile-matmul", "::mlir::func::FuncOp"> {
   }];
   let options = [
     Option<"tileM", "tile-m", "int64_t", "8", "rows of C in registers">,
+    Option<"tileVectors", "tile-vectors", "int64_t", "1",
+           "vectors of columns of C in registers">,
     Option<"vectorBytes", "vector-bytes", "int64_t", "64",
            "bytes of a row of C in registers (one AVX-512 vector)">,
     Option<"tileK", "tile-k", "int64_t", "256", "reduction tile size">,
