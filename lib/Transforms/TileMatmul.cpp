@@ -91,7 +91,7 @@ public:
     // when tileN is not a multiple of the register tile's columns (panels
     // past the block's last column are read but never stored).
     int64_t panels = (tileN + lanes * vectors - 1) / (lanes * vectors) * vectors;
-    auto packedType = MemRefType::get({tileK * panels * lanes}, element);
+    auto packedType = MemRefType::get({panelStride() * panels}, element);
     packed = memref::AllocOp::create(b, loc, packedType, b.getI64IntegerAttr(64));
     if (!batched) {
       emitProduct(m, n, k);
@@ -154,11 +154,17 @@ private:
     return vector::CreateMaskOp::create(b, loc, maskType, ValueRange{left});
   }
 
+  /// The elements from one panel's start to the next: tileK rows of a
+  /// vector, and one vector more, so that the panels (written a row of each
+  /// at a time) do not start a multiple of 4 KiB apart, which would put
+  /// their rows in one set of the L1 cache.
+  int64_t panelStride() const { return (tileK + 1) * lanes; }
+
   /// Where the panel of column jj starts in the packed block.
   Value panelStart(Value j0, Value jj) {
     Value panel = arith::DivUIOp::create(b, loc, arith::SubIOp::create(b, loc, jj, j0),
                                          index(lanes));
-    return arith::MulIOp::create(b, loc, panel, index(tileK * lanes));
+    return arith::MulIOp::create(b, loc, panel, index(panelStride()));
   }
 
   /// The index in `packed` of row kk of the panel that starts at `panel`.

@@ -1,13 +1,14 @@
 // RUN: opal-opt %s --pass-pipeline="builtin.module(func.func(opal-tile-matmul{tile-m=4 tile-k=16 tile-n=32}))" --split-input-file | FileCheck %s
 
 // A float product on dense buffers: blocks of 16 x 32 of B packed into one
-// buffer as panels of 16 floats (one 64-byte vector), then register tiles
+// buffer as panels of 16 floats (one 64-byte vector; 17 rows apart, one
+// vector of space after each), then register tiles
 // of 4 rows x 16 columns of C: per k, one vector of the packed B, one
 // broadcast of A per row, four fused multiply-adds. The last rows run as
 // one-row tiles; the last columns of a block are masked. No scalar loops.
 // CHECK-LABEL: func.func @mm(
 // CHECK-SAME: %[[A:[a-z0-9]+]]: memref<?x?xf32>, %[[B:[a-z0-9]+]]: memref<?x?xf32>, %[[C:[a-z0-9]+]]: memref<?x?xf32>)
-// CHECK: %[[PACKED:.*]] = memref.alloc() {alignment = 64 : i64} : memref<512xf32>
+// CHECK: %[[PACKED:.*]] = memref.alloc() {alignment = 64 : i64} : memref<544xf32>
 // CHECK: scf.for %[[J0:.*]] = %{{.*}} to %{{.*}} step %c32
 // CHECK: scf.for %[[K0:.*]] = %{{.*}} to %{{.*}} step %c16
 // Packing: each row of B in the block read in order, one vector of each
@@ -23,7 +24,7 @@
 // CHECK: %[[MASK:.*]] = vector.create_mask
 // CHECK-COUNT-4: vector.maskedload %[[C]]{{.*}}, %[[MASK]]
 // CHECK: scf.for %{{.*}} = %[[K0]] to %{{.*}} step %{{.*}} iter_args(
-// CHECK: vector.load %[[PACKED]]{{.*}} : memref<512xf32>, vector<16xf32>
+// CHECK: vector.load %[[PACKED]]{{.*}} : memref<544xf32>, vector<16xf32>
 // CHECK-COUNT-4: vector.fma
 // CHECK: scf.yield
 // CHECK-COUNT-4: vector.maskedstore %[[C]]
@@ -49,7 +50,7 @@ func.func @mm(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
 // A batched f64 product: the same loops inside a loop over the batch, with
 // vectors of 8 doubles; the packing buffer serves every batch.
 // CHECK-LABEL: func.func @bmm
-// CHECK: memref.alloc() {alignment = 64 : i64} : memref<512xf64>
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<544xf64>
 // CHECK: scf.for %[[BATCH:[a-z0-9]+]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK: vector.maskedload %{{.*}}[%[[BATCH]], %{{.*}}, %{{.*}}], %{{.*}}, %{{.*}} : memref<2x3x5xf64>, vector<8xi1>, vector<8xf64>
 // CHECK: vector.fma {{.*}} : vector<8xf64>
@@ -67,7 +68,7 @@ func.func @bmm(%a: memref<2x3x4xf64>, %b: memref<2x4x5xf64>, %c: memref<2x3x5xf6
 // panels (48 columns round up to 64).
 // RUN: opal-opt %s --pass-pipeline="builtin.module(func.func(opal-tile-matmul{tile-m=4 tile-vectors=2 tile-k=16 tile-n=48}))" --split-input-file | FileCheck %s --check-prefix=PAIR
 // PAIR-LABEL: func.func @mm_pairs
-// PAIR: memref.alloc() {alignment = 64 : i64} : memref<1024xf32>
+// PAIR: memref.alloc() {alignment = 64 : i64} : memref<1088xf32>
 // PAIR: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c4
 // PAIR: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c32
 // PAIR-COUNT-2: vector.create_mask
@@ -128,10 +129,11 @@ func.func @on_tensors(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>, %c: tensor<4x4xf
 // -----
 
 // A column tile that is not a multiple of the vector (20 columns, vectors
-// of 16): the packing buffer holds two whole panels of 4 rows.
+// of 16): the packing buffer holds two whole panels of 4 rows, each
+// followed by one vector of space (panels not 4 KiB apart).
 // RUN: opal-opt %s --pass-pipeline="builtin.module(func.func(opal-tile-matmul{tile-m=2 tile-k=4 tile-n=20}))" --split-input-file | FileCheck %s --check-prefix=ODD
 // ODD-LABEL: func.func @odd_tiles
-// ODD: memref.alloc() {alignment = 64 : i64} : memref<128xf32>
+// ODD: memref.alloc() {alignment = 64 : i64} : memref<160xf32>
 func.func @odd_tiles(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
   linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>)
   return
