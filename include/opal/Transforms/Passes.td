@@ -253,13 +253,14 @@ def OpalTileMatmul : Pass<"opal-tile-matmul", "::mlir::func::FuncOp"> {
     Each `linalg.matmul` and `linalg.batch_matmul` on memrefs becomes loops
     for the CPU. When A, B and C are dense row-major f32 or f64 buffers with
     the standard indexing, the loops walk blocks of `tile-k` rows by
-    `tile-n` columns of B, each first copied into one buffer (allocated
-    once per product) as panels one vector wide, so that it is read
-    contiguously and stays in the L2 cache; in each block
-    register tiles of C: `tile-m` rows by one `vector-bytes` vector of
+    `tile-n` columns of B, each first copied row by row into one buffer
+    (allocated once per product) as panels one vector wide, so that it is
+    read contiguously and stays in the L2 cache; in each block register
+    tiles of C: `tile-m` rows by `tile-vectors` `vector-bytes` vectors of
     columns, accumulated in registers while k runs (per k: one vector load
-    of B, one broadcast of A per row, one `vector.fma` per row). Tiles cut
-    by the matrix edges run element by element (LLVM vectorizes the row).
+    of B per vector, one broadcast of A per row, one `vector.fma` per row
+    and vector). Columns past the matrix's edge are masked; the last rows
+    run as tiles of one row.
 
     Other products (integer or mixed element types, strided buffers) become
     a `linalg.generic` whose loops run (batch,) row, reduction, column, so
