@@ -65,12 +65,12 @@ const char *opal::ir::cpuLoweringPipelineText() {
 }
 
 const char *opal::ir::bufferizationPipelineText(bool recomputeElementwise) {
-  auto text = [](const char *fusion) {
-    return std::string("opal-lower-to-linalg,"
-                       // What the kernel assumes of its inputs' sizes, checked per call.
-                       "func.func(opal-derive-shape-checks),"
-                       "canonicalize,cse,"
-                       "linalg-fuse-elementwise-ops,") +
+  auto text = [](const char *lowering, const char *fusion) {
+    return std::string(lowering) +
+           // What the kernel assumes of its inputs' sizes, checked per call.
+           "func.func(opal-derive-shape-checks),"
+           "canonicalize,cse,"
+           "linalg-fuse-elementwise-ops," +
            fusion +
            // The shapes entry keeps only the size computations.
            "resolve-ranked-shaped-type-result-dims,canonicalize,cse,"
@@ -83,9 +83,10 @@ const char *opal::ir::bufferizationPipelineText(bool recomputeElementwise) {
            "function-boundary-type-conversion=identity-layout-map},"
            "buffer-deallocation-pipeline,canonicalize";
   };
-  static const std::string plain = text("");
+  // CPU kernels: convolutions of stride 1 as products over shifted rows.
+  static const std::string plain = text("opal-lower-to-linalg{shifted-convolutions},", "");
   static const std::string recomputing =
-      text("func.func(opal-recompute-elementwise),canonicalize,cse,");
+      text("opal-lower-to-linalg,", "func.func(opal-recompute-elementwise),canonicalize,cse,");
   return (recomputeElementwise ? recomputing : plain).c_str();
 }
 

@@ -36,6 +36,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -390,6 +391,180 @@ Value directConv(ConvBuilder &cb, Value input, Value weight, const ConvParameter
   return batchInFront(cb, products, n, out, element);
 }
 
+/// Whether shiftedConv suits prims.conv `op`: strides of 1, a float
+/// accumulator, more than one kernel position (when known), and one group
+/// or at least 8 channels per group known (each product sums over them: a
+/// depthwise convolution's products would sum one each).
+bool suitsShiftedConv(Operation *op, const ConvParameters &p) {
+  if (p.transposed || llvm::any_of(p.stride, [](int64_t s) { return s != 1; }))
+    return false;
+  auto weightType = cast<RankedTensorType>(op->getOperand(1).getType());
+  Type accumulator = accumulatorFor(weightType.getElementType());
+  if (!accumulator.isF32() && !accumulator.isF64())
+    return false;
+  int64_t channels = weightType.getDimSize(1);
+  if (p.groups != 1 && (ShapedType::isDynamic(channels) || channels < 8))
+    return false;
+  int64_t positions = 1;
+  for (int64_t d = 2; d < weightType.getRank(); ++d) {
+    if (weightType.isDynamicDim(d))
+      return true; // (a kernel size known per call: any works)
+    positions *= weightType.getDimSize(d);
+  }
+  return positions > 1;
+}
+
+/// prims.conv with strides of 1 as a sum of matrix products over shifted
+/// rows, without columns. The input, padded and channels last, is one
+/// matrix xT [G, N*P, Cg] (P the padded plane's size, rows the padded
+/// pixels of every image in turn); the output pixel at row q of the padded
+/// plane reads, for kernel position k, row q + shift(k) (shift(k) = the
+/// position's offset in the padded plane, dilation included). So
+///   acc [G, Q, Fg] = sum over k of xT[:, shift(k) : shift(k) + Q, :] x
+///                    weight_k [G, Cg, Fg]
+/// (one linalg.batch_matmul per kernel position, on a view of xT), and
+/// output (n, o...) is row n*P + (its position in the padded plane) of acc;
+/// the rows between (the padding's) are computed and dropped. Q = (N - 1)P
+/// + (the last output's position) + 1.
+Value shiftedConv(ConvBuilder &cb, Value input, Value weight, const ConvParameters &p,
+                  Type element) {
+  OpBuilder &b = cb.b;
+  Location loc = cb.loc;
+  int64_t spatial = static_cast<int64_t>(p.stride.size());
+  Type accumulator = accumulatorFor(element);
+  Value groups = cb.index(p.groups);
+  Value n = cb.dim(input, 0), cg = cb.dim(weight, 1), channels = cb.dim(input, 1);
+  Value fg = arith::DivUIOp::create(b, loc, cb.dim(weight, 0), groups);
+  SmallVector<Value> extents = sizesOf(cb, input, 2, spatial);
+  SmallVector<Value> kernel = sizesOf(cb, weight, 2, spatial);
+  SmallVector<Value> out = directOutputSizes(cb, extents, kernel, p);
+  // The padded plane: its sizes, the stride of each dim in it, its size.
+  SmallVector<Value> padded, planeStrides(spatial);
+  for (int64_t s = 0; s < spatial; ++s)
+    padded.push_back(cb.add(extents[s], cb.index(2 * p.padding[s])));
+  Value plane = cb.index(1);
+  for (int64_t s = spatial - 1; s >= 0; --s) {
+    planeStrides[s] = plane;
+    plane = cb.mul(plane, padded[s]);
+  }
+
+  // xT [G, N, padded..., Cg]: the input channels last, zero in the padding
+  // (and past the input's channels: a data check raises after the call).
+  SmallVector<Value> xSizes = {groups, n};
+  llvm::append_range(xSizes, padded);
+  xSizes.push_back(cg);
+  Value xT = cb.tabulate(xSizes, accumulator, [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
+    ConvBuilder in(nb, l);
+    Value channel = in.add(in.mul(at[0], cg), at[2 + spatial]);
+    SmallVector<Value> coords = {at[1], channel};
+    Value inside = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, channel, channels);
+    for (int64_t s = 0; s < spatial; ++s) {
+      Value position = arith::SubIOp::create(nb, l, at[2 + s], in.index(p.padding[s]));
+      inside = arith::AndIOp::create(nb, l, inside, inBounds(nb, l, position, extents[s]));
+      coords.push_back(position);
+    }
+    Value v = extractInside(nb, l, input, coords, inside, nb.getZeroAttr(element));
+    return castFloat(nb, l, v, accumulator);
+  });
+  Value rows = cb.collapse(
+      xT, SmallVector<unsigned>{1, static_cast<unsigned>(1 + spatial), 1});
+
+  // weights [G, K..., Cg, Fg] (weight[g*Fg + f, c, k...]), K... as one dim.
+  SmallVector<Value> wSizes = {groups};
+  llvm::append_range(wSizes, kernel);
+  wSizes.append({cg, fg});
+  Value wT = cb.tabulate(wSizes, accumulator, [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
+    ConvBuilder in(nb, l);
+    SmallVector<Value> coords = {in.add(in.mul(at[0], fg), at[2 + spatial]), at[1 + spatial]};
+    llvm::append_range(coords, at.slice(1, spatial));
+    return castFloat(nb, l, tensor::ExtractOp::create(nb, l, weight, coords), accumulator);
+  });
+  Value weights =
+      cb.collapse(wT, SmallVector<unsigned>{1, static_cast<unsigned>(spatial), 1, 1});
+
+  // Q rows of sums; none when there is no output.
+  Value last = cb.mul(arith::SubIOp::create(b, loc, n, cb.index(1)), plane);
+  Value empty = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, n, cb.index(0));
+  for (int64_t s = 0; s < spatial; ++s) {
+    last = cb.add(last, cb.mul(arith::SubIOp::create(b, loc, out[s], cb.index(1)),
+                               planeStrides[s]));
+    empty = arith::OrIOp::create(
+        b, loc, empty, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, out[s], cb.index(0)));
+  }
+  Value q = arith::SelectOp::create(b, loc, empty, cb.index(0), cb.add(last, cb.index(1)));
+  SmallVector<Value> accSizes = {groups, q, fg};
+  Value sums0 = tensor::EmptyOp::create(b, loc, ConvBuilder::dynamicType(3, accumulator),
+                                        accSizes);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(accumulator));
+  Value positions = cb.product(kernel);
+  auto unit = b.getIndexAttr(1), none = b.getIndexAttr(0);
+  // Blocks of kRows rows of sums, each finished by every kernel position
+  // while it is in the cache; the blocks are independent (threads share
+  // them: opal-parallelize).
+  constexpr int64_t kRows = 256;
+  auto blocks = scf::ForOp::create(
+      b, loc, cb.index(0), q, cb.index(kRows), ValueRange{sums0},
+      [&](OpBuilder &bb, Location bl, Value q0, ValueRange blockCarried) {
+        ConvBuilder in(bb, bl);
+        Value count = arith::MinSIOp::create(
+            bb, bl, in.index(kRows), arith::SubIOp::create(bb, bl, q, q0));
+        // (The block of the sums itself: filled, summed into and inserted
+        // back in place.)
+        Value block = tensor::ExtractSliceOp::create(
+            bb, bl, blockCarried[0], SmallVector<OpFoldResult>{none, q0, none},
+            SmallVector<OpFoldResult>{groups, count, fg},
+            SmallVector<OpFoldResult>{unit, unit, unit});
+        Value blockInit = linalg::FillOp::create(bb, bl, zero, block).getResult(0);
+        auto loop = scf::ForOp::create(
+            bb, bl, in.index(0), positions, in.index(1), ValueRange{blockInit},
+            [&](OpBuilder &lb, Location l, Value k, ValueRange carried) {
+              ConvBuilder kb(lb, l);
+              // The kernel position's offset in the padded plane.
+              Value shift = kb.index(0), rest = k;
+              for (int64_t s = spatial - 1; s >= 0; --s) {
+                Value ks = arith::RemUIOp::create(lb, l, rest, kernel[s]);
+                rest = arith::DivUIOp::create(lb, l, rest, kernel[s]);
+                shift = kb.add(shift, kb.mul(kb.mul(ks, kb.index(p.dilation[s])), planeStrides[s]));
+              }
+              Value a = tensor::ExtractSliceOp::create(
+                  lb, l, rows, SmallVector<OpFoldResult>{none, kb.add(q0, shift), none},
+                  SmallVector<OpFoldResult>{groups, count, cg},
+                  SmallVector<OpFoldResult>{unit, unit, unit});
+              auto bType = ConvBuilder::dynamicType(3, accumulator);
+              Value bk = tensor::ExtractSliceOp::create(
+                  lb, l, bType, weights, SmallVector<OpFoldResult>{none, k, none, none},
+                  SmallVector<OpFoldResult>{groups, unit, cg, fg},
+                  SmallVector<OpFoldResult>{unit, unit, unit, unit});
+              Value sum = linalg::BatchMatmulOp::create(lb, l, TypeRange{carried[0].getType()},
+                                                        ValueRange{a, bk}, ValueRange{carried[0]})
+                              .getResult(0);
+              scf::YieldOp::create(lb, l, sum);
+            });
+        Value done = tensor::InsertSliceOp::create(
+            bb, bl, loop.getResult(0), blockCarried[0], SmallVector<OpFoldResult>{none, q0, none},
+            SmallVector<OpFoldResult>{groups, count, fg},
+            SmallVector<OpFoldResult>{unit, unit, unit});
+        scf::YieldOp::create(bb, bl, done);
+      });
+  blocks->setAttr(opal::ir::kParallelAttrName, b.getUnitAttr());
+  Value sums = blocks.getResult(0);
+
+  // [N, G*Fg, O...]: output (n, g, f, o...) is row n*P + its position.
+  SmallVector<Value> sizes = {n, groups, fg};
+  llvm::append_range(sizes, out);
+  Value result = cb.tabulate(sizes, element, [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
+    ConvBuilder in(nb, l);
+    Value row = in.mul(at[0], plane);
+    for (int64_t s = 0; s < spatial; ++s)
+      row = in.add(row, in.mul(at[3 + s], planeStrides[s]));
+    Value v = tensor::ExtractOp::create(nb, l, sums, ValueRange{at[1], row, at[2]});
+    return castFloat(nb, l, v, element);
+  });
+  SmallVector<unsigned> resultGroups = {1, 2};
+  resultGroups.append(spatial, 1);
+  return cb.collapse(result, resultGroups);
+}
+
 /// prims.conv_transpose (see the file comment).
 Value transposedConv(ConvBuilder &cb, Value input, Value weight, const ConvParameters &p,
                      Type element) {
@@ -502,8 +677,10 @@ LogicalResult lowerConv(Operation *op, PatternRewriter &rewriter) {
   Type element = resultType.getElementType();
   bool singleFilter = !parameters.transposed && parameters.groups == 1 &&
                       cast<RankedTensorType>(weight.getType()).getDimSize(0) == 1;
+  bool shifted = op->hasAttr(kShiftedConvolutionAttr) && !singleFilter && suitsShiftedConv(op, parameters);
   Value result = parameters.transposed ? transposedConv(cb, input, weight, parameters, element)
                  : singleFilter        ? singleFilterConv(cb, input, weight, parameters, element)
+                 : shifted             ? shiftedConv(cb, input, weight, parameters, element)
                                        : directConv(cb, input, weight, parameters, element);
   if (result.getType() != resultType)
     result = tensor::CastOp::create(rewriter, op->getLoc(), resultType, result);

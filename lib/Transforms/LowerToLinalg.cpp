@@ -7,6 +7,8 @@
 
 #include "opal/Transforms/Passes.h"
 
+#include "PrimUtils.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -25,7 +27,14 @@ namespace {
 
 struct OpalLowerToLinalg
     : public opal::ir::impl::OpalLowerToLinalgBase<OpalLowerToLinalg> {
+  using OpalLowerToLinalgBase::OpalLowerToLinalgBase;
+
   void runOnOperation() override {
+    if (shiftedConvolutions)
+      getOperation()->walk([&](Operation *op) {
+        if (op->getName().getStringRef() == "prims.conv")
+          op->setAttr(opal::ir::detail::kShiftedConvolutionAttr, UnitAttr::get(&getContext()));
+      });
     RewritePatternSet patterns(&getContext());
     opal::ir::populateElementwiseToLinalgPatterns(patterns);
     opal::ir::populateStructuredToLinalgPatterns(patterns);

@@ -28,6 +28,11 @@ class RewritePatternSet;
 
 namespace opal::ir::detail {
 
+/// Put by opal-lower-to-linalg{shifted-convolutions} on each prims.conv:
+/// one with strides of 1 may then be lowered as products over shifted rows
+/// of its padded input (CPU kernels), instead of an im2col gather.
+constexpr llvm::StringLiteral kShiftedConvolutionAttr = "opal.shifted";
+
 /// How one structured prim lowers: why it cannot (or ""), and the rewrite.
 struct PrimLowering {
   std::string (*problem)(mlir::Operation *);

@@ -2,8 +2,8 @@
 //
 // Matrix products on buffers, for CPU caches and registers.
 //
-// A float product whose operands are dense row-major buffers of one element
-// type becomes explicit loops: blocks of `tile-k` x `tile-n` of B, each
+// A float product whose operands are buffers of one element type with
+// contiguous rows (dense, or views of them) becomes explicit loops: blocks of `tile-k` x `tile-n` of B, each
 // copied into a buffer as panels one vector wide (contiguous, and kept in
 // the L2 cache), and in each block, tiles of `tile-m` rows by one vector of
 // columns of C held in registers while k runs: per k, one vector load of a
@@ -39,13 +39,27 @@ using namespace mlir;
 
 namespace {
 
+/// Whether the rows of `type` are contiguous: an identity layout, or a
+/// strided one (a view: any offset and outer strides) whose last stride is
+/// 1.
+bool hasContiguousRows(MemRefType type) {
+  if (type.getLayout().isIdentity())
+    return true;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  return !strides.empty() && strides.back() == 1;
+}
+
 /// True if `op` computes C += A * B (batched or not) with the standard
-/// indexing, on dense row-major float buffers of one element type.
+/// indexing, on float buffers of one element type whose rows are
+/// contiguous.
 bool hasRegisterTiling(linalg::LinalgOp op) {
   Type element;
   for (Value operand : op->getOperands()) {
     auto type = dyn_cast<MemRefType>(operand.getType());
-    if (!type || !type.getLayout().isIdentity())
+    if (!type || !hasContiguousRows(type))
       return false;
     if (element && type.getElementType() != element)
       return false;

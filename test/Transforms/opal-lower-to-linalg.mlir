@@ -298,3 +298,39 @@ func.func @adaptive_avg_pool_backward(%g: tensor<?x3x2x?xf64>, %x: tensor<?x3x5x
   %r = prims.adaptive_avg_pool_backward %g, %x : (tensor<?x3x2x?xf64>, tensor<?x3x5x?xf64>) -> tensor<?x3x5x?xf64>
   return %r : tensor<?x3x5x?xf64>
 }
+
+// -----
+
+// With shifted-convolutions (the CPU JIT's), a convolution of stride 1 is
+// a sum of matrix products over shifted rows: the input padded and
+// channels last as rows [G, N*P, Cg], the weight as [G, K, Cg, Fg]; blocks
+// of 256 rows of sums (a loop threads share), each summing, per kernel
+// position, the product of rows shifted by the position's offset with the
+// position's weights; then the outputs picked out of the rows. Without the
+// option (and for CUDA), the im2col product.
+// RUN: opal-opt %s --opal-lower-to-linalg=shifted-convolutions --split-input-file | FileCheck %s --check-prefix=SHIFTED
+// SHIFTED-LABEL: func.func @conv_shifted
+// SHIFTED: scf.if
+// SHIFTED: %[[ROWS:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2, 3], [4]] : tensor<?x?x?x?x?xf32> into tensor<?x?x?xf32>
+// SHIFTED: %[[WEIGHTS:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] : tensor<?x?x?x?x?xf32> into tensor<?x?x?x?xf32>
+// SHIFTED: scf.for %[[Q0:.*]] = %{{.*}} to %{{.*}} step %c256 iter_args(%[[SUMS:.*]] =
+// SHIFTED: %[[BLOCK:.*]] = tensor.extract_slice %[[SUMS]][0, %[[Q0]], 0]
+// SHIFTED: linalg.fill {{.*}} outs(%[[BLOCK]]
+// SHIFTED: scf.for %[[K:.*]] = %{{.*}} iter_args(
+// SHIFTED: tensor.extract_slice %[[ROWS]][0, %{{.*}}, 0]
+// SHIFTED: tensor.extract_slice %[[WEIGHTS]][0, %[[K]], 0, 0]
+// SHIFTED: linalg.batch_matmul
+// SHIFTED: tensor.insert_slice %{{.*}} into %[[SUMS]][0, %[[Q0]], 0]
+// SHIFTED: } {opal.parallel}
+// SHIFTED-NOT: linalg.batch_matmul
+// SHIFTED: linalg.generic
+// PLAIN-LABEL: func.func @conv_shifted
+// PLAIN-NOT: scf.for
+// PLAIN: linalg.batch_matmul
+// RUN: opal-opt %s --opal-lower-to-linalg --split-input-file | FileCheck %s --check-prefix=PLAIN
+func.func @conv_shifted(%x: tensor<?x?x?x?xf32>, %w: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {
+  %c1 = arith.constant 1 : i64
+  %one = opal.list %c1, %c1 : i64, i64 -> !opal.list<i64>
+  %r = prims.conv %x, %w, %one, %one, %one, %c1 : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i64) -> tensor<?x?x?x?xf32>
+  return %r : tensor<?x?x?x?xf32>
+}

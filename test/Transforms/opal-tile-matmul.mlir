@@ -105,13 +105,30 @@ func.func @mm_int(%a: memref<?x?xi64>, %b: memref<?x?xi64>, %c: memref<?x?xi64>)
 
 // -----
 
-// So do products on strided views.
+// Views whose rows are contiguous (any offset and row stride: the shifted
+// rows of a convolution's input) get the register tiles too.
+// CHECK-LABEL: func.func @mm_view
+// CHECK: vector.maskedload %{{.*}} : memref<?x?xf32, strided<[?, 1], offset: ?>>
+// CHECK: memref.load %{{.*}} : memref<?x?xf32, strided<[?, 1], offset: ?>>
+// CHECK: vector.fma
+// CHECK-NOT: linalg.matmul
+func.func @mm_view(%a: memref<?x?xf32, strided<[?, 1], offset: ?>>,
+                   %b: memref<?x?xf32, strided<[?, 1], offset: ?>>, %c: memref<?x?xf32>) {
+  linalg.matmul ins(%a, %b : memref<?x?xf32, strided<[?, 1], offset: ?>>,
+                             memref<?x?xf32, strided<[?, 1], offset: ?>>)
+                outs(%c : memref<?x?xf32>)
+  return
+}
+
+// -----
+
+// Views with strided rows keep the earlier scheme.
 // CHECK-LABEL: func.func @mm_strided
 // CHECK-NOT: vector.
 // CHECK: linalg.generic
-func.func @mm_strided(%a: memref<?x?xf32, strided<[?, 1], offset: ?>>, %b: memref<?x?xf32>,
+func.func @mm_strided(%a: memref<?x?xf32, strided<[?, 2], offset: ?>>, %b: memref<?x?xf32>,
                       %c: memref<?x?xf32>) {
-  linalg.matmul ins(%a, %b : memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32>)
+  linalg.matmul ins(%a, %b : memref<?x?xf32, strided<[?, 2], offset: ?>>, memref<?x?xf32>)
                 outs(%c : memref<?x?xf32>)
   return
 }

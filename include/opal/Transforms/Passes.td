@@ -15,6 +15,12 @@ def OpalLowerToLinalg : Pass<"opal-lower-to-linalg"> {
     different shapes, mixed or unsupported element types) is reported with
     the reason, and the pass fails.
   }];
+  let options = [
+    Option<"shiftedConvolutions", "shifted-convolutions", "bool", "false",
+           "lower 2-d and 3-d convolutions of stride 1 as matrix products "
+           "over shifted rows of the padded input (for CPU kernels; no "
+           "im2col columns)">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
