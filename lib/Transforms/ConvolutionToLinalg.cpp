@@ -11,6 +11,12 @@
 //   products [G, Fg, N*prod(O)] = batch_matmul(weights, columns),
 //   result [N, G*Fg, O...] (a generic that moves N in front).
 // O = (I + 2p - d (K - 1) - 1) / s + 1 per spatial dim.
+// On the CPU (opal-lower-to-linalg{shifted-convolutions}), a prims.conv of
+// stride 1 is instead a sum over the kernel positions of products over
+// shifted rows of the padded, channels-last input (shiftedConv): no
+// columns, blocks of rows finished in cache; one of several groups of few
+// channels (depthwise) is a single loop nest over the padded input
+// (groupedConv).
 //
 // prims.conv_transpose, input [N, G*Cg, I...], weight [G*Cg, Fg, K...]:
 //   products [G, Fg*prod(K), N*prod(I)] = batch_matmul(weight as
@@ -565,6 +571,91 @@ Value shiftedConv(ConvBuilder &cb, Value input, Value weight, const ConvParamete
   return cb.collapse(result, resultGroups);
 }
 
+/// prims.conv of several groups with few channels each (a depthwise
+/// convolution: one): the input padded into [N, G, Cg, padded...] (a copy
+/// of its size, zero around), then one generic over [N, G, Fg, Cg, K...,
+/// O...] whose output loops are innermost: for each channel and kernel
+/// position, a pass over a row of outputs that reads the padded input in
+/// order (vectorizable), instead of columns and products of one channel.
+Value groupedConv(ConvBuilder &cb, Value input, Value weight, const ConvParameters &p,
+                  Type element) {
+  OpBuilder &b = cb.b;
+  Location loc = cb.loc;
+  int64_t spatial = static_cast<int64_t>(p.stride.size());
+  Type accumulator = accumulatorFor(element);
+  Value groups = cb.index(p.groups);
+  Value n = cb.dim(input, 0), cg = cb.dim(weight, 1), channels = cb.dim(input, 1);
+  Value fg = arith::DivUIOp::create(b, loc, cb.dim(weight, 0), groups);
+  SmallVector<Value> extents = sizesOf(cb, input, 2, spatial);
+  SmallVector<Value> kernel = sizesOf(cb, weight, 2, spatial);
+  SmallVector<Value> out = directOutputSizes(cb, extents, kernel, p);
+
+  // [N, G, Cg, padded...], zero in the padding (and past the input's
+  // channels: a data check raises after the call).
+  SmallVector<Value> xSizes = {n, groups, cg};
+  for (int64_t s = 0; s < spatial; ++s)
+    xSizes.push_back(cb.add(extents[s], cb.index(2 * p.padding[s])));
+  Value padded = cb.tabulate(xSizes, accumulator, [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
+    ConvBuilder in(nb, l);
+    Value channel = in.add(in.mul(at[1], cg), at[2]);
+    SmallVector<Value> coords = {at[0], channel};
+    Value inside = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, channel, channels);
+    for (int64_t s = 0; s < spatial; ++s) {
+      Value position = arith::SubIOp::create(nb, l, at[3 + s], in.index(p.padding[s]));
+      inside = arith::AndIOp::create(nb, l, inside, inBounds(nb, l, position, extents[s]));
+      coords.push_back(position);
+    }
+    Value v = extractInside(nb, l, input, coords, inside, nb.getZeroAttr(element));
+    return castFloat(nb, l, v, accumulator);
+  });
+  // [G, Fg, Cg, K...] (weight[g*Fg + f, c, k...]).
+  SmallVector<Value> wSizes = {groups, fg, cg};
+  llvm::append_range(wSizes, kernel);
+  Value weights = cb.tabulate(wSizes, accumulator, [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
+    ConvBuilder in(nb, l);
+    SmallVector<Value> coords = {in.add(in.mul(at[0], fg), at[1]), at[2]};
+    llvm::append_range(coords, at.drop_front(3));
+    return castFloat(nb, l, tensor::ExtractOp::create(nb, l, weight, coords), accumulator);
+  });
+
+  // Loops (n, g, f, c, k..., o...).
+  int64_t loops = 4 + 2 * spatial;
+  auto d = [&](int64_t i) { return b.getAffineDimExpr(i); };
+  SmallVector<AffineExpr> xMap = {d(0), d(1), d(3)}, wMap = {d(1), d(2), d(3)},
+                          outMap = {d(0), d(1), d(2)};
+  for (int64_t s = 0; s < spatial; ++s) {
+    AffineExpr k = d(4 + s), o = d(4 + spatial + s);
+    xMap.push_back(o * p.stride[s] + k * p.dilation[s]);
+    wMap.push_back(k);
+    outMap.push_back(o);
+  }
+  SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
+  iterators.append(1 + spatial, utils::IteratorType::reduction);
+  iterators.append(spatial, utils::IteratorType::parallel);
+  SmallVector<Value> sizes = {n, groups, fg};
+  llvm::append_range(sizes, out);
+  Value empty = tensor::EmptyOp::create(b, loc, ConvBuilder::dynamicType(sizes.size(), accumulator),
+                                        sizes);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(accumulator));
+  Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+  Value sums =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{init.getType()}, ValueRange{padded, weights}, ValueRange{init},
+          SmallVector<AffineMap>{AffineMap::get(loops, 0, xMap, b.getContext()),
+                                 AffineMap::get(loops, 0, wMap, b.getContext()),
+                                 AffineMap::get(loops, 0, outMap, b.getContext())},
+          iterators,
+          [&](OpBuilder &nb, Location l, ValueRange args) {
+            Value product = arith::MulFOp::create(nb, l, args[0], args[1]);
+            linalg::YieldOp::create(nb, l, arith::AddFOp::create(nb, l, args[2], product).getResult());
+          })
+          .getResult(0);
+  Value result = roundedTo(cb, sums, sizes, element);
+  SmallVector<unsigned> resultGroups = {1, 2};
+  resultGroups.append(spatial, 1);
+  return cb.collapse(result, resultGroups);
+}
+
 /// prims.conv_transpose (see the file comment).
 Value transposedConv(ConvBuilder &cb, Value input, Value weight, const ConvParameters &p,
                      Type element) {
@@ -678,9 +769,13 @@ LogicalResult lowerConv(Operation *op, PatternRewriter &rewriter) {
   bool singleFilter = !parameters.transposed && parameters.groups == 1 &&
                       cast<RankedTensorType>(weight.getType()).getDimSize(0) == 1;
   bool shifted = op->hasAttr(kShiftedConvolutionAttr) && !singleFilter && suitsShiftedConv(op, parameters);
+  // (CPU kernels: a grouped convolution the shifted products do not take.)
+  bool grouped = op->hasAttr(kShiftedConvolutionAttr) && !parameters.transposed && !shifted &&
+                 parameters.groups > 1 && isa<FloatType>(element);
   Value result = parameters.transposed ? transposedConv(cb, input, weight, parameters, element)
                  : singleFilter        ? singleFilterConv(cb, input, weight, parameters, element)
                  : shifted             ? shiftedConv(cb, input, weight, parameters, element)
+                 : grouped             ? groupedConv(cb, input, weight, parameters, element)
                                        : directConv(cb, input, weight, parameters, element);
   if (result.getType() != resultType)
     result = tensor::CastOp::create(rewriter, op->getLoc(), resultType, result);

@@ -334,3 +334,25 @@ func.func @conv_shifted(%x: tensor<?x?x?x?xf32>, %w: tensor<?x?x?x?xf32>) -> ten
   %r = prims.conv %x, %w, %one, %one, %one, %c1 : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i64) -> tensor<?x?x?x?xf32>
   return %r : tensor<?x?x?x?xf32>
 }
+
+// -----
+
+// With shifted-convolutions, a convolution of several groups whose channels
+// per group are few or unknown (a depthwise one) is one generic over
+// (n, g, f, c, k..., o...): the padded input read at o * stride + k *
+// dilation, the output loops innermost; no products.
+// SHIFTED-LABEL: func.func @conv_grouped
+// SHIFTED: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel", "parallel"]}
+// SHIFTED: arith.mulf
+// SHIFTED: arith.addf
+// SHIFTED-NOT: linalg.batch_matmul
+// SHIFTED: return
+func.func @conv_grouped(%x: tensor<?x?x?x?xf32>, %w: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {
+  %c1 = arith.constant 1 : i64
+  %c2 = arith.constant 2 : i64
+  %c4 = arith.constant 4 : i64
+  %one = opal.list %c1, %c1 : i64, i64 -> !opal.list<i64>
+  %two = opal.list %c2, %c2 : i64, i64 -> !opal.list<i64>
+  %r = prims.conv %x, %w, %two, %one, %one, %c4 : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i64) -> tensor<?x?x?x?xf32>
+  return %r : tensor<?x?x?x?xf32>
+}
