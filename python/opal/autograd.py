@@ -45,13 +45,35 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     """Accumulates the gradients of `tensors` into the .grad of the leaves
     they depend on (torch.autograd.backward)."""
     _no_create_graph(create_graph)
-    if inputs is not None:
-        raise NotImplementedError("backward(inputs=...) is not supported yet: use "
-                                  "opal.autograd.grad(outputs, inputs)")
     tensors = _tensors(tensors)
     grads = _grads(grad_tensors, len(tensors), "grad_tensors")
     retain = create_graph if retain_graph is None else retain_graph
-    _C._autograd_backward(tensors, grads, bool(retain))
+    if inputs is None:
+        _C._autograd_backward(tensors, grads, bool(retain))
+        return
+    _backward_into(tensors, grads, bool(retain), _tensors(inputs))
+
+
+def _backward_into(tensors, grads, retain, inputs):
+    """backward(inputs=...): the graph runs only where it reaches `inputs`
+    (as grad() runs it), and each input's gradient is added to its .grad,
+    leaf or not, in place where it has one; the other tensors' .grad are
+    left alone."""
+    if not inputs:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    for t in inputs:
+        # (A non-leaf input keeps its .grad from now on, as in PyTorch.)
+        t.retain_grad()
+    results = _C._autograd_grad(tensors, inputs, grads, retain, True)
+    with no_grad():
+        for t, g in zip(inputs, results):
+            if g is None:
+                continue
+            if t.grad is None:
+                # (A seed gradient the caller holds is not taken over.)
+                t.grad = g.clone() if any(g is v for v in grads) else g
+            else:
+                t.grad.copy_(t.grad + g)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

@@ -872,3 +872,43 @@ def test_retain_grad_keeps_a_non_leaf_gradient():
     np.testing.assert_allclose(np.array(results[0][1]), np.array(results[1][1]), rtol=1e-6)
     np.testing.assert_allclose(np.array(results[0][2]), np.array(results[1][2]), rtol=1e-6)
     _same_error(lambda: opal.ones(2).retain_grad(), lambda: torch.ones(2).retain_grad())
+
+
+def test_backward_into_inputs_matches_pytorch():
+    """backward(inputs=...) fills the .grad of those tensors only: leaves
+    and non-leaves (which then retain their gradient), in place where a
+    .grad exists; an unreachable input keeps None."""
+    results = {}
+    for m in (opal, torch):
+        x = m.ones(2, requires_grad=True)
+        y = m.ones(2, requires_grad=True)
+        (x * y * 3).sum().backward(inputs=[x])
+        first = (x.grad.tolist(), y.grad)
+        (x * y * 3).sum().backward(inputs=x)
+        h = x * 2
+        z = (h * y).sum()
+        z.backward(inputs=[h], retain_graph=True)
+        nonleaf = (h.grad.tolist(), h.retains_grad, x.grad.tolist())
+        z.backward()
+        held = x.grad
+        (x * 5).sum().backward(inputs=[x])
+        (x * 2).sum().backward(inputs=[y])
+        seed = m.ones(2)
+        w = m.ones(2, requires_grad=True)
+        (w * 1).backward(seed, inputs=[w])
+        w.grad.add_(1) if m is torch else w.grad.copy_(w.grad + 1)
+        results[m.__name__] = (first, nonleaf, h.grad.tolist(), held.tolist(), x.grad.tolist(),
+                               y.grad.tolist(), seed.tolist())
+    assert results["opal"] == results["torch"]
+    assert results["opal"][0] == ([3.0, 3.0], None)
+
+
+def test_backward_into_inputs_errors():
+    x = opal.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"^'inputs' argument to backward\(\) cannot be "
+                                           r"empty\.$"):
+        (x * 2).sum().backward(inputs=[])
+    with pytest.raises(RuntimeError, match=r"^can't retain_grad on Tensor that has "
+                                           r"requires_grad=False$"):
+        (x * 2).sum().backward(inputs=[opal.ones(2)])
+    assert x.grad is None
