@@ -104,6 +104,32 @@ void opal::library_detail::appendDerivativeKernels(std::vector<NativeKernel> &ke
   list("aten_backward::split_with_sizes", join("aten::cat"));
   list("aten_backward::chunk", join("aten::cat"));
   list("aten_backward::unbind.int", join("aten::stack"));
+  // Padding: the gradient padded by the negated amounts (a slice where the
+  // forward padded, zeros where it cropped).
+  list("aten_backward::constant_pad_nd", [](const Tensor &grad, Sizes pad) {
+    for (int64_t &amount : pad)
+      amount = -amount;
+    return callTensor("aten::constant_pad_nd", "", {IValue(grad), IValue(pad), IValue(0.0)});
+  });
+  // repeat: each dim of the gradient split into (repeats, size) and the
+  // repeats summed (the leading repeats, dims of their own, too).
+  list("aten_backward::repeat", [](const Tensor &grad, const Tensor &self, Sizes repeats) {
+    if (repeats.empty()) // (a 0-d tensor repeated no times)
+      return grad;
+    int64_t leading = static_cast<int64_t>(repeats.size()) - self.dim();
+    DimVector split;
+    Sizes summed;
+    for (int64_t i = 0; i < static_cast<int64_t>(repeats.size()); ++i) {
+      summed.push_back(static_cast<int64_t>(split.size()));
+      split.push_back(repeats[i]);
+      if (i >= leading)
+        split.push_back(self.size(i - leading));
+    }
+    Tensor tiles = grad.contiguous().reshape(split);
+    return callTensor("aten::sum", "dim_IntList",
+                      {IValue(tiles), IValue(summed), IValue(false), IValue()})
+        .reshape(self.sizes());
+  });
   // Gradients added back at their indices: index_put with accumulate into
   // zeros of the input's shape.
   auto accumulateInto = [](DimVector sizes, const Tensor &grad,

@@ -746,6 +746,51 @@ opal.library "aten_backward" {
     opal.yield %gi, %gwt, %gb : !opal.tensor, !opal.tensor, !opal.tensor
   }
 
+  // fmod and remainder: the gradient passes to self; other's is -grad times
+  // the quotient rounded toward zero (fmod) or down (remainder).
+  opal.def "fmod.Tensor_self(Tensor grad) -> Tensor"
+  opal.decomposition "fmod.Tensor_self" {
+  ^bb0(%grad: !opal.tensor):
+    opal.yield %grad : !opal.tensor
+  }
+  opal.def "fmod.Tensor_other(Tensor grad, Tensor self, Tensor other) -> Tensor"
+  opal.decomposition "fmod.Tensor_other" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %other: !opal.tensor):
+    %mode = opal.str "trunc"
+    %q = aten.div.Tensor_mode %self, %other, %mode : (!opal.tensor, !opal.tensor, !opal.str) -> !opal.tensor
+    %p = aten.mul.Tensor %grad, %q : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %g = aten.neg %p : (!opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "fmod.Scalar_self(Tensor grad) -> Tensor"
+  opal.decomposition "fmod.Scalar_self" {
+  ^bb0(%grad: !opal.tensor):
+    opal.yield %grad : !opal.tensor
+  }
+  opal.def "remainder.Tensor_self(Tensor grad) -> Tensor"
+  opal.decomposition "remainder.Tensor_self" {
+  ^bb0(%grad: !opal.tensor):
+    opal.yield %grad : !opal.tensor
+  }
+  opal.def "remainder.Tensor_other(Tensor grad, Tensor self, Tensor other) -> Tensor"
+  opal.decomposition "remainder.Tensor_other" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %other: !opal.tensor):
+    %mode = opal.str "floor"
+    %q = aten.div.Tensor_mode %self, %other, %mode : (!opal.tensor, !opal.tensor, !opal.str) -> !opal.tensor
+    %p = aten.mul.Tensor %grad, %q : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %g = aten.neg %p : (!opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "remainder.Scalar_self(Tensor grad) -> Tensor"
+  opal.decomposition "remainder.Scalar_self" {
+  ^bb0(%grad: !opal.tensor):
+    opal.yield %grad : !opal.tensor
+  }
+  // Padding and repeating: native kernels (DerivativeKernels.cpp) that pad
+  // the gradient back by the negated padding, or sum its repeated tiles.
+  opal.def "constant_pad_nd(Tensor grad, int[] pad) -> Tensor self"
+  opal.def "repeat(Tensor grad, Tensor self, int[] repeats) -> Tensor self"
+
   // --- More elementwise, piecewise and selecting ops ---------------------
   // grad * (1 + tan(x)^2)
   opal.def "tan(Tensor grad, Tensor result) -> Tensor self"
@@ -1309,6 +1354,40 @@ opal.library "aten_backward" {
   ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %kernel_size: !opal.list<i64>, %stride: !opal.list<i64>, %padding: !opal.list<i64>, %dilation: !opal.list<i64>, %ceil_mode: i1):
     %out, %indices = aten.max_pool2d_with_indices %self, %kernel_size, %stride, %padding, %dilation, %ceil_mode : (!opal.tensor, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i1) -> (!opal.tensor, !opal.tensor)
     %g = aten_backward.max_pool2d_with_indices %grad, %self, %indices : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // 3-d max pooling: the same, by the index in the (D*H*W) volume.
+  opal.def "max_pool3d_with_indices(Tensor grad0, Tensor self, Tensor result1) -> Tensor self"
+  opal.decomposition "max_pool3d_with_indices" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %indices: !opal.tensor):
+    %none = opal.none
+    %m1 = arith.constant -1 : i64
+    %unbatched = opal.has_rank %self, 4 : !opal.tensor -> i1
+    %c = opal.dim_size %self, -4 : !opal.tensor -> i64
+    %flat, %dim = opal.static_if %unbatched -> !opal.list<i64>, i64 {
+      %l = opal.list %c, %m1 : i64, i64 -> !opal.list<i64>
+      %d1 = arith.constant 1 : i64
+      opal.yield %l, %d1 : !opal.list<i64>, i64
+    } else {
+      %n = opal.dim_size %self, 0 : !opal.tensor -> i64
+      %l = opal.list %n, %c, %m1 : i64, i64, i64 -> !opal.list<i64>
+      %d2 = arith.constant 2 : i64
+      opal.yield %l, %d2 : !opal.list<i64>, i64
+    }
+    %g = aten.reshape %grad, %flat : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    %i = aten.reshape %indices, %flat : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    %z0 = aten.zeros_like %self, %none, %none, %none, %none, %none : (!opal.tensor, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> !opal.tensor
+    %z = aten.reshape %z0, %flat : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    %r = aten.scatter_add %z, %dim, %i, %g : (!opal.tensor, i64, !opal.tensor, !opal.tensor) -> !opal.tensor
+    %shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %out = aten.reshape %r, %shape : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
+    opal.yield %out : !opal.tensor
+  }
+  opal.def "max_pool3d(Tensor grad, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode) -> Tensor self"
+  opal.decomposition "max_pool3d" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %kernel_size: !opal.list<i64>, %stride: !opal.list<i64>, %padding: !opal.list<i64>, %dilation: !opal.list<i64>, %ceil_mode: i1):
+    %out, %indices = aten.max_pool3d_with_indices %self, %kernel_size, %stride, %padding, %dilation, %ceil_mode : (!opal.tensor, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i1) -> (!opal.tensor, !opal.tensor)
+    %g = aten_backward.max_pool3d_with_indices %grad, %self, %indices : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %g : !opal.tensor
   }
 

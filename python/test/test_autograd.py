@@ -188,6 +188,22 @@ CASES = [
      m.ops.aten.group_norm(a, 2, w, b), [(2, 4, 3, 2), (4,), (4,)], False),
     ("group_norm_plain", lambda m, a: F.group_norm(a, 3) if m is torch else
      m.ops.aten.group_norm(a, 3), [(2, 6, 5)], False),
+    ("fmod", lambda m, a, b: m.fmod(a, b) if m is torch else m.ops.aten.fmod.Tensor(a, b),
+     [(3, 4), (4,)], False),
+    ("remainder", lambda m, a, b: m.remainder(a, b) if m is torch else
+     m.ops.aten.remainder.Tensor(a, b), [(3, 4), (3, 4)], False),
+    ("fmod_scalar", lambda m, a: m.fmod(a, 0.7) if m is torch else
+     m.ops.aten.fmod.Scalar(a, 0.7), [(3, 4)], False),
+    ("remainder_scalar", lambda m, a: m.remainder(a, 0.7) if m is torch else
+     m.ops.aten.remainder.Scalar(a, 0.7), [(3, 4)], False),
+    ("constant_pad_nd", lambda m, a: F.pad(a, (1, 2, 0, -1)) if m is torch else
+     m.ops.aten.constant_pad_nd(a, [1, 2, 0, -1], 0.0), [(3, 4)], False),
+    ("repeat", lambda m, a: a.repeat(2, 1, 3) if m is torch else m.ops.aten.repeat(a, [2, 1, 3]),
+     [(3, 4)], False),
+    ("max_pool3d", lambda m, x: F.max_pool3d(x, 3, 2, 1) if m is torch else
+     m.ops.aten.max_pool3d(x, [3, 3, 3], [2, 2, 2], [1, 1, 1]), [(2, 3, 5, 4, 5)], False),
+    ("max_pool3d_unbatched", lambda m, x: F.max_pool3d(x, 2) if m is torch else
+     m.ops.aten.max_pool3d(x, [2, 2, 2]), [(2, 4, 4, 4)], False),
     ("layer_norm_plain", lambda m, a: _functional("layer_norm")(m, a, [3, 4]), [(2, 3, 4)],
      False),
     ("sum", lambda m, a: a.sum(), [(3, 4)], False),
