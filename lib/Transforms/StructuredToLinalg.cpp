@@ -428,10 +428,29 @@ std::string matmulProblem(Operation *op) {
   return "";
 }
 
+/// The matrix whose transpose `value` is, when it is a prims.transpose
+/// that swaps the last two dims of a matrix (or of a batch of them) of
+/// `rank`; else null.
+Value transposedMatrix(Value value, int64_t rank) {
+  Operation *def = value.getDefiningOp();
+  if (!def || def->getName().getStringRef() != "prims.transpose")
+    return Value();
+  auto permutation = constantIntList(def->getOperand(1));
+  SmallVector<int64_t> swapped = rank == 2 ? SmallVector<int64_t>{1, 0}
+                                           : SmallVector<int64_t>{0, 2, 1};
+  if (!permutation || *permutation != swapped)
+    return Value();
+  return def->getOperand(0);
+}
+
 LogicalResult lowerMatmul(Operation *op, PatternRewriter &rewriter) {
   Location loc = op->getLoc();
   bool batched = op->getName().getStringRef() == "prims.bmm";
   Value a = op->getOperand(0), b = op->getOperand(1);
+  // A product with a transposed matrix (linear's weight) reads the matrix
+  // itself through transposed indexing maps, instead of a transposed copy
+  // (opal-tile-matmul packs it as it reads it).
+  Value bRows = transposedMatrix(b, batched ? 3 : 2);
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   Type element = resultType.getElementType();
   // Sizes: batch and rows from `a`, columns from `b`.
@@ -440,17 +459,35 @@ LogicalResult lowerMatmul(Operation *op, PatternRewriter &rewriter) {
     if (!resultType.isDynamicDim(d))
       continue;
     bool column = d == resultType.getRank() - 1;
-    sizes.push_back(tensor::DimOp::create(rewriter, loc, column ? b : a, d));
+    sizes.push_back(column && bRows ? tensor::DimOp::create(rewriter, loc, bRows, d - 1)
+                                    : tensor::DimOp::create(rewriter, loc, column ? b : a, d));
   }
   TypedAttr zero = isa<FloatType>(element) ? TypedAttr(rewriter.getFloatAttr(element, 0.0))
                                            : rewriter.getIntegerAttr(element, 0);
   Value init = filled(rewriter, loc, resultType, sizes, zero);
+  SmallVector<NamedAttribute> attributes;
+  if (bRows) {
+    // (b,) i, j, k -> A[(b,) i, k], B[(b,) j, k], C[(b,) i, j].
+    MLIRContext *context = rewriter.getContext();
+    unsigned dims = batched ? 4 : 3;
+    auto map = [&](ArrayRef<unsigned> positions) {
+      SmallVector<AffineExpr> results;
+      for (unsigned position : positions)
+        results.push_back(getAffineDimExpr(position, context));
+      return AffineMapAttr::get(AffineMap::get(dims, 0, results, context));
+    };
+    SmallVector<Attribute> maps =
+        batched ? SmallVector<Attribute>{map({0, 1, 3}), map({0, 2, 3}), map({0, 1, 2})}
+                : SmallVector<Attribute>{map({0, 2}), map({1, 2}), map({0, 1})};
+    attributes.push_back(rewriter.getNamedAttr("indexing_maps", rewriter.getArrayAttr(maps)));
+    b = bRows;
+  }
   Operation *product =
       batched ? linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{resultType},
-                                              ValueRange{a, b}, ValueRange{init})
+                                              ValueRange{a, b}, ValueRange{init}, attributes)
                     .getOperation()
               : linalg::MatmulOp::create(rewriter, loc, TypeRange{resultType},
-                                         ValueRange{a, b}, ValueRange{init})
+                                         ValueRange{a, b}, ValueRange{init}, attributes)
                     .getOperation();
   rewriter.replaceOp(op, product->getResults());
   return success();

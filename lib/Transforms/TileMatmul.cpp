@@ -12,6 +12,10 @@
 // of the last columns are masked: the loops hold no scalar remainder loops,
 // which LLVM would vectorize again at great cost in compile time.
 //
+// B may also come transposed ([n, k], indexing maps B[j, k]: linear's
+// weight, read in place): its block is packed into the same panels, each
+// column read along k into its lane.
+//
 // Other products (integers, mixed types, strided views) keep the earlier
 // scheme: loops reordered to (batch,) i, k, j so the inner loop is a
 // contiguous, vectorizable row update, with k and j tiled for the L2 cache.
@@ -52,21 +56,25 @@ bool hasContiguousRows(MemRefType type) {
   return !strides.empty() && strides.back() == 1;
 }
 
-/// True if `op` computes C += A * B (batched or not) with the standard
-/// indexing, on float buffers of one element type whose rows are
-/// contiguous.
-bool hasRegisterTiling(linalg::LinalgOp op) {
+/// How a product reads B: B[k, j] (the standard indexing) or B[j, k] (a
+/// transposed operand: linear's weight).
+enum class BOrder { None, Rows, Transposed };
+
+/// Rows or Transposed if `op` computes C += A * B (batched or not) with the
+/// standard indexing or B transposed, on float buffers of one element type
+/// whose rows are contiguous; else None.
+BOrder registerTiling(linalg::LinalgOp op) {
   Type element;
   for (Value operand : op->getOperands()) {
     auto type = dyn_cast<MemRefType>(operand.getType());
     if (!type || !hasContiguousRows(type))
-      return false;
+      return BOrder::None;
     if (element && type.getElementType() != element)
-      return false;
+      return BOrder::None;
     element = type.getElementType();
   }
   if (!element || !(element.isF32() || element.isF64()))
-    return false;
+    return BOrder::None;
   // The standard maps: (b,) i, j, k -> A[(b,) i, k], B[(b,) k, j], C[(b,) i, j].
   MLIRContext *context = op.getContext();
   bool batched = isa<linalg::BatchMatmulOp>(op);
@@ -77,20 +85,25 @@ bool hasRegisterTiling(linalg::LinalgOp op) {
       results.push_back(getAffineDimExpr(position, context));
     return AffineMap::get(dims, 0, results, context);
   };
-  SmallVector<AffineMap> expected =
+  SmallVector<AffineMap> rows =
       batched ? SmallVector<AffineMap>{map({0, 1, 3}), map({0, 3, 2}), map({0, 1, 2})}
               : SmallVector<AffineMap>{map({0, 2}), map({2, 1}), map({0, 1})};
-  return op.getIndexingMapsArray() == expected;
+  SmallVector<AffineMap> transposed =
+      batched ? SmallVector<AffineMap>{map({0, 1, 3}), map({0, 2, 3}), map({0, 1, 2})}
+              : SmallVector<AffineMap>{map({0, 2}), map({1, 2}), map({0, 1})};
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  return maps == rows ? BOrder::Rows : maps == transposed ? BOrder::Transposed : BOrder::None;
 }
 
 /// Emits the register-tiled loops of one product (see the file comment).
 class RegisterTiledProduct {
 public:
-  RegisterTiledProduct(RewriterBase &rewriter, linalg::LinalgOp op, int64_t tileM,
-                       int64_t vectors, int64_t vectorBytes, int64_t tileK, int64_t tileN)
+  RegisterTiledProduct(RewriterBase &rewriter, linalg::LinalgOp op, bool transposedB,
+                       int64_t tileM, int64_t vectors, int64_t vectorBytes, int64_t tileK,
+                       int64_t tileN)
       : b(rewriter), loc(op.getLoc()), a(op->getOperand(0)), bMat(op->getOperand(1)),
-        c(op->getOperand(2)), batched(isa<linalg::BatchMatmulOp>(op)), tileM(tileM),
-        vectors(vectors), tileK(tileK), tileN(tileN) {
+        c(op->getOperand(2)), batched(isa<linalg::BatchMatmulOp>(op)),
+        transposedB(transposedB), tileM(tileM), vectors(vectors), tileK(tileK), tileN(tileN) {
     element = cast<MemRefType>(c.getType()).getElementType();
     lanes = std::max<int64_t>(vectorBytes / (element.getIntOrFloatBitWidth() / 8), 1);
   }
@@ -195,6 +208,8 @@ private:
   /// the same cache sets). One vector a row of a panel; lanes past the
   /// last column are zeros.
   void emitPacking(Value j0, Value jEnd, Value k0, Value kEnd) {
+    if (transposedB)
+      return emitTransposedPacking(j0, jEnd, k0, kEnd);
     OpBuilder::InsertionGuard guard(b);
     auto vectorType = VectorType::get({lanes}, element);
     Value zeros = arith::ConstantOp::create(
@@ -207,6 +222,26 @@ private:
     Value mask = columnsMask(jj, jEnd);
     Value row = vector::MaskedLoadOp::create(b, loc, vectorType, bMat, at(kk, jj), mask, zeros);
     vector::StoreOp::create(b, loc, row, packed, ValueRange{packedRow(start, kk, k0)});
+  }
+
+  /// The same panels from B given transposed ([n, k], rows of B's
+  /// columns): each column j of the block read along k (contiguous) into
+  /// its lane of its panel; lanes past the block's last column are zeros.
+  void emitTransposedPacking(Value j0, Value jEnd, Value k0, Value kEnd) {
+    OpBuilder::InsertionGuard guard(b);
+    Value jj = loop(j0, jEnd, lanes);
+    Value start = panelStart(j0, jj);
+    Value lane = loop(index(0), index(lanes), 1);
+    Value j = add(jj, lane);
+    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, j, jEnd);
+    // (Outside, column jEnd - 1 is read, and zero stored.)
+    Value column = arith::SelectOp::create(
+        b, loc, inside, j, arith::SubIOp::create(b, loc, jEnd, index(1)));
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+    Value kk = loop(k0, kEnd, 1);
+    Value value = memref::LoadOp::create(b, loc, bMat, at(column, kk));
+    value = arith::SelectOp::create(b, loc, inside, value, zero);
+    memref::StoreOp::create(b, loc, value, packed, ValueRange{add(packedRow(start, kk, k0), lane)});
   }
 
   /// Rows i0 .. i0 + rows of C, every `vectors` vectors of columns of the
@@ -267,6 +302,7 @@ private:
   Location loc;
   Value a, bMat, c;
   bool batched;
+  bool transposedB; ///< B given as [(batch,) n, k]
   int64_t tileM, vectors, tileK, tileN, lanes = 1;
   Type element;
   Value batch;  ///< the batch loop's index, for batch_matmul
@@ -290,8 +326,10 @@ struct OpalTileMatmul : public opal::ir::impl::OpalTileMatmulBase<OpalTileMatmul
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : products) {
       rewriter.setInsertionPoint(op);
-      if (hasRegisterTiling(op)) {
-        RegisterTiledProduct(rewriter, op, tileM, tileVectors, vectorBytes, tileK, tileN).emit();
+      if (BOrder order = registerTiling(op); order != BOrder::None) {
+        RegisterTiledProduct(rewriter, op, order == BOrder::Transposed, tileM, tileVectors,
+                             vectorBytes, tileK, tileN)
+            .emit();
         rewriter.eraseOp(op);
         continue;
       }

@@ -7,11 +7,13 @@
 // An op without a derivative formula on the path of a gradient.
 opal.library "demo" {
   opal.def "demo::rounded(Tensor x) -> Tensor"
-  // expected-error @+1 {{cannot derive the backward of demo::rounded: aten::fmod.Scalar has no derivative formula}}
+  // expected-error @+1 {{cannot derive the backward of demo::rounded: aten::prod.dim_int has no derivative formula}}
   opal.decomposition "rounded" {
   ^bb0(%x: !opal.tensor):
-    %d = arith.constant 1.5 : f64
-    %f = aten.fmod.Scalar %x, %d : (!opal.tensor, f64) -> !opal.tensor
+    %d = arith.constant 0 : i64
+    %keep = arith.constant true
+    %none = opal.none
+    %f = aten.prod.dim_int %x, %d, %keep, %none : (!opal.tensor, i64, i1, !opal.none) -> !opal.tensor
     %y = aten.mul.Tensor %x, %f : (!opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %y : !opal.tensor
   }

@@ -356,3 +356,19 @@ func.func @conv_grouped(%x: tensor<?x?x?x?xf32>, %w: tensor<?x?x?x?xf32>) -> ten
   %r = prims.conv %x, %w, %two, %one, %one, %c4 : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i64) -> tensor<?x?x?x?xf32>
   return %r : tensor<?x?x?x?xf32>
 }
+
+// -----
+
+// A product with a transposed matrix (linear's weight) reads the matrix
+// itself through transposed indexing maps: no transposed copy.
+// CHECK-LABEL: func.func @mm_of_transpose
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.matmul indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}] ins(%arg0, %arg1 : tensor<?x?xf32>, tensor<?x?xf32>)
+func.func @mm_of_transpose(%x: tensor<?x?xf32>, %w: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %perm = opal.list %c1, %c0 : i64, i64 -> !opal.list<i64>
+  %t = prims.transpose %w, %perm : (tensor<?x?xf32>, !opal.list<i64>) -> tensor<?x?xf32>
+  %r = prims.mm %x, %t : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}

@@ -155,3 +155,28 @@ func.func @odd_tiles(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf3
   linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>)
   return
 }
+
+// -----
+
+// B given transposed ([n, k]: linear's weight, read through transposed
+// indexing maps): each column of a block packed along k into its lane of
+// its panel (zero past the last column); the register tiles are the same.
+// CHECK-LABEL: func.func @mm_transposed_b
+// CHECK: %[[PACKED:.*]] = memref.alloc()
+// CHECK: scf.for %[[JJ:.*]] = %{{.*}} to %{{.*}} step %c16
+// CHECK: scf.for %[[LANE:.*]] = %c0{{.*}} to %c16{{.*}} step %c1
+// CHECK: arith.cmpi ult
+// CHECK: scf.for %[[KK:.*]] =
+// CHECK: %[[V:.*]] = memref.load %arg1[%{{.*}}, %[[KK]]]
+// CHECK: arith.select
+// CHECK: memref.store %{{.*}}, %[[PACKED]]
+// CHECK: vector.load %[[PACKED]]
+// CHECK: vector.fma
+// CHECK-NOT: linalg.matmul
+func.func @mm_transposed_b(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
+  linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>,
+                                 affine_map<(d0, d1, d2) -> (d1, d2)>,
+                                 affine_map<(d0, d1, d2) -> (d0, d1)>]
+      ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>)
+  return
+}

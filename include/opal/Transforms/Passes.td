@@ -266,7 +266,8 @@ def OpalTileMatmul : Pass<"opal-tile-matmul", "::mlir::func::FuncOp"> {
     columns, accumulated in registers while k runs (per k: one vector load
     of B per vector, one broadcast of A per row, one `vector.fma` per row
     and vector). Columns past the matrix's edge are masked; the last rows
-    run as tiles of one row.
+    run as tiles of one row. B may be given transposed (indexing maps
+    B[j, k], linear's weight): its blocks are packed the same way.
 
     Other products (integer or mixed element types, strided buffers) become
     a `linalg.generic` whose loops run (batch,) row, reduction, column, so
