@@ -127,13 +127,6 @@ std::vector<SizeRef> tracedShape(Value value, ArrayRef<int64_t> dims, func::Func
   return shape;
 }
 
-std::vector<int64_t> allDims(Value value) {
-  std::vector<int64_t> dims;
-  for (int64_t d = 0; d < cast<RankedTensorType>(value.getType()).getRank(); ++d)
-    dims.push_back(d);
-  return dims;
-}
-
 /// Gives a check of a matrix product its kind and the shapes its message
 /// shows; leaves it a broadcast check when a shape cannot be traced.
 void classifyProduct(linalg::LinalgOp op, unsigned loopDim, ShapeCheck &check,
@@ -141,18 +134,30 @@ void classifyProduct(linalg::LinalgOp op, unsigned loopDim, ShapeCheck &check,
   Value a = op.getDpsInputOperand(0)->get(), b = op.getDpsInputOperand(1)->get();
   std::vector<SizeRef> lhs, rhs;
   ShapeCheck::Kind kind;
+  // The operand's dims that the loops index, in the loops' order: an
+  // operand read through transposed maps (linear's weight) shows the shape
+  // it has in the product.
+  auto dimsOf = [&](unsigned operand, ArrayRef<unsigned> loops) {
+    AffineMap map = op.getIndexingMapsArray()[operand];
+    std::vector<int64_t> dims;
+    for (unsigned loop : loops)
+      for (unsigned r = 0; r < map.getNumResults(); ++r)
+        if (map.getResult(r) == getAffineDimExpr(loop, op.getContext()))
+          dims.push_back(r);
+    return dims;
+  };
   if (isa<linalg::MatmulOp>(op)) {
     if (loopDim != 2) // the contracted dim (m, n, k)
       return;
     kind = ShapeCheck::Kind::Matmul;
-    lhs = tracedShape(a, allDims(a), function);
-    rhs = tracedShape(b, allDims(b), function);
+    lhs = tracedShape(a, dimsOf(0, {0, 2}), function);
+    rhs = tracedShape(b, dimsOf(1, {2, 1}), function);
   } else {
     if (loopDim != 0 && loopDim != 3) // batch and contracted dims (b, m, n, k)
       return;
     kind = ShapeCheck::Kind::Batch;
-    lhs = tracedShape(a, {0, 2}, function);
-    rhs = tracedShape(b, {0, 1}, function);
+    lhs = tracedShape(a, dimsOf(0, {0, 3}), function);
+    rhs = tracedShape(b, dimsOf(1, {0, 3}), function);
   }
   if (lhs.empty() || rhs.empty())
     return;

@@ -40,11 +40,11 @@ func.func @mm_one(%x: tensor<?x1xf32>, %y: tensor<?x?xf32>) -> !opal.tensor {
 // -----
 
 // linear: the product of the input and the transposed weight (read in
-// place through transposed indexing maps: the weight's [out, in] sizes),
-// then the bias against the weight's rows (through the shape list's i64
-// casts).
+// place through transposed indexing maps; the message shows the
+// transposed shape, in x out, as PyTorch's), then the bias against the
+// weight's rows (through the shape list's i64 casts).
 // CHECK-LABEL: func.func @linear
-// CHECK-SAME: opal.shape_checks = "matmul,aten::matmul,2,a0.1,a1.1,a0.0xa0.1,a1.0xa1.1 broadcast,aten::linear,1,a1.0,a2.0"
+// CHECK-SAME: opal.shape_checks = "matmul,aten::matmul,2,a0.1,a1.1,a0.0xa0.1,a1.1xa1.0 broadcast,aten::linear,1,a1.0,a2.0"
 func.func @linear(%x: tensor<?x?xf32>, %w: tensor<?x?xf32>, %b: tensor<?xf32>) -> !opal.tensor {
   %r = aten.linear %x, %w, %b : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>) -> !opal.tensor
   return %r : !opal.tensor
