@@ -288,6 +288,47 @@ SmallVector<Value> sizesOf(ConvBuilder &cb, Value tensor, int64_t from, int64_t 
   return sizes;
 }
 
+/// The sizes a direct convolution (prims.conv) is built from: groups, the
+/// batch, channels per group (Cg) and of the input, filters per group (Fg),
+/// and per spatial dim the input's extent, the kernel's and the output's.
+struct DirectSizes {
+  Value groups, n, cg, channels, fg;
+  SmallVector<Value> extents, kernel, out;
+};
+
+DirectSizes directSizes(ConvBuilder &cb, Value input, Value weight, const ConvParameters &p) {
+  int64_t spatial = static_cast<int64_t>(p.stride.size());
+  DirectSizes d;
+  d.groups = cb.index(p.groups);
+  d.n = cb.dim(input, 0);
+  d.cg = cb.dim(weight, 1);
+  d.channels = cb.dim(input, 1);
+  d.fg = arith::DivUIOp::create(cb.b, cb.loc, cb.dim(weight, 0), d.groups);
+  d.extents = sizesOf(cb, input, 2, spatial);
+  d.kernel = sizesOf(cb, weight, 2, spatial);
+  d.out = directOutputSizes(cb, d.extents, d.kernel, p);
+  return d;
+}
+
+/// The input element of batch `n` and channel `channel` at `padded`
+/// coordinates (the input's shifted by the padding) in `accumulator`: zero
+/// in the padding, and past the input's channels (groups x the weight's
+/// channels more than the input's: a data check raises after the call).
+Value paddedElement(OpBuilder &nb, Location l, Value input, const ConvParameters &p,
+                    const DirectSizes &d, Value n, Value channel, ArrayRef<Value> padded,
+                    Type element, Type accumulator) {
+  ConvBuilder in(nb, l);
+  SmallVector<Value> coords = {n, channel};
+  Value inside = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, channel, d.channels);
+  for (size_t s = 0; s < padded.size(); ++s) {
+    Value position = arith::SubIOp::create(nb, l, padded[s], in.index(p.padding[s]));
+    inside = arith::AndIOp::create(nb, l, inside, inBounds(nb, l, position, d.extents[s]));
+    coords.push_back(position);
+  }
+  Value v = extractInside(nb, l, input, coords, inside, nb.getZeroAttr(element));
+  return castFloat(nb, l, v, accumulator);
+}
+
 /// prims.conv of a weight with one filter (statically [1, C, K...], one
 /// group): a generic over [N, 1, O..., C, K...] that sums the input (zero
 /// outside it) times the weight, without columns. (As a product of one
@@ -337,15 +378,11 @@ Value singleFilterConv(ConvBuilder &cb, Value input, Value weight, const ConvPar
 /// prims.conv (see the file comment).
 Value directConv(ConvBuilder &cb, Value input, Value weight, const ConvParameters &p,
                  Type element) {
-  OpBuilder &b = cb.b;
   int64_t spatial = static_cast<int64_t>(p.stride.size());
   Type accumulator = accumulatorFor(element);
-  Value groups = cb.index(p.groups);
-  Value n = cb.dim(input, 0), cg = cb.dim(weight, 1), channels = cb.dim(input, 1);
-  Value fg = arith::DivUIOp::create(b, cb.loc, cb.dim(weight, 0), groups);
-  SmallVector<Value> extents = sizesOf(cb, input, 2, spatial);
-  SmallVector<Value> kernel = sizesOf(cb, weight, 2, spatial);
-  SmallVector<Value> out = directOutputSizes(cb, extents, kernel, p);
+  DirectSizes d = directSizes(cb, input, weight, p);
+  Value groups = d.groups, n = d.n, cg = d.cg, channels = d.channels, fg = d.fg;
+  ArrayRef<Value> extents = d.extents, kernel = d.kernel, out = d.out;
 
   // Columns [G, Cg, K..., N, O...].
   SmallVector<Value> columnSizes = {groups, cg};
@@ -438,12 +475,9 @@ Value shiftedConv(ConvBuilder &cb, Value input, Value weight, const ConvParamete
   Location loc = cb.loc;
   int64_t spatial = static_cast<int64_t>(p.stride.size());
   Type accumulator = accumulatorFor(element);
-  Value groups = cb.index(p.groups);
-  Value n = cb.dim(input, 0), cg = cb.dim(weight, 1), channels = cb.dim(input, 1);
-  Value fg = arith::DivUIOp::create(b, loc, cb.dim(weight, 0), groups);
-  SmallVector<Value> extents = sizesOf(cb, input, 2, spatial);
-  SmallVector<Value> kernel = sizesOf(cb, weight, 2, spatial);
-  SmallVector<Value> out = directOutputSizes(cb, extents, kernel, p);
+  DirectSizes d = directSizes(cb, input, weight, p);
+  Value groups = d.groups, n = d.n, cg = d.cg, fg = d.fg;
+  ArrayRef<Value> extents = d.extents, kernel = d.kernel, out = d.out;
   // The padded plane: its sizes, the stride of each dim in it, its size.
   SmallVector<Value> padded, planeStrides(spatial);
   for (int64_t s = 0; s < spatial; ++s)
@@ -462,15 +496,8 @@ Value shiftedConv(ConvBuilder &cb, Value input, Value weight, const ConvParamete
   Value xT = cb.tabulate(xSizes, accumulator, [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
     ConvBuilder in(nb, l);
     Value channel = in.add(in.mul(at[0], cg), at[2 + spatial]);
-    SmallVector<Value> coords = {at[1], channel};
-    Value inside = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, channel, channels);
-    for (int64_t s = 0; s < spatial; ++s) {
-      Value position = arith::SubIOp::create(nb, l, at[2 + s], in.index(p.padding[s]));
-      inside = arith::AndIOp::create(nb, l, inside, inBounds(nb, l, position, extents[s]));
-      coords.push_back(position);
-    }
-    Value v = extractInside(nb, l, input, coords, inside, nb.getZeroAttr(element));
-    return castFloat(nb, l, v, accumulator);
+    return paddedElement(nb, l, input, p, d, at[1], channel, at.slice(2, spatial), element,
+                         accumulator);
   });
   Value rows = cb.collapse(
       xT, SmallVector<unsigned>{1, static_cast<unsigned>(1 + spatial), 1});
@@ -583,12 +610,9 @@ Value groupedConv(ConvBuilder &cb, Value input, Value weight, const ConvParamete
   Location loc = cb.loc;
   int64_t spatial = static_cast<int64_t>(p.stride.size());
   Type accumulator = accumulatorFor(element);
-  Value groups = cb.index(p.groups);
-  Value n = cb.dim(input, 0), cg = cb.dim(weight, 1), channels = cb.dim(input, 1);
-  Value fg = arith::DivUIOp::create(b, loc, cb.dim(weight, 0), groups);
-  SmallVector<Value> extents = sizesOf(cb, input, 2, spatial);
-  SmallVector<Value> kernel = sizesOf(cb, weight, 2, spatial);
-  SmallVector<Value> out = directOutputSizes(cb, extents, kernel, p);
+  DirectSizes d = directSizes(cb, input, weight, p);
+  Value groups = d.groups, n = d.n, cg = d.cg, fg = d.fg;
+  ArrayRef<Value> extents = d.extents, kernel = d.kernel, out = d.out;
 
   // [N, G, Cg, padded...], zero in the padding (and past the input's
   // channels: a data check raises after the call).
@@ -598,15 +622,8 @@ Value groupedConv(ConvBuilder &cb, Value input, Value weight, const ConvParamete
   Value padded = cb.tabulate(xSizes, accumulator, [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
     ConvBuilder in(nb, l);
     Value channel = in.add(in.mul(at[1], cg), at[2]);
-    SmallVector<Value> coords = {at[0], channel};
-    Value inside = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, channel, channels);
-    for (int64_t s = 0; s < spatial; ++s) {
-      Value position = arith::SubIOp::create(nb, l, at[3 + s], in.index(p.padding[s]));
-      inside = arith::AndIOp::create(nb, l, inside, inBounds(nb, l, position, extents[s]));
-      coords.push_back(position);
-    }
-    Value v = extractInside(nb, l, input, coords, inside, nb.getZeroAttr(element));
-    return castFloat(nb, l, v, accumulator);
+    return paddedElement(nb, l, input, p, d, at[0], channel, at.drop_front(3), element,
+                         accumulator);
   });
   // [G, Fg, Cg, K...] (weight[g*Fg + f, c, k...]).
   SmallVector<Value> wSizes = {groups, fg, cg};
@@ -620,11 +637,11 @@ Value groupedConv(ConvBuilder &cb, Value input, Value weight, const ConvParamete
 
   // Loops (n, g, f, c, k..., o...).
   int64_t loops = 4 + 2 * spatial;
-  auto d = [&](int64_t i) { return b.getAffineDimExpr(i); };
-  SmallVector<AffineExpr> xMap = {d(0), d(1), d(3)}, wMap = {d(1), d(2), d(3)},
-                          outMap = {d(0), d(1), d(2)};
+  auto dim = [&](int64_t i) { return b.getAffineDimExpr(i); };
+  SmallVector<AffineExpr> xMap = {dim(0), dim(1), dim(3)}, wMap = {dim(1), dim(2), dim(3)},
+                          outMap = {dim(0), dim(1), dim(2)};
   for (int64_t s = 0; s < spatial; ++s) {
-    AffineExpr k = d(4 + s), o = d(4 + spatial + s);
+    AffineExpr k = dim(4 + s), o = dim(4 + spatial + s);
     xMap.push_back(o * p.stride[s] + k * p.dilation[s]);
     wMap.push_back(k);
     outMap.push_back(o);

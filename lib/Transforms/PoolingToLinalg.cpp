@@ -481,30 +481,22 @@ Value sumOverBoxes(
   for (int64_t d = 0; d < rank; ++d)
     if (resultType.isDynamicDim(d))
       dynamic.push_back(tensor::DimOp::create(b, loc, input, d));
-  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
-                                       resultType.getElementType(), dynamic);
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{resultType}, ValueRange{}, ValueRange{init},
-      SmallVector<AffineMap>{b.getMultiDimIdentityMap(rank)},
-      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-      [&](OpBuilder &nb, Location l, ValueRange) {
+  return generateTensor(
+      b, loc, resultType, dynamic, [&](OpBuilder &nb, Location l, ArrayRef<Value> index) {
         SmallVector<Value> from, to;
         for (int64_t s = 2; s < rank; ++s) {
-          auto [start, end] = bounds(nb, l, s - 2, linalg::IndexOp::create(nb, l, s));
+          auto [start, end] = bounds(nb, l, s - 2, index[s]);
           from.push_back(start);
           to.push_back(end);
         }
-        SmallVector<Value> at = {linalg::IndexOp::create(nb, l, 0),
-                                 linalg::IndexOp::create(nb, l, 1)};
+        SmallVector<Value> at = {index[0], index[1]};
         Value zero = arith::ConstantOp::create(nb, l, nb.getZeroAttr(resultType.getElementType()));
-        Value sum = foldBox(nb, l, from, to, at, zero,
-                            [&](OpBuilder &fb, Location fl, Value acc, ArrayRef<Value> where) {
-                              return addElements(fb, fl, acc,
-                                                 tensor::ExtractOp::create(fb, fl, share, where));
-                            });
-        linalg::YieldOp::create(nb, l, sum);
+        return foldBox(nb, l, from, to, at, zero,
+                       [&](OpBuilder &fb, Location fl, Value acc, ArrayRef<Value> where) {
+                         return addElements(fb, fl, acc,
+                                            tensor::ExtractOp::create(fb, fl, share, where));
+                       });
       });
-  return generic.getResult(0);
 }
 
 /// The gradient of prims.avg_pool: each output's gradient divided by its
@@ -577,25 +569,20 @@ LogicalResult lowerAdaptiveAvgPool(Operation *op, PatternRewriter &rewriter) {
   for (int64_t d = 0; d < 2; ++d)
     if (resultType.isDynamicDim(d))
       dynamic.push_back(tensor::DimOp::create(b, loc, input, d));
-  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(), element, dynamic);
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{resultType}, ValueRange{}, ValueRange{init},
-      SmallVector<AffineMap>{b.getMultiDimIdentityMap(rank)},
-      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-      [&](OpBuilder &nb, Location l, ValueRange) {
+  Value averages = generateTensor(
+      b, loc, resultType, dynamic, [&](OpBuilder &nb, Location l, ArrayRef<Value> index) {
         SmallVector<Value> from, to;
         Value count = arith::ConstantIndexOp::create(nb, l, 1);
         for (int64_t s = 0; s < spatial; ++s) {
           auto [start, end] =
-              cellBounds(nb, l, linalg::IndexOp::create(nb, l, 2 + s),
+              cellBounds(nb, l, index[2 + s],
                          tensor::DimOp::create(nb, l, input, 2 + s),
                          arith::ConstantIndexOp::create(nb, l, outputSize[s]));
           from.push_back(start);
           to.push_back(end);
           count = arith::MulIOp::create(nb, l, count, arith::SubIOp::create(nb, l, end, start));
         }
-        SmallVector<Value> at = {linalg::IndexOp::create(nb, l, 0),
-                                 linalg::IndexOp::create(nb, l, 1)};
+        SmallVector<Value> at = {index[0], index[1]};
         Value zero = arith::ConstantOp::create(nb, l, nb.getZeroAttr(element));
         Value sum = foldBox(nb, l, from, to, at, zero,
                             [&](OpBuilder &fb, Location fl, Value acc, ArrayRef<Value> where) {
@@ -604,9 +591,9 @@ LogicalResult lowerAdaptiveAvgPool(Operation *op, PatternRewriter &rewriter) {
                             });
         // At least one element per cell of a non-empty input.
         count = arith::MaxSIOp::create(nb, l, count, arith::ConstantIndexOp::create(nb, l, 1));
-        linalg::YieldOp::create(nb, l, divideBy(nb, l, sum, count));
+        return divideBy(nb, l, sum, count);
       });
-  rewriter.replaceOp(op, generic.getResults());
+  rewriter.replaceOp(op, averages);
   return success();
 }
 
