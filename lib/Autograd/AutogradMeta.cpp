@@ -2,6 +2,8 @@
 
 #include "opal/Autograd/AutogradMeta.h"
 
+#include <algorithm>
+
 #include "opal/Autograd/Functions.h"
 #include "opal/Autograd/GradMode.h"
 #include "opal/Support/Exceptions.h"
@@ -71,6 +73,30 @@ void autograd::retainGrad(const Tensor &tensor) {
     return;
   meta->retained = std::make_shared<RetainedGrad>();
   meta->gradFn->retainedGrads.emplace_back(meta->outputNr, meta->retained);
+}
+
+int64_t autograd::registerHook(const Tensor &tensor, GradHook hook) {
+  if (!requiresGrad(tensor))
+    throw OpalError("cannot register a hook on a tensor that doesn't require gradient");
+  AutogradMeta &meta = materializeAutogradMeta(tensor);
+  if (!meta.hooks) {
+    meta.hooks = std::make_shared<GradHooks>();
+    if (meta.gradFn)
+      meta.gradFn->gradHooks.emplace_back(meta.outputNr, meta.hooks);
+  }
+  int64_t id = meta.hooks->nextId++;
+  meta.hooks->hooks.emplace_back(id, std::move(hook));
+  return id;
+}
+
+void autograd::removeHook(const Tensor &tensor, int64_t id) {
+  AutogradMeta *meta = autogradMeta(tensor);
+  if (!meta || !meta->hooks)
+    return;
+  auto &hooks = meta->hooks->hooks;
+  hooks.erase(std::remove_if(hooks.begin(), hooks.end(),
+                             [id](const auto &entry) { return entry.first == id; }),
+              hooks.end());
 }
 
 Tensor autograd::gradOf(const Tensor &tensor) {

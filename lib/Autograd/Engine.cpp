@@ -126,6 +126,15 @@ std::vector<Tensor> execute(const std::shared_ptr<Node> &root, bool retainGraph,
     std::vector<Tensor> inputs = std::move(buffers[node]);
     buffers.erase(node);
     inputs.resize(node->numInputs());
+    // Gradient hooks: a result's on its grad_fn's input, a leaf's on its
+    // AccumulateGrad's, before anything reads the gradient.
+    for (const auto &[inputNr, hooks] : node->gradHooks)
+      if (inputNr < inputs.size() && inputs[inputNr].defined())
+        inputs[inputNr] = hooks->run(std::move(inputs[inputNr]));
+    if (auto *accumulate = dynamic_cast<AccumulateGrad *>(node))
+      if (AutogradMeta *meta = autogradMeta(accumulate->variable());
+          meta && meta->hooks && !inputs.empty() && inputs[0].defined())
+        inputs[0] = meta->hooks->run(std::move(inputs[0]));
     if (captures)
       for (size_t c = 0; c < captures->size(); ++c)
         if ((*captures)[c].node == node)

@@ -17,6 +17,20 @@ std::atomic<uint64_t> nextSequenceNr{0};
 
 Node::Node() : sequenceNr_(nextSequenceNr.fetch_add(1, std::memory_order_relaxed)) {}
 
+Tensor GradHooks::run(Tensor grad) const {
+  // (A copy: a hook may register or remove hooks.)
+  auto current = hooks;
+  for (const auto &[id, hook] : current) {
+    Tensor replaced = hook(grad);
+    if (!replaced.defined())
+      continue;
+    if (!(replaced.sizes() == grad.sizes()))
+      throw OpalError("hook 'hook' has changed the size of value");
+    grad = std::move(replaced);
+  }
+  return grad;
+}
+
 uint32_t Node::addInput(const Tensor &output) {
   inputs_.push_back(InputMetadata{DimVector(output.sizes()),
                                   output.dtype(), output.device()});

@@ -147,6 +147,35 @@ class set_grad_enabled(_GradModeContext):
         return wrapper
 
 
+class RemovableHandle:
+    """What Tensor.register_hook returns: remove() takes the hook away."""
+
+    def __init__(self, tensor, hook_id):
+        self._tensor = tensor
+        self._id = hook_id
+
+    def remove(self):
+        if self._tensor is not None:
+            self._tensor._remove_hook(self._id)
+            self._tensor = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def _register_hook(self, hook):
+    """Registers `hook(grad)`, called with each gradient computed for this
+    tensor before it is accumulated into .grad or passed on (a returned
+    tensor of the same size replaces it); returns a handle whose remove()
+    takes it away (Tensor.register_hook)."""
+    if not callable(hook):
+        raise TypeError(f"register_hook expects a callable, got {type(hook).__name__}")
+    return RemovableHandle(self, self._register_hook(hook))
+
+
 def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
     """Tensor.backward: opal.autograd.backward(self, gradient, ...)."""
     backward(self, None if gradient is None else [gradient], retain_graph, create_graph, inputs)
@@ -201,6 +230,7 @@ def _install():
     A = ops.aten
     Tensor = _C.Tensor
     Tensor.backward = _tensor_backward
+    Tensor.register_hook = _register_hook
 
     def recorded_when_needed(name, recorded):
         direct = getattr(Tensor, name)

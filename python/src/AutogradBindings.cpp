@@ -28,6 +28,30 @@ std::vector<Tensor> tensorsOrNone(const py::sequence &items) {
 
 py::object tensorOrNone(const Tensor &t) { return t.defined() ? py::cast(t) : py::none(); }
 
+/// A Python gradient hook as a GradHook: called (and released) with the
+/// GIL held; its None keeps the gradient.
+GradHook pythonHook(py::function fn) {
+  std::shared_ptr<py::function> held(new py::function(std::move(fn)), [](py::function *f) {
+    py::gil_scoped_acquire gil;
+    delete f;
+  });
+  return [held](const Tensor &grad) -> Tensor {
+    py::gil_scoped_acquire gil;
+    py::object result = (*held)(grad);
+    if (result.is_none())
+      return Tensor();
+    if (!py::isinstance<Tensor>(result))
+      throw OpalError("a gradient hook must return a Tensor or None, got " +
+                      std::string(py::str(py::type::of(result).attr("__name__"))));
+    Tensor replaced = result.cast<Tensor>();
+    if (!(replaced.sizes() == grad.sizes()))
+      throw OpalError("hook '" +
+                      std::string(py::str(py::getattr(*held, "__name__", py::str("hook")))) +
+                      "' has changed the size of value");
+    return replaced;
+  };
+}
+
 /// The backward of an op registered with opal.library.register_autograd:
 /// a Python function from the gradients of the op's tensor results to
 /// those of its tensor arguments.
@@ -137,6 +161,9 @@ void opal::python::bindAutograd(py::module_ &m) {
                                     dtypeName(value.dtype()) + sizesText(value.sizes()));
             setGrad(t, value);
           })
+      .def("_register_hook",
+           [](const Tensor &t, py::function fn) { return registerHook(t, pythonHook(fn)); })
+      .def("_remove_hook", [](const Tensor &t, int64_t id) { removeHook(t, id); })
       .def("retain_grad", [](const Tensor &t) { retainGrad(t); },
            "Keeps the gradient backward computes for this non-leaf tensor in .grad.")
       .def_property_readonly("retains_grad",

@@ -928,3 +928,66 @@ def test_backward_into_inputs_errors():
                                            r"requires_grad=False$"):
         (x * 2).sum().backward(inputs=[opal.ones(2)])
     assert x.grad is None
+
+
+def _hook_story(m):
+    """register_hook on leaves and non-leaves, in backward and grad;
+    replacing hooks, removed hooks, and the errors."""
+    out = []
+    x = m.ones(3, requires_grad=True)
+    seen = []
+    x.register_hook(lambda g: seen.append(g.tolist()))
+    (x * 2).sum().backward()
+    out.append((seen[-1], x.grad.tolist()))
+    handle = x.register_hook(lambda g: g * 10)
+    (x * 2).sum().backward()
+    out.append((seen[-1], x.grad.tolist()))
+    handle.remove()
+    (x * 2).sum().backward()
+    out.append(x.grad.tolist())
+    y = x * 3
+    z = y * y
+    ys = []
+    y.register_hook(lambda g: ys.append(g.tolist()) or g * 0 + 1)
+    z.sum().backward()
+    out.append((ys, x.grad.tolist()))
+    a = m.ones(2, requires_grad=True)
+    b = a * 4
+    b.register_hook(lambda g: g * 2)
+    out.append(m.autograd.grad(b.sum(), [a])[0].tolist())
+    try:
+        m.ones(2).register_hook(lambda g: g)
+    except RuntimeError as error:
+        out.append(str(error))
+
+    def widen(g):
+        return m.ones(3)
+    c = m.ones(2, requires_grad=True)
+    c.register_hook(widen)
+    try:
+        (c * 2).sum().backward()
+    except RuntimeError as error:
+        out.append(str(error).splitlines()[0])
+    return out
+
+
+def test_register_hook_matches_pytorch():
+    assert _hook_story(opal) == _hook_story(torch)
+    assert _hook_story(opal)[-1] == "hook 'widen' has changed the size of value"
+
+
+def test_register_hook_bad_uses():
+    x = opal.ones(2, requires_grad=True)
+    with pytest.raises(TypeError, match="register_hook expects a callable, got int"):
+        x.register_hook(3)
+    x.register_hook(lambda g: "text")
+    with pytest.raises(RuntimeError, match="a gradient hook must return a Tensor or None, "
+                                           "got str"):
+        (x * 2).sum().backward()
+    # A failed backward left the tensor usable; the handle removes once.
+    y = opal.ones(2, requires_grad=True)
+    handle = y.register_hook(lambda g: g * 3)
+    handle.remove()
+    handle.remove()
+    (y * 2).sum().backward()
+    assert y.grad.tolist() == [2.0, 2.0]

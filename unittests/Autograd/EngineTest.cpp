@@ -140,3 +140,32 @@ TEST_F(Autograd, FormulasAreFoundByName) {
 }
 
 } // namespace
+
+TEST_F(Autograd, HooksSeeAndReplaceGradients) {
+  Tensor x = leaf({1, 2});
+  Tensor y = call("aten::mul", "Tensor", {x, x}); // a non-leaf
+  std::vector<float> seenAtY;
+  registerHook(y, [&](const Tensor &grad) {
+    seenAtY = values(grad);
+    return Tensor(); // keeps it
+  });
+  int64_t doubling = registerHook(x, [&](const Tensor &grad) {
+    return call("aten::mul", "Scalar", {grad, 2.0});
+  });
+  Tensor s = call("aten::sum", "", {y, IValue()});
+  backward({s}, {Tensor()}, /*retainGraph=*/true);
+  EXPECT_EQ(seenAtY, (std::vector<float>{1, 1}));
+  EXPECT_EQ(values(gradOf(x)), (std::vector<float>{4, 8})); // 2x * 2
+  removeHook(x, doubling);
+  setGrad(x, Tensor());
+  backward({s}, {Tensor()}, false);
+  EXPECT_EQ(values(gradOf(x)), (std::vector<float>{2, 4}));
+  Tensor plain = Tensor::empty({2});
+  EXPECT_EQ(errorOf([&] { registerHook(plain, [](const Tensor &g) { return g; }); }),
+            "cannot register a hook on a tensor that doesn't require gradient");
+  Tensor z = leaf({1, 2, 3});
+  registerHook(z, [](const Tensor &) { return Tensor::empty({5}); });
+  Tensor t = call("aten::sum", "", {z, IValue()});
+  EXPECT_EQ(errorOf([&] { backward({t}, {Tensor()}, false); }),
+            "hook 'hook' has changed the size of value");
+}

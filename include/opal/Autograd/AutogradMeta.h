@@ -35,6 +35,9 @@ struct AutogradMeta : AutogradMetaInterface {
   std::weak_ptr<Node> gradAccumulator;
   /// A non-leaf's .grad after retain_grad().
   std::shared_ptr<RetainedGrad> retained;
+  /// The tensor's gradient hooks (register_hook), shared with its
+  /// grad_fn for a non-leaf.
+  std::shared_ptr<GradHooks> hooks;
 };
 
 /// The tensor's autograd state, or null if it never had any.
@@ -66,6 +69,12 @@ Edge gradientEdge(const Tensor &tensor);
 void retainGrad(const Tensor &tensor);
 /// The tensor's .grad: a leaf's accumulated one, or a non-leaf's retained one.
 Tensor gradOf(const Tensor &tensor);
+/// PyTorch's register_hook: `hook` sees (and may replace) each gradient
+/// computed for `tensor`, before it is accumulated or passed on; returns
+/// the number removeHook takes. Throws if the tensor requires no grad.
+int64_t registerHook(const Tensor &tensor, GradHook hook);
+/// Removes a hook registerHook returned (nothing if it is gone).
+void removeHook(const Tensor &tensor, int64_t id);
 /// Sets (or, undefined, clears) the tensor's .grad.
 void setGrad(const Tensor &tensor, Tensor grad);
 /// Makes `tensor` output `outputNr` of `fn` (its grad_fn).

@@ -14,6 +14,7 @@
 #include "opal/Runtime/Tensor.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,19 @@ namespace opal::autograd {
 
 class Node;
 struct RetainedGrad;
+
+/// A tensor's gradient hook (register_hook): given the gradient, returns a
+/// replacement, or an undefined tensor to keep it.
+using GradHook = std::function<Tensor(const Tensor &)>;
+
+/// The hooks of one tensor, in registration order, each with the number
+/// its handle removes it by.
+struct GradHooks {
+  std::vector<std::pair<int64_t, GradHook>> hooks;
+  int64_t nextId = 0;
+  /// `grad` through every hook in order; a replacement must keep its sizes.
+  Tensor run(Tensor grad) const;
+};
 
 /// Input `inputNr` of `function`; an invalid edge leads nowhere (an input
 /// that does not require grad).
@@ -70,6 +84,9 @@ public:
   /// The non-leaf tensors whose .grad retains the gradient flowing into
   /// input `first` of this node (retain_grad()).
   std::vector<std::pair<uint32_t, std::weak_ptr<RetainedGrad>>> retainedGrads;
+  /// The hooks of the non-leaf tensors whose gradient flows into input
+  /// `first` of this node (a leaf's hooks live on its AutogradMeta).
+  std::vector<std::pair<uint32_t, std::shared_ptr<GradHooks>>> gradHooks;
 
 private:
   std::vector<Edge> next_;
