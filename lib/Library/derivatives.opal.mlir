@@ -477,6 +477,74 @@ opal.library "aten_backward" {
   }
   // amax/amin: the gradient shared equally by the elements equal to the
   // result.
+  // prod: the product of the others. Without a zero in the reduced
+  // slice, result / x; with one, the product of the others at the zero and
+  // 0 elsewhere; with more, 0 (PyTorch's rule, without dividing by zero).
+  opal.def "prod(Tensor grad, Tensor self, Tensor result) -> Tensor self"
+  opal.decomposition "prod" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %result: !opal.tensor):
+    %none = opal.none
+    %dims = opal.normalize_dims %self, %none : !opal.tensor, !opal.none -> !opal.list<i64>
+    %true = arith.constant true
+    %zero = arith.constant 0.0 : f64
+    %one = arith.constant 1.0 : f64
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %int64 = arith.constant 4 : i64
+    %gk = opal.keep_dims %grad, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+    %rk = opal.keep_dims %result, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+    %zeros = aten.eq.Scalar %self, %zero : (!opal.tensor, f64) -> !opal.tensor
+    %count = aten.sum.dim_IntList %zeros, %dims, %true, %int64 : (!opal.tensor, !opal.list<i64>, i1, i64) -> !opal.tensor
+    %nonzero = aten.masked_fill.Scalar %self, %zeros, %one : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    %pnz0 = aten.prod %nonzero, %none : (!opal.tensor, !opal.none) -> !opal.tensor
+    %pnz = opal.keep_dims %pnz0, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+    %shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %others = opal.broadcast_to %pnz, %shape : !opal.tensor, !opal.list<i64> -> !opal.tensor
+    %one_zero = aten.eq.Scalar %count, %c1 : (!opal.tensor, i64) -> !opal.tensor
+    %at_zero = aten.logical_and %one_zero, %zeros : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %elsewhere = aten.logical_not %at_zero : (!opal.tensor) -> !opal.tensor
+    %inner = aten.masked_fill.Scalar %others, %elsewhere, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    %quotient = aten.div.Tensor %rk, %self : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %no_zero = aten.eq.Scalar %count, %c0 : (!opal.tensor, i64) -> !opal.tensor
+    %value = aten.where.self %no_zero, %quotient, %inner : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
+    %g = aten.mul.Tensor %gk, %value : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "prod.dim_int(Tensor grad, Tensor self, Tensor result, int dim, bool keepdim) -> Tensor self"
+  opal.decomposition "prod.dim_int" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %result: !opal.tensor, %dim: i64, %keepdim: i1):
+    %none = opal.none
+    %dim_list = opal.list %dim : i64 -> !opal.list<i64>
+    %dims = opal.normalize_dims %self, %dim_list : !opal.tensor, !opal.list<i64> -> !opal.list<i64>
+    %true = arith.constant true
+    %zero = arith.constant 0.0 : f64
+    %one = arith.constant 1.0 : f64
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %int64 = arith.constant 4 : i64
+    %gk, %rk = opal.static_if %keepdim -> !opal.tensor, !opal.tensor {
+      opal.yield %grad, %result : !opal.tensor, !opal.tensor
+    } else {
+      %a = opal.keep_dims %grad, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      %b = opal.keep_dims %result, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      opal.yield %a, %b : !opal.tensor, !opal.tensor
+    }
+    %zeros = aten.eq.Scalar %self, %zero : (!opal.tensor, f64) -> !opal.tensor
+    %count = aten.sum.dim_IntList %zeros, %dims, %true, %int64 : (!opal.tensor, !opal.list<i64>, i1, i64) -> !opal.tensor
+    %nonzero = aten.masked_fill.Scalar %self, %zeros, %one : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    %pnz = aten.prod.dim_int %nonzero, %dim, %true, %none : (!opal.tensor, i64, i1, !opal.none) -> !opal.tensor
+    %shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
+    %others = opal.broadcast_to %pnz, %shape : !opal.tensor, !opal.list<i64> -> !opal.tensor
+    %one_zero = aten.eq.Scalar %count, %c1 : (!opal.tensor, i64) -> !opal.tensor
+    %at_zero = aten.logical_and %one_zero, %zeros : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %elsewhere = aten.logical_not %at_zero : (!opal.tensor) -> !opal.tensor
+    %inner = aten.masked_fill.Scalar %others, %elsewhere, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    %quotient = aten.div.Tensor %rk, %self : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %no_zero = aten.eq.Scalar %count, %c0 : (!opal.tensor, i64) -> !opal.tensor
+    %value = aten.where.self %no_zero, %quotient, %inner : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
+    %g = aten.mul.Tensor %gk, %value : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
   opal.def "amax(Tensor grad, Tensor self, Tensor result, int[1] dim, bool keepdim) -> Tensor self"
   opal.decomposition "amax" {
   ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %result: !opal.tensor, %dim: !opal.list<i64>, %keepdim: i1):
