@@ -115,6 +115,25 @@ opal.library "aten_backward" {
     opal.yield %g : !opal.tensor
   }
 
+  // base ** exponent with a scalar base: grad * result * log(base), and 0
+  // where the base is 0 and the exponent not negative (PyTorch's rule).
+  opal.def "pow.Scalar(Tensor grad, Scalar self, Tensor exponent, Tensor result) -> Tensor exponent"
+  opal.decomposition "pow.Scalar" {
+  ^bb0(%grad: !opal.tensor, %self: f64, %exponent: !opal.tensor, %result: !opal.tensor):
+    %none = opal.none
+    %f64 = arith.constant 7 : i64
+    %zero = arith.constant 0.0 : f64
+    %b = aten.scalar_tensor %self, %f64, %none, %none, %none : (f64, i64, !opal.none, !opal.none, !opal.none) -> !opal.tensor
+    %lb = aten.log %b : (!opal.tensor) -> !opal.tensor
+    %d = aten.mul.Tensor %result, %lb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %b0 = aten.eq.Scalar %b, %zero : (!opal.tensor, f64) -> !opal.tensor
+    %ge = aten.ge.Scalar %exponent, %zero : (!opal.tensor, f64) -> !opal.tensor
+    %both = aten.logical_and %b0, %ge : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %dz = aten.masked_fill.Scalar %d, %both, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    %g = aten.mul.Tensor %grad, %dz : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+
   // --- Elementwise math ------------------------------------------------------
   opal.def "exp(Tensor grad, Tensor result) -> Tensor self"
   opal.decomposition "exp" {
@@ -1093,6 +1112,48 @@ opal.library "aten_backward" {
     opal.yield %m : !opal.tensor
     }
     opal.yield %g : !opal.tensor
+  }
+  // clamp with tensor bounds (PyTorch's clamp_backward_min_max): self's
+  // gradient where min <= x <= max; min's where x < min (and min < max);
+  // max's where x > max, or everywhere max < min (the result is max there).
+  opal.def "clamp.Tensor(Tensor grad, Tensor self, Tensor? min, Tensor? max) -> (Tensor self, Tensor min, Tensor max)"
+  opal.decomposition "clamp.Tensor" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %min: !opal.tensor, %max: !opal.tensor):
+    %zero = arith.constant 0.0 : f64
+    %no_min = opal.is_none %min : !opal.tensor -> i1
+    %no_max = opal.is_none %max : !opal.tensor -> i1
+    %zeros = aten.mul.Scalar %grad, %zero : (!opal.tensor, f64) -> !opal.tensor
+    %gs, %gmin, %gmax = opal.static_if %no_min -> !opal.tensor, !opal.tensor, !opal.tensor {
+      %le = aten.le.Tensor %self, %max : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %s = aten.where.self %le, %grad, %zeros : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
+      %gt = aten.gt.Tensor %self, %max : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %x = aten.where.self %gt, %grad, %zeros : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
+      opal.yield %s, %zeros, %x : !opal.tensor, !opal.tensor, !opal.tensor
+    } else {
+      %r:3 = opal.static_if %no_max -> !opal.tensor, !opal.tensor, !opal.tensor {
+        %ge = aten.ge.Tensor %self, %min : (!opal.tensor, !opal.tensor) -> !opal.tensor
+        %s = aten.where.self %ge, %grad, %zeros : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
+        %lt = aten.lt.Tensor %self, %min : (!opal.tensor, !opal.tensor) -> !opal.tensor
+        %n = aten.where.self %lt, %grad, %zeros : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
+        opal.yield %s, %n, %zeros : !opal.tensor, !opal.tensor, !opal.tensor
+      } else {
+        %ge = aten.ge.Tensor %self, %min : (!opal.tensor, !opal.tensor) -> !opal.tensor
+        %le = aten.le.Tensor %self, %max : (!opal.tensor, !opal.tensor) -> !opal.tensor
+        %inside = aten.logical_and %ge, %le : (!opal.tensor, !opal.tensor) -> !opal.tensor
+        %s = aten.where.self %inside, %grad, %zeros : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
+        %lt = aten.lt.Tensor %self, %min : (!opal.tensor, !opal.tensor) -> !opal.tensor
+        %ordered = aten.lt.Tensor %min, %max : (!opal.tensor, !opal.tensor) -> !opal.tensor
+        %below = aten.logical_and %lt, %ordered : (!opal.tensor, !opal.tensor) -> !opal.tensor
+        %n = aten.where.self %below, %grad, %zeros : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
+        %gt = aten.gt.Tensor %self, %max : (!opal.tensor, !opal.tensor) -> !opal.tensor
+        %crossed = aten.lt.Tensor %max, %min : (!opal.tensor, !opal.tensor) -> !opal.tensor
+        %above = aten.logical_or %gt, %crossed : (!opal.tensor, !opal.tensor) -> !opal.tensor
+        %x = aten.where.self %above, %grad, %zeros : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
+        opal.yield %s, %n, %x : !opal.tensor, !opal.tensor, !opal.tensor
+      }
+      opal.yield %r#0, %r#1, %r#2 : !opal.tensor, !opal.tensor, !opal.tensor
+    }
+    opal.yield %gs, %gmin, %gmax : !opal.tensor, !opal.tensor, !opal.tensor
   }
   // the filled elements get no gradient
   opal.def "masked_fill.Scalar_self(Tensor grad, Tensor mask) -> Tensor"

@@ -7,11 +7,12 @@
 // An op without a derivative formula on the path of a gradient.
 opal.library "demo" {
   opal.def "demo::rounded(Tensor x) -> Tensor"
-  // expected-error @+1 {{cannot derive the backward of demo::rounded: aten::pow.Scalar has no derivative formula}}
+  // expected-error @+1 {{cannot derive the backward of demo::rounded: aten::masked_scatter has no derivative formula}}
   opal.decomposition "rounded" {
   ^bb0(%x: !opal.tensor):
-    %two = arith.constant 2.0 : f64
-    %f = aten.pow.Scalar %two, %x : (f64, !opal.tensor) -> !opal.tensor
+    %five = arith.constant 5.0 : f64
+    %mask = aten.gt.Scalar %x, %five : (!opal.tensor, f64) -> !opal.tensor
+    %f = aten.masked_scatter %x, %mask, %x : (!opal.tensor, !opal.tensor, !opal.tensor) -> !opal.tensor
     %y = aten.mul.Tensor %x, %f : (!opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %y : !opal.tensor
   }
