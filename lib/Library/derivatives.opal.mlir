@@ -876,6 +876,15 @@ opal.library "aten_backward" {
   // Padding and repeating: native kernels (DerivativeKernels.cpp) that pad
   // the gradient back by the negated padding, or sum its repeated tiles.
   opal.def "constant_pad_nd(Tensor grad, int[] pad) -> Tensor self"
+  // Reflection and replication pads: native kernels that run the pad on
+  // the plane of the input's indices (which input element each output
+  // element copies) and scatter-add the gradient back there.
+  opal.def "reflection_pad1d(Tensor grad, Tensor self, int[2] padding) -> Tensor self"
+  opal.def "reflection_pad2d(Tensor grad, Tensor self, int[4] padding) -> Tensor self"
+  opal.def "reflection_pad3d(Tensor grad, Tensor self, int[6] padding) -> Tensor self"
+  opal.def "replication_pad1d(Tensor grad, Tensor self, int[2] padding) -> Tensor self"
+  opal.def "replication_pad2d(Tensor grad, Tensor self, int[4] padding) -> Tensor self"
+  opal.def "replication_pad3d(Tensor grad, Tensor self, int[6] padding) -> Tensor self"
   opal.def "repeat(Tensor grad, Tensor self, int[] repeats) -> Tensor self"
 
   // --- More elementwise, piecewise and selecting ops ---------------------

@@ -215,6 +215,19 @@ CASES = [
      m.ops.aten.clamp.Tensor(a, lo - 0.5, hi + 0.5), [(3, 4), (4,), (3, 1)], False),
     ("clamp_tensor_min", lambda m, a, lo: m.clamp(a, lo) if m is torch else
      m.ops.aten.clamp.Tensor(a, lo), [(3, 4), (3, 4)], False),
+    ("reflection_pad1d", lambda m, x: F.pad(x, (2, 1), mode="reflect") if m is torch else
+     m.ops.aten.reflection_pad1d(x, [2, 1]), [(2, 3, 5)], False),
+    ("reflection_pad2d", lambda m, x: F.pad(x, (2, 1, 1, 2), mode="reflect") if m is torch else
+     m.ops.aten.reflection_pad2d(x, [2, 1, 1, 2]), [(2, 4, 5)], False),
+    ("reflection_pad3d", lambda m, x: F.pad(x, (1, 1, 1, 1, 1, 1), mode="reflect")
+     if m is torch else m.ops.aten.reflection_pad3d(x, [1] * 6), [(1, 2, 3, 4, 3)], False),
+    ("replication_pad1d", lambda m, x: F.pad(x, (3, 1), mode="replicate") if m is torch else
+     m.ops.aten.replication_pad1d(x, [3, 1]), [(3, 4)], False),
+    ("replication_pad2d", lambda m, x: F.pad(x, (2, 3, 1, 0), mode="replicate")
+     if m is torch else m.ops.aten.replication_pad2d(x, [2, 3, 1, 0]), [(1, 3, 4, 5)], False),
+    ("replication_pad3d", lambda m, x: F.pad(x, (1, 2, 0, 1, 2, 1), mode="replicate")
+     if m is torch else m.ops.aten.replication_pad3d(x, [1, 2, 0, 1, 2, 1]), [(2, 3, 4, 3)],
+     False),
     ("layer_norm_plain", lambda m, a: _functional("layer_norm")(m, a, [3, 4]), [(2, 3, 4)],
      False),
     ("sum", lambda m, a: a.sum(), [(3, 4)], False),
