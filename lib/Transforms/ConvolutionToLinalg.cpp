@@ -256,6 +256,13 @@ Value linearized(ConvBuilder &cb, ArrayRef<Value> at, ArrayRef<Value> sizes) {
   return position;
 }
 
+/// A result [N, G, Fg, O...] as PyTorch's [N, G*Fg, O...].
+Value mergeGroups(ConvBuilder &cb, Value result, int64_t spatial) {
+  SmallVector<unsigned> groups = {1, 2};
+  groups.append(spatial, 1);
+  return cb.collapse(result, groups);
+}
+
 /// The result [N, G*Fg, O...] of `products` [G, Fg, N*O...]: a generic over
 /// [N, G, Fg, O...] that reads each product (at its row-major position in
 /// [N, O...]; memref.expand_shape of several dynamic dims in one group does
@@ -275,9 +282,7 @@ Value batchInFront(ConvBuilder &cb, Value products, Value n, ArrayRef<Value> out
             nb, l, products, ValueRange{at[1], at[2], linearized(in, position, columns)});
         return castFloat(nb, l, v, element);
       });
-  SmallVector<unsigned> groups = {1, 2};
-  groups.append(spatial, 1);
-  return cb.collapse(result, groups);
+  return mergeGroups(cb, result, spatial);
 }
 
 /// The sizes of dims [from, from + count) of `tensor`.
@@ -593,9 +598,7 @@ Value shiftedConv(ConvBuilder &cb, Value input, Value weight, const ConvParamete
     Value v = tensor::ExtractOp::create(nb, l, sums, ValueRange{at[1], row, at[2]});
     return castFloat(nb, l, v, element);
   });
-  SmallVector<unsigned> resultGroups = {1, 2};
-  resultGroups.append(spatial, 1);
-  return cb.collapse(result, resultGroups);
+  return mergeGroups(cb, result, spatial);
 }
 
 /// prims.conv of several groups with few channels each (a depthwise
@@ -668,9 +671,7 @@ Value groupedConv(ConvBuilder &cb, Value input, Value weight, const ConvParamete
           })
           .getResult(0);
   Value result = roundedTo(cb, sums, sizes, element);
-  SmallVector<unsigned> resultGroups = {1, 2};
-  resultGroups.append(spatial, 1);
-  return cb.collapse(result, resultGroups);
+  return mergeGroups(cb, result, spatial);
 }
 
 /// prims.conv_transpose (see the file comment).
@@ -772,9 +773,7 @@ Value transposedConv(ConvBuilder &cb, Value input, Value weight, const ConvParam
         return extractInside(nb, l, columns, coords, inside, nb.getZeroAttr(accumulator));
       });
   result = roundedTo(cb, result, resultSizes, element);
-  SmallVector<unsigned> groupsOfDims = {1, 2};
-  groupsOfDims.append(spatial, 1);
-  return cb.collapse(result, groupsOfDims);
+  return mergeGroups(cb, result, spatial);
 }
 
 LogicalResult lowerConv(Operation *op, PatternRewriter &rewriter) {

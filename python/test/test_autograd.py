@@ -528,14 +528,20 @@ def _mlp_losses(m, steps=8):
     losses = []
     for _ in range(steps):
         logits = linear(linear(x, w1, b1).relu(), w2, b2)
-        loss = -(logits.log_softmax(1) * target).sum(1).mean()
-        loss.backward()
-        with m.no_grad():
-            for p in (w1, b1, w2, b2):
-                p -= 0.5 * p.grad
-                p.grad = None
-        losses.append(loss.item())
+        losses.append(_sgd_step(m, logits, target, (w1, b1, w2, b2), 0.5))
     return losses
+
+
+def _sgd_step(m, logits, target, params, lr):
+    """Cross-entropy of `logits` against one-hot `target`, its backward and
+    an SGD step on `params`; returns the loss."""
+    loss = -(logits.log_softmax(1) * target).sum(1).mean()
+    loss.backward()
+    with m.no_grad():
+        for p in params:
+            p -= lr * p.grad
+            p.grad = None
+    return loss.item()
 
 
 def test_mlp_training_matches_pytorch_step_by_step():
@@ -567,13 +573,7 @@ def _cnn_losses(m, steps=5):
             h = m.ops.aten.max_pool2d(h.relu(), [2, 2])
         h = _conv(m, h, c2, cb2, stride=2).relu().mean((2, 3))
         logits = (F.linear if m is torch else m.linear)(h, w, b)
-        loss = -(logits.log_softmax(1) * target).sum(1).mean()
-        loss.backward()
-        with m.no_grad():
-            for p in params:
-                p -= 0.3 * p.grad
-                p.grad = None
-        losses.append(loss.item())
+        losses.append(_sgd_step(m, logits, target, params, 0.3))
     return losses
 
 
