@@ -519,3 +519,41 @@ def test_a_truncated_op_library_is_refused_before_dlopen(tmp_path):
         result = outcome(code)
         assert result is not None, f"a library cut to {size} bytes loaded"
         assert "is not a shared library" in result[1] and "truncated?" in result[1], result
+
+
+# PyTorch's backward ops where PyTorch 1.13 itself reads past its tensors
+# (a crash or a corrupted heap), and the autograd API's bad inputs: opal
+# raises, each case in its own process.
+BACKWARD_CASES = [
+    ("A._adaptive_avg_pool2d_backward(opal.ones(2, 3, 2, 2), opal.ones(3, 7, 6))",
+     "expected grad_output with the rank, batch and channel sizes of input [3, 7, 6], but got "
+     "grad_output of shape [2, 3, 2, 2]"),
+    ("A._adaptive_avg_pool2d_backward(opal.ones(0, 3, 2, 2), opal.ones(2, 3, 7, 6))",
+     "expected grad_output with the rank, batch and channel sizes of input [2, 3, 7, 6]"),
+    ("A._adaptive_avg_pool3d_backward(opal.ones(2, 3, 2, 2), opal.ones(2, 3, 4, 5, 6))",
+     "expected grad_output with the rank, batch and channel sizes of input [2, 3, 4, 5, 6]"),
+    ("A.native_group_norm_backward(opal.ones(2, 6, 4), opal.ones(2, 6, 4), opal.ones(8), "
+     "opal.ones(8), None, 2, 6, 4, 4, [True, True, True])",
+     "Expected group > 0 && C % group == 0 to be true, but got false."),
+    ("A.avg_pool2d_backward(opal.ones(2, 3, 9, 9), opal.ones(2, 3, 7, 6), [3, 2], [2, 2], "
+     "[1, 1], True, False, None)",
+     "Expected a tensor of dimension 4 and tensor.size[2] == 4 but got: dimension 4 and "
+     "tensor.size[2] = 9"),
+    # The autograd API's new inputs: a hook's result, backward's inputs.
+    ("(lambda x: (x.register_hook(lambda g: 'text'), (x * 2).sum().backward()))"
+     "(opal.ones(2, requires_grad=True))",
+     "a gradient hook must return a Tensor or None, got str"),
+    ("(lambda x: (x.register_hook(lambda g: opal.ones(5)), (x * 2).sum().backward()))"
+     "(opal.ones(2, requires_grad=True))", "has changed the size of value"),
+    ("(opal.ones(2, requires_grad=True) * 2).sum().backward(inputs=[])",
+     "'inputs' argument to backward() cannot be empty."),
+    ("(opal.ones(2, requires_grad=True) * 2).sum().backward(inputs=[opal.ones(2)])",
+     "can't retain_grad on Tensor that has requires_grad=False"),
+]
+
+
+@pytest.mark.parametrize("code,expected", BACKWARD_CASES, ids=[c[0] for c in BACKWARD_CASES])
+def test_backward_ops_refuse_what_pytorch_reads_out_of_bounds(code, expected):
+    result = outcome(code)
+    assert result is not None, f"{code} returned instead of raising"
+    assert expected in result[1]
