@@ -53,6 +53,9 @@ const std::vector<library_detail::NativeKernel> &library_detail::nativeKernels()
     appendIndexKernels(all);
     appendDerivativeKernels(all);
     appendConvolutionDerivativeKernels(all);
+    appendIndexingDerivativeKernels(all);
+    appendSpatialDerivativeKernels(all);
+    appendDistanceDerivativeKernels(all);
     appendBackwardKernels(all);
     return all;
   }();

@@ -31,6 +31,38 @@ Tensor opal::library_detail::callTensor(const char *name, const char *overload, 
   return std::move(callOp(name, overload, std::move(stack)).back()).toTensor();
 }
 
+Tensor opal::library_detail::scatterThroughIndexPlane(
+    const Tensor &grad, IntArrayRef selfSizes, int64_t spatial,
+    const std::function<Tensor(const Tensor &)> &forward) {
+  auto rank = static_cast<int64_t>(selfSizes.size());
+  DimVector planeSizes(rank, 1);
+  int64_t plane = 1;
+  for (int64_t d = rank - spatial; d < rank; ++d) {
+    planeSizes[d] = selfSizes[d];
+    plane *= selfSizes[d];
+  }
+  Tensor index = Tensor::empty(planeSizes, ScalarType::Double);
+  double *data = index.data<double>();
+  for (int64_t i = 0; i < plane; ++i)
+    data[i] = static_cast<double>(i);
+  Tensor sources = forward(index).to(ScalarType::Long);
+  DimVector flat;
+  for (int64_t d = 0; d < grad.dim() - spatial; ++d)
+    flat.push_back(grad.size(d));
+  DimVector zeroSizes = flat;
+  flat.push_back(-1);
+  zeroSizes.push_back(plane);
+  Tensor g = grad.contiguous().reshape(flat);
+  DimVector indexShape(rank - spatial, 1);
+  indexShape.push_back(-1);
+  Tensor at = sources.reshape(indexShape).expand(g.sizes()).contiguous().to(grad.device());
+  Tensor zeros = Tensor::empty(zeroSizes, grad.dtype(), grad.device());
+  zeros.fill(0.0);
+  return callTensor("aten::scatter_add", "",
+                    {IValue(zeros), IValue(rank - spatial), IValue(at), IValue(g)})
+      .reshape(selfSizes);
+}
+
 void opal::library_detail::appendDerivativeKernels(std::vector<NativeKernel> &kernels) {
   // Each but permute's has an MLIR decomposition, declared equivalent: a
   // derived backward that reaches it fuses through it.
@@ -112,38 +144,12 @@ void opal::library_detail::appendDerivativeKernels(std::vector<NativeKernel> &ke
     return callTensor("aten::constant_pad_nd", "", {IValue(grad), IValue(pad), IValue(0.0)});
   });
   // Reflection and replication pads: the pad of the plane of the input's
-  // indices says which input element each output element copies; the
-  // gradient is scatter-added back at those indices (along the flattened
-  // spatial dims, for every leading index).
+  // indices says which input element each output element copies.
   auto padBackward = [](const char *op, int64_t spatial) {
     return [op, spatial](const Tensor &grad, const Tensor &self, Sizes padding) {
-      int64_t rank = self.dim();
-      DimVector planeSizes(rank, 1);
-      int64_t plane = 1;
-      for (int64_t d = rank - spatial; d < rank; ++d) {
-        planeSizes[d] = self.size(d);
-        plane *= self.size(d);
-      }
-      Tensor index = Tensor::empty(planeSizes, ScalarType::Double);
-      double *data = index.data<double>();
-      for (int64_t i = 0; i < plane; ++i)
-        data[i] = static_cast<double>(i);
-      Tensor sources = callTensor(op, "", {IValue(index), IValue(padding)}).to(ScalarType::Long);
-      DimVector flat;
-      for (int64_t d = 0; d < grad.dim() - spatial; ++d)
-        flat.push_back(grad.size(d));
-      DimVector zeroSizes = flat;
-      flat.push_back(-1);
-      zeroSizes.push_back(plane);
-      Tensor g = grad.contiguous().reshape(flat);
-      DimVector indexShape(rank - spatial, 1);
-      indexShape.push_back(-1);
-      Tensor at = sources.reshape(indexShape).expand(g.sizes()).contiguous().to(grad.device());
-      Tensor zeros = Tensor::empty(zeroSizes, grad.dtype(), grad.device());
-      zeros.fill(0.0);
-      return callTensor("aten::scatter_add", "",
-                        {IValue(zeros), IValue(rank - spatial), IValue(at), IValue(g)})
-          .reshape(self.sizes());
+      return scatterThroughIndexPlane(grad, self.sizes(), spatial, [&](const Tensor &plane) {
+        return callTensor(op, "", {IValue(plane), IValue(padding)});
+      });
     };
   };
   list("aten_backward::reflection_pad1d", padBackward("aten::reflection_pad1d", 1));

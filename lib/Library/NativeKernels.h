@@ -23,6 +23,7 @@
 #include "opal/Runtime/Tensor.h"
 #include "opal/Support/ArrayRef.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -54,11 +55,18 @@ void appendIndexKernels(std::vector<NativeKernel> &kernels);
 void appendDataKernels(std::vector<NativeKernel> &kernels);
 /// Appends native_batch_norm (its MLIR kernel, then the running statistics).
 void appendNormKernels(std::vector<NativeKernel> &kernels);
-/// Appends randperm.
+/// Appends randperm and dropout.
 void appendRandomKernels(std::vector<NativeKernel> &kernels);
 /// Appends the derivative formulas that only move the gradient
 /// (aten_backward's views and identities).
 void appendDerivativeKernels(std::vector<NativeKernel> &kernels);
+/// Appends the derivatives of as_strided, diagonal, index_put,
+/// masked_scatter, scatter_reduce and _embedding_bag.
+void appendIndexingDerivativeKernels(std::vector<NativeKernel> &kernels);
+/// Appends the derivatives of the upsamplings, col2im and grid_sampler_2d.
+void appendSpatialDerivativeKernels(std::vector<NativeKernel> &kernels);
+/// Appends the derivatives of _cdist_forward and _pdist_forward.
+void appendDistanceDerivativeKernels(std::vector<NativeKernel> &kernels);
 /// Appends PyTorch's backward ops (native_layer_norm_backward, ...).
 void appendBackwardKernels(std::vector<NativeKernel> &kernels);
 /// Appends the gradients of a convolution (calls of aten::convolution).
@@ -78,6 +86,13 @@ void checkSizesAndStrides(const std::vector<int64_t> &sizes,
 /// `t` on the host, contiguous (itself when it already is): native kernels
 /// of CUDA tensors compute on such a copy.
 Tensor hostContiguous(const Tensor &t);
+
+/// The gradient of an op whose every output element copies one input
+/// element (pads, nearest upsampling) in its last `spatial` dims: `forward`
+/// applied to the plane of the input's indices (float64, 1 in the leading
+/// dims) says which; the gradient is scatter-added back there.
+Tensor scatterThroughIndexPlane(const Tensor &grad, IntArrayRef selfSizes, int64_t spatial,
+                                const std::function<Tensor(const Tensor &)> &forward);
 
 /// Every native kernel of the aten library, made once.
 const std::vector<NativeKernel> &nativeKernels();

@@ -1,4 +1,4 @@
-//===- RandomKernels.cpp - aten randperm as a native kernel ---------------===//
+//===- RandomKernels.cpp - aten randperm and dropout as native kernels ----===//
 //
 // randperm(n) is a Fisher-Yates shuffle of 0..n-1, a loop whose steps each
 // depend on the last: a native kernel, computed on the host. It takes one
@@ -6,7 +6,7 @@
 // swap partner j in [0, i] from the 64 bits of words 0 and 1 of Philox at
 // (seed, offset, i) (Runtime/Philox.h): a seeded call gives the same
 // permutation on every device. (Its numbers are not PyTorch's: PyTorch's
-// CPU generator is a Mersenne Twister.)
+// CPU generator is a Mersenne Twister.) dropout's kernel calls native_dropout.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,9 +15,11 @@
 #include "opal/Runtime/DispatchTypes.h"
 #include "opal/Runtime/Generator.h"
 #include "opal/Runtime/Philox.h"
+#include "opal/JIT/MlirKernel.h"
 #include "opal/Support/Exceptions.h"
 
 #include <numeric>
+#include <sstream>
 #include <type_traits>
 
 using namespace opal;
@@ -79,9 +81,31 @@ void randpermBoxed(const OperatorHandle &, DispatchKeySet, Stack *stack) {
   stack->emplace_back(std::move(result));
 }
 
+// dropout(input, p, train): p checked, then native_dropout's output when
+// training and the input itself otherwise. Its MLIR decomposition says the
+// same (composites compile through it); this kernel calls native_dropout
+// through the dispatcher, so under autograd that op records the mask its
+// gradient needs (PyTorch's dropout is CompositeImplicitAutograd too).
+Tensor dropout(const Tensor &input, double p, bool train) {
+  if (!(p >= 0 && p <= 1)) {
+    std::ostringstream text;
+    text << "dropout probability has to be between 0 and 1, but got " << p;
+    throw OpalError(text.str());
+  }
+  if (!train)
+    return input;
+  return std::move(callOp("aten::native_dropout", "", {IValue(input), IValue(p), IValue(train)})
+                       .front())
+      .toTensor();
+}
+
 } // namespace
 
 void opal::library_detail::appendRandomKernels(std::vector<NativeKernel> &kernels) {
   kernels.push_back({"aten::randperm", DispatchKey::CompositeExplicitAutograd,
                      KernelFunction::makeFromBoxedFunction(randpermBoxed)});
+  KernelFunction dropoutKernel = KernelFunction::makeFromUnboxedCallable(dropout);
+  jit::declareEquivalentToMlir(dropoutKernel);
+  kernels.push_back(
+      {"aten::dropout", DispatchKey::CompositeImplicitAutograd, std::move(dropoutKernel)});
 }

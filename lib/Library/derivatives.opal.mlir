@@ -1651,4 +1651,148 @@ opal.library "aten_backward" {
     %g = aten.slice_scatter %z, %grad, %dim, %start, %end, %step : (!opal.tensor, !opal.tensor, i64, i64, i64, i64) -> !opal.tensor
     opal.yield %g : !opal.tensor
   }
+
+  // --- Squares, narrows, scatters of slices, fills, random draws -------------
+  // 2 * self * grad (PyTorch records square as pow(self, 2)).
+  opal.def "square(Tensor grad, Tensor self) -> Tensor self"
+  opal.decomposition "square" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):
+    %two = arith.constant 2.0 : f64
+    %d = aten.mul.Scalar %self, %two : (!opal.tensor, f64) -> !opal.tensor
+    %g = aten.mul.Tensor %grad, %d : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // The gradient in the narrowed part of zeros (a negative start counts
+  // from the end; narrow checked it).
+  opal.def "narrow(Tensor grad, Tensor self, int dim, int start, int length) -> Tensor self"
+  opal.decomposition "narrow" {
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %dim: i64, %start: i64, %length: i64):
+    %size = opal.size_at %self, %dim : !opal.tensor, i64 -> i64
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %negative = arith.cmpi slt, %start, %c0 : i64
+    %wrapped = arith.addi %start, %size : i64
+    %s = arith.select %negative, %wrapped, %start : i64
+    %e = arith.addi %s, %length : i64
+    %none = opal.none
+    %z = aten.zeros_like %self, %none, %none, %none, %none, %none : (!opal.tensor, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> !opal.tensor
+    %g = aten.slice_scatter %z, %grad, %dim, %s, %e, %c1 : (!opal.tensor, !opal.tensor, i64, i64, i64, i64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // self: the gradient with the scattered slice zeroed; src: that slice.
+  opal.def "select_scatter.self(Tensor grad, int dim, int index) -> Tensor"
+  opal.decomposition "select_scatter.self" {
+  ^bb0(%grad: !opal.tensor, %dim: i64, %index: i64):
+    %part = aten.select.int %grad, %dim, %index : (!opal.tensor, i64, i64) -> !opal.tensor
+    %none = opal.none
+    %z = aten.zeros_like %part, %none, %none, %none, %none, %none : (!opal.tensor, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> !opal.tensor
+    %g = aten.select_scatter %grad, %z, %dim, %index : (!opal.tensor, !opal.tensor, i64, i64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "select_scatter.src(Tensor grad, int dim, int index) -> Tensor"
+  opal.decomposition "select_scatter.src" {
+  ^bb0(%grad: !opal.tensor, %dim: i64, %index: i64):
+    %g = aten.select.int %grad, %dim, %index : (!opal.tensor, i64, i64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "slice_scatter.self(Tensor grad, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor"
+  opal.decomposition "slice_scatter.self" {
+  ^bb0(%grad: !opal.tensor, %dim: i64, %start: i64, %end: i64, %step: i64):
+    %part = aten.slice.Tensor %grad, %dim, %start, %end, %step : (!opal.tensor, i64, i64, i64, i64) -> !opal.tensor
+    %none = opal.none
+    %z = aten.zeros_like %part, %none, %none, %none, %none, %none : (!opal.tensor, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> !opal.tensor
+    %g = aten.slice_scatter %grad, %z, %dim, %start, %end, %step : (!opal.tensor, !opal.tensor, i64, i64, i64, i64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "slice_scatter.src(Tensor grad, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor"
+  opal.decomposition "slice_scatter.src" {
+  ^bb0(%grad: !opal.tensor, %dim: i64, %start: i64, %end: i64, %step: i64):
+    %g = aten.slice.Tensor %grad, %dim, %start, %end, %step : (!opal.tensor, i64, i64, i64, i64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // fill: nothing reaches self; a tensor value gets the gradient's sum (the
+  // engine sums it to the value's shape).
+  opal.def "fill.Scalar_self(Tensor grad) -> Tensor"
+  opal.decomposition "fill.Scalar_self" {
+  ^bb0(%grad: !opal.tensor):
+    %none = opal.none
+    %g = aten.zeros_like %grad, %none, %none, %none, %none, %none : (!opal.tensor, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "fill.Tensor_self(Tensor grad) -> Tensor"
+  opal.decomposition "fill.Tensor_self" {
+  ^bb0(%grad: !opal.tensor):
+    %none = opal.none
+    %g = aten.zeros_like %grad, %none, %none, %none, %none, %none : (!opal.tensor, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "fill.Tensor_value(Tensor grad) -> Tensor"
+  opal.decomposition "fill.Tensor_value" {
+  ^bb0(%grad: !opal.tensor):
+    opal.yield %grad : !opal.tensor
+  }
+  // A draw's probabilities get no gradient (PyTorch's zeros).
+  opal.def "bernoulli(Tensor grad) -> Tensor self"
+  opal.decomposition "bernoulli" {
+  ^bb0(%grad: !opal.tensor):
+    %none = opal.none
+    %g = aten.zeros_like %grad, %none, %none, %none, %none, %none : (!opal.tensor, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  opal.def "bernoulli.p(Tensor grad) -> Tensor self"
+  opal.decomposition "bernoulli.p" {
+  ^bb0(%grad: !opal.tensor):
+    %none = opal.none
+    %g = aten.zeros_like %grad, %none, %none, %none, %none, %none : (!opal.tensor, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+  // The gradient where the mask kept an element, scaled by 1 / (1 - p)
+  // (0 for p = 1); not training, the mask is all ones and the scale 1.
+  opal.def "native_dropout(Tensor grad0, Tensor result1, float p, bool? train) -> Tensor input"
+  opal.decomposition "native_dropout" {
+  ^bb0(%grad: !opal.tensor, %mask: !opal.tensor, %p: f64, %train: i1):
+    %true = arith.constant true
+    %no_train = opal.is_none %train : i1 -> i1
+    %training = opal.static_if %no_train -> i1 {
+      opal.yield %true : i1
+    } else {
+      opal.yield %train : i1
+    }
+    %c0f = arith.constant 0.0 : f64
+    %c1f = arith.constant 1.0 : f64
+    %keep = arith.subf %c1f, %p : f64
+    %inverse = arith.divf %c1f, %keep : f64
+    %all = arith.cmpf oeq, %p, %c1f : f64
+    %dropping = arith.select %all, %c0f, %inverse : f64
+    %scale = arith.select %training, %dropping, %c1f : f64
+    %kept = aten.mul.Tensor %grad, %mask : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %g = aten.mul.Scalar %kept, %scale : (!opal.tensor, f64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
+
+  // --- Native kernels (IndexingDerivatives.cpp, SpatialDerivatives.cpp,
+  // DistanceDerivatives.cpp) --------------------------------------------------
+  opal.def "as_strided(Tensor grad, Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor self"
+  opal.def "diagonal(Tensor grad, Tensor self, int offset, int dim1, int dim2) -> Tensor self"
+  opal.def "index_put.self(Tensor grad, Tensor?[] indices, bool accumulate) -> Tensor"
+  opal.def "index_put.values(Tensor grad, Tensor?[] indices) -> Tensor"
+  opal.def "masked_scatter.source(Tensor grad, Tensor mask, Tensor source) -> Tensor"
+  opal.def "scatter_reduce.two(Tensor grad, Tensor self, int dim, Tensor index, Tensor src, str reduce, bool include_self, Tensor result) -> (Tensor self, Tensor src)"
+  opal.def "_embedding_bag(Tensor grad0, Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, Tensor? per_sample_weights, bool include_last_offset, int padding_idx, Tensor result3) -> (Tensor weight, Tensor per_sample_weights)"
+  opal.def "upsample_nearest2d(Tensor grad, Tensor self, SymInt[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor self"
+  opal.def "upsample_nearest2d.vec(Tensor grad, Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor input"
+  opal.def "upsample_bilinear2d(Tensor grad, Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor self"
+  opal.def "upsample_bilinear2d.vec(Tensor grad, Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor input"
+  opal.def "col2im(Tensor grad, Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor self"
+  opal.def "grid_sampler_2d(Tensor grad, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> (Tensor input, Tensor grid)"
+  opal.def "_cdist_forward(Tensor grad, Tensor x1, Tensor x2, float p, Tensor result) -> (Tensor x1, Tensor x2)"
+  opal.def "_pdist_forward(Tensor grad, Tensor self, float p, Tensor result) -> Tensor self"
+  // masked_scatter's self: the gradient where the mask was false.
+  opal.def "masked_scatter.self(Tensor grad, Tensor mask) -> Tensor"
+  opal.decomposition "masked_scatter.self" {
+  ^bb0(%grad: !opal.tensor, %mask: !opal.tensor):
+    %zero = arith.constant 0.0 : f64
+    %g = aten.masked_fill.Scalar %grad, %mask, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
+    opal.yield %g : !opal.tensor
+  }
 }
