@@ -1,7 +1,9 @@
 //===- ApproximateMath.cpp - The opal-approximate-math pass ---------------===//
 //
 // f32 transcendental math ops become MLIR's polynomial approximations, which
-// LLVM's vectorizers turn into SIMD code; libm calls are scalar.
+// LLVM's vectorizers turn into SIMD code; libm calls are scalar. Before them,
+// the tanh of a log1p (a softplus's) becomes a rational function of log1p's
+// operand.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +14,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include "llvm/ADT/StringSet.h"
@@ -83,6 +86,75 @@ struct ErfRational : public OpRewritePattern<math::ErfOp> {
   }
 };
 
+/// tanh(log1p(y)) = ((1 + y)^2 - 1) / ((1 + y)^2 + 1) = n / (n + 2) with
+/// n = y (y + 2): the tanh of a softplus (mish's x tanh(softplus(x)), and
+/// its derivative) without a logarithm or a tanh. Computed as n / (n + 2)
+/// for n <= 1 (no cancellation for small y) and 1 - 2 / (n + 2) above it
+/// (1 for an n that overflowed), with one division. A softplus with a
+/// threshold is select(x > K, x, log1p(exp(x))): the tanh moves into both
+/// sides, and where K >= 9 the tanh of the side x > K is 1 (in f32, tanh
+/// rounds to 1 from 9.01).
+struct TanhOfLog1p : public OpRewritePattern<math::TanhOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  static constexpr double kSaturated = 9.0;
+
+  LogicalResult matchAndRewrite(math::TanhOp op, PatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    if (!getElementTypeOrSelf(type).isF32())
+      return rewriter.notifyMatchFailure(op, "not f32");
+    Location loc = op.getLoc();
+    auto constant = [&](float value) -> Value {
+      TypedAttr scalar = rewriter.getF32FloatAttr(value);
+      if (auto shaped = dyn_cast<ShapedType>(type))
+        return arith::ConstantOp::create(rewriter, loc, DenseElementsAttr::get(shaped, scalar));
+      return arith::ConstantOp::create(rewriter, loc, scalar);
+    };
+    auto rational = [&](Value y) -> Value {
+      Value n = arith::MulFOp::create(
+          rewriter, loc, y, arith::AddFOp::create(rewriter, loc, y, constant(2.0f)));
+      Value inverse = arith::DivFOp::create(
+          rewriter, loc, constant(1.0f), arith::AddFOp::create(rewriter, loc, n, constant(2.0f)));
+      Value small = arith::MulFOp::create(rewriter, loc, n, inverse);
+      Value large = arith::SubFOp::create(
+          rewriter, loc, constant(1.0f),
+          arith::MulFOp::create(rewriter, loc, constant(2.0f), inverse));
+      Value above = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OGT, n,
+                                          constant(1.0f));
+      return arith::SelectOp::create(rewriter, loc, above, large, small);
+    };
+    Value input = op.getOperand();
+    if (auto log1p = input.getDefiningOp<math::Log1pOp>()) {
+      rewriter.replaceOp(op, rational(log1p.getOperand()));
+      return success();
+    }
+    auto select = input.getDefiningOp<arith::SelectOp>();
+    if (!select)
+      return rewriter.notifyMatchFailure(op, "neither log1p nor a select");
+    auto log1p = select.getFalseValue().getDefiningOp<math::Log1pOp>();
+    if (!log1p)
+      return rewriter.notifyMatchFailure(op, "no log1p on the select's false side");
+    Value other = select.getTrueValue();
+    Value otherTanh;
+    // select(other > K, other, ...) with K >= 9: tanh(other) is 1 there.
+    if (auto compare = select.getCondition().getDefiningOp<arith::CmpFOp>()) {
+      auto predicate = compare.getPredicate();
+      FloatAttr bound;
+      bool greater = predicate == arith::CmpFPredicate::OGT ||
+                     predicate == arith::CmpFPredicate::OGE;
+      if (greater && compare.getLhs() == other &&
+          matchPattern(compare.getRhs(), m_Constant(&bound)) &&
+          bound.getValueAsDouble() >= kSaturated)
+        otherTanh = constant(1.0f);
+    }
+    if (!otherTanh)
+      otherTanh = math::TanhOp::create(rewriter, loc, other);
+    rewriter.replaceOpWithNewOp<arith::SelectOp>(op, select.getCondition(), otherTanh,
+                                                 rational(log1p.getOperand()));
+    return success();
+  }
+};
+
 struct OpalApproximateMath
     : public opal::ir::impl::OpalApproximateMathBase<OpalApproximateMath> {
   using OpalApproximateMathBase::OpalApproximateMathBase;
@@ -94,6 +166,13 @@ struct OpalApproximateMath
         names.insert(std::string("math.") + name);
     for (const std::string &name : ops)
       names.insert("math." + name);
+    // Algebra first, while the ops it matches are whole.
+    if (names.contains("math.tanh")) {
+      RewritePatternSet algebra(&getContext());
+      algebra.add<TanhOfLog1p>(&getContext());
+      if (failed(applyPatternsGreedily(getOperation(), std::move(algebra))))
+        return signalPassFailure();
+    }
     RewritePatternSet patterns(&getContext());
     // opal's own f32 erf; MLIR's approximations for the rest.
     bool erf = names.erase("math.erf");

@@ -77,3 +77,32 @@ def test_float64_math_stays_libm():
     got = np.asarray(A.exp(opal.tensor(x)))
     np.testing.assert_array_equal(got, [math.exp(v) for v in x])
     np.testing.assert_allclose(got, np.exp(x), rtol=5e-16, atol=0)
+
+
+@pytest.fixture(scope="module")
+def tanh_softplus():
+    lib = opal.library.Library("precision", "DEF")
+    lib.define("tanh_softplus(Tensor x) -> Tensor")
+
+    @opal.library.register_decomposition("precision::tanh_softplus", lib=lib)
+    def tanh_softplus(x):
+        return A.tanh(A.softplus(x))
+
+    yield opal.ops.precision.tanh_softplus
+    lib._destroy()
+
+
+def test_tanh_of_softplus_is_a_rational_within_4_ulp(tanh_softplus):
+    # One fused kernel: tanh(log1p(exp(x))) becomes n / (n + 2), n = e (e + 2),
+    # e = exp(x) (no log1p, no tanh), the side past softplus's threshold 1.
+    x = np.concatenate([rng.uniform(-30, 30, N), -10 ** rng.uniform(-30, 1.9, 4096),
+                        10 ** rng.uniform(-30, 1.9, 4096)]).astype(np.float32)
+    got = np.asarray(tanh_softplus(opal.tensor(x)))
+    xd = x.astype(np.float64)
+    reference = np.tanh(np.where(xd > 20, xd, np.log1p(np.exp(xd))))
+    assert max_ulp(got, reference) <= 4
+    special = np.array([np.inf, -np.inf, np.nan, 0.0, 200.0, -200.0], dtype=np.float32)
+    got = np.asarray(tanh_softplus(opal.tensor(special)))
+    np.testing.assert_allclose(got[[0, 1, 3, 4, 5]], [1.0, 0.0, np.tanh(np.log(2.0)), 1.0, 0.0],
+                               rtol=1e-7)
+    assert np.isnan(got[2])

@@ -61,3 +61,76 @@ func.func @erf_vector(%x: vector<16xf32>) -> vector<16xf32> {
   %0 = math.erf %x : vector<16xf32>
   return %0 : vector<16xf32>
 }
+
+// -----
+
+// tanh(softplus(x)) (a softplus with threshold 20): no log1p and no tanh
+// left; tanh(log1p(y)) = n / (n + 2) with n = y (y + 2), or 1 - 2 / (n + 2)
+// above n = 1, one division; the side past the threshold is 1.
+// CHECK-LABEL: func.func @tanh_of_softplus
+// ONLY-TANH-LABEL: func.func @tanh_of_softplus
+// ONLY-TANH-DAG: %[[TWO:.*]] = arith.constant 2.000000e+00 : f32
+// ONLY-TANH-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// ONLY-TANH: %[[BIG:.*]] = arith.cmpf ogt, %[[X:.*]], %{{.*}} : f32
+// ONLY-TANH: %[[E:.*]] = math.exp %[[X]]
+// ONLY-TANH: %[[E2:.*]] = arith.addf %[[E]], %[[TWO]]
+// ONLY-TANH: %[[N:.*]] = arith.mulf %[[E]], %[[E2]]
+// ONLY-TANH: %[[D:.*]] = arith.addf %[[N]], %[[TWO]]
+// ONLY-TANH: %[[INV:.*]] = arith.divf %[[ONE]], %[[D]]
+// ONLY-TANH: %[[SMALL:.*]] = arith.mulf %[[N]], %[[INV]]
+// ONLY-TANH: %[[TWICE:.*]] = arith.mulf %[[INV]], %[[TWO]]
+// ONLY-TANH: %[[LARGE:.*]] = arith.subf %[[ONE]], %[[TWICE]]
+// ONLY-TANH: %[[ABOVE:.*]] = arith.cmpf ogt, %[[N]], %[[ONE]]
+// ONLY-TANH: %[[R:.*]] = arith.select %[[ABOVE]], %[[LARGE]], %[[SMALL]]
+// ONLY-TANH: %[[T:.*]] = arith.select %[[BIG]], %[[ONE]], %[[R]]
+// ONLY-TANH-NOT: math.log1p
+// ONLY-TANH-NOT: math.tanh
+// ONLY-TANH: return %[[T]]
+func.func @tanh_of_softplus(%x: f32) -> f32 {
+  %c20 = arith.constant 2.000000e+01 : f32
+  %big = arith.cmpf ogt, %x, %c20 : f32
+  %e = math.exp %x : f32
+  %l = math.log1p %e : f32
+  %sp = arith.select %big, %x, %l : f32
+  %t = math.tanh %sp : f32
+  return %t : f32
+}
+
+// -----
+
+// Below a threshold of 9 the tanh of the other side stays (tanh(5) < 1; its
+// approximation, fused multiply-adds);
+// a bare log1p under a tanh becomes the rational alone; f64 is untouched.
+// ONLY-TANH-LABEL: func.func @tanh_of_low_threshold
+// ONLY-TANH: %[[BIG:.*]] = arith.cmpf ogt, %[[X:.*]], %{{.*}} : vector<4xf32>
+// ONLY-TANH: llvm.intr.fma
+// ONLY-TANH-NOT: math.log1p
+// ONLY-TANH: arith.divf
+// ONLY-TANH: %[[T:.*]] = arith.select %[[BIG]], %{{.*}}, %{{.*}} : vector<4xi1>, vector<4xf32>
+// ONLY-TANH-NEXT: return %[[T]]
+// ONLY-TANH-LABEL: func.func @tanh_of_log1p
+// ONLY-TANH-NOT: math.tanh
+// ONLY-TANH-NOT: math.log1p
+// ONLY-TANH: arith.divf
+// ONLY-TANH: return
+// ONLY-TANH-LABEL: func.func @tanh_of_log1p_f64
+// ONLY-TANH: math.log1p
+// ONLY-TANH: math.tanh
+func.func @tanh_of_low_threshold(%x: vector<4xf32>, %y: vector<4xf32>) -> vector<4xf32> {
+  %c5 = arith.constant dense<5.000000e+00> : vector<4xf32>
+  %big = arith.cmpf ogt, %x, %c5 : vector<4xf32>
+  %l = math.log1p %y : vector<4xf32>
+  %sp = arith.select %big, %x, %l : vector<4xi1>, vector<4xf32>
+  %t = math.tanh %sp : vector<4xf32>
+  return %t : vector<4xf32>
+}
+func.func @tanh_of_log1p(%y: f32) -> f32 {
+  %l = math.log1p %y : f32
+  %t = math.tanh %l : f32
+  return %t : f32
+}
+func.func @tanh_of_log1p_f64(%y: f64) -> f64 {
+  %l = math.log1p %y : f64
+  %t = math.tanh %l : f64
+  return %t : f64
+}
