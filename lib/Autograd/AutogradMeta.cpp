@@ -28,10 +28,49 @@ AutogradMeta &autograd::materializeAutogradMeta(const Tensor &tensor) {
   return result;
 }
 
+namespace {
+
+/// A stale view's history rebuilt: the base's current history, viewed.
+void refreshViewHistory(const Tensor &view, AutogradMeta &meta) {
+  if (!meta.viewBase.defined() || meta.viewVersion == view.version())
+    return;
+  meta.viewVersion = view.version();
+  if (!requiresGrad(meta.viewBase))
+    return;
+  auto node = std::make_shared<ViewOfBaseBackward>(meta.viewBase, view);
+  node->addNextEdge(gradientEdge(meta.viewBase));
+  meta.gradFn = std::move(node);
+  meta.outputNr = meta.gradFn->addInput(view);
+  meta.requiresGrad = false;
+  if (meta.hooks)
+    meta.gradFn->gradHooks.emplace_back(meta.outputNr, meta.hooks);
+  if (meta.retained)
+    meta.gradFn->retainedGrads.emplace_back(meta.outputNr, meta.retained);
+}
+
+} // namespace
+
 const std::shared_ptr<Node> &autograd::gradFn(const Tensor &tensor) {
   static const std::shared_ptr<Node> none;
   AutogradMeta *meta = autogradMeta(tensor);
-  return meta ? meta->gradFn : none;
+  if (!meta)
+    return none;
+  refreshViewHistory(tensor, *meta);
+  return meta->gradFn;
+}
+
+void autograd::setViewBase(const Tensor &view, const Tensor &input) {
+  const Tensor &base = viewBaseOf(input);
+  AutogradMeta &meta = materializeAutogradMeta(view);
+  meta.isView = true;
+  meta.viewBase = base.defined() ? base : input;
+  meta.viewVersion = view.version();
+}
+
+const Tensor &autograd::viewBaseOf(const Tensor &tensor) {
+  static const Tensor none;
+  AutogradMeta *meta = autogradMeta(tensor);
+  return meta ? meta->viewBase : none;
 }
 
 void autograd::setRequiresGrad(const Tensor &tensor, bool requiresGrad) {
@@ -50,6 +89,7 @@ Edge autograd::gradientEdge(const Tensor &tensor) {
   AutogradMeta *meta = autogradMeta(tensor);
   if (!meta)
     return {};
+  refreshViewHistory(tensor, *meta);
   if (meta->gradFn)
     return {meta->gradFn, meta->outputNr};
   if (!meta->requiresGrad)
@@ -121,6 +161,7 @@ void autograd::setHistory(const Tensor &tensor, std::shared_ptr<Node> fn, uint32
   meta.gradFn = std::move(fn);
   meta.outputNr = outputNr;
   meta.requiresGrad = false;
+  meta.viewVersion = tensor.version();
 }
 
 Tensor autograd::detach(const Tensor &tensor) {

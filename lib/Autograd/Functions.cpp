@@ -5,6 +5,7 @@
 #include "AtenCalls.h"
 
 #include "opal/Autograd/AutogradMeta.h"
+#include "opal/Dispatch/Dispatcher.h"
 #include "opal/Support/Exceptions.h"
 
 #include <algorithm>
@@ -39,6 +40,39 @@ std::vector<Tensor> OverwriteBackward::apply(std::vector<Tensor> &&grads) {
   if (result.size() > 1)
     result[1] = std::move(grads.at(0));
   return result;
+}
+
+CopySlices::CopySlices(const Tensor &base, const Tensor &view)
+    : sizes_(view.sizes()), strides_(view.strides()),
+      offset_(view.storageOffset() - base.storageOffset()) {}
+
+std::vector<Tensor> CopySlices::apply(std::vector<Tensor> &&grads) {
+  std::vector<Tensor> result(nextEdges().size());
+  Tensor grad = std::move(grads.at(0));
+  if (!grad.defined())
+    return result;
+  // The base is contiguous (InPlace.cpp checks): the view's geometry picks
+  // its part of a contiguous copy of the gradient.
+  Tensor base = grad.clone();
+  Tensor part = base.asStrided(sizes_, strides_, offset_);
+  if (result.size() > 1)
+    result[1] = part.clone();
+  part.fill(0.0);
+  result[0] = std::move(base);
+  return result;
+}
+
+ViewOfBaseBackward::ViewOfBaseBackward(Tensor base, const Tensor &view)
+    : base_(std::move(base)), sizes_(view.sizes().begin(), view.sizes().end()),
+      strides_(view.strides().begin(), view.strides().end()), offset_(view.storageOffset()) {}
+
+std::vector<Tensor> ViewOfBaseBackward::apply(std::vector<Tensor> &&grads) {
+  Tensor grad = std::move(grads.at(0));
+  if (!grad.defined())
+    return {Tensor()};
+  Stack stack{IValue(grad), IValue(base_), IValue(sizes_), IValue(strides_), IValue(offset_)};
+  Dispatcher::singleton().findSchemaOrThrow("aten_backward::as_strided", "").callBoxed(stack);
+  return {std::move(stack.back()).toTensor()};
 }
 
 std::vector<Tensor> FormulaBackward::apply(std::vector<Tensor> &&grads) {

@@ -1,4 +1,4 @@
-//===- InPlace.cpp - Whole-tensor writes under autograd -------------------===//
+//===- InPlace.cpp - In-place writes under autograd -----------------------===//
 
 #include "opal/Autograd/InPlace.h"
 
@@ -31,13 +31,31 @@ std::shared_ptr<Node> prepareWrite(const Tensor &self, const Tensor *source, con
   bool sourceNeeds = source && requiresGrad(*source);
   if (!selfNeeds && !sourceNeeds)
     return nullptr;
+  const Tensor &base = viewBaseOf(self);
+  if (base.defined()) {
+    // A write into a view: the base's history becomes the write (CopySlices).
+    if (isLeaf(base) && requiresGrad(base))
+      throw OpalError("a view of a leaf Variable that requires grad is being used in an "
+                      "in-place operation.");
+    if (!base.isContiguous())
+      throw OpalError(std::string(op) +
+                      ": writing under autograd into a view of a tensor that is not "
+                      "contiguous is not supported yet; write into a contiguous copy");
+    auto node = std::make_shared<CopySlices>(base, self);
+    node->addNextEdge(gradientEdge(base));
+    if (source)
+      node->addNextEdge(gradientEdge(*source));
+    node->addInput(base);
+    return node;
+  }
   if (selfNeeds && isLeaf(self))
     throw OpalError("a leaf Variable that requires grad is being used in an in-place operation.");
   if (mayBeView(self))
     throw OpalError(std::string(op) +
-                    ": writing into a view of a tensor under autograd is not supported yet "
-                    "(PyTorch rebases the base's history); compute the new value out of place "
-                    "(e.g. with where or cat) or write under opal.no_grad()");
+                    ": writing under autograd into a view whose base opal does not know (a "
+                    "view made under no_grad, or by a kernel) is not supported; compute the "
+                    "new value out of place (e.g. with where or cat) or write under "
+                    "opal.no_grad()");
   auto node = std::make_shared<OverwriteBackward>(source ? "CopyBackwards" : "FillBackward0");
   node->addNextEdge(gradientEdge(self));
   if (source)
@@ -46,18 +64,25 @@ std::shared_ptr<Node> prepareWrite(const Tensor &self, const Tensor *source, con
   return node;
 }
 
+/// The write's history: the tensor's own, or its base's (then the view's
+/// is the base's, viewed, rebuilt when next read).
+void setWriteHistory(const Tensor &self, std::shared_ptr<Node> node) {
+  if (!node)
+    return;
+  const Tensor &base = viewBaseOf(self);
+  setHistory(base.defined() ? base : self, std::move(node), 0);
+}
+
 } // namespace
 
 void autograd::copyInPlace(Tensor &self, const Tensor &source) {
   std::shared_ptr<Node> node = prepareWrite(self, &source, "copy_");
   self.copyFrom(source);
-  if (node)
-    setHistory(self, std::move(node), 0);
+  setWriteHistory(self, std::move(node));
 }
 
 void autograd::fillInPlace(Tensor &self, double value) {
   std::shared_ptr<Node> node = prepareWrite(self, nullptr, "fill_");
   self.fill(value);
-  if (node)
-    setHistory(self, std::move(node), 0);
+  setWriteHistory(self, std::move(node));
 }

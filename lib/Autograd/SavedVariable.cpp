@@ -8,8 +8,8 @@
 using namespace opal;
 using namespace opal::autograd;
 
-SavedVariable::SavedVariable(const Tensor &tensor, bool isOutput)
-    : isOutput_(isOutput) {
+SavedVariable::SavedVariable(const Tensor &tensor, bool isOutput, bool geometryOnly)
+    : isOutput_(isOutput), geometryOnly_(geometryOnly) {
   if (!tensor.defined())
     return;
   data_ = detach(tensor);
@@ -32,7 +32,7 @@ Tensor SavedVariable::unpack(const Node &owner) const {
   if (!data_.defined())
     return data_;
   uint32_t now = data_.version();
-  if (now != version_) {
+  if (now != version_ && !geometryOnly_) {
     std::string which;
     if (isOutput_)
       which = ", which is output 0 of " + owner.name() + ",";

@@ -31,11 +31,16 @@ public:
     }
     for (const Argument &result : schema.returns())
       resultIsView.push_back(result.aliasInfo() && !result.isWrite());
+    if (std::find(resultIsView.begin(), resultIsView.end(), true) != resultIsView.end() &&
+        !tensorArguments.empty())
+      viewSource = static_cast<int32_t>(tensorArguments.front());
   }
 
   static void call(OperatorKernel *functor, const OperatorHandle &op, DispatchKeySet keys,
                    Stack *stack);
   void record(const OperatorHandle &op, DispatchKeySet below, Stack *stack) const;
+  /// Records `viewed` as the base of the op's view results.
+  void markViews(Stack *stack, const Tensor &viewed) const;
 
   std::shared_ptr<const Formula> formula;
   KernelFunction composite;
@@ -44,6 +49,8 @@ public:
   std::vector<uint32_t> tensorArguments;
   std::vector<uint32_t> listArguments; ///< Tensor[] and Tensor?[]
   std::vector<bool> resultIsView;
+  /// The argument a view op's results show (its first tensor), or -1.
+  int32_t viewSource = -1;
 };
 
 /// The tensors of a Tensor[] or Tensor?[] argument that require grad.
@@ -83,10 +90,34 @@ void VariableKernel::call(OperatorKernel *functor, const OperatorHandle &op, Dis
     self.composite.callBoxed(op, keys, stack);
     return;
   }
-  // As PyTorch's kernels do, calls the op's kernels make from here do not
-  // come back to autograd.
-  ExcludeDispatchKeyGuard guard(kAutogradDispatchKeySet);
-  op.redispatchBoxed(below, stack);
+  // A view op's results remember their base in grad mode (a later write
+  // into them under autograd rebases the base's history).
+  Tensor viewed;
+  if (self.viewSource >= 0 && GradMode::isEnabled() && args[self.viewSource].isTensor())
+    viewed = args[self.viewSource].toTensor();
+  {
+    // As PyTorch's kernels do, calls the op's kernels make from here do
+    // not come back to autograd.
+    ExcludeDispatchKeyGuard guard(kAutogradDispatchKeySet);
+    op.redispatchBoxed(below, stack);
+  }
+  if (viewed.defined())
+    self.markViews(stack, viewed);
+}
+
+void VariableKernel::markViews(Stack *stack, const Tensor &viewed) const {
+  IValue *results = stack->data() + stack->size() - resultIsView.size();
+  for (size_t r = 0; r < resultIsView.size(); ++r) {
+    if (!resultIsView[r])
+      continue;
+    if (results[r].isTensor()) {
+      if (!results[r].toTensor().isSame(viewed))
+        setViewBase(results[r].toTensor(), viewed);
+    } else if (results[r].isTensorList()) {
+      for (const Tensor &t : results[r].toTensorList())
+        setViewBase(t, viewed);
+    }
+  }
 }
 
 void VariableKernel::record(const OperatorHandle &op, DispatchKeySet below, Stack *stack) const {
@@ -127,7 +158,9 @@ void VariableKernel::record(const OperatorHandle &op, DispatchKeySet below, Stac
       if (!formula->savesArgument[i])
         continue;
       if (args[i].isTensor())
-        backward->savedTensors[i] = SavedVariable(args[i].toTensor(), /*isOutput=*/false);
+        // A view's gradient reads only its input's geometry.
+        backward->savedTensors[i] = SavedVariable(args[i].toTensor(), /*isOutput=*/false,
+                                                  /*geometryOnly=*/viewSource >= 0);
       else
         backward->savedValues[i] = args[i];
     }
@@ -147,6 +180,9 @@ void VariableKernel::record(const OperatorHandle &op, DispatchKeySet below, Stac
   for (uint32_t i : tensorArguments)
     if (args[i].isTensor())
       inputs.push_back(args[i].toTensorImpl());
+  Tensor viewed;
+  if (viewSource >= 0 && args[viewSource].isTensor())
+    viewed = args[viewSource].toTensor();
   {
     ExcludeDispatchKeyGuard guard(kAutogradDispatchKeySet);
     op.redispatchBoxed(below, stack);
@@ -172,9 +208,13 @@ void VariableKernel::record(const OperatorHandle &op, DispatchKeySet below, Stac
     uint32_t input = node->addInput(result);
     if (formulaNode)
       formulaNode->resultOfInput.push_back({r, element});
+    if (resultIsView[r]) {
+      if (viewed.defined())
+        setViewBase(result, viewed);
+      else
+        materializeAutogradMeta(result).isView = true;
+    }
     setHistory(result, node, input);
-    if (resultIsView[r])
-      materializeAutogradMeta(result).isView = true;
     return result;
   };
   for (uint32_t r = 0; r < numResults; ++r) {

@@ -120,9 +120,19 @@ def _write_result(self, result, name):
     return self
 
 
-def _in_place(name, out_of_place):
+def _records(self, args):
+    return _C.is_grad_enabled() and (
+        self.requires_grad or any(isinstance(a, _C.Tensor) and a.requires_grad for a in args))
+
+
+def _in_place(name, out_of_place, reads_self=False):
+    """`name` as `out_of_place` then a copy into self. An op whose backward
+    reads self (mul, div, clamp) computes, when autograd records it, from a
+    copy of self: the write replaces self's old value, which its backward
+    still needs (PyTorch saves the original self too)."""
     def method(self, *args, **kwargs):
-        result = out_of_place(self, *args, **kwargs)
+        source = self.clone() if reads_self and _records(self, args) else self
+        result = out_of_place(source, *args, **kwargs)
         if result is NotImplemented:
             raise TypeError(f"{name}: unsupported operand type {type(args[0]).__name__}")
         return _write_result(self, result, name)
@@ -334,7 +344,14 @@ def _setitem(self, index, value):
             raise TypeError(f"can't assign a {type(value).__name__} to a Tensor")
         view.copy_(A.index_put(view, indices, value.to(view.dtype)))
         return
-    view = self[index]
+    if (isinstance(value, Tensor) and value.requires_grad and not self.requires_grad
+            and _C.is_grad_enabled()):
+        # Through the dispatcher's view ops, so that the view knows its base
+        # (the write gives the base a history).
+        from opal.autograd import _getitem
+        view = _getitem(self, index)
+    else:
+        view = self[index]
     if isinstance(value, Tensor):
         view.copy_(value)
     elif _is_scalar(value):
@@ -437,7 +454,7 @@ _METHODS = {
     # PyTorch's tensors hash by identity, whatever __eq__ computes.
     "__hash__": _hash, "__bool__": _bool, "__float__": _float, "__setitem__": _setitem,
     "__iadd__": _in_place("add_", _add), "__isub__": _in_place("sub_", _sub),
-    "__imul__": _in_place("mul_", _mul), "__itruediv__": _in_place("div_", _truediv),
+    "__imul__": _in_place("mul_", _mul, True), "__itruediv__": _in_place("div_", _truediv, True),
     # Methods with PyTorch's names and arguments.
     "add": _with_alpha(_add, A.add.Tensor, A.add.Scalar),
     "sub": _with_alpha(_sub, A.sub.Tensor, A.sub.Scalar),
@@ -487,8 +504,8 @@ _METHODS = {
     "bool": _cast(_C.bool), "bfloat16": _cast(_C.bfloat16),
     "add_": _in_place("add_", lambda s, o, *, alpha=1: _METHODS["add"](s, o, alpha=alpha)),
     "sub_": _in_place("sub_", lambda s, o, *, alpha=1: _METHODS["sub"](s, o, alpha=alpha)),
-    "mul_": _in_place("mul_", _mul), "div_": _in_place("div_", _truediv),
-    "clamp_": _in_place("clamp_", _clamp), "zero_": _zero_,
+    "mul_": _in_place("mul_", _mul, True), "div_": _in_place("div_", _truediv, True),
+    "clamp_": _in_place("clamp_", _clamp, True), "zero_": _zero_,
 }
 
 

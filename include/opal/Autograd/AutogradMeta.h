@@ -28,6 +28,14 @@ struct AutogradMeta : AutogradMetaInterface {
   bool retainsGrad = false;
   /// The result of a view op (its storage is another tensor's).
   bool isView = false;
+  /// A view's base, the tensor whose memory it shows (a view of a view
+  /// has the first one's base), recorded for views made in grad mode; and
+  /// the storage's version when the view's history was last set. A write
+  /// into the memory since then (through the base or any view of it)
+  /// makes that history stale: gradFn() rebuilds it as a view of the
+  /// base's current history (PyTorch's view tracking).
+  Tensor viewBase;
+  uint32_t viewVersion = 0;
   Tensor grad;
   std::shared_ptr<Node> gradFn;
   uint32_t outputNr = 0;
@@ -48,7 +56,13 @@ AutogradMeta &materializeAutogradMeta(const Tensor &tensor);
 /// A leaf with requires_grad set, or the result of a recorded op.
 inline bool requiresGrad(const TensorImpl *impl) {
   const auto *meta = impl ? static_cast<const AutogradMeta *>(impl->autogradMeta()) : nullptr;
-  return meta && (meta->requiresGrad || meta->gradFn);
+  if (!meta)
+    return false;
+  if (meta->requiresGrad || meta->gradFn)
+    return true;
+  // A view made before its base came to require grad (a write into
+  // another view of it) does too.
+  return meta->viewBase.defined() && requiresGrad(meta->viewBase.impl());
 }
 inline bool requiresGrad(const Tensor &tensor) { return requiresGrad(tensor.impl()); }
 /// Whether an argument (a tensor, or a Tensor[] or Tensor?[]) holds a
@@ -79,6 +93,11 @@ void removeHook(const Tensor &tensor, int64_t id);
 void setGrad(const Tensor &tensor, Tensor grad);
 /// Makes `tensor` output `outputNr` of `fn` (its grad_fn).
 void setHistory(const Tensor &tensor, std::shared_ptr<Node> fn, uint32_t outputNr);
+/// Records that `view` (a view op's result, made in grad mode) shows the
+/// memory of `input` (or of its base).
+void setViewBase(const Tensor &view, const Tensor &input);
+/// The base `tensor` is a view of, or undefined.
+const Tensor &viewBaseOf(const Tensor &tensor);
 /// A new tensor over the same storage, with no autograd history.
 Tensor detach(const Tensor &tensor);
 /// Whether a call with `args` (the schema's arguments) records for

@@ -47,6 +47,36 @@ private:
   std::string name_;
 };
 
+/// The backward of an in-place write (copy_, fill_) into a view of a base
+/// (PyTorch's CopySlices): the base's new history. The base's gradient
+/// goes on to its old history with the written part zeroed; that part goes
+/// to the source (if any). Edge 0 is the base's old history, edge 1 the
+/// source's.
+class CopySlices : public Node {
+public:
+  CopySlices(const Tensor &base, const Tensor &view);
+  std::vector<Tensor> apply(std::vector<Tensor> &&grads) override;
+  std::string name() const override { return "CopySlices"; }
+
+private:
+  DimVector sizes_, strides_;
+  int64_t offset_; ///< the view's, from the base's first element
+};
+
+/// The history of a view whose memory was written since it was made: the
+/// base's history viewed again (aten_backward::as_strided's formula).
+class ViewOfBaseBackward : public Node {
+public:
+  ViewOfBaseBackward(Tensor base, const Tensor &view);
+  std::vector<Tensor> apply(std::vector<Tensor> &&grads) override;
+  std::string name() const override { return "AsStridedBackward0"; }
+
+private:
+  Tensor base_;
+  std::vector<int64_t> sizes_, strides_;
+  int64_t offset_;
+};
+
 /// The backward of an op with a derivative formula: calls the formula's
 /// ops with the saved values.
 class FormulaBackward : public Node {

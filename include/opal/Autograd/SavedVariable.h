@@ -20,7 +20,10 @@ public:
   SavedVariable() = default;
   /// Saves `tensor`; `isOutput`: it is an output of `owner`'s op (errors
   /// then name the owner; for an input they name the input's grad_fn).
-  SavedVariable(const Tensor &tensor, bool isOutput);
+  /// `geometryOnly`: the backward reads only its sizes, strides and dtype
+  /// (a view op's input), which no in-place write changes: unpacking skips
+  /// the version check.
+  SavedVariable(const Tensor &tensor, bool isOutput, bool geometryOnly = false);
 
   /// Whether a tensor was saved here (it may have been released since).
   bool saved() const { return data_.defined() || released_; }
@@ -44,6 +47,7 @@ private:
   uint32_t version_ = 0;
   bool isOutput_ = false;
   bool released_ = false;
+  bool geometryOnly_ = false;
   /// For an input that was a result: its grad_fn's name and output number.
   std::string producer_;
   uint32_t producerOutput_ = 0;
