@@ -277,6 +277,12 @@ CASES = [
     ("unbind", lambda m, a: a.unbind(1)[2] * 2, [(3, 4)], False),
     ("to_dtype", lambda m, a: a.to(m.float32).to(m.float64), [(3,)], False),
     ("reused_input", lambda m, a: (a * a + a.exp() * a).sum(), [(3,)], False),
+    ("ceil", lambda m, a: a.ceil() + a, [(4,)], False),
+    ("round", lambda m, a: m.ops.aten.round(a) * a, [(4,)], False),
+    ("trunc", lambda m, a: m.ops.aten.trunc(a) + a * 2, [(4,)], False),
+    ("alias", lambda m, a: m.ops.aten.alias(a) * 3, [(2, 3)], False),
+    ("max_pool3d_with_indices", lambda m, x: m.ops.aten.max_pool3d_with_indices(
+        x, [2, 2, 2], [1, 2, 1], [0, 1, 0])[0], [(1, 2, 3, 4, 3)], False),
     # Composites that record through the ops they call.
     ("conv3d", lambda m, x, w: m.ops.aten.conv3d(x, w, None, [1, 1, 1], [1, 0, 1], [1, 1, 1], 1),
      [(1, 2, 3, 4, 3), (2, 2, 2, 2, 2)], False),
