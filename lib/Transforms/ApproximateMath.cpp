@@ -38,6 +38,14 @@ struct FmaToIntrinsic : public OpRewritePattern<math::FmaOp> {
   }
 };
 
+/// An f32 constant of `type` (f32, or a vector of f32 as a splat).
+Value f32Constant(OpBuilder &b, Location loc, Type type, float value) {
+  TypedAttr scalar = b.getF32FloatAttr(value);
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(shaped, scalar));
+  return arith::ConstantOp::create(b, loc, scalar);
+}
+
 /// f32 erf as one rational function, erf(x) = x P(x^2) / Q(x^2) on
 /// |x| <= 3.92 (beyond which erf rounds to +-1 in f32), with P of degree 6
 /// and Q of degree 4: a dozen fused multiply-adds and one division, with no
@@ -60,12 +68,7 @@ struct ErfRational : public OpRewritePattern<math::ErfOp> {
     if (!getElementTypeOrSelf(type).isF32())
       return rewriter.notifyMatchFailure(op, "not f32");
     Location loc = op.getLoc();
-    auto constant = [&](float value) -> Value {
-      TypedAttr scalar = rewriter.getF32FloatAttr(value);
-      if (auto shaped = dyn_cast<ShapedType>(type))
-        return arith::ConstantOp::create(rewriter, loc, DenseElementsAttr::get(shaped, scalar));
-      return arith::ConstantOp::create(rewriter, loc, scalar);
-    };
+    auto constant = [&](float value) { return f32Constant(rewriter, loc, type, value); };
     // maximumf/minimumf keep a NaN input NaN; +-inf clamp to +-1.
     Value x = arith::MaximumFOp::create(rewriter, loc, op.getOperand(), constant(-kClamp));
     x = arith::MinimumFOp::create(rewriter, loc, x, constant(kClamp));
@@ -104,12 +107,7 @@ struct TanhOfLog1p : public OpRewritePattern<math::TanhOp> {
     if (!getElementTypeOrSelf(type).isF32())
       return rewriter.notifyMatchFailure(op, "not f32");
     Location loc = op.getLoc();
-    auto constant = [&](float value) -> Value {
-      TypedAttr scalar = rewriter.getF32FloatAttr(value);
-      if (auto shaped = dyn_cast<ShapedType>(type))
-        return arith::ConstantOp::create(rewriter, loc, DenseElementsAttr::get(shaped, scalar));
-      return arith::ConstantOp::create(rewriter, loc, scalar);
-    };
+    auto constant = [&](float value) { return f32Constant(rewriter, loc, type, value); };
     auto rational = [&](Value y) -> Value {
       Value n = arith::MulFOp::create(
           rewriter, loc, y, arith::AddFOp::create(rewriter, loc, y, constant(2.0f)));
