@@ -225,23 +225,29 @@ private:
   }
 
   /// The same panels from B given transposed ([n, k], rows of B's
-  /// columns): each column j of the block read along k (contiguous) into
-  /// its lane of its panel; lanes past the block's last column are zeros.
+  /// columns): for each k, the block's columns at k (one element of each
+  /// of `lanes` rows of the transposed B, a row stride apart) gathered into
+  /// one vector of the panel; lanes past the block's last column are masked
+  /// off (zeros, never read).
   void emitTransposedPacking(Value j0, Value jEnd, Value k0, Value kEnd) {
     OpBuilder::InsertionGuard guard(b);
+    auto vectorType = VectorType::get({lanes}, element);
+    Value zeros = arith::ConstantOp::create(
+        b, loc, vectorType, DenseElementsAttr::get(vectorType, b.getZeroAttr(element)));
+    auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, bMat);
+    auto rank = static_cast<int64_t>(metadata.getStrides().size());
+    Value rowStride = metadata.getStrides()[rank - 2];
+    auto offsetsType = VectorType::get({lanes}, b.getIndexType());
+    Value offsets = arith::MulIOp::create(
+        b, loc, vector::StepOp::create(b, loc, offsetsType),
+        vector::BroadcastOp::create(b, loc, offsetsType, rowStride));
     Value jj = loop(j0, jEnd, lanes);
     Value start = panelStart(j0, jj);
-    Value lane = loop(index(0), index(lanes), 1);
-    Value j = add(jj, lane);
-    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, j, jEnd);
-    // (Outside, column jEnd - 1 is read, and zero stored.)
-    Value column = arith::SelectOp::create(
-        b, loc, inside, j, arith::SubIOp::create(b, loc, jEnd, index(1)));
-    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+    Value mask = columnsMask(jj, jEnd);
     Value kk = loop(k0, kEnd, 1);
-    Value value = memref::LoadOp::create(b, loc, bMat, at(column, kk));
-    value = arith::SelectOp::create(b, loc, inside, value, zero);
-    memref::StoreOp::create(b, loc, value, packed, ValueRange{add(packedRow(start, kk, k0), lane)});
+    Value column =
+        vector::GatherOp::create(b, loc, vectorType, bMat, at(jj, kk), offsets, mask, zeros);
+    vector::StoreOp::create(b, loc, column, packed, ValueRange{packedRow(start, kk, k0)});
   }
 
   /// Rows i0 .. i0 + rows of C, every `vectors` vectors of columns of the

@@ -159,17 +159,20 @@ func.func @odd_tiles(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf3
 // -----
 
 // B given transposed ([n, k]: linear's weight, read through transposed
-// indexing maps): each column of a block packed along k into its lane of
-// its panel (zero past the last column); the register tiles are the same.
+// indexing maps): for each k, the block's 16 columns gathered (one element
+// a row stride apart, lanes past the last column masked off) into a vector
+// of their panel; the register tiles are the same.
 // CHECK-LABEL: func.func @mm_transposed_b
 // CHECK: %[[PACKED:.*]] = memref.alloc()
+// CHECK: %{{.*}}, %{{.*}}, %{{.*}}:2, %[[STRIDES:.*]]:2 = memref.extract_strided_metadata %arg1
+// CHECK: %[[SPLAT:.*]] = vector.broadcast %[[STRIDES]]#0 : index to vector<16xindex>
+// CHECK: %[[STEP:.*]] = vector.step : vector<16xindex>
+// CHECK: %[[OFFSETS:.*]] = arith.muli %[[STEP]], %[[SPLAT]] : vector<16xindex>
 // CHECK: scf.for %[[JJ:.*]] = %{{.*}} to %{{.*}} step %c16
-// CHECK: scf.for %[[LANE:.*]] = %c0{{.*}} to %c16{{.*}} step %c1
-// CHECK: arith.cmpi ult
+// CHECK: %[[MASK:.*]] = vector.create_mask %{{.*}} : vector<16xi1>
 // CHECK: scf.for %[[KK:.*]] =
-// CHECK: %[[V:.*]] = memref.load %arg1[%{{.*}}, %[[KK]]]
-// CHECK: arith.select
-// CHECK: memref.store %{{.*}}, %[[PACKED]]
+// CHECK: %[[V:.*]] = vector.gather %arg1[%[[JJ]], %[[KK]]] [%[[OFFSETS]]], %[[MASK]], %{{.*}}
+// CHECK: vector.store %[[V]], %[[PACKED]]
 // CHECK: vector.load %[[PACKED]]
 // CHECK: vector.fma
 // CHECK-NOT: linalg.matmul
