@@ -108,15 +108,19 @@ def leading(k):
         f"      opal.yield %no : i1",
         f"    }}"])
 
+# The constants every body starts with.
+CONSTANTS = ["    %c0 = arith.constant 0 : i64",
+             "    %yes = arith.constant true",
+             "    %none = opal.none"]
+
+
 def avg(k):
     L = "!opal.list<i64>"
     name = f"avg_pool{k}d"
     lines = [f'  opal.def "{name}_backward(Tensor grad_output, Tensor self, int[{k}] kernel_size, int[{k}] stride, int[{k}] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor"',
              f'  opal.decomposition "{name}_backward" {{',
              f'  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %kernel_size: {L}, %stride: {L}, %padding: {L}, %ceil_mode: i1, %count_include_pad: i1, %divisor_override: i64):',
-             "    %c0 = arith.constant 0 : i64",
-             "    %yes = arith.constant true",
-             "    %none = opal.none",
+             *CONSTANTS,
              "    %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64",
              "    %gcode = opal.dtype_of %grad, %none : !opal.tensor, !opal.none -> i64"]
     if k == 2:
@@ -171,9 +175,7 @@ def adaptive(k):
     lines = [f'  opal.def "_{name}_backward(Tensor grad_output, Tensor self) -> Tensor"',
              f'  opal.decomposition "_{name}_backward" {{',
              f'  ^bb0(%grad: !opal.tensor, %self: !opal.tensor):',
-             "    %c0 = arith.constant 0 : i64",
-             "    %yes = arith.constant true",
-             "    %none = opal.none",
+             *CONSTANTS,
              f"    %xs = opal.shape_of %self : !opal.tensor -> {L}",
              f"    %gs = opal.shape_of %grad : !opal.tensor -> {L}",
              f"    %xr = opal.list_len %xs : {L} -> i64",

@@ -70,8 +70,11 @@ std::vector<Tensor> ViewOfBaseBackward::apply(std::vector<Tensor> &&grads) {
   Tensor grad = std::move(grads.at(0));
   if (!grad.defined())
     return {Tensor()};
+  // (A built-in op: found once.)
+  static const OperatorHandle asStrided =
+      Dispatcher::singleton().findSchemaOrThrow("aten_backward::as_strided", "");
   Stack stack{IValue(grad), IValue(base_), IValue(sizes_), IValue(strides_), IValue(offset_)};
-  Dispatcher::singleton().findSchemaOrThrow("aten_backward::as_strided", "").callBoxed(stack);
+  asStrided.callBoxed(stack);
   return {std::move(stack.back()).toTensor()};
 }
 

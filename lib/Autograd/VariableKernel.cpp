@@ -91,10 +91,14 @@ void VariableKernel::call(OperatorKernel *functor, const OperatorHandle &op, Dis
     return;
   }
   // A view op's results remember their base in grad mode (a later write
-  // into them under autograd rebases the base's history).
+  // into them under autograd rebases the base's history); an integer or
+  // bool base can never have one.
   Tensor viewed;
-  if (self.viewSource >= 0 && GradMode::isEnabled() && args[self.viewSource].isTensor())
-    viewed = args[self.viewSource].toTensor();
+  if (self.viewSource >= 0 && GradMode::isEnabled() && args[self.viewSource].isTensor()) {
+    const Tensor &input = args[self.viewSource].toTensor();
+    if (isFloatingType(input.dtype()) || isComplexType(input.dtype()))
+      viewed = input;
+  }
   {
     // As PyTorch's kernels do, calls the op's kernels make from here do
     // not come back to autograd.

@@ -549,6 +549,17 @@ BACKWARD_CASES = [
      "'inputs' argument to backward() cannot be empty."),
     ("(opal.ones(2, requires_grad=True) * 2).sum().backward(inputs=[opal.ones(2)])",
      "can't retain_grad on Tensor that has requires_grad=False"),
+    # dropout's native kernel, and writes into views under autograd.
+    ("A.dropout(opal.ones(3, requires_grad=True), 1.5, True)",
+     "dropout probability has to be between 0 and 1, but got 1.5"),
+    ("A.dropout(opal.ones(3), float('nan'), False)",
+     "dropout probability has to be between 0 and 1, but got nan"),
+    ("opal.ones(3, requires_grad=True)[0:2].mul_(2)",
+     "a view of a leaf Variable that requires grad is being used in an in-place operation."),
+    ("(lambda x: (x * 1).detach()[0:2].copy_(x[0:2]))(opal.ones(3, requires_grad=True))",
+     "writing under autograd into a view whose base opal does not know"),
+    ("A.select.int(A.empty_strided([2, 2], [1, 2]), 0, 0).copy_(opal.ones(2, requires_grad=True))",
+     "writing under autograd into a view of a tensor that is not contiguous"),
 ]
 
 
