@@ -5,7 +5,8 @@
 1. The cost of recording: `x * y` on 1-element float32 tensors from Python,
    with inputs that require grad and without, ns per call (min / median of
    --repeats rounds of --number calls); the difference is what autograd
-   adds per recorded op.
+   adds per recorded op. And aten.select.int of a 4x4 tensor in grad mode
+   and under no_grad: what remembering a view's base costs.
 2. The backward of a user's fused op, mish and rms_norm defined by traced
    decompositions (one fused forward kernel and one derived, fused backward
    kernel), against PyTorch eager autograd of the same composite: forward
@@ -43,10 +44,20 @@ def call_costs(repeats, number):
     # (The guard is entered once around the timed loop.)
     a, b = opal.ones(1), opal.ones(1)
     rows["opal: x * y, below autograd"] = lambda a=a, b=b: a * b
+    # A view op through the dispatcher in grad mode remembers its base (for
+    # writes into views): the same call under no_grad does not.
+    for name, module in (("opal", opal), ("torch", torch)):
+        m = module.ones(4, 4)
+        view = module.ops.aten.select.int
+        rows[f"{name}: select view, grad mode"] = lambda m=m, view=view: view(m, 0, 1)
+        rows[f"{name}: select view, no_grad"] = lambda m=m, view=view: view(m, 0, 1)
     samples = {key: [] for key in rows}
     def timed(key, fn):
         if key.endswith("below autograd"):
             with opal._C._AutoDispatchBelowAutograd():
+                return per_call_ns(fn, number)
+        if key.endswith("no_grad"):
+            with (opal if key.startswith("opal") else torch).no_grad():
                 return per_call_ns(fn, number)
         return per_call_ns(fn, number)
     for key, fn in rows.items():
@@ -54,13 +65,19 @@ def call_costs(repeats, number):
     for _ in range(repeats):
         for key, fn in rows.items():
             samples[key].append(timed(key, fn))
-    print(f"{'call':32s} {'min ns':>8s} {'median ns':>10s}")
+    print(f"{'call':36s} {'min ns':>8s} {'median ns':>10s}")
     for key, values in samples.items():
-        print(f"{key:32s} {min(values):8.0f} {statistics.median(values):10.0f}")
+        print(f"{key:36s} {min(values):8.0f} {statistics.median(values):10.0f}")
     plain, below = samples["opal: x * y, no grad"], samples["opal: x * y, below autograd"]
     print(f"opal: the Autograd kernel of a call that does not record costs "
           f"{min(plain) - min(below):.0f} ns (min), "
           f"{statistics.median(plain) - statistics.median(below):.0f} ns (median)")
+    for name in ("opal", "torch"):
+        remembered = samples[f"{name}: select view, grad mode"]
+        bare = samples[f"{name}: select view, no_grad"]
+        print(f"{name}: a view op in grad mode costs {min(remembered) - min(bare):.0f} ns (min), "
+              f"{statistics.median(remembered) - statistics.median(bare):.0f} ns (median) "
+              f"more than under no_grad")
     for name in ("opal", "torch"):
         plain = samples[f"{name}: x * y, no grad"]
         recorded = samples[f"{name}: x * y, recorded"]
