@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
 
@@ -43,71 +44,157 @@ bool dividesByOperand1(Operation *op) {
          !type.getElementType().isInteger(1);
 }
 
+/// The indices of row-major `position` (in range) in `tensor`.
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value tensor, Value position) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  SmallVector<Value> indices(type.getRank());
+  for (int64_t dim = type.getRank() - 1; dim > 0; --dim) {
+    Value size = tensor::DimOp::create(b, loc, tensor, dim);
+    indices[dim] = arith::RemUIOp::create(b, loc, position, size);
+    position = arith::DivUIOp::create(b, loc, position, size);
+  }
+  if (type.getRank() > 0)
+    indices[0] = position;
+  return indices;
+}
+
+/// The row-major position of the first element of `tensor` that satisfies
+/// `violates`, found by a scan that stops there (its last element's if none;
+/// every read in range). Runs only when a violation was found.
+Value scanForFirst(OpBuilder &b, Location loc, Value tensor,
+                   function_ref<Value(OpBuilder &, Location, Value)> violates) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  Value count = arith::ConstantIndexOp::create(b, loc, 1);
+  for (int64_t dim = 0; dim < type.getRank(); ++dim)
+    count = arith::MulIOp::create(b, loc, count, tensor::DimOp::create(b, loc, tensor, dim));
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value last = arith::SubIOp::create(b, loc, count, one);
+  auto scan = scf::WhileOp::create(
+      b, loc, TypeRange{b.getIndexType()}, ValueRange{zero},
+      [&](OpBuilder &before, Location l, ValueRange args) {
+        Value inRange =
+            arith::CmpIOp::create(before, l, arith::CmpIPredicate::ult, args[0], count);
+        Value at = arith::MinUIOp::create(before, l, args[0], last);
+        Value element =
+            tensor::ExtractOp::create(before, l, tensor, delinearize(before, l, tensor, at));
+        Value bad = violates(before, l, element);
+        Value good = arith::XOrIOp::create(
+            before, l, bad, arith::ConstantOp::create(before, l, before.getBoolAttr(true)));
+        scf::ConditionOp::create(before, l, arith::AndIOp::create(before, l, inRange, good),
+                                 args[0]);
+      },
+      [&](OpBuilder &after, Location l, ValueRange args) {
+        scf::YieldOp::create(after, l, ValueRange{arith::AddIOp::create(after, l, args[0], one)});
+      });
+  return arith::MinUIOp::create(b, loc, scan.getResult(0), last);
+}
+
+/// 1 where any element of `tensor` over its last `reduced` dims satisfies
+/// `flag` (an i1 of the element), else 0: an or-reduction (which the loop
+/// vectorizer and opal-parallelize split) into an i64 tensor of the other
+/// dims, which starts from a zero of its own: were CSE to merge the checks'
+/// zeros into one tensor, bufferization could compute one check in the
+/// buffer of another's word and copy that word over it first.
+Value anyOf(OpBuilder &b, Location loc, Value tensor, int64_t reduced,
+            function_ref<Value(OpBuilder &, Location, Value)> flag, int64_t &inits) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  int64_t rank = type.getRank(), kept = rank - reduced;
+  Type i64 = b.getI64Type();
+  SmallVector<Value> sizes;
+  for (int64_t dim = 0; dim < kept; ++dim)
+    if (type.isDynamicDim(dim))
+      sizes.push_back(tensor::DimOp::create(b, loc, tensor, dim));
+  Value empty = tensor::EmptyOp::create(b, loc, type.getShape().take_front(kept), i64, sizes);
+  Value zero = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0));
+  auto init = linalg::FillOp::create(b, loc, zero, empty);
+  init->setAttr("opal.data_check_init", b.getI64IntegerAttr(inits++));
+  SmallVector<utils::IteratorType> iterators(kept, utils::IteratorType::parallel);
+  iterators.append(reduced, utils::IteratorType::reduction);
+  SmallVector<AffineExpr> keptDims;
+  for (int64_t dim = 0; dim < kept; ++dim)
+    keptDims.push_back(b.getAffineDimExpr(dim));
+  AffineMap keptMap = AffineMap::get(rank, 0, keptDims, b.getContext());
+  auto reduction = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getResult(0).getType()}, ValueRange{tensor},
+      ValueRange{init.getResult(0)}, {b.getMultiDimIdentityMap(rank), keptMap}, iterators,
+      [&](OpBuilder &nested, Location l, ValueRange args) {
+        Value bad = flag(nested, l, args[0]);
+        linalg::YieldOp::create(
+            nested, l,
+            ValueRange{arith::OrIOp::create(nested, l, args[1],
+                                            arith::ExtUIOp::create(nested, l, i64, bad))});
+      });
+  return reduction.getResult(0);
+}
+
 /// The results of a check, 0-d int64 tensors: found, 1 if any element of
-/// `tensor` satisfies `violates` (a reduction over all of its dims, in
-/// order); first, the first such element (0 if none; only with
-/// `withFirst`), or the element of `firstOf` (a tensor of `tensor`'s shape)
-/// there if given; then `scalars` (i64 values).
-SmallVector<Value> checkResult(OpBuilder &b, Location loc, Value tensor,
+/// `tensor` satisfies `violates`; first, the first such element in
+/// row-major order (0 if none; only with `withFirst`), or the element of
+/// `firstOf` (a tensor of `tensor`'s shape) there if given; then `scalars`
+/// (i64 values). What reads `tensor` whole is built at `b`: a tensor of two
+/// dims or more is reduced row by row there (so that opal-fuse-rows can run
+/// the check row by row with the op it guards, reading each row once), the
+/// rows' results at `after`, with the rest.
+SmallVector<Value> checkResult(OpBuilder &b, OpBuilder &after, Location loc, Value tensor,
                   function_ref<Value(OpBuilder &, Location, Value)> violates, bool withFirst,
                   int64_t &inits, ValueRange scalars = {}, Value firstOf = {}) {
   auto type = cast<RankedTensorType>(tensor.getType());
-  Type i64 = b.getI64Type();
-  Value zero = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0));
-  // Each reduction starts from a zero of its own: were CSE to merge the
-  // checks' zeros into one tensor, bufferization could compute one check in
-  // the buffer of another's word and copy that word over it first.
-  auto freshZero = [&] {
-    Value empty = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, i64);
-    auto fill = linalg::FillOp::create(b, loc, zero, empty);
-    fill->setAttr("opal.data_check_init", b.getI64IntegerAttr(inits++));
-    return fill.getResult(0);
-  };
-  Value init = freshZero();
-  AffineMap scalarMap = AffineMap::get(type.getRank(), 0, b.getContext());
-  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(type.getRank())};
-  SmallVector<Value> inputs = {tensor};
-  if (firstOf) {
-    maps.push_back(b.getMultiDimIdentityMap(type.getRank()));
-    inputs.push_back(firstOf);
+  Type i64 = after.getI64Type();
+  Value found;
+  if (type.getRank() >= 2) {
+    Value rows = anyOf(b, loc, tensor, 1, violates, inits);
+    found = anyOf(after, loc, rows, type.getRank() - 1,
+                  [](OpBuilder &nested, Location l, Value flag) -> Value {
+                    Value zero = arith::ConstantOp::create(nested, l, nested.getI64IntegerAttr(0));
+                    return arith::CmpIOp::create(nested, l, arith::CmpIPredicate::ne, flag, zero);
+                  },
+                  inits);
+  } else {
+    found = anyOf(b, loc, tensor, type.getRank(), violates, inits);
   }
-  maps.push_back(scalarMap);
-  SmallVector<Value> outputs = {init};
+  SmallVector<Value> words = {found};
   if (withFirst) {
-    maps.push_back(scalarMap);
-    outputs.push_back(freshZero());
+    // The first violation's value (0 if none), from a scan that runs only
+    // when there is one.
+    Value source = firstOf ? firstOf : tensor;
+    AffineMap word = AffineMap::get(0, 0, after.getContext());
+    auto first = linalg::FillOp::create(
+        after, loc, arith::ConstantOp::create(after, loc, after.getI64IntegerAttr(0)).getResult(),
+        tensor::EmptyOp::create(after, loc, ArrayRef<int64_t>{}, i64).getResult());
+    first->setAttr("opal.data_check_init", after.getI64IntegerAttr(inits++));
+    auto value = linalg::GenericOp::create(
+        after, loc, TypeRange{first.getResult(0).getType()}, ValueRange{found},
+        ValueRange{first.getResult(0)},
+        {word, word}, ArrayRef<utils::IteratorType>{},
+        [&](OpBuilder &nested, Location l, ValueRange args) {
+          Value any = arith::CmpIOp::create(nested, l, arith::CmpIPredicate::ne, args[0],
+                                            arith::ConstantOp::create(
+                                                nested, l, nested.getI64IntegerAttr(0)));
+          auto taken = scf::IfOp::create(
+              nested, l, any,
+              [&](OpBuilder &then, Location tl) {
+                Value position = scanForFirst(then, tl, tensor, violates);
+                Value element = tensor::ExtractOp::create(
+                    then, tl, source, delinearize(then, tl, source, position));
+                scf::YieldOp::create(
+                    then, tl, opal::ir::detail::convertScalar(then, tl, element, i64));
+              },
+              [&](OpBuilder &otherwise, Location el) {
+                scf::YieldOp::create(otherwise, el, args[1]);
+              });
+          linalg::YieldOp::create(nested, l, taken.getResult(0));
+        });
+    words.push_back(value.getResult(0));
   }
-  unsigned accumulators = inputs.size();
-  SmallVector<utils::IteratorType> iterators(type.getRank(), utils::IteratorType::reduction);
-  auto reduction = linalg::GenericOp::create(
-      b, loc, ValueRange(outputs).getTypes(), inputs, outputs, maps, iterators,
-      [&](OpBuilder &nested, Location l, ValueRange args) {
-        Value bad = violates(nested, l, args[0]);
-        Value seen = args[accumulators];
-        Value found = arith::OrIOp::create(nested, l, seen,
-                                           arith::ExtUIOp::create(nested, l, i64, bad));
-        if (!withFirst) {
-          linalg::YieldOp::create(nested, l, found);
-          return;
-        }
-        // The first violation's value: taken while none was found yet.
-        Value none = arith::CmpIOp::create(nested, l, arith::CmpIPredicate::eq, seen, zero);
-        Value take = arith::AndIOp::create(nested, l, none, bad);
-        Value value = opal::ir::detail::convertScalar(nested, l, args[accumulators - 1], i64);
-        linalg::YieldOp::create(
-            nested, l,
-            ValueRange{found, arith::SelectOp::create(nested, l, take, value,
-                                                      args[accumulators + 1])});
-      });
   // Each word is a 0-d tensor of its own, so that on CUDA every one is made
   // on the device (a fill for a scalar); the JIT reads them after the call.
-  SmallVector<Value> words(reduction.getResults());
   for (Value scalar : scalars) {
-    Value word = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, i64);
-    auto filled = linalg::FillOp::create(b, loc, scalar, word);
+    Value word = tensor::EmptyOp::create(after, loc, ArrayRef<int64_t>{}, i64);
+    auto filled = linalg::FillOp::create(after, loc, scalar, word);
     // A word of its own: CSE must not merge it with the reductions' inits
     // (a fill of the same constant), whose buffers the reductions write.
-    filled->setAttr("opal.data_check_word", b.getI64IntegerAttr(words.size()));
+    filled->setAttr("opal.data_check_word", after.getI64IntegerAttr(words.size()));
     words.push_back(filled.getResult(0));
   }
   return words;
@@ -155,9 +242,10 @@ struct DeriveDataChecks
           invalid = true;
           return;
         }
-        OpBuilder b(op);
+        OpBuilder b(op), after(op->getContext());
+        after.setInsertionPointAfter(op);
         SmallVector<Value> words =
-            checkResult(b, op->getLoc(), check.getViolations(),
+            checkResult(b, after, op->getLoc(), check.getViolations(),
                         [](OpBuilder &, Location, Value bad) { return bad; },
                         /*withFirst=*/static_cast<bool>(first), zeros, check.getValues(),
                         first);
@@ -179,7 +267,8 @@ struct DeriveDataChecks
         if (!given || *given < -extent || *given >= extent)
           return;
         int64_t dim = *given < 0 ? *given + extent : *given;
-        OpBuilder b(op);
+        OpBuilder b(op), after(op->getContext());
+        after.setInsertionPointAfter(op);
         Location loc = op->getLoc();
         Value size = aType.getRank() == 0
                          ? Value(arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(1)))
@@ -188,7 +277,7 @@ struct DeriveDataChecks
                                tensor::DimOp::create(b, loc, op->getOperand(0), dim)));
         Value dimValue = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(dim));
         SmallVector<Value> words = checkResult(
-            b, loc, op->getOperand(2),
+            b, after, loc, op->getOperand(2),
             [&](OpBuilder &nb, Location l, Value index) -> Value {
               Value zero = arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(0));
               Value low = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, index, zero);
@@ -203,9 +292,10 @@ struct DeriveDataChecks
       }
       if (!dividesByOperand1(op) || !checked.insert(op->getOperand(1)).second)
         return;
-      OpBuilder b(op);
+      OpBuilder b(op), after(op->getContext());
+      after.setInsertionPointAfter(op);
       Location loc = op->getLoc();
-      SmallVector<Value> words = checkResult(b, loc, op->getOperand(1),
+      SmallVector<Value> words = checkResult(b, after, loc, op->getOperand(1),
                                     [](OpBuilder &nb, Location l, Value divisor) -> Value {
                                       Value zero = arith::ConstantOp::create(
                                           nb, l, nb.getIntegerAttr(divisor.getType(), 0));

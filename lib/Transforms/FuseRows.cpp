@@ -19,7 +19,9 @@
 // by them: one op's buffers agree by linalg's semantics). Between the ops
 // only pure ops and allocations may stand; they stay before the loop. Every
 // buffer must be a kernel argument or a fresh allocation, never a view of
-// another, so that row i of one is never another row of a second.
+// another, so that row i of one is never another row of a second. A body may
+// read the row's index (a gather's row) and buffers from outside the op (a
+// gather's source) that no op of the run writes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -121,10 +123,6 @@ int64_t rowLoops(linalg::LinalgOp op) {
       return !isa<MemRefType>(operand.get().getType()) ||
              broadcastAcrossRows(op, operand, rows) || indexedAsRows(operand, rows);
     });
-    if (fits && isa<linalg::GenericOp>(op))
-      op->walk([&](linalg::IndexOp index) {
-        fits &= static_cast<int64_t>(index.getDim()) >= rows;
-      });
     if (fits)
       return rows;
   }
@@ -212,14 +210,50 @@ bool broadcastsAreInputs(const Run &run) {
   return true;
 }
 
+/// The buffers the bodies of `op` read from outside it (a gather's source).
+SmallVector<Value> capturedBuffers(linalg::LinalgOp op) {
+  SmallVector<Value> buffers;
+  op->walk([&](Operation *inner) {
+    if (inner == op.getOperation())
+      return;
+    for (Value operand : inner->getOperands())
+      if (isa<MemRefType>(operand.getType()) &&
+          !op->isAncestor(operand.getParentRegion()->getParentOp()))
+        buffers.push_back(operand);
+  });
+  return buffers;
+}
+
+/// Whether no op of the run writes a buffer another's body reads from
+/// outside it: such a read may be of any row, which the loop over rows
+/// may not have computed yet.
+bool capturesAreInputs(const Run &run) {
+  llvm::SmallPtrSet<Value, 4> written;
+  for (linalg::LinalgOp op : run.ops)
+    for (Value init : op.getDpsInits())
+      written.insert(init);
+  return llvm::none_of(run.ops, [&](linalg::LinalgOp op) {
+    return llvm::any_of(capturedBuffers(op),
+                        [&](Value buffer) { return written.contains(buffer); });
+  });
+}
+
 /// Maximal runs in `block` worth running row by row.
 SmallVector<Run> findRuns(Block &block) {
   SmallVector<Run> runs;
   Run current;
+  // The most row loops (of those all the ops share) that make a run worth
+  // it: fewer rows also qualify, and may leave an op loops of its own to
+  // walk.
   auto close = [&] {
-    if (current.ops.size() >= 2 && current.rows > 0 && rereadsRows(current) &&
-        rowSizesAgree(current) && broadcastsAreInputs(current))
-      runs.push_back(current);
+    for (int64_t rows = current.rows; current.ops.size() >= 2 && rows > 0; --rows) {
+      current.rows = rows;
+      if (rereadsRows(current) && rowSizesAgree(current) && broadcastsAreInputs(current) &&
+          capturesAreInputs(current)) {
+        runs.push_back(current);
+        break;
+      }
+    }
     current = Run();
   };
   for (Operation &op : block) {
@@ -388,9 +422,14 @@ void fuse(RewriterBase &rewriter, Run &run, bool shrink) {
     auto row = linalg::GenericOp::create(rewriter, loc, TypeRange(), inputs, outputs, maps,
                                          iterators);
     rewriter.inlineRegionBefore(generic.getRegion(), row.getRegion(), row.getRegion().begin());
+    // A row loop's index is the row's; the others are renumbered.
     row->walk([&](linalg::IndexOp index) {
       rewriter.setInsertionPoint(index);
-      rewriter.replaceOpWithNewOp<linalg::IndexOp>(index, index.getDim() - run.rows);
+      int64_t dim = static_cast<int64_t>(index.getDim());
+      if (dim < run.rows)
+        rewriter.replaceOp(index, ivs[dim]);
+      else
+        rewriter.replaceOpWithNewOp<linalg::IndexOp>(index, dim - run.rows);
     });
     rewriter.setInsertionPointAfter(row);
   }

@@ -44,13 +44,41 @@ func.func @index_select(%x: tensor<?x?xf32>, %i: tensor<?xi64>) -> !opal.tensor 
 // -----
 
 // `first`: the element of %i at the first violation is the check's first
-// word after `found` ({0}); the values follow ({1}).
+// word after `found` ({0}); the values follow ({1}). `found` is an or over
+// the violations; the first is looked for only when there is one, by a scan
+// that stops at it.
 // CHECK-LABEL: func.func @first_value
 // CHECK-SAME: -> (tensor<i64>, tensor<i64>, tensor<i64>)
 // CHECK-SAME: opal.data_checks = "first_value,3,index%20%7B0%7D%20past%20%7B1%7D"
-// CHECK: linalg.generic {{.*}}ins(%{{.*}}, %{{.*}} : tensor<?xi1>, tensor<?xi64>) outs(%{{.*}}, %{{.*}} : tensor<i64>, tensor<i64>)
-// CHECK: arith.select
+// CHECK: %[[FOUND:.*]] = linalg.generic {{.*}}iterator_types = ["reduction"]} ins(%{{.*}} : tensor<?xi1>) outs(%{{.*}} : tensor<i64>)
+// CHECK: arith.ori
+// CHECK: %[[FIRST:.*]] = linalg.generic {{.*}}iterator_types = []} ins(%[[FOUND]] : tensor<i64>)
+// CHECK: scf.if
+// CHECK: scf.while
+// CHECK: tensor.extract %arg0
+// CHECK: scf.condition
+// CHECK: tensor.extract %arg1
+// CHECK: return %[[FOUND]], %[[FIRST]], %{{.*}} : tensor<i64>, tensor<i64>, tensor<i64>
 func.func @first_value(%bad: tensor<?xi1>, %i: tensor<?xi64>, %n: i64) {
   opal.data_check %bad first %i : tensor<?xi64>, "index {0} past {1}" (%n) : tensor<?xi1>
   return
+}
+
+// -----
+
+// A check of a tensor of two dims or more: row by row right before the
+// gather (opal-fuse-rows can then read each row of the index once for
+// both), the rows' results after it.
+// CHECK-LABEL: func.func @gather
+// CHECK: %[[ROWS:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%arg1 : tensor<?x?xi64>) outs(%{{.*}} : tensor<?xi64>)
+// CHECK: arith.cmpi slt
+// CHECK: arith.cmpi sge
+// CHECK: %[[GATHER:.*]] = prims.gather
+// CHECK: %[[FOUND:.*]] = linalg.generic {{.*}}iterator_types = ["reduction"]} ins(%[[ROWS]] : tensor<?xi64>) outs(%{{.*}} : tensor<i64>)
+// CHECK: return %[[GATHER]], %[[FOUND]],
+func.func @gather(%x: tensor<?x?xf32>, %i: tensor<?x?xi64>) -> !opal.tensor {
+  %c1 = arith.constant 1 : i64
+  %false = arith.constant false
+  %r = aten.gather %x, %c1, %i, %false : (tensor<?x?xf32>, i64, tensor<?x?xi64>, i1) -> !opal.tensor
+  return %r : !opal.tensor
 }

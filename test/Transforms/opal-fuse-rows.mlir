@@ -247,3 +247,103 @@ func.func @affine_tail(%x: memref<?x?xf32>, %w: memref<?xf32>, %b: memref<?xf32>
   memref.dealloc %centered : memref<?x?xf32>
   return
 }
+
+// -----
+
+// A gather along dim 1 with its index's check (opal-derive-data-checks:
+// row by row, then over the rows): the check and the gather read each row
+// of the index once. The gather's body reads its row's index (linalg.index
+// 0, now the loop's row) and its source from outside the op, which no op of
+// the run writes.
+// CHECK-LABEL: func.func @gather_checked
+// CHECK-SAME: (%[[SRC:.*]]: memref<?x?xf32>, %[[IDX:.*]]: memref<?x?xi64>, %[[OUT:.*]]: memref<?x?xf32>, %[[FOUND:.*]]: memref<i64>)
+// CHECK: %[[FLAGS:.*]] = memref.alloc
+// CHECK: scf.for %[[I:.*]] =
+// CHECK:   %[[FLAG:.*]] = memref.subview %[[FLAGS]][%[[I]]]
+// CHECK:   linalg.generic {{.*}}iterator_types = []} ins(%{{.*}} : i64) outs(%[[FLAG]]
+// CHECK:   %[[ROW:.*]] = memref.subview %[[IDX]][%[[I]], 0]
+// CHECK:   linalg.generic {{.*}}iterator_types = ["reduction"]} ins(%[[ROW]] {{.*}} outs(%{{.*}} : memref<i64, strided<[], offset: ?>>)
+// CHECK:   linalg.generic {{.*}}iterator_types = ["parallel"]}
+// CHECK-NOT: linalg.index 0
+// CHECK:     memref.load %[[SRC]][%[[I]], %{{.*}}]
+// CHECK: } {opal.parallel, opal.rows}
+// CHECK: linalg.generic {{.*}}ins(%[[FLAGS]] : memref<?xi64>) outs(%[[FOUND]] : memref<i64>)
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> (d0)>
+#map2 = affine_map<(d0) -> (d0)>
+#map3 = affine_map<(d0) -> ()>
+func.func @gather_checked(%src: memref<?x?xf32>, %idx: memref<?x?xi64>, %out: memref<?x?xf32>, %found: memref<i64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0 : i64
+  %f0 = arith.constant 0.0 : f32
+  %rows = memref.dim %idx, %c0 : memref<?x?xi64>
+  %n = memref.dim %src, %c1 : memref<?x?xf32>
+  %n64 = arith.index_cast %n : index to i64
+  %flags = memref.alloc(%rows) {alignment = 64 : i64} : memref<?xi64>
+  linalg.fill ins(%zero : i64) outs(%flags : memref<?xi64>)
+  linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "reduction"]} ins(%idx : memref<?x?xi64>) outs(%flags : memref<?xi64>) {
+  ^bb0(%in: i64, %acc: i64):
+    %low = arith.cmpi slt, %in, %zero : i64
+    %high = arith.cmpi sge, %in, %n64 : i64
+    %bad = arith.ori %low, %high : i1
+    %flag = arith.extui %bad : i1 to i64
+    %r = arith.ori %acc, %flag : i64
+    linalg.yield %r : i64
+  }
+  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%idx : memref<?x?xi64>) outs(%out : memref<?x?xf32>) {
+  ^bb0(%in: i64, %o: f32):
+    %i = linalg.index 0 : index
+    %j = arith.index_cast %in : i64 to index
+    %ok = arith.cmpi ult, %j, %n : index
+    %v = scf.if %ok -> (f32) {
+      %l = memref.load %src[%i, %j] : memref<?x?xf32>
+      scf.yield %l : f32
+    } else {
+      scf.yield %f0 : f32
+    }
+    linalg.yield %v : f32
+  }
+  linalg.fill ins(%zero : i64) outs(%found : memref<i64>)
+  linalg.generic {indexing_maps = [#map2, #map3], iterator_types = ["reduction"]} ins(%flags : memref<?xi64>) outs(%found : memref<i64>) {
+  ^bb0(%in: i64, %acc: i64):
+    %r = arith.ori %acc, %in : i64
+    linalg.yield %r : i64
+  }
+  memref.dealloc %flags : memref<?xi64>
+  return
+}
+
+// -----
+
+// A body that reads, from outside its op, a buffer the run writes (here
+// the row maxima, read at another row): rows cannot run one at a time.
+// CHECK-LABEL: func.func @reads_what_the_run_writes
+// CHECK-NOT: scf.for
+// CHECK: return
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> (d0)>
+func.func @reads_what_the_run_writes(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %low = arith.constant 0xFF800000 : f32
+  %rows = memref.dim %x, %c0 : memref<?x?xf32>
+  %max = memref.alloc(%rows) {alignment = 64 : i64} : memref<?xf32>
+  linalg.fill ins(%low : f32) outs(%max : memref<?xf32>)
+  linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "reduction"]} ins(%x : memref<?x?xf32>) outs(%max : memref<?xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %m = arith.maximumf %acc, %in : f32
+    linalg.yield %m : f32
+  }
+  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%x : memref<?x?xf32>) outs(%y : memref<?x?xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %last = arith.subi %rows, %c1 : index
+    %other = arith.subi %last, %i : index
+    %m = memref.load %max[%other] : memref<?xf32>
+    %r = arith.subf %in, %m : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %max : memref<?xf32>
+  return
+}

@@ -79,6 +79,7 @@ def OpalDeriveDataChecks : Pass<"opal-derive-data-checks", "::mlir::func::FuncOp
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
   ];
 }
