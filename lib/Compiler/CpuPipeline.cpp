@@ -37,6 +37,8 @@ constexpr const char *kLoopsToLLVM =
     "math-extend-to-supported-types,"
     "convert-math-to-libm,"
     "convert-math-to-llvm,"
+    // (MLIR 22's expand-strided-metadata crashes on some expand_shapes.)
+    "opal-expand-shapes-as-casts,"
     "expand-strided-metadata,"
     "lower-affine,"
     "finalize-memref-to-llvm{use-aligned-alloc},"
@@ -96,6 +98,9 @@ const char *opal::ir::jitCpuReusablePipelineText() {
       ","
       // exp/log/tanh/erf in f32 as SIMD-friendly polynomials.
       "opal-approximate-math,"
+      // Transposes (a convolution's layouts) in tiles transposed in
+      // vector registers.
+      "func.func(opal-vectorize-transposes),"
       // Matrix products: loop order and L2 tiles.
       "func.func(opal-tile-matmul{tile-m=8 tile-vectors=2}),"
       // Row-wise runs with a reduction (softmax, norms) one row at a time.

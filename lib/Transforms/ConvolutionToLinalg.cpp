@@ -462,6 +462,60 @@ bool suitsShiftedConv(Operation *op, const ConvParameters &p) {
   return positions > 1;
 }
 
+/// xT [G, N, padded..., Cg] (`sizes`) of an input of the accumulator's
+/// type: zero, and each group's channels of the input (those it has: a
+/// data check raises after the call when it has fewer) transposed channels
+/// last into the plane's interior.
+Value channelsLast(ConvBuilder &cb, Value input, ArrayRef<Value> sizes, const ConvParameters &p,
+                   const DirectSizes &d) {
+  OpBuilder &b = cb.b;
+  Location loc = cb.loc;
+  int64_t spatial = static_cast<int64_t>(p.stride.size());
+  Type element = cast<RankedTensorType>(input.getType()).getElementType();
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+  Value empty = tensor::EmptyOp::create(b, loc, ConvBuilder::dynamicType(sizes.size(), element),
+                                        sizes);
+  Value filled = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+  auto unit = b.getIndexAttr(1), none = b.getIndexAttr(0);
+  // Group g's channels into `into`.
+  auto group = [&](OpBuilder &gb, Location gl, Value g, Value into) -> Value {
+    ConvBuilder in(gb, gl);
+    Value first = arith::MinUIOp::create(gb, gl, in.mul(g, d.cg), d.channels);
+    Value count =
+        arith::MinUIOp::create(gb, gl, d.cg, arith::SubIOp::create(gb, gl, d.channels, first));
+    SmallVector<OpFoldResult> offsets = {none, first}, extents = {d.n, count};
+    offsets.append(spatial, none);
+    llvm::append_range(extents, d.extents);
+    Value from = tensor::ExtractSliceOp::create(gb, gl, input, offsets, extents,
+                                                SmallVector<OpFoldResult>(2 + spatial, unit));
+    // The interior of group g's planes, [N, extents..., count].
+    SmallVector<OpFoldResult> toOffsets = {g, none}, toSizes = {unit, d.n};
+    for (int64_t s = 0; s < spatial; ++s)
+      toOffsets.push_back(b.getIndexAttr(p.padding[s]));
+    llvm::append_range(toSizes, d.extents);
+    toOffsets.push_back(none);
+    toSizes.push_back(count);
+    SmallVector<OpFoldResult> toStrides(3 + spatial, unit);
+    auto interiorType = ConvBuilder::dynamicType(2 + spatial, element);
+    Value interior = tensor::ExtractSliceOp::create(gb, gl, interiorType, into, toOffsets,
+                                                    toSizes, toStrides);
+    SmallVector<int64_t> permutation = {0};
+    for (int64_t s = 0; s < spatial; ++s)
+      permutation.push_back(2 + s);
+    permutation.push_back(1);
+    Value moved = linalg::TransposeOp::create(gb, gl, from, interior, permutation).getResult()[0];
+    return tensor::InsertSliceOp::create(gb, gl, moved, into, toOffsets, toSizes, toStrides);
+  };
+  if (p.groups == 1)
+    return group(b, loc, cb.index(0), filled);
+  auto loop = scf::ForOp::create(
+      b, loc, cb.index(0), d.groups, cb.index(1), ValueRange{filled},
+      [&](OpBuilder &lb, Location l, Value g, ValueRange carried) {
+        scf::YieldOp::create(lb, l, group(lb, l, g, carried[0]));
+      });
+  return loop.getResult(0);
+}
+
 /// prims.conv with strides of 1 as a sum of matrix products over shifted
 /// rows, without columns. The input, padded and channels last, is one
 /// matrix xT [G, N*P, Cg] (P the padded plane's size, rows the padded
@@ -498,12 +552,19 @@ Value shiftedConv(ConvBuilder &cb, Value input, Value weight, const ConvParamete
   SmallVector<Value> xSizes = {groups, n};
   llvm::append_range(xSizes, padded);
   xSizes.push_back(cg);
-  Value xT = cb.tabulate(xSizes, accumulator, [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
-    ConvBuilder in(nb, l);
-    Value channel = in.add(in.mul(at[0], cg), at[2 + spatial]);
-    return paddedElement(nb, l, input, p, d, at[1], channel, at.slice(2, spatial), element,
-                         accumulator);
-  });
+  // Inputs of the accumulator's type are transposed into the zero-filled
+  // padded tensor (linalg.transpose: opal-vectorize-transposes); others are
+  // converted element by element.
+  bool plain = element == accumulator;
+  Value xT = plain ? channelsLast(cb, input, xSizes, p, d)
+                   : cb.tabulate(xSizes, accumulator,
+                                 [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
+                                   ConvBuilder in(nb, l);
+                                   Value channel = in.add(in.mul(at[0], cg), at[2 + spatial]);
+                                   return paddedElement(nb, l, input, p, d, at[1], channel,
+                                                        at.slice(2, spatial), element,
+                                                        accumulator);
+                                 });
   Value rows = cb.collapse(
       xT, SmallVector<unsigned>{1, static_cast<unsigned>(1 + spatial), 1});
 
@@ -530,7 +591,9 @@ Value shiftedConv(ConvBuilder &cb, Value input, Value weight, const ConvParamete
         b, loc, empty, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, out[s], cb.index(0)));
   }
   Value q = arith::SelectOp::create(b, loc, empty, cb.index(0), cb.add(last, cb.index(1)));
-  SmallVector<Value> accSizes = {groups, q, fg};
+  // (Plain: N*P rows, so that the rows are the padded planes of every
+  // image, of which the outputs are a view; only the first Q are computed.)
+  SmallVector<Value> accSizes = {groups, plain ? cb.mul(n, plane) : q, fg};
   Value sums0 = tensor::EmptyOp::create(b, loc, ConvBuilder::dynamicType(3, accumulator),
                                         accSizes);
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(accumulator));
@@ -590,6 +653,43 @@ Value shiftedConv(ConvBuilder &cb, Value input, Value weight, const ConvParamete
   // [N, G*Fg, O...]: output (n, g, f, o...) is row n*P + its position.
   SmallVector<Value> sizes = {n, groups, fg};
   llvm::append_range(sizes, out);
+  if (plain) {
+    // The rows as [G, N, padded..., Fg], the outputs' corner of each
+    // plane, transposed to [N, G, Fg, O...].
+    SmallVector<Value> planes = {groups, n};
+    llvm::append_range(planes, padded);
+    planes.push_back(fg);
+    SmallVector<ReassociationIndices> reassociation = {{0}, {}, {2 + spatial}};
+    for (int64_t i = 0; i <= spatial; ++i)
+      reassociation[1].push_back(1 + i);
+    Value byPlane = tensor::ExpandShapeOp::create(
+        b, loc, ConvBuilder::dynamicType(3 + spatial, accumulator), sums, reassociation,
+        SmallVector<OpFoldResult>(planes.begin(), planes.end()));
+    // One group: [N, O..., Fg] (the group's dim dropped) transposed to the
+    // result [N, Fg, O...] itself, so that it is written in the output's
+    // buffer.
+    bool one = p.groups == 1;
+    SmallVector<OpFoldResult> offsets(3 + spatial, b.getIndexAttr(0)),
+        unitStrides(3 + spatial, unit), cornerSizes = {one ? OpFoldResult(unit) : groups, n};
+    llvm::append_range(cornerSizes, out);
+    cornerSizes.push_back(fg);
+    auto cornerType = ConvBuilder::dynamicType(one ? 2 + spatial : 3 + spatial, accumulator);
+    Value corner = tensor::ExtractSliceOp::create(b, loc, cornerType, byPlane, offsets,
+                                                  cornerSizes, unitStrides);
+    SmallVector<int64_t> permutation =
+        one ? SmallVector<int64_t>{0, 1 + spatial} : SmallVector<int64_t>{1, 0, 2 + spatial};
+    for (int64_t s = 0; s < spatial; ++s)
+      permutation.push_back((one ? 1 : 2) + s);
+    SmallVector<Value> resultSizes = {n, one ? fg : groups};
+    if (!one)
+      resultSizes.push_back(fg);
+    llvm::append_range(resultSizes, out);
+    Value empty = tensor::EmptyOp::create(
+        b, loc, ConvBuilder::dynamicType(resultSizes.size(), element), resultSizes);
+    Value result =
+        linalg::TransposeOp::create(b, loc, corner, empty, permutation).getResult()[0];
+    return one ? result : mergeGroups(cb, result, spatial);
+  }
   Value result = cb.tabulate(sizes, element, [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
     ConvBuilder in(nb, l);
     Value row = in.mul(at[0], plane);

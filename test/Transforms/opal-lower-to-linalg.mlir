@@ -303,15 +303,22 @@ func.func @adaptive_avg_pool_backward(%g: tensor<?x3x2x?xf64>, %x: tensor<?x3x5x
 
 // With shifted-convolutions (the CPU JIT's), a convolution of stride 1 is
 // a sum of matrix products over shifted rows: the input padded and
-// channels last as rows [G, N*P, Cg], the weight as [G, K, Cg, Fg]; blocks
-// of 256 rows of sums (a loop threads share), each summing, per kernel
-// position, the product of rows shifted by the position's offset with the
-// position's weights; then the outputs picked out of the rows. Without the
-// option (and for CUDA), the im2col product.
+// channels last as rows [G, N*P, Cg] (a float32 input: zero-filled, then
+// transposed into the planes' interior, of the channels the input has),
+// the weight as [G, K, Cg, Fg]; blocks of 256 rows of sums (a loop threads
+// share), each summing, per kernel position, the product of rows shifted by
+// the position's offset with the position's weights; then the rows seen as
+// [G, N, padded plane, Fg], whose corner of each plane, transposed, is the
+// output. Without the option (and for CUDA), the im2col product.
 // RUN: opal-opt %s --opal-lower-to-linalg=shifted-convolutions --split-input-file | FileCheck %s --check-prefix=SHIFTED
 // SHIFTED-LABEL: func.func @conv_shifted
-// SHIFTED: scf.if
-// SHIFTED: %[[ROWS:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2, 3], [4]] : tensor<?x?x?x?x?xf32> into tensor<?x?x?xf32>
+// SHIFTED: %[[ZERO:.*]] = linalg.fill
+// SHIFTED: %[[CHANNELS:.*]] = arith.minui %{{.*}}, %{{.*}} : index
+// SHIFTED: %[[FROM:.*]] = tensor.extract_slice %arg0[0, %{{.*}}, 0, 0] [%{{.*}}, %[[CHANNELS]], %{{.*}}, %{{.*}}] [1, 1, 1, 1] : tensor<?x?x?x?xf32> to tensor<?x?x?x?xf32>
+// SHIFTED: %[[INTERIOR:.*]] = tensor.extract_slice %[[ZERO]][%{{.*}}, 0, 1, 1, 0] [1, %{{.*}}, %{{.*}}, %{{.*}}, %[[CHANNELS]]] [1, 1, 1, 1, 1] : tensor<?x?x?x?x?xf32> to tensor<?x?x?x?xf32>
+// SHIFTED: %[[MOVED:.*]] = linalg.transpose ins(%[[FROM]] : tensor<?x?x?x?xf32>) outs(%[[INTERIOR]] : tensor<?x?x?x?xf32>) permutation = [0, 2, 3, 1]
+// SHIFTED: %[[XT:.*]] = tensor.insert_slice %[[MOVED]] into %[[ZERO]]
+// SHIFTED: %[[ROWS:.*]] = tensor.collapse_shape %[[XT]] {{\[\[}}0], [1, 2, 3], [4]] : tensor<?x?x?x?x?xf32> into tensor<?x?x?xf32>
 // SHIFTED: %[[WEIGHTS:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] : tensor<?x?x?x?x?xf32> into tensor<?x?x?x?xf32>
 // SHIFTED: scf.for %[[Q0:.*]] = %{{.*}} to %{{.*}} step %c256 iter_args(%[[SUMS:.*]] =
 // SHIFTED: %[[BLOCK:.*]] = tensor.extract_slice %[[SUMS]][0, %[[Q0]], 0]
@@ -323,7 +330,10 @@ func.func @adaptive_avg_pool_backward(%g: tensor<?x3x2x?xf64>, %x: tensor<?x3x5x
 // SHIFTED: tensor.insert_slice %{{.*}} into %[[SUMS]][0, %[[Q0]], 0]
 // SHIFTED: } {opal.parallel}
 // SHIFTED-NOT: linalg.batch_matmul
-// SHIFTED: linalg.generic
+// SHIFTED: %[[PLANES:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2, 3], [4]] output_shape
+// SHIFTED: %[[CORNER:.*]] = tensor.extract_slice %[[PLANES]][0, 0, 0, 0, 0] [1, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] [1, 1, 1, 1, 1] : tensor<?x?x?x?x?xf32> to tensor<?x?x?x?xf32>
+// SHIFTED: %[[OUT:.*]] = linalg.transpose ins(%[[CORNER]] : tensor<?x?x?x?xf32>) outs(%{{.*}} : tensor<?x?x?x?xf32>) permutation = [0, 3, 1, 2]
+// SHIFTED: return %[[OUT]]
 // PLAIN-LABEL: func.func @conv_shifted
 // PLAIN-NOT: scf.for
 // PLAIN: linalg.batch_matmul

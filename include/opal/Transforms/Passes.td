@@ -122,6 +122,38 @@ def OpalDecompose : Pass<"opal-decompose", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::tensor::TensorDialect"];
 }
 
+def OpalExpandShapesAsCasts : Pass<"opal-expand-shapes-as-casts"> {
+  let summary = "Rewrites memref.expand_shape of dense buffers as memref.reinterpret_cast";
+  let description = [{
+    MLIR 22's `expand-strided-metadata` crashes on a `memref.expand_shape`
+    that expands one dim into several of dynamic size. Run before it: an
+    expand_shape whose source and result are in the identity layout becomes
+    a `memref.reinterpret_cast` of the source at offset 0 with the output
+    sizes and the strides of a dense buffer of those sizes.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
+}
+
+def OpalVectorizeTransposes : Pass<"opal-vectorize-transposes", "::mlir::func::FuncOp"> {
+  let summary = "Transposes buffers in tiles transposed in vector registers";
+  let description = [{
+    A `linalg.transpose` on buffers whose source and destination are dense
+    along their last dims, where those dims differ (an NCHW input made
+    channels last, the rows of a product made NCHW again), becomes a loop
+    over the other dims (marked `opal.parallel`) around tiles of `lanes` x
+    `lanes` elements: `lanes` vector loads of the source's rows, a transpose
+    in registers by rounds of two-vector `vector.shuffle`s, and `lanes`
+    vector stores of the destination's rows; the edges that do not fill a
+    tile are copied element by element. Other transposes are left as they
+    are. CPU pipeline, after bufferization.
+  }];
+  let options = [
+    Option<"lanes", "lanes", "int64_t", "8", "elements per tile side (a power of 2)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"];
+}
+
 def OpalUnshareDestinations : Pass<"opal-unshare-destinations", "::mlir::func::FuncOp"> {
   let summary = "Gives each structured op its own fresh destination tensor";
   let description = [{

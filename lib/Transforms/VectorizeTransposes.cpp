@@ -1,0 +1,230 @@
+//===- VectorizeTransposes.cpp - The opal-vectorize-transposes pass -------===//
+//
+// A linalg.transpose on buffers whose source and destination are each dense
+// along their last dim, where those dims differ (a matrix transposed: an
+// NCHW input made channels last), walks one of the two a column at a time
+// when lowered to loops: a scalar load or store per element, a cache line
+// apart. Here it becomes tiles of T x T elements (T = 8 lanes): T vector
+// loads of the source's rows, a transpose in registers by log2(T) rounds of
+// two-vector shuffles (each round swaps the off-diagonal blocks of every
+// 2h x 2h block, h = T/2, ..., 1), and T vector stores of the destination's
+// rows. The other dims run as one loop over their points (marked
+// opal.parallel: its iterations write disjoint elements); the edges that do
+// not fill a tile are copied element by element.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opal/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace opal::ir {
+#define GEN_PASS_DEF_OPALVECTORIZETRANSPOSES
+#include "opal/Transforms/Passes.h.inc"
+} // namespace opal::ir
+
+using namespace mlir;
+
+namespace {
+
+/// Whether the last dim of `type` is known to be dense (stride 1).
+bool denseLastDim(MemRefType type) {
+  if (type.getRank() == 0)
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  return strides.back() == 1;
+}
+
+/// The rows of a T x T tile, transposed: round h swaps the h x h
+/// off-diagonal blocks of every 2h x 2h block, with one shuffle per row.
+SmallVector<Value> transposeRows(OpBuilder &b, Location loc, SmallVector<Value> rows) {
+  int64_t lanes = static_cast<int64_t>(rows.size());
+  for (int64_t h = lanes / 2; h >= 1; h /= 2) {
+    SmallVector<int64_t> low(lanes), high(lanes);
+    for (int64_t j = 0; j < lanes; ++j) {
+      bool second = (j & h) != 0;
+      low[j] = second ? lanes + j - h : j; // row i: its own left, row i+h's left
+      high[j] = second ? lanes + j : j + h; // row i+h: row i's right, its own right
+    }
+    SmallVector<Value> next(rows);
+    for (int64_t i = 0; i < lanes; ++i) {
+      if ((i & h) != 0)
+        continue;
+      next[i] = vector::ShuffleOp::create(b, loc, rows[i], rows[i + h], low);
+      next[i + h] = vector::ShuffleOp::create(b, loc, rows[i], rows[i + h], high);
+    }
+    rows = std::move(next);
+  }
+  return rows;
+}
+
+struct Transpose {
+  linalg::TransposeOp op;
+  int64_t rank;
+  int64_t across; ///< the destination dim along which the source is dense
+  SmallVector<int64_t> permutation;
+};
+
+/// Whether `op` is a transpose of the two last-dim-dense kind (see above).
+std::optional<Transpose> matchTranspose(linalg::TransposeOp op) {
+  if (!op.hasPureBufferSemantics())
+    return std::nullopt;
+  auto source = cast<MemRefType>(op.getInput().getType());
+  auto destination = cast<MemRefType>(op.getInit().getType());
+  Type element = source.getElementType();
+  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0 ||
+      element.getIntOrFloatBitWidth() > 64 || !denseLastDim(source) ||
+      !denseLastDim(destination))
+    return std::nullopt;
+  int64_t rank = source.getRank();
+  SmallVector<int64_t> permutation(op.getPermutation());
+  // Destination dim d reads source dim permutation[d].
+  int64_t across = -1;
+  for (int64_t d = 0; d < rank; ++d)
+    if (permutation[d] == rank - 1)
+      across = d;
+  if (across < 0 || across == rank - 1)
+    return std::nullopt;
+  return Transpose{op, rank, across, permutation};
+}
+
+void vectorize(IRRewriter &rewriter, const Transpose &t, int64_t lanes) {
+  linalg::TransposeOp op = t.op;
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Value source = op.getInput(), destination = op.getInit();
+  Type element = cast<MemRefType>(source.getType()).getElementType();
+  auto vectorType = VectorType::get({lanes}, element);
+  int64_t rank = t.rank, inner = rank - 1, across = t.across;
+  auto index = [&](int64_t value) { return arith::ConstantIndexOp::create(rewriter, loc, value); };
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < rank; ++d)
+    sizes.push_back(memref::DimOp::create(rewriter, loc, destination, d));
+  // The source's coordinates of destination coordinates `at`.
+  auto sourceAt = [&](ArrayRef<Value> at) {
+    SmallVector<Value> coords(rank);
+    for (int64_t d = 0; d < rank; ++d)
+      coords[t.permutation[d]] = at[d];
+    return coords;
+  };
+  // Tiles cover [0, full) of `across` and `inner`; the rest is edges.
+  auto fullPart = [&](Value size) {
+    return arith::MulIOp::create(rewriter, loc,
+                                 arith::DivUIOp::create(rewriter, loc, size, index(lanes)),
+                                 index(lanes));
+  };
+  Value fullAcross = fullPart(sizes[across]), fullInner = fullPart(sizes[inner]);
+
+  // One loop over the points of the other dims.
+  SmallVector<int64_t> others;
+  Value points = index(1);
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != across && d != inner) {
+      others.push_back(d);
+      points = arith::MulIOp::create(rewriter, loc, points, sizes[d]);
+    }
+  Value zero = index(0), one = index(1), step = index(lanes);
+  auto outer = scf::ForOp::create(rewriter, loc, zero, points, one);
+  outer->setAttr(opal::ir::kParallelAttrName, rewriter.getUnitAttr());
+  rewriter.setInsertionPointToStart(outer.getBody());
+  SmallVector<Value> at(rank);
+  Value rest = outer.getInductionVar();
+  for (int64_t k = static_cast<int64_t>(others.size()) - 1; k >= 0; --k) {
+    int64_t d = others[k];
+    if (k == 0) {
+      at[d] = rest;
+      break;
+    }
+    at[d] = arith::RemUIOp::create(rewriter, loc, rest, sizes[d]);
+    rest = arith::DivUIOp::create(rewriter, loc, rest, sizes[d]);
+  }
+
+  // Element by element over [aFrom, aTo) x [iFrom, iTo) of across x inner.
+  auto copyElements = [&](Value aFrom, Value aTo, Value iFrom, Value iTo) {
+    scf::ForOp::create(
+        rewriter, loc, aFrom, aTo, one, ValueRange{},
+        [&](OpBuilder &ab, Location al, Value a, ValueRange) {
+          scf::ForOp::create(ab, al, iFrom, iTo, one, ValueRange{},
+                             [&](OpBuilder &ib, Location il, Value i, ValueRange) {
+                               SmallVector<Value> point(at);
+                               point[across] = a;
+                               point[inner] = i;
+                               Value v = memref::LoadOp::create(ib, il, source, sourceAt(point));
+                               memref::StoreOp::create(ib, il, v, destination, point);
+                               scf::YieldOp::create(ib, il);
+                             });
+          scf::YieldOp::create(ab, al);
+        });
+  };
+
+  // Whole tiles at (a0, i0) of across x inner: source row k is the
+  // destination's inner coordinate i0 + k, its lanes across; transposed,
+  // row k is across coordinate a0 + k, its lanes along inner.
+  scf::ForOp::create(
+      rewriter, loc, zero, fullAcross, step, ValueRange{},
+      [&](OpBuilder &ab, Location al, Value a0, ValueRange) {
+        scf::ForOp::create(
+            ab, al, zero, fullInner, step, ValueRange{},
+            [&](OpBuilder &ib, Location il, Value i0, ValueRange) {
+              auto plus = [&](Value base, int64_t k) -> Value {
+                return arith::AddIOp::create(ib, il, base,
+                                             arith::ConstantIndexOp::create(ib, il, k));
+              };
+              SmallVector<Value> rows;
+              for (int64_t k = 0; k < lanes; ++k) {
+                SmallVector<Value> point(at);
+                point[across] = a0;
+                point[inner] = plus(i0, k);
+                rows.push_back(
+                    vector::LoadOp::create(ib, il, vectorType, source, sourceAt(point)));
+              }
+              SmallVector<Value> columns = transposeRows(ib, il, rows);
+              for (int64_t k = 0; k < lanes; ++k) {
+                SmallVector<Value> point(at);
+                point[across] = plus(a0, k);
+                point[inner] = i0;
+                vector::StoreOp::create(ib, il, columns[k], destination, point);
+              }
+              scf::YieldOp::create(ib, il);
+            });
+        scf::YieldOp::create(ab, al);
+      });
+  // The edges: the last rows of `across`, then the last columns of `inner`
+  // beside the tiles.
+  copyElements(fullAcross, sizes[across], zero, sizes[inner]);
+  copyElements(zero, fullAcross, fullInner, sizes[inner]);
+  rewriter.eraseOp(op);
+}
+
+struct OpalVectorizeTransposes
+    : public opal::ir::impl::OpalVectorizeTransposesBase<OpalVectorizeTransposes> {
+  using OpalVectorizeTransposesBase::OpalVectorizeTransposesBase;
+
+  void runOnOperation() override {
+    if (lanes < 2 || (lanes & (lanes - 1)) != 0) {
+      getOperation().emitError("opal-vectorize-transposes: lanes must be a power of 2 "
+                               "of at least 2, got ")
+          << static_cast<int64_t>(lanes);
+      return signalPassFailure();
+    }
+    SmallVector<Transpose> transposes;
+    getOperation()->walk([&](linalg::TransposeOp op) {
+      if (std::optional<Transpose> t = matchTranspose(op))
+        transposes.push_back(*t);
+    });
+    IRRewriter rewriter(&getContext());
+    for (const Transpose &t : transposes)
+      vectorize(rewriter, t, lanes);
+  }
+};
+
+} // namespace

@@ -1,0 +1,57 @@
+// RUN: opal-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(opal-vectorize-transposes),canonicalize,cse)" | FileCheck %s
+// RUN: opal-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(opal-vectorize-transposes{lanes=4}),canonicalize,cse)" | FileCheck %s --check-prefix=FOUR
+
+// An NCHW image made channels last: one loop over the (n, h) points, and
+// in it tiles of 8 pixels x 8 channels. Eight rows of the source (channels
+// c0 + k, eight pixels each) are loaded, transposed by three rounds of
+// shuffles (blocks of 4, 2 and 1) and stored as eight rows of the
+// destination (pixels w0 + k, eight channels each); the edges that fill no
+// tile are copied element by element.
+// CHECK-LABEL: func.func @channels_last
+// CHECK-SAME: (%[[X:.*]]: memref<?x?x?x?xf32>, %[[Y:.*]]: memref<?x?x?x?xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:   %[[H:.*]] = arith.remui %[[P]]
+// CHECK:   %[[N:.*]] = arith.divui %[[P]]
+// CHECK:   scf.for %[[W0:.*]] = %{{.*}} to %{{.*}} step %c8 {
+// CHECK:     scf.for %[[C0:.*]] = %{{.*}} to %{{.*}} step %c8 {
+// CHECK:       vector.load %[[X]][%[[N]], %[[C0]], %[[H]], %[[W0]]] : memref<?x?x?x?xf32>, vector<8xf32>
+// CHECK-COUNT-7: vector.load %[[X]][%[[N]], %{{.*}}, %[[H]], %[[W0]]]
+// CHECK-COUNT-8: vector.shuffle %{{.*}}, %{{.*}} [{{0, 1, 2, 3, 8, 9, 10, 11|4, 5, 6, 7, 12, 13, 14, 15}}]
+// CHECK-COUNT-8: vector.shuffle %{{.*}}, %{{.*}} [{{0, 1, 8, 9, 4, 5, 12, 13|2, 3, 10, 11, 6, 7, 14, 15}}]
+// CHECK-COUNT-8: vector.shuffle %{{.*}}, %{{.*}} [{{0, 8, 2, 10, 4, 12, 6, 14|1, 9, 3, 11, 5, 13, 7, 15}}]
+// CHECK:       vector.store %{{.*}}, %[[Y]][%[[N]], %[[H]], %[[W0]], %[[C0]]] : memref<?x?x?x?xf32>, vector<8xf32>
+// CHECK-COUNT-7: vector.store %{{.*}}, %[[Y]][%[[N]], %[[H]], %{{.*}}, %[[C0]]]
+// CHECK:     }
+// CHECK:   }
+// CHECK:   scf.for
+// CHECK:     scf.for
+// CHECK:       memref.load %[[X]]
+// CHECK:       memref.store %{{.*}}, %[[Y]]
+// CHECK:   scf.for
+// CHECK:     scf.for
+// CHECK:       memref.load %[[X]]
+// CHECK:       memref.store %{{.*}}, %[[Y]]
+// CHECK: } {opal.parallel}
+// FOUR-LABEL: func.func @channels_last
+// FOUR: vector.load {{.*}} vector<4xf32>
+// FOUR-COUNT-4: vector.shuffle %{{.*}}, %{{.*}} [{{0, 1, 4, 5|2, 3, 6, 7}}]
+// FOUR-COUNT-4: vector.shuffle %{{.*}}, %{{.*}} [{{0, 4, 2, 6|1, 5, 3, 7}}]
+func.func @channels_last(%x: memref<?x?x?x?xf32>, %y: memref<?x?x?x?xf32>) {
+  linalg.transpose ins(%x : memref<?x?x?x?xf32>) outs(%y : memref<?x?x?x?xf32>) permutation = [0, 2, 3, 1]
+  return
+}
+
+// -----
+
+// Transposes whose two sides are dense along the same dim (rows copied in
+// order) or not dense along the last (a strided view) stay as they are.
+// CHECK-LABEL: func.func @stays
+// CHECK: linalg.transpose {{.*}}permutation = [1, 0, 2]
+// CHECK: linalg.transpose {{.*}}permutation = [1, 0]
+func.func @stays(%x: memref<?x?x?xf32>, %y: memref<?x?x?xf32>,
+                 %a: memref<?x?xf32, strided<[1, ?]>>, %b: memref<?x?xf32>) {
+  linalg.transpose ins(%x : memref<?x?x?xf32>) outs(%y : memref<?x?x?xf32>) permutation = [1, 0, 2]
+  linalg.transpose ins(%a : memref<?x?xf32, strided<[1, ?]>>) outs(%b : memref<?x?xf32>) permutation = [1, 0]
+  return
+}
