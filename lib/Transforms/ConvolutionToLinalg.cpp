@@ -463,9 +463,10 @@ bool suitsShiftedConv(Operation *op, const ConvParameters &p) {
 }
 
 /// xT [G, N, padded..., Cg] (`sizes`) of an input of the accumulator's
-/// type: zero, and each group's channels of the input (those it has: a
-/// data check raises after the call when it has fewer) transposed channels
-/// last into the plane's interior.
+/// type: each group's channels of the input transposed channels last into
+/// the planes' interior, zero in the padding around it (and past the
+/// input's channels, when it has fewer: a data check raises after the
+/// call). Each element is written once.
 Value channelsLast(ConvBuilder &cb, Value input, ArrayRef<Value> sizes, const ConvParameters &p,
                    const DirectSizes &d) {
   OpBuilder &b = cb.b;
@@ -475,8 +476,28 @@ Value channelsLast(ConvBuilder &cb, Value input, ArrayRef<Value> sizes, const Co
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
   Value empty = tensor::EmptyOp::create(b, loc, ConvBuilder::dynamicType(sizes.size(), element),
                                         sizes);
-  Value filled = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
   auto unit = b.getIndexAttr(1), none = b.getIndexAttr(0);
+  int64_t rank = static_cast<int64_t>(sizes.size());
+  SmallVector<OpFoldResult> unitStrides(rank, unit);
+  // Zero in the box at `offsets` of `sizes` of `into`.
+  auto zeroBox = [&](OpBuilder &zb, Location zl, Value into, ArrayRef<OpFoldResult> offsets,
+                     ArrayRef<OpFoldResult> boxSizes) -> Value {
+    Value box = tensor::ExtractSliceOp::create(zb, zl, into, offsets, boxSizes, unitStrides);
+    Value zeros = linalg::FillOp::create(zb, zl, zero, box).getResult(0);
+    return tensor::InsertSliceOp::create(zb, zl, zeros, into, offsets, boxSizes, unitStrides);
+  };
+  // The padding: below and above the interior along each spatial dim (the
+  // whole range of the others; corners twice).
+  Value filled = empty;
+  for (int64_t s = 0; s < spatial; ++s) {
+    if (p.padding[s] == 0)
+      continue;
+    SmallVector<OpFoldResult> offsets(rank, none), boxSizes(sizes.begin(), sizes.end());
+    boxSizes[2 + s] = b.getIndexAttr(p.padding[s]);
+    filled = zeroBox(b, loc, filled, offsets, boxSizes);
+    offsets[2 + s] = cb.add(d.extents[s], cb.index(p.padding[s]));
+    filled = zeroBox(b, loc, filled, offsets, boxSizes);
+  }
   // Group g's channels into `into`.
   auto group = [&](OpBuilder &gb, Location gl, Value g, Value into) -> Value {
     ConvBuilder in(gb, gl);
@@ -504,7 +525,11 @@ Value channelsLast(ConvBuilder &cb, Value input, ArrayRef<Value> sizes, const Co
       permutation.push_back(2 + s);
     permutation.push_back(1);
     Value moved = linalg::TransposeOp::create(gb, gl, from, interior, permutation).getResult()[0];
-    return tensor::InsertSliceOp::create(gb, gl, moved, into, toOffsets, toSizes, toStrides);
+    Value done = tensor::InsertSliceOp::create(gb, gl, moved, into, toOffsets, toSizes, toStrides);
+    // Zero past the input's channels (none but when the call raises).
+    toOffsets.back() = count;
+    toSizes.back() = arith::SubIOp::create(gb, gl, d.cg, count).getResult();
+    return zeroBox(gb, gl, done, toOffsets, toSizes);
   };
   if (p.groups == 1)
     return group(b, loc, cb.index(0), filled);

@@ -169,12 +169,15 @@ void vectorize(IRRewriter &rewriter, const Transpose &t, int64_t lanes) {
   // Whole tiles at (a0, i0) of across x inner: source row k is the
   // destination's inner coordinate i0 + k, its lanes across; transposed,
   // row k is across coordinate a0 + k, its lanes along inner.
+  // Tiles along `across` innermost: each of the source's rows is read in
+  // order (a row a few pages from the next, as an image's channel planes
+  // are, would otherwise share a cache set with them all).
   scf::ForOp::create(
-      rewriter, loc, zero, fullAcross, step, ValueRange{},
-      [&](OpBuilder &ab, Location al, Value a0, ValueRange) {
+      rewriter, loc, zero, fullInner, step, ValueRange{},
+      [&](OpBuilder &ab, Location al, Value i0, ValueRange) {
         scf::ForOp::create(
-            ab, al, zero, fullInner, step, ValueRange{},
-            [&](OpBuilder &ib, Location il, Value i0, ValueRange) {
+            ab, al, zero, fullAcross, step, ValueRange{},
+            [&](OpBuilder &ib, Location il, Value a0, ValueRange) {
               auto plus = [&](Value base, int64_t k) -> Value {
                 return arith::AddIOp::create(ib, il, base,
                                              arith::ConstantIndexOp::create(ib, il, k));

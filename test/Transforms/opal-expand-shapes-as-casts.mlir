@@ -24,7 +24,7 @@ func.func @planes(%x: memref<?x4xf32>, %n: index, %a: index, %b: index) -> memre
 // A strided source (not dense) is left as it is.
 // CHECK-LABEL: func.func @strided
 // CHECK: memref.expand_shape
-func.func @strided(%x: memref<?x?xf32, strided<[?, 1]>>, %a: index, %b: index) -> memref<?x?x?xf32, strided<[?, ?, 1]>> {
-  %e = memref.expand_shape %x [[0, 1], [2]] output_shape [%a, %b, 4] : memref<?x?xf32, strided<[?, 1]>> into memref<?x?x?xf32, strided<[?, ?, 1]>>
-  return %e : memref<?x?x?xf32, strided<[?, ?, 1]>>
+func.func @strided(%x: memref<?x8xf32, strided<[?, 1]>>, %n: index) -> memref<?x2x4xf32, strided<[?, 4, 1]>> {
+  %e = memref.expand_shape %x [[0], [1, 2]] output_shape [%n, 2, 4] : memref<?x8xf32, strided<[?, 1]>> into memref<?x2x4xf32, strided<[?, 4, 1]>>
+  return %e : memref<?x2x4xf32, strided<[?, 4, 1]>>
 }

@@ -303,8 +303,9 @@ func.func @adaptive_avg_pool_backward(%g: tensor<?x3x2x?xf64>, %x: tensor<?x3x5x
 
 // With shifted-convolutions (the CPU JIT's), a convolution of stride 1 is
 // a sum of matrix products over shifted rows: the input padded and
-// channels last as rows [G, N*P, Cg] (a float32 input: zero-filled, then
-// transposed into the planes' interior, of the channels the input has),
+// channels last as rows [G, N*P, Cg] (a float32 input: zero in the padding
+// along each dim, the input transposed into the planes' interior, zero past
+// the channels the input has),
 // the weight as [G, K, Cg, Fg]; blocks of 256 rows of sums (a loop threads
 // share), each summing, per kernel position, the product of rows shifted by
 // the position's offset with the position's weights; then the rows seen as
@@ -312,12 +313,14 @@ func.func @adaptive_avg_pool_backward(%g: tensor<?x3x2x?xf64>, %x: tensor<?x3x5x
 // output. Without the option (and for CUDA), the im2col product.
 // RUN: opal-opt %s --opal-lower-to-linalg=shifted-convolutions --split-input-file | FileCheck %s --check-prefix=SHIFTED
 // SHIFTED-LABEL: func.func @conv_shifted
-// SHIFTED: %[[ZERO:.*]] = linalg.fill
+// SHIFTED-COUNT-4: linalg.fill {{.*}} -> tensor<?x?x{{1x\?|\?x1}}x?xf32>
 // SHIFTED: %[[CHANNELS:.*]] = arith.minui %{{.*}}, %{{.*}} : index
 // SHIFTED: %[[FROM:.*]] = tensor.extract_slice %arg0[0, %{{.*}}, 0, 0] [%{{.*}}, %[[CHANNELS]], %{{.*}}, %{{.*}}] [1, 1, 1, 1] : tensor<?x?x?x?xf32> to tensor<?x?x?x?xf32>
-// SHIFTED: %[[INTERIOR:.*]] = tensor.extract_slice %[[ZERO]][%{{.*}}, 0, 1, 1, 0] [1, %{{.*}}, %{{.*}}, %{{.*}}, %[[CHANNELS]]] [1, 1, 1, 1, 1] : tensor<?x?x?x?x?xf32> to tensor<?x?x?x?xf32>
+// SHIFTED: %[[INTERIOR:.*]] = tensor.extract_slice %[[PADDED:.*]][%{{.*}}, 0, 1, 1, 0] [1, %{{.*}}, %{{.*}}, %{{.*}}, %[[CHANNELS]]] [1, 1, 1, 1, 1] : tensor<?x?x?x?x?xf32> to tensor<?x?x?x?xf32>
 // SHIFTED: %[[MOVED:.*]] = linalg.transpose ins(%[[FROM]] : tensor<?x?x?x?xf32>) outs(%[[INTERIOR]] : tensor<?x?x?x?xf32>) permutation = [0, 2, 3, 1]
-// SHIFTED: %[[XT:.*]] = tensor.insert_slice %[[MOVED]] into %[[ZERO]]
+// SHIFTED: %[[INSIDE:.*]] = tensor.insert_slice %[[MOVED]] into %[[PADDED]]
+// SHIFTED: linalg.fill
+// SHIFTED: %[[XT:.*]] = tensor.insert_slice %{{.*}} into %[[INSIDE]][%{{.*}}, 0, 1, 1, %[[CHANNELS]]]
 // SHIFTED: %[[ROWS:.*]] = tensor.collapse_shape %[[XT]] {{\[\[}}0], [1, 2, 3], [4]] : tensor<?x?x?x?x?xf32> into tensor<?x?x?xf32>
 // SHIFTED: %[[WEIGHTS:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] : tensor<?x?x?x?x?xf32> into tensor<?x?x?x?xf32>
 // SHIFTED: scf.for %[[Q0:.*]] = %{{.*}} to %{{.*}} step %c256 iter_args(%[[SUMS:.*]] =

@@ -2,19 +2,20 @@
 // RUN: opal-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(opal-vectorize-transposes{lanes=4}),canonicalize,cse)" | FileCheck %s --check-prefix=FOUR
 
 // An NCHW image made channels last: one loop over the (n, h) points, and
-// in it tiles of 8 pixels x 8 channels. Eight rows of the source (channels
-// c0 + k, eight pixels each) are loaded, transposed by three rounds of
-// shuffles (blocks of 4, 2 and 1) and stored as eight rows of the
-// destination (pixels w0 + k, eight channels each); the edges that fill no
-// tile are copied element by element.
+// in it tiles of 8 pixels x 8 channels, pixels innermost (each channel's
+// row is read in order). Eight rows of the source (channels c0 + k, eight
+// pixels each) are loaded, transposed by three rounds of shuffles (blocks
+// of 4, 2 and 1) and stored as eight rows of the destination (pixels
+// w0 + k, eight channels each); the edges that fill no tile are copied
+// element by element.
 // CHECK-LABEL: func.func @channels_last
 // CHECK-SAME: (%[[X:.*]]: memref<?x?x?x?xf32>, %[[Y:.*]]: memref<?x?x?x?xf32>)
 // CHECK-NOT: linalg.transpose
 // CHECK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK:   %[[H:.*]] = arith.remui %[[P]]
 // CHECK:   %[[N:.*]] = arith.divui %[[P]]
-// CHECK:   scf.for %[[W0:.*]] = %{{.*}} to %{{.*}} step %c8 {
-// CHECK:     scf.for %[[C0:.*]] = %{{.*}} to %{{.*}} step %c8 {
+// CHECK:   scf.for %[[C0:.*]] = %{{.*}} to %{{.*}} step %c8 {
+// CHECK:     scf.for %[[W0:.*]] = %{{.*}} to %{{.*}} step %c8 {
 // CHECK:       vector.load %[[X]][%[[N]], %[[C0]], %[[H]], %[[W0]]] : memref<?x?x?x?xf32>, vector<8xf32>
 // CHECK-COUNT-7: vector.load %[[X]][%[[N]], %{{.*}}, %[[H]], %[[W0]]]
 // CHECK-COUNT-8: vector.shuffle %{{.*}}, %{{.*}} [{{0, 1, 2, 3, 8, 9, 10, 11|4, 5, 6, 7, 12, 13, 14, 15}}]
