@@ -398,6 +398,11 @@ private:
       return false;
     }
     kernel.outputs = std::move(*outputs);
+    // Non-contiguous inputs read in place: part of the disk cache's key.
+    kernel.readsInPlace = readStridedInputsInPlace(moduleOp, spec);
+    if (kernel.readsInPlace)
+      front.decomposed += "\n// read in place (schema arguments): " +
+                          std::to_string(kernel.readsInPlace);
     front.entryPoints = {kKernelName};
     if (moduleOp.lookupSymbol(kShapesName))
       front.entryPoints.push_back(kShapesName);

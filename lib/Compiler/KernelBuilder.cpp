@@ -282,6 +282,45 @@ opal::ir::splitEntryPoints(ModuleOp module, unsigned outputAlignment, std::strin
   return outputs;
 }
 
+uint64_t opal::ir::readStridedInputsInPlace(ModuleOp module, const jit::CallSpec &spec) {
+  if (spec.device != opal::DeviceType::CPU ||
+      llvm::none_of(spec.args, [](const jit::ArgSpec &arg) { return arg.strided; }))
+    return 0;
+  // Prims whose lowering wants dense operands.
+  static constexpr llvm::StringLiteral kDense[] = {"prims.mm", "prims.bmm", "prims.conv",
+                                                  "prims.conv_transpose", "prims.reshape"};
+  bool dense = false;
+  module.walk([&](Operation *op) {
+    dense |= llvm::is_contained(kDense, op->getName().getStringRef());
+  });
+  if (dense)
+    return 0;
+  std::vector<jit::ArgKind> argKinds;
+  for (const jit::ArgSpec &arg : spec.args)
+    argKinds.push_back(arg.kind);
+  std::vector<uint32_t> schemaIndex = schemaArgumentsOf(argKinds);
+  uint64_t mask = 0;
+  for (llvm::StringRef name : {kKernelName, kShapesName}) {
+    auto function = module.lookupSymbol<func::FuncOp>(name);
+    if (!function)
+      continue;
+    for (auto [position, argument] : llvm::enumerate(schemaIndex)) {
+      if (argument >= 64 || !spec.args[argument].strided ||
+          position >= function.getNumArguments())
+        continue;
+      auto type = dyn_cast<RankedTensorType>(function.getArgument(position).getType());
+      if (!type)
+        continue;
+      SmallVector<int64_t> strides(type.getRank(), ShapedType::kDynamic);
+      function.setArgAttr(position, bufferization::BufferizationDialect::kBufferLayoutAttrName,
+                          StridedLayoutAttr::get(module.getContext(), ShapedType::kDynamic,
+                                                 strides));
+      mask |= uint64_t(1) << argument;
+    }
+  }
+  return mask;
+}
+
 std::vector<jit::SizeSource> opal::ir::sizeSourcesOf(ModuleOp module,
                                                      const std::vector<jit::ArgKind> &argKinds) {
   auto shapes = module.lookupSymbol<func::FuncOp>(kShapesName);

@@ -97,9 +97,10 @@ size_t packedValueCount(const CompiledKernel &kernel, const IValue *args) {
   return count + 2 * (kernel.randomStreams != 0) + 5;
 }
 
-/// Packs the inputs; a non-contiguous one is copied to a contiguous tensor
-/// kept in `copies` (the kernels take dense memrefs, see docs/jit.md). A
-/// random kernel's seed and first offset (`random`) follow them.
+/// Packs the inputs; a non-contiguous one the kernel does not read in
+/// place (CompiledKernel::readsInPlace) is copied to a contiguous tensor
+/// kept in `copies`. A random kernel's seed and first offset (`random`)
+/// follow them.
 [[gnu::always_inline]] inline void packInputs(const CompiledKernel &kernel, const IValue *args,
                                               Packer &packer, std::vector<Tensor> &copies,
                                               const RandomState &random = {}) {
@@ -107,7 +108,7 @@ size_t packedValueCount(const CompiledKernel &kernel, const IValue *args) {
     switch (kernel.argKinds[i]) {
     case ArgKind::Tensor: {
       TensorImpl *impl = args[i].toTensorImpl();
-      if (!impl->isContiguous()) {
+      if (!impl->isContiguous() && !(i < 64 && (kernel.readsInPlace >> i & 1))) {
         copies.push_back(args[i].toTensor().contiguous());
         impl = copies.back().impl();
       }

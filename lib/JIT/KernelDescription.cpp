@@ -163,6 +163,13 @@ std::string jit::describeKernel(const CompiledKernel &kernel) {
     text << "data: " << describeDataChecks(kernel.dataChecks) << "\n";
   if (kernel.randomStreams)
     text << "random: " << kernel.randomStreams << "\n";
+  if (kernel.readsInPlace) {
+    text << "inplace:";
+    for (unsigned i = 0; i < 64; ++i)
+      if (kernel.readsInPlace >> i & 1)
+        text << " " << i;
+    text << "\n";
+  }
   text << "reached:";
   for (const OperatorName &name : kernel.reached)
     text << " " << name.str();
@@ -407,6 +414,16 @@ Expected<bool> jit::readKernelDescription(const std::string &text, CompiledKerne
         return makeUnexpected(Error("kernel description: bad random stream count '" +
                                     values[0] + "'"));
       kernel.randomStreams = static_cast<uint32_t>(streams);
+    } else if (field == "inplace" && !values.empty()) {
+      for (const std::string &word : values) {
+        char *end = nullptr;
+        unsigned long argument = std::strtoul(word.c_str(), &end, 10);
+        if (word.empty() || *end || word[0] == '-' || argument >= 64 ||
+            (kernel.readsInPlace >> argument & 1))
+          return makeUnexpected(Error("kernel description: bad in-place argument '" + word +
+                                      "' (expected distinct argument numbers below 64)"));
+        kernel.readsInPlace |= uint64_t(1) << argument;
+      }
     } else if (field == "reached") {
       for (const std::string &word : values) {
         auto name = parseOperatorName(word);

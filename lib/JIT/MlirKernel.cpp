@@ -213,6 +213,15 @@ const CompiledKernel *MlirKernel::find(const std::vector<uint64_t> &words) const
   return nullptr;
 }
 
+const MlirKernel::Entry *MlirKernel::findEntry(const std::vector<uint64_t> &words) const {
+  const Table *table = table_.load(std::memory_order_acquire);
+  if (table)
+    for (const Entry &entry : table->entries)
+      if (sameWords(entry.words, words) && entry.current())
+        return &entry;
+  return nullptr;
+}
+
 const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey key,
                                           const IValue *args, DeviceType device,
                                           int cudaCapability, std::vector<uint64_t> &words,
@@ -241,10 +250,24 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
     return std::chrono::duration_cast<std::chrono::microseconds>(
                std::chrono::steady_clock::now() - start).count();
   };
+  // A view's call (ArgSpec::strided) may run the kernel of the contiguous
+  // form's key, from copies: one compiled ahead of time (an op library
+  // needs no compiler for views), or any when there is no compiler.
+  const Entry *dense = nullptr;
+  if (std::any_of(spec.args.begin(), spec.args.end(),
+                  [](const ArgSpec &arg) { return arg.strided; })) {
+    std::vector<uint64_t> denseWords;
+    if (appendKeyWords(op.schema(), args, device, staticShapes, denseWords, cudaCapability,
+                       underMode, /*viewsInPlace=*/false))
+      dense = findEntry(denseWords);
+  }
   // A kernel on disk that the warm-start index names runs without the
   // compiler (WarmStart.h).
-  std::shared_ptr<const CompiledKernel> kernel =
-      underMode ? nullptr : warmStart(op, key, args, staticShapes, words);
+  std::shared_ptr<const CompiledKernel> kernel;
+  if (dense && dense->precompiled)
+    kernel = dense->kernel;
+  else if (!underMode)
+    kernel = warmStart(op, key, args, staticShapes, words);
   if (kernel && logEnabled(LogTopic::JIT)) {
     std::ostringstream line;
     line << "loaded " << kernel->label << " for " << toString(key) << " in " << std::fixed
@@ -253,10 +276,16 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
     logLine(LogTopic::JIT, line.str());
   }
   if (!kernel) {
+    auto compiler = kernelCompiler();
+    if (!compiler) {
+      if (!dense)
+        throw OpalError(compiler.error().message());
+      kernel = dense->kernel;
+    }
+  }
+  if (!kernel) {
     CompileProgress progress(spec.op.str() + spec.str() + " for " + toString(key));
     auto compiler = kernelCompiler();
-    if (!compiler)
-      throw OpalError(compiler.error().message());
     auto compiled = (*compiler)->compile(spec, key);
     if (!compiled && !staticShapes) {
       // Some decompositions need static shapes (a reshape of dynamic dims):
@@ -295,8 +324,8 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
 }
 
 void MlirKernel::insert(std::vector<uint64_t> words, std::shared_ptr<const CompiledKernel> kernel,
-                        uint64_t epoch) {
-  Entry entry{std::move(words), std::move(kernel), epoch, {}};
+                        uint64_t epoch, bool precompiled) {
+  Entry entry{std::move(words), std::move(kernel), epoch, {}, precompiled};
   for (const OperatorName &name : entry.kernel->reached)
     if (auto handle = Dispatcher::singleton().findOp(name))
       entry.reached.push_back(&handle->entry());
@@ -325,7 +354,8 @@ Expected<bool> MlirKernel::addPrecompiled(const KernelFunction &kernel,
   if (!ok)
     return makeUnexpected(ok.error());
   std::lock_guard<std::mutex> lock(self.mutex_);
-  self.insert(std::move(words), std::move(compiled), OperatorEntry::currentEpoch());
+  self.insert(std::move(words), std::move(compiled), OperatorEntry::currentEpoch(),
+              /*precompiled=*/true);
   ++counters.precompiled;
   return true;
 }

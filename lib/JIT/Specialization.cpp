@@ -56,6 +56,21 @@ bool readsAligned(const TensorImpl &tensor) {
          reinterpret_cast<uintptr_t>(tensor.data()) % kVectorAlignment == 0;
 }
 
+/// Whether a CPU kernel may read `tensor` in place through its strides
+/// (ArgSpec::strided): a non-contiguous tensor whose last dim steps through
+/// memory by at most kInPlaceStride elements (a slice, a strided or expanded
+/// view), which a kernel walking its output in order reads almost in order.
+/// A transpose (a large last stride) is copied first instead, by the
+/// runtime's tiled copy: read in place, each element would be a cache miss.
+constexpr int64_t kInPlaceStride = 16;
+bool readsStrided(const TensorImpl &tensor) {
+  if (tensor.isContiguous())
+    return false;
+  IntArrayRef sizes = tensor.sizes(), strides = tensor.strides();
+  return sizes.empty() || sizes.back() == 1 ||
+         (strides.back() >= 0 && strides.back() <= kInPlaceStride);
+}
+
 std::string problem(const FunctionSchema &schema, const Argument &argument,
                     const std::string &what) {
   return schema.operatorName().str() + ": argument '" + argument.name() + "': " + what;
@@ -132,7 +147,7 @@ bool appendConstantWords(const IValue &value, uint64_t head, std::vector<uint64_
 Expected<bool> jit::appendKeyWords(const FunctionSchema &schema, const IValue *args,
                                    DeviceType device, bool staticShapes,
                                    std::vector<uint64_t> &words, int cudaCapability,
-                                   bool opByOp) {
+                                   bool opByOp, bool viewsInPlace) {
   words.push_back(static_cast<uint64_t>(device) | uint64_t(staticShapes) << 8 |
                   uint64_t(opByOp) << 9 |
                   static_cast<uint64_t>(static_cast<uint32_t>(cudaCapability)) << 16);
@@ -147,8 +162,10 @@ Expected<bool> jit::appendKeyWords(const FunctionSchema &schema, const IValue *a
       if (sizes.size() > 64)
         return keyError(schema, args, i);
       bool misaligned = device == DeviceType::CUDA && !readsAligned(tensor);
+      bool strided = viewsInPlace && device == DeviceType::CPU && readsStrided(tensor);
       words.push_back(head | uint64_t(static_cast<uint8_t>(tensor.dtype())) << 8 |
-                      uint64_t(sizes.size()) << 16 | uint64_t(misaligned) << 24);
+                      uint64_t(sizes.size()) << 16 | uint64_t(misaligned) << 24 |
+                      uint64_t(strided) << 25);
       words.push_back(sizeOneDims(sizes));
       if (staticShapes)
         for (int64_t size : sizes)
@@ -181,6 +198,7 @@ CallSpec jit::makeCallSpec(const FunctionSchema &schema, const IValue *args,
       if (staticShapes)
         arg.sizes.assign(tensor.sizes().begin(), tensor.sizes().end());
       arg.aligned = device != DeviceType::CUDA || readsAligned(*tensor.impl());
+      arg.strided = device == DeviceType::CPU && readsStrided(*tensor.impl());
     } else if (arg.kind == ArgKind::Constant) {
       arg.constant = args[i];
     }
@@ -209,6 +227,8 @@ std::string CallSpec::str() const {
       out << "]";
       if (!arg.aligned)
         out << " misaligned";
+      if (arg.strided)
+        out << " strided";
       break;
     case ArgKind::Float:
       out << "float";

@@ -85,6 +85,29 @@ def test_precompiled_kernels_run_without_the_compiler(tmp_path):
     assert out["compiler_loaded"] is False
 
 
+def test_views_run_the_precompiled_kernel_from_a_copy(tmp_path):
+    # A JIT kernel would read a slice in place (a key of its own); with the
+    # contiguous form compiled ahead of time, the view runs that kernel from
+    # a copy, and the compiler is never loaded.
+    lib = tmp_path / "libaot.so"
+    aot(write_library(tmp_path, precompile=['"softplus" "(float32[?,?], float)"']), "-o", lib)
+    out = run_fresh(f"""
+        import json, numpy as np, opal
+        opal.ops.load_library({str(lib)!r})
+        m = np.linspace(-3, 3, 60).reshape(6, 10).astype(np.float32)
+        y = opal.ops.aotlib.softplus(opal.tensor(m)[:, 2:7], 1.5).numpy()
+        z = opal.ops.aotlib.softplus(opal.tensor(m)[::2, ::3], 1.5).numpy()
+        maps = open("/proc/self/maps").read()
+        ref = lambda a: np.log1p(np.exp(1.5 * a.astype(np.float64))) / 1.5
+        print(json.dumps(dict(y=np.abs(y - ref(m[:, 2:7])).max().item(),
+                              z=np.abs(z - ref(m[::2, ::3])).max().item(),
+                              stats=opal.jit.stats(), compiler_loaded="libopal_compiler" in maps)))
+    """)
+    assert out["y"] < 1e-6 and out["z"] < 1e-6
+    assert out["stats"]["precompiled"] == 1
+    assert out["compiler_loaded"] is False
+
+
 def test_other_specializations_are_jit_compiled(tmp_path):
     lib = tmp_path / "libaot.so"
     aot(write_library(tmp_path), "-o", lib)

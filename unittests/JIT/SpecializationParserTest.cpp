@@ -114,6 +114,28 @@ TEST(KernelDescription, RandomKernelsSayHowManyOffsetsACallTakes) {
             "kernel description: unexpected line 'random: 1 2'");
 }
 
+TEST(KernelDescription, InputsReadInPlaceByArgumentNumber) {
+  CompiledKernel kernel;
+  kernel.outputs = {{ScalarType::Float, {-1, -1}}};
+  kernel.readsInPlace = (uint64_t(1) << 0) | (uint64_t(1) << 2) | (uint64_t(1) << 63);
+  kernel.reached = {OperatorName{"aten::add", "Tensor"}};
+  std::string text = describeKernel(kernel);
+  EXPECT_EQ(text, "outputs: float32[?,?]\ninplace: 0 2 63\nreached: aten::add.Tensor\n");
+  CompiledKernel read;
+  ASSERT_TRUE(readKernelDescription(text, read).hasValue());
+  EXPECT_EQ(read.readsInPlace, kernel.readsInPlace);
+  // None: no line.
+  kernel.readsInPlace = 0;
+  EXPECT_EQ(describeKernel(kernel).find("inplace"), std::string::npos);
+  for (const char *bad : {"64", "-1", "x", "1x", "0 0", "18446744073709551617"})
+    EXPECT_EQ(descriptionError(std::string("outputs: float32[?]\ninplace: ") + bad + "\n")
+                  .rfind("kernel description: bad in-place argument '", 0),
+              0u)
+        << bad;
+  EXPECT_EQ(descriptionError("outputs: float32[?]\ninplace:\n"),
+            "kernel description: unexpected line 'inplace:'");
+}
+
 TEST(KernelDescription, DynamicSizesFromInputs) {
   CompiledKernel kernel;
   kernel.outputs = {{ScalarType::Float, {-1, 3, -1}}};

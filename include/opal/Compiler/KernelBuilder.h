@@ -46,6 +46,15 @@ buildCallModule(mlir::MLIRContext *context, const FunctionSchema &schema,
 mlir::FailureOr<std::vector<jit::OutputSpec>>
 splitEntryPoints(mlir::ModuleOp module, unsigned outputAlignment, std::string &error);
 
+/// After splitEntryPoints, on the CPU: the non-contiguous tensor inputs
+/// (ArgSpec::strided) both entry points read in place, through their
+/// strides (`bufferization.buffer_layout` with dynamic strides and offset on
+/// those arguments), as a mask of schema argument numbers
+/// (CompiledKernel::readsInPlace). None when the kernel has matrix products,
+/// convolutions or reshapes: those want dense operands (a reshape of a
+/// strided view may not be a view), so the JIT copies the inputs first.
+uint64_t readStridedInputsInPlace(mlir::ModuleOp module, const jit::CallSpec &spec);
+
 /// After bufferization: where each dynamic output size comes from, when
 /// `opal_kernel_shapes` does nothing but copy sizes of its tensor arguments
 /// into the sizes buffer (CompiledKernel::sizeSources); empty when it

@@ -165,6 +165,10 @@ public:
   bool runsOpByOp() const { return !plan.empty() || !outputSlots.empty(); }
 
   std::vector<ArgKind> argKinds; ///< one per schema argument
+  /// Bit i: schema argument i, a non-contiguous tensor (ArgSpec::strided),
+  /// is read in place through its strides; other non-contiguous tensors
+  /// are copied to contiguous ones first.
+  uint64_t readsInPlace = 0;
   /// The random ops of the kernel (opal-bind-random-streams): each call
   /// reserves this many offsets of its device's generator and passes the
   /// seed and the first offset as two i64 after the inputs.

@@ -57,6 +57,7 @@ private:
     std::shared_ptr<const CompiledKernel> kernel;
     uint64_t epoch; ///< OperatorEntry::currentEpoch() before the compile
     std::vector<const OperatorEntry *> reached;
+    bool precompiled = false; ///< from addPrecompiled (an op library)
     bool current() const;
   };
   /// An immutable snapshot; a compile publishes a new one.
@@ -67,13 +68,14 @@ private:
   static void boxedCall(OperatorKernel *functor, const OperatorHandle &op,
                         DispatchKeySet keys, Stack *stack);
   const CompiledKernel *find(const std::vector<uint64_t> &words) const;
+  const Entry *findEntry(const std::vector<uint64_t> &words) const;
   /// `underMode`: a dispatch mode is active above this kernel, which then
   /// runs its decomposition op by op (CallSpec::opByOp).
   const CompiledKernel &compile(const OperatorHandle &op, DispatchKey key, const IValue *args,
                                 DeviceType device, int cudaCapability,
                                 std::vector<uint64_t> &words, bool underMode);
   void insert(std::vector<uint64_t> words, std::shared_ptr<const CompiledKernel> kernel,
-              uint64_t epoch);
+              uint64_t epoch, bool precompiled = false);
 
   std::atomic<const Table *> table_{nullptr};
   /// Set once a shape-polymorphic compile of this op failed and a compile

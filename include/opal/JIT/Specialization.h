@@ -54,6 +54,12 @@ struct ArgSpec {
   /// On CUDA: the data the kernel reads is kVectorAlignment-byte aligned, so
   /// its elementwise loops may use 128-bit loads (always true elsewhere).
   bool aligned = true;
+  /// On the CPU: the tensor is not contiguous but its last dim is close to
+  /// dense (a slice, a strided or expanded view; not a transpose, which is
+  /// copied by the runtime's tiled copy first). The kernel reads it in place
+  /// through its strides when it can (CompiledKernel::readsInPlace), else
+  /// from a contiguous copy.
+  bool strided = false;
   // Constant:
   IValue constant;
 };
@@ -83,11 +89,13 @@ struct CallSpec {
 /// CUDA, `cudaCapability` (CallSpec::cudaCapability) is part of the key, and
 /// so is `opByOp` (CallSpec::opByOp). Fails with a message naming the op and
 /// argument when an argument cannot be compiled (complex scalars, tensors on
-/// two devices, rank above 64).
+/// two devices, rank above 64). With `viewsInPlace` false, views are keyed
+/// as if contiguous (ArgSpec::strided never set): the key of the kernel
+/// that reads them from a copy.
 Expected<bool> appendKeyWords(const FunctionSchema &schema, const IValue *args,
                               DeviceType device, bool staticShapes,
                               std::vector<uint64_t> &words, int cudaCapability = 0,
-                              bool opByOp = false);
+                              bool opByOp = false, bool viewsInPlace = true);
 
 /// The specialization of a call with arguments `args` (one per schema
 /// argument, defaults filled).
