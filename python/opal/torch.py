@@ -145,6 +145,9 @@ class _OpalFunction(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, *grads):
+        # PyTorch runs a backward in grad mode only for create_graph=True:
+        # opal's gradients would come back without a graph of their own.
+        _autograd._no_create_graph(torch.is_grad_enabled())
         wanted = [i for i, x in enumerate(ctx.opal_inputs) if x.requires_grad]
         outputs = [o for o in ctx.opal_outputs if o.requires_grad]
         seeds = [from_torch(g) if g is not None else None

@@ -132,6 +132,19 @@ def test_gradients_cross_the_bridge():
         assert not torch.ops.bridge.softplus(t, 1.0).requires_grad
 
 
+def test_second_derivatives_are_refused_clearly():
+    # opal's gradients have no graph of their own (docs/autograd.md): with
+    # create_graph=True the bridge raises instead of returning a gradient
+    # PyTorch cannot differentiate.
+    t = torch.linspace(-1, 1, 5, dtype=torch.float64, requires_grad=True)
+    y = torch.ops.bridge.softplus(t, 2.0).sum()
+    with pytest.raises(NotImplementedError, match=r"create_graph=True \(higher-order gradients\)"):
+        torch.autograd.grad(y, t, create_graph=True)
+    # Without it, the same graph still gives the first derivative.
+    g, = torch.autograd.grad(y, t)
+    torch.testing.assert_close(g, torch.sigmoid(2.0 * t.detach()))
+
+
 def test_gradcheck():
     t = torch.linspace(-1, 1, 5, dtype=torch.float64, requires_grad=True)
     assert torch.autograd.gradcheck(lambda x: torch.ops.bridge.softplus(x, 1.5), (t,))
