@@ -252,7 +252,8 @@ def test_tensors_on_two_devices_are_refused(run):
 
 def test_kernels_with_data_checks_compile_and_read_their_checks_back(run):
     # embedding's kernel gathers rows and reduces its indices into 0-d check
-    # words (index in range), each made on the device; the JIT reads them
+    # words (index in range), each made on the device (gather's 2-d index
+    # row by row first); the JIT reads them
     # back after the launch. The fake driver computes nothing, so the words
     # hold whatever the memory held: the call may raise with them, but it
     # compiles, loads and launches every kernel, and reads the words.
@@ -261,8 +262,10 @@ def test_kernels_with_data_checks_compile_and_read_their_checks_back(run):
         A = opal.ops.aten
         w = opal.tensor(np.ones((10, 4), dtype=np.float32), device="cuda")
         i = opal.tensor(np.array([1, 3, 5]), device="cuda")
+        rows = opal.tensor(np.array([[0, 3], [2, 1]]), device="cuda")
         for name, call in [("embedding", lambda: A.embedding(w, i)),
-                           ("floor_divide", lambda: A.floor_divide(i, i))]:
+                           ("floor_divide", lambda: A.floor_divide(i, i)),
+                           ("gather", lambda: A.gather(w, 1, rows))]:
             try:
                 call()
                 print(name, "returned")
@@ -271,6 +274,8 @@ def test_kernels_with_data_checks_compile_and_read_their_checks_back(run):
     """)
     assert out[0] in ("embedding returned", "embedding raised False")
     assert out[1] in ("floor_divide returned", "floor_divide raised False")
+    # (2-d: the index's check row by row, then over the rows.)
+    assert out[2] in ("gather returned", "gather raised False")
     kernels = [line for line in log if line.startswith("function")]
     assert len(kernels) >= 4  # fills, the gather, the checks' reductions
     assert len(launches(log)) >= len(kernels) - 1
