@@ -1,9 +1,13 @@
 //===- DeriveDataChecks.cpp - The opal-derive-data-checks pass ------------===//
 //
 // Conditions on a call's data that its sizes cannot show (an integer divisor
-// of zero, a gather's index out of range) become results of the function: a reduction over the operand
-// writes [found, values...], which the JIT reads after the call and raises
-// (CompiledKernel.h's DataCheck).
+// of zero, a gather's index out of range) become results of the function,
+// [found, values...], which the JIT reads after the call and raises
+// (CompiledKernel.h's DataCheck). `found` is an or-reduction over the
+// operand, which vectorizes and splits over threads; for two dims or more it
+// runs row by row right before the op it guards (opal-fuse-rows can then
+// read each row once for both) and over the rows after it. A check's first
+// bad value is found by a scan that runs only when there is one.
 //
 //===----------------------------------------------------------------------===//
 

@@ -66,9 +66,13 @@ def OpalDeriveDataChecks : Pass<"opal-derive-data-checks", "::mlir::func::FuncOp
     [0, size): "index 5 is out of bounds for dimension 0 with size 3", with
     the first such index) and each `opal.data_check` an op's body made
     (erased here),
-    the function gains a result: a
-    reduction over the operand that writes `[found, values...]` as a
-    `tensor<Nxi64>` (found is 1 if any element violates the condition). The
+    the function gains results, its words `[found, values...]`, each a
+    0-d int64 tensor: found is 1 if any element violates the condition (an
+    or-reduction over the operand; for two dims or more, row by row right
+    before the op and over the rows after it, so that opal-fuse-rows can
+    run the check with the op it guards), the first value the element at
+    the first violation in row-major order (a scan that runs only when
+    there is one). The
     function's `opal.data_checks` attribute (the text of a kernel
     description's `data:` field) names the op and the message of each of
     these results, which are its last ones, in order. The JIT allocates them
