@@ -24,6 +24,8 @@
 
 #include "opal/Transforms/Passes.h"
 
+#include "VectorTranspose.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -225,10 +227,13 @@ private:
   }
 
   /// The same panels from B given transposed ([n, k], rows of B's
-  /// columns): for each k, the block's columns at k (one element of each
-  /// of `lanes` rows of the transposed B, a row stride apart) gathered into
-  /// one vector of the panel; lanes past the block's last column are masked
-  /// off (zeros, never read).
+  /// columns). A panel's whole squares of `lanes` columns by `lanes` k are
+  /// `lanes` vector loads of the transposed B's rows, transposed in
+  /// registers (VectorTranspose.h) into `lanes` rows of the panel. The rest
+  /// (the k past the last square, the block's last partial panel): for each
+  /// k, the panel's columns at k (one element of each of `lanes` rows of the
+  /// transposed B, a row stride apart) gathered into one vector; lanes past
+  /// the block's last column are masked off (zeros, never read).
   void emitTransposedPacking(Value j0, Value jEnd, Value k0, Value kEnd) {
     OpBuilder::InsertionGuard guard(b);
     auto vectorType = VectorType::get({lanes}, element);
@@ -241,13 +246,45 @@ private:
     Value offsets = arith::MulIOp::create(
         b, loc, vector::StepOp::create(b, loc, offsetsType),
         vector::BroadcastOp::create(b, loc, offsetsType, rowStride));
+    // The k of whole squares: [k0, kSquares).
+    Value kSquares = add(k0, arith::MulIOp::create(
+                                 b, loc,
+                                 arith::DivUIOp::create(
+                                     b, loc, arith::SubIOp::create(b, loc, kEnd, k0), index(lanes)),
+                                 index(lanes)));
     Value jj = loop(j0, jEnd, lanes);
     Value start = panelStart(j0, jj);
     Value mask = columnsMask(jj, jEnd);
-    Value kk = loop(k0, kEnd, 1);
-    Value column =
-        vector::GatherOp::create(b, loc, vectorType, bMat, at(jj, kk), offsets, mask, zeros);
-    vector::StoreOp::create(b, loc, column, packed, ValueRange{packedRow(start, kk, k0)});
+    Value whole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                        add(jj, index(lanes)), jEnd);
+    // Gathers from `from`: the partial panel's k, or those past the squares.
+    auto gatherFrom = [&](Value from) {
+      OpBuilder::InsertionGuard inner(b);
+      Value kk = loop(from, kEnd, 1);
+      Value column =
+          vector::GatherOp::create(b, loc, vectorType, bMat, at(jj, kk), offsets, mask, zeros);
+      vector::StoreOp::create(b, loc, column, packed, ValueRange{packedRow(start, kk, k0)});
+    };
+    auto branch = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(&branch.getThenRegion().front());
+      {
+        OpBuilder::InsertionGuard squares(b);
+        Value kk = loop(k0, kSquares, lanes);
+        SmallVector<Value> rows;
+        for (int64_t r = 0; r < lanes; ++r)
+          rows.push_back(
+              vector::LoadOp::create(b, loc, vectorType, bMat, at(add(jj, index(r)), kk)));
+        SmallVector<Value> columns = opal::ir::detail::transposeRows(b, loc, rows);
+        for (int64_t t = 0; t < lanes; ++t)
+          vector::StoreOp::create(b, loc, columns[t], packed,
+                                  ValueRange{packedRow(start, add(kk, index(t)), k0)});
+      }
+      gatherFrom(kSquares);
+      b.setInsertionPointToStart(&branch.getElseRegion().front());
+      gatherFrom(k0);
+    }
   }
 
   /// Rows i0 .. i0 + rows of C, every `vectors` vectors of columns of the

@@ -16,6 +16,8 @@
 
 #include "opal/Transforms/Passes.h"
 
+#include "VectorTranspose.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -42,29 +44,6 @@ bool denseLastDim(MemRefType type) {
   if (failed(type.getStridesAndOffset(strides, offset)))
     return false;
   return strides.back() == 1;
-}
-
-/// The rows of a T x T tile, transposed: round h swaps the h x h
-/// off-diagonal blocks of every 2h x 2h block, with one shuffle per row.
-SmallVector<Value> transposeRows(OpBuilder &b, Location loc, SmallVector<Value> rows) {
-  int64_t lanes = static_cast<int64_t>(rows.size());
-  for (int64_t h = lanes / 2; h >= 1; h /= 2) {
-    SmallVector<int64_t> low(lanes), high(lanes);
-    for (int64_t j = 0; j < lanes; ++j) {
-      bool second = (j & h) != 0;
-      low[j] = second ? lanes + j - h : j; // row i: its own left, row i+h's left
-      high[j] = second ? lanes + j : j + h; // row i+h: row i's right, its own right
-    }
-    SmallVector<Value> next(rows);
-    for (int64_t i = 0; i < lanes; ++i) {
-      if ((i & h) != 0)
-        continue;
-      next[i] = vector::ShuffleOp::create(b, loc, rows[i], rows[i + h], low);
-      next[i + h] = vector::ShuffleOp::create(b, loc, rows[i], rows[i + h], high);
-    }
-    rows = std::move(next);
-  }
-  return rows;
 }
 
 struct Transpose {
@@ -190,7 +169,7 @@ void vectorize(IRRewriter &rewriter, const Transpose &t, int64_t lanes) {
                 rows.push_back(
                     vector::LoadOp::create(ib, il, vectorType, source, sourceAt(point)));
               }
-              SmallVector<Value> columns = transposeRows(ib, il, rows);
+              SmallVector<Value> columns = opal::ir::detail::transposeRows(ib, il, rows);
               for (int64_t k = 0; k < lanes; ++k) {
                 SmallVector<Value> point(at);
                 point[across] = plus(a0, k);
