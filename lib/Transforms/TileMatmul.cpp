@@ -273,13 +273,15 @@ private:
         OpBuilder::InsertionGuard squares(b);
         Value kk = loop(k0, kSquares, lanes);
         SmallVector<Value> rows;
+        auto plus = [&](Value base, int64_t offset) {
+          return offset == 0 ? base : add(base, index(offset));
+        };
         for (int64_t r = 0; r < lanes; ++r)
-          rows.push_back(
-              vector::LoadOp::create(b, loc, vectorType, bMat, at(add(jj, index(r)), kk)));
+          rows.push_back(vector::LoadOp::create(b, loc, vectorType, bMat, at(plus(jj, r), kk)));
         SmallVector<Value> columns = opal::ir::detail::transposeRows(b, loc, rows);
         for (int64_t t = 0; t < lanes; ++t)
           vector::StoreOp::create(b, loc, columns[t], packed,
-                                  ValueRange{packedRow(start, add(kk, index(t)), k0)});
+                                  ValueRange{packedRow(start, plus(kk, t), k0)});
       }
       gatherFrom(kSquares);
       b.setInsertionPointToStart(&branch.getElseRegion().front());

@@ -159,9 +159,11 @@ func.func @odd_tiles(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf3
 // -----
 
 // B given transposed ([n, k]: linear's weight, read through transposed
-// indexing maps): for each k, the block's 16 columns gathered (one element
-// a row stride apart, lanes past the last column masked off) into a vector
-// of their panel; the register tiles are the same.
+// indexing maps): a whole panel's squares of 16 columns by 16 k are 16 loads
+// of B's rows transposed in registers (four rounds of shuffles) into 16
+// rows of the panel; the k past the last square, and a partial panel, are
+// gathered (the columns at k, one element a row stride apart, lanes past
+// the last column masked off). The register tiles are the same.
 // CHECK-LABEL: func.func @mm_transposed_b
 // CHECK: %[[PACKED:.*]] = memref.alloc()
 // CHECK: %{{.*}}, %{{.*}}, %{{.*}}:2, %[[STRIDES:.*]]:2 = memref.extract_strided_metadata %arg1
@@ -170,9 +172,18 @@ func.func @odd_tiles(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf3
 // CHECK: %[[OFFSETS:.*]] = arith.muli %[[STEP]], %[[SPLAT]] : vector<16xindex>
 // CHECK: scf.for %[[JJ:.*]] = %{{.*}} to %{{.*}} step %c16
 // CHECK: %[[MASK:.*]] = vector.create_mask %{{.*}} : vector<16xi1>
+// CHECK: scf.if
+// CHECK: scf.for %[[KS:.*]] = %{{.*}} to %{{.*}} step %c16
+// CHECK: vector.load %arg1[%[[JJ]], %[[KS]]] : memref<?x?xf32>, vector<16xf32>
+// CHECK-COUNT-15: vector.load %arg1[%{{.*}}, %[[KS]]]
+// CHECK-COUNT-64: vector.shuffle
+// CHECK-COUNT-16: vector.store %{{.*}}, %[[PACKED]]
 // CHECK: scf.for %[[KK:.*]] =
 // CHECK: %[[V:.*]] = vector.gather %arg1[%[[JJ]], %[[KK]]] [%[[OFFSETS]]], %[[MASK]], %{{.*}}
 // CHECK: vector.store %[[V]], %[[PACKED]]
+// CHECK: } else {
+// CHECK: scf.for %[[KP:.*]] =
+// CHECK: vector.gather %arg1[%[[JJ]], %[[KP]]] [%[[OFFSETS]]], %[[MASK]]
 // CHECK: vector.load %[[PACKED]]
 // CHECK: vector.fma
 // CHECK-NOT: linalg.matmul
