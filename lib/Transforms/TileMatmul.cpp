@@ -230,7 +230,7 @@ private:
   /// columns). A panel's whole squares of `lanes` columns by `lanes` k are
   /// `lanes` vector loads of the transposed B's rows, transposed in
   /// registers (VectorTranspose.h) into `lanes` rows of the panel. The rest
-  /// (the k past the last square, the block's last partial panel): for each
+  /// (the k past the last square, all of the block's last partial panel): for each
   /// k, the panel's columns at k (one element of each of `lanes` rows of the
   /// transposed B, a row stride apart) gathered into one vector; lanes past
   /// the block's last column are masked off (zeros, never read).
@@ -257,20 +257,11 @@ private:
     Value mask = columnsMask(jj, jEnd);
     Value whole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
                                         add(jj, index(lanes)), jEnd);
-    // Gathers from `from`: the partial panel's k, or those past the squares.
-    auto gatherFrom = [&](Value from) {
-      OpBuilder::InsertionGuard inner(b);
-      Value kk = loop(from, kEnd, 1);
-      Value column =
-          vector::GatherOp::create(b, loc, vectorType, bMat, at(jj, kk), offsets, mask, zeros);
-      vector::StoreOp::create(b, loc, column, packed, ValueRange{packedRow(start, kk, k0)});
-    };
-    auto branch = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
+    auto branch = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/false);
     {
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(&branch.getThenRegion().front());
       {
-        OpBuilder::InsertionGuard squares(b);
         Value kk = loop(k0, kSquares, lanes);
         SmallVector<Value> rows;
         auto plus = [&](Value base, int64_t offset) {
@@ -283,10 +274,13 @@ private:
           vector::StoreOp::create(b, loc, columns[t], packed,
                                   ValueRange{packedRow(start, plus(kk, t), k0)});
       }
-      gatherFrom(kSquares);
-      b.setInsertionPointToStart(&branch.getElseRegion().front());
-      gatherFrom(k0);
     }
+    // Gathers for the rest: the k past the squares, or every k of the
+    // block's partial panel.
+    Value kk = loop(arith::SelectOp::create(b, loc, whole, kSquares, k0), kEnd, 1);
+    Value column =
+        vector::GatherOp::create(b, loc, vectorType, bMat, at(jj, kk), offsets, mask, zeros);
+    vector::StoreOp::create(b, loc, column, packed, ValueRange{packedRow(start, kk, k0)});
   }
 
   /// Rows i0 .. i0 + rows of C, every `vectors` vectors of columns of the

@@ -178,12 +178,11 @@ func.func @odd_tiles(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf3
 // CHECK-COUNT-15: vector.load %arg1[%{{.*}}, %[[KS]]]
 // CHECK-COUNT-64: vector.shuffle
 // CHECK-COUNT-16: vector.store %{{.*}}, %[[PACKED]]
-// CHECK: scf.for %[[KK:.*]] =
+// CHECK: }
+// CHECK: %[[FROM:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : index
+// CHECK: scf.for %[[KK:.*]] = %[[FROM]]
 // CHECK: %[[V:.*]] = vector.gather %arg1[%[[JJ]], %[[KK]]] [%[[OFFSETS]]], %[[MASK]], %{{.*}}
 // CHECK: vector.store %[[V]], %[[PACKED]]
-// CHECK: } else {
-// CHECK: scf.for %[[KP:.*]] =
-// CHECK: vector.gather %arg1[%[[JJ]], %[[KP]]] [%[[OFFSETS]]], %[[MASK]]
 // CHECK: vector.load %[[PACKED]]
 // CHECK: vector.fma
 // CHECK-NOT: linalg.matmul
