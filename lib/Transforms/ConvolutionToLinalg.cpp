@@ -266,23 +266,31 @@ Value mergeGroups(ConvBuilder &cb, Value result, int64_t spatial) {
 /// The result [N, G*Fg, O...] of `products` [G, Fg, N*O...]: a generic over
 /// [N, G, Fg, O...] that reads each product (at its row-major position in
 /// [N, O...]; memref.expand_shape of several dynamic dims in one group does
-/// not lower in MLIR 22), rounding to `element`.
-Value batchInFront(ConvBuilder &cb, Value products, Value n, ArrayRef<Value> out, Type element) {
+/// not lower in MLIR 22), rounding to `element`. With one group, over
+/// [N, Fg, O...] itself: no merge of the groups' dims stands between the
+/// generic and the output's buffer, which it then writes in place.
+Value batchInFront(ConvBuilder &cb, Value products, Value n, ArrayRef<Value> out, Type element,
+                   bool oneGroup) {
   int64_t spatial = static_cast<int64_t>(out.size());
-  SmallVector<Value> sizes = {n, cb.dim(products, 0), cb.dim(products, 1)};
+  SmallVector<Value> sizes = {n};
+  if (!oneGroup)
+    sizes.push_back(cb.dim(products, 0));
+  sizes.push_back(cb.dim(products, 1));
   llvm::append_range(sizes, out);
   SmallVector<Value> columns = {n};
   llvm::append_range(columns, out);
+  int64_t leading = oneGroup ? 2 : 3; // n, (g,) f
   Value result =
       cb.tabulate(sizes, element, [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
         ConvBuilder in(nb, l);
         SmallVector<Value> position = {at[0]};
-        llvm::append_range(position, at.drop_front(3));
+        llvm::append_range(position, at.drop_front(leading));
+        Value g = oneGroup ? in.index(0) : at[1];
         Value v = tensor::ExtractOp::create(
-            nb, l, products, ValueRange{at[1], at[2], linearized(in, position, columns)});
+            nb, l, products, ValueRange{g, at[leading - 1], linearized(in, position, columns)});
         return castFloat(nb, l, v, element);
       });
-  return mergeGroups(cb, result, spatial);
+  return oneGroup ? result : mergeGroups(cb, result, spatial);
 }
 
 /// The sizes of dims [from, from + count) of `tensor`.
@@ -436,7 +444,7 @@ Value directConv(ConvBuilder &cb, Value input, Value weight, const ConvParameter
 
   // Products [G, Fg, N*O...], then [N, G*Fg, O...].
   Value products = cb.batchProduct(weightMatrix, columnMatrix, accumulator);
-  return batchInFront(cb, products, n, out, element);
+  return batchInFront(cb, products, n, out, element, p.groups == 1);
 }
 
 /// Whether shiftedConv suits prims.conv `op`: strides of 1, a float
