@@ -49,17 +49,12 @@ bool dividesByOperand1(Operation *op) {
 }
 
 /// The indices of row-major `position` (in range) in `tensor`.
-SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value tensor, Value position) {
+SmallVector<Value> indicesAt(OpBuilder &b, Location loc, Value tensor, Value position) {
   auto type = cast<RankedTensorType>(tensor.getType());
-  SmallVector<Value> indices(type.getRank());
-  for (int64_t dim = type.getRank() - 1; dim > 0; --dim) {
-    Value size = tensor::DimOp::create(b, loc, tensor, dim);
-    indices[dim] = arith::RemUIOp::create(b, loc, position, size);
-    position = arith::DivUIOp::create(b, loc, position, size);
-  }
-  if (type.getRank() > 0)
-    indices[0] = position;
-  return indices;
+  SmallVector<Value> sizes;
+  for (int64_t dim = 0; dim < type.getRank(); ++dim)
+    sizes.push_back(dim == 0 ? Value() : tensor::DimOp::create(b, loc, tensor, dim).getResult());
+  return opal::ir::detail::delinearize(b, loc, position, sizes);
 }
 
 /// The row-major position of the first element of `tensor` that satisfies
@@ -81,7 +76,7 @@ Value scanForFirst(OpBuilder &b, Location loc, Value tensor,
             arith::CmpIOp::create(before, l, arith::CmpIPredicate::ult, args[0], count);
         Value at = arith::MinUIOp::create(before, l, args[0], last);
         Value element =
-            tensor::ExtractOp::create(before, l, tensor, delinearize(before, l, tensor, at));
+            tensor::ExtractOp::create(before, l, tensor, indicesAt(before, l, tensor, at));
         Value bad = violates(before, l, element);
         Value good = arith::XOrIOp::create(
             before, l, bad, arith::ConstantOp::create(before, l, before.getBoolAttr(true)));
@@ -180,7 +175,7 @@ SmallVector<Value> checkResult(OpBuilder &b, OpBuilder &after, Location loc, Val
               [&](OpBuilder &then, Location tl) {
                 Value position = scanForFirst(then, tl, tensor, violates);
                 Value element = tensor::ExtractOp::create(
-                    then, tl, source, delinearize(then, tl, source, position));
+                    then, tl, source, indicesAt(then, tl, source, position));
                 scf::YieldOp::create(
                     then, tl, opal::ir::detail::convertScalar(then, tl, element, i64));
               },

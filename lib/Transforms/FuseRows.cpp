@@ -27,6 +27,8 @@
 
 #include "opal/Transforms/Passes.h"
 
+#include "PrimUtils.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -377,13 +379,8 @@ void fuse(RewriterBase &rewriter, Run &run, bool shrink) {
   // Rows are independent; the shrunk temporaries become each thread's own.
   loop->setAttr(opal::ir::kParallelAttrName, rewriter.getUnitAttr());
   rewriter.setInsertionPointToStart(loop.getBody());
-  SmallVector<Value> ivs(bounds.size());
-  Value rest = loop.getInductionVar();
-  for (int64_t dim = static_cast<int64_t>(bounds.size()) - 1; dim > 0; --dim) {
-    ivs[dim] = arith::RemUIOp::create(rewriter, loc, rest, bounds[dim]);
-    rest = arith::DivUIOp::create(rewriter, loc, rest, bounds[dim]);
-  }
-  ivs[0] = rest;
+  SmallVector<Value> ivs =
+      opal::ir::detail::delinearize(rewriter, loc, loop.getInductionVar(), bounds);
   for (linalg::LinalgOp op : run.ops) {
     auto generic = cast<linalg::GenericOp>(op.getOperation());
     auto operandOf = [&](OpOperand &operand) -> Value {

@@ -248,6 +248,18 @@ std::string opal::ir::structuredLoweringProblem(Operation *op) {
   return "";
 }
 
+SmallVector<Value> opal::ir::detail::delinearize(OpBuilder &b, Location loc, Value linear,
+                                                 ArrayRef<Value> sizes) {
+  SmallVector<Value> coordinates(sizes.size());
+  for (size_t d = sizes.size(); d-- > 1;) {
+    coordinates[d] = arith::RemUIOp::create(b, loc, linear, sizes[d]);
+    linear = arith::DivUIOp::create(b, loc, linear, sizes[d]);
+  }
+  if (!sizes.empty())
+    coordinates[0] = linear;
+  return coordinates;
+}
+
 Value opal::ir::detail::inBounds(OpBuilder &b, Location loc, Value i, Value size) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value low = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i, zero);

@@ -62,6 +62,10 @@ mlir::Value generateTensor(
         element);
 /// `0 <= i < size` for index values.
 mlir::Value inBounds(mlir::OpBuilder &b, mlir::Location loc, mlir::Value i, mlir::Value size);
+/// The row-major coordinates of index `linear` (in range) in a box of
+/// `sizes` (index values; the first is not needed).
+llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b, mlir::Location loc,
+                                           mlir::Value linear, llvm::ArrayRef<mlir::Value> sizes);
 /// `tensor[coords]` where `inside` holds, else `outside`: an scf.if, so that
 /// nothing is read outside the tensor.
 mlir::Value extractInside(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor,

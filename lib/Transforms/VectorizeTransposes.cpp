@@ -16,6 +16,7 @@
 
 #include "opal/Transforms/Passes.h"
 
+#include "PrimUtils.h"
 #include "VectorTranspose.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -115,17 +116,14 @@ void vectorize(IRRewriter &rewriter, const Transpose &t, int64_t lanes) {
   auto outer = scf::ForOp::create(rewriter, loc, zero, points, one);
   outer->setAttr(opal::ir::kParallelAttrName, rewriter.getUnitAttr());
   rewriter.setInsertionPointToStart(outer.getBody());
+  SmallVector<Value> otherSizes;
+  for (int64_t d : others)
+    otherSizes.push_back(sizes[d]);
   SmallVector<Value> at(rank);
-  Value rest = outer.getInductionVar();
-  for (int64_t k = static_cast<int64_t>(others.size()) - 1; k >= 0; --k) {
-    int64_t d = others[k];
-    if (k == 0) {
-      at[d] = rest;
-      break;
-    }
-    at[d] = arith::RemUIOp::create(rewriter, loc, rest, sizes[d]);
-    rest = arith::DivUIOp::create(rewriter, loc, rest, sizes[d]);
-  }
+  for (auto [d, coordinate] : llvm::zip(others, opal::ir::detail::delinearize(
+                                                    rewriter, loc, outer.getInductionVar(),
+                                                    otherSizes)))
+    at[d] = coordinate;
 
   // Element by element over [aFrom, aTo) x [iFrom, iTo) of across x inner.
   auto copyElements = [&](Value aFrom, Value aTo, Value iFrom, Value iTo) {
