@@ -201,24 +201,18 @@ bool MlirKernel::Entry::current() const {
 }
 
 const CompiledKernel *MlirKernel::find(const std::vector<uint64_t> &words) const {
-  const Table *table = table_.load(std::memory_order_acquire);
-  if (!table)
-    return nullptr;
-  for (const Entry &entry : table->entries)
-    if (sameWords(entry.words, words)) {
-      if (entry.current())
-        return entry.kernel.get();
-      return nullptr;
-    }
-  return nullptr;
+  const Entry *entry = findEntry(words);
+  return entry ? entry->kernel.get() : nullptr;
 }
 
 const MlirKernel::Entry *MlirKernel::findEntry(const std::vector<uint64_t> &words) const {
   const Table *table = table_.load(std::memory_order_acquire);
-  if (table)
-    for (const Entry &entry : table->entries)
-      if (sameWords(entry.words, words) && entry.current())
-        return &entry;
+  if (!table)
+    return nullptr;
+  // (A table holds one entry per key.)
+  for (const Entry &entry : table->entries)
+    if (sameWords(entry.words, words))
+      return entry.current() ? &entry : nullptr;
   return nullptr;
 }
 
