@@ -42,6 +42,11 @@ from . import autograd as _autograd
 
 __all__ = ["register", "compile", "to_torch", "from_torch"]
 
+try:  # opal.torch's C++ kernels, built where libtorch's headers were
+    from . import _torch_C as _native
+except ImportError:
+    _native = None
+
 import opal as _opal
 
 _DTYPES = {torch_dtype: getattr(_opal, name) for name, torch_dtype in (
@@ -249,7 +254,13 @@ def register(namespace, ops=None):
             schema = str(overload._schema).split("::", 1)[1]
             library["torch"].define(schema)
             qualified_name = f"{namespace}::{full}"
-            for key in ("CPU", "CUDA"):
+            # CPU and AutogradCPU: C++ kernels where opal._torch_C is built
+            # (a call that does not record never enters Python).
+            native = _native is not None and _native.register_kernels(
+                f"{namespace}::{name}", "" if overload_name == "default" else overload_name,
+                _kernel(overload, False, qualified_name))
+            _log(f"{qualified_name}: {'C++' if native else 'Python'} kernels at CPU")
+            for key in (("CUDA",) if native else ("CPU", "CUDA")):
                 library["torch"].impl(full, _kernel(overload, meta=False), key)
                 # At the Autograd key the same kernel runs (one Python call,
                 # no redispatch), after refusing calls that need a gradient.

@@ -39,6 +39,10 @@ public:
   void *data() const { return data_; }
   size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
+  /// How the memory is freed, and with what: a bridge that wrapped another
+  /// library's memory finds it again by its own deleter (opal.torch).
+  Deleter deleter() const { return deleter_; }
+  void *context() const { return context_; }
   /// Memory that must not be written (a read-only numpy array, immutable
   /// bytes): in-place writes into tensors over it raise.
   bool readOnly() const { return readOnly_; }
