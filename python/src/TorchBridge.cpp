@@ -56,6 +56,25 @@ std::string torchDtypeName(c10::ScalarType type) {
   return "torch." + torch::utils::getDtypeNames(type).first;
 }
 
+std::string torchLayoutName(c10::Layout layout) {
+  switch (layout) {
+  case c10::kSparse:
+    return "torch.sparse_coo";
+  case c10::kSparseCsr:
+    return "torch.sparse_csr";
+  case c10::kSparseCsc:
+    return "torch.sparse_csc";
+  case c10::kSparseBsr:
+    return "torch.sparse_bsr";
+  case c10::kSparseBsc:
+    return "torch.sparse_bsc";
+  case c10::kMkldnn:
+    return "torch._mkldnn";
+  default:
+    return "torch.strided";
+  }
+}
+
 /// opal's dtype for `type`, or nullopt (complex128, the quantized types).
 std::optional<opal::ScalarType> opalDtype(c10::ScalarType type) {
   switch (type) {
@@ -95,9 +114,12 @@ opal::Tensor toOpalTensor(const at::Tensor &tensor) {
   if (tensor.device().type() != c10::DeviceType::CPU)
     throw opal::OpalError("opal.torch: tensors on " + tensor.device().str() +
                           " have no opal device (opal has cpu, cuda and meta)");
-  if (tensor.layout() != c10::kStrided || !tensor.has_storage())
-    throw opal::OpalError("opal.torch: a " + std::string(c10::toString(tensor.layout())) +
-                          " tensor has no opal layout (opal's tensors are strided)");
+  if (tensor.layout() == c10::kStrided && !tensor.has_storage())
+    throw opal::OpalError("opal.torch: a tensor without storage (a wrapper or functional "
+                          "tensor) has no opal memory to share");
+  if (tensor.layout() != c10::kStrided)
+    throw opal::OpalError("opal.torch: a " + torchLayoutName(tensor.layout()) +
+                          " tensor has no opal layout (opal's tensors are torch.strided)");
   std::optional<opal::ScalarType> dtype = opalDtype(tensor.scalar_type());
   if (!dtype)
     throw opal::OpalError("opal.torch: " + torchDtypeName(tensor.scalar_type()) +
