@@ -34,6 +34,10 @@ $(FUZZ_DIR)/build.ninja:
 	  -DCMAKE_C_COMPILER=$(CLANG) -DCMAKE_CXX_COMPILER=$(CLANG)++
 
 test: bootstrap-test $(BUILD_DIR)/build.ninja $(FUZZ_DIR)/build.ninja
+	@# A build/ configured before libtorch-dev was installed looks again.
+	@if [ -f /usr/include/torch/library.h ] && \
+	    grep -q '^OPAL_TORCH_INCLUDE_DIR:PATH=.*NOTFOUND' $(BUILD_DIR)/CMakeCache.txt; then \
+	  cmake $(BUILD_DIR); fi
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 	cmake --build $(FUZZ_DIR) -j $(JOBS) --target opal-fuzzers
 	$(PYTHON) scripts/run-tests.py --build-dir $(BUILD_DIR)

@@ -45,17 +45,23 @@ def main():
                     (f"CNN {list(images.shape)}", lambda: compiled_cnn(images),
                      lambda: cnn(images))], args.rounds), copy_column=False)
 
-    lib = opal.library.Library("bridgebench", "DEF")
-    lib.define("softplus(Tensor x) -> Tensor")
-
-    @opal.library.register_decomposition("bridgebench::softplus", lib=lib)
-    def softplus(x):
-        return opal.ops.aten.log1p(opal.ops.aten.exp(x))
-
+    # One op twice: with opal.torch's C++ kernels (opal._torch_C, where it
+    # is built) and with its Python kernels.
+    libraries = []
+    for namespace in ("bridgebench", "bridgebench_py"):
+        lib = opal.library.Library(namespace, "DEF")
+        lib.define("softplus(Tensor x) -> Tensor")
+        opal.library.register_decomposition(f"{namespace}::softplus", lib=lib)(
+            lambda x: opal.ops.aten.log1p(opal.ops.aten.exp(x)))
+        libraries.append(lib)
+    native, opal.torch._native = opal.torch._native, None
+    opal.torch.register("bridgebench_py")
+    opal.torch._native = native
     opal.torch.register("bridgebench")
     x, ox = torch.ones(16), opal.ones(16)
     as_torch, as_opal = torch.ops.bridgebench.softplus, opal.ops.bridgebench.softplus
-    as_torch(x), as_opal(ox)
+    as_python = torch.ops.bridgebench_py.softplus
+    as_torch(x), as_opal(ox), as_python(x)
 
     def batch(fn, arg, n=2000):
         def run():
@@ -63,10 +69,16 @@ def main():
                 fn(arg)
         return run
 
-    (_, bridged, direct), = run([("call", batch(as_torch, x), batch(as_opal, ox))], 10)
-    mine, theirs = (statistics.median(t) / 2000 * 1e3 for t in (bridged, direct))
-    print(f"an opal op on 16 floats: as a torch op {mine:.2f} µs, from opal {theirs:.2f} µs, "
-          f"the bridge adds {mine - theirs:.2f} µs")
+    (_, bridged, direct), (_, python, _) = run(
+        [("call", batch(as_torch, x), batch(as_opal, ox)),
+         ("python kernel", batch(as_python, x), batch(as_opal, ox))], 10)
+    mine, theirs, slow = (statistics.median(t) / 2000 * 1e3 for t in (bridged, direct, python))
+    kind = "C++" if native is not None else "Python (opal._torch_C is not built)"
+    print(f"an opal op on 16 floats: as a torch op ({kind} kernel) {mine:.2f} µs, from opal "
+          f"{theirs:.2f} µs: the bridge adds {mine - theirs:.2f} µs (medians of 10 rounds of "
+          f"2000 calls)")
+    print(f"the same op with opal.torch's Python kernel: {slow:.2f} µs, "
+          f"{slow - theirs:.2f} µs over opal")
 
 
 if __name__ == "__main__":

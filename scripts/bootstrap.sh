@@ -22,7 +22,10 @@ build_packages=(
 # opal itself never imports it. clang-22 and its runtime build the fuzzers
 # (libFuzzer, ASan, UBSan) that make test runs; redis-server is the real
 # server the remote kernel cache tests start on a loopback socket.
-test_packages=(python3-pytest python3-torch clang-22 libclang-rt-22-dev redis-server)
+# libtorch-dev (PyTorch 1.13's C++ headers) builds opal.torch's C++ kernels,
+# the optional module opal._torch_C that the bridge tests run.
+test_packages=(python3-pytest python3-torch libtorch-dev clang-22 libclang-rt-22-dev
+               redis-server)
 
 case "$profile" in
   build) wanted=("${build_packages[@]}") ;;
