@@ -4,8 +4,9 @@
 // An NCHW image made channels last: one loop over the (n, h) points, and
 // in it tiles of 8 pixels x 8 channels, pixels innermost (each channel's
 // row is read in order). Eight rows of the source (channels c0 + k, eight
-// pixels each) are loaded, transposed by three rounds of shuffles (blocks
-// of 4, 2 and 1) and stored as eight rows of the destination (pixels
+// pixels each) are loaded, transposed by three rounds of shuffles (x86's
+// unpack by elements and by pairs within groups of four, then whole groups
+// of four) and stored as eight rows of the destination (pixels
 // w0 + k, eight channels each); the edges that fill no tile are copied
 // element by element.
 // CHECK-LABEL: func.func @channels_last
@@ -18,9 +19,9 @@
 // CHECK:     scf.for %[[W0:.*]] = %{{.*}} to %{{.*}} step %c8 {
 // CHECK:       vector.load %[[X]][%[[N]], %[[C0]], %[[H]], %[[W0]]] : memref<?x?x?x?xf32>, vector<8xf32>
 // CHECK-COUNT-7: vector.load %[[X]][%[[N]], %{{.*}}, %[[H]], %[[W0]]]
-// CHECK-COUNT-8: vector.shuffle %{{.*}}, %{{.*}} [{{0, 1, 2, 3, 8, 9, 10, 11|4, 5, 6, 7, 12, 13, 14, 15}}]
+// CHECK-COUNT-8: vector.shuffle %{{.*}}, %{{.*}} [{{0, 8, 1, 9, 4, 12, 5, 13|2, 10, 3, 11, 6, 14, 7, 15}}]
 // CHECK-COUNT-8: vector.shuffle %{{.*}}, %{{.*}} [{{0, 1, 8, 9, 4, 5, 12, 13|2, 3, 10, 11, 6, 7, 14, 15}}]
-// CHECK-COUNT-8: vector.shuffle %{{.*}}, %{{.*}} [{{0, 8, 2, 10, 4, 12, 6, 14|1, 9, 3, 11, 5, 13, 7, 15}}]
+// CHECK-COUNT-8: vector.shuffle %{{.*}}, %{{.*}} [{{0, 1, 2, 3, 8, 9, 10, 11|4, 5, 6, 7, 12, 13, 14, 15}}]
 // CHECK:       vector.store %{{.*}}, %[[Y]][%[[N]], %[[H]], %[[W0]], %[[C0]]] : memref<?x?x?x?xf32>, vector<8xf32>
 // CHECK-COUNT-7: vector.store %{{.*}}, %[[Y]][%[[N]], %[[H]], %{{.*}}, %[[C0]]]
 // CHECK:     }
@@ -36,8 +37,8 @@
 // CHECK: } {opal.parallel}
 // FOUR-LABEL: func.func @channels_last
 // FOUR: vector.load {{.*}} vector<4xf32>
+// FOUR-COUNT-4: vector.shuffle %{{.*}}, %{{.*}} [{{0, 4, 1, 5|2, 6, 3, 7}}]
 // FOUR-COUNT-4: vector.shuffle %{{.*}}, %{{.*}} [{{0, 1, 4, 5|2, 3, 6, 7}}]
-// FOUR-COUNT-4: vector.shuffle %{{.*}}, %{{.*}} [{{0, 4, 2, 6|1, 5, 3, 7}}]
 func.func @channels_last(%x: memref<?x?x?x?xf32>, %y: memref<?x?x?x?xf32>) {
   linalg.transpose ins(%x : memref<?x?x?x?xf32>) outs(%y : memref<?x?x?x?xf32>) permutation = [0, 2, 3, 1]
   return
