@@ -65,6 +65,11 @@ def _define():
         return x.to(dtype)
     lib.impl("cast", cast, "CPU")
     lib.impl("noisy", lambda x, generator=None: x + 1, "CPU")
+    lib.define("refuse(Tensor x) -> Tensor")
+
+    def refuse(x):
+        raise ValueError("native::refuse: not this one")
+    lib.impl("refuse", refuse, "CPU")
     opal.torch.register("native")
     return lib
 
@@ -179,6 +184,10 @@ def test_errors_are_pytorchs_exceptions_with_opals_words():
                        match=r"The size of tensor a \(3\) must match the size of tensor b "
                              r"\(2\) at non-singleton dimension 0"):
         torch.ops.native.total([torch.ones(3), torch.ones(2)])
+    # An opal kernel written in Python raises its own exception through
+    # PyTorch's dispatcher.
+    with pytest.raises(ValueError, match="native::refuse: not this one"):
+        torch.ops.native.refuse(torch.ones(2))
     # PyTorch's own argument parsing comes first.
     with pytest.raises(RuntimeError, match="native::scale"):
         torch.ops.native.scale("x")
