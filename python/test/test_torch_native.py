@@ -213,3 +213,24 @@ def test_a_process_exits_cleanly_after_registering():
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "[2.0, 2.0]\n"
+
+
+def test_threads_call_at_once():
+    # torch.ops releases the GIL around the call: opal's dispatcher runs
+    # the C++ kernels of several threads at once.
+    import threading
+    failures = []
+
+    def work(seed):
+        x = torch.full((64,), float(seed))
+        for _ in range(200):
+            if not torch.equal(torch.ops.native.scale(x, 3.0), x * 3):
+                failures.append(seed)
+                return
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
