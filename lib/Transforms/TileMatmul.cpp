@@ -97,14 +97,90 @@ BOrder registerTiling(linalg::LinalgOp op) {
   return maps == rows ? BOrder::Rows : maps == transposed ? BOrder::Transposed : BOrder::None;
 }
 
+/// Where a product's sums start, when the ops around it say: C filled
+/// with a value right before the product (linalg.fill), or the product
+/// written to a buffer only to be added to a bias along its columns right
+/// after (linear, addmm: a temporary C, then D = C + bias[j]). The register
+/// tiles then start their first block of k from the value or the bias, and
+/// the fill, the addition and the temporary go.
+struct ProductStart {
+  linalg::FillOp fill;        ///< the fill of C right before, if any
+  Value fillValue;            ///< its value
+  linalg::GenericOp addition; ///< D = C + bias[j] right after, if any
+  Value bias, into;           ///< its bias and D
+};
+
+/// Whether `op` is D[i, j] = C[i, j] + bias[j] (either order of the
+/// operands of one arith.addf) over `c`.
+bool addsBias(linalg::GenericOp op, Value c) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || op->getNumResults() != 0 ||
+      op.getNumLoops() != 2 || op.getNumParallelLoops() != 2 ||
+      op.getDpsInputOperand(0)->get() != c)
+    return false;
+  MLIRContext *context = op.getContext();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(2, context);
+  AffineMap columns = AffineMap::get(2, 0, {getAffineDimExpr(1, context)}, context);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (maps != SmallVector<AffineMap>{identity, columns, identity})
+    return false;
+  Block &body = op.getRegion().front();
+  if (body.getOperations().size() != 2)
+    return false;
+  auto sum = dyn_cast<arith::AddFOp>(body.front());
+  auto yield = dyn_cast<linalg::YieldOp>(body.back());
+  if (!sum || !yield || yield->getOperand(0) != sum.getResult())
+    return false;
+  Value x = body.getArgument(0), y = body.getArgument(1);
+  return (sum.getLhs() == x && sum.getRhs() == y) || (sum.getLhs() == y && sum.getRhs() == x);
+}
+
+/// What starts `op`'s sums (see ProductStart).
+ProductStart productStart(linalg::LinalgOp op) {
+  ProductStart start;
+  Value c = op->getOperand(2);
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+      fill && fill.hasPureBufferSemantics() && fill.getDpsInitOperand(0)->get() == c) {
+    start.fill = fill;
+    start.fillValue = fill.getDpsInputOperand(0)->get();
+  }
+  // The bias: C a temporary (an alloc that only the fill, the product, the
+  // addition and its dealloc use) of one element type with the bias and D,
+  // D a buffer of contiguous rows that is not C.
+  auto addition = dyn_cast_or_null<linalg::GenericOp>(op->getNextNode());
+  if (isa<linalg::BatchMatmulOp>(op) || !addition || !addition.hasPureBufferSemantics() ||
+      !addsBias(addition, c) || !c.getDefiningOp<memref::AllocOp>())
+    return start;
+  for (Operation *user : c.getUsers())
+    if (user != op && user != addition && user != start.fill && !isa<memref::DeallocOp>(user))
+      return start;
+  Value bias = addition.getDpsInputOperand(1)->get();
+  Value into = addition.getDpsInitOperand(0)->get();
+  auto biasType = dyn_cast<MemRefType>(bias.getType());
+  auto intoType = dyn_cast<MemRefType>(into.getType());
+  Type element = cast<MemRefType>(c.getType()).getElementType();
+  if (!biasType || !intoType || biasType.getElementType() != element ||
+      intoType.getElementType() != element || !hasContiguousRows(biasType) ||
+      !hasContiguousRows(intoType) || into == c)
+    return start;
+  // (Without a fill, C's values would be summed too: leave it.)
+  if (!start.fill)
+    return start;
+  start.addition = addition;
+  start.bias = bias;
+  start.into = into;
+  start.fillValue = Value();
+  return start;
+}
+
 /// Emits the register-tiled loops of one product (see the file comment).
 class RegisterTiledProduct {
 public:
   RegisterTiledProduct(RewriterBase &rewriter, linalg::LinalgOp op, bool transposedB,
                        int64_t tileM, int64_t vectors, int64_t vectorBytes, int64_t tileK,
-                       int64_t tileN)
+                       int64_t tileN, const ProductStart &start)
       : b(rewriter), loc(op.getLoc()), a(op->getOperand(0)), bMat(op->getOperand(1)),
-        c(op->getOperand(2)), batched(isa<linalg::BatchMatmulOp>(op)),
+        c(start.into ? start.into : op->getOperand(2)), fillValue(start.fillValue),
+        bias(start.bias), batched(isa<linalg::BatchMatmulOp>(op)),
         transposedB(transposedB), tileM(tileM), vectors(vectors), tileK(tileK), tileN(tileN) {
     element = cast<MemRefType>(c.getType()).getElementType();
     lanes = std::max<int64_t>(vectorBytes / (element.getIntOrFloatBitWidth() / 8), 1);
@@ -156,7 +232,10 @@ private:
     OpBuilder::InsertionGuard guard(b);
     Value j0 = loop(index(0), n, tileN);
     Value jEnd = min(add(j0, index(tileN)), n);
-    Value k0 = loop(index(0), k, tileK);
+    // (A product whose sums start from a fill or a bias runs its first
+    // block of k even for k = 0: the tiles write the start.)
+    Value kBlocks = fillValue || bias ? arith::MaxUIOp::create(b, loc, k, index(1)) : k;
+    Value k0 = loop(index(0), kBlocks, tileK);
     Value kEnd = min(add(k0, index(tileK)), k);
     emitPacking(j0, jEnd, k0, kEnd);
     // Register tiles of tileM rows, then single rows for the rest.
@@ -306,11 +385,42 @@ private:
       masks.push_back(columnsMask(columns[v], jEnd));
       panels.push_back(panelStart(j0, columns[v]));
     }
-    for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t r = 0; r < rows; ++r)
       rowIndices.push_back(add(i0, index(r)));
-      for (int64_t v = 0; v < vectors; ++v)
-        accumulators.push_back(vector::MaskedLoadOp::create(
-            b, loc, vectorType, c, at(rowIndices[r], columns[v]), masks[v], zeros));
+    auto loadC = [&](OpBuilder &) {
+      SmallVector<Value> loaded;
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t v = 0; v < vectors; ++v)
+          loaded.push_back(vector::MaskedLoadOp::create(
+              b, loc, vectorType, c, at(rowIndices[r], columns[v]), masks[v], zeros));
+      return loaded;
+    };
+    if (!fillValue && !bias) {
+      accumulators = loadC(b);
+    } else {
+      // The first block of k starts from the fill value or the bias (C
+      // was never written); the later ones from C.
+      SmallVector<Type> types(rows * vectors, vectorType);
+      Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, k0, index(0));
+      auto start = scf::IfOp::create(b, loc, types, first, /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(&start.getThenRegion().front());
+        SmallVector<Value> initial;
+        for (int64_t v = 0; v < vectors; ++v)
+          initial.push_back(
+              fillValue ? vector::BroadcastOp::create(b, loc, vectorType, fillValue).getResult()
+                        : vector::MaskedLoadOp::create(b, loc, vectorType, bias,
+                                                       ValueRange{columns[v]}, masks[v], zeros)
+                              .getResult());
+        SmallVector<Value> all;
+        for (int64_t r = 0; r < rows; ++r)
+          llvm::append_range(all, initial);
+        scf::YieldOp::create(b, loc, all);
+        b.setInsertionPointToStart(&start.getElseRegion().front());
+        scf::YieldOp::create(b, loc, loadC(b));
+      }
+      accumulators.assign(start.getResults().begin(), start.getResults().end());
     }
     auto kLoop = scf::ForOp::create(b, loc, k0, kEnd, index(1), accumulators);
     {
@@ -340,6 +450,9 @@ private:
   RewriterBase &b;
   Location loc;
   Value a, bMat, c;
+  /// What C holds before the product, when not C's own values (see
+  /// ProductStart): the first block of k starts the sums there.
+  Value fillValue, bias;
   bool batched;
   bool transposedB; ///< B given as [(batch,) n, k]
   int64_t tileM, vectors, tileK, tileN, lanes = 1;
@@ -366,10 +479,21 @@ struct OpalTileMatmul : public opal::ir::impl::OpalTileMatmulBase<OpalTileMatmul
     for (linalg::LinalgOp op : products) {
       rewriter.setInsertionPoint(op);
       if (BOrder order = registerTiling(op); order != BOrder::None) {
+        ProductStart start = productStart(op);
         RegisterTiledProduct(rewriter, op, order == BOrder::Transposed, tileM, tileVectors,
-                             vectorBytes, tileK, tileN)
+                             vectorBytes, tileK, tileN, start)
             .emit();
+        Value c = op->getOperand(2);
         rewriter.eraseOp(op);
+        if (start.fill)
+          rewriter.eraseOp(start.fill);
+        if (start.addition) {
+          // The temporary C goes with its dealloc.
+          rewriter.eraseOp(start.addition);
+          for (Operation *user : llvm::make_early_inc_range(c.getUsers()))
+            rewriter.eraseOp(user);
+          rewriter.eraseOp(c.getDefiningOp());
+        }
         continue;
       }
       tileForCaches(rewriter, op);

@@ -193,3 +193,93 @@ func.func @mm_transposed_b(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<
       ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>)
   return
 }
+
+// -----
+
+// C filled right before the product (mm's zeros): the fill goes, and the
+// register tiles of the first block of k start from the fill value instead
+// of loading C; later blocks load the sums. The blocks of k run at least
+// once, so that an empty reduction still writes the fill.
+// CHECK-LABEL: func.func @filled
+// CHECK-SAME: %[[A:[a-z0-9]+]]: memref<?x?xf32>, %[[B:[a-z0-9]+]]: memref<?x?xf32>, %[[C:[a-z0-9]+]]: memref<?x?xf32>
+// CHECK-NOT: linalg.fill
+// CHECK: %[[K:.*]] = memref.dim %[[A]], %{{.*}}
+// CHECK: %[[BLOCKS:.*]] = arith.maxui %[[K]], %{{.*}}
+// CHECK: scf.for %[[K0:.*]] = %{{.*}} to %[[BLOCKS]] step %{{.*}}
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[K0]], %{{.*}}
+// CHECK: scf.if %[[FIRST]] -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: %[[START:.*]] = vector.broadcast %{{.*}} : f32 to vector<16xf32>
+// CHECK: scf.yield %[[START]], %[[START]], %[[START]], %[[START]]
+// CHECK: } else {
+// CHECK-COUNT-4: vector.maskedload %[[C]]
+// CHECK-NOT: linalg.fill
+func.func @filled(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<?x?xf32>)
+  linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>)
+  return
+}
+
+// -----
+
+// linear's bias: a temporary product added to bias[j] into D right after.
+// The tiles write D directly, their first block of k starting from the
+// bias's vectors at their columns; the temporary, its fill, the addition
+// and its dealloc go.
+// CHECK-LABEL: func.func @biased
+// CHECK-SAME: %[[A:[a-z0-9]+]]: memref<?x?xf32>, %[[B:[a-z0-9]+]]: memref<?x?xf32>, %[[BIAS:[a-z0-9]+]]: memref<?xf32>, %[[D:[a-z0-9]+]]: memref<?x?xf32>
+// CHECK-NOT: linalg.fill
+// CHECK: scf.if %{{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: %[[START:.*]] = vector.maskedload %[[BIAS]][%{{.*}}], %{{.*}}, %{{.*}} : memref<?xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+// CHECK: scf.yield %[[START]], %[[START]], %[[START]], %[[START]]
+// CHECK: } else {
+// CHECK-COUNT-4: vector.maskedload %[[D]]
+// CHECK: vector.fma
+// CHECK-COUNT-4: vector.maskedstore %[[D]]
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: memref.dealloc %{{.*}} : memref<?x?xf32>
+func.func @biased(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %bias: memref<?xf32>, %d: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %m = memref.dim %a, %c0 : memref<?x?xf32>
+  %n = memref.dim %b, %c1 : memref<?x?xf32>
+  %c = memref.alloc(%m, %n) : memref<?x?xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<?x?xf32>)
+  linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%c, %bias : memref<?x?xf32>, memref<?xf32>) outs(%d : memref<?x?xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %s = arith.addf %y, %x : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %c : memref<?x?xf32>
+  return
+}
+
+// -----
+
+// A temporary that another op also reads keeps its addition (and the
+// fill's start, which the tiles still take).
+// CHECK-LABEL: func.func @read_again
+// CHECK-NOT: linalg.fill
+// CHECK: vector.broadcast
+// CHECK: linalg.generic
+// CHECK: memref.copy
+func.func @read_again(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %bias: memref<?xf32>, %d: memref<?x?xf32>, %e: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %m = memref.dim %a, %c0 : memref<?x?xf32>
+  %n = memref.dim %b, %c1 : memref<?x?xf32>
+  %c = memref.alloc(%m, %n) : memref<?x?xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<?x?xf32>)
+  linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%c, %bias : memref<?x?xf32>, memref<?xf32>) outs(%d : memref<?x?xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  memref.copy %c, %e : memref<?x?xf32> to memref<?x?xf32>
+  memref.dealloc %c : memref<?x?xf32>
+  return
+}
