@@ -306,6 +306,16 @@ def OpalTileMatmul : Pass<"opal-tile-matmul", "::mlir::func::FuncOp"> {
     run as tiles of one row. B may be given transposed (indexing maps
     B[j, k], linear's weight): its blocks are packed the same way.
 
+    Where the product's sums start is taken from its neighbours: a
+    `linalg.fill` of C right before it goes, and the register tiles of the
+    first block of k start from the fill's value instead of loading C; a
+    temporary C (an alloc) filled, multiplied into and then added to a
+    bias along its columns into D right after (`D[i, j] = C[i, j] +
+    bias[j]`: linear, addmm) becomes a product written into D whose first
+    block starts from the bias's vectors (the addition and the temporary
+    go). The blocks of k then run at least once, so an empty reduction
+    still writes the start.
+
     Other products (integer or mixed element types, strided buffers) become
     a `linalg.generic` whose loops run (batch,) row, reduction, column, so
     the innermost loop walks rows of B and C contiguously, with the
