@@ -106,6 +106,9 @@ BOrder registerTiling(linalg::LinalgOp op) {
 struct ProductStart {
   linalg::FillOp fill;        ///< the fill of C right before, if any
   Value fillValue;            ///< its value
+  /// A loop between the fill and the product (a convolution's kernel
+  /// positions): the product starts from the fill in its first iteration.
+  scf::ForOp loop;
   linalg::GenericOp addition; ///< D = C + bias[j] right after, if any
   Value bias, into;           ///< its bias and D
 };
@@ -138,11 +141,38 @@ bool addsBias(linalg::GenericOp op, Value c) {
 ProductStart productStart(linalg::LinalgOp op) {
   ProductStart start;
   Value c = op->getOperand(2);
-  if (auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
-      fill && fill.hasPureBufferSemantics() && fill.getDpsInitOperand(0)->get() == c) {
+  // The op before `from` that touches memory (ops that do not may stand
+  // between: the views of A and B).
+  auto touching = [](Operation *from) {
+    Operation *before = from->getPrevNode();
+    while (before && !isa<linalg::FillOp>(before) && isMemoryEffectFree(before))
+      before = before->getPrevNode();
+    return before;
+  };
+  auto fillOfC = [&](Operation *before) {
+    auto fill = dyn_cast_or_null<linalg::FillOp>(before);
+    return fill && fill.hasPureBufferSemantics() && fill.getDpsInitOperand(0)->get() == c
+               ? fill
+               : linalg::FillOp();
+  };
+  Operation *before = touching(op);
+  if (linalg::FillOp fill = fillOfC(before)) {
     start.fill = fill;
-    start.fillValue = fill.getDpsInputOperand(0)->get();
+  } else if (auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
+             !before && loop && loop.getNumResults() == 0 && loop.isDefinedOutsideOfLoop(c) &&
+             llvm::all_of(loop.getBody()->without_terminator(),
+                          [&](Operation &inner) {
+                            return &inner == op.getOperation() || isMemoryEffectFree(&inner);
+                          })) {
+    // The product is the loop body's only op that touches memory: its first
+    // iteration may start from a fill before the loop.
+    if (linalg::FillOp fill = fillOfC(touching(loop))) {
+      start.fill = fill;
+      start.loop = loop;
+    }
   }
+  if (start.fill)
+    start.fillValue = start.fill.getDpsInputOperand(0)->get();
   // The bias: C a temporary (an alloc that only the fill, the product, the
   // addition and its dealloc use) of one element type with the bias and D,
   // D a buffer of contiguous rows that is not C.
@@ -163,7 +193,7 @@ ProductStart productStart(linalg::LinalgOp op) {
       !hasContiguousRows(intoType) || into == c)
     return start;
   // (Without a fill, C's values would be summed too: leave it.)
-  if (!start.fill)
+  if (!start.fill || start.loop)
     return start;
   start.addition = addition;
   start.bias = bias;
@@ -180,7 +210,7 @@ public:
                        int64_t tileN, const ProductStart &start)
       : b(rewriter), loc(op.getLoc()), a(op->getOperand(0)), bMat(op->getOperand(1)),
         c(start.into ? start.into : op->getOperand(2)), fillValue(start.fillValue),
-        bias(start.bias), batched(isa<linalg::BatchMatmulOp>(op)),
+        bias(start.bias), startLoop(start.loop), batched(isa<linalg::BatchMatmulOp>(op)),
         transposedB(transposedB), tileM(tileM), vectors(vectors), tileK(tileK), tileN(tileN) {
     element = cast<MemRefType>(c.getType()).getElementType();
     lanes = std::max<int64_t>(vectorBytes / (element.getIntOrFloatBitWidth() / 8), 1);
@@ -234,7 +264,7 @@ private:
     Value jEnd = min(add(j0, index(tileN)), n);
     // (A product whose sums start from a fill or a bias runs its first
     // block of k even for k = 0: the tiles write the start.)
-    Value kBlocks = fillValue || bias ? arith::MaxUIOp::create(b, loc, k, index(1)) : k;
+    Value kBlocks = fillValue || bias ? arith::MaxUIOp::create(b, loc, k, index(1)).getResult() : k;
     Value k0 = loop(index(0), kBlocks, tileK);
     Value kEnd = min(add(k0, index(tileK)), k);
     emitPacking(j0, jEnd, k0, kEnd);
@@ -402,6 +432,11 @@ private:
       // was never written); the later ones from C.
       SmallVector<Type> types(rows * vectors, vectorType);
       Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, k0, index(0));
+      if (startLoop)
+        first = arith::AndIOp::create(
+            b, loc, first,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                  startLoop.getInductionVar(), startLoop.getLowerBound()));
       auto start = scf::IfOp::create(b, loc, types, first, /*withElseRegion=*/true);
       {
         OpBuilder::InsertionGuard guard(b);
@@ -453,6 +488,7 @@ private:
   /// What C holds before the product, when not C's own values (see
   /// ProductStart): the first block of k starts the sums there.
   Value fillValue, bias;
+  scf::ForOp startLoop; ///< see ProductStart
   bool batched;
   bool transposedB; ///< B given as [(batch,) n, k]
   int64_t tileM, vectors, tileK, tileN, lanes = 1;
@@ -485,8 +521,19 @@ struct OpalTileMatmul : public opal::ir::impl::OpalTileMatmulBase<OpalTileMatmul
             .emit();
         Value c = op->getOperand(2);
         rewriter.eraseOp(op);
-        if (start.fill)
+        if (start.loop) {
+          // The fill stays for a loop that does not run.
+          rewriter.setInsertionPoint(start.loop);
+          Value none = arith::CmpIOp::create(rewriter, start.loop.getLoc(),
+                                             arith::CmpIPredicate::sge,
+                                             start.loop.getLowerBound(),
+                                             start.loop.getUpperBound());
+          auto guard = scf::IfOp::create(rewriter, start.loop.getLoc(), none,
+                                         /*withElseRegion=*/false);
+          start.fill->moveBefore(guard.thenBlock()->getTerminator());
+        } else if (start.fill) {
           rewriter.eraseOp(start.fill);
+        }
         if (start.addition) {
           // The temporary C goes with its dealloc.
           rewriter.eraseOp(start.addition);

@@ -283,3 +283,39 @@ func.func @read_again(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %bias: memref<?x
   memref.dealloc %c : memref<?x?xf32>
   return
 }
+
+// -----
+
+// A convolution's block of sums: filled, then a loop over the kernel
+// positions whose only op that touches memory is the product into it. The
+// product's first iteration starts from the fill value; the fill stays only
+// for a loop that does not run.
+// CHECK-LABEL: func.func @positions
+// CHECK-SAME: %[[N:[a-z0-9]+]]: index
+// CHECK: %[[NONE:.*]] = arith.cmpi sge, %{{.*}}, %[[N]] : index
+// CHECK: scf.if %[[NONE]] {
+// CHECK-NEXT: linalg.fill
+// CHECK-NEXT: }
+// CHECK: scf.for %[[K:.*]] = %[[LB:.*]] to %[[N]]
+// CHECK: %[[FIRSTK:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : index
+// CHECK: %[[FIRSTPOS:.*]] = arith.cmpi eq, %[[K]], %[[LB]] : index
+// CHECK: %[[FIRST:.*]] = arith.andi %[[FIRSTK]], %[[FIRSTPOS]] : i1
+// CHECK: scf.if %[[FIRST]] -> (vector<16xf32>
+// CHECK: vector.broadcast
+// CHECK-NOT: linalg.batch_matmul
+func.func @positions(%rows: memref<1x?x?xf32>, %weights: memref<1x?x?x?xf32>, %sums: memref<1x?x?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %c2 = arith.constant 2 : index
+  %m = memref.dim %sums, %c1 : memref<1x?x?xf32>
+  %f = memref.dim %sums, %c2 : memref<1x?x?xf32>
+  %c = memref.dim %rows, %c2 : memref<1x?x?xf32>
+  linalg.fill ins(%zero : f32) outs(%sums : memref<1x?x?xf32>)
+  scf.for %k = %c0 to %n step %c1 {
+    %a = memref.subview %rows[0, %k, 0] [1, %m, %c] [1, 1, 1] : memref<1x?x?xf32> to memref<1x?x?xf32, strided<[?, ?, 1], offset: ?>>
+    %b = memref.subview %weights[0, %k, 0, 0] [1, 1, %c, %f] [1, 1, 1, 1] : memref<1x?x?x?xf32> to memref<1x?x?xf32, strided<[?, ?, 1], offset: ?>>
+    linalg.batch_matmul ins(%a, %b : memref<1x?x?xf32, strided<[?, ?, 1], offset: ?>>, memref<1x?x?xf32, strided<[?, ?, 1], offset: ?>>) outs(%sums : memref<1x?x?xf32>)
+  }
+  return
+}

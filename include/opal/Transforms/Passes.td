@@ -308,7 +308,10 @@ def OpalTileMatmul : Pass<"opal-tile-matmul", "::mlir::func::FuncOp"> {
 
     Where the product's sums start is taken from its neighbours: a
     `linalg.fill` of C right before it goes, and the register tiles of the
-    first block of k start from the fill's value instead of loading C; a
+    first block of k start from the fill's value instead of loading C (also
+    through a loop whose only op that touches memory is the product, as a
+    convolution's loop over kernel positions: its first iteration starts
+    from the fill, and the fill stays only for a loop that does not run); a
     temporary C (an alloc) filled, multiplied into and then added to a
     bias along its columns into D right after (`D[i, j] = C[i, j] +
     bias[j]`: linear, addmm) becomes a product written into D whose first
