@@ -62,7 +62,7 @@ func.func @bmm(%a: memref<2x3x4xf64>, %b: memref<2x4x5xf64>, %c: memref<2x3x5xf6
 
 // -----
 
-// tile-vectors=2 (the JIT's choice): register tiles of 4 rows x 2 vectors,
+// tile-vectors=2: register tiles of 4 rows x 2 vectors,
 // 8 accumulators; per k, two vectors of B (from two panels) and one
 // broadcast of A per row, each used twice. The buffer holds whole pairs of
 // panels (48 columns round up to 64).
