@@ -635,7 +635,8 @@ Value shiftedConv(ConvBuilder &cb, Value input, Value weight, const ConvParamete
   // Blocks of kRows rows of sums, each finished by every kernel position
   // while it is in the cache; the blocks are independent (threads share
   // them: opal-parallelize).
-  constexpr int64_t kRows = 256;
+  // (240: whole register tiles of 8, 6, 5, 4, 3 or 2 rows.)
+  constexpr int64_t kRows = 240;
   auto blocks = scf::ForOp::create(
       b, loc, cb.index(0), q, cb.index(kRows), ValueRange{sums0},
       [&](OpBuilder &bb, Location bl, Value q0, ValueRange blockCarried) {

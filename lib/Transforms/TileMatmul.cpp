@@ -394,22 +394,43 @@ private:
 
   /// Rows i0 .. i0 + rows of C, every `vectors` vectors of columns of the
   /// block.
+  /// (Tiles of `tile-m` rows take `vectors` vectors over the block's whole
+  /// multiples of them, then one vector for the columns left, so that a
+  /// narrow block (a convolution's 16 output channels) does not compute
+  /// masked-off lanes; the last rows, fewer, take `vectors` vectors
+  /// throughout, masked.)
   void emitTileRow(Value i0, int64_t rows, Value j0, Value jEnd, Value k0, Value kEnd) {
     OpBuilder::InsertionGuard guard(b);
-    Value jj = loop(j0, jEnd, lanes * vectors);
-    emitRegisterTile(i0, rows, jj, jEnd, k0, kEnd, j0);
+    if (rows == 1 || vectors == 1) {
+      Value jj = loop(j0, jEnd, lanes * vectors);
+      emitRegisterTile(i0, rows, jj, jEnd, k0, kEnd, j0, vectors);
+      return;
+    }
+    Value wide = j0;
+    {
+      Value width = index(lanes * vectors);
+      Value whole = arith::MulIOp::create(
+          b, loc, arith::DivUIOp::create(b, loc, arith::SubIOp::create(b, loc, jEnd, j0), width),
+          width);
+      wide = add(j0, whole);
+      OpBuilder::InsertionGuard inner(b);
+      Value jj = loop(j0, wide, lanes * vectors);
+      emitRegisterTile(i0, rows, jj, jEnd, k0, kEnd, j0, vectors);
+    }
+    Value jj = loop(wide, jEnd, lanes);
+    emitRegisterTile(i0, rows, jj, jEnd, k0, kEnd, j0, 1);
   }
 
-  /// C[i0 : i0 + rows, jj : jj + vectors * lanes] += A[.., k0 : kEnd] *
+  /// C[i0 : i0 + rows, jj : jj + width * lanes] += A[.., k0 : kEnd] *
   /// B[k0 : kEnd, ..] (the columns before jEnd), the tile of C in registers:
-  /// rows x vectors accumulators.
+  /// rows x width accumulators.
   void emitRegisterTile(Value i0, int64_t rows, Value jj, Value jEnd, Value k0, Value kEnd,
-                        Value j0) {
+                        Value j0, int64_t width) {
     auto vectorType = VectorType::get({lanes}, element);
     Value zeros = arith::ConstantOp::create(
         b, loc, vectorType, DenseElementsAttr::get(vectorType, b.getZeroAttr(element)));
     SmallVector<Value> rowIndices, columns, masks, panels, accumulators;
-    for (int64_t v = 0; v < vectors; ++v) {
+    for (int64_t v = 0; v < width; ++v) {
       columns.push_back(add(jj, index(v * lanes)));
       // (A vector past jEnd has no lanes: its sums are never stored.)
       masks.push_back(columnsMask(columns[v], jEnd));
@@ -420,7 +441,7 @@ private:
     auto loadC = [&](OpBuilder &) {
       SmallVector<Value> loaded;
       for (int64_t r = 0; r < rows; ++r)
-        for (int64_t v = 0; v < vectors; ++v)
+        for (int64_t v = 0; v < width; ++v)
           loaded.push_back(vector::MaskedLoadOp::create(
               b, loc, vectorType, c, at(rowIndices[r], columns[v]), masks[v], zeros));
       return loaded;
@@ -430,7 +451,7 @@ private:
     } else {
       // The first block of k starts from the fill value or the bias (C
       // was never written); the later ones from C.
-      SmallVector<Type> types(rows * vectors, vectorType);
+      SmallVector<Type> types(rows * width, vectorType);
       Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, k0, index(0));
       if (startLoop)
         first = arith::AndIOp::create(
@@ -442,7 +463,7 @@ private:
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(&start.getThenRegion().front());
         SmallVector<Value> initial;
-        for (int64_t v = 0; v < vectors; ++v)
+        for (int64_t v = 0; v < width; ++v)
           initial.push_back(
               fillValue ? vector::BroadcastOp::create(b, loc, vectorType, fillValue).getResult()
                         : vector::MaskedLoadOp::create(b, loc, vectorType, bias,
@@ -463,23 +484,23 @@ private:
       b.setInsertionPointToStart(kLoop.getBody());
       Value kk = kLoop.getInductionVar();
       SmallVector<Value> rowsOfB;
-      for (int64_t v = 0; v < vectors; ++v)
+      for (int64_t v = 0; v < width; ++v)
         rowsOfB.push_back(vector::LoadOp::create(b, loc, vectorType, packed,
                                                  ValueRange{packedRow(panels[v], kk, k0)}));
       SmallVector<Value> next;
       for (int64_t r = 0; r < rows; ++r) {
         Value scalar = memref::LoadOp::create(b, loc, a, at(rowIndices[r], kk));
         Value splat = vector::BroadcastOp::create(b, loc, vectorType, scalar);
-        for (int64_t v = 0; v < vectors; ++v)
+        for (int64_t v = 0; v < width; ++v)
           next.push_back(vector::FMAOp::create(b, loc, splat, rowsOfB[v],
-                                               kLoop.getRegionIterArgs()[r * vectors + v]));
+                                               kLoop.getRegionIterArgs()[r * width + v]));
       }
       scf::YieldOp::create(b, loc, next);
     }
     for (int64_t r = 0; r < rows; ++r)
-      for (int64_t v = 0; v < vectors; ++v)
+      for (int64_t v = 0; v < width; ++v)
         vector::MaskedStoreOp::create(b, loc, c, at(rowIndices[r], columns[v]), masks[v],
-                                      kLoop.getResult(r * vectors + v));
+                                      kLoop.getResult(r * width + v));
   }
 
   RewriterBase &b;

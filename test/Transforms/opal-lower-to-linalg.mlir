@@ -306,7 +306,7 @@ func.func @adaptive_avg_pool_backward(%g: tensor<?x3x2x?xf64>, %x: tensor<?x3x5x
 // channels last as rows [G, N*P, Cg] (a float32 input: zero in the padding
 // along each dim, the input transposed into the planes' interior, zero past
 // the channels the input has),
-// the weight as [G, K, Cg, Fg]; blocks of 256 rows of sums (a loop threads
+// the weight as [G, K, Cg, Fg]; blocks of 240 rows of sums (a loop threads
 // share), each summing, per kernel position, the product of rows shifted by
 // the position's offset with the position's weights; then the rows seen as
 // [G, N, padded plane, Fg], whose corner of each plane, transposed, is the
@@ -323,7 +323,7 @@ func.func @adaptive_avg_pool_backward(%g: tensor<?x3x2x?xf64>, %x: tensor<?x3x5x
 // SHIFTED: %[[XT:.*]] = tensor.insert_slice %{{.*}} into %[[INSIDE]][%{{.*}}, 0, 1, 1, %[[CHANNELS]]]
 // SHIFTED: %[[ROWS:.*]] = tensor.collapse_shape %[[XT]] {{\[\[}}0], [1, 2, 3], [4]] : tensor<?x?x?x?x?xf32> into tensor<?x?x?xf32>
 // SHIFTED: %[[WEIGHTS:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] : tensor<?x?x?x?x?xf32> into tensor<?x?x?x?xf32>
-// SHIFTED: scf.for %[[Q0:.*]] = %{{.*}} to %{{.*}} step %c256 iter_args(%[[SUMS:.*]] =
+// SHIFTED: scf.for %[[Q0:.*]] = %{{.*}} to %{{.*}} step %c240 iter_args(%[[SUMS:.*]] =
 // SHIFTED: %[[BLOCK:.*]] = tensor.extract_slice %[[SUMS]][0, %[[Q0]], 0]
 // SHIFTED: linalg.fill {{.*}} outs(%[[BLOCK]]
 // SHIFTED: scf.for %[[K:.*]] = %{{.*}} iter_args(

@@ -64,8 +64,11 @@ func.func @bmm(%a: memref<2x3x4xf64>, %b: memref<2x4x5xf64>, %c: memref<2x3x5xf6
 
 // tile-vectors=2: register tiles of 4 rows x 2 vectors,
 // 8 accumulators; per k, two vectors of B (from two panels) and one
-// broadcast of A per row, each used twice. The buffer holds whole pairs of
-// panels (48 columns round up to 64).
+// broadcast of A per row, each used twice, over the block's whole pairs of
+// vectors; the columns left (a block's last 16 of 48, or all of a block
+// narrower than a pair) run as tiles of one vector, so no tile computes a
+// vector of masked-off lanes. The buffer holds whole pairs of panels (48
+// columns round up to 64).
 // RUN: opal-opt %s --pass-pipeline="builtin.module(func.func(opal-tile-matmul{tile-m=4 tile-vectors=2 tile-k=16 tile-n=48}))" --split-input-file | FileCheck %s --check-prefix=PAIR
 // PAIR-LABEL: func.func @mm_pairs
 // PAIR: memref.alloc() {alignment = 64 : i64} : memref<1088xf32>
@@ -81,6 +84,17 @@ func.func @bmm(%a: memref<2x3x4xf64>, %b: memref<2x4x5xf64>, %c: memref<2x3x5xf6
 // PAIR-COUNT-2: vector.fma
 // PAIR: scf.yield
 // PAIR-COUNT-8: vector.maskedstore
+// PAIR: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c16
+// PAIR: vector.create_mask
+// PAIR-COUNT-4: vector.maskedload
+// PAIR: scf.for {{.*}} iter_args(
+// PAIR: vector.load
+// PAIR: memref.load
+// PAIR-NEXT: vector.broadcast
+// PAIR-NEXT: vector.fma
+// PAIR-NEXT: memref.load
+// PAIR: scf.yield
+// PAIR-COUNT-4: vector.maskedstore
 // PAIR: } {opal.parallel}
 func.func @mm_pairs(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
   linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>)
