@@ -34,7 +34,9 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 namespace opal::ir {
 #define GEN_PASS_DEF_OPALTILEMATMUL
@@ -106,8 +108,8 @@ BOrder registerTiling(linalg::LinalgOp op) {
 struct ProductStart {
   linalg::FillOp fill;        ///< the fill of C right before, if any
   Value fillValue;            ///< its value
-  /// A loop between the fill and the product (a convolution's kernel
-  /// positions): the product starts from the fill in its first iteration.
+  /// A loop whose only op that touches memory is the product (a
+  /// convolution's kernel positions), between the fill, if any, and it.
   scf::ForOp loop;
   linalg::GenericOp addition; ///< D = C + bias[j] right after, if any
   Value bias, into;           ///< its bias and D
@@ -166,10 +168,9 @@ ProductStart productStart(linalg::LinalgOp op) {
                           })) {
     // The product is the loop body's only op that touches memory: its first
     // iteration may start from a fill before the loop.
-    if (linalg::FillOp fill = fillOfC(touching(loop))) {
+    start.loop = loop;
+    if (linalg::FillOp fill = fillOfC(touching(loop)))
       start.fill = fill;
-      start.loop = loop;
-    }
   }
   if (start.fill)
     start.fillValue = start.fill.getDpsInputOperand(0)->get();
@@ -207,10 +208,12 @@ class RegisterTiledProduct {
 public:
   RegisterTiledProduct(RewriterBase &rewriter, linalg::LinalgOp op, bool transposedB,
                        int64_t tileM, int64_t vectors, int64_t vectorBytes, int64_t tileK,
-                       int64_t tileN, const ProductStart &start)
+                       int64_t tileN, const ProductStart &start, bool inside)
       : b(rewriter), loc(op.getLoc()), a(op->getOperand(0)), bMat(op->getOperand(1)),
         c(start.into ? start.into : op->getOperand(2)), fillValue(start.fillValue),
-        bias(start.bias), startLoop(start.loop), batched(isa<linalg::BatchMatmulOp>(op)),
+        bias(start.bias), startLoop(inside || !start.fill ? scf::ForOp() : start.loop),
+        positions(inside ? start.loop : scf::ForOp()), product(op),
+        batched(isa<linalg::BatchMatmulOp>(op)),
         transposedB(transposedB), tileM(tileM), vectors(vectors), tileK(tileK), tileN(tileN) {
     element = cast<MemRefType>(c.getType()).getElementType();
     lanes = std::max<int64_t>(vectorBytes / (element.getIntOrFloatBitWidth() / 8), 1);
@@ -220,14 +223,30 @@ public:
     unsigned rank = batched ? 3 : 2;
     Value m = memref::DimOp::create(b, loc, c, rank - 2);
     Value n = memref::DimOp::create(b, loc, c, rank - 1);
-    Value k = memref::DimOp::create(b, loc, a, rank - 1);
+    // (Inside a loop of products, every iteration's A has the same sizes:
+    // the first one's views, made here, give them.)
+    Value k = memref::DimOp::create(
+        b, loc, positions ? viewsAt(positions.getLowerBound()).first : a, rank - 1);
     // The block of B being multiplied, packed (see emitPacking); one buffer
     // for the whole product, with room for a last partial tile of panels
     // when tileN is not a multiple of the register tile's columns (panels
-    // past the block's last column are read but never stored).
+    // past the block's last column are read but never stored). Inside a
+    // loop of products, one such block per iteration.
     int64_t panels = (tileN + lanes * vectors - 1) / (lanes * vectors) * vectors;
-    auto packedType = MemRefType::get({panelStride() * panels}, element);
-    packed = memref::AllocOp::create(b, loc, packedType, b.getI64IntegerAttr(64));
+    if (positions) {
+      positionStride = index(panelStride() * panels);
+      Value count = arith::MaxSIOp::create(
+          b, loc, index(1),
+          arith::SubIOp::create(b, loc, positions.getUpperBound(), positions.getLowerBound()));
+      auto packedType = MemRefType::get({ShapedType::kDynamic}, element);
+      packed = memref::AllocOp::create(b, loc, packedType,
+                                       ValueRange{arith::MulIOp::create(b, loc, count,
+                                                                        positionStride)},
+                                       b.getI64IntegerAttr(64));
+    } else {
+      auto packedType = MemRefType::get({panelStride() * panels}, element);
+      packed = memref::AllocOp::create(b, loc, packedType, b.getI64IntegerAttr(64));
+    }
     if (!batched) {
       emitProduct(m, n, k);
     } else {
@@ -251,6 +270,26 @@ private:
       return {batch, row, column};
     return {row, column};
   }
+  /// The product's A and B in the iteration `at` of the loop of products:
+  /// the ops of the loop's body before it, copied with `at` for its index.
+  std::pair<Value, Value> viewsAt(Value at) {
+    IRMapping mapping;
+    mapping.map(positions.getInductionVar(), at);
+    for (Operation &op : positions.getBody()->without_terminator()) {
+      if (&op == product)
+        break;
+      b.clone(op, mapping);
+    }
+    return {mapping.lookupOrDefault(product->getOperand(0)),
+            mapping.lookupOrDefault(product->getOperand(1))};
+  }
+
+  /// Where iteration `at`'s block of B starts in `packed`.
+  Value positionOffset(Value at) {
+    return arith::MulIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, at, positions.getLowerBound()), positionStride);
+  }
+
   /// A loop from `lower` to `upper` by `step`; the builder is left in its body.
   Value loop(Value lower, Value upper, int64_t step) {
     auto forOp = scf::ForOp::create(b, loc, lower, upper, index(step));
@@ -267,7 +306,19 @@ private:
     Value kBlocks = fillValue || bias ? arith::MaxUIOp::create(b, loc, k, index(1)).getResult() : k;
     Value k0 = loop(index(0), kBlocks, tileK);
     Value kEnd = min(add(k0, index(tileK)), k);
-    emitPacking(j0, jEnd, k0, kEnd);
+    if (positions) {
+      // Every iteration's block of B, each at its offset.
+      OpBuilder::InsertionGuard blocks(b);
+      Value at = loop(positions.getLowerBound(), positions.getUpperBound(), 1);
+      Value productB = bMat;
+      bMat = viewsAt(at).second;
+      packOffset = positionOffset(at);
+      emitPacking(j0, jEnd, k0, kEnd);
+      bMat = productB;
+      packOffset = Value();
+    } else {
+      emitPacking(j0, jEnd, k0, kEnd);
+    }
     // Register tiles of tileM rows, then single rows for the rest.
     Value wholeRows = arith::SubIOp::create(
         b, loc, m, arith::RemUIOp::create(b, loc, m, index(tileM)));
@@ -302,7 +353,8 @@ private:
   Value panelStart(Value j0, Value jj) {
     Value panel = arith::DivUIOp::create(b, loc, arith::SubIOp::create(b, loc, jj, j0),
                                          index(lanes));
-    return arith::MulIOp::create(b, loc, panel, index(panelStride()));
+    Value start = arith::MulIOp::create(b, loc, panel, index(panelStride()));
+    return packOffset ? add(start, packOffset) : start;
   }
 
   /// The index in `packed` of row kk of the panel that starts at `panel`.
@@ -429,12 +481,11 @@ private:
     auto vectorType = VectorType::get({lanes}, element);
     Value zeros = arith::ConstantOp::create(
         b, loc, vectorType, DenseElementsAttr::get(vectorType, b.getZeroAttr(element)));
-    SmallVector<Value> rowIndices, columns, masks, panels, accumulators;
+    SmallVector<Value> rowIndices, columns, masks, accumulators;
     for (int64_t v = 0; v < width; ++v) {
       columns.push_back(add(jj, index(v * lanes)));
       // (A vector past jEnd has no lanes: its sums are never stored.)
       masks.push_back(columnsMask(columns[v], jEnd));
-      panels.push_back(panelStart(j0, columns[v]));
     }
     for (int64_t r = 0; r < rows; ++r)
       rowIndices.push_back(add(i0, index(r)));
@@ -478,8 +529,12 @@ private:
       }
       accumulators.assign(start.getResults().begin(), start.getResults().end());
     }
-    auto kLoop = scf::ForOp::create(b, loc, k0, kEnd, index(1), accumulators);
-    {
+    // The sums over k0 .. kEnd of A and the packed block, from `from`.
+    auto sumBlock = [&](ValueRange from) {
+      SmallVector<Value> panels;
+      for (int64_t v = 0; v < width; ++v)
+        panels.push_back(panelStart(j0, columns[v]));
+      auto kLoop = scf::ForOp::create(b, loc, k0, kEnd, index(1), from);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(kLoop.getBody());
       Value kk = kLoop.getInductionVar();
@@ -496,11 +551,30 @@ private:
                                                kLoop.getRegionIterArgs()[r * width + v]));
       }
       scf::YieldOp::create(b, loc, next);
+      return kLoop;
+    };
+    Operation *sums;
+    if (positions) {
+      // Every iteration of the loop of products, the tile's sums in
+      // registers throughout.
+      auto each = scf::ForOp::create(b, loc, positions.getLowerBound(),
+                                     positions.getUpperBound(), index(1), accumulators);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(each.getBody());
+      Value productA = a;
+      a = viewsAt(each.getInductionVar()).first;
+      packOffset = positionOffset(each.getInductionVar());
+      scf::YieldOp::create(b, loc, sumBlock(each.getRegionIterArgs())->getResults());
+      a = productA;
+      packOffset = Value();
+      sums = each;
+    } else {
+      sums = sumBlock(accumulators);
     }
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t v = 0; v < width; ++v)
         vector::MaskedStoreOp::create(b, loc, c, at(rowIndices[r], columns[v]), masks[v],
-                                      kLoop.getResult(r * width + v));
+                                      sums->getResult(r * width + v));
   }
 
   RewriterBase &b;
@@ -510,6 +584,12 @@ private:
   /// ProductStart): the first block of k starts the sums there.
   Value fillValue, bias;
   scf::ForOp startLoop; ///< see ProductStart
+  /// The loop of products whose iterations run inside the register tiles
+  /// (each tile sums every iteration's product before it is stored).
+  scf::ForOp positions;
+  Operation *product;
+  Value positionStride; ///< elements of `packed` per iteration of `positions`
+  Value packOffset;     ///< where the current iteration's block starts
   bool batched;
   bool transposedB; ///< B given as [(batch,) n, k]
   int64_t tileM, vectors, tileK, tileN, lanes = 1;
@@ -537,12 +617,27 @@ struct OpalTileMatmul : public opal::ir::impl::OpalTileMatmulBase<OpalTileMatmul
       rewriter.setInsertionPoint(op);
       if (BOrder order = registerTiling(op); order != BOrder::None) {
         ProductStart start = productStart(op);
+        // A loop of products with B in rows, by steps of 1, runs inside the
+        // register tiles (emitted before the loop, which goes).
+        std::optional<int64_t> step =
+            start.loop ? getConstantIntValue(start.loop.getStep()) : std::nullopt;
+        bool inside = start.loop && order == BOrder::Rows && step == 1;
+        if (inside)
+          rewriter.setInsertionPoint(start.loop);
         RegisterTiledProduct(rewriter, op, order == BOrder::Transposed, tileM, tileVectors,
-                             vectorBytes, tileK, tileN, start)
+                             vectorBytes, tileK, tileN, start, inside)
             .emit();
         Value c = op->getOperand(2);
+        if (inside) {
+          // (The tiles write the start even where the loop runs no
+          // iteration: the fill goes.)
+          rewriter.eraseOp(start.loop);
+          if (start.fill)
+            rewriter.eraseOp(start.fill);
+          continue;
+        }
         rewriter.eraseOp(op);
-        if (start.loop) {
+        if (start.loop && start.fill) {
           // The fill stays for a loop that does not run.
           rewriter.setInsertionPoint(start.loop);
           Value none = arith::CmpIOp::create(rewriter, start.loop.getLoc(),

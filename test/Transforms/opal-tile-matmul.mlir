@@ -302,20 +302,30 @@ func.func @read_again(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %bias: memref<?x
 
 // A convolution's block of sums: filled, then a loop over the kernel
 // positions whose only op that touches memory is the product into it. The
-// product's first iteration starts from the fill value; the fill stays only
-// for a loop that does not run.
+// loop moves inside the register tiles: every position's block of B is
+// packed at its own offset (one buffer for all), and each tile sums every
+// position's product in registers before it is stored once. The fill goes
+// (the tiles write it even when the loop runs no iteration), and so does
+// the loop.
 // CHECK-LABEL: func.func @positions
-// CHECK-SAME: %[[N:[a-z0-9]+]]: index
-// CHECK: %[[NONE:.*]] = arith.cmpi sge, %{{.*}}, %[[N]] : index
-// CHECK: scf.if %[[NONE]] {
-// CHECK-NEXT: linalg.fill
-// CHECK-NEXT: }
-// CHECK: scf.for %[[K:.*]] = %[[LB:.*]] to %[[N]]
-// CHECK: %[[FIRSTK:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : index
-// CHECK: %[[FIRSTPOS:.*]] = arith.cmpi eq, %[[K]], %[[LB]] : index
-// CHECK: %[[FIRST:.*]] = arith.andi %[[FIRSTK]], %[[FIRSTPOS]] : i1
-// CHECK: scf.if %[[FIRST]] -> (vector<16xf32>
-// CHECK: vector.broadcast
+// CHECK-SAME: %[[ROWS:[a-z0-9]+]]: memref<1x?x?xf32>, %[[W:[a-z0-9]+]]: memref<1x?x?x?xf32>, %[[SUMS:[a-z0-9]+]]: memref<1x?x?xf32>, %[[N:[a-z0-9]+]]: index
+// CHECK-NOT: linalg.fill
+// CHECK: %[[COUNT:.*]] = arith.maxsi %{{.*}}, %{{.*}} : index
+// CHECK: %[[SIZE:.*]] = arith.muli %[[COUNT]], %{{.*}} : index
+// CHECK: %[[PACKED:.*]] = memref.alloc(%[[SIZE]]) {alignment = 64 : i64} : memref<?xf32>
+// Packing: each position's weights at its offset.
+// CHECK: scf.for %[[P:.*]] = %{{.*}} to %[[N]] step %{{.*}} {
+// CHECK: memref.subview %[[W]][0, %[[P]], 0, 0]
+// CHECK: vector.store %{{.*}}, %[[PACKED]]
+// The tiles: the positions loop carries the sums.
+// CHECK: scf.if %{{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: %[[SUM:.*]]:4 = scf.for %[[Q:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(
+// CHECK: memref.subview %[[ROWS]][0, %[[Q]], 0]
+// CHECK: scf.for
+// CHECK-COUNT-4: vector.fma
+// CHECK: scf.yield
+// CHECK: scf.yield
+// CHECK-COUNT-4: vector.maskedstore %[[SUMS]]
 // CHECK-NOT: linalg.batch_matmul
 func.func @positions(%rows: memref<1x?x?xf32>, %weights: memref<1x?x?x?xf32>, %sums: memref<1x?x?xf32>, %n: index) {
   %c0 = arith.constant 0 : index

@@ -308,16 +308,22 @@ def OpalTileMatmul : Pass<"opal-tile-matmul", "::mlir::func::FuncOp"> {
 
     Where the product's sums start is taken from its neighbours: a
     `linalg.fill` of C right before it goes, and the register tiles of the
-    first block of k start from the fill's value instead of loading C (also
-    through a loop whose only op that touches memory is the product, as a
-    convolution's loop over kernel positions: its first iteration starts
-    from the fill, and the fill stays only for a loop that does not run); a
+    first block of k start from the fill's value instead of loading C; a
     temporary C (an alloc) filled, multiplied into and then added to a
     bias along its columns into D right after (`D[i, j] = C[i, j] +
     bias[j]`: linear, addmm) becomes a product written into D whose first
     block starts from the bias's vectors (the addition and the temporary
     go). The blocks of k then run at least once, so an empty reduction
     still writes the start.
+
+    A product that is the only op touching memory in an `scf.for` of step 1
+    (a convolution's loop over kernel positions, its A and B views of the
+    loop's index) takes the loop inside its register tiles: every
+    iteration's block of B is packed at its own offset in one buffer, and
+    each tile sums every iteration's product in registers, loading and
+    storing C once (B given transposed: the loop stays, and only its first
+    iteration starts from a fill before it, which then stays only for a
+    loop that runs no iteration).
 
     Other products (integer or mixed element types, strided buffers) become
     a `linalg.generic` whose loops run (batch,) row, reduction, column, so
