@@ -109,7 +109,8 @@ struct ProductStart {
   linalg::FillOp fill;        ///< the fill of C right before, if any
   Value fillValue;            ///< its value
   /// A loop whose only op that touches memory is the product (a
-  /// convolution's kernel positions), between the fill, if any, and it.
+  /// convolution's kernel positions), between the fill, if any, and it:
+  /// the loop runs inside the register tiles.
   scf::ForOp loop;
   linalg::GenericOp addition; ///< D = C + bias[j] right after, if any
   Value bias, into;           ///< its bias and D
@@ -139,15 +140,15 @@ bool addsBias(linalg::GenericOp op, Value c) {
   return (sum.getLhs() == x && sum.getRhs() == y) || (sum.getLhs() == y && sum.getRhs() == x);
 }
 
-/// What starts `op`'s sums (see ProductStart).
-ProductStart productStart(linalg::LinalgOp op) {
+/// What starts `op`'s sums (see ProductStart); `order`: how it reads B.
+ProductStart productStart(linalg::LinalgOp op, BOrder order) {
   ProductStart start;
   Value c = op->getOperand(2);
   // The op before `from` that touches memory (ops that do not may stand
   // between: the views of A and B).
   auto touching = [](Operation *from) {
     Operation *before = from->getPrevNode();
-    while (before && !isa<linalg::FillOp>(before) && isMemoryEffectFree(before))
+    while (before && isMemoryEffectFree(before))
       before = before->getPrevNode();
     return before;
   };
@@ -162,18 +163,23 @@ ProductStart productStart(linalg::LinalgOp op) {
     start.fill = fill;
   } else if (auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
              !before && loop && loop.getNumResults() == 0 && loop.isDefinedOutsideOfLoop(c) &&
+             getConstantIntValue(loop.getStep()) == 1 && order == BOrder::Rows &&
              llvm::all_of(loop.getBody()->without_terminator(),
                           [&](Operation &inner) {
                             return &inner == op.getOperation() || isMemoryEffectFree(&inner);
                           })) {
-    // The product is the loop body's only op that touches memory: its first
-    // iteration may start from a fill before the loop.
+    // The product is the loop body's only op that touches memory, by steps
+    // of 1, with B in rows: the loop runs inside the register tiles, which
+    // may start from a fill before it.
     start.loop = loop;
     if (linalg::FillOp fill = fillOfC(touching(loop)))
       start.fill = fill;
   }
   if (start.fill)
     start.fillValue = start.fill.getDpsInputOperand(0)->get();
+  // (Without a fill, C's values would be summed too: no bias then.)
+  if (!start.fill || start.loop)
+    return start;
   // The bias: C a temporary (an alloc that only the fill, the product, the
   // addition and its dealloc use) of one element type with the bias and D,
   // D a buffer of contiguous rows that is not C.
@@ -193,9 +199,6 @@ ProductStart productStart(linalg::LinalgOp op) {
       intoType.getElementType() != element || !hasContiguousRows(biasType) ||
       !hasContiguousRows(intoType) || into == c)
     return start;
-  // (Without a fill, C's values would be summed too: leave it.)
-  if (!start.fill || start.loop)
-    return start;
   start.addition = addition;
   start.bias = bias;
   start.into = into;
@@ -208,11 +211,10 @@ class RegisterTiledProduct {
 public:
   RegisterTiledProduct(RewriterBase &rewriter, linalg::LinalgOp op, bool transposedB,
                        int64_t tileM, int64_t vectors, int64_t vectorBytes, int64_t tileK,
-                       int64_t tileN, const ProductStart &start, bool inside)
+                       int64_t tileN, const ProductStart &start)
       : b(rewriter), loc(op.getLoc()), a(op->getOperand(0)), bMat(op->getOperand(1)),
         c(start.into ? start.into : op->getOperand(2)), fillValue(start.fillValue),
-        bias(start.bias), startLoop(inside || !start.fill ? scf::ForOp() : start.loop),
-        positions(inside ? start.loop : scf::ForOp()), product(op),
+        bias(start.bias), positions(start.loop), product(op),
         batched(isa<linalg::BatchMatmulOp>(op)),
         transposedB(transposedB), tileM(tileM), vectors(vectors), tileK(tileK), tileN(tileN) {
     element = cast<MemRefType>(c.getType()).getElementType();
@@ -504,11 +506,6 @@ private:
       // was never written); the later ones from C.
       SmallVector<Type> types(rows * width, vectorType);
       Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, k0, index(0));
-      if (startLoop)
-        first = arith::AndIOp::create(
-            b, loc, first,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                  startLoop.getInductionVar(), startLoop.getLowerBound()));
       auto start = scf::IfOp::create(b, loc, types, first, /*withElseRegion=*/true);
       {
         OpBuilder::InsertionGuard guard(b);
@@ -583,7 +580,6 @@ private:
   /// What C holds before the product, when not C's own values (see
   /// ProductStart): the first block of k starts the sums there.
   Value fillValue, bias;
-  scf::ForOp startLoop; ///< see ProductStart
   /// The loop of products whose iterations run inside the register tiles
   /// (each tile sums every iteration's product before it is stored).
   scf::ForOp positions;
@@ -616,40 +612,18 @@ struct OpalTileMatmul : public opal::ir::impl::OpalTileMatmulBase<OpalTileMatmul
     for (linalg::LinalgOp op : products) {
       rewriter.setInsertionPoint(op);
       if (BOrder order = registerTiling(op); order != BOrder::None) {
-        ProductStart start = productStart(op);
-        // A loop of products with B in rows, by steps of 1, runs inside the
-        // register tiles (emitted before the loop, which goes).
-        std::optional<int64_t> step =
-            start.loop ? getConstantIntValue(start.loop.getStep()) : std::nullopt;
-        bool inside = start.loop && order == BOrder::Rows && step == 1;
-        if (inside)
+        ProductStart start = productStart(op, order);
+        // (A loop of products: the tiles are emitted before the loop, which
+        // goes; they write the start even where it runs no iteration.)
+        if (start.loop)
           rewriter.setInsertionPoint(start.loop);
         RegisterTiledProduct(rewriter, op, order == BOrder::Transposed, tileM, tileVectors,
-                             vectorBytes, tileK, tileN, start, inside)
+                             vectorBytes, tileK, tileN, start)
             .emit();
         Value c = op->getOperand(2);
-        if (inside) {
-          // (The tiles write the start even where the loop runs no
-          // iteration: the fill goes.)
-          rewriter.eraseOp(start.loop);
-          if (start.fill)
-            rewriter.eraseOp(start.fill);
-          continue;
-        }
-        rewriter.eraseOp(op);
-        if (start.loop && start.fill) {
-          // The fill stays for a loop that does not run.
-          rewriter.setInsertionPoint(start.loop);
-          Value none = arith::CmpIOp::create(rewriter, start.loop.getLoc(),
-                                             arith::CmpIPredicate::sge,
-                                             start.loop.getLowerBound(),
-                                             start.loop.getUpperBound());
-          auto guard = scf::IfOp::create(rewriter, start.loop.getLoc(), none,
-                                         /*withElseRegion=*/false);
-          start.fill->moveBefore(guard.thenBlock()->getTerminator());
-        } else if (start.fill) {
+        rewriter.eraseOp(start.loop ? start.loop.getOperation() : op.getOperation());
+        if (start.fill)
           rewriter.eraseOp(start.fill);
-        }
         if (start.addition) {
           // The temporary C goes with its dealloc.
           rewriter.eraseOp(start.addition);

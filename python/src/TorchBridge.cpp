@@ -288,6 +288,17 @@ c10::IValue toTorch(opal::IValue value) {
 // The kernel
 //===----------------------------------------------------------------------===//
 
+/// The arguments of `schema` that the op writes (`Tensor(a!)`).
+std::vector<size_t> writtenArguments(const c10::FunctionSchema &schema) {
+  std::vector<size_t> result;
+  for (size_t i = 0; i < schema.arguments().size(); ++i) {
+    const c10::AliasInfo *alias = schema.arguments()[i].alias_info();
+    if (alias && alias->isWrite())
+      result.push_back(i);
+  }
+  return result;
+}
+
 /// For each return of `schema`, the argument it is written through
 /// (`Tensor(a!)`), or -1.
 std::vector<int> writtenReturns(const c10::FunctionSchema &schema) {
@@ -332,7 +343,8 @@ public:
   /// record; None at a backend key.
   TorchKernel(opal::OperatorHandle op, const c10::FunctionSchema &schema, py::object gradKernel)
       : op_(op), numArguments_(schema.arguments().size()),
-        writtenReturns_(writtenReturns(schema)), gradKernel_(std::move(gradKernel)) {}
+        writtenArguments_(writtenArguments(schema)), writtenReturns_(writtenReturns(schema)),
+        gradKernel_(std::move(gradKernel)) {}
 
   ~TorchKernel() override {
     // PyTorch's dispatcher, a static of libtorch, destroys its kernels at
@@ -366,13 +378,12 @@ public:
       TORCH_CHECK(false, error.what());
     }
     // What the op wrote: PyTorch's version counters see the write.
-    for (size_t i = 0; i < numArguments_; ++i) {
-      const c10::AliasInfo *alias = arguments[i].alias_info();
-      if (alias && alias->isWrite() && args[i].isTensor()) {
-        c10::TensorImpl *impl = args[i].toTensor().unsafeGetTensorImpl();
-        if (impl->version_counter().enabled())
-          impl->bump_version();
-      }
+    for (size_t i : writtenArguments_) {
+      if (!args[i].isTensor())
+        continue;
+      c10::TensorImpl *impl = args[i].toTensor().unsafeGetTensorImpl();
+      if (impl->version_counter().enabled())
+        impl->bump_version();
     }
     std::vector<c10::IValue> results;
     results.reserve(opalStack.size());
@@ -417,6 +428,7 @@ private:
 
   opal::OperatorHandle op_;
   size_t numArguments_;
+  std::vector<size_t> writtenArguments_;
   std::vector<int> writtenReturns_;
   py::object gradKernel_;
 };

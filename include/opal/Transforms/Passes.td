@@ -321,9 +321,8 @@ def OpalTileMatmul : Pass<"opal-tile-matmul", "::mlir::func::FuncOp"> {
     loop's index) takes the loop inside its register tiles: every
     iteration's block of B is packed at its own offset in one buffer, and
     each tile sums every iteration's product in registers, loading and
-    storing C once (B given transposed: the loop stays, and only its first
-    iteration starts from a fill before it, which then stays only for a
-    loop that runs no iteration).
+    storing C once; the fill before the loop, if any, is where the tiles
+    start.
 
     Other products (integer or mixed element types, strided buffers) become
     a `linalg.generic` whose loops run (batch,) row, reduction, column, so
