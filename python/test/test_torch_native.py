@@ -234,3 +234,26 @@ def test_threads_call_at_once():
     for t in threads:
         t.join()
     assert failures == []
+
+
+@pytest.mark.parametrize("bad, message", [
+    ("torch.ones(2, dtype=torch.complex128)", "opal.torch: torch.complex128 has no opal dtype"),
+    ("torch.eye(2).to_sparse()", "opal.torch: a torch.sparse_coo tensor has no opal layout"),
+    ("torch.quantize_per_tensor(torch.ones(2), 0.1, 0, torch.qint8)",
+     "opal.torch: torch.qint8 has no opal dtype"),
+])
+def test_bad_tensors_in_their_own_process(bad, message):
+    # Each refusal in a fresh process: a clean RuntimeError, no crash.
+    code = ("import torch, opal, opal.torch\n"
+            "lib = opal.library.Library('badnative', 'DEF')\n"
+            "lib.define('twice(Tensor x) -> Tensor')\n"
+            "opal.library.register_decomposition('badnative::twice', lib=lib)(lambda x: x * 2)\n"
+            "opal.torch.register('badnative')\n"
+            "try:\n"
+            f"    torch.ops.badnative.twice({bad})\n"
+            "except RuntimeError as e:\n"
+            "    print(str(e).splitlines()[0])\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert message in done.stdout
