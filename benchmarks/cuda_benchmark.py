@@ -9,7 +9,9 @@ Not a test: run it on a machine with a GPU and read the tables
 1. Elementwise add, exp, softplus and gelu at 16M to 256M float32 elements,
    a sum over the last dim and a last-dim softmax, each as a fraction of the
    device-to-device copy bandwidth measured in the same run (bytes read and
-   written by the op over the time of one call, against a clone's).
+   written by the op over the time of one call, against a clone's), and
+   where PyTorch with CUDA is installed, PyTorch's time for the same op on
+   the same memory, alternating with opal's call by call.
 2. The Python launch overhead of a cached kernel: calls per second of exp
    on 16 elements, the stream synchronized once at the end.
 3. Cold compile time per kernel (in a fresh process, no disk cache).
@@ -35,40 +37,88 @@ import opal
 A = opal.ops.aten
 
 
-def timed(call, repeat=10):
+def timed(call, repeat=10, synchronize=None):
     """Best seconds of one call, the device synchronized around each."""
+    synchronize = synchronize or opal.cuda.synchronize
     call()
-    opal.cuda.synchronize()
+    synchronize()
     best = float("inf")
     for _ in range(repeat):
         start = time.perf_counter()
         call()
-        opal.cuda.synchronize()
+        synchronize()
         best = min(best, time.perf_counter() - start)
     return best
 
 
+def timed_pair(ours, theirs, torch, repeat=10):
+    """Best seconds of `ours` and of `theirs` (None: not timed), the two
+    alternating call by call, each synchronized around its call."""
+    if theirs is None:
+        return timed(ours, repeat), None
+    best = [float("inf"), float("inf")]
+    sync = [opal.cuda.synchronize, torch.cuda.synchronize]
+    calls = [ours, theirs]
+    for side in (0, 1):
+        calls[side]()
+        sync[side]()
+    for _ in range(repeat):
+        for side in (0, 1):
+            start = time.perf_counter()
+            calls[side]()
+            sync[side]()
+            best[side] = min(best[side], time.perf_counter() - start)
+    return best[0], best[1]
+
+
+def cuda_torch():
+    """PyTorch with CUDA where it is installed (the reference column), else None."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch if torch.cuda.is_available() else None
+
+
 def bandwidth_table(sizes):
+    torch = cuda_torch()
     rows = []
     for n in sizes:
         x = opal.tensor(np.random.default_rng(0).standard_normal(n, dtype=np.float32),
                         device="cuda")
         y = opal.tensor(np.ones(n, dtype=np.float32), device="cuda")
         rows_2d = x.reshape([n // 1024, 1024])
-        copy = timed(lambda: x.clone())
-        copy_bw = 2 * 4 * n / copy
         ops = [("add", lambda: A.add.Tensor(x, y), 3), ("exp", lambda: A.exp(x), 2),
                ("softplus", lambda: A.softplus(x), 2), ("gelu", lambda: A.gelu(x), 2),
                ("sum (rows of 1024)", lambda: A.sum.dim_IntList(rows_2d, [1]), 1),
                ("softmax (rows of 1024)", lambda: A.softmax.int(rows_2d, -1), 2)]
-        rows.append((n, "copy", copy * 1e3, copy_bw / 1e9, 1.0))
+        reference = {}
+        if torch is not None:
+            # The same memory as PyTorch tensors (DLPack, no copy): each op
+            # timed with opal and PyTorch alternating call by call.
+            tx, ty = torch.from_dlpack(x), torch.from_dlpack(y)
+            trows = tx.view(n // 1024, 1024)
+            F = torch.nn.functional
+            reference = {"copy": lambda: tx.clone(), "add": lambda: tx + ty,
+                         "exp": lambda: torch.exp(tx), "softplus": lambda: F.softplus(tx),
+                         "gelu": lambda: F.gelu(tx), "sum (rows of 1024)": lambda: trows.sum(1),
+                         "softmax (rows of 1024)": lambda: torch.softmax(trows, -1)}
+        copy, theirs = timed_pair(lambda: x.clone(), reference.get("copy"), torch)
+        copy_bw = 2 * 4 * n / copy
+        rows.append((n, "copy", copy * 1e3, copy_bw / 1e9, 1.0, theirs))
         for name, call, passes in ops:
-            seconds = timed(call)
+            seconds, theirs = timed_pair(call, reference.get(name), torch)
             bw = passes * 4 * n / seconds
-            rows.append((n, name, seconds * 1e3, bw / 1e9, bw / copy_bw))
-    print(f"{'elements':>10} {'op':<24} {'ms':>8} {'GB/s':>8} {'of copy':>8}")
-    for n, name, ms, gbs, fraction in rows:
-        print(f"{n:>10} {name:<24} {ms:>8.3f} {gbs:>8.1f} {fraction:>8.0%}")
+            rows.append((n, name, seconds * 1e3, bw / 1e9, bw / copy_bw, theirs))
+    print(f"{'elements':>10} {'op':<24} {'ms':>8} {'GB/s':>8} {'of copy':>8}"
+          + (f" {'PyTorch ms':>10} {'PyTorch/opal':>12}" if torch is not None else ""))
+    for n, name, ms, gbs, fraction, theirs in rows:
+        line = f"{n:>10} {name:<24} {ms:>8.3f} {gbs:>8.1f} {fraction:>8.0%}"
+        if theirs is not None:
+            line += f" {theirs * 1e3:>10.3f} {theirs * 1e3 / ms:>11.2f}x"
+        print(line)
+    if torch is not None:
+        print(f"(PyTorch {torch.__version__} on the same memory)")
 
 
 def launch_overhead(calls=100000):
@@ -85,6 +135,19 @@ def launch_overhead(calls=100000):
         best = min(best, (time.perf_counter() - start) / calls)
     print(f"cached launch of exp on 16 elements from Python: {best * 1e6:.2f} us per call "
           f"(device: {opal.cuda.get_device_name()})")
+    torch = cuda_torch()
+    if torch is not None:
+        t = torch.from_dlpack(x)
+        torch.exp(t)
+        torch.cuda.synchronize()
+        best = float("inf")
+        for _ in range(5):
+            start = time.perf_counter()
+            for _ in range(calls):
+                torch.exp(t)
+            torch.cuda.synchronize()
+            best = min(best, (time.perf_counter() - start) / calls)
+        print(f"the same with PyTorch {torch.__version__}: {best * 1e6:.2f} us per call")
 
 
 COMPILE_SCRIPT = textwrap.dedent("""
