@@ -15,10 +15,12 @@
 //   scalar loop for the last thread's partial group. Ops whose buffers all
 //   run contiguously along the last dim (row broadcasts) do the same per
 //   row when rows start at vector boundaries (checked at run time).
-// - Reductions: one block per point of the parallel dims. Each thread folds
-//   a strided share of the reduction space into a register with the
-//   payload's combiner (add, mul, min/max, and/or/xor) starting from the
-//   combiner's identity, then `gpu.all_reduce` combines the threads (a
+// - Reductions: one block per point of the parallel dims, of a warp per 256
+//   elements reduced (32 warps at most). Each thread folds a strided share
+//   of the reduction space into a register with the payload's combiner
+//   (add, mul, min/max, and/or/xor) starting from the combiner's identity,
+//   loading 8 elements before it folds them (8 loads in flight a thread),
+//   then `gpu.all_reduce` combines the threads (a
 //   shuffle tree within warps and through shared memory across them) and
 //   thread 0 folds the result into the output. A fill of the output right
 //   before the reduction is folded into it: thread 0 combines with the
@@ -26,14 +28,21 @@
 //   not one of those (several outputs, as in argmax) runs serially in
 //   thread 0 of each block: correct, not fast.
 // - Loops over rows (`opal.rows`, from opal-fuse-rows: softmax, norms): one
-//   kernel with a block per row, whose threads run the row's ops in turn
-//   (elements shared out, reductions as above), a barrier after each op.
-//   A row is read from memory once and reread from the cache, and softmax
-//   is one launch instead of four.
+//   kernel with a block per row, and softmax is one launch instead of four.
+//   Rows of up to 8192 elements whose ops read and write whole rows or one
+//   value per row: a warp per 256 elements, each thread loading its 8
+//   elements of the row once, up front, and keeping them, and the row's
+//   reduced values, in registers for the ops after (a row is read from
+//   memory once). Longer rows (or other ops): 256 threads run the row's ops
+//   in turn (elements shared out, reductions as above), a barrier after
+//   each op, the row reread from the cache. Both kernels are compiled; the
+//   row's length picks one at run time.
 // - Other loops on buffers whose iterations are independent
 //   (`opal.parallel`: a cumsum's lines): one thread per iteration. What
 //   else reads or writes buffers on the host (a scatter's ordered loop):
-//   one thread, in order.
+//   one thread, in order; a value such a run computes and a later kernel
+//   reads (a data check reporting a scatter's index) is computed again
+//   there when it comes from a buffer nothing writes in between.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,14 +56,20 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
-
-#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/CSE.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace opal::ir {
@@ -224,6 +239,26 @@ Value launchGuardedThreads(RewriterBase &rewriter, Location loc, Value threads,
   return linear;
 }
 
+/// Elements each thread of a block loads before it computes: of a row
+/// held in registers (rows up to 8 * 1024 elements long, rowsToLaunch), and
+/// per step of a block's reduction, so that a thread has that many loads in
+/// flight.
+constexpr int64_t kRowRegisters = 8;
+
+/// One row of a loop over rows held in registers (rowsToLaunch's fast
+/// path): the thread's k-th element is element thread + k * threads of the
+/// row. Each buffer the row's ops read is loaded once; what an op writes is
+/// stored and also kept for the ops after it.
+struct RowRegisters {
+  /// Per k: the element's index (clamped to 0 past the row's end, so that
+  /// every thread loads in bounds and computes what it then discards), and
+  /// whether it is in the row.
+  SmallVector<Value> elements, inRow;
+  Value first; // whether this is the block's thread 0
+  llvm::DenseMap<Value, SmallVector<Value>> rows; // a row's buffer -> its values
+  llvm::DenseMap<Value, Value> scalars;           // a 0-d buffer -> its value
+};
+
 class GenericToLaunch {
 public:
   /// `initial`, when given, is the value every element of the (single)
@@ -270,7 +305,8 @@ public:
     if (!parallelDims.empty())
       delinearize(outer.getInductionVar(), parallelDims, ivs);
     if (std::optional<SharedReduction> shared = sharedReduction(op)) {
-      reduceInBlock(*shared, ivs, thread);
+      // (Rows this long are rare: the loop stays small, one load a step.)
+      reduceInBlock(*shared, ivs, thread, block, /*unroll=*/1);
       // The next reduction reuses all_reduce's shared memory.
       gpu::BarrierOp::create(rewriter, loc);
     } else {
@@ -282,6 +318,95 @@ public:
     }
     rewriter.eraseOp(op);
     rewriter.setInsertionPointAfter(outer);
+  }
+
+  /// The op for one row held in `row`'s registers (every buffer operand
+  /// 1-d and indexed by the op's one loop, or 0-d; rowsToLaunch checks):
+  /// each thread computes its elements, a reduction combines the threads'
+  /// values with all_reduce, whose result every thread keeps; thread 0
+  /// stores what a reduction or a 0-d op writes, each thread its elements.
+  void rewriteInRegisters(RowRegisters &row) {
+    rewriter.setInsertionPoint(op);
+    Block &body = op.getRegion().front();
+    auto valueOf = [&](OpOperand &operand, int64_t k) -> Value {
+      Value source = operand.get();
+      auto type = dyn_cast<MemRefType>(source.getType());
+      if (!type)
+        return source;
+      if (type.getRank() == 0) {
+        Value &known = row.scalars[source];
+        if (!known)
+          known = memref::LoadOp::create(rewriter, loc, source, ValueRange{});
+        return known;
+      }
+      SmallVector<Value> &values = row.rows[source];
+      values.resize(row.elements.size());
+      if (!values[k])
+        values[k] = memref::LoadOp::create(rewriter, loc, source, ValueRange{row.elements[k]});
+      return values[k];
+    };
+    auto argumentsAt = [&](int64_t k) {
+      SmallVector<Value> arguments;
+      for (OpOperand &operand : op->getOpOperands())
+        arguments.push_back(
+            op.isDpsInput(&operand) || op.payloadUsesValueFromOperand(&operand)
+                ? valueOf(operand, k)
+                : Value(ub::PoisonOp::create(
+                      rewriter, loc, body.getArgument(operand.getOperandNumber()).getType())));
+      return arguments;
+    };
+    auto storeScalars = [&](ArrayRef<Value> values) {
+      auto guard = scf::IfOp::create(rewriter, loc, row.first, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard inside(rewriter);
+      rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
+      for (auto [operand, value] : llvm::zip_equal(op.getDpsInitsMutable(), values))
+        memref::StoreOp::create(rewriter, loc, value, operand.get(), ValueRange{});
+    };
+
+    if (op.getNumLoops() == 0) {
+      SmallVector<Value> results = clonePayload(argumentsAt(0), {});
+      for (auto [operand, value] : llvm::zip_equal(op.getDpsInitsMutable(), results))
+        row.scalars[operand.get()] = value;
+      storeScalars(results);
+    } else if (op.getNumReductionLoops() == 0) {
+      for (auto [k, element] : llvm::enumerate(row.elements)) {
+        SmallVector<Value> results = clonePayload(argumentsAt(k), {element});
+        auto guard = scf::IfOp::create(rewriter, loc, row.inRow[k], /*withElseRegion=*/false);
+        OpBuilder::InsertionGuard inside(rewriter);
+        rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
+        for (auto [operand, value] : llvm::zip_equal(op.getDpsInitsMutable(), results)) {
+          memref::StoreOp::create(rewriter, loc, value, operand.get(), ValueRange{element});
+          SmallVector<Value> &values = row.rows[operand.get()];
+          values.resize(row.elements.size());
+          values[k] = value;
+        }
+      }
+    } else {
+      SharedReduction shared = *sharedReduction(op);
+      OpOperand &output = op.getDpsInitsMutable()[0];
+      Type element = getElementTypeOrSelf(output.get().getType());
+      Value folded = arith::ConstantOp::create(rewriter, loc, identityOf(shared.kind, element));
+      Value initial = valueOf(output, 0);
+      for (auto [k, index] : llvm::enumerate(row.elements)) {
+        SmallVector<Value> arguments = argumentsAt(k);
+        arguments.back() = folded;
+        Value next = clonePayload(arguments, {index})[0];
+        folded = arith::SelectOp::create(rewriter, loc, row.inRow[k], next, folded);
+      }
+      auto reduced = gpu::AllReduceOp::create(
+          rewriter, loc, element, folded,
+          gpu::AllReduceOperationAttr::get(rewriter.getContext(), shared.kind),
+          /*uniform=*/true);
+      // The next reduction reuses all_reduce's shared memory.
+      gpu::BarrierOp::create(rewriter, loc);
+      IRMapping mapping;
+      Operation *combine = rewriter.clone(*shared.combiner, mapping);
+      combine->setOperand(shared.accumulatorOperand, initial);
+      combine->setOperand(1 - shared.accumulatorOperand, reduced.getResult());
+      row.scalars[output.get()] = combine->getResult(0);
+      storeScalars({combine->getResult(0)});
+    }
+    rewriter.eraseOp(op);
   }
 
 private:
@@ -611,13 +736,23 @@ private:
 
   void rewriteReduction() {
     std::optional<SharedReduction> shared = sharedReduction(op);
-    gpu::LaunchOp launch = createLaunch(product(parallelDims), index(shared ? blockSize : 1));
+    if (!shared) {
+      gpu::LaunchOp launch = createLaunch(product(parallelDims), index(1));
+      SmallVector<Value> ivs(sizes.size());
+      delinearize(launch.getBlockIds().x, parallelDims, ivs);
+      return reduceSerially(ivs);
+    }
+    // A block per output element, of as many warps as give each thread
+    // kRowRegisters elements (one step), 1024 threads at most.
+    Value warps = arith::CeilDivUIOp::create(rewriter, loc, product(reductionDims),
+                                             index(32 * kRowRegisters));
+    Value threads = arith::MulIOp::create(
+        rewriter, loc, arith::MinUIOp::create(rewriter, loc, warps, index(32)), index(32));
+    threads = arith::MaxUIOp::create(rewriter, loc, threads, index(32));
+    gpu::LaunchOp launch = createLaunch(product(parallelDims), threads);
     SmallVector<Value> ivs(sizes.size());
     delinearize(launch.getBlockIds().x, parallelDims, ivs);
-    if (shared)
-      reduceInBlock(*shared, ivs, launch.getThreadIds().x);
-    else
-      reduceSerially(ivs);
+    reduceInBlock(*shared, ivs, launch.getThreadIds().x, launch.getBlockSizeX(), kRowRegisters);
   }
 
   /// One thread folds the whole reduction space at the parallel point
@@ -637,21 +772,43 @@ private:
     storeOutputs(SmallVector<Value>(loop.getResults()), ivs);
   }
 
-  /// The threads of a block share the reduction at the parallel point
-  /// `ivs`: each folds elements thread, thread + B, ... into a register,
-  /// all_reduce combines them, thread 0 folds the result into the output.
-  void reduceInBlock(const SharedReduction &shared, SmallVector<Value> &ivs, Value thread) {
+  /// The `threads` threads of a block share the reduction at the parallel
+  /// point `ivs`: each folds elements thread, thread + B, ... into a
+  /// register, `unroll` of them per step (all loaded first, the ones past
+  /// the end from the step's first element and then dropped), all_reduce
+  /// combines them, thread 0 folds the result into the output.
+  void reduceInBlock(const SharedReduction &shared, SmallVector<Value> &ivs, Value thread,
+                     Value threads, int64_t unroll) {
     Value inner = product(reductionDims);
     Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
     Value identity =
         arith::ConstantOp::create(rewriter, loc, identityOf(shared.kind, element));
-    auto loop = scf::ForOp::create(rewriter, loc, thread, inner, index(blockSize),
-                                   ValueRange{identity});
+    Value step = arith::MulIOp::create(rewriter, loc, threads, index(unroll));
+    auto loop = scf::ForOp::create(rewriter, loc, thread, inner, step, ValueRange{identity});
     rewriter.setInsertionPointToStart(loop.getBody());
-    delinearize(loop.getInductionVar(), reductionDims, ivs);
-    SmallVector<Value> arguments = inputsAt(ivs);
-    arguments.push_back(loop.getRegionIterArgs()[0]);
-    scf::YieldOp::create(rewriter, loc, clonePayload(arguments, ivs));
+    Value start = loop.getInductionVar();
+    SmallVector<Value> inStep;
+    SmallVector<SmallVector<Value>> inputs;
+    SmallVector<SmallVector<Value>> points;
+    for (int64_t k = 0; k < unroll; ++k) {
+      Value at = k == 0 ? start
+                        : arith::AddIOp::create(
+                              rewriter, loc, start,
+                              arith::MulIOp::create(rewriter, loc, threads, index(k)));
+      Value valid = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, at, inner);
+      inStep.push_back(valid);
+      delinearize(arith::SelectOp::create(rewriter, loc, valid, at, start), reductionDims, ivs);
+      points.push_back(ivs);
+      inputs.push_back(inputsAt(ivs));
+    }
+    Value folded = loop.getRegionIterArgs()[0];
+    for (int64_t k = 0; k < unroll; ++k) {
+      SmallVector<Value> arguments = inputs[k];
+      arguments.push_back(folded);
+      Value next = clonePayload(arguments, points[k])[0];
+      folded = arith::SelectOp::create(rewriter, loc, inStep[k], next, folded);
+    }
+    scf::YieldOp::create(rewriter, loc, folded);
     rewriter.setInsertionPointAfter(loop);
     auto reduced = gpu::AllReduceOp::create(
         rewriter, loc, element, loop.getResult(0),
@@ -732,11 +889,72 @@ LogicalResult parallelLoopToLaunch(RewriterBase &rewriter, scf::ForOp loop, int6
   return success();
 }
 
+/// Whether `memref` (or a view of it) holds the same values when `reader`
+/// (what holds a launch) runs as it did at `start` (a run's first op; both
+/// in one block): every write to it comes before `start`, and its dealloc, if
+/// any, after `reader`.
+bool unchangedUntil(Value memref, Operation *start, Operation *reader) {
+  Block *block = start->getBlock();
+  SmallVector<Value> worklist{memref};
+  while (!worklist.empty()) {
+    Value buffer = worklist.pop_back_val();
+    for (OpOperand &use : buffer.getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<memref::LoadOp, memref::DimOp>(user))
+        continue;
+      if (auto copy = dyn_cast<memref::CopyOp>(user); copy && copy.getSource() == buffer)
+        continue;
+      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+          linalgOp && linalgOp.isDpsInput(&use))
+        continue;
+      if (isa<ViewLikeOpInterface>(user)) {
+        llvm::append_range(worklist, user->getResults());
+        continue;
+      }
+      Operation *at = block->findAncestorOpInBlock(*user);
+      if (!at)
+        return false;
+      if (isa<memref::DeallocOp>(user) ? !reader->isBeforeInBlock(at)
+                                       : !at->isBeforeInBlock(start))
+        return false;
+    }
+  }
+  return true;
+}
+
+/// The ops of a run (`inRun`, starting at `start`) that compute `value`, in
+/// order, if a launch after the run (held by `reader`) can compute it again: loads
+/// of buffers nothing changes in between and ops without memory effects or
+/// regions; what the run did not compute comes from the host as it is.
+std::optional<SmallVector<Operation *>>
+recomputable(Value value, const llvm::SmallPtrSetImpl<Operation *> &inRun, Operation *start,
+             Operation *reader) {
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> worklist{value};
+  while (!worklist.empty()) {
+    Operation *def = worklist.pop_back_val().getDefiningOp();
+    if (!def || !inRun.contains(def) || slice.contains(def))
+      continue;
+    auto load = dyn_cast<memref::LoadOp>(def);
+    bool pure = def->getNumRegions() == 0 && isMemoryEffectFree(def);
+    if ((!load && !pure) || (load && !unchangedUntil(load.getMemref(), start, reader)))
+      return std::nullopt;
+    slice.insert(def);
+    llvm::append_range(worklist, def->getOperands());
+  }
+  SmallVector<Operation *> ordered(slice.begin(), slice.end());
+  llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return ordered;
+}
+
 /// What is left on the host that reads or writes buffers (a scatter's loop
 /// over its index, a cumsum of one line, or their bodies when a loop of one
 /// iteration folded away) runs in one GPU thread, in order: each maximal
 /// run of such ops in a block becomes a launch of one thread. A value the
-/// run computes must not be needed on the host after it.
+/// run computes and a later launch reads (a data check reporting a
+/// scatter's index) is computed again in that launch when it can be (a
+/// load of a buffer nothing writes, arithmetic); otherwise it must not be
+/// needed after the run.
 LogicalResult hostRunsToLaunches(RewriterBase &rewriter, func::FuncOp func) {
   SmallVector<Block *> blocks;
   func->walk<WalkOrder::PreOrder>([&](Block *block) { blocks.push_back(block); });
@@ -745,10 +963,19 @@ LogicalResult hostRunsToLaunches(RewriterBase &rewriter, func::FuncOp func) {
     if (isa<gpu::LaunchOp>(parent) || parent->getParentOfType<gpu::LaunchOp>())
       continue;
     SmallVector<SmallVector<Operation *>> runs(1);
-    for (Operation &op : *block) {
+    for (Operation &op : llvm::make_early_inc_range(*block)) {
       if (!op.hasTrait<OpTrait::IsTerminator>() && runsInAThread(&op) &&
           (!runs.back().empty() || touchesMemory(&op))) {
         runs.back().push_back(&op);
+        continue;
+      }
+      // A buffer allocated inside a run (for a value the run stores) is
+      // allocated before it instead, so the run goes on.
+      auto alloc = dyn_cast<memref::AllocOp>(op);
+      if (alloc && !runs.back().empty() && llvm::none_of(alloc->getOperands(), [&](Value v) {
+            return llvm::is_contained(runs.back(), v.getDefiningOp());
+          })) {
+        alloc->moveBefore(runs.back().front());
         continue;
       }
       if (!runs.back().empty())
@@ -761,11 +988,27 @@ LogicalResult hostRunsToLaunches(RewriterBase &rewriter, func::FuncOp func) {
         continue;
       llvm::SmallPtrSet<Operation *, 16> inRun(run.begin(), run.end());
       for (Operation *op : run)
-        for (Operation *user : op->getUsers())
-          if (!inRun.contains(block->findAncestorOpInBlock(*user)))
+        for (OpOperand &use : llvm::make_early_inc_range(op->getUses())) {
+          Operation *user = use.getOwner();
+          if (inRun.contains(block->findAncestorOpInBlock(*user)))
+            continue;
+          auto launch = user->getParentOfType<gpu::LaunchOp>();
+          while (launch && launch->getParentOfType<gpu::LaunchOp>())
+            launch = launch->getParentOfType<gpu::LaunchOp>();
+          std::optional<SmallVector<Operation *>> slice;
+          if (Operation *reader = launch ? block->findAncestorOpInBlock(*launch) : nullptr)
+            slice = recomputable(use.get(), inRun, run.front(), reader);
+          if (!slice)
             return user->emitError() << "opal-map-to-gpu: '" << user->getName()
                                      << "' uses on the host a value computed from device "
                                         "memory";
+          OpBuilder::InsertionGuard guard(rewriter);
+          rewriter.setInsertionPointToStart(&launch.getBody().front());
+          IRMapping mapping;
+          for (Operation *computes : *slice)
+            rewriter.clone(*computes, mapping);
+          rewriter.modifyOpInPlace(user, [&] { use.set(mapping.lookup(use.get())); });
+        }
       Location loc = run.front()->getLoc();
       rewriter.setInsertionPoint(run.front());
       Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
@@ -778,10 +1021,126 @@ LogicalResult hostRunsToLaunches(RewriterBase &rewriter, func::FuncOp func) {
   return success();
 }
 
+/// `value` (from a loop over rows' body) computed before `loop`, if it does
+/// not depend on the row: a value from outside, a constant, a dim of a
+/// buffer from outside, or a view's size.
+Value beforeLoop(RewriterBase &rewriter, Value value, scf::ForOp loop) {
+  Operation *producer = value.getDefiningOp();
+  if (!producer)
+    return loop->isProperAncestor(value.getParentBlock()->getParentOp()) ||
+                   value.getParentBlock() == loop.getBody()
+               ? Value()
+               : value;
+  if (!loop->isAncestor(producer))
+    return value;
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(loop);
+  if (auto constant = dyn_cast<arith::ConstantOp>(producer))
+    return rewriter.clone(*constant)->getResult(0);
+  if (auto dim = dyn_cast<memref::DimOp>(producer)) {
+    std::optional<int64_t> index = dim.getConstantIndex();
+    if (!index)
+      return {};
+    if (auto view = dim.getSource().getDefiningOp<memref::SubViewOp>()) {
+      // The view's size along the result's dim `index` (unit dims dropped).
+      llvm::SmallBitVector dropped = view.getDroppedDims();
+      int64_t seen = -1;
+      for (auto [sourceDim, size] : llvm::enumerate(view.getMixedSizes())) {
+        if (dropped.test(sourceDim) || ++seen != *index)
+          continue;
+        if (auto attr = dyn_cast<Attribute>(size))
+          return arith::ConstantIndexOp::create(rewriter, dim.getLoc(),
+                                                cast<IntegerAttr>(attr).getInt());
+        return beforeLoop(rewriter, cast<Value>(size), loop);
+      }
+      return {};
+    }
+    Value source = beforeLoop(rewriter, dim.getSource(), loop);
+    return source ? Value(memref::DimOp::create(rewriter, dim.getLoc(), source, *index)) : Value();
+  }
+  return {};
+}
+
+/// The buffer a view is a view of.
+Value rootOf(Value buffer) {
+  while (Operation *producer = buffer.getDefiningOp()) {
+    auto view = dyn_cast<ViewLikeOpInterface>(producer);
+    if (!view)
+      break;
+    buffer = view.getViewSource();
+  }
+  return buffer;
+}
+
+/// The row length of a loop over rows whose every op can hold the row in
+/// registers (computed before the loop), with each op's own length: one
+/// loop at most per op (reductions shared ones with a 0-d output), buffers
+/// either 1-d and indexed by that loop or 0-d, and every buffer written
+/// reached through one value only.
+std::optional<SmallVector<Value>> rowLengths(RewriterBase &rewriter, scf::ForOp loop) {
+  SmallVector<Value> lengths;
+  llvm::DenseMap<Value, Value> accessOf; // root -> the one value written through
+  llvm::DenseSet<Value> writtenRoots;
+  SmallVector<Value> buffers;
+  for (Operation &inner : loop.getBody()->without_terminator()) {
+    auto generic = dyn_cast<linalg::GenericOp>(inner);
+    if (!generic)
+      continue;
+    unsigned loops = generic.getNumLoops();
+    if (loops > 1 || generic.getNumDpsInits() == 0)
+      return std::nullopt;
+    if (generic.getNumReductionLoops() == 1 &&
+        (generic.getNumDpsInits() != 1 || !sharedReduction(generic) ||
+         cast<MemRefType>(generic.getDpsInits()[0].getType()).getRank() != 0))
+      return std::nullopt;
+    Value rowBuffer;
+    for (OpOperand &operand : generic->getOpOperands()) {
+      auto type = dyn_cast<MemRefType>(operand.get().getType());
+      if (!type)
+        continue;
+      AffineMap map = generic.getMatchingIndexingMap(&operand);
+      bool element = type.getRank() == 1 && loops == 1 && map.isIdentity();
+      if (!element && type.getRank() != 0)
+        return std::nullopt;
+      if (element && !rowBuffer)
+        rowBuffer = operand.get();
+      if (!generic.isDpsInput(&operand))
+        writtenRoots.insert(rootOf(operand.get()));
+      buffers.push_back(operand.get());
+    }
+    if (loops == 1) {
+      if (!rowBuffer)
+        return std::nullopt;
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPoint(&inner);
+      Value length = beforeLoop(
+          rewriter, memref::DimOp::create(rewriter, inner.getLoc(), rowBuffer, 0), loop);
+      if (!length)
+        return std::nullopt;
+      lengths.push_back(length);
+    }
+  }
+  for (Value buffer : buffers) {
+    Value root = rootOf(buffer);
+    if (!writtenRoots.contains(root))
+      continue;
+    auto [it, inserted] = accessOf.try_emplace(root, buffer);
+    if (!inserted && it->second != buffer)
+      return std::nullopt;
+  }
+  if (lengths.empty())
+    return std::nullopt;
+  return lengths;
+}
+
 /// A loop over rows from opal-fuse-rows as one kernel: a block per row,
 /// whose threads run the loop body's ops one after the other (each shared
 /// among them: GenericToLaunch::rewriteInBlock) with a barrier after each,
-/// so a row's maximum is in memory before its elements read it. Fails
+/// so a row's maximum is in memory before its elements read it. Rows of up
+/// to kRowRegisters * 1024 elements take a faster kernel where the ops
+/// allow it: each thread holds its kRowRegisters elements of the row in
+/// registers (every load issued up front, each buffer read once), and a
+/// row's reduced values stay in registers too (RowRegisters). Fails
 /// (leaving the loop) for a loop it does not recognize.
 LogicalResult rowsToLaunch(RewriterBase &rewriter, scf::ForOp loop, int64_t blockSize) {
   std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
@@ -794,8 +1153,52 @@ LogicalResult rowsToLaunch(RewriterBase &rewriter, scf::ForOp loop, int64_t bloc
       return inner.emitError() << "opal-map-to-gpu: '" << inner.getName()
                                << "' in a loop over rows has no GPU mapping";
   Location loc = loop.getLoc();
+  // Equal views of one row become one value (each op made its own).
+  DominanceInfo dominance;
+  eliminateCommonSubExpressions(rewriter, dominance, loop);
   rewriter.setInsertionPoint(loop);
-  Value threads = arith::ConstantIndexOp::create(rewriter, loc, blockSize);
+  auto constant = [&](int64_t value) { return arith::ConstantIndexOp::create(rewriter, loc, value); };
+  if (std::optional<SmallVector<Value>> lengths = rowLengths(rewriter, loop)) {
+    // Registers when every op's row is as long and 1 <= length <= 8 * 1024;
+    // threads: a multiple of 32, at least one per kRowRegisters elements.
+    Value length = lengths->front();
+    Value fits = arith::AndIOp::create(
+        rewriter, loc,
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge, length, constant(1)),
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ule, length,
+                              constant(kRowRegisters * 1024)));
+    for (Value other : llvm::drop_begin(*lengths))
+      fits = arith::AndIOp::create(
+          rewriter, loc, fits,
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, other, length));
+    Value warps = arith::CeilDivUIOp::create(rewriter, loc, length, constant(32 * kRowRegisters));
+    Value threads = arith::MulIOp::create(rewriter, loc, warps, constant(32));
+    auto choice = scf::IfOp::create(rewriter, loc, fits, /*withElseRegion=*/true);
+    rewriter.setInsertionPointToStart(&choice.getThenRegion().front());
+    gpu::LaunchOp launch = createGuardedLaunch(rewriter, loc, loop.getUpperBound(), threads);
+    Value thread = launch.getThreadIds().x;
+    Value count = launch.getBlockSizeX();
+    RowRegisters row;
+    row.first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, thread, constant(0));
+    for (int64_t k = 0; k < kRowRegisters; ++k) {
+      Value element = arith::AddIOp::create(
+          rewriter, loc, thread, arith::MulIOp::create(rewriter, loc, count, constant(k)));
+      Value inRow = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, element, length);
+      row.inRow.push_back(inRow);
+      row.elements.push_back(arith::SelectOp::create(rewriter, loc, inRow, element, constant(0)));
+    }
+    IRMapping mapping;
+    mapping.map(loop.getInductionVar(), launch.getBlockIds().x);
+    for (Operation &inner : loop.getBody()->without_terminator()) {
+      Operation *copy = rewriter.clone(inner, mapping);
+      if (auto generic = dyn_cast<linalg::GenericOp>(copy))
+        GenericToLaunch(rewriter, generic, blockSize).rewriteInRegisters(row);
+    }
+    // Otherwise: the loop below, in the else branch.
+    loop->moveBefore(choice.elseBlock()->getTerminator());
+    rewriter.setInsertionPoint(loop);
+  }
+  Value threads = constant(blockSize);
   gpu::LaunchOp launch = createGuardedLaunch(rewriter, loc, loop.getUpperBound(), threads);
   Value thread = launch.getThreadIds().x;
   IRMapping mapping;

@@ -64,9 +64,10 @@ def _format(array, fmt, indent, summarize):
 def tensor_repr(tensor):
     suffixes = []
     dtype_name = repr(tensor.dtype).split(".", 1)[1]
+    if tensor.device.type != "cpu":
+        suffixes.append(f"device='{tensor.device}'")  # PyTorch's place: first
     if tensor.is_meta:
         body = "..."
-        suffixes.append("device='meta'")
         suffixes.append(f"size={tuple(tensor.shape)}")
     elif tensor.numel() == 0 and tensor.ndim > 1:
         body = "[]"
@@ -74,7 +75,7 @@ def tensor_repr(tensor):
     elif dtype_name == "bfloat16":
         body = "<bfloat16 values>"
     else:
-        array = tensor.numpy()
+        array = tensor.cpu().numpy()  # a CUDA tensor's values are copied here
         summarize = array.size > _THRESHOLD
         body = _format(array, _formatter(array), len("tensor("), summarize)
     if dtype_name not in _DEFAULT_DTYPES or (tensor.numel() == 0 and dtype_name != "float32"):

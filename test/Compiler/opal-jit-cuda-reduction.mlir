@@ -1,5 +1,6 @@
-// A row reduction on CUDA: one block per row; each thread sums a strided
-// share of the row, then the block combines its threads with warp shuffles
+// A row reduction on CUDA: one block per row, of a warp per 256 elements
+// (32 warps at most); each thread sums a strided share of the row, eight
+// loads at a time, then the block combines its threads with warp shuffles
 // and shared memory (gpu.all_reduce), and thread 0 writes the row's sum.
 // The fill of the output (with 0) is folded into the reduction: one kernel,
 // whose thread 0 adds the block's sum to 0 instead of reading the output.
@@ -19,13 +20,17 @@ func.func @opal_kernel(%x: tensor<?x?xf32> {llvm.noalias}, %out: memref<?xf32> {
 }
 
 // HOST-LABEL: func.func @opal_kernel(
-// HOST: gpu.launch_func @opal_kernels::@opal_kernel_kernel blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%c256,
+// HOST: %[[WARPS:.*]] = arith.ceildivui %{{.*}}, %c256
+// HOST: %[[SOME:.*]] = arith.minui %[[WARPS]], %c32
+// HOST: %[[T:.*]] = arith.muli %[[SOME]], %c32
+// HOST: %[[THREADS:.*]] = arith.maxui %[[T]], %c32
+// HOST: gpu.launch_func @opal_kernels::@opal_kernel_kernel blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%[[THREADS]],
 // HOST-NOT: gpu.launch_func
 // HOST: gpu.binary @opal_kernels
 
 // PTX: .visible .entry opal_kernel_kernel(
 // PTX: .shared
-// PTX: ld.global.b32
+// PTX-COUNT-8: ld.global.b32
 // PTX: add.rn.f32
 // PTX: shfl.sync.bfly.b32
 // PTX: bar.sync

@@ -1,8 +1,11 @@
 // softmax over the last dim on CUDA: opal-fuse-rows makes the six ops of
 // its bufferized form one loop over rows, and opal-map-to-gpu one kernel
-// with a block per row: the threads find the row's maximum (shuffles and
-// shared memory), write exp(x - max), sum it, divide, with a barrier after
-// each step. One launch instead of four.
+// with a block per row. Rows of up to 8 * 1024 elements take the first
+// kernel: each thread loads its 8 elements of the row once, up front, and
+// keeps them in registers; the row's maximum and sum (shuffles and shared
+// memory) stay in registers too. Longer rows take the second: the threads
+// find the row's maximum, write exp(x - max), sum it, divide, reading the
+// row again for each step, with a barrier after each.
 // RUN: opal-opt %s --opal-jit-cuda="chip=sm_90 format=isa lower-host=false" --opal-print-gpu-objects -o %t.host.mlir > %t.ptx
 // RUN: FileCheck %s --check-prefix=HOST < %t.host.mlir
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
@@ -49,12 +52,28 @@ func.func @opal_kernel(%arg0: tensor<?x?xf32> {llvm.noalias}, %arg1: memref<?x?x
 }
 
 // HOST-LABEL: func.func @opal_kernel(
-// HOST: gpu.launch_func @opal_kernels::@opal_kernel_kernel blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%c256,
+// HOST: %[[FITS:.*]] = arith.cmpi ule, %[[N:.*]], %c8192
+// HOST: %[[WARPS:.*]] = arith.ceildivui %[[N]], %c256
+// HOST: %[[THREADS:.*]] = arith.muli %[[WARPS]], %c32
+// HOST: scf.if
+// HOST: gpu.launch_func @opal_kernels::@opal_kernel_kernel blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%[[THREADS]],
+// HOST: } else {
+// HOST: gpu.launch_func @opal_kernels::@opal_kernel_kernel_0 blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%c256,
 // HOST-NOT: gpu.launch_func
 // HOST: gpu.binary @opal_kernels
 
+// The row in registers: eight loads of x, then only shuffles, exp and
+// stores of the output (and of the row's max and sum, by thread 0).
 // PTX: .visible .entry opal_kernel_kernel(
-// PTX-NOT: .entry
+// PTX-COUNT-8: ld.global.b32
+// PTX-NOT: ld.global
+// PTX: shfl.sync.bfly.b32
+// PTX: bar.sync
+// PTX: ex2.approx
+// PTX: shfl.sync.bfly.b32
+// PTX-NOT: ld.global
+// PTX: div.rn.f32
+// PTX: .entry opal_kernel_kernel_0(
 // PTX: .shared
 // PTX: max.NaN.f32
 // PTX: shfl.sync.bfly.b32

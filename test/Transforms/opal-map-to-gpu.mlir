@@ -226,9 +226,11 @@ func.func @transposed(%x: memref<?x?xf32> {opal.align = 16 : i64}, %out: memref<
 
 // -----
 
-// A row reduction: one block per row, a strided loop per thread from the
-// combiner's identity, a block-wide all_reduce, thread 0 folds into the
-// output.
+// A row reduction: one block per row of warps enough for 8 elements a
+// thread (at most 32 warps), a strided loop per thread from the combiner's
+// identity that loads 8 elements per step before it folds them (those past
+// the row's end load the step's first and are dropped), a block-wide
+// all_reduce, thread 0 folds into the output.
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
 // CHECK-LABEL: func.func @row_max(
@@ -243,13 +245,28 @@ func.func @row_max(%x: memref<?x?xf32>, %out: memref<?xf32>) {
 }
 // CHECK: %[[ROWS:.*]] = memref.dim %{{.*}}, %c0
 // CHECK: %[[COLS:.*]] = memref.dim %{{.*}}, %c1
-// CHECK: %[[B:.*]] = arith.constant 256 : index
+// CHECK: %[[C256:.*]] = arith.constant 256 : index
+// CHECK: %[[WARPS:.*]] = arith.ceildivui %[[COLS]], %[[C256]]
+// CHECK: %[[C32:.*]] = arith.constant 32 : index
+// CHECK: %[[SOME:.*]] = arith.minui %[[WARPS]], %[[C32]]
+// CHECK: %[[T:.*]] = arith.muli %[[SOME]], %[[C32]]
+// CHECK: %[[B:.*]] = arith.maxui %[[T]], %[[C32]]
 // CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[ROWS]], {{.*}} threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[B]],
 // CHECK: %[[NEG_INF:.*]] = arith.constant 0xFF800000 : f32
-// CHECK: %[[PART:.*]] = scf.for %[[J:.*]] = %[[TX]] to %[[COLS]] step %[[B]] iter_args(%[[ACC:.*]] = %[[NEG_INF]])
-// CHECK:   %[[V:.*]] = memref.load %{{.*}}[%[[BX]], %[[J]]]
-// CHECK:   %[[M:.*]] = arith.maximumf %[[V]], %[[ACC]]
-// CHECK:   scf.yield %[[M]]
+// CHECK: %[[STEP:.*]] = arith.muli %[[B]], %c8
+// CHECK: %[[PART:.*]] = scf.for %[[J:.*]] = %[[TX]] to %[[COLS]] step %[[STEP]] iter_args(%[[ACC:.*]] = %[[NEG_INF]])
+// CHECK:   %[[V0:.*]] = memref.load %{{.*}}[%[[BX]], %{{.*}}]
+// CHECK:   %[[J1:.*]] = arith.addi %[[J]], %{{.*}}
+// CHECK:   %[[IN1:.*]] = arith.cmpi ult, %[[J1]], %[[COLS]]
+// CHECK:   %[[AT1:.*]] = arith.select %[[IN1]], %[[J1]], %[[J]]
+// CHECK:   %[[V1:.*]] = memref.load %{{.*}}[%[[BX]], %[[AT1]]]
+// CHECK-COUNT-6: memref.load
+// CHECK:   %[[M0:.*]] = arith.maximumf %[[V0]], %[[ACC]]
+// CHECK:   %[[S0:.*]] = arith.select %{{.*}}, %[[M0]], %[[ACC]]
+// CHECK:   %[[M1:.*]] = arith.maximumf %[[V1]], %[[S0]]
+// CHECK:   %[[S1:.*]] = arith.select %[[IN1]], %[[M1]], %[[S0]]
+// CHECK-COUNT-6: arith.select
+// CHECK:   scf.yield
 // CHECK: %[[ALL:.*]] = gpu.all_reduce maximumf %[[PART]] uniform
 // CHECK: arith.cmpi eq, %[[TX]], %c0
 // CHECK: %[[OLD:.*]] = memref.load %{{.*}}[%[[BX]]]
@@ -401,6 +418,60 @@ func.func @host_use(%x: memref<?xf32>) {
   return
 }
 func.func private @host(f32)
+
+// -----
+
+// A value the run loads from a buffer nothing writes later (a scatter's
+// index, which a data check also reports) is loaded again in the launch
+// that reads it; the buffer a run stores into is allocated before the run.
+#map0 = affine_map<() -> ()>
+// CHECK-LABEL: func.func @host_value_read_again(
+// CHECK: %[[KEPT:.*]] = gpu.alloc () : memref<1xi64>
+// CHECK: gpu.launch
+// CHECK-NEXT: %[[I:.*]] = memref.load %arg0
+// CHECK-NEXT: memref.store %[[I]], %[[KEPT]]
+// CHECK-NEXT: arith.index_cast %[[I]]
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: gpu.terminator
+// CHECK: gpu.launch
+// CHECK-NEXT: %[[AGAIN:.*]] = memref.load %arg0
+// CHECK: arith.select %{{.*}}, %[[AGAIN]]
+func.func @host_value_read_again(%index: memref<1xi64>, %out: memref<1xf32>, %flag: memref<i64>, %word: memref<i64>) {
+  %c0 = arith.constant 0 : index
+  %c0_i64 = arith.constant 0 : i64
+  %one = arith.constant 1.0 : f32
+  %i = memref.load %index[%c0] : memref<1xi64>
+  %kept = memref.alloc() : memref<1xi64>
+  memref.store %i, %kept[%c0] : memref<1xi64>
+  %j = arith.index_cast %i : i64 to index
+  memref.store %one, %out[%j] : memref<1xf32>
+  linalg.generic {indexing_maps = [#map0, #map0], iterator_types = []} ins(%flag : memref<i64>) outs(%word : memref<i64>) {
+  ^bb0(%in: i64, %o: i64):
+    %bad = arith.cmpi ne, %in, %c0_i64 : i64
+    %w = arith.select %bad, %i, %o : i64
+    linalg.yield %w : i64
+  }
+  memref.dealloc %kept : memref<1xi64>
+  return
+}
+
+// -----
+
+// A buffer the run's value is read from must not change before the launch
+// that would read it again.
+func.func @host_value_overwritten(%index: memref<1xi64>, %word: memref<i64>) {
+  %c0 = arith.constant 0 : index
+  %c5 = arith.constant 5 : i64
+  %i = memref.load %index[%c0] : memref<1xi64>
+  memref.store %c5, %index[%c0] : memref<1xi64>
+  linalg.generic {indexing_maps = [affine_map<() -> ()>], iterator_types = []} outs(%word : memref<i64>) {
+  ^bb0(%o: i64):
+    // expected-error @+1 {{opal-map-to-gpu: 'arith.addi' uses on the host a value computed from device memory}}
+    %w = arith.addi %i, %o : i64
+    linalg.yield %w : i64
+  }
+  return
+}
 
 // -----
 

@@ -393,14 +393,29 @@ def OpalMapToGpu : Pass<"opal-map-to-gpu", "::mlir::func::FuncOp"> {
     does the same per row: vector accesses for the buffers read along the
     row, one load per thread for the others, when the row length is a
     multiple of the lane count (checked at run time). A reduction runs one block per
-    point of its parallel dims: every thread folds a strided share of the
-    reduction space with the payload's combiner, `gpu.all_reduce` combines
-    the threads of the block, and thread 0 folds that into the output (or into
-    the value of a fill of the output that comes right before the reduction:
-    the fill then needs no kernel of its own). A
-    payload whose combiner is not a single add/mul/min/max/and/or/xor on
-    f32, f64, i32 or i64 (argmax, say) runs serially in one thread per
+    point of its parallel dims, a warp per 256 elements reduced (32 at
+    most): every thread folds a strided share of the reduction space with
+    the payload's combiner, 8 loads issued before the 8 folds,
+    `gpu.all_reduce` combines the threads of the block, and thread 0 folds
+    that into the output (or into the value of a fill of the output that
+    comes right before the reduction: the fill then needs no kernel of its
+    own). A payload whose combiner is not a single add/mul/min/max/and/or/xor
+    on f32, f64, i32 or i64 (argmax, say) runs serially in one thread per
     block. Empty grids are not launched.
+
+    A loop over rows (`opal.rows`) is one kernel of a block per row. When
+    each of its ops reads and writes whole rows (indexed by its one loop) or
+    one value per row, rows of up to 8192 elements run with the row in
+    registers: a warp per 256 elements, each thread loading its 8 elements
+    once and keeping them, and every value an op computes, for the ops
+    after it (a reduction's result from `gpu.all_reduce` in every thread).
+    Longer rows, and loops of other ops, take a kernel whose threads run
+    the ops in turn with a barrier after each.
+
+    What else touches buffers on the host (a scatter's ordered loop, or its
+    body when a loop of one iteration folded away) runs in one GPU thread;
+    a value it computes that a later kernel reads is loaded again there
+    when nothing writes its buffer in between.
 
     Functions named in `host-functions` are left alone (the JIT's shape
     function only reads sizes). Anything left that touches memory on the
