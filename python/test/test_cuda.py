@@ -323,6 +323,42 @@ def test_large_reductions_and_long_rows():
 
 
 @needs_gpu
+@pytest.mark.parametrize("length", [1, 31, 32, 33, 255, 256, 257, 1000, 2048, 8191, 8192, 8193,
+                                    20000])
+def test_rows_in_registers_and_the_long_row_kernel(length):
+    # Rows of up to 8192 elements run with each thread's 8 elements in
+    # registers (a warp per 256), longer ones with the barrier kernel; the
+    # boundaries of both, and of a block reduction's 8-load steps.
+    rng = np.random.default_rng(length)
+    rows = (rng.standard_normal((5, length)) * 4).astype(np.float32)
+    x = opal.tensor(rows, device="cuda")
+    wide = rows.astype(np.float64)
+    e = np.exp(wide - wide.max(-1, keepdims=True))
+    np.testing.assert_allclose(A.softmax.int(x, -1).cpu().numpy(), e / e.sum(-1, keepdims=True),
+                               rtol=2e-5, atol=1e-7)
+    np.testing.assert_allclose(A._log_softmax(x, -1, False).cpu().numpy(),
+                               np.log(e / e.sum(-1, keepdims=True)), rtol=2e-5, atol=2e-5)
+    weight = rng.standard_normal(length).astype(np.float32)
+    bias = rng.standard_normal(length).astype(np.float32)
+    mean, var = wide.mean(-1, keepdims=True), wide.var(-1, keepdims=True)
+    want = (wide - mean) / np.sqrt(var + 1e-5) * weight + bias
+    got = A.layer_norm(x, [length], opal.tensor(weight, device="cuda"),
+                       opal.tensor(bias, device="cuda"), 1e-5).cpu().numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 if length > 1 else 1e-3)
+    np.testing.assert_allclose(A.sum.dim_IntList(x, [1]).cpu().numpy(), wide.sum(1),
+                               rtol=1e-5, atol=1e-3)
+    np.testing.assert_array_equal(A.amax(x, [1]).cpu().numpy(), rows.max(1))
+
+
+@needs_gpu
+def test_softmax_of_empty_rows_on_cuda():
+    x = opal.tensor(np.zeros((3, 0), dtype=np.float32), device="cuda")
+    assert tuple(A.softmax.int(x, -1).cpu().numpy().shape) == (3, 0)
+    y = opal.tensor(np.zeros((0, 5), dtype=np.float32), device="cuda")
+    assert tuple(A.softmax.int(y, -1).cpu().numpy().shape) == (0, 5)
+
+
+@needs_gpu
 def test_ptx_compiled_by_the_driver():
     # OPAL_CUDA_FORMAT=isa hands the driver PTX, which it compiles on load.
     out = run_python("""

@@ -18,6 +18,9 @@
 #   scaling   benchmarks/scaling.py at 1..16 threads (CPU)
 #   scaling-bt1  the same with KMP_BLOCKTIME=1 (opal's idle threads sleep
 #             after 1 ms instead of spinning for libomp's default 200 ms)
+#   scaling-passive  the same with OMP_WAIT_POLICY=PASSIVE: both OpenMP
+#             runtimes' idle threads sleep at once (neither spins on the
+#             cores the other's next call needs)
 #   jitbench  benchmarks/jit_benchmark.py --threads 16 --skip-compile (CPU)
 set -u
 root=$(pwd)
@@ -99,6 +102,7 @@ print(\"exp max error\", float(np.abs(y - np.exp(x)).max()), opal.jit.stats())"'
     bench) phase bench 90 python3 benchmarks/cuda_benchmark.py ;;
     scaling) phase scaling 150 python3 benchmarks/scaling.py --threads 1,2,4,8,16 --rounds ${SCALING_ROUNDS:-9} ;;
     scaling-bt1) phase scaling-bt1 150 env KMP_BLOCKTIME=1 python3 benchmarks/scaling.py --threads 1,2,4,8,16 ;;
+    scaling-passive) phase scaling-passive 150 env OMP_WAIT_POLICY=PASSIVE python3 benchmarks/scaling.py --threads 1,2,4,8,16 --rounds ${SCALING_ROUNDS:-9} ;;
     jitbench) phase jitbench 150 python3 benchmarks/jit_benchmark.py --threads 16 --skip-compile ;;
     *) say "unknown phase $name" ;;
   esac
