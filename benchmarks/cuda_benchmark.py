@@ -82,7 +82,17 @@ def cuda_torch():
 
 def bandwidth_table(sizes):
     torch = cuda_torch()
-    rows = []
+    header = f"{'elements':>10} {'op':<24} {'ms':>8} {'GB/s':>8} {'of copy':>8}"
+    print(header + (f" {'PyTorch ms':>10} {'PyTorch/opal':>12}" if torch is not None else ""),
+          flush=True)
+
+    def row(n, name, seconds, fraction, bandwidth, theirs):
+        # Printed as measured: a run cut short still shows what it timed.
+        line = f"{n:>10} {name:<24} {seconds * 1e3:>8.3f} {bandwidth / 1e9:>8.1f} {fraction:>8.0%}"
+        if theirs is not None:
+            line += f" {theirs * 1e3:>10.3f} {theirs / seconds:>11.2f}x"
+        print(line, flush=True)
+
     for n in sizes:
         x = opal.tensor(np.random.default_rng(0).standard_normal(n, dtype=np.float32),
                         device="cuda")
@@ -105,18 +115,11 @@ def bandwidth_table(sizes):
                          "softmax (rows of 1024)": lambda: torch.softmax(trows, -1)}
         copy, theirs = timed_pair(lambda: x.clone(), reference.get("copy"), torch)
         copy_bw = 2 * 4 * n / copy
-        rows.append((n, "copy", copy * 1e3, copy_bw / 1e9, 1.0, theirs))
+        row(n, "copy", copy, 1.0, copy_bw, theirs)
         for name, call, passes in ops:
             seconds, theirs = timed_pair(call, reference.get(name), torch)
             bw = passes * 4 * n / seconds
-            rows.append((n, name, seconds * 1e3, bw / 1e9, bw / copy_bw, theirs))
-    print(f"{'elements':>10} {'op':<24} {'ms':>8} {'GB/s':>8} {'of copy':>8}"
-          + (f" {'PyTorch ms':>10} {'PyTorch/opal':>12}" if torch is not None else ""))
-    for n, name, ms, gbs, fraction, theirs in rows:
-        line = f"{n:>10} {name:<24} {ms:>8.3f} {gbs:>8.1f} {fraction:>8.0%}"
-        if theirs is not None:
-            line += f" {theirs * 1e3:>10.3f} {theirs * 1e3 / ms:>11.2f}x"
-        print(line)
+            row(n, name, seconds, bw / copy_bw, bw, theirs)
     if torch is not None:
         print(f"(PyTorch {torch.__version__} on the same memory)")
 
@@ -182,7 +185,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--launch-only", action="store_true")
     parser.add_argument("--sizes", default="16777216,67108864,268435456")
+    parser.add_argument("--watchdog", type=float, default=0,
+                        help="after this many seconds, print where every thread is (a hang)")
     args = parser.parse_args()
+    if args.watchdog:
+        import faulthandler
+        faulthandler.dump_traceback_later(args.watchdog, exit=True)
     if not opal.cuda.is_available():
         sys.exit(f"no CUDA device: {opal.cuda.unavailable_reason()}")
     if not args.launch_only:

@@ -14,6 +14,8 @@
 #   cuda      test_cuda.py, test_cuda_launch.py, test_aot.py's GPU tests, CUDATests
 #   aten      test_jit_aten.py with every input on cuda (OPAL_TEST_DEVICE)
 #   diff      test_differential.py on cuda against the CPU (OPAL_TEST_DEVICE)
+#   rows      softmax and a row sum over 1 to 65536 rows of 1024, each call
+#             timed as it runs (a kernel that hangs shows where)
 #   bench     benchmarks/cuda_benchmark.py
 #   scaling   benchmarks/scaling.py at 1..16 threads (CPU)
 #   scaling-bt1  the same with KMP_BLOCKTIME=1 (opal's idle threads sleep
@@ -99,7 +101,18 @@ print(\"exp max error\", float(np.abs(y - np.exp(x)).max()), opal.jit.stats())"'
     cuda) phase cuda 150 bash -c "$opal/bin/CUDATests --gtest_brief=1; ${pytest[*]} -k 'not aten_suite and not every_aten_op' python/test/test_cuda.py python/test/test_cuda_launch.py; ${pytest[*]} -k gpu python/test/test_aot.py" ;;
     aten) phase aten 200 env OPAL_TEST_DEVICE=cuda "${pytest[@]}" $(workers) python/test/test_jit_aten.py ;;
     diff) phase diff 170 env OPAL_TEST_DEVICE=cuda "${pytest[@]}" $(workers) python/test/test_differential.py ;;
-    bench) phase bench 90 python3 benchmarks/cuda_benchmark.py ;;
+    rows) phase rows 60 python3 -X faulthandler -c "
+import faulthandler, time, numpy as np, opal
+faulthandler.dump_traceback_later(50, exit=True)
+A = opal.ops.aten
+for rows in (1, 16, 1024, 16384, 65536):
+    x = opal.tensor(np.ones((rows, 1024), np.float32), device=\"cuda\")
+    for name, call in ((\"softmax\", lambda: A.softmax.int(x, -1)), (\"sum\", lambda: A.sum.dim_IntList(x, [1]))):
+        for _ in range(2):
+            start = time.perf_counter(); y = call(); opal.cuda.synchronize()
+            print(rows, name, round((time.perf_counter() - start) * 1e3, 3), \"ms\", float(y.cpu().numpy().ravel()[0]), flush=True)
+" ;;
+    bench) phase bench ${BENCH_SECONDS:-90} python3 benchmarks/cuda_benchmark.py --watchdog $((${BENCH_SECONDS:-90} - 5)) ;;
     scaling) phase scaling 150 python3 benchmarks/scaling.py --threads 1,2,4,8,16 --rounds ${SCALING_ROUNDS:-9} ;;
     scaling-bt1) phase scaling-bt1 150 env KMP_BLOCKTIME=1 python3 benchmarks/scaling.py --threads 1,2,4,8,16 ;;
     scaling-passive) phase scaling-passive 150 env OMP_WAIT_POLICY=PASSIVE python3 benchmarks/scaling.py --threads 1,2,4,8,16 --rounds ${SCALING_ROUNDS:-9} ;;
