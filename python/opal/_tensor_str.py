@@ -42,12 +42,23 @@ def _formatter(array):
     return lambda v: format_float(v).rjust(width)
 
 
+def _summarized(array):
+    """The first and last _EDGE_ITEMS along every long dim: what a
+    summarised repr shows, and all its width and notation are taken from
+    (as PyTorch's), so a repr of a huge tensor costs as much as a small one's."""
+    for dim, size in enumerate(array.shape):
+        if size > 2 * _EDGE_ITEMS:
+            edges = list(range(_EDGE_ITEMS)) + list(range(size - _EDGE_ITEMS, size))
+            array = np.take(array, edges, axis=dim)
+    return array
+
+
 def _format(array, fmt, indent, summarize):
     if array.ndim == 0:
         return fmt(array.item())
     if array.ndim == 1:
         if summarize and array.shape[0] > 2 * _EDGE_ITEMS:
-            items = [fmt(v) for v in array[:_EDGE_ITEMS]] + ["..."] + \
+            items = [fmt(v) for v in array[:_EDGE_ITEMS]] + [" ..."] + \
                     [fmt(v) for v in array[-_EDGE_ITEMS:]]
         else:
             items = [fmt(v) for v in array]
@@ -77,7 +88,8 @@ def tensor_repr(tensor):
     else:
         array = tensor.cpu().numpy()  # a CUDA tensor's values are copied here
         summarize = array.size > _THRESHOLD
-        body = _format(array, _formatter(array), len("tensor("), summarize)
+        fmt = _formatter(_summarized(array) if summarize else array)
+        body = _format(array, fmt, len("tensor("), summarize)
     if dtype_name not in _DEFAULT_DTYPES or (tensor.numel() == 0 and dtype_name != "float32"):
         suffixes.append(f"dtype={tensor.dtype!r}")
     return "tensor(" + ", ".join([body] + suffixes) + ")"

@@ -3,6 +3,8 @@
 import gc
 import sys
 
+import time
+
 import numpy as np
 import pytest
 
@@ -150,6 +152,25 @@ def test_repr_agrees_with_torch_on_common_cases():
     torch = pytest.importorskip("torch", reason="PyTorch is only the reference")
     for data in ([1.0, 2.0], [0.5, 1.25, -3.0], [[1, 2, 3], [4, 5, 6]], [True]):
         assert repr(opal.tensor(data)) == repr(torch.tensor(data))
+
+
+def test_repr_of_a_large_tensor_reads_only_what_it_shows():
+    # Widths and notation come from the elements shown (PyTorch's rule): a
+    # huge value in the elided middle changes nothing, and 50M elements
+    # print as fast as 1000 (formatting every element took minutes).
+    torch = pytest.importorskip("torch", reason="PyTorch is only the reference")
+    data = 100 + np.arange(2000, dtype=np.float32) / 8
+    data[1000] = 1e12
+    assert repr(opal.tensor(data)) == repr(torch.from_numpy(data)) == \
+        "tensor([100.0000, 100.1250, 100.2500,  ..., 349.6250, 349.7500, 349.8750])"
+    ints = np.arange(3000)
+    ints[1500] = 10 ** 15
+    assert repr(opal.tensor(ints)) == repr(torch.from_numpy(ints)) == \
+        "tensor([   0,    1,    2,  ..., 2997, 2998, 2999])"
+    big = opal.zeros(50_000_000)
+    start = time.perf_counter()
+    assert repr(big) == "tensor([0., 0., 0.,  ..., 0., 0., 0.])"
+    assert time.perf_counter() - start < 5
 
 
 def test_allocator_reuses_blocks():
