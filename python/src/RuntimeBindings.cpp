@@ -432,13 +432,59 @@ void opal::python::bindRuntime(py::module_ &m) {
              py::array array = toNumpy(t);
              return dtype.is_none() ? py::object(array) : array.attr("astype")(dtype);
            }, py::arg("dtype") = py::none())
-      .def("__dlpack__", [](const Tensor &t, py::object) {
+      // The array API's protocol (2023.12): `max_version` is accepted and
+      // the capsule is always a DLPack 0.x ("dltensor") one, which the
+      // protocol allows a producer without versioned capsules to return;
+      // `dl_device` other than the tensor's own exports a copy there
+      // (refused with copy=False); copy=True exports a copy.
+      .def("__dlpack__", [](const Tensor &t, py::object, py::object maxVersion,
+                            py::object dlDevice, py::object copy) {
+             auto pairOf = [](py::object value, const char *name) {
+               try {
+                 return py::cast<std::pair<int, int>>(value);
+               } catch (const py::cast_error &) {
+                 throw py::type_error(std::string("__dlpack__: ") + name +
+                                      " must be a pair of ints, got " +
+                                      py::str(py::repr(value)).cast<std::string>());
+               }
+             };
+             if (!maxVersion.is_none())
+               pairOf(maxVersion, "max_version"); // only checked
+             std::optional<bool> copies;
+             if (!copy.is_none()) {
+               if (!py::isinstance<py::bool_>(copy))
+                 throw py::type_error("__dlpack__: copy must be True, False or None");
+               copies = copy.cast<bool>();
+             }
+             Tensor out = t;
+             if (!dlDevice.is_none()) {
+               auto [type, index] = pairOf(dlDevice, "dl_device");
+               std::optional<Device> target;
+               if (type == kDLCPU && index == 0)
+                 target = Device(DeviceType::CPU);
+               else if (type == kDLCUDA && index >= 0 && index < 128)
+                 target = Device(DeviceType::CUDA, static_cast<int8_t>(index));
+               if (!target)
+                 throw py::buffer_error("__dlpack__: opal cannot export to DLPack device (" +
+                                        std::to_string(type) + ", " + std::to_string(index) +
+                                        "); it exports cpu (1, 0) and cuda (2, N) tensors");
+               if (*target != t.device()) {
+                 if (copies == false)
+                   throw py::buffer_error("__dlpack__: the tensor is on " + t.device().str() +
+                                          ", not on the requested device, and copy=False");
+                 out = t.to(*target);
+                 copies = false; // the copy is made
+               }
+             }
+             if (copies == true)
+               out = t.clone();
              // The consumer may use the memory on any stream: opal's work
              // on it is finished first.
-             if (t.device().isCUDA())
-               cuda::synchronize(t.device().index());
-             return toDLPackCapsule(t);
-           }, py::arg("stream") = py::none())
+             if (out.device().isCUDA())
+               cuda::synchronize(out.device().index());
+             return toDLPackCapsule(out);
+           }, py::kw_only(), py::arg("stream") = py::none(), py::arg("max_version") = py::none(),
+           py::arg("dl_device") = py::none(), py::arg("copy") = py::none())
       .def("__dlpack_device__", [](const Tensor &t) {
         if (t.device().isCUDA())
           return py::make_tuple(static_cast<int>(kDLCUDA), static_cast<int>(t.device().index()));

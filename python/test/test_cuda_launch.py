@@ -361,6 +361,23 @@ def test_scatters_of_one_element_compile_for_cuda(run):
     assert any(grid == (1, 1, 1) and block == (1, 1, 1) for _, grid, block, _ in launches(log))
 
 
+def test_dlpack_export_of_a_cuda_tensor_to_the_host(run):
+    out, _ = run("""
+        import opal
+        x = opal.tensor([1.0, 2.0], device="cuda")
+        print(x.__dlpack_device__())
+        host = opal.from_dlpack(x.__dlpack__(dl_device=(1, 0), max_version=(1, 0)))
+        print(host.device, host.tolist())
+        try:
+            x.__dlpack__(dl_device=(1, 0), copy=False)
+        except BufferError as error:
+            print(error)
+    """)
+    assert out == ["(2, 0)", "cpu [1.0, 2.0]",
+                   "__dlpack__: the tensor is on cuda:0, not on the requested device, and "
+                   "copy=False"]
+
+
 def test_cuda_tensors_print_with_their_device(run):
     out, _ = run("""
         import numpy as np, opal

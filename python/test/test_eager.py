@@ -185,6 +185,32 @@ def test_foreign_tensors_are_refused_with_a_pointer_to_from_dlpack():
     assert shared.tolist() == [1.0, 2.0, 3.0]
 
 
+def test_dlpack_export_takes_the_array_apis_arguments():
+    # PyTorch 2.x's from_dlpack asks for max_version=(1, 0) (and newer
+    # consumers dl_device and copy): opal answers with a DLPack 0.x capsule.
+    x = opal.tensor([1.0, 2.0, 3.0])
+    capsule = x.__dlpack__(max_version=(1, 0), stream=None)
+    shared = opal.from_dlpack(capsule)
+    assert shared.data_ptr() == x.data_ptr()
+    same_device = opal.from_dlpack(x.__dlpack__(dl_device=(1, 0), copy=False))
+    assert same_device.data_ptr() == x.data_ptr()
+    copied = opal.from_dlpack(x.__dlpack__(copy=True))
+    assert copied.data_ptr() != x.data_ptr() and copied.tolist() == [1.0, 2.0, 3.0]
+    with pytest.raises(BufferError, match=r"opal cannot export to DLPack device \(7, 0\); it "
+                                          r"exports cpu \(1, 0\) and cuda \(2, N\) tensors"):
+        x.__dlpack__(dl_device=(7, 0))
+    with pytest.raises(TypeError, match=r"__dlpack__: max_version must be a pair of ints, "
+                                        r"got 'one'"):
+        x.__dlpack__(max_version="one")
+    with pytest.raises(TypeError, match="copy must be True, False or None"):
+        x.__dlpack__(copy=1)
+    with pytest.raises(TypeError):
+        x.__dlpack__(None)  # stream is keyword-only, as the protocol says
+    if not opal.cuda.is_available():
+        with pytest.raises(RuntimeError, match="CUDA is not available"):
+            x.__dlpack__(dl_device=(2, 0))
+
+
 def test_a_tensor_is_not_taken_for_a_number():
     # float() of a one-element tensor works, but an op's float/Scalar
     # argument never takes a tensor (nor calls its float()).
