@@ -615,6 +615,11 @@ private:
     auto texts = jit::opLibraryTexts(generation);
     if (context_ && generation == generation_ && (!op || knownOps_.count(op->str())))
       return true;
+    if (logEnabled(LogTopic::JIT))
+      logLine(LogTopic::JIT, std::string("creating the MLIR context: ") +
+                                 (!context_                   ? "the first compile"
+                                  : generation != generation_ ? "op-library texts were added"
+                                                              : op->str() + " is new"));
     static std::once_flag once;
     std::call_once(once, [] {
       registerTransformsPasses();

@@ -95,6 +95,14 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
   using OpalDecomposeBase::OpalDecomposeBase;
 
   LogicalResult initialize(MLIRContext *context) override {
+    // A pass manager initializes its passes again whenever the context's
+    // dialect registry changed since its last run (the JIT's first CUDA
+    // compile changes it); the libraries parsed the first time stay valid
+    // (16 ms of parsing each time otherwise). New op-library texts come
+    // with a new pass.
+    if (initialized)
+      return success();
+    initialized = true;
     auto parse = [&](StringRef text, StringRef name) {
       ParserConfig config(context);
       auto module = parseSourceString<ModuleOp>(text, config, name);
@@ -530,6 +538,7 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
 
   // Shared, because the pass manager copies passes (one per thread).
   std::vector<std::shared_ptr<OwningOpRef<ModuleOp>>> libraries;
+  bool initialized = false;
   llvm::StringMap<DecompositionOp> decompositions;
   llvm::StringSet<> legal;
 };
