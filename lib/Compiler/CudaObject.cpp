@@ -97,35 +97,6 @@ bool opal::ir::parseCudaObject(const std::string &blob, CudaKernelObject &into) 
   return true;
 }
 
-namespace {
-/// The last line `ptxas --version` prints ("Cuda compilation tools, release
-/// 12.4, V12.4.131"), or "none".
-std::string ptxasVersion(const std::string &toolkit) {
-  static std::mutex mutex;
-  static std::map<std::string, std::string> known;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = known.find(toolkit);
-  if (it != known.end())
-    return it->second;
-  std::string ptxas = toolkit + "/bin/ptxas", version = "none";
-  if (llvm::sys::fs::can_execute(ptxas)) {
-    std::string command = "'" + ptxas + "' --version 2>/dev/null";
-    if (FILE *pipe = ::popen(command.c_str(), "r")) {
-      char line[512];
-      while (std::fgets(line, sizeof line, pipe)) {
-        std::string text = line;
-        while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
-          text.pop_back();
-        if (!text.empty())
-          version = text;
-      }
-      ::pclose(pipe);
-    }
-  }
-  known.emplace(toolkit, version);
-  return version;
-}
-} // namespace
 
 void opal::ir::setJitCudaOptions(int capability, CudaPipelineOptions &options) {
   options.chip = "sm_" + std::to_string(capability);

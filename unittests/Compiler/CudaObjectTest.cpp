@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 namespace {
 using namespace opal::ir;
 
@@ -49,6 +51,25 @@ TEST(CudaObject, TheTargetNamesArchFormatAndPtxas) {
   std::string description = cudaTargetDescription(options);
   EXPECT_EQ(description.rfind("cuda sm_86 " + options.format.getValue() + ", ptxas ", 0), 0u)
       << description;
+}
+
+TEST(CudaObject, PtxasRunsOnEveryCoreWhereItCan) {
+  // CUDA 13's ptxas takes --split-compile: cubins get it, PTX (for the
+  // driver) has no ptxas to give it to; a toolkit without ptxas gets none.
+  CudaPipelineOptions options;
+  options.format = "bin";
+  std::string version = ptxasVersion(cudaToolkitOf(options));
+  size_t at = version.find("cuda_");
+  bool splits = at != std::string::npos && std::atoi(version.c_str() + at + 5) >= 13;
+  EXPECT_EQ(jitCudaPipelineText(options).find("opts=--split-compile=0") != std::string::npos,
+            splits)
+      << version;
+  options.format = "isa";
+  EXPECT_EQ(jitCudaPipelineText(options).find("split-compile"), std::string::npos);
+  options.format = "bin";
+  options.toolkit = "/nonexistent/cuda";
+  EXPECT_EQ(ptxasVersion("/nonexistent/cuda"), "none");
+  EXPECT_EQ(jitCudaPipelineText(options).find("split-compile"), std::string::npos);
 }
 
 } // namespace

@@ -54,6 +54,10 @@ std::string defaultCudaToolkit();
 /// The toolkit `options` compile with: toolkit=, else defaultCudaToolkit().
 std::string cudaToolkitOf(const CudaPipelineOptions &options);
 
+/// The last line `ptxas --version` prints for `toolkit` ("Build
+/// cuda_13.0.r13.0/compiler.36424714_0"), or "none"; asked once per toolkit.
+std::string ptxasVersion(const std::string &toolkit);
+
 /// The compute capability a chip names (90 for sm_90 and sm_90a), or 0 if
 /// it is not sm_<digits>[a|f].
 int chipCapability(llvm::StringRef chip);
