@@ -1102,6 +1102,10 @@ std::optional<SmallVector<Value>> rowLengths(RewriterBase &rewriter, scf::ForOp 
       bool element = type.getRank() == 1 && loops == 1 && map.isIdentity();
       if (!element && type.getRank() != 0)
         return std::nullopt;
+      // An all-parallel op over the row writes whole rows.
+      if (loops == 1 && generic.getNumReductionLoops() == 0 && !generic.isDpsInput(&operand) &&
+          !element)
+        return std::nullopt;
       if (element && !rowBuffer)
         rowBuffer = operand.get();
       if (!generic.isDpsInput(&operand))

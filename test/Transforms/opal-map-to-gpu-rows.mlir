@@ -1,13 +1,33 @@
 // RUN: opal-opt %s --pass-pipeline="builtin.module(func.func(opal-map-to-gpu))" | FileCheck %s
 
 // A loop over rows from opal-fuse-rows (softmax, temporaries kept whole)
-// becomes one kernel with a block per row: its ops run one after the other,
-// shared by the block's 256 threads, a barrier after each. The two
-// reductions (the row's maximum, its sum) fold a strided share per thread
-// and combine with gpu.all_reduce; the temporaries live on the device.
+// becomes one kernel with a block per row. Rows of 1 to 8192 elements take
+// the first: a warp per 256 elements, each thread loading its 8 elements of
+// x once; exp(x - max) is stored into its temporary and kept, so the sum
+// and the division load nothing. Longer rows take the second: its ops run
+// one after the other, shared by the block's 256 threads, a barrier after
+// each. The two reductions (the row's maximum, its sum) fold a strided
+// share per thread and combine with gpu.all_reduce; the temporaries live on
+// the device.
 // CHECK-LABEL: func.func @softmax
 // CHECK-DAG: %[[MAX:.*]] = gpu.alloc (%{{.*}}) : memref<?xf32>
 // CHECK-DAG: %[[E:.*]] = gpu.alloc (%{{.*}}, %{{.*}}) : memref<?x?xf32>
+// CHECK: %[[N:.*]] = memref.dim %arg0, %c1
+// CHECK: %[[LONG:.*]] = arith.cmpi ule, %[[N]], %c8192
+// CHECK: %[[FITS:.*]] = arith.andi %{{.*}}, %[[LONG]]
+// CHECK: %[[WARPS:.*]] = arith.ceildivui %[[N]], %c256
+// CHECK: %[[THREADS:.*]] = arith.muli %[[WARPS]], %c32
+// CHECK: scf.if %{{.*}} {
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}}) threads({{.*}}) in (%{{.*}} = %[[THREADS]],
+// CHECK-COUNT-8: memref.load %{{.*}} : memref<?xf32, strided<[1], offset: ?>>
+// CHECK-NOT: memref.load
+// CHECK: gpu.all_reduce maximumf
+// CHECK-NOT: memref.load
+// CHECK: gpu.all_reduce add
+// CHECK-NOT: memref.load
+// CHECK: arith.divf
+// CHECK: gpu.terminator
+// CHECK: } else {
 // CHECK: gpu.launch blocks(%[[ROW:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %{{.*}}, {{.*}} threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256
 // CHECK-NOT: gpu.launch
 // The row maximum's fill: thread 0.
@@ -91,5 +111,31 @@ func.func @softmax(%arg0: memref<?x?xf32>, %arg1: memref<?x?xf32>) {
   } {opal.rows}
   memref.dealloc %alloc : memref<?xf32>
   memref.dealloc %alloc_2 : memref<?x?xf32>
+  return
+}
+
+// A row op that reads one element for the whole row (a map other than the
+// row's own index) leaves the loop to the barrier kernel alone: no kernel
+// with the row in registers, no choice by length.
+// CHECK-LABEL: func.func @first_of_row
+// CHECK-NOT: 8192
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}}) threads({{.*}}) in (%{{.*}} = %c256
+// CHECK-NOT: gpu.launch
+#first = affine_map<(d0) -> (0)>
+#row = affine_map<(d0) -> (d0)>
+func.func @first_of_row(%x: memref<?x?xf32>, %out: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %rows = memref.dim %x, %c0 : memref<?x?xf32>
+  %n = memref.dim %x, %c1 : memref<?x?xf32>
+  scf.for %i = %c0 to %rows step %c1 {
+    %xi = memref.subview %x[%i, 0] [1, %n] [1, 1] : memref<?x?xf32> to memref<?xf32, strided<[1], offset: ?>>
+    %oi = memref.subview %out[%i, 0] [1, %n] [1, 1] : memref<?x?xf32> to memref<?xf32, strided<[1], offset: ?>>
+    linalg.generic {indexing_maps = [#row, #first, #row], iterator_types = ["parallel"]} ins(%xi, %xi : memref<?xf32, strided<[1], offset: ?>>, memref<?xf32, strided<[1], offset: ?>>) outs(%oi : memref<?xf32, strided<[1], offset: ?>>) {
+    ^bb0(%a: f32, %b: f32, %o: f32):
+      %d = arith.subf %a, %b : f32
+      linalg.yield %d : f32
+    }
+  } {opal.rows}
   return
 }
