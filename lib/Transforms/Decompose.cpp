@@ -103,27 +103,82 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
     if (initialized)
       return success();
     initialized = true;
-    auto parse = [&](StringRef text, StringRef name) {
-      ParserConfig config(context);
-      auto module = parseSourceString<ModuleOp>(text, config, name);
-      if (!module)
-        return false;
-      libraries.push_back(std::make_shared<OwningOpRef<ModuleOp>>(std::move(module)));
-      return true;
-    };
-    for (auto [name, text] : builtinLibraries())
-      if (!parse(text, name))
-        return failure();
+    // Built-in libraries are parsed when a module needs a decomposition
+    // they hold (a kernel of aten.add reads aten.opal.mlir, not the 500 KB
+    // of all of them); their names are found in the texts up front.
+    const auto &builtin = builtinLibraries();
+    builtinParsed.assign(builtin.size(), nullptr);
+    builtinDecompositions.assign(builtin.size(), {});
+    for (auto [i, library] : llvm::enumerate(builtin)) {
+      for (const std::string &name : scanDecompositionNames(library.second))
+        builtinIndex[name] = i; // the last library wins, as collect()'s order
+      // Their dialects are loaded as parsing them would: the pass creates
+      // prims ops of its own (opal.promote's conversions), and prims.opal.mlir
+      // holds no decomposition to parse it for.
+      std::string_view text = library.second, keyword = "opal.library \"";
+      for (size_t at = text.find(keyword); at != std::string_view::npos;
+           at = text.find(keyword, at + 1)) {
+        size_t start = at + keyword.size(), end = text.find('"', start);
+        if (end != std::string_view::npos)
+          context->getOrLoadDialect(llvm::StringRef(text.substr(start, end - start)));
+      }
+    }
     std::vector<std::pair<std::string, std::string>> added;
     {
       std::lock_guard<std::mutex> lock(textsMutex());
       added = libraryTexts();
     }
-    for (const auto &[name, text] : added)
-      if (!parse(text, name))
+    for (const auto &[name, text] : added) {
+      ParserConfig config(context);
+      auto module = parseSourceString<ModuleOp>(text, config, name);
+      if (!module)
         return failure();
+      libraries.push_back(std::make_shared<OwningOpRef<ModuleOp>>(std::move(module)));
+    }
     for (const std::string &op : legalOps)
       legal.insert(op);
+    return success();
+  }
+
+  /// Parses built-in library `i` (once); false if it does not parse.
+  bool parseBuiltin(size_t i) {
+    if (builtinParsed[i])
+      return true;
+    const auto &[name, text] = builtinLibraries()[i];
+    ParserConfig config(&getContext());
+    auto module = parseSourceString<ModuleOp>(text, config, name);
+    if (!module)
+      return false;
+    builtinParsed[i] = std::make_shared<OwningOpRef<ModuleOp>>(std::move(module));
+    builtinParsed[i]->get()->walk([&](DecompositionOp decomposition) {
+      builtinDecompositions[i][decomposedOpName(decomposition)] = decomposition;
+    });
+    return true;
+  }
+
+  /// Parses the built-in libraries that hold decompositions `root` uses,
+  /// and those that theirs use in turn.
+  LogicalResult parseNeededLibraries(Operation *root) {
+    llvm::StringSet<> seen;
+    SmallVector<Operation *> pending{root};
+    for (auto &library : libraries)
+      pending.push_back(library->get());
+    while (!pending.empty()) {
+      SmallVector<std::string> names;
+      pending.pop_back_val()->walk([&](Operation *op) {
+        if (seen.insert(op->getName().getStringRef()).second)
+          names.push_back(op->getName().getStringRef().str());
+      });
+      for (const std::string &name : names) {
+        auto it = builtinIndex.find(name);
+        if (it == builtinIndex.end())
+          continue;
+        if (!parseBuiltin(it->second))
+          return failure();
+        if (DecompositionOp decomposition = builtinDecompositions[it->second].lookup(name))
+          pending.push_back(decomposition);
+      }
+    }
     return success();
   }
 
@@ -483,6 +538,11 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
     decomposedOps().clear();
     refusal().reset();
     decompositions.clear();
+    if (failed(parseNeededLibraries(getOperation())))
+      return signalPassFailure();
+    for (auto &library : builtinParsed)
+      if (library)
+        collect(library->get());
     for (auto &library : libraries)
       collect(library->get());
     collect(getOperation());
@@ -537,7 +597,13 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
   }
 
   // Shared, because the pass manager copies passes (one per thread).
+  /// Added op-library texts, parsed by initialize().
   std::vector<std::shared_ptr<OwningOpRef<ModuleOp>>> libraries;
+  /// Built-in libraries, parsed when needed (null until then), with their
+  /// decompositions by op name, and which library holds each op's.
+  std::vector<std::shared_ptr<OwningOpRef<ModuleOp>>> builtinParsed;
+  std::vector<llvm::StringMap<DecompositionOp>> builtinDecompositions;
+  llvm::StringMap<size_t> builtinIndex;
   bool initialized = false;
   llvm::StringMap<DecompositionOp> decompositions;
   llvm::StringSet<> legal;
@@ -573,6 +639,37 @@ const std::optional<Refusal> &opal::ir::lastRefusal() { return refusal(); }
 std::vector<std::pair<std::string, std::string>> opal::ir::addedOpLibraryTexts() {
   std::lock_guard<std::mutex> lock(textsMutex());
   return libraryTexts();
+}
+
+std::vector<std::string> opal::ir::scanDecompositionNames(std::string_view text) {
+  std::vector<std::string> names;
+  std::string_view ns;
+  // The string after `keyword` at `at` (its quotes dropped), or "".
+  auto quoted = [&](size_t at, std::string_view keyword) -> std::string_view {
+    size_t start = at + keyword.size();
+    size_t end = text.find('"', start);
+    return end == std::string_view::npos ? std::string_view() : text.substr(start, end - start);
+  };
+  constexpr std::string_view kLibrary = "opal.library \"", kDecomposition = "opal.decomposition \"";
+  size_t at = 0;
+  while (true) {
+    size_t library = text.find(kLibrary, at), decomposition = text.find(kDecomposition, at);
+    if (library == std::string_view::npos && decomposition == std::string_view::npos)
+      break;
+    if (library < decomposition) {
+      ns = quoted(library, kLibrary);
+      at = library + kLibrary.size();
+      continue;
+    }
+    std::string_view op = quoted(decomposition, kDecomposition);
+    size_t colons = op.find("::");
+    names.push_back(colons == std::string_view::npos
+                        ? std::string(ns) + "." + std::string(op)
+                        : std::string(op.substr(0, colons)) + "." +
+                              std::string(op.substr(colons + 2)));
+    at = decomposition + kDecomposition.size();
+  }
+  return names;
 }
 
 void opal::ir::addOpLibraryText(std::string name, std::string text) {

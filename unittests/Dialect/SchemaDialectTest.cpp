@@ -5,7 +5,10 @@
 #include "opal/Dialect/OpalTypes.h"
 #include "opal/Dialect/SchemaDialect.h"
 #include "opal/Schema/SchemaParser.h"
+#include "opal/Dialect/OpalOps.h"
+#include "opal/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -17,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 
 using namespace mlir;
 using namespace opal;
@@ -110,6 +114,37 @@ TEST(SchemaDialect, BuiltinLibrariesParse) {
   EXPECT_EQ(perNamespace["aten"], 253);
   // The derivative formulas (derivatives.opal.mlir).
   EXPECT_EQ(perNamespace["aten_backward"], 184);
+}
+
+TEST(SchemaDialect, DecompositionsAreFoundInTheLibraryTexts) {
+  // opal-decompose parses a built-in library only when a module needs one
+  // of the decompositions a scan of its text finds: the scan must find
+  // exactly those that parsing does.
+  DialectRegistry registry;
+  registry.insert<ir::OpalDialect, arith::ArithDialect, func::FuncDialect>();
+  ir::registerSchemaDialects(registry, ir::builtinSchemas());
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  size_t total = 0;
+  for (const auto &[name, text] : ir::builtinLibraries()) {
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context, name);
+    ASSERT_TRUE(module) << name;
+    std::multiset<std::string> parsed;
+    module->walk([&](ir::DecompositionOp decomposition) {
+      llvm::StringRef op = decomposition.getOp();
+      auto [ns, rest] = op.split("::");
+      parsed.insert(rest.empty()
+                        ? (decomposition->getParentOfType<ir::LibraryOp>().getNs() + "." + op).str()
+                        : (ns + "." + rest).str());
+    });
+    std::vector<std::string> scanned = ir::scanDecompositionNames(text);
+    EXPECT_EQ(std::multiset<std::string>(scanned.begin(), scanned.end()), parsed) << name;
+    total += parsed.size();
+  }
+  EXPECT_GT(total, 300u);
+  EXPECT_EQ(ir::scanDecompositionNames("opal.library \"a\" {\n  opal.decomposition \"f.x\" {}\n"
+                                       "  opal.decomposition \"b::g\" {}\n}"),
+            (std::vector<std::string>{"a.f.x", "b.g"}));
 }
 
 } // namespace

@@ -10,6 +10,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mlir {
@@ -86,6 +87,14 @@ mlir::FailureOr<std::string> deriveBackward(llvm::ArrayRef<mlir::ModuleOp> libra
 void addOpLibraryText(std::string name, std::string text);
 /// The texts added with addOpLibraryText, in order: (name, text).
 std::vector<std::pair<std::string, std::string>> addedOpLibraryTexts();
+
+/// The MLIR names of the ops whose decompositions an op-library text holds
+/// ("aten.add.Tensor"), found in its text without parsing it: each
+/// `opal.decomposition "op"` in the custom form, named in the namespace of
+/// the `opal.library "ns"` before it (or its own `ns::op`). opal-decompose
+/// parses a built-in library only when a module needs one of them; a test
+/// checks that these are the ones parsing finds.
+std::vector<std::string> scanDecompositionNames(std::string_view text);
 
 /// The MLIR names of the ops the last opal-decompose run on this thread
 /// expanded (with repeats). The JIT records them as the ops a kernel
