@@ -1021,9 +1021,11 @@ LogicalResult hostRunsToLaunches(RewriterBase &rewriter, func::FuncOp func) {
   return success();
 }
 
+Value sizeBeforeLoop(RewriterBase &rewriter, Value buffer, int64_t index, scf::ForOp loop);
+
 /// `value` (from a loop over rows' body) computed before `loop`, if it does
-/// not depend on the row: a value from outside, a constant, a dim of a
-/// buffer from outside, or a view's size.
+/// not depend on the row: a value from outside, a constant, or a dim of a
+/// buffer (sizeBeforeLoop).
 Value beforeLoop(RewriterBase &rewriter, Value value, scf::ForOp loop) {
   Operation *producer = value.getDefiningOp();
   if (!producer)
@@ -1033,32 +1035,45 @@ Value beforeLoop(RewriterBase &rewriter, Value value, scf::ForOp loop) {
                : value;
   if (!loop->isAncestor(producer))
     return value;
+  if (auto constant = dyn_cast<arith::ConstantOp>(producer)) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(loop);
+    return rewriter.clone(*constant)->getResult(0);
+  }
+  if (auto dim = dyn_cast<memref::DimOp>(producer))
+    if (std::optional<int64_t> index = dim.getConstantIndex())
+      return sizeBeforeLoop(rewriter, dim.getSource(), *index, loop);
+  return {};
+}
+
+/// The size of `buffer`'s dim `index` computed before `loop`, if it does
+/// not depend on the row: a buffer from outside, or a view whose size does
+/// not.
+Value sizeBeforeLoop(RewriterBase &rewriter, Value buffer, int64_t index, scf::ForOp loop) {
+  if (auto view = buffer.getDefiningOp<memref::SubViewOp>();
+      view && loop->isAncestor(view)) {
+    // The view's size along the result's dim `index` (unit dims dropped).
+    llvm::SmallBitVector dropped = view.getDroppedDims();
+    int64_t seen = -1;
+    for (auto [sourceDim, size] : llvm::enumerate(view.getMixedSizes())) {
+      if (dropped.test(sourceDim) || ++seen != index)
+        continue;
+      if (auto attr = dyn_cast<Attribute>(size)) {
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPoint(loop);
+        return arith::ConstantIndexOp::create(rewriter, view.getLoc(),
+                                              cast<IntegerAttr>(attr).getInt());
+      }
+      return beforeLoop(rewriter, cast<Value>(size), loop);
+    }
+    return {};
+  }
+  Value source = beforeLoop(rewriter, buffer, loop);
+  if (!source)
+    return {};
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(loop);
-  if (auto constant = dyn_cast<arith::ConstantOp>(producer))
-    return rewriter.clone(*constant)->getResult(0);
-  if (auto dim = dyn_cast<memref::DimOp>(producer)) {
-    std::optional<int64_t> index = dim.getConstantIndex();
-    if (!index)
-      return {};
-    if (auto view = dim.getSource().getDefiningOp<memref::SubViewOp>()) {
-      // The view's size along the result's dim `index` (unit dims dropped).
-      llvm::SmallBitVector dropped = view.getDroppedDims();
-      int64_t seen = -1;
-      for (auto [sourceDim, size] : llvm::enumerate(view.getMixedSizes())) {
-        if (dropped.test(sourceDim) || ++seen != *index)
-          continue;
-        if (auto attr = dyn_cast<Attribute>(size))
-          return arith::ConstantIndexOp::create(rewriter, dim.getLoc(),
-                                                cast<IntegerAttr>(attr).getInt());
-        return beforeLoop(rewriter, cast<Value>(size), loop);
-      }
-      return {};
-    }
-    Value source = beforeLoop(rewriter, dim.getSource(), loop);
-    return source ? Value(memref::DimOp::create(rewriter, dim.getLoc(), source, *index)) : Value();
-  }
-  return {};
+  return memref::DimOp::create(rewriter, loop.getLoc(), source, index);
 }
 
 /// The buffer a view is a view of.
@@ -1115,10 +1130,7 @@ std::optional<SmallVector<Value>> rowLengths(RewriterBase &rewriter, scf::ForOp 
     if (loops == 1) {
       if (!rowBuffer)
         return std::nullopt;
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPoint(&inner);
-      Value length = beforeLoop(
-          rewriter, memref::DimOp::create(rewriter, inner.getLoc(), rowBuffer, 0), loop);
+      Value length = sizeBeforeLoop(rewriter, rowBuffer, 0, loop);
       if (!length)
         return std::nullopt;
       lengths.push_back(length);
