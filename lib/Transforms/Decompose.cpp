@@ -110,18 +110,14 @@ struct OpalDecompose : public opal::ir::impl::OpalDecomposeBase<OpalDecompose> {
     builtinParsed.assign(builtin.size(), nullptr);
     builtinDecompositions.assign(builtin.size(), {});
     for (auto [i, library] : llvm::enumerate(builtin)) {
-      for (const std::string &name : scanDecompositionNames(library.second))
+      ScannedOpLibrary scanned = scanOpLibraryText(library.second);
+      for (const std::string &name : scanned.decompositions)
         builtinIndex[name] = i; // the last library wins, as collect()'s order
       // Their dialects are loaded as parsing them would: the pass creates
       // prims ops of its own (opal.promote's conversions), and prims.opal.mlir
       // holds no decomposition to parse it for.
-      std::string_view text = library.second, keyword = "opal.library \"";
-      for (size_t at = text.find(keyword); at != std::string_view::npos;
-           at = text.find(keyword, at + 1)) {
-        size_t start = at + keyword.size(), end = text.find('"', start);
-        if (end != std::string_view::npos)
-          context->getOrLoadDialect(llvm::StringRef(text.substr(start, end - start)));
-      }
+      for (const std::string &ns : scanned.namespaces)
+        context->getOrLoadDialect(ns);
     }
     std::vector<std::pair<std::string, std::string>> added;
     {
@@ -641,8 +637,8 @@ std::vector<std::pair<std::string, std::string>> opal::ir::addedOpLibraryTexts()
   return libraryTexts();
 }
 
-std::vector<std::string> opal::ir::scanDecompositionNames(std::string_view text) {
-  std::vector<std::string> names;
+ScannedOpLibrary opal::ir::scanOpLibraryText(std::string_view text) {
+  ScannedOpLibrary scanned;
   std::string_view ns;
   // The string after `keyword` at `at` (its quotes dropped), or "".
   auto quoted = [&](size_t at, std::string_view keyword) -> std::string_view {
@@ -658,18 +654,19 @@ std::vector<std::string> opal::ir::scanDecompositionNames(std::string_view text)
       break;
     if (library < decomposition) {
       ns = quoted(library, kLibrary);
+      scanned.namespaces.emplace_back(ns);
       at = library + kLibrary.size();
       continue;
     }
     std::string_view op = quoted(decomposition, kDecomposition);
     size_t colons = op.find("::");
-    names.push_back(colons == std::string_view::npos
-                        ? std::string(ns) + "." + std::string(op)
-                        : std::string(op.substr(0, colons)) + "." +
-                              std::string(op.substr(colons + 2)));
+    scanned.decompositions.push_back(colons == std::string_view::npos
+                                         ? std::string(ns) + "." + std::string(op)
+                                         : std::string(op.substr(0, colons)) + "." +
+                                               std::string(op.substr(colons + 2)));
     at = decomposition + kDecomposition.size();
   }
-  return names;
+  return scanned;
 }
 
 void opal::ir::addOpLibraryText(std::string name, std::string text) {

@@ -137,14 +137,16 @@ TEST(SchemaDialect, DecompositionsAreFoundInTheLibraryTexts) {
                         ? (decomposition->getParentOfType<ir::LibraryOp>().getNs() + "." + op).str()
                         : (ns + "." + rest).str());
     });
-    std::vector<std::string> scanned = ir::scanDecompositionNames(text);
+    std::vector<std::string> scanned = ir::scanOpLibraryText(text).decompositions;
     EXPECT_EQ(std::multiset<std::string>(scanned.begin(), scanned.end()), parsed) << name;
     total += parsed.size();
   }
   EXPECT_GT(total, 300u);
-  EXPECT_EQ(ir::scanDecompositionNames("opal.library \"a\" {\n  opal.decomposition \"f.x\" {}\n"
-                                       "  opal.decomposition \"b::g\" {}\n}"),
-            (std::vector<std::string>{"a.f.x", "b.g"}));
+  ir::ScannedOpLibrary small = ir::scanOpLibraryText(
+      "opal.library \"a\" {\n  opal.decomposition \"f.x\" {}\n"
+      "  opal.decomposition \"b::g\" {}\n}");
+  EXPECT_EQ(small.decompositions, (std::vector<std::string>{"a.f.x", "b.g"}));
+  EXPECT_EQ(small.namespaces, (std::vector<std::string>{"a"}));
 }
 
 } // namespace

@@ -88,13 +88,18 @@ void addOpLibraryText(std::string name, std::string text);
 /// The texts added with addOpLibraryText, in order: (name, text).
 std::vector<std::pair<std::string, std::string>> addedOpLibraryTexts();
 
-/// The MLIR names of the ops whose decompositions an op-library text holds
-/// ("aten.add.Tensor"), found in its text without parsing it: each
+/// What an op-library text declares, found without parsing it: the
+/// namespaces of its `opal.library "ns"` ops, and the MLIR names of the ops
+/// whose decompositions it holds ("aten.add.Tensor": each
 /// `opal.decomposition "op"` in the custom form, named in the namespace of
-/// the `opal.library "ns"` before it (or its own `ns::op`). opal-decompose
-/// parses a built-in library only when a module needs one of them; a test
-/// checks that these are the ones parsing finds.
-std::vector<std::string> scanDecompositionNames(std::string_view text);
+/// the library before it, or its own `ns::op`). opal-decompose parses a
+/// built-in library only when a module needs one of those decompositions;
+/// a test checks that they are the ones parsing finds.
+struct ScannedOpLibrary {
+  std::vector<std::string> namespaces;
+  std::vector<std::string> decompositions;
+};
+ScannedOpLibrary scanOpLibraryText(std::string_view text);
 
 /// The MLIR names of the ops the last opal-decompose run on this thread
 /// expanded (with repeats). The JIT records them as the ops a kernel
