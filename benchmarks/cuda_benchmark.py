@@ -125,32 +125,31 @@ def bandwidth_table(sizes):
 
 
 def launch_overhead(calls=100000):
+    """Per-call time of a cached exp on 16 elements, best of 5 rounds of
+    `calls` calls with one synchronize each; PyTorch's (where it has CUDA)
+    on the same memory, its rounds alternating with opal's."""
     x = opal.tensor(np.ones(16, dtype=np.float32), device="cuda")
-    exp = A.exp.default
-    exp(x)
-    opal.cuda.synchronize()
-    best = float("inf")
-    for _ in range(5):
-        start = time.perf_counter()
-        for _ in range(calls):
-            exp(x)
-        opal.cuda.synchronize()
-        best = min(best, (time.perf_counter() - start) / calls)
-    print(f"cached launch of exp on 16 elements from Python: {best * 1e6:.2f} us per call "
-          f"(device: {opal.cuda.get_device_name()})")
+    sides = [("opal", A.exp.default, x, opal.cuda.synchronize)]
     torch = cuda_torch()
     if torch is not None:
-        t = torch.from_dlpack(x)
-        torch.exp(t)
-        torch.cuda.synchronize()
-        best = float("inf")
-        for _ in range(5):
+        sides.append((f"PyTorch {torch.__version__}", torch.exp, torch.from_dlpack(x),
+                      torch.cuda.synchronize))
+    best = {}
+    for name, function, argument, synchronize in sides:
+        function(argument)
+        synchronize()
+        best[name] = float("inf")
+    for _ in range(5):
+        for name, function, argument, synchronize in sides:
             start = time.perf_counter()
             for _ in range(calls):
-                torch.exp(t)
-            torch.cuda.synchronize()
-            best = min(best, (time.perf_counter() - start) / calls)
-        print(f"the same with PyTorch {torch.__version__}: {best * 1e6:.2f} us per call")
+                function(argument)
+            synchronize()
+            best[name] = min(best[name], (time.perf_counter() - start) / calls)
+    print(f"cached launch of exp on 16 elements from Python: {best['opal'] * 1e6:.2f} us per call "
+          f"(device: {opal.cuda.get_device_name()})")
+    for name, microseconds in list(best.items())[1:]:
+        print(f"the same with {name}: {microseconds * 1e6:.2f} us per call")
 
 
 COMPILE_SCRIPT = textwrap.dedent("""
