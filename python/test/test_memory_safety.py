@@ -568,3 +568,28 @@ def test_backward_ops_refuse_what_pytorch_reads_out_of_bounds(code, expected):
     result = outcome(code)
     assert result is not None, f"{code} returned instead of raising"
     assert expected in result[1]
+
+
+DLPACK_CASES = [
+    ("opal.tensor([1.0]).__dlpack__(max_version='one')", "TypeError",
+     "__dlpack__: max_version must be a pair of ints, got 'one'"),
+    ("opal.tensor([1.0]).__dlpack__(max_version=(1,))", "TypeError",
+     "__dlpack__: max_version must be a pair of ints, got (1,)"),
+    ("opal.tensor([1.0]).__dlpack__(dl_device=(7, 0))", "BufferError",
+     "__dlpack__: opal cannot export to DLPack device (7, 0)"),
+    ("opal.tensor([1.0]).__dlpack__(dl_device=(2, -1))", "BufferError",
+     "__dlpack__: opal cannot export to DLPack device (2, -1)"),
+    ("opal.tensor([1.0]).__dlpack__(dl_device=(1, 5))", "BufferError",
+     "__dlpack__: opal cannot export to DLPack device (1, 5)"),
+    ("opal.tensor([1.0]).__dlpack__(dl_device=(2, 10 ** 30))", "TypeError",
+     "__dlpack__: dl_device must be a pair of ints"),
+    ("opal.tensor([1.0]).__dlpack__(copy=1)", "TypeError",
+     "__dlpack__: copy must be True, False or None"),
+]
+
+
+@pytest.mark.parametrize("code,kind,expected", DLPACK_CASES, ids=[c[0] for c in DLPACK_CASES])
+def test_bad_dlpack_export_arguments_raise_cleanly(code, kind, expected):
+    # Each in its own process: a clean Python error, never a crash.
+    result = outcome(code)
+    assert result is not None and result[0] == kind and expected in result[1], result
