@@ -631,6 +631,22 @@ Value shiftedConv(ConvBuilder &cb, Value input, Value weight, const ConvParamete
                                         accSizes);
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(accumulator));
   Value positions = cb.product(kernel);
+  // Each kernel position's offset in the padded plane (dilation included),
+  // a table computed once: read in the loop of positions, which
+  // opal-tile-matmul runs inside every register tile, it costs a load where
+  // the position's coordinates would cost a division per spatial dim.
+  Value shifts = cb.tabulate(
+      SmallVector<Value>{positions}, b.getIndexType(),
+      [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
+        ConvBuilder kb(nb, l);
+        Value shift = kb.index(0), rest = at[0];
+        for (int64_t s = spatial - 1; s >= 0; --s) {
+          Value ks = arith::RemUIOp::create(nb, l, rest, kernel[s]);
+          rest = arith::DivUIOp::create(nb, l, rest, kernel[s]);
+          shift = kb.add(shift, kb.mul(kb.mul(ks, kb.index(p.dilation[s])), planeStrides[s]));
+        }
+        return shift;
+      });
   auto unit = b.getIndexAttr(1), none = b.getIndexAttr(0);
   // Blocks of kRows rows of sums, each finished by every kernel position
   // while it is in the cache; the blocks are independent (threads share
@@ -654,13 +670,7 @@ Value shiftedConv(ConvBuilder &cb, Value input, Value weight, const ConvParamete
             bb, bl, in.index(0), positions, in.index(1), ValueRange{blockInit},
             [&](OpBuilder &lb, Location l, Value k, ValueRange carried) {
               ConvBuilder kb(lb, l);
-              // The kernel position's offset in the padded plane.
-              Value shift = kb.index(0), rest = k;
-              for (int64_t s = spatial - 1; s >= 0; --s) {
-                Value ks = arith::RemUIOp::create(lb, l, rest, kernel[s]);
-                rest = arith::DivUIOp::create(lb, l, rest, kernel[s]);
-                shift = kb.add(shift, kb.mul(kb.mul(ks, kb.index(p.dilation[s])), planeStrides[s]));
-              }
+              Value shift = tensor::ExtractOp::create(lb, l, shifts, ValueRange{k});
               Value a = tensor::ExtractSliceOp::create(
                   lb, l, rows, SmallVector<OpFoldResult>{none, kb.add(q0, shift), none},
                   SmallVector<OpFoldResult>{groups, count, cg},

@@ -140,15 +140,31 @@ bool addsBias(linalg::GenericOp op, Value c) {
   return (sum.getLhs() == x && sum.getRhs() == y) || (sum.getLhs() == y && sum.getRhs() == x);
 }
 
+/// The buffer `view` is a view of (through subviews, casts and reshapes).
+Value rootOf(Value view) {
+  while (auto viewLike = view.getDefiningOp<ViewLikeOpInterface>())
+    view = viewLike.getViewSource();
+  return view;
+}
+
 /// What starts `op`'s sums (see ProductStart); `order`: how it reads B.
 ProductStart productStart(linalg::LinalgOp op, BOrder order) {
   ProductStart start;
   Value c = op->getOperand(2);
-  // The op before `from` that touches memory (ops that do not may stand
-  // between: the views of A and B).
-  auto touching = [](Operation *from) {
+  // Ops that may stand between the product and what starts it: the views
+  // of A and B, and loads from buffers other than C (a convolution's table
+  // of kernel positions' offsets).
+  auto harmless = [&](Operation *inner) {
+    if (isMemoryEffectFree(inner))
+      return true;
+    auto load = dyn_cast<memref::LoadOp>(inner);
+    return load && load.getMemRef().getDefiningOp<memref::AllocOp>() &&
+           load.getMemRef() != rootOf(c);
+  };
+  // The op before `from` that touches memory.
+  auto touching = [&](Operation *from) {
     Operation *before = from->getPrevNode();
-    while (before && isMemoryEffectFree(before))
+    while (before && harmless(before))
       before = before->getPrevNode();
     return before;
   };
@@ -166,7 +182,7 @@ ProductStart productStart(linalg::LinalgOp op, BOrder order) {
              getConstantIntValue(loop.getStep()) == 1 && order == BOrder::Rows &&
              llvm::all_of(loop.getBody()->without_terminator(),
                           [&](Operation &inner) {
-                            return &inner == op.getOperation() || isMemoryEffectFree(&inner);
+                            return &inner == op.getOperation() || harmless(&inner);
                           })) {
     // The product is the loop body's only op that touches memory, by steps
     // of 1, with B in rows: the loop runs inside the register tiles, which

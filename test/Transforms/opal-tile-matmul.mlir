@@ -301,7 +301,8 @@ func.func @read_again(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %bias: memref<?x
 // -----
 
 // A convolution's block of sums: filled, then a loop over the kernel
-// positions whose only op that touches memory is the product into it. The
+// positions whose only op that touches memory is the product into it (and
+// loads from other buffers: the table of the positions' offsets). The
 // loop moves inside the register tiles: every position's block of B is
 // packed at its own offset (one buffer for all), and each tile sums every
 // position's product in registers before it is stored once. The fill goes
@@ -309,6 +310,7 @@ func.func @read_again(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %bias: memref<?x
 // the loop.
 // CHECK-LABEL: func.func @positions
 // CHECK-SAME: %[[ROWS:[a-z0-9]+]]: memref<1x?x?xf32>, %[[W:[a-z0-9]+]]: memref<1x?x?x?xf32>, %[[SUMS:[a-z0-9]+]]: memref<1x?x?xf32>, %[[N:[a-z0-9]+]]: index
+// CHECK: %[[SHIFTS:.*]] = memref.alloc(%[[N]]) : memref<?xindex>
 // CHECK-NOT: linalg.fill
 // CHECK: %[[COUNT:.*]] = arith.maxsi %{{.*}}, %{{.*}} : index
 // CHECK: %[[SIZE:.*]] = arith.muli %[[COUNT]], %{{.*}} : index
@@ -320,7 +322,8 @@ func.func @read_again(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %bias: memref<?x
 // The tiles: the positions loop carries the sums.
 // CHECK: scf.if %{{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK: %[[SUM:.*]]:4 = scf.for %[[Q:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(
-// CHECK: memref.subview %[[ROWS]][0, %[[Q]], 0]
+// CHECK: %[[SHIFT:.*]] = memref.load %[[SHIFTS]][%[[Q]]]
+// CHECK: memref.subview %[[ROWS]][0, %[[SHIFT]], 0]
 // CHECK: scf.for
 // CHECK-COUNT-4: vector.fma
 // CHECK: scf.yield
@@ -335,9 +338,38 @@ func.func @positions(%rows: memref<1x?x?xf32>, %weights: memref<1x?x?x?xf32>, %s
   %m = memref.dim %sums, %c1 : memref<1x?x?xf32>
   %f = memref.dim %sums, %c2 : memref<1x?x?xf32>
   %c = memref.dim %rows, %c2 : memref<1x?x?xf32>
+  %shifts = memref.alloc(%n) : memref<?xindex>
   linalg.fill ins(%zero : f32) outs(%sums : memref<1x?x?xf32>)
   scf.for %k = %c0 to %n step %c1 {
-    %a = memref.subview %rows[0, %k, 0] [1, %m, %c] [1, 1, 1] : memref<1x?x?xf32> to memref<1x?x?xf32, strided<[?, ?, 1], offset: ?>>
+    %shift = memref.load %shifts[%k] : memref<?xindex>
+    %a = memref.subview %rows[0, %shift, 0] [1, %m, %c] [1, 1, 1] : memref<1x?x?xf32> to memref<1x?x?xf32, strided<[?, ?, 1], offset: ?>>
+    %b = memref.subview %weights[0, %k, 0, 0] [1, 1, %c, %f] [1, 1, 1, 1] : memref<1x?x?x?xf32> to memref<1x?x?xf32, strided<[?, ?, 1], offset: ?>>
+    linalg.batch_matmul ins(%a, %b : memref<1x?x?xf32, strided<[?, ?, 1], offset: ?>>, memref<1x?x?xf32, strided<[?, ?, 1], offset: ?>>) outs(%sums : memref<1x?x?xf32>)
+  }
+  return
+}
+
+// -----
+
+// A load from the sums' own buffer in the loop of products (it could see
+// a sum half done): the loop stays where it is, around a tiled product.
+// CHECK-LABEL: func.func @positions_reading_sums
+// CHECK: scf.for %[[P:.*]] = {{.*}} {
+// CHECK: memref.load %arg2
+// CHECK: scf.for
+// CHECK: vector.fma
+func.func @positions_reading_sums(%rows: memref<1x?x?xf32>, %weights: memref<1x?x?x?xf32>, %sums: memref<1x?x?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %m = memref.dim %sums, %c1 : memref<1x?x?xf32>
+  %f = memref.dim %sums, %c2 : memref<1x?x?xf32>
+  %c = memref.dim %rows, %c2 : memref<1x?x?xf32>
+  scf.for %k = %c0 to %n step %c1 {
+    %v = memref.load %sums[%c0, %c0, %c0] : memref<1x?x?xf32>
+    %i = arith.fptosi %v : f32 to i32
+    %j = arith.index_cast %i : i32 to index
+    %a = memref.subview %rows[0, %j, 0] [1, %m, %c] [1, 1, 1] : memref<1x?x?xf32> to memref<1x?x?xf32, strided<[?, ?, 1], offset: ?>>
     %b = memref.subview %weights[0, %k, 0, 0] [1, 1, %c, %f] [1, 1, 1, 1] : memref<1x?x?x?xf32> to memref<1x?x?xf32, strided<[?, ?, 1], offset: ?>>
     linalg.batch_matmul ins(%a, %b : memref<1x?x?xf32, strided<[?, ?, 1], offset: ?>>, memref<1x?x?xf32, strided<[?, ?, 1], offset: ?>>) outs(%sums : memref<1x?x?xf32>)
   }
