@@ -32,11 +32,15 @@ def run(cases, rounds):
     return results
 
 
-def report(results, width=26, copy_column=True):
-    """Prints each case's min and median ms, PyTorch's median over opal's
-    and (with `copy_column`) the first case's median over the case's."""
+def report(results, width=26, copy_column=True, unit="ms"):
+    """Prints each case's min and median ms (or microseconds, `unit="us"`),
+    PyTorch's median over opal's and (with `copy_column`) the first case's
+    median over the case's."""
+    scale = 1e3 if unit == "us" else 1.0
+    results = [(name, [t * scale for t in mine], [t * scale for t in reference])
+               for name, mine, reference in results]
     copy = statistics.median(results[0][1])
-    print(f"{'op':{width}s} {'opal min/med ms':>18s} {'PyTorch min/med ms':>20s} "
+    print(f"{'op':{width}s} {'opal min/med ' + unit:>18s} {'PyTorch min/med ' + unit:>20s} "
           f"{'PyTorch/opal':>12s}" + (f" {'copy/opal':>10s}" if copy_column else ""))
     for name, mine, reference in results:
         med, their_med = statistics.median(mine), statistics.median(reference)
@@ -53,7 +57,7 @@ def set_threads(count):
     torch.set_num_threads(count)
 
 
-def main(description, cases, rounds=15, width=26, copy_column=True):
+def main(description, cases, rounds=15, width=26, copy_column=True, unit="ms"):
     """A benchmark's command line: --rounds and --threads (opal and PyTorch
     at the same count, 1 by default), then `run` and `report`. `cases` is
     called after the arguments are parsed (it builds the inputs)."""
@@ -62,4 +66,4 @@ def main(description, cases, rounds=15, width=26, copy_column=True):
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
     set_threads(args.threads)
-    report(run(cases(), args.rounds), width=width, copy_column=copy_column)
+    report(run(cases(), args.rounds), width=width, copy_column=copy_column, unit=unit)

@@ -2,6 +2,7 @@
 
 #include "opal/Compiler/ObjectCode.h"
 
+#include "opal/Compiler/LoopHints.h"
 #include "opal/JIT/ObjectLoader.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -41,14 +42,6 @@ constexpr LlvmSetting kLlvmSettings[] = {
     // vector loop for each loop's remainder: as much code again to optimize
     // and compile for at most 15 elements.
     {"enable-epilogue-vectorization", "false"},
-    // The last partial vector of a loop runs masked in the vector loop
-    // (where the target has masked loads and stores) instead of in a scalar
-    // copy of the loop: the scalar copies of the math polynomials were a
-    // fifth of LLVM's time. The price: every iteration computes its mask,
-    // 15-20% on compute-bound loops (exp, softmax on 1M floats; nothing on
-    // memory-bound ones), which keep a wide margin over their targets while
-    // the compile time has none.
-    {"prefer-predicate-over-epilogue", "predicate-else-scalar-epilogue"},
 };
 
 void initializeNativeTarget() {
@@ -104,7 +97,9 @@ llvm::Function *addPackedEntryPoint(llvm::Module &module, llvm::Function *functi
 /// partial and runtime loop unrolling: the vectorizer interleaves the loops
 /// that gain from it, and unrolling the register tiles' k loops and the
 /// remainders of vectorized loops cost a third of the optimization and code
-/// generation time for no measured speed.
+/// generation time for no measured speed. Right before the loop
+/// vectorizer, loops without a reduction are marked for a masked remainder
+/// (PredicateLoopsWithoutReductions, LoopHints.h).
 void optimizeModule(llvm::Module &module, llvm::TargetMachine *machine) {
   llvm::LoopAnalysisManager loops;
   llvm::FunctionAnalysisManager functions;
@@ -121,6 +116,10 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine *machine) {
   builder.registerFunctionAnalyses(functions);
   builder.registerLoopAnalyses(loops);
   builder.crossRegisterProxies(loops, functions, sccs, modules);
+  builder.registerVectorizerStartEPCallback(
+      [](llvm::FunctionPassManager &passes, llvm::OptimizationLevel) {
+        passes.addPass(opal::ir::PredicateLoopsWithoutReductions());
+      });
   builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2).run(module, modules);
 }
 
