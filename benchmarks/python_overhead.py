@@ -44,6 +44,7 @@ def opal_rows():
     py_add = opal.ops.benchpy.add.default
     jit_add = opal.ops.aten.add.Tensor
     jit_add(a, b)  # compiled once, then in-memory hits
+    jit_packet = opal.ops.aten.add
     py_ident = opal.ops.benchpy.ident.default
     empty = opal._C._empty
     f32, cpu = opal.float32, opal.device("cpu")
@@ -52,6 +53,8 @@ def opal_rows():
         "opal: native C++ kernel, packet (add)": lambda: add_packet(a, b),
         "opal: native C++ kernel returning its input (ident)": lambda: ident(a),
         "opal: JIT-compiled kernel, in-memory hit (aten.add.Tensor)": lambda: jit_add(a, b),
+        "opal: the same through its packet (aten.add, add.Scalar tried first)":
+            lambda: jit_packet(a, b),
         "opal: the same through the eager API (a + b)": lambda: a + b,
         "opal: eager opal.add(a, b)": lambda: opal.add(a, b),
         "opal: Python kernel calling the native add": lambda: py_add(a, b),
@@ -68,6 +71,7 @@ def torch_rows():
         return None, {}
     a, b = torch.ones(1), torch.ones(1)
     aten_add = torch.ops.aten.add.Tensor
+    aten_packet = torch.ops.aten.add
     lib = torch.library.Library("pybench", "DEF")
     lib.define("myadd(Tensor a, Tensor b) -> Tensor")
     lib.impl("myadd", lambda x, y: torch.add(x, y), "CPU")
@@ -76,6 +80,7 @@ def torch_rows():
         "torch 1.13: torch.add": lambda: torch.add(a, b),
         "torch 1.13: a + b": lambda: a + b,
         "torch 1.13: torch.ops.aten.add.Tensor": lambda: aten_add(a, b),
+        "torch 1.13: torch.ops.aten.add (packet)": lambda: aten_packet(a, b),
         "torch 1.13: torch.library op, Python kernel (torch.add)": lambda: myadd(a, b),
         "torch 1.13: torch.empty(1)": lambda: torch.empty(1),
     }

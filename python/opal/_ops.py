@@ -144,12 +144,16 @@ class OpOverloadPacket:
         setattr(self, key, result)
         return result
 
+    def _build_call_list(self):
+        calls = self._call_list = [self._overload(n) for n in self._overload_names]
+        return calls
+
     def __call__(self, *args, **kwargs):
+        # (Replaced by a C tp_call below, _C._install_packet_call: the same
+        # resolution without this frame.)
         calls = self._call_list
         if calls is None:
-            calls = self._call_list = [self._overload(n) for n in self._overload_names]
-        if len(calls) == 1:
-            return calls[0](*args, **kwargs)
+            calls = self._build_call_list()
         return _C._call_overloads(calls, *args, **kwargs)
 
     def __str__(self):
@@ -160,6 +164,9 @@ class OpOverloadPacket:
 
     def __hash__(self):
         return hash(self._qualified_op_name)
+
+
+_C._install_packet_call(OpOverloadPacket)
 
 
 class _OpNamespace(types.ModuleType):

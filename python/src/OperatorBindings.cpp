@@ -114,6 +114,62 @@ PyObject *callOpHandle(PyObject *self, PyObject *args, PyObject *kwargs) {
   return nullptr;
 }
 
+/// A packet's call (`opal.ops.ns.op(...)`): the first of `overloads` (the
+/// packet's OpOverloads in call order) whose schema accepts the arguments
+/// runs. Overloads that do not fit are passed over without their reasons;
+/// the reasons are gathered only when none fits, for the error.
+py::object callOverloads(py::handle overloads, py::handle args, py::handle kwargs) {
+  Py_ssize_t count = PyList_GET_SIZE(overloads.ptr());
+  auto handleAt = [&](Py_ssize_t i) -> const OperatorHandle & {
+    return py::cast<const PyOpHandle &>(PyList_GET_ITEM(overloads.ptr(), i)).handle;
+  };
+  if (traceHook) {
+    std::vector<FunctionSchema> schemas;
+    for (Py_ssize_t i = 0; i < count; ++i)
+      schemas.push_back(handleAt(i).schema());
+    return traceCall(std::move(schemas), args, kwargs);
+  }
+  if (count == 1)
+    return call(handleAt(0), args, kwargs);
+  for (Py_ssize_t i = 0; i < count; ++i) {
+    const OperatorHandle &op = handleAt(i);
+    Stack stack;
+    stack.reserve(op.schema().arguments().size());
+    if (!parseArguments(op.schema(), args, kwargs, stack, /*explain=*/false))
+      return callWithStack(op, stack);
+  }
+  std::string tried;
+  for (Py_ssize_t i = 0; i < count; ++i) {
+    Stack stack;
+    auto error = parseArguments(handleAt(i).schema(), args, kwargs, stack);
+    tried += "\n  " + handleAt(i).schema().str() + ": " + error.value_or("accepted");
+  }
+  std::string name = count == 0 ? std::string("operator") : handleAt(0).schema().name();
+  raiseArgumentError(name + "(): no overload accepts these arguments. Tried:" + tried);
+}
+
+/// tp_call of opal.ops' OpOverloadPacket: its `_call_list` (built by its
+/// `_build_call_list()` on the first call) through callOverloads, without a
+/// Python frame or pybind11's dispatch in between.
+PyObject *callPacket(PyObject *self, PyObject *args, PyObject *kwargs) {
+  try {
+    static PyObject *listName = PyUnicode_InternFromString("_call_list");
+    py::object calls = py::reinterpret_steal<py::object>(PyObject_GetAttr(self, listName));
+    if (!calls)
+      throw py::error_already_set();
+    if (calls.is_none())
+      calls = py::reinterpret_borrow<py::object>(self).attr("_build_call_list")();
+    if (!PyList_Check(calls.ptr()))
+      throw py::type_error("OpOverloadPacket._call_list must be a list");
+    return callOverloads(calls, args, kwargs).release().ptr();
+  } catch (py::error_already_set &error) {
+    error.restore();
+  } catch (...) {
+    setPythonError();
+  }
+  return nullptr;
+}
+
 /// The eager API's binary operators (`a + b`, opal/_tensor_ops.py) as C
 /// methods: a tensor operand calls the op's Tensor overload, a Python int,
 /// float or bool its Scalar overload, anything else the Python method they
@@ -254,24 +310,13 @@ void opal::python::bindOperators(py::module_ &m) {
 
   m.def("_call_overloads", [](py::list overloads, py::args args, py::kwargs kwargs) {
     // A packet's call: the first overload whose schema accepts the arguments.
-    if (traceHook) {
-      std::vector<FunctionSchema> schemas;
-      for (py::handle item : overloads)
-        schemas.push_back(py::cast<const PyOpHandle &>(item).handle.schema());
-      return traceCall(std::move(schemas), args, kwargs);
-    }
-    std::string tried;
-    for (py::handle item : overloads) {
-      const OperatorHandle &op = py::cast<const PyOpHandle &>(item).handle;
-      Stack stack;
-      auto error = parseArguments(op.schema(), args, kwargs, stack);
-      if (!error)
-        return callWithStack(op, stack);
-      tried += "\n  " + op.schema().str() + ": " + *error;
-    }
-    std::string name = overloads.empty()
-                           ? std::string("operator")
-                           : py::cast<const PyOpHandle &>(overloads[0]).handle.schema().name();
-    raiseArgumentError(name + "(): no overload accepts these arguments. Tried:" + tried);
+    return callOverloads(overloads, args, kwargs);
+  });
+
+  // `packet(...)` straight to callOverloads: opal.ops installs this tp_call
+  // on OpOverloadPacket once the class exists.
+  m.def("_install_packet_call", [](py::type cls) {
+    reinterpret_cast<PyTypeObject *>(cls.ptr())->tp_call = &callPacket;
+    PyType_Modified(reinterpret_cast<PyTypeObject *>(cls.ptr()));
   });
 }

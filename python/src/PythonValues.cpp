@@ -210,15 +210,17 @@ std::optional<IValue> opal::python::toIValue(py::handle object,
 
 std::optional<std::string> opal::python::parseArguments(const FunctionSchema &schema,
                                                         py::handle args,
-                                                        py::handle kwargs, Stack &stack) {
+                                                        py::handle kwargs, Stack &stack,
+                                                        bool explain) {
   const std::vector<Argument> &arguments = schema.arguments();
   size_t given = PyTuple_GET_SIZE(args.ptr());
   size_t positional = 0;
   while (positional < arguments.size() && !arguments[positional].kwargOnly())
     ++positional;
   if (given > positional)
-    return "expected at most " + std::to_string(positional) +
-           " argument(s) but received " + std::to_string(given) + " argument(s)";
+    return explain ? "expected at most " + std::to_string(positional) +
+                         " argument(s) but received " + std::to_string(given) + " argument(s)"
+                   : std::string();
   size_t start = stack.size();
   auto fail = [&](std::string reason) {
     stack.resize(start);
@@ -247,6 +249,8 @@ std::optional<std::string> opal::python::parseArguments(const FunctionSchema &sc
       continue;
     }
     std::optional<IValue> converted = toIValue(value, *argument.type(), expected);
+    if (!converted && !explain)
+      return fail(std::string());
     if (!converted) {
       // Another library's tensor (torch.Tensor, a jax or cupy array) comes
       // in by DLPack, without a copy.

@@ -27,10 +27,13 @@ std::string pythonTypeName(pybind11::handle object);
 
 /// Parses a call's Python arguments against `schema` onto `stack`. On
 /// failure returns the reason (without the op's name), leaving `stack` as it
-/// was.
+/// was; with `explain` false the reason is left empty (a packet's call tries
+/// overloads that do not fit before the one that does: it asks for reasons
+/// only when none fits).
 std::optional<std::string> parseArguments(const FunctionSchema &schema,
                                           pybind11::handle args,
-                                          pybind11::handle kwargs, Stack &stack);
+                                          pybind11::handle kwargs, Stack &stack,
+                                          bool explain = true);
 /// The Python result of a call: None, one value, or a tuple.
 pybind11::object returnsToPython(const FunctionSchema &schema, Stack &stack);
 

@@ -126,6 +126,31 @@ def test_packet_picks_the_first_matching_overload(mylib):
     assert f"{ns}::scale.int(int x, int factor=2) -> int: argument 'x' (position 1) must be int, not str" in message
 
 
+def test_packet_call_sees_overloads_defined_after_its_first_call(mylib):
+    # The packet's call (C, _install_packet_call) reads the call list the
+    # packet rebuilds when an overload is defined.
+    ns, ops = mylib
+    with pytest.raises(TypeError, match="no overload accepts these arguments"):
+        ops.scale("text")
+    lib = Library(ns, "FRAGMENT")
+    lib.define("scale.str(str x) -> str")
+    lib.impl("scale.str", lambda x: x * 2, "CompositeExplicitAutograd")
+    assert ops.scale("ab") == "abab"
+    assert ops.scale(21) == 42
+    assert ops.scale(opal.ones(1)).tolist() == [2.0]
+
+
+def test_packet_passes_over_overloads_that_do_not_fit_without_side_effects(mylib):
+    # The first overload fails on its last argument: the stack it began is
+    # dropped and the next overload parses from scratch.
+    ns, ops = mylib
+    assert ops.scale(3, 5) == 15
+    assert ops.scale(x=4) == 8
+    with pytest.raises(TypeError) as info:
+        ops.scale(opal.ones(1), 2.0, True)
+    assert "expected at most 2 argument(s) but received 3 argument(s)" in str(info.value)
+
+
 def test_returns(mylib):
     ns, ops = mylib
     x = opal.ones(3)
