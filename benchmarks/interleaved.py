@@ -58,12 +58,19 @@ def set_threads(count):
 
 
 def main(description, cases, rounds=15, width=26, copy_column=True, unit="ms"):
-    """A benchmark's command line: --rounds and --threads (opal and PyTorch
-    at the same count, 1 by default), then `run` and `report`. `cases` is
+    """A benchmark's command line: --rounds, --threads (opal and PyTorch
+    at the same count, 1 by default) and --only (a part of the names of the
+    cases to run), then `run` and `report`. `cases` is
     called after the arguments are parsed (it builds the inputs)."""
     parser = argparse.ArgumentParser(description=description.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=rounds)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--only", default="",
+                        help="run only the cases whose name contains this text")
     args = parser.parse_args()
     set_threads(args.threads)
-    report(run(cases(), args.rounds), width=width, copy_column=copy_column, unit=unit)
+    chosen = [case for case in cases() if args.only in case[0]]
+    if not chosen:
+        parser.error(f"no case's name contains '{args.only}'")
+    report(run(chosen, args.rounds), width=width, copy_column=copy_column and not args.only,
+           unit=unit)

@@ -11,6 +11,8 @@ speedup over its own one-thread median, and for the memory-bound rows
 opal's bytes moved per second as a share of the copy's at the same count.
 
     PYTHONPATH=build/python /usr/bin/python3 benchmarks/scaling.py [--threads 1,2,4,8,16] [--rounds N]
+        [--only NAME]   (only the rows whose name contains NAME; "of copy" needs the copy row)
+        [--opal-only]   (opal alone: PyTorch's columns then time an empty call)
 """
 
 import argparse
@@ -62,26 +64,34 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", default="1,2,4,8,16")
     parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--opal-only", action="store_true",
+                        help="time opal alone (PyTorch's OpenMP workers, spinning after "
+                             "its calls, take cores opal's threads need on a small machine)")
+    parser.add_argument("--only", default="",
+                        help="run only the rows whose name contains this text")
     args = parser.parse_args()
     cores = len(os.sched_getaffinity(0))
     counts = [int(c) for c in args.threads.split(",") if int(c) <= cores]
-    table = cases()
+    table = [case for case in cases() if args.only in case[0]]
+    if not table:
+        parser.error(f"no row's name contains '{args.only}'")
     print(f"{cores} cores; opal {opal.__version__}, PyTorch {torch.__version__}")
     print(f"{'op':26s} {'threads':>7s} {'opal min/med ms':>18s} {'PyTorch min/med ms':>20s} "
           f"{'PyTorch/opal':>12s} {'opal speedup':>12s} {'of copy':>8s}")
     single = {}
     for count in counts:
         interleaved.set_threads(count)
-        results = interleaved.run([(name, ours, theirs) for name, ours, theirs, _ in table],
-                                  args.rounds)
+        results = interleaved.run(
+            [(name, ours, (lambda: None) if args.opal_only else theirs)
+             for name, ours, theirs, _ in table], args.rounds)
         copy_rate = None
         for (name, mine, reference), (_, _, _, moved) in zip(results, table):
             med, their = statistics.median(mine), statistics.median(reference)
             single.setdefault(name, med)
             rate = moved / med if moved else None
-            if copy_rate is None:
+            if copy_rate is None and name.startswith("copy"):
                 copy_rate = rate
-            share = f"{rate / copy_rate:7.0%}" if rate else ""
+            share = f"{rate / copy_rate:7.0%}" if rate and copy_rate else ""
             print(f"{name:26s} {count:7d} {min(mine):8.2f} / {med:7.2f} {min(reference):9.2f} / "
                   f"{their:7.2f} {their / med:11.2f}x {single[name] / med:11.2f}x {share:>8s}")
 

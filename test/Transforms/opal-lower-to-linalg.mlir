@@ -306,9 +306,9 @@ func.func @adaptive_avg_pool_backward(%g: tensor<?x3x2x?xf64>, %x: tensor<?x3x5x
 // channels last as rows [G, N*P, Cg] (a float32 input: zero in the padding
 // along each dim, the input transposed into the planes' interior, zero past
 // the channels the input has),
-// the weight as [G, K, Cg, Fg]; blocks of 240 rows of sums (a loop threads
-// share), each summing, per kernel position, the product of rows shifted by
-// the position's offset with the position's weights; then the rows seen as
+// the weight as [G, K, Cg, Fg]; the rows of sums, summed over the kernel
+// positions, each the product of rows shifted by the position's offset
+// (from a table of offsets) with the position's weights; then the rows seen as
 // [G, N, padded plane, Fg], whose corner of each plane, transposed, is the
 // output. Without the option (and for CUDA), the im2col product.
 // RUN: opal-opt %s --opal-lower-to-linalg=shifted-convolutions --split-input-file | FileCheck %s --check-prefix=SHIFTED
@@ -323,22 +323,22 @@ func.func @adaptive_avg_pool_backward(%g: tensor<?x3x2x?xf64>, %x: tensor<?x3x5x
 // SHIFTED: %[[XT:.*]] = tensor.insert_slice %{{.*}} into %[[INSIDE]][%{{.*}}, 0, 1, 1, %[[CHANNELS]]]
 // SHIFTED: %[[ROWS:.*]] = tensor.collapse_shape %[[XT]] {{\[\[}}0], [1, 2, 3], [4]] : tensor<?x?x?x?x?xf32> into tensor<?x?x?xf32>
 // SHIFTED: %[[WEIGHTS:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] : tensor<?x?x?x?x?xf32> into tensor<?x?x?x?xf32>
+// Q, the rows of sums computed.
+// SHIFTED: %[[Q:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : index
 // Each kernel position's offset in the padded plane, a table computed once.
 // SHIFTED: %[[SHIFTS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<?xindex>)
 // SHIFTED: arith.remui
 // SHIFTED: arith.divui
-// SHIFTED: scf.for %[[Q0:.*]] = %{{.*}} to %{{.*}} step %c240 iter_args(%[[SUMS:.*]] =
-// SHIFTED: %[[BLOCK:.*]] = tensor.extract_slice %[[SUMS]][0, %[[Q0]], 0]
-// SHIFTED: linalg.fill {{.*}} outs(%[[BLOCK]]
-// SHIFTED: scf.for %[[K:.*]] = %{{.*}} iter_args(
+// The Q rows of sums filled, then each position's product summed into them.
+// SHIFTED: %[[BLOCK:.*]] = tensor.extract_slice %[[SUMS:.*]][0, 0, 0] [%{{.*}}, %[[Q]], %{{.*}}] [1, 1, 1]
+// SHIFTED: %[[ZEROS:.*]] = linalg.fill {{.*}} outs(%[[BLOCK]]
+// SHIFTED: %[[SUMMED:.*]] = scf.for %[[K:.*]] = %{{.*}} iter_args(%{{.*}} = %[[ZEROS]])
 // SHIFTED-NOT: arith.divui
 // SHIFTED: %[[SHIFT:.*]] = tensor.extract %[[SHIFTS]][%[[K]]] : tensor<?xindex>
-// SHIFTED: %[[FIRST:.*]] = arith.addi %[[Q0]], %[[SHIFT]] : index
-// SHIFTED: tensor.extract_slice %[[ROWS]][0, %[[FIRST]], 0]
+// SHIFTED: tensor.extract_slice %[[ROWS]][0, %[[SHIFT]], 0] [%{{.*}}, %[[Q]], %{{.*}}]
 // SHIFTED: tensor.extract_slice %[[WEIGHTS]][0, %[[K]], 0, 0]
 // SHIFTED: linalg.batch_matmul
-// SHIFTED: tensor.insert_slice %{{.*}} into %[[SUMS]][0, %[[Q0]], 0]
-// SHIFTED: } {opal.parallel}
+// SHIFTED: tensor.insert_slice %[[SUMMED]] into %[[SUMS]][0, 0, 0]
 // SHIFTED-NOT: linalg.batch_matmul
 // SHIFTED: %[[PLANES:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2, 3], [4]] output_shape
 // SHIFTED: %[[CORNER:.*]] = tensor.extract_slice %[[PLANES]][0, 0, 0, 0, 0] [1, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] [1, 1, 1, 1, 1] : tensor<?x?x?x?x?xf32> to tensor<?x?x?x?xf32>
