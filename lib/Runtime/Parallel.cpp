@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -81,8 +82,29 @@ Expected<bool> opal::setNumThreads(int64_t threads) {
   return true;
 }
 
+bool opal::workersSleepAtOnce(const std::optional<std::string> &waitPolicy,
+                              const std::optional<std::string> &blockTime) {
+  if (waitPolicy) {
+    std::string lower;
+    for (char c : *waitPolicy)
+      lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower == "passive")
+      return true;
+  }
+  return blockTime && *blockTime == "0";
+}
+
+int64_t opal::minimumForkedWork() {
+  static const int64_t least =
+      2 * kParallelGrain *
+      (workersSleepAtOnce(readKnob("OMP_WAIT_POLICY"), readKnob("KMP_BLOCKTIME"))
+           ? kPassiveFactor
+           : 1);
+  return least;
+}
+
 int64_t opal_parallel_begin(int64_t work) {
-  if (work < 2 * kParallelGrain)
+  if (work < minimumForkedWork())
     return 1; // small: not a nest that competes for threads
   int64_t limit = getNumThreads();
   int64_t wanted = std::min(limit, work / kParallelGrain);
@@ -105,7 +127,7 @@ int64_t opal_parallel_begin(int64_t work) {
 }
 
 void opal_parallel_end(int64_t work, int64_t threads) {
-  if (work < 2 * kParallelGrain)
+  if (work < minimumForkedWork())
     return;
   if (threads > 1)
     busyThreads.fetch_sub(threads - 1, std::memory_order_relaxed);

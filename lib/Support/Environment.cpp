@@ -103,6 +103,13 @@ const std::vector<EnvironmentKnob> &opal::environmentKnobs() {
       {"OPAL_NUM_THREADS", false,
        "the threads compiled CPU kernels may use, a positive integer (default: the cores in "
        "the process's affinity mask); opal.set_num_threads() changes it"},
+      {"OMP_WAIT_POLICY", false,
+       "the OpenMP runtime's own, read by opal: PASSIVE (any case) puts idle workers to sleep "
+       "at once, so that each fork of a parallel nest wakes them (tens of microseconds); opal "
+       "then forks only nests of 16 times the work it forks otherwise"},
+      {"KMP_BLOCKTIME", false,
+       "LLVM's OpenMP runtime's own, read by opal: the milliseconds an idle worker spins "
+       "before it sleeps; 0 counts as OMP_WAIT_POLICY=PASSIVE"},
       {"OPAL_LIBCUDA", false,
        "the CUDA driver library to open (default libcuda.so.1, found by the dynamic loader)"},
       {"CUDA_HOME", true,

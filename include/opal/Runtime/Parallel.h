@@ -8,7 +8,9 @@
 //     process's affinity mask; opal.set_num_threads() changes it;
 //   - the grain: a nest gets one thread per kParallelGrain units of work (the
 //     product of its loop sizes), so small calls stay on the caller's thread
-//     and fork nothing;
+//     and fork nothing; when the OpenMP runtime's idle workers sleep at once
+//     (OMP_WAIT_POLICY=PASSIVE, KMP_BLOCKTIME=0), a fork wakes them, and
+//     only nests of kPassiveFactor times more work fork;
 //   - a budget shared by concurrent callers: threads in use by every nest
 //     running at once never exceed the setting (each caller keeps its own
 //     thread), and a caller that arrives while others run gets its fair share
@@ -30,6 +32,22 @@ namespace opal {
 /// Units of work (loop iterations of a nest, counted over all its loops)
 /// per thread: below twice this a nest runs on the caller's thread.
 constexpr int64_t kParallelGrain = 32768;
+
+/// How much more work a nest needs before it forks when the OpenMP
+/// runtime's idle workers sleep at once: a fork and join then took 45-56 us
+/// on the 2-core development VM, against 1-2 us with spinning workers
+/// (benchmarks/omp_fork.c).
+constexpr int64_t kPassiveFactor = 16;
+
+/// Whether OMP_WAIT_POLICY or KMP_BLOCKTIME (the OpenMP runtime's own
+/// settings, which opal reads) put idle workers to sleep at once:
+/// "passive" in any case, or a block time of 0.
+bool workersSleepAtOnce(const std::optional<std::string> &waitPolicy,
+                        const std::optional<std::string> &blockTime);
+
+/// The least work of a nest that forks: 2 * kParallelGrain, times
+/// kPassiveFactor when the process's idle workers sleep at once.
+int64_t minimumForkedWork();
 
 /// The cores this process may run on (its affinity mask), at least 1.
 int64_t availableCores();
