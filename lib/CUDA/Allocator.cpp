@@ -79,9 +79,12 @@ void *opal::cuda::allocate(int ordinal, size_t nbytes) {
     activate(ordinal);
     result = api.cuMemAlloc_v2(&pointer, size);
   }
-  if (result != kSuccess)
-    throw OpalError("CUDA out of memory or failed: tried to allocate " + std::to_string(nbytes) +
+  if (result == 2 /* CUDA_ERROR_OUT_OF_MEMORY */)
+    throw OpalError("CUDA out of memory: tried to allocate " + std::to_string(nbytes) +
                     " bytes on cuda:" + std::to_string(ordinal) + ": " + describeError(result));
+  if (result != kSuccess)
+    throw OpalError("CUDA error in cuMemAlloc (" + std::to_string(nbytes) + " bytes on cuda:" +
+                    std::to_string(ordinal) + "): " + describeError(result));
   state.stats.bytesInUse += size;
   return toPointer(pointer);
 }

@@ -41,6 +41,12 @@ const char *knownErrorName(CUresult error) {
   case 500: return "CUDA_ERROR_NOT_FOUND: named symbol not found";
   case 700: return "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered";
   case 701: return "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: too many resources requested for launch";
+  case 710: return "CUDA_ERROR_ASSERT: device-side assert triggered";
+  case 714: return "CUDA_ERROR_HARDWARE_STACK_ERROR: an illegal instruction was encountered";
+  case 715: return "CUDA_ERROR_ILLEGAL_INSTRUCTION: an illegal instruction was encountered";
+  case 716: return "CUDA_ERROR_MISALIGNED_ADDRESS: misaligned address";
+  case 717: return "CUDA_ERROR_INVALID_ADDRESS_SPACE: operation not supported on global/shared address space";
+  case 718: return "CUDA_ERROR_INVALID_PC: invalid program counter";
   case 719: return "CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure";
   case 803: return "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH: system has unsupported display driver / cuda driver combination";
   case 804: return "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: forward compatibility was attempted on non supported HW";
@@ -114,8 +120,20 @@ const DriverApi &opal::cuda::requireDriver() {
   return *api;
 }
 
+/// Whether `error` is a kernel's fault, which breaks the context for good:
+/// every later call fails with it, and it may be reported by a call after
+/// the kernel that made it (launches return before kernels run).
+bool opal::cuda::isStickyError(CUresult error) {
+  return error == 700 || error == 710 || (error >= 714 && error <= 719);
+}
+
 std::string opal::cuda::describeError(CUresult error) {
-  return describeWith(loadedDriver().api, error);
+  std::string text = describeWith(loadedDriver().api, error);
+  if (isStickyError(error))
+    text += " (a kernel's fault, which CUDA reports at the first call after it, so it may "
+            "come from a kernel launched earlier; the device cannot be used again in this "
+            "process)";
+  return text;
 }
 
 void opal::cuda::check(CUresult result, const char *what) {

@@ -213,8 +213,45 @@ def test_launch_failures_name_the_kernel_and_the_driver_error(run):
         print(opal.ops.aten.exp(opal.tensor([0.0])).numpy())  # the CPU still works
     """, OPAL_CUDA_FORMAT="isa", FAKE_CUDA_FAIL_LAUNCH="1")
     message = ("aten::exp(float32[?]) on cuda:0: CUDA error in cuLaunchKernel(opal_kernel_kernel): "
-               "CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure")
+               "CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure" + KERNEL_FAULT)
     assert out == [message, message, "[1.]"]
+
+
+KERNEL_FAULT = (" (a kernel's fault, which CUDA reports at the first call after it, so it may "
+                "come from a kernel launched earlier; the device cannot be used again in this "
+                "process)")
+
+
+def test_a_kernel_fault_is_reported_by_the_next_call_and_every_one_after(run):
+    # A kernel that faults (an illegal address) on a real device: its launch
+    # succeeds, the next call that uses the context reports the fault, and
+    # so does every call after it, frees included. Each raises a clear
+    # error; nothing crashes, not the tensors' destructors nor the exit; the
+    # CPU still works.
+    out, _ = run("""
+        import numpy as np, opal
+        x = opal.tensor(np.ones(10, dtype=np.float32), device="cuda")
+        y = opal.ops.aten.exp(x)
+        print("launched")
+        for step in (lambda: y.cpu(), lambda: opal.ops.aten.exp(x),
+                     lambda: opal.tensor([1.0], device="cuda"), opal.cuda.synchronize):
+            try:
+                step()
+                print("no error")
+            except RuntimeError as error:
+                print(error)
+        del x, y
+        print(opal.ops.aten.exp(opal.tensor([0.0])).numpy())
+    """, OPAL_CUDA_FORMAT="isa", FAKE_CUDA_FAULT="1")
+    fault = "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered" + KERNEL_FAULT
+    assert out == [
+        "launched",
+        "CUDA error in cuMemcpyDtoHAsync: " + fault,
+        "CUDA error in cuMemAlloc (40 bytes on cuda:0): " + fault,
+        "CUDA error in cuMemAlloc (4 bytes on cuda:0): " + fault,
+        "CUDA error in cuStreamSynchronize: " + fault,
+        "[1.]",
+    ]
 
 
 EXP_ERROR = """

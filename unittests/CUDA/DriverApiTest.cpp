@@ -52,6 +52,17 @@ TEST(DriverApi, ErrorsAreNamedEvenWithoutADriver) {
   EXPECT_EQ(opal::cuda::describeError(34),
             "CUDA_ERROR_STUB_LIBRARY: CUDA driver is a stub library");
   EXPECT_EQ(opal::cuda::describeError(12345), "CUresult 12345");
+  EXPECT_EQ(opal::cuda::describeError(716).rfind("CUDA_ERROR_MISALIGNED_ADDRESS: misaligned "
+                                                 "address (a kernel's fault, ",
+                                                 0),
+            0u);
+}
+
+TEST(DriverApi, KernelFaultsAreTheStickyErrors) {
+  for (opal::cuda::CUresult error : {700, 710, 714, 715, 716, 717, 718, 719})
+    EXPECT_TRUE(opal::cuda::isStickyError(error)) << error;
+  for (opal::cuda::CUresult error : {0, 1, 2, 200, 209, 500, 701, 999})
+    EXPECT_FALSE(opal::cuda::isStickyError(error)) << error;
 }
 
 TEST(DriverApi, CheckThrowsWithTheCallAndTheError) {
@@ -61,7 +72,10 @@ TEST(DriverApi, CheckThrowsWithTheCallAndTheError) {
     FAIL() << "no exception";
   } catch (const std::exception &error) {
     EXPECT_STREQ(error.what(), "CUDA error in cuLaunchKernel: CUDA_ERROR_ILLEGAL_ADDRESS: an "
-                               "illegal memory access was encountered");
+                               "illegal memory access was encountered (a kernel's fault, which "
+                               "CUDA reports at the first call after it, so it may come from a "
+                               "kernel launched earlier; the device cannot be used again in "
+                               "this process)");
   }
 }
 

@@ -61,8 +61,14 @@ bool isAvailable();
 const DriverApi &requireDriver();
 
 /// "CUDA_ERROR_OUT_OF_MEMORY: out of memory": the driver's name and text
-/// for an error, or opal's own table where the driver gives none.
+/// for an error, or opal's own table where the driver gives none; for a
+/// kernel's fault (isStickyError), followed by what it means.
 std::string describeError(CUresult error);
+/// Whether `error` is a kernel's fault (an illegal address, a device-side
+/// assert, an unspecified launch failure, ...): the context is broken for
+/// good, and the call that reports it may come after the kernel that made
+/// it. describeError says so.
+bool isStickyError(CUresult error);
 
 /// Throws OpalError("CUDA error in <what>: <describeError>") if `result`
 /// is not success.

@@ -9,7 +9,11 @@
  *
  * Knobs: FAKE_CUDA_CAPABILITY (default 90), FAKE_CUDA_FAIL_LAUNCH=1 (every
  * launch fails with CUDA_ERROR_LAUNCH_FAILED), FAKE_CUDA_REJECT_IMAGE=1
- * (every image fails with CUDA_ERROR_NO_BINARY_FOR_GPU).
+ * (every image fails with CUDA_ERROR_NO_BINARY_FOR_GPU), FAKE_CUDA_FAULT=1
+ * (a kernel that faults, as a real one reports it: its launch succeeds,
+ * and from then on the context is broken for good, every call that uses
+ * it failing with CUDA_ERROR_ILLEGAL_ADDRESS, frees and synchronizations
+ * included).
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -39,9 +43,19 @@ static int flag(const char *name) {
   return value && strcmp(value, "1") == 0;
 }
 
+/* FAKE_CUDA_FAULT: set by the first launch; every later call that uses the
+ * context then fails, as after a real kernel's fault (a sticky error). */
+static int faulted;
+#define STICKY()                                                                                   \
+  do {                                                                                             \
+    if (faulted)                                                                                   \
+      return 700;                                                                                  \
+  } while (0)
+
 int cuGetErrorName(int error, const char **name) {
   switch (error) {
   case 0: *name = "CUDA_SUCCESS"; return 0;
+  case 700: *name = "CUDA_ERROR_ILLEGAL_ADDRESS"; return 0;
   case 209: *name = "CUDA_ERROR_NO_BINARY_FOR_GPU"; return 0;
   case 500: *name = "CUDA_ERROR_NOT_FOUND"; return 0;
   case 719: *name = "CUDA_ERROR_LAUNCH_FAILED"; return 0;
@@ -51,6 +65,7 @@ int cuGetErrorName(int error, const char **name) {
 int cuGetErrorString(int error, const char **text) {
   switch (error) {
   case 209: *text = "no kernel image is available for execution on the device"; return 0;
+  case 700: *text = "an illegal memory access was encountered"; return 0;
   case 500: *text = "named symbol not found"; return 0;
   case 719: *text = "unspecified launch failure"; return 0;
   default: return 1;
@@ -80,13 +95,14 @@ static int context;
 int cuDevicePrimaryCtxRetain(void **ctx, int device) { *ctx = &context; return 0; }
 int cuDevicePrimaryCtxRelease_v2(int device) { return 0; }
 int cuCtxSetCurrent(void *ctx) { return 0; }
-int cuCtxSynchronize(void) { return 0; }
+int cuCtxSynchronize(void) { STICKY(); return 0; }
 static int stream;
 int cuStreamCreate(void **s, unsigned flags) { *s = &stream; return 0; }
-int cuStreamDestroy_v2(void *s) { return 0; }
-int cuStreamSynchronize(void *s) { return 0; }
+int cuStreamDestroy_v2(void *s) { STICKY(); return 0; }
+int cuStreamSynchronize(void *s) { STICKY(); return 0; }
 
 int cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
+  STICKY();
   void *block = aligned_alloc(256, (bytes + 255) / 256 * 256);
   if (!block)
     return 2;
@@ -94,20 +110,28 @@ int cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
   logLine("alloc %zu", bytes);
   return 0;
 }
-int cuMemFree_v2(CUdeviceptr pointer) { free((void *)(uintptr_t)pointer); return 0; }
+int cuMemFree_v2(CUdeviceptr pointer) {
+  STICKY(); /* (leaks the block, as a broken context keeps its memory) */
+  free((void *)(uintptr_t)pointer);
+  return 0;
+}
 int cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, void *st) {
+  STICKY();
   memcpy((void *)(uintptr_t)d, s, n);
   return 0;
 }
 int cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, void *st) {
+  STICKY();
   memcpy(d, (const void *)(uintptr_t)s, n);
   return 0;
 }
 int cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, void *st) {
+  STICKY();
   memmove((void *)(uintptr_t)d, (const void *)(uintptr_t)s, n);
   return 0;
 }
 int cuMemsetD8Async(CUdeviceptr d, unsigned char value, size_t n, void *st) {
+  STICKY();
   memset((void *)(uintptr_t)d, value, n);
   return 0;
 }
@@ -124,6 +148,7 @@ struct Function {
 };
 
 int cuModuleLoadData(void **module, const void *image) {
+  STICKY();
   if (flag("FAKE_CUDA_REJECT_IMAGE"))
     return 209;
   const char *bytes = image;
@@ -197,8 +222,11 @@ int cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, unsign
                    unsigned by, unsigned bz, unsigned shared, void *s, void **params,
                    void **extra) {
   struct Function *f = function;
+  STICKY();
   if (flag("FAKE_CUDA_FAIL_LAUNCH"))
     return 719;
+  if (flag("FAKE_CUDA_FAULT"))
+    faulted = 1; /* reported by the calls after this one */
   if (!getenv("FAKE_CUDA_LOG"))
     return 0;
   char line[4096];
