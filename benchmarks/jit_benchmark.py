@@ -176,10 +176,13 @@ def main():
     parser.add_argument("--threads", type=int, default=1,
                         help="opal's and PyTorch's thread count (the same)")
     parser.add_argument("--skip-compile", action="store_true")
+    parser.add_argument("--compile-only", action="store_true",
+                        help="only the compile-time table")
     args = parser.parse_args()
     if not args.skip_compile:
         compile_times()
-    throughput(args.rounds, args.threads)
+    if not args.compile_only:
+        throughput(args.rounds, args.threads)
 
 
 if __name__ == "__main__":

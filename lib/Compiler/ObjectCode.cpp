@@ -206,9 +206,15 @@ FailureOr<std::string> opal::ir::emitObject(ModuleOp module,
           argument.addAttr(llvm::Attribute::NoAlias);
     };
     markNoAlias(*function);
+    // Each part is called twice, from the parallel region and from the path
+    // that runs the nest on the caller's thread: kept out of line, its
+    // loops are optimized, vectorized and compiled once, not once per call
+    // site (a call per nest costs nanoseconds).
     for (llvm::Function &part : *llvmModule)
-      if (!part.isDeclaration() && part.getName().starts_with(name + "_part"))
+      if (!part.isDeclaration() && part.getName().starts_with(name + "_part")) {
         markNoAlias(part);
+        part.addFnAttr(llvm::Attribute::NoInline);
+      }
     // Inlined into its packed entry point before LLVM simplifies anything:
     // otherwise the O2 pipeline simplifies the body once on its own and
     // once more inlined (twice the optimization time).
