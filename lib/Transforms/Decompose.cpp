@@ -648,8 +648,15 @@ ScannedOpLibrary opal::ir::scanOpLibraryText(std::string_view text) {
   };
   constexpr std::string_view kLibrary = "opal.library \"", kDecomposition = "opal.decomposition \"";
   size_t at = 0;
+  // (The next library's position is searched for again only once passed: a
+  // text holds one library and hundreds of decompositions, and searching
+  // the rest of the text for it at each made the scan quadratic, 34M
+  // instructions for the built-in libraries.)
+  size_t library = text.find(kLibrary);
   while (true) {
-    size_t library = text.find(kLibrary, at), decomposition = text.find(kDecomposition, at);
+    if (library != std::string_view::npos && library < at)
+      library = text.find(kLibrary, at);
+    size_t decomposition = text.find(kDecomposition, at);
     if (library == std::string_view::npos && decomposition == std::string_view::npos)
       break;
     if (library < decomposition) {

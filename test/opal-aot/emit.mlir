@@ -21,19 +21,26 @@ opal.library "aotlit" {
 
 // LLVM-LABEL: // ----- aotlit::scale_add(float32[?], float32[?], float)
 // Only the packed entry points are exported; the kernel itself is internal
-// (and inlined into its entry point).
+// (and inlined into its entry point). Its loop nest, which may split over
+// threads, is a part kept out of line: called from the parallel region and
+// from the entry point, it is vectorized once.
 // LLVM-NOT: define void @opal_kernel(
-// LLVM: define void @opal_aot_emit_mlir_0_opal_kernel(ptr
+// LLVM: define internal fastcc void @opal_kernel_part(
 // The buffers are noalias, so the vector loop needs no runtime overlap check.
 // LLVM-NOT: vector.memcheck
 // LLVM: fmul <8 x float>
+// LLVM: define void @opal_aot_emit_mlir_0_opal_kernel(ptr
+// LLVM-NOT: fmul <8 x float>
+// LLVM: call fastcc void @opal_kernel_part(
 // LLVM: define void @opal_aot_emit_mlir_0_opal_kernel_shapes(ptr
 // LLVM-LABEL: // ----- aotlit::scale_add(float64[?,?], float64[1,?], float)
 // LLVM: define void @opal_aot_emit_mlir_1_opal_kernel(ptr
 
 // ASM-LABEL: // ----- aotlit::scale_add(float32[?], float32[?], float)
-// ASM: opal_aot_emit_mlir_0_opal_kernel:
+// ASM: opal_kernel_part:
 // ASM: vmulps {{.*}}%ymm
+// ASM: opal_aot_emit_mlir_0_opal_kernel:
+// ASM: callq opal_kernel_part
 
 // STUB: struct opal_aot_library {
 // STUB: void opal_aot_emit_mlir_0_opal_kernel(void **);

@@ -147,6 +147,14 @@ TEST(SchemaDialect, DecompositionsAreFoundInTheLibraryTexts) {
       "  opal.decomposition \"b::g\" {}\n}");
   EXPECT_EQ(small.decompositions, (std::vector<std::string>{"a.f.x", "b.g"}));
   EXPECT_EQ(small.namespaces, (std::vector<std::string>{"a"}));
+  // Several libraries in one text: each decomposition takes the namespace
+  // of the library it follows.
+  ir::ScannedOpLibrary two = ir::scanOpLibraryText(
+      "opal.library \"a\" {\n  opal.decomposition \"f\" {}\n  opal.decomposition \"g\" {}\n}\n"
+      "opal.library \"c\" {\n  opal.decomposition \"h\" {}\n}\n"
+      "opal.library \"d\" {\n}\n");
+  EXPECT_EQ(two.decompositions, (std::vector<std::string>{"a.f", "a.g", "c.h"}));
+  EXPECT_EQ(two.namespaces, (std::vector<std::string>{"a", "c", "d"}));
 }
 
 } // namespace
