@@ -9,10 +9,7 @@
 
 #include "llvm/Support/FileSystem.h"
 
-#include <cstdio>
 #include <cstring>
-#include <map>
-#include <mutex>
 
 using namespace mlir;
 using namespace opal::ir;
@@ -96,7 +93,6 @@ bool opal::ir::parseCudaObject(const std::string &blob, CudaKernelObject &into) 
   into.kernels = opal::cuda::splitKernelNames(names);
   return true;
 }
-
 
 void opal::ir::setJitCudaOptions(int capability, CudaPipelineOptions &options) {
   options.chip = "sm_" + std::to_string(capability);

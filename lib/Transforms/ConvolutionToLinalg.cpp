@@ -658,10 +658,10 @@ Value shiftedConv(ConvBuilder &cb, Value input, Value weight, const ConvParamete
   // made 14 blocks, too few for 16 threads.)
   SmallVector<OpFoldResult> origin = {none, none, none}, units = {unit, unit, unit};
   SmallVector<OpFoldResult> qRows = {groups, q, fg};
-  Value block = tensor::ExtractSliceOp::create(b, loc, sums0, origin, qRows, units);
-  Value blockInit = linalg::FillOp::create(b, loc, zero, block).getResult(0);
+  Value computed = tensor::ExtractSliceOp::create(b, loc, sums0, origin, qRows, units);
+  Value zeros = linalg::FillOp::create(b, loc, zero, computed).getResult(0);
   auto loop = scf::ForOp::create(
-      b, loc, cb.index(0), positions, cb.index(1), ValueRange{blockInit},
+      b, loc, cb.index(0), positions, cb.index(1), ValueRange{zeros},
       [&](OpBuilder &lb, Location l, Value k, ValueRange carried) {
         Value shift = tensor::ExtractOp::create(lb, l, shifts, ValueRange{k});
         Value a = tensor::ExtractSliceOp::create(

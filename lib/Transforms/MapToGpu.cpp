@@ -48,6 +48,8 @@
 
 #include "opal/Transforms/Passes.h"
 
+#include "PrimUtils.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -1076,17 +1078,6 @@ Value sizeBeforeLoop(RewriterBase &rewriter, Value buffer, int64_t index, scf::F
   return memref::DimOp::create(rewriter, loop.getLoc(), source, index);
 }
 
-/// The buffer a view is a view of.
-Value rootOf(Value buffer) {
-  while (Operation *producer = buffer.getDefiningOp()) {
-    auto view = dyn_cast<ViewLikeOpInterface>(producer);
-    if (!view)
-      break;
-    buffer = view.getViewSource();
-  }
-  return buffer;
-}
-
 /// The row length of a loop over rows whose every op can hold the row in
 /// registers (computed before the loop), with each op's own length: one
 /// loop at most per op (reductions shared ones with a 0-d output), buffers
@@ -1124,7 +1115,7 @@ std::optional<SmallVector<Value>> rowLengths(RewriterBase &rewriter, scf::ForOp 
       if (element && !rowBuffer)
         rowBuffer = operand.get();
       if (!generic.isDpsInput(&operand))
-        writtenRoots.insert(rootOf(operand.get()));
+        writtenRoots.insert(opal::ir::detail::rootOf(operand.get()));
       buffers.push_back(operand.get());
     }
     if (loops == 1) {
@@ -1137,7 +1128,7 @@ std::optional<SmallVector<Value>> rowLengths(RewriterBase &rewriter, scf::ForOp 
     }
   }
   for (Value buffer : buffers) {
-    Value root = rootOf(buffer);
+    Value root = opal::ir::detail::rootOf(buffer);
     if (!writtenRoots.contains(root))
       continue;
     auto [it, inserted] = accessOf.try_emplace(root, buffer);

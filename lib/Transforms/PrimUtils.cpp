@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <array>
@@ -312,4 +313,10 @@ Value opal::ir::detail::extractInside(OpBuilder &b, Location loc, Value tensor, 
                                       Value inside, TypedAttr outside) {
   return extractInside(b, loc, tensor, coords, inside,
                        arith::ConstantOp::create(b, loc, outside).getResult());
+}
+
+mlir::Value opal::ir::detail::rootOf(mlir::Value view) {
+  while (auto viewLike = view.getDefiningOp<mlir::ViewLikeOpInterface>())
+    view = viewLike.getViewSource();
+  return view;
 }

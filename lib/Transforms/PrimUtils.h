@@ -116,6 +116,9 @@ mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value va
 std::string opNameOf(mlir::Location loc);
 /// The PyTorch ScalarType code of an element type (i8 is int8), if any.
 std::optional<int64_t> scalarTypeCodeFor(mlir::Type element);
+/// The buffer `view` is a view of (through subviews, casts and reshapes:
+/// every ViewLikeOpInterface op); `view` itself if it is no view.
+mlir::Value rootOf(mlir::Value view);
 
 } // namespace opal::ir::detail
 

@@ -24,6 +24,7 @@
 
 #include "opal/Transforms/Passes.h"
 
+#include "PrimUtils.h"
 #include "VectorTranspose.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -140,13 +141,6 @@ bool addsBias(linalg::GenericOp op, Value c) {
   return (sum.getLhs() == x && sum.getRhs() == y) || (sum.getLhs() == y && sum.getRhs() == x);
 }
 
-/// The buffer `view` is a view of (through subviews, casts and reshapes).
-Value rootOf(Value view) {
-  while (auto viewLike = view.getDefiningOp<ViewLikeOpInterface>())
-    view = viewLike.getViewSource();
-  return view;
-}
-
 /// What starts `op`'s sums (see ProductStart); `order`: how it reads B.
 ProductStart productStart(linalg::LinalgOp op, BOrder order) {
   ProductStart start;
@@ -159,7 +153,7 @@ ProductStart productStart(linalg::LinalgOp op, BOrder order) {
       return true;
     auto load = dyn_cast<memref::LoadOp>(inner);
     return load && load.getMemRef().getDefiningOp<memref::AllocOp>() &&
-           load.getMemRef() != rootOf(c);
+           load.getMemRef() != opal::ir::detail::rootOf(c);
   };
   // The op before `from` that touches memory.
   auto touching = [&](Operation *from) {

@@ -56,6 +56,32 @@ def test_opal_num_threads_that_is_not_a_positive_integer_is_refused(value):
         f"kernels use), got '{value}'")
 
 
+@pytest.mark.parametrize("env", [
+    {"OMP_WAIT_POLICY": "PASSIVE"}, {"OMP_WAIT_POLICY": "passive"}, {"KMP_BLOCKTIME": "0"},
+    {"OMP_WAIT_POLICY": "sleepy"}, {"OMP_WAIT_POLICY": ""}, {"KMP_BLOCKTIME": "forever"},
+])
+def test_openmp_wait_settings_of_any_value_leave_results_alone(env):
+    # opal reads OMP_WAIT_POLICY and KMP_BLOCKTIME (the OpenMP runtime's own):
+    # passive waits raise the work a nest needs before it forks. Any value,
+    # the OpenMP runtime's or not, runs cleanly (libomp may warn of one it
+    # does not take) and gives the same results at 1 and 2 threads.
+    result = run_fresh("""
+        import numpy as np, opal
+        x = np.arange(1 << 21, dtype=np.float32).reshape(1024, 2048) / 1e6
+        outs = []
+        for threads in (1, 2):
+            opal.set_num_threads(threads)
+            t = opal.tensor(x)
+            outs.append((opal.ops.aten.exp(t).numpy(), opal.ops.aten.sum.dim_IntList(t, [1]).numpy()))
+        assert np.array_equal(outs[0][0], outs[1][0])
+        assert np.allclose(outs[0][1], outs[1][1], rtol=1e-6)
+        print("ok")
+    """, **env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
+    assert "opal" not in result.stderr
+
+
 def test_set_num_threads_with_pytorchs_errors(threads):
     opal.set_num_threads(3)
     assert opal.get_num_threads() == 3
