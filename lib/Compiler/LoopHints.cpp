@@ -8,9 +8,28 @@
 
 using namespace opal::ir;
 
-llvm::PreservedAnalyses
-PredicateLoopsWithoutReductions::run(llvm::Function &function,
-                                     llvm::FunctionAnalysisManager &analyses) {
+namespace {
+
+/// Whether each iteration of `loop` does enough work beside its reduction
+/// that one chain of dependent vector additions (a masked loop's, which
+/// LLVM does not interleave) costs nothing: the instructions other than
+/// the loop's control, addressing and memory accesses (softmax's exp and
+/// its sum: some thirty; a sum: one).
+bool busy(const llvm::Loop &loop) {
+  unsigned work = 0;
+  for (llvm::BasicBlock *block : loop.blocks())
+    for (llvm::Instruction &instruction : *block)
+      if (!llvm::isa<llvm::PHINode, llvm::BranchInst, llvm::GetElementPtrInst, llvm::LoadInst,
+               llvm::StoreInst, llvm::CastInst, llvm::ICmpInst>(instruction) &&
+          !instruction.getType()->isIntegerTy(64))
+        ++work;
+  return work >= kBusyLoopWork;
+}
+
+} // namespace
+
+llvm::PreservedAnalyses PredicateLoops::run(llvm::Function &function,
+                                            llvm::FunctionAnalysisManager &analyses) {
   llvm::LoopInfo &loops = analyses.getResult<llvm::LoopAnalysis>(function);
   for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
     if (!loop->isInnermost())
@@ -23,7 +42,7 @@ PredicateLoopsWithoutReductions::run(llvm::Function &function,
                      llvm::RecurrenceDescriptor reduction;
                      return llvm::RecurrenceDescriptor::isReductionPHI(&phi, loop, reduction);
                    });
-    if (!reduces)
+    if (!reduces || busy(*loop))
       llvm::addStringMetadataToLoop(loop, "llvm.loop.vectorize.predicate.enable", 1);
   }
   // (Metadata only: every analysis still holds.)

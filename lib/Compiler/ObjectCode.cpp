@@ -98,8 +98,8 @@ llvm::Function *addPackedEntryPoint(llvm::Module &module, llvm::Function *functi
 /// that gain from it, and unrolling the register tiles' k loops and the
 /// remainders of vectorized loops cost a third of the optimization and code
 /// generation time for no measured speed. Right before the loop
-/// vectorizer, loops without a reduction are marked for a masked remainder
-/// (PredicateLoopsWithoutReductions, LoopHints.h).
+/// vectorizer, loops are marked for a masked remainder but light reductions
+/// (PredicateLoops, LoopHints.h).
 void optimizeModule(llvm::Module &module, llvm::TargetMachine *machine) {
   llvm::LoopAnalysisManager loops;
   llvm::FunctionAnalysisManager functions;
@@ -118,7 +118,7 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine *machine) {
   builder.crossRegisterProxies(loops, functions, sccs, modules);
   builder.registerVectorizerStartEPCallback(
       [](llvm::FunctionPassManager &passes, llvm::OptimizationLevel) {
-        passes.addPass(opal::ir::PredicateLoopsWithoutReductions());
+        passes.addPass(opal::ir::PredicateLoops());
       });
   builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2).run(module, modules);
 }

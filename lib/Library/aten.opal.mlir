@@ -889,8 +889,14 @@ opal.library "aten" {
     %e = prims.exp %shifted : (!opal.tensor) -> !opal.tensor
     %s = prims.sum %e, %dims, %none : (!opal.tensor, !opal.list<i64>, !opal.none) -> !opal.tensor
     %sk = opal.keep_dims %s, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
-    %eb, %sb = opal.broadcast_tensors %e, %sk : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
-    %r = prims.div %eb, %sb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    // One division per row, then a product per element (as PyTorch's
+    // kernels do: a division per element costs more than the exp).
+    %c1 = arith.constant 1.0 : f64
+    %sk1, %one = opal.promote %sk, %c1 {to_float} : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
+    %skb, %oneb = opal.broadcast_tensors %sk1, %one : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %inv = prims.div %oneb, %skb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %eb, %ib = opal.broadcast_tensors %e, %inv : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %r = prims.mul %eb, %ib : (!opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
   opal.def "log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"

@@ -35,6 +35,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -332,8 +333,124 @@ DenseMap<Value, Value> shrinkTemporaries(OpBuilder &b, const Run &run) {
   return shrunk;
 }
 
+/// In one row's body, merges each elementwise op whose result the next
+/// reduction reads element by element (softmax's exp(x - max), then its
+/// sum) into that reduction: one op whose loop computes the element, stores
+/// it and combines it, instead of a second loop that reads the row back.
+/// Between the two may stand fills of buffers the elementwise op does not
+/// touch (the sum's start); they stay before the merged op.
+void mergeElementwiseIntoReductions(RewriterBase &rewriter, SmallVector<linalg::GenericOp> &ops) {
+  using opal::ir::detail::rootOf;
+  auto touches = [](linalg::GenericOp op, Value buffer) {
+    return llvm::any_of(op->getOperands(), [&](Value operand) {
+      return isa<MemRefType>(operand.getType()) && rootOf(operand) == rootOf(buffer);
+    });
+  };
+  for (size_t i = 0; i + 1 < ops.size(); ++i) {
+    linalg::GenericOp producer = ops[i];
+    if (producer.getNumLoops() == 0 || producer.getNumReductionLoops() != 0 ||
+        producer.getNumDpsInits() != 1)
+      continue;
+    OpOperand *init = producer.getDpsInitOperand(0);
+    if (!producer.getMatchingIndexingMap(init).isIdentity() ||
+        producer.payloadUsesValueFromOperand(init))
+      continue;
+    Value element = init->get();
+    size_t j = i + 1;
+    while (j < ops.size() && ops[j].getNumLoops() == 0 && ops[j].getNumDpsInits() == 1 &&
+           !touches(producer, ops[j].getDpsInitOperand(0)->get()))
+      ++j;
+    if (j == ops.size())
+      break;
+    linalg::GenericOp consumer = ops[j];
+    if (consumer.getNumLoops() != producer.getNumLoops() ||
+        consumer.getNumReductionLoops() == 0)
+      continue;
+    // The consumer reads the element once, at its own position, and writes
+    // nothing the producer touches.
+    int64_t reads = 0;
+    bool fits = true;
+    for (OpOperand *input : consumer.getDpsInputOperands())
+      if (input->get() == element) {
+        ++reads;
+        fits &= consumer.getMatchingIndexingMap(input).isIdentity();
+      } else if (isa<MemRefType>(input->get().getType()) &&
+                 rootOf(input->get()) == rootOf(element)) {
+        fits = false; // (another view of the element's buffer)
+      }
+    for (Value output : consumer.getDpsInits())
+      fits &= !touches(producer, output);
+    if (!fits || reads != 1)
+      continue;
+
+    SmallVector<Value> inputs(producer.getDpsInputs());
+    SmallVector<AffineMap> maps;
+    for (OpOperand *input : producer.getDpsInputOperands())
+      maps.push_back(producer.getMatchingIndexingMap(input));
+    for (OpOperand *input : consumer.getDpsInputOperands())
+      if (input->get() != element) {
+        inputs.push_back(input->get());
+        maps.push_back(consumer.getMatchingIndexingMap(input));
+      }
+    // The element is stored unless nothing else reads it (a temporary only
+    // the two use: log_softmax's exp, which only its sum reads).
+    bool kept = !element.getDefiningOp<memref::AllocOp>() ||
+                llvm::any_of(element.getUsers(), [&](Operation *user) {
+                  return user != producer && user != consumer && !isa<memref::DeallocOp>(user);
+                });
+    SmallVector<Value> outputs;
+    if (kept) {
+      outputs.push_back(element);
+      maps.push_back(producer.getMatchingIndexingMap(init));
+    }
+    for (OpOperand &output : consumer.getDpsInitsMutable()) {
+      outputs.push_back(output.get());
+      maps.push_back(consumer.getMatchingIndexingMap(&output));
+    }
+    size_t producerInputs = producer.getNumDpsInputs();
+    size_t mergedInputs = inputs.size();
+    rewriter.setInsertionPoint(consumer);
+    auto merged = linalg::GenericOp::create(
+        rewriter, consumer.getLoc(), TypeRange(), inputs, outputs, maps,
+        consumer.getIteratorTypesArray(), [&](OpBuilder &b, Location loc, ValueRange args) {
+          IRMapping mapping;
+          Block &first = producer.getRegion().front();
+          for (size_t a = 0; a < producerInputs; ++a)
+            mapping.map(first.getArgument(a), args[a]);
+          if (kept)
+            mapping.map(first.getArgument(producerInputs), args[mergedInputs]);
+          for (Operation &op : first.without_terminator())
+            b.clone(op, mapping);
+          Value value = mapping.lookupOrDefault(first.getTerminator()->getOperand(0));
+          size_t next = producerInputs;
+          for (OpOperand *input : consumer.getDpsInputOperands())
+            mapping.map(consumer.getMatchingBlockArgument(input),
+                        input->get() == element ? value : args[next++]);
+          size_t out = mergedInputs + (kept ? 1 : 0);
+          for (OpOperand &output : consumer.getDpsInitsMutable())
+            mapping.map(consumer.getMatchingBlockArgument(&output), args[out++]);
+          Block &second = consumer.getRegion().front();
+          for (Operation &op : second.without_terminator())
+            b.clone(op, mapping);
+          SmallVector<Value> yields;
+          if (kept)
+            yields.push_back(value);
+          for (Value yielded : second.getTerminator()->getOperands())
+            yields.push_back(mapping.lookupOrDefault(yielded));
+          linalg::YieldOp::create(b, loc, yields);
+        });
+    rewriter.eraseOp(consumer);
+    rewriter.eraseOp(producer);
+    ops[j] = merged;
+    ops.erase(ops.begin() + i);
+    // The merged op may take the op before as well (log_softmax's x - max,
+    // then exp and its sum): look again from the start.
+    i = static_cast<size_t>(-1);
+  }
+}
+
 /// The run as one loop over its rows, at the place of its last op.
-void fuse(RewriterBase &rewriter, Run &run, bool shrink) {
+void fuse(RewriterBase &rewriter, Run &run, bool shrink, bool merge) {
   // Every buffer a temporary: the run computes nothing that is kept.
   bool writesKept = llvm::any_of(run.ops, [](linalg::LinalgOp op) {
     return llvm::any_of(op.getDpsInits(), [](Value init) {
@@ -381,6 +498,7 @@ void fuse(RewriterBase &rewriter, Run &run, bool shrink) {
   rewriter.setInsertionPointToStart(loop.getBody());
   SmallVector<Value> ivs =
       opal::ir::detail::delinearize(rewriter, loc, loop.getInductionVar(), bounds);
+  SmallVector<linalg::GenericOp> rowOps;
   for (linalg::LinalgOp op : run.ops) {
     auto generic = cast<linalg::GenericOp>(op.getOperation());
     auto operandOf = [&](OpOperand &operand) -> Value {
@@ -429,9 +547,12 @@ void fuse(RewriterBase &rewriter, Run &run, bool shrink) {
         rewriter.replaceOpWithNewOp<linalg::IndexOp>(index, dim - run.rows);
     });
     rewriter.setInsertionPointAfter(row);
+    rowOps.push_back(row);
   }
   for (linalg::LinalgOp op : run.ops)
     rewriter.eraseOp(op);
+  if (merge)
+    mergeElementwiseIntoReductions(rewriter, rowOps);
   // The full-size temporaries are no longer used but by their deallocs.
   for (auto [full, row] : shrunk) {
     for (Operation *user : llvm::make_early_inc_range(full.getUsers())) {
@@ -452,7 +573,7 @@ struct OpalFuseRows : public opal::ir::impl::OpalFuseRowsBase<OpalFuseRows> {
     getOperation()->walk([&](Block *block) { blocks.push_back(block); });
     for (Block *block : blocks)
       for (Run &run : findRuns(*block))
-        fuse(rewriter, run, shrinkTemporaries);
+        fuse(rewriter, run, shrinkTemporaries, mergeIntoReductions);
   }
 };
 

@@ -764,7 +764,8 @@ func.func @amin(%x: tensor<2x3xf32>) -> tensor<f32> {
 
 // -----
 
-// softmax.int: exp(x - amax) / sum, along a dynamic batch
+// softmax.int: exp(x - amax) * (1 / sum), along a dynamic batch: one
+// division per row
 // CHECK-LABEL: func.func @softmax
 // CHECK: prims.amax {{.*}} : (tensor<?x4xf32>, !opal.list<i64>, !opal.none) -> tensor<?xf32>
 // CHECK: prims.broadcast_in_dim {{.*}} : (tensor<?xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<?x1xf32>
@@ -773,8 +774,9 @@ func.func @amin(%x: tensor<2x3xf32>) -> tensor<f32> {
 // CHECK: prims.exp {{.*}} : (tensor<?x4xf32>) -> tensor<?x4xf32>
 // CHECK: prims.sum {{.*}} : (tensor<?x4xf32>, !opal.list<i64>, !opal.none) -> tensor<?xf32>
 // CHECK: prims.broadcast_in_dim {{.*}} : (tensor<?xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<?x1xf32>
+// CHECK: prims.div {{.*}} : (tensor<?x1xf32>, tensor<?x1xf32>) -> tensor<?x1xf32>
 // CHECK: prims.broadcast_in_dim {{.*}} : (tensor<?x1xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<?x4xf32>
-// CHECK: prims.div {{.*}} : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+// CHECK: prims.mul {{.*}} : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
 // CHECK-NOT: aten.
 func.func @softmax(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %d = arith.constant 1 : i64

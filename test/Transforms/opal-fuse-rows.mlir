@@ -347,3 +347,139 @@ func.func @reads_what_the_run_writes(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
   memref.dealloc %max : memref<?xf32>
   return
 }
+
+// -----
+
+// softmax with the row sum in a buffer of its own (as bufferization leaves
+// it in the JIT): in the row's body, exp(x - max) merges into its sum, one
+// loop that stores each element and adds it up; the sum's fill stays
+// before it. The division then reads the stored row.
+// CHECK-LABEL: func.func @exp_into_sum
+// CHECK-SAME: (%[[X:.*]]: memref<?x?xf32>, %[[Y:.*]]: memref<?x?xf32>)
+// CHECK: %[[MAX:.*]] = memref.alloc() {alignment = 64 : i64} : memref<f32>
+// CHECK: %[[ROW:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?xf32>
+// CHECK: %[[SUM:.*]] = memref.alloc() {alignment = 64 : i64} : memref<f32>
+// CHECK: scf.for
+// CHECK:   linalg.generic {{.*}}iterator_types = ["reduction"]} ins(%{{.*}} : {{.*}}) outs(%[[MAX]] : memref<f32>)
+// CHECK:   linalg.generic {{.*}}iterator_types = []{{.*}} outs(%[[SUM]] : memref<f32>)
+// CHECK:   linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #[[ELEMENT:.*]], #{{.*}}], iterator_types = ["reduction"]} ins(%{{.*}}, %[[MAX]] : {{.*}}) outs(%[[ROW]], %[[SUM]] : memref<?xf32>, memref<f32>)
+// CHECK:   ^bb0(%[[IN:.*]]: f32, %[[M:.*]]: f32, %{{.*}}: f32, %[[ACC:.*]]: f32):
+// CHECK:     %[[D:.*]] = arith.subf %[[IN]], %[[M]] : f32
+// CHECK:     %[[E:.*]] = math.exp %[[D]] : f32
+// CHECK:     %[[S:.*]] = arith.addf %[[E]], %[[ACC]] : f32
+// CHECK:     linalg.yield %[[E]], %[[S]] : f32, f32
+// CHECK:   linalg.generic {{.*}}iterator_types = ["parallel"]} ins(%[[ROW]], %[[SUM]] : {{.*}})
+// CHECK:     arith.divf
+// CHECK: } {opal.parallel, opal.rows}
+// For the GPU (merge-into-reductions=false), the ops stay as they are.
+// WHOLE-LABEL: func.func @exp_into_sum
+// WHOLE: linalg.generic {{.*}}iterator_types = ["parallel"]
+// WHOLE:   math.exp
+// WHOLE: linalg.generic {{.*}}iterator_types = []
+// WHOLE: linalg.generic {{.*}}iterator_types = ["reduction"]
+// WHOLE:   arith.addf
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> (d0)>
+func.func @exp_into_sum(%arg0: memref<?x?xf32>, %arg1: memref<?x?xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %cst_0 = arith.constant 0xFF800000 : f32
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %dim = memref.dim %arg0, %c0 : memref<?x?xf32>
+  %alloc = memref.alloc(%dim) {alignment = 64 : i64} : memref<?xf32>
+  linalg.fill ins(%cst_0 : f32) outs(%alloc : memref<?xf32>)
+  linalg.reduce ins(%arg0 : memref<?x?xf32>) outs(%alloc : memref<?xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %0 = arith.maximumf %in, %init : f32
+      linalg.yield %0 : f32
+    }
+  %dim_1 = memref.dim %arg0, %c1 : memref<?x?xf32>
+  %alloc_2 = memref.alloc(%dim, %dim_1) {alignment = 64 : i64} : memref<?x?xf32>
+  linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0, %alloc : memref<?x?xf32>, memref<?xf32>) outs(%alloc_2 : memref<?x?xf32>) {
+  ^bb0(%in: f32, %in_3: f32, %out: f32):
+    %0 = arith.subf %in, %in_3 : f32
+    %1 = math.exp %0 : f32
+    linalg.yield %1 : f32
+  }
+  %alloc_s = memref.alloc(%dim) {alignment = 64 : i64} : memref<?xf32>
+  linalg.fill ins(%cst : f32) outs(%alloc_s : memref<?xf32>)
+  linalg.reduce ins(%alloc_2 : memref<?x?xf32>) outs(%alloc_s : memref<?xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %0 = arith.addf %in, %init : f32
+      linalg.yield %0 : f32
+    }
+  linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel"]} ins(%alloc_2, %alloc_s : memref<?x?xf32>, memref<?xf32>) outs(%arg1 : memref<?x?xf32>) {
+  ^bb0(%in: f32, %in_3: f32, %out: f32):
+    %0 = arith.divf %in, %in_3 : f32
+    linalg.yield %0 : f32
+  }
+  memref.dealloc %alloc : memref<?xf32>
+  memref.dealloc %alloc_2 : memref<?x?xf32>
+  memref.dealloc %alloc_s : memref<?xf32>
+  return
+}
+
+// -----
+
+// log_softmax's exp is read only by its sum: merged, the element is no
+// longer stored (its row temporary goes), and x - max merges in too.
+// CHECK-LABEL: func.func @exp_only_summed
+// CHECK-SAME: (%[[X:.*]]: memref<?x?xf32>, %[[Y:.*]]: memref<?x?xf32>)
+// CHECK: scf.for
+// CHECK:   linalg.generic {{.*}}iterator_types = ["reduction"]} ins(%{{.*}} : {{.*}}) outs(%[[MAX:.*]] : memref<f32>)
+// CHECK:   linalg.generic {{.*}}iterator_types = []{{.*}} outs(%[[SUM:.*]] : memref<f32>)
+// CHECK:   linalg.generic {{.*}}iterator_types = ["reduction"]} ins(%{{.*}}, %[[MAX]] : {{.*}}) outs(%[[SHIFTED:.*]], %[[SUM]] : memref<?xf32>, memref<f32>)
+// CHECK:     arith.subf
+// CHECK:     math.exp
+// CHECK:     arith.addf
+// CHECK:   linalg.generic {{.*}}iterator_types = ["parallel"]} ins(%[[SHIFTED]], %[[SUM]] : {{.*}})
+// CHECK:     math.log
+// CHECK: } {opal.parallel, opal.rows}
+// CHECK-NOT: linalg.generic
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> (d0)>
+func.func @exp_only_summed(%arg0: memref<?x?xf32>, %arg1: memref<?x?xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %cst_0 = arith.constant 0xFF800000 : f32
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %dim = memref.dim %arg0, %c0 : memref<?x?xf32>
+  %dim_1 = memref.dim %arg0, %c1 : memref<?x?xf32>
+  %alloc = memref.alloc(%dim) {alignment = 64 : i64} : memref<?xf32>
+  linalg.fill ins(%cst_0 : f32) outs(%alloc : memref<?xf32>)
+  linalg.reduce ins(%arg0 : memref<?x?xf32>) outs(%alloc : memref<?xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %0 = arith.maximumf %in, %init : f32
+      linalg.yield %0 : f32
+    }
+  %shifted = memref.alloc(%dim, %dim_1) {alignment = 64 : i64} : memref<?x?xf32>
+  linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0, %alloc : memref<?x?xf32>, memref<?xf32>) outs(%shifted : memref<?x?xf32>) {
+  ^bb0(%in: f32, %in_3: f32, %out: f32):
+    %0 = arith.subf %in, %in_3 : f32
+    linalg.yield %0 : f32
+  }
+  %e = memref.alloc(%dim, %dim_1) {alignment = 64 : i64} : memref<?x?xf32>
+  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%shifted : memref<?x?xf32>) outs(%e : memref<?x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = math.exp %in : f32
+    linalg.yield %0 : f32
+  }
+  %alloc_s = memref.alloc(%dim) {alignment = 64 : i64} : memref<?xf32>
+  linalg.fill ins(%cst : f32) outs(%alloc_s : memref<?xf32>)
+  linalg.reduce ins(%e : memref<?x?xf32>) outs(%alloc_s : memref<?xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %0 = arith.addf %in, %init : f32
+      linalg.yield %0 : f32
+    }
+  linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel"]} ins(%shifted, %alloc_s : memref<?x?xf32>, memref<?xf32>) outs(%arg1 : memref<?x?xf32>) {
+  ^bb0(%in: f32, %in_3: f32, %out: f32):
+    %0 = math.log %in_3 : f32
+    %1 = arith.subf %in, %0 : f32
+    linalg.yield %1 : f32
+  }
+  memref.dealloc %alloc : memref<?xf32>
+  memref.dealloc %shifted : memref<?x?xf32>
+  memref.dealloc %e : memref<?x?xf32>
+  memref.dealloc %alloc_s : memref<?xf32>
+  return
+}

@@ -18,6 +18,9 @@
 // CHECK: %[[PMASK:.*]] = vector.create_mask %{{.*}} : vector<16xi1>
 // CHECK: %[[ROW:.*]] = vector.maskedload %[[B]][%[[PK]], %[[PJ]]], %[[PMASK]]
 // CHECK: vector.store %[[ROW]], %[[PACKED]]
+// Its rows are independent too: threads share the packing.
+// CHECK: }
+// CHECK-NEXT: } {opal.parallel}
 // The register tiles of 4 rows.
 // CHECK: scf.for %[[I0:.*]] = %{{.*}} to %{{.*}} step %c4
 // CHECK: scf.for %[[JJ:.*]] = %[[J0]] to %{{.*}} step %c16
@@ -197,6 +200,9 @@ func.func @odd_tiles(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf3
 // CHECK: scf.for %[[KK:.*]] = %[[FROM]]
 // CHECK: %[[V:.*]] = vector.gather %arg1[%[[JJ]], %[[KK]]] [%[[OFFSETS]]], %[[MASK]], %{{.*}}
 // CHECK: vector.store %[[V]], %[[PACKED]]
+// (Each panel packed by one thread.)
+// CHECK: }
+// CHECK-NEXT: } {opal.parallel}
 // CHECK: vector.load %[[PACKED]]
 // CHECK: vector.fma
 // CHECK-NOT: linalg.matmul

@@ -258,10 +258,18 @@ def OpalFuseRows : Pass<"opal-fuse-rows", "::mlir::func::FuncOp"> {
     loop runs over the rows of all k leading dims at once and carries the
     unit attribute `opal.rows`, by which `opal-map-to-gpu` makes it one
     kernel with a block per row.
+
+    In a row's body, an elementwise op whose result the next reduction
+    reads element by element (softmax's `exp(x - max)`, then its sum) is
+    merged into that reduction (`merge-into-reductions`): one loop computes
+    the element, stores it and adds it up, instead of a second loop reading
+    the row back.
   }];
   let options = [
     Option<"shrinkTemporaries", "shrink-temporaries", "bool", "true",
            "temporaries only the run uses shrink to one row">,
+    Option<"mergeIntoReductions", "merge-into-reductions", "bool", "true",
+           "an elementwise op merges into the reduction that reads its result">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"];
