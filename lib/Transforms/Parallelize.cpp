@@ -13,9 +13,11 @@
 //     the result is the same for the same number of threads;
 //     A memref.copy of a whole buffer (a clone) splits as a linalg.copy;
 //   - an scf.for marked `opal.parallel` (the row loops of opal-fuse-rows,
-//     the register tiles of opal-tile-matmul): its iterations are
-//     independent. Buffers allocated before it and used only inside it are
-//     scratch: each thread allocates its own.
+//     the register tiles of opal-tile-matmul and its packing of B): its
+//     iterations are independent. Buffers allocated before it and used only
+//     inside it are scratch: each thread allocates its own. Its work is its
+//     iterations times `opal.parallel_work` where the loop says what one
+//     iteration does.
 // The nest moves into a new function of the range it runs (`begin`, `end`
 // and the values it uses), and in its place the kernel asks the runtime
 // how many threads the nest's work deserves (opal_parallel_begin, which
@@ -217,7 +219,10 @@ public:
       scratch = scratchOf(loop); // (before anything here uses them)
       count = a.ceilDiv(a.sub(loop.getUpperBound(), loop.getLowerBound()), loop.getStep());
       count = a.max(count, a.index(0));
-      work = loopWork(a, loop, count, scratch);
+      if (auto perIteration = loop->getAttrOfType<IntegerAttr>(opal::ir::kParallelWorkAttrName))
+        work = a.mul(count, a.index(std::max<int64_t>(perIteration.getInt(), 1)));
+      else
+        work = loopWork(a, loop, count, scratch);
     } else {
       auto op = cast<linalg::LinalgOp>(nest.op);
       SmallVector<Range> ranges = op.createLoopRanges(b, loc);

@@ -376,16 +376,21 @@ private:
     return add(panel, offset);
   }
 
-  /// Lets threads share the packing loop of `iv` (opal-parallelize): its
-  /// iterations write disjoint parts of the block, which all the register
-  /// tiles then read. (Packing is 1.5% of a 2048^2 product on one thread;
-  /// packed by one thread while the others wait, it would add a quarter to
-  /// the product's time on 16.) Not inside a loop of products (a
+  /// Lets threads share the packing loop of `iv` (opal-parallelize), each
+  /// of whose iterations copies `elements` elements: its iterations write
+  /// disjoint parts of the block, which all the register tiles then read.
+  /// (Packing is 1.5% of a 2048^2 product on one thread; packed by one
+  /// thread while the others wait, it would add a quarter to the product's
+  /// time on 16.) The work is the block's, not B's: a block of 256 x 512
+  /// floats takes 4 threads, and none where a fork costs a wake-up
+  /// (passive OpenMP waits). Not inside a loop of products (a
   /// convolution's blocks of weights are small).
-  void sharePacking(Value iv) {
-    if (!positions)
-      iv.getParentRegion()->getParentOp()->setAttr(opal::ir::kParallelAttrName,
-                                                   b.getUnitAttr());
+  void sharePacking(Value iv, int64_t elements) {
+    if (positions)
+      return;
+    Operation *loop = iv.getParentRegion()->getParentOp();
+    loop->setAttr(opal::ir::kParallelAttrName, b.getUnitAttr());
+    loop->setAttr(opal::ir::kParallelWorkAttrName, b.getI64IntegerAttr(elements));
   }
 
   /// Copies B[k0 : kEnd, j0 : jEnd] into `packed` as panels one vector
@@ -404,7 +409,7 @@ private:
     // Rows of B outside: each read whole, in order (the panels, in the L2
     // cache, take the scattered writes).
     Value kk = loop(k0, kEnd, 1);
-    sharePacking(kk);
+    sharePacking(kk, tileN);
     Value jj = loop(j0, jEnd, lanes);
     Value start = panelStart(j0, jj);
     Value mask = columnsMask(jj, jEnd);
@@ -439,7 +444,7 @@ private:
                                      b, loc, arith::SubIOp::create(b, loc, kEnd, k0), index(lanes)),
                                  index(lanes)));
     Value jj = loop(j0, jEnd, lanes);
-    sharePacking(jj);
+    sharePacking(jj, lanes * tileK);
     Value start = panelStart(j0, jj);
     Value mask = columnsMask(jj, jEnd);
     Value whole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,

@@ -185,6 +185,33 @@ func.func @rows(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
 
 // -----
 
+// A loop that says what one iteration does (opal.parallel_work: here 32
+// elements, a matrix product's packing of a block of B) has its
+// iterations times that for its work, not the elements of the large
+// buffer it reads a part of.
+// CHECK-LABEL: func.func @packing(
+// CHECK-SAME: %[[B:[a-z0-9]+]]: memref<?x?xf32>
+// CHECK: %[[COUNT:.*]] = arith.maxsi %{{.*}}, %{{.*}} : index
+// CHECK: %[[WORK:.*]] = arith.muli %[[COUNT]], %c32 : index
+// CHECK: %[[WORK64:.*]] = arith.index_cast %[[WORK]] : index to i64
+// CHECK: call @opal_parallel_begin(%[[WORK64]])
+func.func @packing(%b: memref<?x?xf32>, %packed: memref<512xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %k = memref.dim %b, %c0 : memref<?x?xf32>
+  %end = arith.minui %k, %c16 : index
+  scf.for %kk = %c0 to %end step %c1 {
+    %row = memref.subview %b[%kk, 0] [1, 32] [1, 1] : memref<?x?xf32> to memref<32xf32, strided<[1], offset: ?>>
+    %to = arith.muli %kk, %c16 : index
+    %dest = memref.subview %packed[%to] [32] [1] : memref<512xf32> to memref<32xf32, strided<[1], offset: ?>>
+    memref.copy %row, %dest : memref<32xf32, strided<[1], offset: ?>> to memref<32xf32, strided<[1], offset: ?>>
+  } {opal.parallel, opal.parallel_work = 32 : i64}
+  return
+}
+
+// -----
+
 // A copy of a whole buffer (a clone: the result is the input) splits as a
 // linalg.copy along its first dim; a small static copy stays one memcpy.
 // CHECK-LABEL: func.func @clone(

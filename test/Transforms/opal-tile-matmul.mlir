@@ -18,9 +18,9 @@
 // CHECK: %[[PMASK:.*]] = vector.create_mask %{{.*}} : vector<16xi1>
 // CHECK: %[[ROW:.*]] = vector.maskedload %[[B]][%[[PK]], %[[PJ]]], %[[PMASK]]
 // CHECK: vector.store %[[ROW]], %[[PACKED]]
-// Its rows are independent too: threads share the packing.
-// CHECK: }
-// CHECK-NEXT: } {opal.parallel}
+// Its rows are independent too: threads share the packing, whose work is
+// the block's (32 floats a row of B), not B's.
+// CHECK: } {opal.parallel, opal.parallel_work = 32 : i64}
 // The register tiles of 4 rows.
 // CHECK: scf.for %[[I0:.*]] = %{{.*}} to %{{.*}} step %c4
 // CHECK: scf.for %[[JJ:.*]] = %[[J0]] to %{{.*}} step %c16
@@ -200,9 +200,8 @@ func.func @odd_tiles(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf3
 // CHECK: scf.for %[[KK:.*]] = %[[FROM]]
 // CHECK: %[[V:.*]] = vector.gather %arg1[%[[JJ]], %[[KK]]] [%[[OFFSETS]]], %[[MASK]], %{{.*}}
 // CHECK: vector.store %[[V]], %[[PACKED]]
-// (Each panel packed by one thread.)
-// CHECK: }
-// CHECK-NEXT: } {opal.parallel}
+// (Each panel packed by one thread: 16 columns by 16 k.)
+// CHECK: } {opal.parallel, opal.parallel_work = 256 : i64}
 // CHECK: vector.load %[[PACKED]]
 // CHECK: vector.fma
 // CHECK-NOT: linalg.matmul

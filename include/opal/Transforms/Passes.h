@@ -43,6 +43,12 @@ inline constexpr const char *kRowsAttrName = "opal.rows";
 /// (opal-fuse-rows' rows, opal-tile-matmul's register tiles):
 /// opal-parallelize splits it over threads.
 inline constexpr const char *kParallelAttrName = "opal.parallel";
+/// An integer attribute a loop marked `opal.parallel` may carry: the
+/// elements one iteration moves or computes, when the loop's nest knows it
+/// better than opal-parallelize's estimate (the iterations times the inner
+/// loops' trips, or the largest buffer the nest touches): the packing of
+/// one block of a matrix product, which reads a small part of a large B.
+inline constexpr const char *kParallelWorkAttrName = "opal.parallel_work";
 /// The unit attribute of a function opal-parallelize outlined (a nest's
 /// part run by one thread).
 inline constexpr const char *kParallelPartAttrName = "opal.parallel_part";
