@@ -25,12 +25,33 @@ bool startsWith(const std::string &name, const char *prefix) {
   return name.rfind(prefix, 0) == 0;
 }
 
+/// libomp's function `name` (an int of an ident_t pointer, which the
+/// __kmpc_bound_* functions do not read).
+using TeamQuery = int (*)(void *);
+TeamQuery teamQuery(const char *name) {
+  void *library = openMpLibrary();
+  return library ? reinterpret_cast<TeamQuery>(::dlsym(library, name)) : nullptr;
+}
+
 } // namespace
+
+// (Only parallel regions call these, which libomp forked.)
+int64_t opal_parallel_thread() {
+  static const TeamQuery query = teamQuery("__kmpc_bound_thread_num");
+  return query(nullptr);
+}
+
+int64_t opal_parallel_team() {
+  static const TeamQuery query = teamQuery("__kmpc_bound_num_threads");
+  return query(nullptr);
+}
 
 void *jit::kernelRuntimeSymbol(const std::string &name) {
   static const std::map<std::string, void *> own = {
       {"opal_parallel_begin", reinterpret_cast<void *>(&opal_parallel_begin)},
       {"opal_parallel_end", reinterpret_cast<void *>(&opal_parallel_end)},
+      {"opal_parallel_thread", reinterpret_cast<void *>(&opal_parallel_thread)},
+      {"opal_parallel_team", reinterpret_cast<void *>(&opal_parallel_team)},
       {"opal_cuda_launch", reinterpret_cast<void *>(&opal_cuda_launch)},
       {"opal_cuda_alloc", reinterpret_cast<void *>(&opal_cuda_alloc)},
       {"opal_cuda_free", reinterpret_cast<void *>(&opal_cuda_free)}};

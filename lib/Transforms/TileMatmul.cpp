@@ -359,7 +359,12 @@ private:
   /// vector, and one vector more, so that the panels (written a row of each
   /// at a time) do not start a multiple of 4 KiB apart, which would put
   /// their rows in one set of the L1 cache.
-  int64_t panelStride() const { return (tileK + 1) * lanes; }
+  /// (With B transposed, the squares' rows past the block's last k need
+  /// room up to a whole square.)
+  int64_t panelStride() const {
+    int64_t rows = transposedB ? (tileK + lanes - 1) / lanes * lanes : tileK;
+    return (rows + 1) * lanes;
+  }
 
   /// Where the panel of column jj starts in the packed block.
   Value panelStart(Value j0, Value jj) {
@@ -418,61 +423,44 @@ private:
   }
 
   /// The same panels from B given transposed ([n, k], rows of B's
-  /// columns). A panel's whole squares of `lanes` columns by `lanes` k are
-  /// `lanes` vector loads of the transposed B's rows, transposed in
-  /// registers (VectorTranspose.h) into `lanes` rows of the panel. The rest
-  /// (the k past the last square, all of the block's last partial panel): for each
-  /// k, the panel's columns at k (one element of each of `lanes` rows of the
-  /// transposed B, a row stride apart) gathered into one vector; lanes past
-  /// the block's last column are masked off (zeros, never read).
+  /// columns), a square of `lanes` columns by `lanes` k at a time: `lanes`
+  /// vector loads of the transposed B's rows, transposed in registers
+  /// (VectorTranspose.h) into `lanes` rows of the panel. The loads are
+  /// masked, so that one square serves every case: past the block's last k
+  /// the lanes are zeros (stored in rows of the panel past the block's
+  /// last k, which the buffer has room for and the tiles never read), and
+  /// past its last column whole rows are. (Squares of plain loads, with
+  /// the rest gathered a column at a time, ran as fast but took a fifth
+  /// more LLVM time: the gathers and a second path.)
   void emitTransposedPacking(Value j0, Value jEnd, Value k0, Value kEnd) {
     OpBuilder::InsertionGuard guard(b);
     auto vectorType = VectorType::get({lanes}, element);
+    auto maskType = VectorType::get({lanes}, b.getI1Type());
     Value zeros = arith::ConstantOp::create(
         b, loc, vectorType, DenseElementsAttr::get(vectorType, b.getZeroAttr(element)));
-    auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, bMat);
-    auto rank = static_cast<int64_t>(metadata.getStrides().size());
-    Value rowStride = metadata.getStrides()[rank - 2];
-    auto offsetsType = VectorType::get({lanes}, b.getIndexType());
-    Value offsets = arith::MulIOp::create(
-        b, loc, vector::StepOp::create(b, loc, offsetsType),
-        vector::BroadcastOp::create(b, loc, offsetsType, rowStride));
-    // The k of whole squares: [k0, kSquares).
-    Value kSquares = add(k0, arith::MulIOp::create(
-                                 b, loc,
-                                 arith::DivUIOp::create(
-                                     b, loc, arith::SubIOp::create(b, loc, kEnd, k0), index(lanes)),
-                                 index(lanes)));
+    Value none = arith::ConstantOp::create(b, loc, maskType,
+                                           DenseElementsAttr::get(maskType, false));
     Value jj = loop(j0, jEnd, lanes);
     sharePacking(jj, lanes * tileK);
     Value start = panelStart(j0, jj);
-    Value mask = columnsMask(jj, jEnd);
-    Value whole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                        add(jj, index(lanes)), jEnd);
-    auto branch = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/false);
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(&branch.getThenRegion().front());
-      {
-        Value kk = loop(k0, kSquares, lanes);
-        SmallVector<Value> rows;
-        auto plus = [&](Value base, int64_t offset) {
-          return offset == 0 ? base : add(base, index(offset));
-        };
-        for (int64_t r = 0; r < lanes; ++r)
-          rows.push_back(vector::LoadOp::create(b, loc, vectorType, bMat, at(plus(jj, r), kk)));
-        SmallVector<Value> columns = opal::ir::detail::transposeRows(b, loc, rows);
-        for (int64_t t = 0; t < lanes; ++t)
-          vector::StoreOp::create(b, loc, columns[t], packed,
-                                  ValueRange{packedRow(start, plus(kk, t), k0)});
-      }
+    Value columnsLeft = arith::SubIOp::create(b, loc, jEnd, jj);
+    Value kk = loop(k0, kEnd, lanes);
+    Value ks = vector::CreateMaskOp::create(b, loc, maskType,
+                                            ValueRange{arith::SubIOp::create(b, loc, kEnd, kk)});
+    auto plus = [&](Value base, int64_t offset) {
+      return offset == 0 ? base : add(base, index(offset));
+    };
+    SmallVector<Value> rows;
+    for (int64_t r = 0; r < lanes; ++r) {
+      Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, index(r), columnsLeft);
+      Value mask = arith::SelectOp::create(b, loc, inside, ks, none);
+      rows.push_back(vector::MaskedLoadOp::create(b, loc, vectorType, bMat, at(plus(jj, r), kk),
+                                                  mask, zeros));
     }
-    // Gathers for the rest: the k past the squares, or every k of the
-    // block's partial panel.
-    Value kk = loop(arith::SelectOp::create(b, loc, whole, kSquares, k0), kEnd, 1);
-    Value column =
-        vector::GatherOp::create(b, loc, vectorType, bMat, at(jj, kk), offsets, mask, zeros);
-    vector::StoreOp::create(b, loc, column, packed, ValueRange{packedRow(start, kk, k0)});
+    SmallVector<Value> columns = opal::ir::detail::transposeRows(b, loc, rows);
+    for (int64_t t = 0; t < lanes; ++t)
+      vector::StoreOp::create(b, loc, columns[t], packed,
+                              ValueRange{packedRow(start, plus(kk, t), k0)});
   }
 
   /// Rows i0 .. i0 + rows of C, every `vectors` vectors of columns of the

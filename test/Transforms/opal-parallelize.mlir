@@ -5,8 +5,10 @@
 // [begin, end) of every operand indexed by d0 (the transposed input along
 // its dim 1). The kernel asks the runtime for threads (the work is the
 // product of the loop sizes); one thread runs the whole range, more run in
-// an omp.parallel region, part t of n (the t-th contiguous part) being
-// iteration t of a statically scheduled omp.wsloop over [0, n).
+// an omp.parallel region, where thread t of a team of n (asked of the
+// runtime: opal_parallel_thread, opal_parallel_team) runs the t-th of n
+// contiguous parts (no loop over parts: a team smaller than asked for
+// makes fewer, larger parts).
 // CHECK-LABEL: func.func @add(
 // CHECK-SAME: %[[X:[a-z0-9]+]]: memref<?x?xf32>, %[[Y:[a-z0-9]+]]: memref<?x?xf32>, %[[Z:[a-z0-9]+]]: memref<?x?xf32>)
 // CHECK: %[[ROWS:.*]] = memref.dim %[[X]], %c0
@@ -18,18 +20,18 @@
 // CHECK: scf.if %[[MULTI]] {
 // CHECK:   %[[N32:.*]] = arith.trunci %[[N]] : i64 to i32
 // CHECK:   omp.parallel num_threads(%[[N32]] : i32) {
-// CHECK:     omp.wsloop schedule(static) {
-// CHECK:       omp.loop_nest (%[[T64:.*]]) : i64 = (%{{.*}}) to (%[[N]]) step (%c1_i64) {
-// CHECK:         %[[T:.*]] = arith.index_cast %[[T64]] : i64 to index
-// CHECK:         %[[NI:.*]] = arith.index_cast %[[N]] : i64 to index
-// CHECK:         %[[CHUNK:.*]] = arith.ceildivsi %[[ROWS]], %[[NI]] : index
-// CHECK:         %[[START:.*]] = arith.muli %[[T]], %[[CHUNK]] : index
-// CHECK:         %[[BEGIN:.*]] = arith.minsi %[[START]], %[[ROWS]] : index
-// CHECK:         %[[STOP:.*]] = arith.addi %[[BEGIN]], %[[CHUNK]] : index
-// CHECK:         %[[END:.*]] = arith.minsi %[[STOP]], %[[ROWS]] : index
-// CHECK:         func.call @add_part(%[[BEGIN]], %[[END]], %[[X]], %[[Y]], %[[Z]])
-// CHECK:         omp.yield
-// CHECK:     omp.terminator
+// CHECK-NOT: omp.wsloop
+// CHECK:     %[[T64:.*]] = func.call @opal_parallel_thread() : () -> i64
+// CHECK:     %[[T:.*]] = arith.index_cast %[[T64]] : i64 to index
+// CHECK:     %[[TEAM64:.*]] = func.call @opal_parallel_team() : () -> i64
+// CHECK:     %[[TEAM:.*]] = arith.index_cast %[[TEAM64]] : i64 to index
+// CHECK:     %[[CHUNK:.*]] = arith.ceildivsi %[[ROWS]], %[[TEAM]] : index
+// CHECK:     %[[START:.*]] = arith.muli %[[T]], %[[CHUNK]] : index
+// CHECK:     %[[BEGIN:.*]] = arith.minsi %[[START]], %[[ROWS]] : index
+// CHECK:     %[[STOP:.*]] = arith.addi %[[BEGIN]], %[[CHUNK]] : index
+// CHECK:     %[[END:.*]] = arith.minsi %[[STOP]], %[[ROWS]] : index
+// CHECK:     func.call @add_part(%[[BEGIN]], %[[END]], %[[X]], %[[Y]], %[[Z]])
+// CHECK-NEXT: omp.terminator
 // CHECK: } else {
 // CHECK:   func.call @add_part(%{{.*}}, %[[ROWS]], %[[X]], %[[Y]], %[[Z]])
 // CHECK: }
@@ -43,6 +45,8 @@
 // CHECK: linalg.generic {{.*}} ins(%[[SX]], %[[SY]] : {{.*}}) outs(%[[SZ]] : {{.*}})
 // CHECK: func.func private @opal_parallel_begin(i64) -> i64
 // CHECK: func.func private @opal_parallel_end(i64, i64)
+// CHECK: func.func private @opal_parallel_thread() -> i64
+// CHECK: func.func private @opal_parallel_team() -> i64
 // CHECK-NOT: omp_get
 func.func @add(%x: memref<?x?xf32>, %y: memref<?x?xf32>, %z: memref<?x?xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}

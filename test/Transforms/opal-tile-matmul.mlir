@@ -176,30 +176,27 @@ func.func @odd_tiles(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf3
 // -----
 
 // B given transposed ([n, k]: linear's weight, read through transposed
-// indexing maps): a whole panel's squares of 16 columns by 16 k are 16 loads
-// of B's rows transposed in registers (four rounds of shuffles) into 16
-// rows of the panel; the k past the last square, and a partial panel, are
-// gathered (the columns at k, one element a row stride apart, lanes past
-// the last column masked off). The register tiles are the same.
+// indexing maps): each square of 16 columns by 16 k is 16 masked loads of
+// B's rows (lanes past the block's last k, and rows past its last column,
+// are zeros) transposed in registers (four rounds of shuffles) into 16
+// rows of the panel: one path for whole and partial squares, no gathers.
+// The register tiles are the same.
 // CHECK-LABEL: func.func @mm_transposed_b
-// CHECK: %[[PACKED:.*]] = memref.alloc()
-// CHECK: %{{.*}}, %{{.*}}, %{{.*}}:2, %[[STRIDES:.*]]:2 = memref.extract_strided_metadata %arg1
-// CHECK: %[[SPLAT:.*]] = vector.broadcast %[[STRIDES]]#0 : index to vector<16xindex>
-// CHECK: %[[STEP:.*]] = vector.step : vector<16xindex>
-// CHECK: %[[OFFSETS:.*]] = arith.muli %[[STEP]], %[[SPLAT]] : vector<16xindex>
-// CHECK: scf.for %[[JJ:.*]] = %{{.*}} to %{{.*}} step %c16
-// CHECK: %[[MASK:.*]] = vector.create_mask %{{.*}} : vector<16xi1>
-// CHECK: scf.if
-// CHECK: scf.for %[[KS:.*]] = %{{.*}} to %{{.*}} step %c16
-// CHECK: vector.load %arg1[%[[JJ]], %[[KS]]] : memref<?x?xf32>, vector<16xf32>
-// CHECK-COUNT-15: vector.load %arg1[%{{.*}}, %[[KS]]]
+// CHECK: %[[PACKED:.*]] = memref.alloc() {alignment = 64 : i64} : memref<544xf32>
+// CHECK: scf.for %[[J0:.*]] = %{{.*}} to %{{.*}} step %c32
+// CHECK: scf.for %[[K0:.*]] = %{{.*}} to %{{.*}} step %c16
+// CHECK: scf.for %[[JJ:.*]] = %[[J0]] to %[[JEND:.*]] step %{{.*}} {
+// CHECK: %[[LEFT:.*]] = arith.subi %[[JEND]], %[[JJ]] : index
+// CHECK: scf.for %[[KK:.*]] = %[[K0]] to %[[KEND:.*]] step %{{.*}} {
+// CHECK: %[[KLEFT:.*]] = arith.subi %[[KEND]], %[[KK]] : index
+// CHECK: %[[KS:.*]] = vector.create_mask %[[KLEFT]] : vector<16xi1>
+// CHECK: %[[IN0:.*]] = arith.cmpi ult, %{{.*}}, %[[LEFT]] : index
+// CHECK: %[[M0:.*]] = arith.select %[[IN0]], %[[KS]], %{{.*}} : vector<16xi1>
+// CHECK: vector.maskedload %arg1[%[[JJ]], %[[KK]]], %[[M0]], %{{.*}} : memref<?x?xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+// CHECK-COUNT-15: vector.maskedload %arg1[%{{.*}}, %[[KK]]]
 // CHECK-COUNT-64: vector.shuffle
 // CHECK-COUNT-16: vector.store %{{.*}}, %[[PACKED]]
-// CHECK: }
-// CHECK: %[[FROM:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : index
-// CHECK: scf.for %[[KK:.*]] = %[[FROM]]
-// CHECK: %[[V:.*]] = vector.gather %arg1[%[[JJ]], %[[KK]]] [%[[OFFSETS]]], %[[MASK]], %{{.*}}
-// CHECK: vector.store %[[V]], %[[PACKED]]
+// CHECK-NOT: vector.gather
 // (Each panel packed by one thread: 16 columns by 16 k.)
 // CHECK: } {opal.parallel, opal.parallel_work = 256 : i64}
 // CHECK: vector.load %[[PACKED]]

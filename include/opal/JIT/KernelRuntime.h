@@ -13,6 +13,7 @@
 #ifndef OPAL_JIT_KERNELRUNTIME_H
 #define OPAL_JIT_KERNELRUNTIME_H
 
+#include <cstdint>
 #include <string>
 
 namespace opal::jit {
@@ -22,5 +23,14 @@ namespace opal::jit {
 void *kernelRuntimeSymbol(const std::string &name);
 
 } // namespace opal::jit
+
+extern "C" {
+/// In a kernel's parallel region: the calling thread's number in its team
+/// (0 for the thread that forked) and the team's size, from libomp by its
+/// __kmpc_* names (GCC's libgomp, which PyTorch loads, defines
+/// omp_get_thread_num and omp_get_num_threads too).
+int64_t opal_parallel_thread();
+int64_t opal_parallel_team();
+}
 
 #endif // OPAL_JIT_KERNELRUNTIME_H

@@ -359,8 +359,12 @@ def OpalParallelize : Pass<"opal-parallelize", "::mlir::ModuleOp"> {
     kernel calls `opal_parallel_begin(work)` (the threads the runtime grants
     for the nest's work: the product of its loop sizes) and then either
     calls that function on the whole range (one thread) or, in an
-    `omp.parallel` region of that many threads, on part t of the range in
-    iteration t of a statically scheduled `omp.wsloop` over [0, n); `opal_parallel_end(work, threads)` after.
+    `omp.parallel` region of that many threads, thread t on the t-th of as
+    many contiguous parts of the range as the team has threads
+    (`opal_parallel_thread()`, `opal_parallel_team()`);
+    `opal_parallel_end(work, threads)` after. A loop marked `opal.parallel`
+    may say what one iteration does (`opal.parallel_work`, elements), which
+    then makes the nest's work.
 
     Nests that split: a linalg op at the top of a function, along its first
     parallel loop that every operand indexes by that loop alone (or not at
