@@ -105,7 +105,7 @@ const char *opal::ir::jitCpuReusablePipelineText() {
       // rows by 4 vectors (24 accumulators, each broadcast of A feeding
       // four FMAs): 5-15% faster than 8 by 2 on mm, linear and the
       // convolutions' products (docs/performance.md).
-      "func.func(opal-tile-matmul{tile-m=6 tile-vectors=4}),"
+      "opal-tile-matmul{tile-m=6 tile-vectors=4},"
       // Row-wise runs with a reduction (softmax, norms) one row at a time.
       "func.func(opal-fuse-rows),canonicalize,"
       // Nests large enough for threads run on OpenMP's.

@@ -3,6 +3,7 @@
 #include "opal/JIT/KernelRuntime.h"
 
 #include "opal/CUDA/Launch.h"
+#include "opal/Runtime/Packing.h"
 #include "opal/Runtime/Parallel.h"
 
 #include <dlfcn.h>
@@ -52,6 +53,8 @@ void *jit::kernelRuntimeSymbol(const std::string &name) {
       {"opal_parallel_end", reinterpret_cast<void *>(&opal_parallel_end)},
       {"opal_parallel_thread", reinterpret_cast<void *>(&opal_parallel_thread)},
       {"opal_parallel_team", reinterpret_cast<void *>(&opal_parallel_team)},
+      {"opal_pack_panel_f32", reinterpret_cast<void *>(&opal_pack_panel_f32)},
+      {"opal_pack_panel_f64", reinterpret_cast<void *>(&opal_pack_panel_f64)},
       {"opal_cuda_launch", reinterpret_cast<void *>(&opal_cuda_launch)},
       {"opal_cuda_alloc", reinterpret_cast<void *>(&opal_cuda_alloc)},
       {"opal_cuda_free", reinterpret_cast<void *>(&opal_cuda_free)}};

@@ -13,8 +13,8 @@
 // which LLVM would vectorize again at great cost in compile time.
 //
 // B may also come transposed ([n, k], indexing maps B[j, k]: linear's
-// weight, read in place): its block is packed into the same panels, each
-// column read along k into its lane.
+// weight, read in place): its block is packed into the same panels by
+// opal's runtime (Runtime/Packing.h), which the kernel calls per panel.
 //
 // Other products (integers, mixed types, strided views) keep the earlier
 // scheme: loops reordered to (batch,) i, k, j so the inner loop is a
@@ -25,7 +25,6 @@
 #include "opal/Transforms/Passes.h"
 
 #include "PrimUtils.h"
-#include "VectorTranspose.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -359,12 +358,7 @@ private:
   /// vector, and one vector more, so that the panels (written a row of each
   /// at a time) do not start a multiple of 4 KiB apart, which would put
   /// their rows in one set of the L1 cache.
-  /// (With B transposed, the squares' rows past the block's last k need
-  /// room up to a whole square.)
-  int64_t panelStride() const {
-    int64_t rows = transposedB ? (tileK + lanes - 1) / lanes * lanes : tileK;
-    return (rows + 1) * lanes;
-  }
+  int64_t panelStride() const { return (tileK + 1) * lanes; }
 
   /// Where the panel of column jj starts in the packed block.
   Value panelStart(Value j0, Value jj) {
@@ -423,44 +417,56 @@ private:
   }
 
   /// The same panels from B given transposed ([n, k], rows of B's
-  /// columns), a square of `lanes` columns by `lanes` k at a time: `lanes`
-  /// vector loads of the transposed B's rows, transposed in registers
-  /// (VectorTranspose.h) into `lanes` rows of the panel. The loads are
-  /// masked, so that one square serves every case: past the block's last k
-  /// the lanes are zeros (stored in rows of the panel past the block's
-  /// last k, which the buffer has room for and the tiles never read), and
-  /// past its last column whole rows are. (Squares of plain loads, with
-  /// the rest gathered a column at a time, ran as fast but took a fifth
-  /// more LLVM time: the gathers and a second path.)
+  /// columns): a call of opal's runtime per panel (Runtime/Packing.h),
+  /// which reads B's rows across into the panel's columns, in squares
+  /// transposed in vector registers. (The same squares in the kernel, 16
+  /// masked loads, 64 shuffles and 16 stores, made `linear` compile 41%
+  /// more instructions than `mm`.)
   void emitTransposedPacking(Value j0, Value jEnd, Value k0, Value kEnd) {
     OpBuilder::InsertionGuard guard(b);
-    auto vectorType = VectorType::get({lanes}, element);
-    auto maskType = VectorType::get({lanes}, b.getI1Type());
-    Value zeros = arith::ConstantOp::create(
-        b, loc, vectorType, DenseElementsAttr::get(vectorType, b.getZeroAttr(element)));
-    Value none = arith::ConstantOp::create(b, loc, maskType,
-                                           DenseElementsAttr::get(maskType, false));
+    MLIRContext *context = b.getContext();
+    Value matrix = bMat;
+    if (batch) {
+      // The batch's [n, k] matrix.
+      auto type = cast<MemRefType>(bMat.getType());
+      SmallVector<OpFoldResult> offsets{batch, b.getIndexAttr(0), b.getIndexAttr(0)};
+      SmallVector<OpFoldResult> sizes{b.getIndexAttr(1), memref::getMixedSize(b, loc, bMat, 1),
+                                      memref::getMixedSize(b, loc, bMat, 2)};
+      SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+      auto viewType = memref::SubViewOp::inferRankReducedResultType(
+          type.getShape().drop_front(), type, offsets, sizes, strides);
+      matrix = memref::SubViewOp::create(b, loc, cast<MemRefType>(viewType), bMat, offsets, sizes,
+                                         strides);
+    }
+    auto matrixType = MemRefType::get(
+        {ShapedType::kDynamic, ShapedType::kDynamic}, element,
+        StridedLayoutAttr::get(context, ShapedType::kDynamic,
+                               {ShapedType::kDynamic, ShapedType::kDynamic}));
+    matrix = memref::CastOp::create(b, loc, matrixType, matrix);
+    auto bufferType = MemRefType::get({ShapedType::kDynamic}, element);
+    Value buffer = memref::CastOp::create(b, loc, bufferType, packed);
+    StringRef name = element.isF32() ? "opal_pack_panel_f32" : "opal_pack_panel_f64";
+    declare(name, matrixType, bufferType);
     Value jj = loop(j0, jEnd, lanes);
     sharePacking(jj, lanes * tileK);
-    Value start = panelStart(j0, jj);
-    Value columnsLeft = arith::SubIOp::create(b, loc, jEnd, jj);
-    Value kk = loop(k0, kEnd, lanes);
-    Value ks = vector::CreateMaskOp::create(b, loc, maskType,
-                                            ValueRange{arith::SubIOp::create(b, loc, kEnd, kk)});
-    auto plus = [&](Value base, int64_t offset) {
-      return offset == 0 ? base : add(base, index(offset));
-    };
-    SmallVector<Value> rows;
-    for (int64_t r = 0; r < lanes; ++r) {
-      Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, index(r), columnsLeft);
-      Value mask = arith::SelectOp::create(b, loc, inside, ks, none);
-      rows.push_back(vector::MaskedLoadOp::create(b, loc, vectorType, bMat, at(plus(jj, r), kk),
-                                                  mask, zeros));
-    }
-    SmallVector<Value> columns = opal::ir::detail::transposeRows(b, loc, rows);
-    for (int64_t t = 0; t < lanes; ++t)
-      vector::StoreOp::create(b, loc, columns[t], packed,
-                              ValueRange{packedRow(start, plus(kk, t), k0)});
+    Value columns = min(arith::SubIOp::create(b, loc, jEnd, jj), index(lanes));
+    func::CallOp::create(b, loc, name, TypeRange{},
+                         ValueRange{matrix, jj, columns, k0, kEnd, buffer, panelStart(j0, jj),
+                                    index(lanes)});
+  }
+
+  /// Declares runtime function `name` (matrix, jj, columns, k0, kEnd,
+  /// buffer, start, lanes) in the module, once.
+  void declare(StringRef name, MemRefType matrixType, MemRefType bufferType) {
+    auto module = product->getParentOfType<ModuleOp>();
+    if (module.lookupSymbol(name))
+      return;
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(module.getBody());
+    Type i = b.getIndexType();
+    auto type = b.getFunctionType({matrixType, i, i, i, i, bufferType, i, i}, {});
+    auto function = func::FuncOp::create(b, loc, name, type);
+    function.setPrivate();
   }
 
   /// Rows i0 .. i0 + rows of C, every `vectors` vectors of columns of the

@@ -1,4 +1,4 @@
-// RUN: opal-opt %s --pass-pipeline="builtin.module(func.func(opal-tile-matmul{tile-m=4 tile-k=16 tile-n=32}))" --split-input-file | FileCheck %s
+// RUN: opal-opt %s --pass-pipeline="builtin.module(opal-tile-matmul{tile-m=4 tile-k=16 tile-n=32})" --split-input-file | FileCheck %s
 
 // A float product on dense buffers: blocks of 16 x 32 of B packed into one
 // buffer as panels of 16 floats (one 64-byte vector; 17 rows apart, one
@@ -72,7 +72,7 @@ func.func @bmm(%a: memref<2x3x4xf64>, %b: memref<2x4x5xf64>, %c: memref<2x3x5xf6
 // narrower than a pair) run as tiles of one vector, so no tile computes a
 // vector of masked-off lanes. The buffer holds whole pairs of panels (48
 // columns round up to 64).
-// RUN: opal-opt %s --pass-pipeline="builtin.module(func.func(opal-tile-matmul{tile-m=4 tile-vectors=2 tile-k=16 tile-n=48}))" --split-input-file | FileCheck %s --check-prefix=PAIR
+// RUN: opal-opt %s --pass-pipeline="builtin.module(opal-tile-matmul{tile-m=4 tile-vectors=2 tile-k=16 tile-n=48})" --split-input-file | FileCheck %s --check-prefix=PAIR
 // PAIR-LABEL: func.func @mm_pairs
 // PAIR: memref.alloc() {alignment = 64 : i64} : memref<1088xf32>
 // PAIR: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c4
@@ -165,7 +165,7 @@ func.func @on_tensors(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>, %c: tensor<4x4xf
 // A column tile that is not a multiple of the vector (20 columns, vectors
 // of 16): the packing buffer holds two whole panels of 4 rows, each
 // followed by one vector of space (panels not 4 KiB apart).
-// RUN: opal-opt %s --pass-pipeline="builtin.module(func.func(opal-tile-matmul{tile-m=2 tile-k=4 tile-n=20}))" --split-input-file | FileCheck %s --check-prefix=ODD
+// RUN: opal-opt %s --pass-pipeline="builtin.module(opal-tile-matmul{tile-m=2 tile-k=4 tile-n=20})" --split-input-file | FileCheck %s --check-prefix=ODD
 // ODD-LABEL: func.func @odd_tiles
 // ODD: memref.alloc() {alignment = 64 : i64} : memref<160xf32>
 func.func @odd_tiles(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
@@ -176,32 +176,30 @@ func.func @odd_tiles(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf3
 // -----
 
 // B given transposed ([n, k]: linear's weight, read through transposed
-// indexing maps): each square of 16 columns by 16 k is 16 masked loads of
-// B's rows (lanes past the block's last k, and rows past its last column,
-// are zeros) transposed in registers (four rounds of shuffles) into 16
-// rows of the panel: one path for whole and partial squares, no gathers.
-// The register tiles are the same.
+// indexing maps): each panel of 16 columns is packed by opal's runtime
+// (opal_pack_panel_f32, declared in the module), a call per panel with B as
+// a view of any strides, the panel's first column, how many columns it
+// has, the block's k, the buffer, where the panel starts, and the lanes.
+// The calls share the panels' loop over threads. The register tiles are
+// the same.
 // CHECK-LABEL: func.func @mm_transposed_b
 // CHECK: %[[PACKED:.*]] = memref.alloc() {alignment = 64 : i64} : memref<544xf32>
 // CHECK: scf.for %[[J0:.*]] = %{{.*}} to %{{.*}} step %c32
+// CHECK: %[[JEND:.*]] = arith.minui
 // CHECK: scf.for %[[K0:.*]] = %{{.*}} to %{{.*}} step %c16
-// CHECK: scf.for %[[JJ:.*]] = %[[J0]] to %[[JEND:.*]] step %{{.*}} {
+// CHECK: %[[KEND:.*]] = arith.minui
+// CHECK: %[[B:.*]] = memref.cast %arg1 : memref<?x?xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
+// CHECK: %[[BUFFER:.*]] = memref.cast %[[PACKED]] : memref<544xf32> to memref<?xf32>
+// CHECK: scf.for %[[JJ:.*]] = %[[J0]] to %[[JEND]] step %{{.*}} {
 // CHECK: %[[LEFT:.*]] = arith.subi %[[JEND]], %[[JJ]] : index
-// CHECK: scf.for %[[KK:.*]] = %[[K0]] to %[[KEND:.*]] step %{{.*}} {
-// CHECK: %[[KLEFT:.*]] = arith.subi %[[KEND]], %[[KK]] : index
-// CHECK: %[[KS:.*]] = vector.create_mask %[[KLEFT]] : vector<16xi1>
-// CHECK: %[[IN0:.*]] = arith.cmpi ult, %{{.*}}, %[[LEFT]] : index
-// CHECK: %[[M0:.*]] = arith.select %[[IN0]], %[[KS]], %{{.*}} : vector<16xi1>
-// CHECK: vector.maskedload %arg1[%[[JJ]], %[[KK]]], %[[M0]], %{{.*}} : memref<?x?xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
-// CHECK-COUNT-15: vector.maskedload %arg1[%{{.*}}, %[[KK]]]
-// CHECK-COUNT-64: vector.shuffle
-// CHECK-COUNT-16: vector.store %{{.*}}, %[[PACKED]]
-// CHECK-NOT: vector.gather
-// (Each panel packed by one thread: 16 columns by 16 k.)
-// CHECK: } {opal.parallel, opal.parallel_work = 256 : i64}
+// CHECK: %[[COLUMNS:.*]] = arith.minui %[[LEFT]], %{{.*}} : index
+// CHECK: %[[START:.*]] = arith.muli %{{.*}}, %c272 : index
+// CHECK: func.call @opal_pack_panel_f32(%[[B]], %[[JJ]], %[[COLUMNS]], %[[K0]], %[[KEND]], %[[BUFFER]], %[[START]], %{{.*}}) : (memref<?x?xf32, strided<[?, ?], offset: ?>>, index, index, index, index, memref<?xf32>, index, index) -> ()
+// CHECK-NEXT: } {opal.parallel, opal.parallel_work = 256 : i64}
 // CHECK: vector.load %[[PACKED]]
 // CHECK: vector.fma
 // CHECK-NOT: linalg.matmul
+// CHECK: func.func private @opal_pack_panel_f32(memref<?x?xf32, strided<[?, ?], offset: ?>>, index, index, index, index, memref<?xf32>, index, index)
 func.func @mm_transposed_b(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
   linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>,
                                  affine_map<(d0, d1, d2) -> (d1, d2)>,

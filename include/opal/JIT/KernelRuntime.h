@@ -1,7 +1,8 @@
 //===- KernelRuntime.h - The functions compiled kernels call ----*- C++ -*-===//
 //
 // A kernel's object code calls a few functions outside itself besides libc
-// and libm: opal's thread budget (Runtime/Parallel.h), the OpenMP runtime
+// and libm: opal's thread budget (Runtime/Parallel.h), the packing of a
+// transposed B for matrix products (Runtime/Packing.h), the OpenMP runtime
 // that runs its parallel nests (LLVM's libomp: its __kmpc_* entry points), and the
 // CUDA launch helpers (CUDA/Launch.h). Python loads opal's extension with
 // RTLD_LOCAL, so none of them is visible to dlsym(RTLD_DEFAULT); the object

@@ -298,7 +298,7 @@ def OpalRecomputeElementwise : Pass<"opal-recompute-elementwise", "::mlir::func:
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
-def OpalTileMatmul : Pass<"opal-tile-matmul", "::mlir::func::FuncOp"> {
+def OpalTileMatmul : Pass<"opal-tile-matmul", "::mlir::ModuleOp"> {
   let summary = "Tiles matrix products on buffers for CPU caches and registers";
   let description = [{
     Each `linalg.matmul` and `linalg.batch_matmul` on memrefs becomes loops
@@ -312,7 +312,10 @@ def OpalTileMatmul : Pass<"opal-tile-matmul", "::mlir::func::FuncOp"> {
     of B per vector, one broadcast of A per row, one `vector.fma` per row
     and vector). Columns past the matrix's edge are masked; the last rows
     run as tiles of one row. B may be given transposed (indexing maps
-    B[j, k], linear's weight): its blocks are packed the same way.
+    B[j, k], linear's weight): its blocks are packed into the same panels
+    by opal's runtime, a call per panel (`opal_pack_panel_f32`/`_f64`,
+    Runtime/Packing.h, declared in the module: hence a module pass), whose
+    transposes are compiled once rather than in every kernel.
 
     Where the product's sums start is taken from its neighbours: a
     `linalg.fill` of C right before it goes, and the register tiles of the
@@ -348,7 +351,8 @@ def OpalTileMatmul : Pass<"opal-tile-matmul", "::mlir::func::FuncOp"> {
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
                            "::mlir::affine::AffineDialect", "::mlir::memref::MemRefDialect",
-                           "::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect"];
+                           "::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect",
+                           "::mlir::func::FuncDialect"];
 }
 
 def OpalParallelize : Pass<"opal-parallelize", "::mlir::ModuleOp"> {
