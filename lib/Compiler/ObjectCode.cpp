@@ -236,6 +236,16 @@ FailureOr<std::string> opal::ir::emitObject(ModuleOp module,
     if (!global.isDeclaration() && !global.getName().starts_with("llvm.") &&
         std::find(exported.begin(), exported.end(), &global) == exported.end())
       global.setLinkage(llvm::GlobalValue::InternalLinkage);
+  // The functions OpenMP's translation outlined for the parallel regions
+  // (`<kernel>..omp_par`, one per nest) hold a few calls: each thread's
+  // part of a fork. Left unoptimized (and compiled by the fast
+  // instruction selector), they cost a fork nanoseconds and a compile
+  // much less: each was a fifth of an elementwise kernel's LLVM time.
+  for (llvm::Function &function : *llvmModule)
+    if (!function.isDeclaration() && function.getName().contains(".omp_par")) {
+      function.addFnAttr(llvm::Attribute::NoInline);
+      function.addFnAttr(llvm::Attribute::OptimizeNone);
+    }
   llvmModule->setDataLayout(machine->createDataLayout());
   llvmModule->setTargetTriple(machine->getTargetTriple());
   // Host CPU and features on every function, so the vectorizers use them.
