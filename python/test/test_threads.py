@@ -82,6 +82,36 @@ def test_openmp_wait_settings_of_any_value_leave_results_alone(env):
     assert "opal" not in result.stderr
 
 
+def test_a_team_smaller_than_asked_for_runs_every_part():
+    # OMP_THREAD_LIMIT=1 gives every parallel region a team of one thread
+    # however many opal asks for: that thread runs the whole range (each
+    # thread of a team runs the t-th of as many parts as the team has), so
+    # elementwise results, full and row reductions, row-fused softmax and
+    # products (whose packing is a nest too) are those of one thread.
+    result = run_fresh("""
+        import numpy as np, opal
+        A = opal.ops.aten
+        rng = np.random.default_rng(0)
+        x = rng.standard_normal((1024, 2048)).astype(np.float32)
+        m = rng.standard_normal((512, 512)).astype(np.float32)
+        def run():
+            t, p = opal.tensor(x), opal.tensor(m)
+            return [A.exp(t).numpy(), A.sum.default(t).numpy(), A.sum.dim_IntList(t, [1]).numpy(),
+                    A.softmax.int(t, -1).numpy(), A.mm(p, p).numpy(), A.linear(p, p).numpy()]
+        opal.set_num_threads(1)
+        one = run()
+        opal.set_num_threads(2)
+        limited = run()
+        for a, b in zip(one, limited):
+            assert np.array_equal(a, b), (a, b)
+        assert np.allclose(one[0], np.exp(x), rtol=1e-6)
+        assert np.allclose(one[4], m @ m, rtol=1e-4, atol=1e-3)
+        print("ok")
+    """, OMP_THREAD_LIMIT="1")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
+
+
 def test_set_num_threads_with_pytorchs_errors(threads):
     opal.set_num_threads(3)
     assert opal.get_num_threads() == 3
