@@ -77,6 +77,53 @@ bool isWholeBuffer(Value buffer) {
   return static_cast<bool>(buffer.getDefiningOp<memref::AllocOp>());
 }
 
+/// A reshape (memref.reshape, collapse_shape, expand_shape) of a kernel
+/// argument that nothing in the kernel writes (an input: group_norm's
+/// statistics over [N, groups, C / groups x HxW]): its rows are contiguous
+/// pieces of a buffer only ever read, so reading them row by row in one
+/// loop reads what the ops read one after the other.
+bool isReshapedInput(Value buffer) {
+  auto isReshape = [](Operation *op) {
+    return isa_and_nonnull<memref::ReshapeOp, memref::CollapseShapeOp, memref::ExpandShapeOp>(op);
+  };
+  if (!isReshape(buffer.getDefiningOp()))
+    return false;
+  Value source = buffer;
+  while (isReshape(source.getDefiningOp()))
+    source = source.getDefiningOp()->getOperand(0);
+  auto argument = dyn_cast<BlockArgument>(source);
+  if (!argument || !isWholeBuffer(argument))
+    return false;
+  // Nothing writes it, through any view.
+  SmallVector<Value> views{argument};
+  while (!views.empty()) {
+    Value next = views.pop_back_val();
+    for (OpOperand &use : next.getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<memref::ReshapeOp, memref::CollapseShapeOp, memref::ExpandShapeOp,
+              memref::SubViewOp, memref::CastOp, memref::ReinterpretCastOp>(user)) {
+        if (use.getOperandNumber() == 0)
+          views.push_back(user->getResult(0));
+        continue;
+      }
+      if (isa<memref::DimOp, memref::LoadOp, memref::DeallocOp>(user))
+        continue;
+      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(user)) {
+        if (linalgOp.isDpsInput(&use))
+          continue;
+        return false;
+      }
+      if (auto copy = dyn_cast<memref::CopyOp>(user)) {
+        if (copy.getSource() == next)
+          continue;
+        return false;
+      }
+      return false; // (anything else may write)
+    }
+  }
+  return true;
+}
+
 /// Whether `operand` is an input that no row loop indexes (of the first
 /// `rows` loops, none appears in its map): a layer norm's weight, read
 /// whole by every row.
@@ -102,9 +149,11 @@ int64_t rowLoops(linalg::LinalgOp op) {
     if (iterators[loop] != utils::IteratorType::parallel)
       leading = loop;
   // Only whole buffers: a view (a transpose, a slice) of another buffer
-  // could make one op's row depend on other rows of another's.
+  // could make one op's row depend on other rows of another's. (But for a
+  // reshaped input, which no op writes.)
   for (OpOperand &operand : op->getOpOperands())
-    if (isa<MemRefType>(operand.get().getType()) && !isWholeBuffer(operand.get()))
+    if (isa<MemRefType>(operand.get().getType()) && !isWholeBuffer(operand.get()) &&
+        !(op.isDpsInput(&operand) && isReshapedInput(operand.get())))
       return 0;
   // Every buffer indexed by loops 0..rows-1 as its dims 0..rows-1 and
   // nowhere else, or (an input) by none of them; the most such rows.
@@ -451,10 +500,19 @@ void mergeElementwiseIntoReductions(RewriterBase &rewriter, SmallVector<linalg::
 
 /// The run as one loop over its rows, at the place of its last op.
 void fuse(RewriterBase &rewriter, Run &run, bool shrink, bool merge) {
-  // Every buffer a temporary: the run computes nothing that is kept.
-  bool writesKept = llvm::any_of(run.ops, [](linalg::LinalgOp op) {
-    return llvm::any_of(op.getDpsInits(), [](Value init) {
-      return !init.getDefiningOp<memref::AllocOp>();
+  // Every buffer a temporary only the run uses: it computes nothing that
+  // is kept. (An allocation read after the run is kept: group_norm's
+  // normalized rows, which its weight and bias then scale in the input's
+  // layout.)
+  llvm::SmallPtrSet<Operation *, 8> inRun;
+  for (linalg::LinalgOp op : run.ops)
+    inRun.insert(op);
+  bool writesKept = llvm::any_of(run.ops, [&](linalg::LinalgOp op) {
+    return llvm::any_of(op.getDpsInits(), [&](Value init) {
+      return !init.getDefiningOp<memref::AllocOp>() ||
+             llvm::any_of(init.getUsers(), [&](Operation *user) {
+               return !inRun.contains(user) && !isa<memref::DeallocOp>(user);
+             });
     });
   });
   if (!writesKept)

@@ -163,8 +163,8 @@ std::optional<Nest> linalgNest(linalg::LinalgOp op) {
 /// views, never passed).
 bool isBufferView(Operation *op) {
   return isa<memref::SubViewOp, memref::CastOp, memref::ExpandShapeOp,
-             memref::CollapseShapeOp, memref::ReinterpretCastOp, memref::TransposeOp,
-             memref::DimOp>(op);
+             memref::CollapseShapeOp, memref::ReshapeOp, memref::ReinterpretCastOp,
+             memref::TransposeOp, memref::DimOp>(op);
 }
 
 /// Builds index arithmetic at one place.

@@ -483,3 +483,77 @@ func.func @exp_only_summed(%arg0: memref<?x?xf32>, %arg1: memref<?x?xf32>) {
   memref.dealloc %alloc_s : memref<?xf32>
   return
 }
+
+// -----
+
+// group_norm's statistics: the rows are a reshape of an input no op
+// writes ([N, C, HW] as [N, groups, C / groups x HW]), read row by row; the
+// normalized rows go to an allocation read after the run (by the affine
+// part in the input's layout), which keeps its size.
+// CHECK-LABEL: func.func @reshaped_input
+// CHECK-SAME: (%[[X:.*]]: memref<2x8x16xf32>, %[[Y:.*]]: memref<2x8x16xf32>)
+// CHECK: %[[G:.*]] = memref.expand_shape %[[X]]
+// CHECK: %[[R:.*]] = memref.collapse_shape %[[G]]
+// CHECK: %[[N:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x4x32xf32>
+// CHECK: scf.for %[[I:.*]] =
+// CHECK:   memref.subview %[[R]]
+// CHECK:   memref.subview %[[R]]
+// CHECK:   memref.subview %[[N]]
+// CHECK: } {opal.parallel, opal.rows}
+// CHECK: memref.expand_shape %[[N]]
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#row3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @reshaped_input(%x: memref<2x8x16xf32>, %y: memref<2x8x16xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %g = memref.expand_shape %x [[0], [1, 2], [3]] output_shape [2, 4, 2, 16] : memref<2x8x16xf32> into memref<2x4x2x16xf32>
+  %rows = memref.collapse_shape %g [[0], [1], [2, 3]] : memref<2x4x2x16xf32> into memref<2x4x32xf32>
+  %sum = memref.alloc() {alignment = 64 : i64} : memref<2x4xf32>
+  linalg.fill ins(%cst : f32) outs(%sum : memref<2x4xf32>)
+  linalg.reduce ins(%rows : memref<2x4x32xf32>) outs(%sum : memref<2x4xf32>) dimensions = [2]
+    (%in: f32, %init: f32) {
+      %0 = arith.addf %in, %init : f32
+      linalg.yield %0 : f32
+    }
+  %n = memref.alloc() {alignment = 64 : i64} : memref<2x4x32xf32>
+  linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%rows, %sum : memref<2x4x32xf32>, memref<2x4xf32>) outs(%n : memref<2x4x32xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %0 = arith.subf %in, %s : f32
+    linalg.yield %0 : f32
+  }
+  %back = memref.expand_shape %n [[0], [1], [2, 3]] output_shape [2, 4, 2, 16] : memref<2x4x32xf32> into memref<2x4x2x16xf32>
+  %flat = memref.collapse_shape %back [[0], [1, 2], [3]] : memref<2x4x2x16xf32> into memref<2x8x16xf32>
+  memref.copy %flat, %y : memref<2x8x16xf32> to memref<2x8x16xf32>
+  memref.dealloc %sum : memref<2x4xf32>
+  memref.dealloc %n : memref<2x4x32xf32>
+  return
+}
+
+// -----
+
+// The same reshape of an argument that something writes (here the copy
+// into it) is not an input: nothing fuses.
+// CHECK-LABEL: func.func @reshaped_written
+// CHECK-NOT: scf.for
+// CHECK: linalg.reduce
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#row3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @reshaped_written(%x: memref<2x8x16xf32>, %y: memref<2x4x32xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %g = memref.expand_shape %x [[0], [1, 2], [3]] output_shape [2, 4, 2, 16] : memref<2x8x16xf32> into memref<2x4x2x16xf32>
+  %rows = memref.collapse_shape %g [[0], [1], [2, 3]] : memref<2x4x2x16xf32> into memref<2x4x32xf32>
+  %sum = memref.alloc() {alignment = 64 : i64} : memref<2x4xf32>
+  linalg.fill ins(%cst : f32) outs(%sum : memref<2x4xf32>)
+  linalg.reduce ins(%rows : memref<2x4x32xf32>) outs(%sum : memref<2x4xf32>) dimensions = [2]
+    (%in: f32, %init: f32) {
+      %0 = arith.addf %in, %init : f32
+      linalg.yield %0 : f32
+    }
+  linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%rows, %sum : memref<2x4x32xf32>, memref<2x4xf32>) outs(%y : memref<2x4x32xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %0 = arith.subf %in, %s : f32
+    linalg.yield %0 : f32
+  }
+  memref.copy %y, %rows : memref<2x4x32xf32> to memref<2x4x32xf32>
+  memref.dealloc %sum : memref<2x4xf32>
+  return
+}
