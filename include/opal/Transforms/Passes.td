@@ -259,6 +259,10 @@ def OpalFuseRows : Pass<"opal-fuse-rows", "::mlir::func::FuncOp"> {
     unit attribute `opal.rows`, by which `opal-map-to-gpu` makes it one
     kernel with a block per row.
 
+    Buffers are kernel arguments and allocations (so that no row of one
+    is another row of a second), and reshapes of an argument nothing in
+    the kernel writes (group_norm's [N, groups, C / groups x HxW]).
+
     In a row's body, an elementwise op whose result the next reduction
     reads element by element (softmax's `exp(x - max)`, then its sum) is
     merged into that reduction (`merge-into-reductions`): one loop computes
