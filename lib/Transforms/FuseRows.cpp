@@ -447,6 +447,22 @@ void mergeElementwiseIntoReductions(RewriterBase &rewriter, SmallVector<linalg::
                 llvm::any_of(element.getUsers(), [&](Operation *user) {
                   return user != producer && user != consumer && !isa<memref::DeallocOp>(user);
                 });
+    // (Every loop must index some operand, or its range is unknown: an
+    // element written over a unit dim its input does not read, then
+    // summed, is stored after all.)
+    auto coversLoops = [&](ArrayRef<AffineMap> all) {
+      for (unsigned loop = 0; loop < consumer.getNumLoops(); ++loop)
+        if (llvm::none_of(all, [&](AffineMap map) { return map.isFunctionOfDim(loop); }))
+          return false;
+      return true;
+    };
+    {
+      SmallVector<AffineMap> without(maps);
+      for (OpOperand &output : consumer.getDpsInitsMutable())
+        without.push_back(consumer.getMatchingIndexingMap(&output));
+      if (!coversLoops(without))
+        kept = true;
+    }
     SmallVector<Value> outputs;
     if (kept) {
       outputs.push_back(element);
