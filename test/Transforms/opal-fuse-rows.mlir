@@ -557,3 +557,42 @@ func.func @reshaped_written(%x: memref<2x8x16xf32>, %y: memref<2x4x32xf32>) {
   memref.dealloc %sum : memref<2x4xf32>
   return
 }
+
+// -----
+
+// A copy over a unit dim its input does not read, then summed (an
+// adaptive pool's mean): merged into the sum, the copy still stores its
+// element, whose map alone indexes the unit loop.
+// CHECK-LABEL: func.func @unit_dim_into_sum
+// CHECK: scf.for
+// CHECK:   linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["reduction", "reduction"]} ins(%{{.*}} : {{.*}}) outs(%{{.*}}, %{{.*}} : memref<1x?xf32>, memref<f32>)
+// CHECK: } {opal.parallel, opal.rows}
+#in = affine_map<(d0, d1, d2) -> (d0, d2)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#one = affine_map<(d0) -> (d0)>
+func.func @unit_dim_into_sum(%x: memref<?x?xf32>, %y: memref<?xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %rows = memref.dim %x, %c0 : memref<?x?xf32>
+  %cols = memref.dim %x, %c1 : memref<?x?xf32>
+  %wide = memref.alloc(%rows, %cols) {alignment = 64 : i64} : memref<?x1x?xf32>
+  linalg.generic {indexing_maps = [#in, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x : memref<?x?xf32>) outs(%wide : memref<?x1x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  %sum = memref.alloc(%rows) {alignment = 64 : i64} : memref<?xf32>
+  linalg.fill ins(%cst : f32) outs(%sum : memref<?xf32>)
+  linalg.reduce ins(%wide : memref<?x1x?xf32>) outs(%sum : memref<?xf32>) dimensions = [1, 2]
+    (%in: f32, %init: f32) {
+      %0 = arith.addf %in, %init : f32
+      linalg.yield %0 : f32
+    }
+  linalg.generic {indexing_maps = [#one, #one], iterator_types = ["parallel"]} ins(%sum : memref<?xf32>) outs(%y : memref<?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  memref.dealloc %wide : memref<?x1x?xf32>
+  memref.dealloc %sum : memref<?xf32>
+  return
+}
