@@ -32,6 +32,8 @@
 
 #include "opal/Runtime/Parallel.h"
 
+#include "PrimUtils.h"
+
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -196,19 +198,13 @@ public:
 
   /// Declares the runtime's functions the kernels call.
   void declareRuntime() {
-    OpBuilder b(module.getContext());
-    b.setInsertionPointToEnd(module.getBody());
+    Builder b(module.getContext());
     Type i64 = b.getI64Type();
-    auto declare = [&](StringRef name, FunctionType type) {
-      if (module.lookupSymbol(name))
-        return;
-      auto func = func::FuncOp::create(b, module.getLoc(), name, type);
-      func.setPrivate();
-    };
-    declare(kBeginName, b.getFunctionType({i64}, {i64}));
-    declare(kEndName, b.getFunctionType({i64, i64}, {}));
-    declare(kThreadName, b.getFunctionType({}, {i64}));
-    declare(kTeamName, b.getFunctionType({}, {i64}));
+    using opal::ir::detail::declareFunction;
+    declareFunction(module, kBeginName, b.getFunctionType({i64}, {i64}));
+    declareFunction(module, kEndName, b.getFunctionType({i64, i64}, {}));
+    declareFunction(module, kThreadName, b.getFunctionType({}, {i64}));
+    declareFunction(module, kTeamName, b.getFunctionType({}, {i64}));
   }
 
   void run(func::FuncOp func, const Nest &nest) {
@@ -224,7 +220,7 @@ public:
       count = a.ceilDiv(a.sub(loop.getUpperBound(), loop.getLowerBound()), loop.getStep());
       count = a.max(count, a.index(0));
       if (auto perIteration = loop->getAttrOfType<IntegerAttr>(opal::ir::kParallelWorkAttrName))
-        work = a.mul(count, a.index(std::max<int64_t>(perIteration.getInt(), 1)));
+        work = a.mul(count, a.index(perIteration.getInt())); // (>= 1: checked)
       else
         work = loopWork(a, loop, count, scratch);
     } else {
@@ -599,12 +595,26 @@ struct OpalParallelize : public opal::ir::impl::OpalParallelizeBase<OpalParallel
         if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
           if (std::optional<Nest> nest = linalgNest(linalgOp))
             nests.push_back({func, *nest});
+      bool bad = false;
       func.walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
         if (!loop->hasAttr(opal::ir::kParallelAttrName))
           return WalkResult::advance();
+        if (Attribute work = loop->getAttr(opal::ir::kParallelWorkAttrName)) {
+          auto elements = dyn_cast<IntegerAttr>(work);
+          if (!elements || elements.getInt() < 1) {
+            loop.emitError() << "opal-parallelize: " << opal::ir::kParallelWorkAttrName
+                             << " must be a positive integer (the elements one iteration "
+                                "moves), got "
+                             << work;
+            bad = true;
+            return WalkResult::interrupt();
+          }
+        }
         nests.push_back({func, Nest{loop, -1, false, {}}});
         return WalkResult::skip(); // loops inside it run on its threads
       });
+      if (bad)
+        return signalPassFailure();
     }
     if (nests.empty())
       return;

@@ -5,6 +5,7 @@
 #include "opal/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -319,4 +320,13 @@ mlir::Value opal::ir::detail::rootOf(mlir::Value view) {
   while (auto viewLike = view.getDefiningOp<mlir::ViewLikeOpInterface>())
     view = viewLike.getViewSource();
   return view;
+}
+
+void opal::ir::detail::declareFunction(mlir::ModuleOp module, llvm::StringRef name,
+                                       mlir::FunctionType type) {
+  if (module.lookupSymbol(name))
+    return;
+  mlir::OpBuilder b(module.getContext());
+  b.setInsertionPointToEnd(module.getBody());
+  mlir::func::FuncOp::create(b, module.getLoc(), name, type).setPrivate();
 }

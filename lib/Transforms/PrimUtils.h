@@ -9,6 +9,7 @@
 #define OPAL_LIB_TRANSFORMS_PRIMUTILS_H
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Operation.h"
@@ -119,6 +120,9 @@ std::optional<int64_t> scalarTypeCodeFor(mlir::Type element);
 /// The buffer `view` is a view of (through subviews, casts and reshapes:
 /// every ViewLikeOpInterface op); `view` itself if it is no view.
 mlir::Value rootOf(mlir::Value view);
+/// Declares the private function `name` of `type` at the end of `module`
+/// (a runtime function kernels call), unless a symbol of that name is there.
+void declareFunction(mlir::ModuleOp module, llvm::StringRef name, mlir::FunctionType type);
 
 } // namespace opal::ir::detail
 

@@ -446,27 +446,17 @@ private:
     auto bufferType = MemRefType::get({ShapedType::kDynamic}, element);
     Value buffer = memref::CastOp::create(b, loc, bufferType, packed);
     StringRef name = element.isF32() ? "opal_pack_panel_f32" : "opal_pack_panel_f64";
-    declare(name, matrixType, bufferType);
+    // (matrix, jj, columns, k0, kEnd, buffer, start, lanes)
+    Type i = b.getIndexType();
+    opal::ir::detail::declareFunction(
+        product->getParentOfType<ModuleOp>(), name,
+        b.getFunctionType({matrixType, i, i, i, i, bufferType, i, i}, {}));
     Value jj = loop(j0, jEnd, lanes);
     sharePacking(jj, lanes * tileK);
     Value columns = min(arith::SubIOp::create(b, loc, jEnd, jj), index(lanes));
     func::CallOp::create(b, loc, name, TypeRange{},
                          ValueRange{matrix, jj, columns, k0, kEnd, buffer, panelStart(j0, jj),
                                     index(lanes)});
-  }
-
-  /// Declares runtime function `name` (matrix, jj, columns, k0, kEnd,
-  /// buffer, start, lanes) in the module, once.
-  void declare(StringRef name, MemRefType matrixType, MemRefType bufferType) {
-    auto module = product->getParentOfType<ModuleOp>();
-    if (module.lookupSymbol(name))
-      return;
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToEnd(module.getBody());
-    Type i = b.getIndexType();
-    auto type = b.getFunctionType({matrixType, i, i, i, i, bufferType, i, i}, {});
-    auto function = func::FuncOp::create(b, loc, name, type);
-    function.setPrivate();
   }
 
   /// Rows i0 .. i0 + rows of C, every `vectors` vectors of columns of the

@@ -43,7 +43,7 @@ inline constexpr const char *kRowsAttrName = "opal.rows";
 /// (opal-fuse-rows' rows, opal-tile-matmul's register tiles):
 /// opal-parallelize splits it over threads.
 inline constexpr const char *kParallelAttrName = "opal.parallel";
-/// An integer attribute a loop marked `opal.parallel` may carry: the
+/// A positive integer attribute a loop marked `opal.parallel` may carry: the
 /// elements one iteration moves or computes, when the loop's nest knows it
 /// better than opal-parallelize's estimate (the iterations times the inner
 /// loops' trips, or the largest buffer the nest touches): the packing of

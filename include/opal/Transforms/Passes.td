@@ -371,8 +371,9 @@ def OpalParallelize : Pass<"opal-parallelize", "::mlir::ModuleOp"> {
     many contiguous parts of the range as the team has threads
     (`opal_parallel_thread()`, `opal_parallel_team()`);
     `opal_parallel_end(work, threads)` after. A loop marked `opal.parallel`
-    may say what one iteration does (`opal.parallel_work`, elements), which
-    then makes the nest's work.
+    may say what one iteration does (`opal.parallel_work`, a positive
+    number of elements; anything else is an error), which then makes the
+    nest's work.
 
     Nests that split: a linalg op at the top of a function, along its first
     parallel loop that every operand indexes by that loop alone (or not at
