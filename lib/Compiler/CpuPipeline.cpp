@@ -106,6 +106,9 @@ const char *opal::ir::jitCpuReusablePipelineText() {
       // four FMAs): 5-15% faster than 8 by 2 on mm, linear and the
       // convolutions' products (docs/performance.md).
       "opal-tile-matmul{tile-m=6 tile-vectors=4},"
+      // Results computed in another shape than returned (group_norm's
+      // groups), written in place rather than copied.
+      "func.func(opal-reshape-outputs-in-place),"
       // Row-wise runs with a reduction (softmax, norms) one row at a time.
       "func.func(opal-fuse-rows),canonicalize,"
       // Nests large enough for threads run on OpenMP's.

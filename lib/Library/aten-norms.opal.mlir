@@ -198,12 +198,15 @@ opal.library "aten" {
       opal.check %same, "expected scalar type {0:dtype} but found {1:dtype}" (%code, %bc : i64, i64)
       opal.yield
     }
-    // [N, group, C / group * HxW]: statistics over the last dim.
+    // [N, group, C / group, HxW]: statistics over the last two dims, and
+    // the weight and bias as [group, C / group, 1] in the same layout, so
+    // that one group of one sample is normalized, scaled and shifted in
+    // one pass (opal-fuse-rows).
     %per_group = arith.divsi %c, %group : i64
-    %per = arith.muli %per_group, %hxw : i64
-    %grouped = opal.list %n, %group, %per : i64, i64, i64 -> !opal.list<i64>
+    %grouped = opal.list %n, %group, %per_group, %hxw : i64, i64, i64, i64 -> !opal.list<i64>
     %x = aten.reshape %input, %grouped : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
-    %last = opal.list %c2 : i64 -> !opal.list<i64>
+    %c3 = arith.constant 3 : i64
+    %last = opal.list %c2, %c3 : i64, i64 -> !opal.list<i64>
     // An empty group's mean is 0 (its variance stays 0/0, NaN), as in PyTorch.
     %sum = aten.sum.dim_IntList %x, %last, %true, %none : (!opal.tensor, !opal.list<i64>, i1, !opal.none) -> !opal.tensor
     %count = opal.count %x, %last : !opal.tensor, !opal.list<i64> -> i64
@@ -213,23 +216,23 @@ opal.library "aten" {
     %ve = aten.add.Scalar %var, %eps, %c1 : (!opal.tensor, f64, i64) -> !opal.tensor
     %rstd = aten.rsqrt %ve : (!opal.tensor) -> !opal.tensor
     %centered = aten.sub.Tensor %x, %mean, %c1 : (!opal.tensor, !opal.tensor, i64) -> !opal.tensor
-    %normed3 = aten.mul.Tensor %centered, %rstd : (!opal.tensor, !opal.tensor) -> !opal.tensor
-    %normed = aten.reshape %normed3, %is : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
-    %dims = opal.dims_except %input, 1 : !opal.tensor -> !opal.list<i64>
+    %normed = aten.mul.Tensor %centered, %rstd : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %per_channel = opal.list %group, %per_group, %c1 : i64, i64, i64 -> !opal.list<i64>
     %scaled = opal.static_if %no_w -> !opal.tensor {
       opal.yield %normed : !opal.tensor
     } else {
-      %w = opal.keep_dims %weight, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      %w = aten.reshape %weight, %per_channel : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
       %r = aten.mul.Tensor %normed, %w : (!opal.tensor, !opal.tensor) -> !opal.tensor
       opal.yield %r : !opal.tensor
     }
-    %out = opal.static_if %no_b -> !opal.tensor {
+    %shifted = opal.static_if %no_b -> !opal.tensor {
       opal.yield %scaled : !opal.tensor
     } else {
-      %b = opal.keep_dims %bias, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      %b = aten.reshape %bias, %per_channel : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
       %r = aten.add.Tensor %scaled, %b, %c1 : (!opal.tensor, !opal.tensor, i64) -> !opal.tensor
       opal.yield %r : !opal.tensor
     }
+    %out = aten.reshape %shifted, %is : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
     %mean2 = prims.squeeze %mean, %last : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
     %rstd2 = prims.squeeze %rstd, %last : (!opal.tensor, !opal.list<i64>) -> !opal.tensor
     opal.yield %out, %mean2, %rstd2 : !opal.tensor, !opal.tensor, !opal.tensor

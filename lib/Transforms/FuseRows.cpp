@@ -124,61 +124,88 @@ bool isReshapedInput(Value buffer) {
   return true;
 }
 
-/// Whether `operand` is an input that no row loop indexes (of the first
-/// `rows` loops, none appears in its map): a layer norm's weight, read
-/// whole by every row.
-bool broadcastAcrossRows(linalg::LinalgOp op, OpOperand &operand, int64_t rows) {
-  if (!op.isDpsInput(&operand) || !isa<MemRefType>(operand.get().getType()))
+/// An output argument seen in another shape (opal-reshape-outputs-in-place:
+/// a reinterpret_cast at offset 0, then a cast to a dense row-major type)
+/// that nothing else uses: the whole argument, as a buffer of its own.
+bool isSoleViewOfArgument(Value buffer) {
+  auto cast = buffer.getDefiningOp<memref::CastOp>();
+  if (!cast || !llvm::cast<MemRefType>(cast.getType()).getLayout().isIdentity())
     return false;
-  AffineMap map = op.getMatchingIndexingMap(&operand);
-  for (AffineExpr expr : map.getResults())
-    for (int64_t loop = 0; loop < rows; ++loop)
-      if (expr.isFunctionOfDim(loop))
-        return false;
-  return true;
+  auto view = cast.getSource().getDefiningOp<memref::ReinterpretCastOp>();
+  if (!view || !cast.getSource().hasOneUse() || view.getStaticOffsets().size() != 1 ||
+      view.getStaticOffsets().front() != 0)
+    return false;
+  Value source = view.getSource();
+  return isa<BlockArgument>(source) && isWholeBuffer(source) && source.hasOneUse();
 }
 
-/// The number of leading loops of `op` that qualify as row loops (see the
-/// file comment).
-int64_t rowLoops(linalg::LinalgOp op) {
+/// For each row coordinate, the dim of `operand`'s buffer that the op's
+/// row loop `loops[i]` indexes (the map's one result that is that loop
+/// alone), or -1 where no result mentions it (allowed for inputs only: a
+/// layer norm's weight, read whole by every row; group_norm's, read by the
+/// group). std::nullopt where the operand does not qualify.
+std::optional<SmallVector<int64_t>> rowDims(linalg::LinalgOp op, OpOperand &operand,
+                                            ArrayRef<int64_t> loops) {
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  SmallVector<int64_t> dims;
+  for (int64_t loop : loops) {
+    AffineExpr row = getAffineDimExpr(loop, op.getContext());
+    int64_t found = -1;
+    for (auto [position, expr] : llvm::enumerate(map.getResults())) {
+      if (expr == row && found < 0)
+        found = static_cast<int64_t>(position);
+      else if (expr.isFunctionOfDim(loop))
+        return std::nullopt;
+    }
+    if (found < 0 && !op.isDpsInput(&operand))
+      return std::nullopt;
+    dims.push_back(found);
+  }
+  return dims;
+}
+
+/// rowDims of an operand already known to qualify.
+SmallVector<int64_t> rowDimsOf(linalg::LinalgOp op, OpOperand &operand, ArrayRef<int64_t> loops) {
+  return *rowDims(op, operand, loops);
+}
+
+bool isBuffer(OpOperand &operand) { return isa<MemRefType>(operand.get().getType()); }
+
+/// Whether `dims` leaves some row coordinate unindexed (see rowDims).
+bool readsAcrossRows(ArrayRef<int64_t> dims) {
+  return llvm::is_contained(dims, int64_t(-1));
+}
+
+/// The loops of `op` that may be row loops (see the file comment), in
+/// order; with `anyDims` off, only its leading loops, each indexing the
+/// same dim of every buffer that it indexes.
+SmallVector<int64_t> rowCandidates(linalg::LinalgOp op, bool anyDims) {
   if (!op.hasPureBufferSemantics())
-    return 0;
-  int64_t leading = op.getNumLoops();
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  for (int64_t loop = 0; loop < leading; ++loop)
-    if (iterators[loop] != utils::IteratorType::parallel)
-      leading = loop;
+    return {};
   // Only whole buffers: a view (a transpose, a slice) of another buffer
   // could make one op's row depend on other rows of another's. (But for a
   // reshaped input, which no op writes.)
   for (OpOperand &operand : op->getOpOperands())
-    if (isa<MemRefType>(operand.get().getType()) && !isWholeBuffer(operand.get()) &&
+    if (isBuffer(operand) && !isWholeBuffer(operand.get()) &&
+        !isSoleViewOfArgument(operand.get()) &&
         !(op.isDpsInput(&operand) && isReshapedInput(operand.get())))
-      return 0;
-  // Every buffer indexed by loops 0..rows-1 as its dims 0..rows-1 and
-  // nowhere else, or (an input) by none of them; the most such rows.
-  auto indexedAsRows = [&](OpOperand &operand, int64_t rows) {
-    AffineMap map = op.getMatchingIndexingMap(&operand);
-    if (map.getNumResults() < static_cast<unsigned>(rows))
-      return false;
-    for (int64_t loop = 0; loop < rows; ++loop)
-      if (map.getResult(loop) != getAffineDimExpr(loop, op.getContext()))
-        return false;
-    for (AffineExpr expr : map.getResults().drop_front(rows))
-      for (int64_t loop = 0; loop < rows; ++loop)
-        if (expr.isFunctionOfDim(loop))
-          return false;
-    return true;
-  };
-  for (int64_t rows = leading; rows > 0; --rows) {
-    bool fits = llvm::all_of(op->getOpOperands(), [&](OpOperand &operand) {
-      return !isa<MemRefType>(operand.get().getType()) ||
-             broadcastAcrossRows(op, operand, rows) || indexedAsRows(operand, rows);
-    });
+      return {};
+  SmallVector<int64_t> loops;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (int64_t loop = 0; loop < op.getNumLoops(); ++loop) {
+    bool fits = iterators[loop] == utils::IteratorType::parallel &&
+                llvm::all_of(op->getOpOperands(), [&](OpOperand &operand) {
+                  if (!isBuffer(operand))
+                    return true;
+                  std::optional<SmallVector<int64_t>> dims = rowDims(op, operand, {loop});
+                  return dims && (anyDims || dims->front() < 0 || dims->front() == loop);
+                });
     if (fits)
-      return rows;
+      loops.push_back(loop);
+    else if (!anyDims)
+      break;
   }
-  return 0;
+  return loops;
 }
 
 bool hasReduction(linalg::LinalgOp op) {
@@ -189,12 +216,82 @@ bool hasReduction(linalg::LinalgOp op) {
 
 /// Ops that may stand between the ops of a run: they stay before the loop.
 bool mayStayBefore(Operation &op) {
-  return isMemoryEffectFree(&op) || isa<memref::AllocOp>(op);
+  // (A memref.reshape reads only its shape operand: group_norm's weight as
+  // [groups, C / groups, 1].)
+  return isMemoryEffectFree(&op) || isa<memref::AllocOp, memref::ReshapeOp>(op);
 }
 
+/// Ops that run row by row over the same rows: row coordinate i is loop
+/// loops[k][i] of ops[k]. Coordinates are matched through the buffers the
+/// ops share (the dim of a buffer that one op's row loop indexes is the
+/// dim another's must index), so batch norm's rows are its channels, loop
+/// 1 of the input's ops but loop 0 of a fill of the [C] statistics.
 struct Run {
   SmallVector<linalg::LinalgOp> ops;
-  int64_t rows = 0; ///< the leading loops the ops share
+  SmallVector<SmallVector<int64_t>> loops;
+
+  size_t rows() const { return loops.empty() ? 0 : loops.front().size(); }
+
+  /// Keeps the coordinates `keep` says, in every op.
+  void keepRows(ArrayRef<bool> keep) {
+    for (SmallVector<int64_t> &opLoops : loops) {
+      SmallVector<int64_t> kept;
+      for (auto [loop, keeps] : llvm::zip(opLoops, keep))
+        if (keeps)
+          kept.push_back(loop);
+      opLoops = kept;
+    }
+  }
+
+  /// Adds `op`, whose candidate row loops are `candidates`, keeping the
+  /// coordinates it can take part in; false (and nothing changed) where
+  /// it takes part in none.
+  bool add(linalg::LinalgOp op, ArrayRef<int64_t> candidates) {
+    if (ops.empty()) {
+      ops.push_back(op);
+      loops.push_back(llvm::to_vector(candidates));
+      return true;
+    }
+    size_t rowCount = rows();
+    SmallVector<int64_t> mine(rowCount, -1);
+    SmallVector<bool> keep(rowCount, true);
+    for (size_t row = 0; row < rowCount; ++row) {
+      std::optional<int64_t> loop;
+      // The loop indexing the dim an earlier op's row loop indexes of a
+      // buffer both touch.
+      for (OpOperand &operand : op->getOpOperands()) {
+        if (!isBuffer(operand))
+          continue;
+        for (auto [earlier, earlierLoops] : llvm::zip(ops, loops))
+          for (OpOperand &seen : earlier->getOpOperands()) {
+            if (seen.get() != operand.get())
+              continue;
+            int64_t dim = rowDimsOf(earlier, seen, {earlierLoops[row]}).front();
+            if (dim < 0)
+              continue;
+            AffineExpr expr = op.getMatchingIndexingMap(&operand).getResult(dim);
+            auto dimExpr = dyn_cast<AffineDimExpr>(expr);
+            int64_t here = dimExpr ? static_cast<int64_t>(dimExpr.getPosition()) : -1;
+            if (loop && *loop != here)
+              keep[row] = false; // (the buffers disagree)
+            loop = here;
+          }
+      }
+      // An op that shares no buffer with the run: its loop of the first
+      // op's number.
+      if (!loop)
+        loop = loops.front()[row];
+      if (!llvm::is_contained(candidates, *loop) || llvm::is_contained(mine, *loop))
+        keep[row] = false;
+      mine[row] = keep[row] ? *loop : -1;
+    }
+    if (llvm::none_of(keep, [](bool keeps) { return keeps; }))
+      return false;
+    ops.push_back(op);
+    loops.push_back(mine);
+    keepRows(keep);
+    return true;
+  }
 };
 
 /// Whether a run is worth it: a reduction over the row and an op that
@@ -204,62 +301,78 @@ bool rereadsRows(const Run &run) {
   bool reduces = false, walks = false;
   for (linalg::LinalgOp op : run.ops) {
     reduces |= hasReduction(op);
-    walks |= !hasReduction(op) && op.getNumLoops() > static_cast<unsigned>(run.rows);
+    walks |= !hasReduction(op) && op.getNumLoops() > run.rows();
   }
   return reduces && walks;
 }
 
 /// Whether every op's row loops have the same sizes (see the file comment).
-bool rowSizesAgree(const Run &run) {
-  for (int64_t loop = 0; loop < run.rows; ++loop) {
+bool rowSizesAgree(Run &run) {
+  for (size_t row = 0; row < run.rows(); ++row) {
     llvm::EquivalenceClasses<SizeKey> classes;
-    std::optional<SizeKey> first;
-    for (linalg::LinalgOp op : run.ops) {
+    SmallVector<SizeKey> keys;
+    for (auto [op, loops] : llvm::zip(run.ops, run.loops)) {
       std::optional<SizeKey> opKey;
       for (OpOperand &operand : op->getOpOperands()) {
-        if (!isa<MemRefType>(operand.get().getType()) ||
-            broadcastAcrossRows(op, operand, run.rows))
+        if (!isBuffer(operand))
           continue;
-        SizeKey key = sizeKey(operand.get(), loop);
+        int64_t dim = rowDimsOf(op, operand, {loops[row]}).front();
+        if (dim < 0)
+          continue;
+        SizeKey key = sizeKey(operand.get(), dim);
         classes.insert(key);
         if (opKey)
           classes.unionSets(*opKey, key); // one op's buffers agree
         opKey = key;
-        if (!first)
-          first = key;
+        keys.push_back(key);
       }
       if (!opKey)
         return false;
     }
-    for (linalg::LinalgOp op : run.ops)
-      for (OpOperand &operand : op->getOpOperands())
-        if (isa<MemRefType>(operand.get().getType()) &&
-            !broadcastAcrossRows(op, operand, run.rows) &&
-            !classes.isEquivalent(*first, sizeKey(operand.get(), loop)))
-          return false;
+    for (SizeKey key : keys)
+      if (!classes.isEquivalent(keys.front(), key))
+        return false;
   }
   return true;
 }
 
-/// The buffers the run's ops read whole by every row.
-llvm::SmallPtrSet<Value, 4> broadcastBuffers(const Run &run) {
-  llvm::SmallPtrSet<Value, 4> buffers;
+/// Whether every buffer an op of the run writes is read and written by
+/// rows the same way by all of them (the same dims its rows are), and
+/// no op reads it across rows: every row must see all of what it reads
+/// across rows before the run starts.
+bool rowsOfWrittenAgree(Run &run) {
+  llvm::SmallPtrSet<Value, 4> written;
   for (linalg::LinalgOp op : run.ops)
-    for (OpOperand &operand : op->getOpOperands())
-      if (broadcastAcrossRows(op, operand, run.rows))
-        buffers.insert(operand.get());
-  return buffers;
+    for (Value init : op.getDpsInits())
+      written.insert(init);
+  DenseMap<Value, SmallVector<int64_t>> dimsOf;
+  for (auto [op, loops] : llvm::zip(run.ops, run.loops))
+    for (OpOperand &operand : op->getOpOperands()) {
+      if (!isBuffer(operand) || !written.contains(operand.get()))
+        continue;
+      SmallVector<int64_t> dims = rowDimsOf(op, operand, loops);
+      if (readsAcrossRows(dims))
+        return false;
+      auto [it, inserted] = dimsOf.try_emplace(operand.get(), dims);
+      if (!inserted && it->second != dims)
+        return false;
+    }
+  return true;
 }
 
-/// Whether no op of the run writes (or reads by rows) a buffer another
-/// reads whole: every row must see all of it before the run starts.
-bool broadcastsAreInputs(const Run &run) {
-  llvm::SmallPtrSet<Value, 4> whole = broadcastBuffers(run);
-  for (linalg::LinalgOp op : run.ops)
-    for (OpOperand &operand : op->getOpOperands())
-      if (whole.contains(operand.get()) && !broadcastAcrossRows(op, operand, run.rows))
-        return false;
-  return true;
+/// Whether rows keep the innermost loop of every op that has loops of its
+/// own: a row that is a column (the last loop, contiguous in memory)
+/// would read its elements one cache line each. Drops such coordinates.
+SmallVector<bool> innermostKept(Run &run) {
+  SmallVector<bool> keep(run.rows(), true);
+  for (auto [op, loops] : llvm::zip(run.ops, run.loops)) {
+    int64_t last = static_cast<int64_t>(op.getNumLoops()) - 1;
+    if (op.getNumLoops() > loops.size())
+      for (auto [row, loop] : llvm::enumerate(loops))
+        if (loop == last)
+          keep[row] = false;
+  }
+  return keep;
 }
 
 /// The buffers the bodies of `op` read from outside it (a gather's source).
@@ -291,30 +404,38 @@ bool capturesAreInputs(const Run &run) {
 }
 
 /// Maximal runs in `block` worth running row by row.
-SmallVector<Run> findRuns(Block &block) {
+SmallVector<Run> findRuns(Block &block, bool anyDims) {
   SmallVector<Run> runs;
   Run current;
-  // The most row loops (of those all the ops share) that make a run worth
-  // it: fewer rows also qualify, and may leave an op loops of its own to
-  // walk.
+  // The most row coordinates (of those all the ops share) that make a run
+  // worth it: fewer rows also qualify, and may leave an op loops of its
+  // own to walk.
   auto close = [&] {
-    for (int64_t rows = current.rows; current.ops.size() >= 2 && rows > 0; --rows) {
-      current.rows = rows;
-      if (rereadsRows(current) && rowSizesAgree(current) && broadcastsAreInputs(current) &&
+    if (current.ops.size() >= 2)
+      current.keepRows(innermostKept(current));
+    while (current.ops.size() >= 2 && current.rows() > 0) {
+      if (rereadsRows(current) && rowSizesAgree(current) && rowsOfWrittenAgree(current) &&
           capturesAreInputs(current)) {
         runs.push_back(current);
         break;
       }
+      SmallVector<bool> keep(current.rows(), true);
+      keep.back() = false;
+      current.keepRows(keep);
     }
     current = Run();
   };
   for (Operation &op : block) {
     auto structured = dyn_cast<linalg::LinalgOp>(op);
-    int64_t rows = structured ? rowLoops(structured) : 0;
-    if (rows > 0) {
-      // The run keeps the row loops all its ops share.
-      current.rows = current.ops.empty() ? rows : std::min(current.rows, rows);
-      current.ops.push_back(structured);
+    SmallVector<int64_t> candidates;
+    if (structured)
+      candidates = rowCandidates(structured, anyDims);
+    if (!candidates.empty()) {
+      // An op that shares no row with the run starts the next one.
+      if (!current.add(structured, candidates)) {
+        close();
+        current.add(structured, candidates);
+      }
       continue;
     }
     if (!current.ops.empty() && mayStayBefore(op))
@@ -325,40 +446,56 @@ SmallVector<Run> findRuns(Block &block) {
   return runs;
 }
 
-/// `buffer` at the row `ivs` (its first ivs.size() dims dropped).
-Value rowOf(OpBuilder &b, Location loc, Value buffer, ValueRange ivs) {
+/// `buffer` at the row `ivs`: dims[i] (where not -1) fixed at ivs[i] and
+/// dropped; the buffer itself where no dim is.
+Value rowOf(OpBuilder &b, Location loc, Value buffer, ValueRange ivs, ArrayRef<int64_t> dims) {
+  if (llvm::all_of(dims, [](int64_t dim) { return dim < 0; }))
+    return buffer;
   auto type = cast<MemRefType>(buffer.getType());
-  int64_t rank = type.getRank(), rows = static_cast<int64_t>(ivs.size());
+  int64_t rank = type.getRank();
   SmallVector<OpFoldResult> offsets, sizes, strides(rank, b.getIndexAttr(1));
   for (int64_t dim = 0; dim < rank; ++dim) {
-    if (dim < rows) {
-      offsets.push_back(ivs[dim]);
+    const int64_t *row = llvm::find(dims, dim);
+    if (row != dims.end()) {
+      offsets.push_back(ivs[row - dims.begin()]);
       sizes.push_back(b.getIndexAttr(1));
       continue;
     }
     offsets.push_back(b.getIndexAttr(0));
     sizes.push_back(memref::getMixedSize(b, loc, buffer, dim));
   }
-  auto rowType = memref::SubViewOp::inferRankReducedResultType(
-      type.getShape().drop_front(rows), type, offsets, sizes, strides);
-  return memref::SubViewOp::create(b, loc, cast<MemRefType>(rowType), buffer, offsets, sizes,
-                                   strides);
+  // The rank-reduced type, dropping exactly the row dims (a unit dim
+  // elsewhere stays).
+  MemRefType full = memref::SubViewOp::inferResultType(type, offsets, sizes, strides);
+  auto [fullStrides, offset] = full.getStridesAndOffset();
+  SmallVector<int64_t> shape, rowStrides;
+  for (int64_t dim = 0; dim < rank; ++dim)
+    if (!llvm::is_contained(dims, dim)) {
+      shape.push_back(full.getDimSize(dim));
+      rowStrides.push_back(fullStrides[dim]);
+    }
+  auto rowType =
+      MemRefType::get(shape, type.getElementType(),
+                      StridedLayoutAttr::get(b.getContext(), offset, rowStrides),
+                      type.getMemorySpace());
+  return memref::SubViewOp::create(b, loc, rowType, buffer, offsets, sizes, strides);
 }
 
 /// Allocations that only the run's ops and a dealloc use: one row is
 /// enough. Returns them with their one-row replacements (allocated before
 /// the loop).
-DenseMap<Value, Value> shrinkTemporaries(OpBuilder &b, const Run &run) {
+DenseMap<Value, Value> shrinkTemporaries(OpBuilder &b, Run &run) {
   DenseMap<Value, Value> shrunk;
   llvm::SmallPtrSet<Operation *, 8> inRun;
   for (linalg::LinalgOp op : run.ops)
     inRun.insert(op);
-  llvm::SmallPtrSet<Value, 4> whole = broadcastBuffers(run);
-  for (linalg::LinalgOp op : run.ops)
-    for (Value operand : op->getOperands()) {
-      auto alloc = operand.getDefiningOp<memref::AllocOp>();
-      if (!alloc || shrunk.count(operand) || whole.contains(operand) ||
-          !alloc.getType().getLayout().isIdentity())
+  for (auto [op, loops] : llvm::zip(run.ops, run.loops))
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto alloc = operand.get().getDefiningOp<memref::AllocOp>();
+      if (!alloc || shrunk.count(operand.get()) || !alloc.getType().getLayout().isIdentity())
+        continue;
+      SmallVector<int64_t> dims = rowDimsOf(op, operand, loops);
+      if (readsAcrossRows(dims))
         continue;
       bool onlyRun = llvm::all_of(alloc->getUsers(), [&](Operation *user) {
         return inRun.contains(user) || isa<memref::DeallocOp>(user);
@@ -366,18 +503,22 @@ DenseMap<Value, Value> shrinkTemporaries(OpBuilder &b, const Run &run) {
       if (!onlyRun)
         continue;
       MemRefType type = alloc.getType();
-      auto rowType = MemRefType::get(type.getShape().drop_front(run.rows),
-                                     type.getElementType(), MemRefLayoutAttrInterface(),
-                                     type.getMemorySpace());
+      SmallVector<int64_t> shape;
       SmallVector<Value> dynamicSizes;
-      for (int64_t dim = run.rows; dim < type.getRank(); ++dim)
+      for (int64_t dim = 0; dim < type.getRank(); ++dim) {
+        if (llvm::is_contained(dims, dim))
+          continue;
+        shape.push_back(type.getDimSize(dim));
         if (type.isDynamicDim(dim))
           dynamicSizes.push_back(alloc.getDynamicSizes()[type.getDynamicDimIndex(dim)]);
+      }
+      auto rowType = MemRefType::get(shape, type.getElementType(), MemRefLayoutAttrInterface(),
+                                     type.getMemorySpace());
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointAfter(alloc);
       auto row = memref::AllocOp::create(b, alloc.getLoc(), rowType, dynamicSizes,
                                          alloc.getAlignmentAttr());
-      shrunk[operand] = row;
+      shrunk[operand.get()] = row;
     }
   return shrunk;
 }
@@ -549,15 +690,22 @@ void fuse(RewriterBase &rewriter, Run &run, bool shrink, bool merge) {
 
   rewriter.setInsertionPoint(run.ops.back());
   // The row counts, from a buffer that outlives the run (the shrunk
-  // temporaries go; a kept one exists, see writesKept).
+  // temporaries go; a kept one exists, see writesKept) and is indexed by
+  // every row loop.
   Value kept;
-  for (linalg::LinalgOp op : run.ops)
-    for (OpOperand &operand : op->getOpOperands())
-      if (!kept && isa<MemRefType>(operand.get().getType()) && !shrunk.count(operand.get()) &&
-          !broadcastAcrossRows(op, operand, run.rows))
+  SmallVector<int64_t> keptDims;
+  for (auto [op, loops] : llvm::zip(run.ops, run.loops))
+    for (OpOperand &operand : op->getOpOperands()) {
+      if (kept || !isBuffer(operand) || shrunk.count(operand.get()))
+        continue;
+      SmallVector<int64_t> dims = rowDimsOf(op, operand, loops);
+      if (!readsAcrossRows(dims)) {
         kept = operand.get();
+        keptDims = dims;
+      }
+    }
   SmallVector<Value> bounds;
-  for (int64_t dim = 0; dim < run.rows; ++dim)
+  for (int64_t dim : keptDims)
     bounds.push_back(memref::DimOp::create(rewriter, loc, kept, dim));
   // One loop over all rows; the row's index in each dim from its number.
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
@@ -573,41 +721,49 @@ void fuse(RewriterBase &rewriter, Run &run, bool shrink, bool merge) {
   SmallVector<Value> ivs =
       opal::ir::detail::delinearize(rewriter, loc, loop.getInductionVar(), bounds);
   SmallVector<linalg::GenericOp> rowOps;
-  for (linalg::LinalgOp op : run.ops) {
+  for (auto [op, loops] : llvm::zip(run.ops, run.loops)) {
     auto generic = cast<linalg::GenericOp>(op.getOperation());
     auto operandOf = [&](OpOperand &operand) -> Value {
       Value value = operand.get();
-      if (!isa<MemRefType>(value.getType()) || broadcastAcrossRows(op, operand, run.rows))
+      if (!isBuffer(operand))
         return value;
       if (auto row = shrunk.lookup(value))
         return row;
-      return rowOf(rewriter, loc, value, ivs);
+      return rowOf(rewriter, loc, value, ivs, rowDimsOf(op, operand, loops));
     };
     SmallVector<Value> inputs, outputs;
     for (OpOperand *input : generic.getDpsInputOperands())
       inputs.push_back(operandOf(*input));
     for (OpOperand &output : generic.getDpsInitsMutable())
       outputs.push_back(operandOf(output));
-    // The maps lose their row results and dims: d(k + i) becomes d(i); a
-    // buffer read whole by every row keeps all its results.
+    // The maps lose their row loops (the others are renumbered in order)
+    // and the results that are row loops.
+    SmallVector<AffineExpr> renamed;
+    SmallVector<int64_t> renumbered;
+    int64_t next = 0;
+    for (int64_t dim = 0; dim < static_cast<int64_t>(generic.getNumLoops()); ++dim) {
+      bool isRow = llvm::is_contained(loops, dim);
+      renumbered.push_back(isRow ? -1 : next++);
+      renamed.push_back(isRow ? rewriter.getAffineConstantExpr(0)
+                              : rewriter.getAffineDimExpr(renumbered.back()));
+    }
+    unsigned bodyLoops = generic.getNumLoops() - loops.size();
     SmallVector<AffineMap> maps;
     for (OpOperand &operand : generic->getOpOperands()) {
       AffineMap map = generic.getMatchingIndexingMap(&operand);
-      SmallVector<AffineExpr> renamed;
-      for (unsigned dim = 0; dim < map.getNumDims(); ++dim)
-        renamed.push_back(dim < run.rows ? rewriter.getAffineConstantExpr(0)
-                                         : rewriter.getAffineDimExpr(dim - run.rows));
-      int64_t dropped = broadcastAcrossRows(op, operand, run.rows)
-                            ? 0
-                            : std::min<int64_t>(run.rows, map.getNumResults());
+      SmallVector<int64_t> dims;
+      if (isBuffer(operand))
+        dims = rowDimsOf(op, operand, loops);
       SmallVector<AffineExpr> results;
-      for (AffineExpr expr : map.getResults().drop_front(dropped))
-        results.push_back(expr.replaceDims(renamed));
-      maps.push_back(AffineMap::get(map.getNumDims() - run.rows, 0, results,
-                                    rewriter.getContext()));
+      for (auto [position, expr] : llvm::enumerate(map.getResults()))
+        if (!llvm::is_contained(dims, static_cast<int64_t>(position)))
+          results.push_back(expr.replaceDims(renamed));
+      maps.push_back(AffineMap::get(bodyLoops, 0, results, rewriter.getContext()));
     }
-    SmallVector<utils::IteratorType> iterators =
-        llvm::to_vector(ArrayRef(generic.getIteratorTypesArray()).drop_front(run.rows));
+    SmallVector<utils::IteratorType> iterators;
+    for (auto [dim, iterator] : llvm::enumerate(generic.getIteratorTypesArray()))
+      if (renumbered[dim] >= 0)
+        iterators.push_back(iterator);
     auto row = linalg::GenericOp::create(rewriter, loc, TypeRange(), inputs, outputs, maps,
                                          iterators);
     rewriter.inlineRegionBefore(generic.getRegion(), row.getRegion(), row.getRegion().begin());
@@ -615,10 +771,10 @@ void fuse(RewriterBase &rewriter, Run &run, bool shrink, bool merge) {
     row->walk([&](linalg::IndexOp index) {
       rewriter.setInsertionPoint(index);
       int64_t dim = static_cast<int64_t>(index.getDim());
-      if (dim < run.rows)
-        rewriter.replaceOp(index, ivs[dim]);
+      if (renumbered[dim] < 0)
+        rewriter.replaceOp(index, ivs[llvm::find(loops, dim) - loops.begin()]);
       else
-        rewriter.replaceOpWithNewOp<linalg::IndexOp>(index, dim - run.rows);
+        rewriter.replaceOpWithNewOp<linalg::IndexOp>(index, renumbered[dim]);
     });
     rewriter.setInsertionPointAfter(row);
     rowOps.push_back(row);
@@ -635,6 +791,13 @@ void fuse(RewriterBase &rewriter, Run &run, bool shrink, bool merge) {
       rewriter.eraseOp(user);
     }
     rewriter.eraseOp(full.getDefiningOp());
+    // A row the merged ops no longer store (batch norm's squared
+    // differences) is not allocated at all.
+    if (llvm::all_of(row.getUsers(), [](Operation *user) { return isa<memref::DeallocOp>(user); })) {
+      for (Operation *user : llvm::make_early_inc_range(row.getUsers()))
+        rewriter.eraseOp(user);
+      rewriter.eraseOp(row.getDefiningOp());
+    }
   }
 }
 
@@ -646,7 +809,7 @@ struct OpalFuseRows : public opal::ir::impl::OpalFuseRowsBase<OpalFuseRows> {
     SmallVector<Block *> blocks;
     getOperation()->walk([&](Block *block) { blocks.push_back(block); });
     for (Block *block : blocks)
-      for (Run &run : findRuns(*block))
+      for (Run &run : findRuns(*block, anyRowDims))
         fuse(rewriter, run, shrinkTemporaries, mergeIntoReductions);
   }
 };

@@ -171,6 +171,23 @@ def OpalUnshareDestinations : Pass<"opal-unshare-destinations", "::mlir::func::F
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
 }
 
+def OpalReshapeOutputsInPlace : Pass<"opal-reshape-outputs-in-place", "::mlir::func::FuncOp"> {
+  let summary = "Computes a reshaped result in its output argument instead of copying it there";
+  let description = [{
+    A result computed in another shape than the kernel returns (group_norm
+    normalizes [N, groups, C / groups, HxW] and returns [N, C, H, W])
+    bufferizes to a fresh buffer, reshapes of it, and a `memref.copy` of
+    them into the output argument. When that copy is the output argument's
+    only use and nothing uses the buffer (or a view of it) after the copy
+    but its deallocation, the buffer becomes the output argument seen in
+    the buffer's shape (`memref.reinterpret_cast`, then `memref.cast` to
+    the buffer's type: both are dense and row-major), and the copy, the
+    reshapes and the deallocation go. Run after bufferization, on kernels
+    whose results are written into output arguments.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"];
+}
+
 def OpalDeriveBackward : Pass<"opal-derive-backward", "::mlir::ModuleOp"> {
   let summary = "Derives the backward of a decomposed op from the derivative formulas";
   let description = [{
@@ -274,6 +291,9 @@ def OpalFuseRows : Pass<"opal-fuse-rows", "::mlir::func::FuncOp"> {
            "temporaries only the run uses shrink to one row">,
     Option<"mergeIntoReductions", "merge-into-reductions", "bool", "true",
            "an elementwise op merges into the reduction that reads its result">,
+    Option<"anyRowDims", "any-row-dims", "bool", "true",
+           "rows may be of any parallel loops (batch norm's channels), not only "
+           "the leading ones">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"];
