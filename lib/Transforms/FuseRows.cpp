@@ -8,20 +8,31 @@
 // once.
 //
 // A run qualifies when its ops (structured ops on buffers, named ops
-// generalized) share k leading loops: parallel, indexing dims 0..k-1 of
-// every buffer operand as its own dims 0..k-1 and nowhere else, or, for an
-// input no op of the run writes, none of them (a layer norm's weight and
-// bias, read whole by every row) (an op may
-// have no other loops: a fill of the row maxima), a reduction among them
-// (over a loop of its own) and an op that walks the row's elements (so rows
-// are read more than once), and the sizes of those loops
-// provably equal across the run (the same buffer dims, or allocations sized
-// by them: one op's buffers agree by linalg's semantics). Between the ops
-// only pure ops and allocations may stand; they stay before the loop. Every
-// buffer must be a kernel argument or a fresh allocation, never a view of
-// another, so that row i of one is never another row of a second. A body may
-// read the row's index (a gather's row) and buffers from outside the op (a
-// gather's source) that no op of the run writes.
+// generalized) share row loops: parallel loops each of which indexes one
+// dim of every buffer operand, as that dim's whole expression and nowhere
+// else, or, for an input no op of the run writes, none of its dims (a
+// layer norm's weight and bias, read whole by every row) or only some (the
+// weight of group_norm, [groups, C / groups, 1], indexed by the group but
+// not the sample). The row loops need not lead: a row coordinate is
+// matched from op to op through the buffers they share (the dim of a
+// buffer one op's row loop indexes is the dim another op's must index), so
+// batch norm's rows are its channels, loop 1 of the ops on the [N, C, HxW]
+// input and loop 0 of the fill of its [C] sums. An op may have no other
+// loops (a fill of the row maxima); a row never takes the innermost loop
+// of an op that has others (a column, a cache line per element); the
+// `any-row-dims=false` form (CUDA's) takes leading loops only, indexing
+// the same dim of every output. A run needs a reduction (over a loop of
+// its own) and an op that walks the row's elements (so rows are read more
+// than once), and the sizes of its row loops provably equal across the run
+// (the same buffer dims, or allocations sized by them: one op's buffers
+// agree by linalg's semantics). Every buffer the run writes is sliced the
+// same way by every op. Between the ops only pure ops, allocations and
+// reshapes may stand; they stay before the loop. Every buffer must be a
+// kernel argument or a fresh allocation (or a reshape of an input nothing
+// writes, or an output argument in another shape that nothing else uses),
+// never a view of another, so that row i of one is never another row of a
+// second. A body may read the row's index (a gather's row) and buffers
+// from outside the op (a gather's source) that no op of the run writes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -178,7 +189,7 @@ bool readsAcrossRows(ArrayRef<int64_t> dims) {
 
 /// The loops of `op` that may be row loops (see the file comment), in
 /// order; with `anyDims` off, only its leading loops, each indexing the
-/// same dim of every buffer that it indexes.
+/// same dim of every output.
 SmallVector<int64_t> rowCandidates(linalg::LinalgOp op, bool anyDims) {
   if (!op.hasPureBufferSemantics())
     return {};
@@ -198,7 +209,10 @@ SmallVector<int64_t> rowCandidates(linalg::LinalgOp op, bool anyDims) {
                   if (!isBuffer(operand))
                     return true;
                   std::optional<SmallVector<int64_t>> dims = rowDims(op, operand, {loop});
-                  return dims && (anyDims || dims->front() < 0 || dims->front() == loop);
+                  // (An input may be indexed by the row loop in any of
+                  // its dims: each row takes a slice of it.)
+                  return dims && (anyDims || dims->front() < 0 || dims->front() == loop ||
+                                  op.isDpsInput(&operand));
                 });
     if (fits)
       loops.push_back(loop);

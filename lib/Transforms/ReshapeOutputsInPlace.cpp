@@ -63,14 +63,18 @@ Value viewAs(OpBuilder &b, Location loc, Value out, MemRefType type, ValueRange 
   OpFoldResult stride = b.getIndexAttr(1);
   for (int64_t dim = static_cast<int64_t>(sizes.size()) - 1; dim >= 0; --dim) {
     strides[dim] = stride;
-    auto staticStride = getConstantIntValue(stride), staticSize = getConstantIntValue(sizes[dim]);
-    if (staticStride && staticSize) {
+    if (dim == 0)
+      break;
+    std::optional<int64_t> staticStride = getConstantIntValue(stride),
+                           staticSize = getConstantIntValue(sizes[dim]);
+    if (staticStride && staticSize)
       stride = b.getIndexAttr(*staticStride * *staticSize);
-      continue;
-    }
-    stride = arith::MulIOp::create(b, loc, getValueOrCreateConstantIndexOp(b, loc, stride),
-                                   getValueOrCreateConstantIndexOp(b, loc, sizes[dim]))
-                 .getResult();
+    else if (staticStride == 1)
+      stride = sizes[dim];
+    else
+      stride = arith::MulIOp::create(b, loc, getValueOrCreateConstantIndexOp(b, loc, stride),
+                                     getValueOrCreateConstantIndexOp(b, loc, sizes[dim]))
+                   .getResult();
   }
   auto view = memref::ReinterpretCastOp::create(b, loc, out, b.getIndexAttr(0), sizes, strides);
   return memref::CastOp::create(b, loc, type, view.getResult());

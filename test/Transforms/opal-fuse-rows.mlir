@@ -1,5 +1,6 @@
 // RUN: opal-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(opal-fuse-rows))" | FileCheck %s
 // RUN: opal-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(opal-fuse-rows{shrink-temporaries=false}))" | FileCheck %s --check-prefix=WHOLE
+// RUN: opal-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(opal-fuse-rows{any-row-dims=false}))" | FileCheck %s --check-prefix=LEADING
 
 // softmax over the last dim after bufferization: the six ops run row by
 // row in one loop; the exp temporary shrinks to one row, the row maximum
@@ -109,7 +110,8 @@ func.func @two_row_dims(%x: memref<2x3x8xf32>, %sums: memref<2x3xf32>, %y: memre
 
 // -----
 
-// Left alone: a reduction over the rows (dim 0 is not parallel), an
+// Left alone: a reduction over the rows (dim 0 is not parallel; rows of
+// dim 1 would be columns, each element a cache line of its own), an
 // elementwise-only run (nothing read twice), and a run cut by an op with a
 // memory effect between its ops.
 // CHECK-LABEL: func.func @untouched
@@ -594,5 +596,90 @@ func.func @unit_dim_into_sum(%x: memref<?x?xf32>, %y: memref<?xf32>) {
   }
   memref.dealloc %wide : memref<?x1x?xf32>
   memref.dealloc %sum : memref<?xf32>
+  return
+}
+
+// -----
+
+// Batch norm's statistics: the rows are the channels, loop 1 of the ops
+// on the input but loop 0 of the fill of the [C] sums (matched through the
+// sums both write); each row is a strided [N, HxW] slice of the input, the
+// weight is read at the row's channel, the sums shrink to a scalar.
+// CHECK-LABEL: func.func @channel_rows
+// CHECK-SAME: (%[[X:.*]]: memref<?x?x?xf32>, %[[W:.*]]: memref<?xf32>, %[[Y:.*]]: memref<?x?x?xf32>)
+// CHECK: %[[SUM:.*]] = memref.alloc() : memref<f32>
+// CHECK: %[[CHANNELS:.*]] = memref.dim %[[X]], %c1
+// CHECK: scf.for %[[C:.*]] = %{{.*}} to %[[CHANNELS]]
+// CHECK:   linalg.generic {{.*}}iterator_types = []{{.*}} outs(%[[SUM]] : memref<f32>)
+// CHECK:   %[[XROW:.*]] = memref.subview %[[X]][0, %[[C]], 0] [%{{.*}}, 1, %{{.*}}] [1, 1, 1] : memref<?x?x?xf32> to memref<?x?xf32, strided<[?, 1], offset: ?>>
+// CHECK:   linalg.generic {{.*}}iterator_types = ["reduction", "reduction"]} ins(%[[XROW]] {{.*}} outs(%[[SUM]] : memref<f32>)
+// CHECK:   %[[WROW:.*]] = memref.subview %[[W]][%[[C]]] [1] [1] : memref<?xf32> to memref<f32, strided<[], offset: ?>>
+// CHECK:   %[[YROW:.*]] = memref.subview %[[Y]][0, %[[C]], 0]
+// CHECK:   linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel"]} ins(%{{.*}}, %[[SUM]], %[[WROW]] : {{.*}}) outs(%[[YROW]] : {{.*}})
+// CHECK: } {opal.parallel, opal.rows}
+// CHECK: memref.dealloc %[[SUM]] : memref<f32>
+// Rows of leading dims only (the GPU's way), the channels are none.
+// LEADING-LABEL: func.func @channel_rows
+// LEADING-NOT: scf.for
+// LEADING: return
+#x = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d1)>
+func.func @channel_rows(%x: memref<?x?x?xf32>, %w: memref<?xf32>, %y: memref<?x?x?xf32>) {
+  %c1 = arith.constant 1 : index
+  %cst = arith.constant 0.000000e+00 : f32
+  %dim = memref.dim %x, %c1 : memref<?x?x?xf32>
+  %sum = memref.alloc(%dim) : memref<?xf32>
+  linalg.fill ins(%cst : f32) outs(%sum : memref<?xf32>)
+  linalg.reduce ins(%x : memref<?x?x?xf32>) outs(%sum : memref<?xf32>) dimensions = [0, 2]
+    (%in: f32, %init: f32) {
+      %0 = arith.addf %in, %init : f32
+      linalg.yield %0 : f32
+    }
+  linalg.generic {indexing_maps = [#x, #c, #c, #x], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %sum, %w : memref<?x?x?xf32>, memref<?xf32>, memref<?xf32>) outs(%y : memref<?x?x?xf32>) {
+  ^bb0(%in: f32, %s: f32, %scale: f32, %out: f32):
+    %0 = arith.subf %in, %s : f32
+    %1 = arith.mulf %0, %scale : f32
+    linalg.yield %1 : f32
+  }
+  memref.dealloc %sum : memref<?xf32>
+  return
+}
+
+// -----
+
+// group_norm's rows are (sample, group); its weight, [groups, C / groups]
+// here, is indexed by the group only: each row reads the weight's row of
+// its group. The output is an argument seen in the grouped shape
+// (opal-reshape-outputs-in-place), which nothing else uses.
+// CHECK-LABEL: func.func @group_rows
+// CHECK-SAME: (%[[X:.*]]: memref<2x3x8xf32>, %[[W:.*]]: memref<3x8xf32>, %[[OUT:.*]]: memref<48xf32>)
+// CHECK: %[[Y:.*]] = memref.cast
+// CHECK: scf.for %[[N:.*]] =
+// CHECK:   %[[J:.*]] = arith.remui %[[N]], %{{.*}} : index
+// CHECK:   %[[I:.*]] = arith.divui %[[N]], %{{.*}} : index
+// CHECK:   memref.subview %[[W]][%[[J]], 0] [1, 8] [1, 1] : memref<3x8xf32> to memref<8xf32, strided<[1], offset: ?>>
+// CHECK:   memref.subview %[[Y]][%[[I]], %[[J]], 0] [1, 1, 8] [1, 1, 1] : memref<2x3x8xf32> to memref<8xf32, strided<[1], offset: ?>>
+// CHECK: } {opal.parallel, opal.rows}
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#rows2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#group = affine_map<(d0, d1, d2) -> (d1, d2)>
+func.func @group_rows(%x: memref<2x3x8xf32>, %w: memref<3x8xf32>, %out: memref<48xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %view = memref.reinterpret_cast %out to offset: [0], sizes: [2, 3, 8], strides: [24, 8, 1] : memref<48xf32> to memref<2x3x8xf32, strided<[24, 8, 1]>>
+  %y = memref.cast %view : memref<2x3x8xf32, strided<[24, 8, 1]>> to memref<2x3x8xf32>
+  %sum = memref.alloc() : memref<2x3xf32>
+  linalg.fill ins(%cst : f32) outs(%sum : memref<2x3xf32>)
+  linalg.reduce ins(%x : memref<2x3x8xf32>) outs(%sum : memref<2x3xf32>) dimensions = [2]
+    (%in: f32, %init: f32) {
+      %0 = arith.addf %in, %init : f32
+      linalg.yield %0 : f32
+    }
+  linalg.generic {indexing_maps = [#id3, #rows2, #group, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %sum, %w : memref<2x3x8xf32>, memref<2x3xf32>, memref<3x8xf32>) outs(%y : memref<2x3x8xf32>) {
+  ^bb0(%in: f32, %s: f32, %scale: f32, %o: f32):
+    %0 = arith.subf %in, %s : f32
+    %1 = arith.mulf %0, %scale : f32
+    linalg.yield %1 : f32
+  }
+  memref.dealloc %sum : memref<2x3xf32>
   return
 }

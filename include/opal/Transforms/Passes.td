@@ -262,12 +262,18 @@ def OpalFuseRows : Pass<"opal-fuse-rows", "::mlir::func::FuncOp"> {
   let summary = "Runs a sequence of row-wise structured ops one row at a time";
   let description = [{
     A run of consecutive structured ops on buffers (between them only pure
-    ops and allocations) that all map their leading loops, parallel and of
-    the same sizes, to the leading dims of every buffer they touch, and that
-    includes a reduction (softmax, log_softmax, normalizations: a row's max
-    or sum, then elementwise ops that read it back with the row), becomes
-    one loop over those leading dims whose body runs every op of the run on
-    that row. A row is then read from memory once and reused from the cache
+    ops, allocations and reshapes) that share row loops (parallel loops of
+    the same sizes, each indexing one dim of every buffer an op touches, or
+    of an input no op of the run writes none or only some: a layer norm's
+    weight, read whole, group_norm's, read by group), and that includes a
+    reduction (softmax, log_softmax, normalizations: a row's max or sum,
+    then elementwise ops that read it back with the row), becomes one loop
+    over the rows whose body runs every op of the run on that row. Row
+    loops are matched from op to op through the buffers the ops share and
+    need not lead (batch norm's rows are its channels, dim 1); they never
+    include the innermost loop of an op that has others (a column) and
+    with `any-row-dims` off (the GPU's way) are leading loops indexing the
+    same dims of every output. A row is then read from memory once and reused from the cache
     by the later ops, instead of each op streaming the whole tensor.
     Temporaries that only the run uses (an `exp(x - max)` buffer, a row's
     sum) shrink to one row, allocated once (unless `shrink-temporaries` is
