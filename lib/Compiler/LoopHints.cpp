@@ -35,13 +35,17 @@ llvm::PreservedAnalyses PredicateLoops::run(llvm::Function &function,
     if (!loop->isInnermost())
       continue;
     // (LoopVectorize puts loops in simplified form before it reads them; a
-    // loop not in that form yet is not asked about its reductions, which
-    // needs a preheader and a latch, and is marked.)
-    bool reduces = loop->isLoopSimplifyForm() &&
-                   llvm::any_of(loop->getHeader()->phis(), [&](llvm::PHINode &phi) {
-                     llvm::RecurrenceDescriptor reduction;
-                     return llvm::RecurrenceDescriptor::isReductionPHI(&phi, loop, reduction);
-                   });
+    // loop not in that form yet, which the reduction analysis needs (a
+    // preheader and a latch), reduces where it carries a floating-point
+    // value from one iteration to the next: control and addressing are
+    // integers. A channel's sum over [N, HxW] is such a loop: guarded by
+    // its trip count, it has no preheader of its own yet.)
+    bool reduces = llvm::any_of(loop->getHeader()->phis(), [&](llvm::PHINode &phi) {
+      if (!loop->isLoopSimplifyForm())
+        return phi.getType()->isFloatingPointTy();
+      llvm::RecurrenceDescriptor reduction;
+      return llvm::RecurrenceDescriptor::isReductionPHI(&phi, loop, reduction);
+    });
     if (!reduces || busy(*loop))
       llvm::addStringMetadataToLoop(loop, "llvm.loop.vectorize.predicate.enable", 1);
   }

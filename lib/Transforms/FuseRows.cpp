@@ -669,6 +669,143 @@ void mergeElementwiseIntoReductions(RewriterBase &rewriter, SmallVector<linalg::
   }
 }
 
+/// For each dim of a buffer a row's ops use, the dim of the dense
+/// (identity-layout) buffer it was sliced from, where it was.
+using DenseDims = DenseMap<Value, SmallVector<int64_t>>;
+
+/// Whether loops `a` and `a + 1` of `op` can run as one: of the same kind,
+/// and in every buffer either both absent or two adjacent results, in
+/// order, over two adjacent dims of a dense buffer (batch norm's H and W
+/// in a channel's [N, H, W] slice of [N, C, H, W]; N and H are not
+/// adjacent there).
+bool loopsMerge(linalg::GenericOp op, unsigned a, const DenseDims &dense) {
+  if (op.getIteratorTypesArray()[a] != op.getIteratorTypesArray()[a + 1])
+    return false;
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    std::optional<int64_t> first, second;
+    for (auto [position, expr] : llvm::enumerate(map.getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (dim && dim.getPosition() == a)
+        first = position;
+      else if (dim && dim.getPosition() == a + 1)
+        second = position;
+      else if (expr.isFunctionOfDim(a) || expr.isFunctionOfDim(a + 1))
+        return false;
+    }
+    if (!first && !second)
+      continue;
+    if (!first || !second || *second != *first + 1)
+      return false;
+    auto it = dense.find(operand.get());
+    if (it == dense.end() || it->second[*second] != it->second[*first] + 1)
+      return false;
+  }
+  return true;
+}
+
+/// `buffer` with each group of dims of `reassociation`, known to be
+/// dense together, as one dim whose stride is its innermost's (MLIR infers
+/// a dynamic one where the strides are not all static: cast to the known
+/// one, as the unit stride of a row's last dim is what lets it vectorize).
+Value collapseDense(OpBuilder &b, Location loc, Value buffer,
+                    ArrayRef<ReassociationIndices> reassociation) {
+  auto type = cast<MemRefType>(buffer.getType());
+  auto [strides, offset] = type.getStridesAndOffset();
+  SmallVector<int64_t> shape, collapsedStrides;
+  for (const ReassociationIndices &group : reassociation) {
+    int64_t size = 1;
+    for (int64_t dim : group)
+      size = ShapedType::isDynamic(size) || type.isDynamicDim(dim)
+                 ? ShapedType::kDynamic
+                 : size * type.getDimSize(dim);
+    shape.push_back(size);
+    collapsedStrides.push_back(strides[group.back()]);
+  }
+  auto collapsed = MemRefType::get(
+      shape, type.getElementType(),
+      StridedLayoutAttr::get(b.getContext(), offset, collapsedStrides), type.getMemorySpace());
+  Value merged = memref::CollapseShapeOp::create(b, loc, buffer, reassociation);
+  if (merged.getType() == collapsed)
+    return merged;
+  return memref::CastOp::create(b, loc, collapsed, merged);
+}
+
+/// `op` with each run of loops that merge (loopsMerge) as one loop: a
+/// channel's [N, H, W] as [N, HxW], whose inner loop vectorizes without a
+/// remainder every W elements.
+linalg::GenericOp mergeDenseLoops(RewriterBase &rewriter, linalg::GenericOp op,
+                                  const DenseDims &dense) {
+  SmallVector<ReassociationIndices> groups;
+  for (unsigned loop = 0; loop < op.getNumLoops(); ++loop) {
+    if (!groups.empty() && loopsMerge(op, loop - 1, dense))
+      groups.back().push_back(loop);
+    else
+      groups.push_back({static_cast<int64_t>(loop)});
+  }
+  if (groups.size() == op.getNumLoops())
+    return op;
+  // (An index of a merged loop would need its parts back: left alone.)
+  bool indexesMerged = false;
+  op->walk([&](linalg::IndexOp index) {
+    for (const ReassociationIndices &group : groups)
+      indexesMerged |= group.size() > 1 && llvm::is_contained(group, index.getDim());
+  });
+  if (indexesMerged)
+    return op;
+  // MLIR's collapseOpIterationDims refuses buffers whose strides are not
+  // static (a channel's slice): loopsMerge proved them dense, so the
+  // operands are collapsed here directly.
+  SmallVector<int64_t> newLoop(op.getNumLoops());
+  for (auto [index, group] : llvm::enumerate(groups))
+    for (int64_t loop : group)
+      newLoop[loop] = static_cast<int64_t>(index);
+  SmallVector<AffineExpr> renamed;
+  for (int64_t loop : newLoop)
+    renamed.push_back(rewriter.getAffineDimExpr(loop));
+  rewriter.setInsertionPoint(op);
+  SmallVector<Value> operands;
+  SmallVector<AffineMap> maps;
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    SmallVector<AffineExpr> results;
+    SmallVector<ReassociationIndices> reassociation;
+    for (unsigned position = 0; position < map.getNumResults(); ++position) {
+      AffineExpr expr = map.getResult(position);
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      const ReassociationIndices *group =
+          dim ? &groups[newLoop[dim.getPosition()]] : nullptr;
+      ReassociationIndices positions{static_cast<int64_t>(position)};
+      if (group && group->size() > 1) {
+        for (size_t more = 1; more < group->size(); ++more)
+          positions.push_back(static_cast<int64_t>(++position));
+      }
+      reassociation.push_back(positions);
+      results.push_back(expr.replaceDims(renamed));
+    }
+    Value value = operand.get();
+    if (reassociation.size() != map.getNumResults())
+      value = collapseDense(rewriter, op.getLoc(), value, reassociation);
+    operands.push_back(value);
+    maps.push_back(AffineMap::get(groups.size(), 0, results, rewriter.getContext()));
+  }
+  SmallVector<utils::IteratorType> iterators;
+  for (const ReassociationIndices &group : groups)
+    iterators.push_back(op.getIteratorTypesArray()[group.front()]);
+  size_t inputs = op.getNumDpsInputs();
+  auto merged = linalg::GenericOp::create(
+      rewriter, op.getLoc(), TypeRange(), ArrayRef(operands).take_front(inputs),
+      ArrayRef(operands).drop_front(inputs), maps, iterators);
+  rewriter.inlineRegionBefore(op.getRegion(), merged.getRegion(), merged.getRegion().begin());
+  // The loops that remain keep their indices' order: renumbered.
+  merged->walk([&](linalg::IndexOp index) {
+    rewriter.setInsertionPoint(index);
+    rewriter.replaceOpWithNewOp<linalg::IndexOp>(index, newLoop[index.getDim()]);
+  });
+  rewriter.eraseOp(op);
+  return merged;
+}
+
 /// The run as one loop over its rows, at the place of its last op.
 void fuse(RewriterBase &rewriter, Run &run, bool shrink, bool merge) {
   // Every buffer a temporary only the run uses: it computes nothing that
@@ -735,15 +872,29 @@ void fuse(RewriterBase &rewriter, Run &run, bool shrink, bool merge) {
   SmallVector<Value> ivs =
       opal::ir::detail::delinearize(rewriter, loc, loop.getInductionVar(), bounds);
   SmallVector<linalg::GenericOp> rowOps;
+  DenseDims dense;
   for (auto [op, loops] : llvm::zip(run.ops, run.loops)) {
     auto generic = cast<linalg::GenericOp>(op.getOperation());
     auto operandOf = [&](OpOperand &operand) -> Value {
       Value value = operand.get();
       if (!isBuffer(operand))
         return value;
-      if (auto row = shrunk.lookup(value))
+      if (auto row = shrunk.lookup(value)) {
+        dense[row] = llvm::to_vector(
+            llvm::seq<int64_t>(0, cast<MemRefType>(row.getType()).getRank()));
         return row;
-      return rowOf(rewriter, loc, value, ivs, rowDimsOf(op, operand, loops));
+      }
+      SmallVector<int64_t> dims = rowDimsOf(op, operand, loops);
+      Value row = rowOf(rewriter, loc, value, ivs, dims);
+      auto type = cast<MemRefType>(value.getType());
+      if (type.getLayout().isIdentity()) {
+        SmallVector<int64_t> &sourceDims = dense[row];
+        sourceDims.clear();
+        for (int64_t dim = 0; dim < type.getRank(); ++dim)
+          if (!llvm::is_contained(dims, dim))
+            sourceDims.push_back(dim);
+      }
+      return row;
     };
     SmallVector<Value> inputs, outputs;
     for (OpOperand *input : generic.getDpsInputOperands())
@@ -797,6 +948,9 @@ void fuse(RewriterBase &rewriter, Run &run, bool shrink, bool merge) {
     rewriter.eraseOp(op);
   if (merge)
     mergeElementwiseIntoReductions(rewriter, rowOps);
+  if (merge)
+    for (linalg::GenericOp &op : rowOps)
+      op = mergeDenseLoops(rewriter, op, dense);
   // The full-size temporaries are no longer used but by their deallocs.
   for (auto [full, row] : shrunk) {
     for (Operation *user : llvm::make_early_inc_range(full.getUsers())) {

@@ -683,3 +683,38 @@ func.func @group_rows(%x: memref<2x3x8xf32>, %w: memref<3x8xf32>, %out: memref<4
   memref.dealloc %sum : memref<2x3xf32>
   return
 }
+
+// -----
+
+// A channel of [N, C, H, W] is [N, H, W] with H and W dense together: the
+// row's ops run them as one loop of HxW (a collapse of the slice, cast to
+// its unit inner stride), N stays apart (its stride is C x H x W).
+// CHECK-LABEL: func.func @channel_rows_dense
+// CHECK: scf.for %[[C:.*]] =
+// CHECK:   %[[XROW:.*]] = memref.subview %{{.*}}[0, %[[C]], 0, 0] {{.*}} : memref<?x?x?x?xf32> to memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>
+// CHECK:   %[[FLAT:.*]] = memref.collapse_shape %[[XROW]] {{\[}}[0], [1, 2]] : memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>> into memref<?x?xf32, strided<[?, ?], offset: ?>>
+// CHECK:   %[[DENSE:.*]] = memref.cast %[[FLAT]] : memref<?x?xf32, strided<[?, ?], offset: ?>> to memref<?x?xf32, strided<[?, 1], offset: ?>>
+// CHECK:   linalg.generic {{.*}}iterator_types = ["reduction", "reduction"]} ins(%[[DENSE]] : {{.*}})
+// CHECK:   linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]}
+// CHECK: } {opal.parallel, opal.rows}
+#x4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#c4 = affine_map<(d0, d1, d2, d3) -> (d1)>
+func.func @channel_rows_dense(%x: memref<?x?x?x?xf32>, %y: memref<?x?x?x?xf32>) {
+  %c1 = arith.constant 1 : index
+  %cst = arith.constant 0.000000e+00 : f32
+  %dim = memref.dim %x, %c1 : memref<?x?x?x?xf32>
+  %sum = memref.alloc(%dim) : memref<?xf32>
+  linalg.fill ins(%cst : f32) outs(%sum : memref<?xf32>)
+  linalg.reduce ins(%x : memref<?x?x?x?xf32>) outs(%sum : memref<?xf32>) dimensions = [0, 2, 3]
+    (%in: f32, %init: f32) {
+      %0 = arith.addf %in, %init : f32
+      linalg.yield %0 : f32
+    }
+  linalg.generic {indexing_maps = [#x4, #c4, #x4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %sum : memref<?x?x?x?xf32>, memref<?xf32>) outs(%y : memref<?x?x?x?xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %0 = arith.subf %in, %s : f32
+    linalg.yield %0 : f32
+  }
+  memref.dealloc %sum : memref<?xf32>
+  return
+}
