@@ -3,6 +3,7 @@
 #include "opal/Compiler/ObjectCode.h"
 
 #include "opal/Compiler/LoopHints.h"
+#include "opal/Compiler/MinMaxReductions.h"
 #include "opal/JIT/ObjectLoader.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -118,6 +119,7 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine *machine) {
   builder.crossRegisterProxies(loops, functions, sccs, modules);
   builder.registerVectorizerStartEPCallback(
       [](llvm::FunctionPassManager &passes, llvm::OptimizationLevel) {
+        passes.addPass(opal::ir::FlagNanInMinMaxReductions());
         passes.addPass(opal::ir::PredicateLoops());
       });
   builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2).run(module, modules);
