@@ -95,3 +95,35 @@ def test_group_norm_errors():
     assert str(error.value) == (
         "aten::group_norm: in aten::native_group_norm: Expected number of channels in input to "
         "be divisible by num_groups, but got input of shape [2, 6, 3] and num_groups=4")
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_batch_and_group_norm_channel_by_channel_match_pytorch(threads):
+    # Batch norm's rows are its channels and group_norm's (sample, group)
+    # (opal-fuse-rows); large enough to split over threads; a channels-last
+    # input (a permuted view) and a slice of the batch read in place or
+    # copied, whichever the JIT does.
+    before = opal.get_num_threads()
+    opal.set_num_threads(threads)
+    try:
+        x, w, b = arrays(7, (8, 32, 20, 20), (32,), (32,))
+        nhwc = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+        inputs = [(opal.tensor(x), torch.from_numpy(x)),
+                  (opal.tensor(nhwc).permute([0, 3, 1, 2]),
+                   torch.from_numpy(nhwc).permute(0, 3, 1, 2)),
+                  (opal.tensor(x)[2:6], torch.from_numpy(x)[2:6])]
+        for ours, theirs in inputs:
+            rm, rv = np.zeros(32, np.float32), np.ones(32, np.float32)
+            got = A.native_batch_norm(ours, opal.tensor(w), opal.tensor(b), opal.tensor(rm),
+                                      opal.tensor(rv), True, 0.1, 1e-5)
+            want = torch.ops.aten.native_batch_norm(
+                theirs, torch.from_numpy(w), torch.from_numpy(b), torch.from_numpy(rm.copy()),
+                torch.from_numpy(rv.copy()), True, 0.1, 1e-5)
+            for o, t in zip(got, want):
+                np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=1e-4, atol=1e-5)
+            got = A.group_norm(ours, 8, opal.tensor(w), opal.tensor(b))
+            want = torch.nn.functional.group_norm(theirs, 8, torch.from_numpy(w),
+                                                  torch.from_numpy(b))
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-4, atol=1e-5)
+    finally:
+        opal.set_num_threads(before)
