@@ -2,17 +2,12 @@
 
 #include "opal/Compiler/LoopHints.h"
 
-#include "llvm/AsmParser/Parser.h"
-#include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/Module.h"
-#include "llvm/Passes/PassBuilder.h"
-#include "llvm/Support/SourceMgr.h"
+#include "LlvmPassTest.h"
+
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Transforms/Utils/LoopUtils.h"
 
-#include <gtest/gtest.h>
-
-#include <memory>
-#include <string>
+#include <optional>
 
 namespace {
 
@@ -133,23 +128,9 @@ declare float @llvm.fma.f32(float, float, float)
 
 /// Whether the loop of `function` (its one loop) carries the hint after
 /// the pass.
-class LoopHintsTest : public ::testing::Test {
+class LoopHintsTest : public LlvmPassTest {
 protected:
-  void SetUp() override {
-    llvm::SMDiagnostic error;
-    module = llvm::parseAssemblyString(kLoops, error, context);
-    ASSERT_TRUE(module) << error.getMessage().str();
-    builder.registerFunctionAnalyses(functions);
-    builder.registerLoopAnalyses(loops);
-    builder.registerModuleAnalyses(modules);
-    builder.registerCGSCCAnalyses(sccs);
-    builder.crossRegisterProxies(loops, functions, sccs, modules);
-    llvm::FunctionPassManager passes;
-    passes.addPass(opal::ir::PredicateLoops());
-    for (llvm::Function &function : *module)
-      if (!function.isDeclaration())
-        passes.run(function, functions);
-  }
+  void SetUp() override { runOn(kLoops, opal::ir::PredicateLoops()); }
 
   std::optional<bool> predicated(const char *name) {
     llvm::Function *function = module->getFunction(name);
@@ -158,14 +139,6 @@ protected:
     return llvm::getOptionalBoolLoopAttribute(info.getTopLevelLoops().front(),
                                               "llvm.loop.vectorize.predicate.enable");
   }
-
-  llvm::LLVMContext context;
-  std::unique_ptr<llvm::Module> module;
-  llvm::PassBuilder builder;
-  llvm::LoopAnalysisManager loops;
-  llvm::FunctionAnalysisManager functions;
-  llvm::CGSCCAnalysisManager sccs;
-  llvm::ModuleAnalysisManager modules;
 };
 
 TEST_F(LoopHintsTest, ALoopWithoutAReductionRunsItsRemainderMasked) {

@@ -2,20 +2,12 @@
 
 #include "opal/Compiler/MinMaxReductions.h"
 
-#include "llvm/AsmParser/Parser.h"
+#include "LlvmPassTest.h"
+
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
-#include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/Module.h"
-#include "llvm/IR/Verifier.h"
-#include "llvm/Passes/PassBuilder.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/raw_ostream.h"
 
-#include <gtest/gtest.h>
-
-#include <memory>
-#include <string>
+#include <utility>
 
 namespace {
 
@@ -80,26 +72,9 @@ declare float @llvm.maximum.f32(float, float)
 declare double @llvm.minimum.f64(double, double)
 )";
 
-class MinMaxReductionsTest : public ::testing::Test {
+class MinMaxReductionsTest : public LlvmPassTest {
 protected:
-  void SetUp() override {
-    llvm::SMDiagnostic error;
-    module = llvm::parseAssemblyString(kLoops, error, context);
-    ASSERT_TRUE(module) << error.getMessage().str();
-    builder.registerFunctionAnalyses(functions);
-    builder.registerLoopAnalyses(loops);
-    builder.registerModuleAnalyses(modules);
-    builder.registerCGSCCAnalyses(sccs);
-    builder.crossRegisterProxies(loops, functions, sccs, modules);
-    llvm::FunctionPassManager passes;
-    passes.addPass(opal::ir::FlagNanInMinMaxReductions());
-    for (llvm::Function &function : *module)
-      if (!function.isDeclaration())
-        passes.run(function, functions);
-    std::string problems;
-    llvm::raw_string_ostream stream(problems);
-    ASSERT_FALSE(llvm::verifyModule(*module, &stream)) << problems;
-  }
+  void SetUp() override { runOn(kLoops, opal::ir::FlagNanInMinMaxReductions()); }
 
   /// The calls of `function` to `id`, and whether all have no-NaNs.
   std::pair<int, bool> calls(const char *function, llvm::Intrinsic::ID id) {
@@ -124,13 +99,6 @@ protected:
     return count;
   }
 
-  llvm::LLVMContext context;
-  std::unique_ptr<llvm::Module> module;
-  llvm::PassBuilder builder;
-  llvm::LoopAnalysisManager loops;
-  llvm::FunctionAnalysisManager functions;
-  llvm::CGSCCAnalysisManager sccs;
-  llvm::ModuleAnalysisManager modules;
 };
 
 TEST_F(MinMaxReductionsTest, AMaxBecomesMaxnumWithANanFlag) {
