@@ -86,7 +86,13 @@ const char *opal::ir::bufferizationPipelineText(bool recomputeElementwise) {
            "buffer-deallocation-pipeline,canonicalize";
   };
   // CPU kernels: convolutions of stride 1 as products over shifted rows.
-  static const std::string plain = text("opal-lower-to-linalg{shifted-convolutions},", "");
+  // An elementwise result that only a reduction reads (batch norm's
+  // squared differences) is computed as the reduction reads it, instead of
+  // into a buffer the size of the input (linalg-fuse-elementwise-ops does
+  // not fuse into linalg.reduce).
+  static const std::string plain =
+      text("opal-lower-to-linalg{shifted-convolutions},",
+           "func.func(opal-recompute-elementwise{single-use=true}),canonicalize,cse,");
   static const std::string recomputing =
       text("opal-lower-to-linalg,", "func.func(opal-recompute-elementwise),canonicalize,cse,");
   return (recomputeElementwise ? recomputing : plain).c_str();

@@ -1,7 +1,8 @@
 //===- RecomputeElementwise.cpp - The opal-recompute-elementwise pass -----===//
 //
 // Fuses small all-parallel producers into every linalg.generic consumer,
-// whatever their number of uses (Passes.td says why).
+// whatever their number of uses (Passes.td says why); with `single-use`,
+// producers of one use only, into reductions too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,13 +28,17 @@ struct OpalRecomputeElementwise
 
   void runOnOperation() override {
     unsigned limit = maxOps;
-    auto recomputable = [limit](Operation *op) {
+    bool once = singleUse;
+    auto recomputable = [limit, once](Operation *op) {
       auto producer = dyn_cast_or_null<linalg::GenericOp>(op);
-      // The payload, without its yield, is what each consumer computes again.
-      return producer && producer->getNumResults() == 1 &&
-             producer.hasPureTensorSemantics() &&
-             producer.getNumParallelLoops() == producer.getNumLoops() &&
-             producer.getRegion().front().getOperations().size() <= limit + 1;
+      if (!producer || producer->getNumResults() != 1 || !producer.hasPureTensorSemantics() ||
+          producer.getNumParallelLoops() != producer.getNumLoops())
+        return false;
+      // With one use, nothing is computed again; else the payload, without
+      // its yield, is what each consumer computes again.
+      if (once)
+        return producer->getResult(0).hasOneUse();
+      return producer.getRegion().front().getOperations().size() <= limit + 1;
     };
     // Reductions (linalg.reduce: a row's sum) fuse as generics.
     SmallVector<linalg::ReduceOp> reductions;

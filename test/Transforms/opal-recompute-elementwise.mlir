@@ -1,4 +1,5 @@
 // RUN: opal-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(opal-recompute-elementwise,canonicalize))" | FileCheck %s
+// RUN: opal-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(opal-recompute-elementwise{single-use=true},canonicalize))" | FileCheck %s --check-prefix=ONCE
 
 // softmax's exp(x - max) feeds the row's sum (a linalg.reduce, which
 // becomes a generic) and the division: it is computed again in each, and no
@@ -10,6 +11,13 @@
 // CHECK-COUNT-2: math.exp
 // CHECK-NOT: math.exp
 // CHECK: return
+// With single-use (the CPU's way), exp(x - max), read twice, keeps its
+// tensor: computed once, the reduction reads it.
+// ONCE-LABEL: func.func @softmax_tail(
+// ONCE-COUNT-1: math.exp
+// ONCE-NOT: math.exp
+// ONCE: linalg.reduce
+// ONCE: return
 func.func @softmax_tail(%x: tensor<?x?xf32>, %max: tensor<?xf32>) -> tensor<?x?xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -87,4 +95,43 @@ func.func @long_payload(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
     linalg.yield %w : f32
   } -> tensor<?xf32>
   return %a, %b : tensor<?xf32>, tensor<?xf32>
+}
+
+// -----
+
+// Batch norm's variance over a matrix: (x - mean)^2, read once by the sum
+// over the batch, is computed as the sum reads it (single-use: whatever its
+// payload); no tensor holds it.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+// ONCE-LABEL: func.func @squared_differences(
+// ONCE-NOT: linalg.reduce
+// ONCE: linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]
+// ONCE:   arith.subf
+// ONCE:   arith.mulf
+// ONCE:   arith.addf
+// ONCE-NOT: linalg.generic
+// ONCE: return
+func.func @squared_differences(%x: tensor<?x?xf32>, %mean: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %rows = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %cols = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %empty = tensor.empty(%rows, %cols) : tensor<?x?xf32>
+  %sq = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %mean : tensor<?x?xf32>, tensor<?xf32>) outs(%empty : tensor<?x?xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %d = arith.subf %a, %m : f32
+    %s = arith.mulf %d, %d : f32
+    linalg.yield %s : f32
+  } -> tensor<?x?xf32>
+  %sum0 = tensor.empty(%cols) : tensor<?xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%sum0 : tensor<?xf32>) -> tensor<?xf32>
+  %sum = linalg.reduce ins(%sq : tensor<?x?xf32>) outs(%fill : tensor<?xf32>) dimensions = [0]
+    (%a: f32, %o: f32) {
+      %s = arith.addf %a, %o : f32
+      linalg.yield %s : f32
+    }
+  return %sum : tensor<?xf32>
 }

@@ -319,11 +319,19 @@ def OpalRecomputeElementwise : Pass<"opal-recompute-elementwise", "::mlir::func:
     generic first), whatever its number of uses, when its
     payload is at most `max-ops` ops; a producer left without uses is
     erased. The CUDA pipeline runs it before bufferization; the CPU keeps
-    the buffer, one row at a time in cache (`opal-fuse-rows`).
+    the buffer, one row at a time in cache (`opal-fuse-rows`), and runs it
+    with `single-use`: only producers of one use fuse, whatever their
+    payload, so nothing is computed twice, but a reduction that reads an
+    elementwise result (batch norm's squared differences, over a matrix
+    whose channels are its contiguous dim) computes it as it reads it.
   }];
   let options = [
     Option<"maxOps", "max-ops", "unsigned", "16",
            "the most ops a producer's payload may have to be computed again">,
+    Option<"singleUse", "single-use", "bool", "false",
+           "fuse only producers with one use, whatever their payload: nothing "
+           "is computed twice, but a reduction reading an elementwise result "
+           "(batch norm's squared differences) computes it as it reads (the CPU's way)">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
