@@ -51,6 +51,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/bit.h"
 
 namespace opal::ir {
 #define GEN_PASS_DEF_OPALFUSEROWS
@@ -425,17 +426,31 @@ SmallVector<Run> findRuns(Block &block, bool anyDims) {
   // worth it: fewer rows also qualify, and may leave an op loops of its
   // own to walk.
   auto close = [&] {
-    if (current.ops.size() >= 2)
+    if (current.ops.size() >= 2) {
       current.keepRows(innermostKept(current));
-    while (current.ops.size() >= 2 && current.rows() > 0) {
-      if (rereadsRows(current) && rowSizesAgree(current) && rowsOfWrittenAgree(current) &&
-          capturesAreInputs(current)) {
-        runs.push_back(current);
-        break;
+      // The subsets of the coordinates, the largest first and, among
+      // those of a size, the ones of the leading coordinates (a unit dim
+      // of the statistics may disagree with the input's first dim while
+      // the channels agree).
+      size_t rows = std::min<size_t>(current.rows(), 8);
+      SmallVector<unsigned> subsets;
+      for (unsigned subset = (1u << rows) - 1; subset > 0; --subset)
+        subsets.push_back(subset);
+      llvm::stable_sort(subsets, [](unsigned a, unsigned b) {
+        return llvm::popcount(a) > llvm::popcount(b);
+      });
+      for (unsigned subset : subsets) {
+        Run trial = current;
+        SmallVector<bool> keep(trial.rows(), false);
+        for (size_t row = 0; row < rows; ++row)
+          keep[row] = (subset >> (rows - 1 - row)) & 1;
+        trial.keepRows(keep);
+        if (rereadsRows(trial) && rowSizesAgree(trial) && rowsOfWrittenAgree(trial) &&
+            capturesAreInputs(trial)) {
+          runs.push_back(trial);
+          break;
+        }
       }
-      SmallVector<bool> keep(current.rows(), true);
-      keep.back() = false;
-      current.keepRows(keep);
     }
     current = Run();
   };

@@ -718,3 +718,38 @@ func.func @channel_rows_dense(%x: memref<?x?x?x?xf32>, %y: memref<?x?x?x?xf32>) 
   memref.dealloc %sum : memref<?xf32>
   return
 }
+
+// -----
+
+// Rows are tried as subsets of the coordinates the ops share, the largest
+// first: here the first coordinate disagrees (the [1, C] buffer's unit dim
+// against the input's N), so the rows are the channels alone, not nothing.
+// CHECK-LABEL: func.func @subset_of_rows
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: memref<?x?x?xf32>
+// CHECK: %[[ONE:.*]] = memref.alloc() : memref<1xf32>
+// CHECK: %[[C:.*]] = memref.dim %[[X]], %{{.*}}
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %[[C]]
+// CHECK:   outs(%[[ONE]] : memref<1xf32>)
+// CHECK:   memref.subview %[[X]][0, %[[I]], 0]
+// CHECK: } {opal.parallel, opal.rows}
+#x3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#nc = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @subset_of_rows(%x: memref<?x?x?xf32>, %t: memref<?x?xf32>, %y: memref<?x?x?xf32>) {
+  %c1 = arith.constant 1 : index
+  %cst = arith.constant 0.000000e+00 : f32
+  %dim = memref.dim %x, %c1 : memref<?x?x?xf32>
+  %s = memref.alloc(%dim) : memref<1x?xf32>
+  linalg.fill ins(%cst : f32) outs(%s : memref<1x?xf32>)
+  linalg.generic {indexing_maps = [#x3, #nc], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x : memref<?x?x?xf32>) outs(%t : memref<?x?xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %0 = arith.addf %in, %acc : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#x3, #nc, #x3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %t : memref<?x?x?xf32>, memref<?x?xf32>) outs(%y : memref<?x?x?xf32>) {
+  ^bb0(%in: f32, %sum: f32, %out: f32):
+    %0 = arith.subf %in, %sum : f32
+    linalg.yield %0 : f32
+  }
+  memref.dealloc %s : memref<1x?xf32>
+  return
+}
