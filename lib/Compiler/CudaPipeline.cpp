@@ -152,7 +152,7 @@ std::string opal::ir::jitCudaPipelineText(const CudaPipelineOptions &options) {
   // in device memory: each consumer computes it again instead.
   return std::string(bufferizationPipelineText(/*recomputeElementwise=*/true)) +
          // Row-wise runs (softmax, norms): one kernel, a block per row.
-         ",func.func(opal-fuse-rows{shrink-temporaries=false merge-into-reductions=false any-row-dims=false})"
+         ",func.func(opal-fuse-rows{shrink-temporaries=false merge-into-reductions=false merge-dense-loops=false any-row-dims=false})"
          ",func.func(opal-map-to-gpu{block-size=" + std::to_string(options.blockSize) +
          "}),canonicalize,cse,"
          // Integer powers become loops in helper functions, which outlining

@@ -95,15 +95,9 @@ bool isWholeBuffer(Value buffer) {
 /// pieces of a buffer only ever read, so reading them row by row in one
 /// loop reads what the ops read one after the other.
 bool isReshapedInput(Value buffer) {
-  auto isReshape = [](Operation *op) {
-    return isa_and_nonnull<memref::ReshapeOp, memref::CollapseShapeOp, memref::ExpandShapeOp>(op);
-  };
-  if (!isReshape(buffer.getDefiningOp()))
+  if (!opal::ir::detail::isReshape(buffer.getDefiningOp()))
     return false;
-  Value source = buffer;
-  while (isReshape(source.getDefiningOp()))
-    source = source.getDefiningOp()->getOperand(0);
-  auto argument = dyn_cast<BlockArgument>(source);
+  auto argument = dyn_cast<BlockArgument>(opal::ir::detail::reshapeSource(buffer));
   if (!argument || !isWholeBuffer(argument))
     return false;
   // Nothing writes it, through any view.
@@ -179,6 +173,12 @@ std::optional<SmallVector<int64_t>> rowDims(linalg::LinalgOp op, OpOperand &oper
 /// rowDims of an operand already known to qualify.
 SmallVector<int64_t> rowDimsOf(linalg::LinalgOp op, OpOperand &operand, ArrayRef<int64_t> loops) {
   return *rowDims(op, operand, loops);
+}
+
+/// The dim of a qualifying operand's buffer that row loop `loop` indexes,
+/// or -1.
+int64_t rowDimOf(linalg::LinalgOp op, OpOperand &operand, int64_t loop) {
+  return rowDimsOf(op, operand, {loop}).front();
 }
 
 bool isBuffer(OpOperand &operand) { return isa<MemRefType>(operand.get().getType()); }
@@ -281,7 +281,7 @@ struct Run {
           for (OpOperand &seen : earlier->getOpOperands()) {
             if (seen.get() != operand.get())
               continue;
-            int64_t dim = rowDimsOf(earlier, seen, {earlierLoops[row]}).front();
+            int64_t dim = rowDimOf(earlier, seen, earlierLoops[row]);
             if (dim < 0)
               continue;
             AffineExpr expr = op.getMatchingIndexingMap(&operand).getResult(dim);
@@ -331,7 +331,7 @@ bool rowSizesAgree(Run &run) {
       for (OpOperand &operand : op->getOpOperands()) {
         if (!isBuffer(operand))
           continue;
-        int64_t dim = rowDimsOf(op, operand, {loops[row]}).front();
+        int64_t dim = rowDimOf(op, operand, loops[row]);
         if (dim < 0)
           continue;
         SizeKey key = sizeKey(operand.get(), dim);
@@ -351,15 +351,21 @@ bool rowSizesAgree(Run &run) {
   return true;
 }
 
+/// The buffers the run's ops write.
+llvm::SmallPtrSet<Value, 4> writtenBuffers(const Run &run) {
+  llvm::SmallPtrSet<Value, 4> written;
+  for (linalg::LinalgOp op : run.ops)
+    for (Value init : op.getDpsInits())
+      written.insert(init);
+  return written;
+}
+
 /// Whether every buffer an op of the run writes is read and written by
 /// rows the same way by all of them (the same dims its rows are), and
 /// no op reads it across rows: every row must see all of what it reads
 /// across rows before the run starts.
 bool rowsOfWrittenAgree(Run &run) {
-  llvm::SmallPtrSet<Value, 4> written;
-  for (linalg::LinalgOp op : run.ops)
-    for (Value init : op.getDpsInits())
-      written.insert(init);
+  llvm::SmallPtrSet<Value, 4> written = writtenBuffers(run);
   DenseMap<Value, SmallVector<int64_t>> dimsOf;
   for (auto [op, loops] : llvm::zip(run.ops, run.loops))
     for (OpOperand &operand : op->getOpOperands()) {
@@ -408,10 +414,7 @@ SmallVector<Value> capturedBuffers(linalg::LinalgOp op) {
 /// outside it: such a read may be of any row, which the loop over rows
 /// may not have computed yet.
 bool capturesAreInputs(const Run &run) {
-  llvm::SmallPtrSet<Value, 4> written;
-  for (linalg::LinalgOp op : run.ops)
-    for (Value init : op.getDpsInits())
-      written.insert(init);
+  llvm::SmallPtrSet<Value, 4> written = writtenBuffers(run);
   return llvm::none_of(run.ops, [&](linalg::LinalgOp op) {
     return llvm::any_of(capturedBuffers(op),
                         [&](Value buffer) { return written.contains(buffer); });
@@ -749,8 +752,8 @@ Value collapseDense(OpBuilder &b, Location loc, Value buffer,
 /// `op` with each run of loops that merge (loopsMerge) as one loop: a
 /// channel's [N, H, W] as [N, HxW], whose inner loop vectorizes without a
 /// remainder every W elements.
-linalg::GenericOp mergeDenseLoops(RewriterBase &rewriter, linalg::GenericOp op,
-                                  const DenseDims &dense) {
+linalg::GenericOp withDenseLoopsMerged(RewriterBase &rewriter, linalg::GenericOp op,
+                                       const DenseDims &dense) {
   SmallVector<ReassociationIndices> groups;
   for (unsigned loop = 0; loop < op.getNumLoops(); ++loop) {
     if (!groups.empty() && loopsMerge(op, loop - 1, dense))
@@ -822,7 +825,7 @@ linalg::GenericOp mergeDenseLoops(RewriterBase &rewriter, linalg::GenericOp op,
 }
 
 /// The run as one loop over its rows, at the place of its last op.
-void fuse(RewriterBase &rewriter, Run &run, bool shrink, bool merge) {
+void fuse(RewriterBase &rewriter, Run &run, bool shrink, bool merge, bool mergeLoops) {
   // Every buffer a temporary only the run uses: it computes nothing that
   // is kept. (An allocation read after the run is kept: group_norm's
   // normalized rows, which its weight and bias then scale in the input's
@@ -963,9 +966,9 @@ void fuse(RewriterBase &rewriter, Run &run, bool shrink, bool merge) {
     rewriter.eraseOp(op);
   if (merge)
     mergeElementwiseIntoReductions(rewriter, rowOps);
-  if (merge)
+  if (mergeLoops)
     for (linalg::GenericOp &op : rowOps)
-      op = mergeDenseLoops(rewriter, op, dense);
+      op = withDenseLoopsMerged(rewriter, op, dense);
   // The full-size temporaries are no longer used but by their deallocs.
   for (auto [full, row] : shrunk) {
     for (Operation *user : llvm::make_early_inc_range(full.getUsers())) {
@@ -993,7 +996,7 @@ struct OpalFuseRows : public opal::ir::impl::OpalFuseRowsBase<OpalFuseRows> {
     getOperation()->walk([&](Block *block) { blocks.push_back(block); });
     for (Block *block : blocks)
       for (Run &run : findRuns(*block, anyRowDims))
-        fuse(rewriter, run, shrinkTemporaries, mergeIntoReductions);
+        fuse(rewriter, run, shrinkTemporaries, mergeIntoReductions, mergeDenseLoops);
   }
 };
 

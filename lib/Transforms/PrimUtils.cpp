@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -320,6 +321,17 @@ mlir::Value opal::ir::detail::rootOf(mlir::Value view) {
   while (auto viewLike = view.getDefiningOp<mlir::ViewLikeOpInterface>())
     view = viewLike.getViewSource();
   return view;
+}
+
+bool opal::ir::detail::isReshape(mlir::Operation *op) {
+  return mlir::isa_and_nonnull<mlir::memref::ReshapeOp, mlir::memref::CollapseShapeOp,
+                               mlir::memref::ExpandShapeOp>(op);
+}
+
+mlir::Value opal::ir::detail::reshapeSource(mlir::Value buffer) {
+  while (isReshape(buffer.getDefiningOp()))
+    buffer = buffer.getDefiningOp()->getOperand(0);
+  return buffer;
 }
 
 void opal::ir::detail::declareFunction(mlir::ModuleOp module, llvm::StringRef name,

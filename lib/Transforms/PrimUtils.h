@@ -120,6 +120,12 @@ std::optional<int64_t> scalarTypeCodeFor(mlir::Type element);
 /// The buffer `view` is a view of (through subviews, casts and reshapes:
 /// every ViewLikeOpInterface op); `view` itself if it is no view.
 mlir::Value rootOf(mlir::Value view);
+/// Whether `op` is a reshape of a buffer (memref.reshape, collapse_shape,
+/// expand_shape): the same elements in the same order, another shape.
+bool isReshape(mlir::Operation *op);
+/// The buffer `buffer` is a reshape of (through reshapes only); `buffer`
+/// itself if it is none.
+mlir::Value reshapeSource(mlir::Value buffer);
 /// Declares the private function `name` of `type` at the end of `module`
 /// (a runtime function kernels call), unless a symbol of that name is there.
 void declareFunction(mlir::ModuleOp module, llvm::StringRef name, mlir::FunctionType type);

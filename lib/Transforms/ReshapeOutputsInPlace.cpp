@@ -13,6 +13,8 @@
 
 #include "opal/Transforms/Passes.h"
 
+#include "PrimUtils.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -24,12 +26,10 @@ namespace opal::ir {
 } // namespace opal::ir
 
 using namespace mlir;
+using opal::ir::detail::isReshape;
+using opal::ir::detail::reshapeSource;
 
 namespace {
-
-bool isReshape(Operation *op) {
-  return isa_and_nonnull<memref::ReshapeOp, memref::CollapseShapeOp, memref::ExpandShapeOp>(op);
-}
 
 /// Whether `buffer` and every view of it are used, but for deallocs and
 /// `copy`, only before `copy` in its block.
@@ -97,12 +97,9 @@ struct OpalReshapeOutputsInPlace
       if (!outType || !outType.getLayout().isIdentity())
         continue;
       // The source: reshapes of a fresh buffer, dense and row-major.
-      Value source = copy.getSource();
-      if (!isReshape(source.getDefiningOp()))
+      if (!isReshape(copy.getSource().getDefiningOp()))
         continue; // (a plain copy of an allocation is bufferization's to avoid)
-      while (isReshape(source.getDefiningOp()))
-        source = source.getDefiningOp()->getOperand(0);
-      auto alloc = source.getDefiningOp<memref::AllocOp>();
+      auto alloc = reshapeSource(copy.getSource()).getDefiningOp<memref::AllocOp>();
       if (!alloc || alloc->getBlock() != &entry || !alloc.getType().getLayout().isIdentity() ||
           alloc.getType().getMemorySpace() != outType.getMemorySpace() ||
           !usedOnlyBefore(alloc.getResult(), copy))

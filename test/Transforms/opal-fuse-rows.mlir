@@ -1,6 +1,7 @@
 // RUN: opal-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(opal-fuse-rows))" | FileCheck %s
 // RUN: opal-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(opal-fuse-rows{shrink-temporaries=false}))" | FileCheck %s --check-prefix=WHOLE
 // RUN: opal-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(opal-fuse-rows{any-row-dims=false}))" | FileCheck %s --check-prefix=LEADING
+// RUN: opal-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(opal-fuse-rows{merge-dense-loops=false}))" | FileCheck %s --check-prefix=LOOPS
 
 // softmax over the last dim after bufferization: the six ops run row by
 // row in one loop; the exp temporary shrinks to one row, the row maximum
@@ -697,6 +698,11 @@ func.func @group_rows(%x: memref<2x3x8xf32>, %w: memref<3x8xf32>, %out: memref<4
 // CHECK:   linalg.generic {{.*}}iterator_types = ["reduction", "reduction"]} ins(%[[DENSE]] : {{.*}})
 // CHECK:   linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]}
 // CHECK: } {opal.parallel, opal.rows}
+// Without merge-dense-loops (CUDA's way), the row keeps its three loops.
+// LOOPS-LABEL: func.func @channel_rows_dense
+// LOOPS-NOT: memref.collapse_shape
+// LOOPS: iterator_types = ["reduction", "reduction", "reduction"]
+// LOOPS: } {opal.parallel, opal.rows}
 #x4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #c4 = affine_map<(d0, d1, d2, d3) -> (d1)>
 func.func @channel_rows_dense(%x: memref<?x?x?x?xf32>, %y: memref<?x?x?x?xf32>) {

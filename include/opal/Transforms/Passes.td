@@ -297,6 +297,9 @@ def OpalFuseRows : Pass<"opal-fuse-rows", "::mlir::func::FuncOp"> {
            "temporaries only the run uses shrink to one row">,
     Option<"mergeIntoReductions", "merge-into-reductions", "bool", "true",
            "an elementwise op merges into the reduction that reads its result">,
+    Option<"mergeDenseLoops", "merge-dense-loops", "bool", "true",
+           "loops of a row over dims dense together (a channel's H and W) run "
+           "as one loop">,
     Option<"anyRowDims", "any-row-dims", "bool", "true",
            "rows may be of any parallel loops (batch norm's channels), not only "
            "the leading ones">,
