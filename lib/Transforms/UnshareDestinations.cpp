@@ -8,6 +8,11 @@
 // This pass gives every use of such a destination its own copy of the ops
 // that make it, so each result gets its own buffer again.
 //
+// A slice taken out of the destination and a tensor.insert_slice back into
+// it at the same place (a convolution's rows computed in part of a larger
+// buffer) are one use: given copies apart, the slice was computed in a
+// buffer of its own and copied into the other.
+//
 //===----------------------------------------------------------------------===//
 
 #include "opal/Transforms/Passes.h"
@@ -37,6 +42,18 @@ bool isFreshDestination(Value value) {
          isa_and_nonnull<tensor::EmptyOp>(fill.getOutputs()[0].getDefiningOp());
 }
 
+/// Whether `use` inserts into its tensor at the place the extract_slice
+/// `extract` takes from it.
+bool insertsBack(OpOperand *use, Operation *extract) {
+  auto insert = dyn_cast<tensor::InsertSliceOp>(use->getOwner());
+  auto slice = dyn_cast<tensor::ExtractSliceOp>(extract);
+  return insert && slice && use->get() == insert.getDest() &&
+         slice.getSource() == insert.getDest() &&
+         insert.getMixedOffsets() == slice.getMixedOffsets() &&
+         insert.getMixedSizes() == slice.getMixedSizes() &&
+         insert.getMixedStrides() == slice.getMixedStrides();
+}
+
 struct OpalUnshareDestinations
     : public opal::ir::impl::OpalUnshareDestinationsBase<OpalUnshareDestinations> {
   void runOnOperation() override {
@@ -57,17 +74,30 @@ struct OpalUnshareDestinations
         Operation *x = a->getOwner(), *y = b->getOwner();
         return x != y && x->getBlock() == y->getBlock() && x->isBeforeInBlock(y);
       });
-      // The first use keeps the original; each other gets a copy made
-      // right before it.
-      for (OpOperand *use : llvm::drop_begin(uses)) {
-        OpBuilder b(use->getOwner());
+      // Uses that write one buffer together: an insert_slice back where
+      // an earlier extract_slice took from.
+      SmallVector<SmallVector<OpOperand *, 2>> groups;
+      for (OpOperand *use : uses) {
+        auto pair = llvm::find_if(groups, [&](ArrayRef<OpOperand *> group) {
+          return group.size() == 1 && insertsBack(use, group.front()->getOwner());
+        });
+        if (pair != groups.end())
+          pair->push_back(use);
+        else
+          groups.push_back({use});
+      }
+      // The first group keeps the original; each other gets a copy made
+      // right before its first use.
+      for (ArrayRef<OpOperand *> group : llvm::drop_begin(groups)) {
+        OpBuilder b(group.front()->getOwner());
         IRMapping mapping;
         if (auto fill = dyn_cast<linalg::FillOp>(producer)) {
           Operation *empty = fill.getOutputs()[0].getDefiningOp();
           mapping.map(empty->getResult(0), b.clone(*empty)->getResult(0));
         }
         Operation *copy = b.clone(*producer, mapping);
-        use->set(copy->getResult(cast<OpResult>(value).getResultNumber()));
+        for (OpOperand *use : group)
+          use->set(copy->getResult(cast<OpResult>(value).getResultNumber()));
       }
     }
   }
