@@ -216,7 +216,7 @@ public:
           front.op + spec.str() + " cannot be compiled ahead of time: it reaches an op whose " +
           toString(key) + " kernel is not defined in MLIR, so it runs op by op"));
     double lowerMs = 0;
-    Target target = targetOf(spec, options.cudaFormat);
+    Target target = targetOf(spec, options.cudaFormat, options.machine);
     if (!target.problem.empty())
       return makeUnexpected(Error(front.label + " cannot be compiled for CUDA: " +
                                   target.problem));
@@ -420,11 +420,13 @@ private:
     std::string description;
     std::string problem; ///< why the CUDA options cannot work ("" if they can)
   };
-  static Target targetOf(const jit::CallSpec &spec, const std::string &cudaFormat = "") {
+  static Target targetOf(const jit::CallSpec &spec, const std::string &cudaFormat = "",
+                         const llvm::TargetMachine *machine = nullptr) {
     Target target;
     if (spec.device != DeviceType::CUDA) {
-      target.pipeline = jitCpuPipelineText();
-      target.reusable = jitCpuReusablePipelineText();
+      bool scalef = scalesExponents(machine);
+      target.pipeline = jitCpuPipelineText(scalef);
+      target.reusable = jitCpuReusablePipelineText(scalef);
       target.description = hostTargetDescription();
       return target;
     }

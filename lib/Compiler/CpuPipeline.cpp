@@ -1,6 +1,7 @@
 //===- CpuPipeline.cpp - From schema ops to LLVM for the host CPU ---------===//
 
 #include "opal/Compiler/CpuPipeline.h"
+#include "opal/Compiler/ObjectCode.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
@@ -98,34 +99,40 @@ const char *opal::ir::bufferizationPipelineText(bool recomputeElementwise) {
   return (recomputeElementwise ? recomputing : plain).c_str();
 }
 
-const char *opal::ir::jitCpuReusablePipelineText() {
-  static const std::string text =
-      std::string(bufferizationPipelineText()) +
-      ","
-      // exp/log/tanh/erf in f32 as SIMD-friendly polynomials.
-      "opal-approximate-math,"
-      // Transposes (a convolution's layouts) in tiles transposed in
-      // vector registers.
-      "func.func(opal-vectorize-transposes),"
-      // Matrix products: loop order and L2 tiles; register tiles of 6
-      // rows by 4 vectors (24 accumulators, each broadcast of A feeding
-      // four FMAs): 5-15% faster than 8 by 2 on mm, linear and the
-      // convolutions' products (docs/performance.md).
-      "opal-tile-matmul{tile-m=6 tile-vectors=4},"
-      // Results computed in another shape than returned (group_norm's
-      // groups), written in place rather than copied.
-      "func.func(opal-reshape-outputs-in-place),"
-      // Row-wise runs with a reduction (softmax, norms) one row at a time.
-      "func.func(opal-fuse-rows),canonicalize,"
-      // Nests large enough for threads run on OpenMP's.
-      "opal-parallelize";
-  return text.c_str();
+const char *opal::ir::jitCpuReusablePipelineText(bool scalef) {
+  auto text = [](bool scalef) {
+    return std::string(bufferizationPipelineText()) +
+           ","
+           // exp/log/tanh/erf in f32 as SIMD-friendly polynomials (exp's
+           // 2^n by vscalefps on AVX-512).
+           + (scalef ? "opal-approximate-math{scalef=true}," : "opal-approximate-math,") +
+           // Transposes (a convolution's layouts) in tiles transposed in
+           // vector registers.
+           "func.func(opal-vectorize-transposes),"
+           // Matrix products: loop order and L2 tiles; register tiles of 6
+           // rows by 4 vectors (24 accumulators, each broadcast of A feeding
+           // four FMAs): 5-15% faster than 8 by 2 on mm, linear and the
+           // convolutions' products (docs/performance.md).
+           "opal-tile-matmul{tile-m=6 tile-vectors=4},"
+           // Results computed in another shape than returned (group_norm's
+           // groups), written in place rather than copied.
+           "func.func(opal-reshape-outputs-in-place),"
+           // Row-wise runs with a reduction (softmax, norms) one row at a
+           // time.
+           "func.func(opal-fuse-rows),canonicalize,"
+           // Nests large enough for threads run on OpenMP's.
+           "opal-parallelize";
+  };
+  static const std::string plain = text(false), scaling = text(true);
+  return (scalef ? scaling : plain).c_str();
 }
 
-const char *opal::ir::jitCpuPipelineText() {
-  static const std::string text =
-      std::string(jitCpuReusablePipelineText()) + "," + kLoopsToLLVM;
-  return text.c_str();
+const char *opal::ir::jitCpuPipelineText(bool scalef) {
+  static const std::string plain = std::string(jitCpuReusablePipelineText(false)) + "," +
+                                   kLoopsToLLVM,
+                           scaling = std::string(jitCpuReusablePipelineText(true)) + "," +
+                                     kLoopsToLLVM;
+  return (scalef ? scaling : plain).c_str();
 }
 
 LogicalResult opal::ir::buildCpuPipeline(OpPassManager &pm,
@@ -164,9 +171,10 @@ void opal::ir::registerCpuPipeline(DialectRegistry &registry) {
     PassPipelineRegistration<>(
         "opal-jit-cpu",
         "the passes the JIT and opal-aot run on a kernel after opal-decompose and the split "
-        "into entry points (OPAL_DUMP_DIR's 2-entry-points.mlir): to the LLVM dialect",
+        "into entry points (OPAL_DUMP_DIR's 2-entry-points.mlir): to the LLVM dialect, for "
+        "the host CPU",
         [](OpPassManager &pm) {
-          if (failed(parsePassPipeline(jitCpuPipelineText(), pm)))
+          if (failed(parsePassPipeline(jitCpuPipelineText(scalesExponents()), pm)))
             llvm::report_fatal_error("opal-jit-cpu: an upstream pass is not registered");
         });
   });

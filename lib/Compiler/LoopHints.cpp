@@ -10,11 +10,11 @@ using namespace opal::ir;
 
 namespace {
 
-/// Whether each iteration of `loop` does enough work beside its reduction
-/// that one chain of dependent vector additions (a masked loop's, which
-/// LLVM does not interleave) costs nothing: the instructions other than
-/// the loop's control, addressing and memory accesses (softmax's exp and
-/// its sum: some thirty; a sum: one).
+/// Whether each iteration of `loop` does enough work that a mask per
+/// vector costs more than a scalar remainder, and one chain of dependent
+/// vector additions (a reduction's, not interleaved) costs nothing: the
+/// instructions other than the loop's control, addressing and memory
+/// accesses (softmax's exp and its sum: some thirty; a sum: one).
 bool busy(const llvm::Loop &loop) {
   unsigned work = 0;
   for (llvm::BasicBlock *block : loop.blocks())
@@ -46,7 +46,9 @@ llvm::PreservedAnalyses PredicateLoops::run(llvm::Function &function,
       llvm::RecurrenceDescriptor reduction;
       return llvm::RecurrenceDescriptor::isReductionPHI(&phi, loop, reduction);
     });
-    if (!reduces || busy(*loop))
+    if (busy(*loop))
+      llvm::addStringMetadataToLoop(loop, "llvm.loop.interleave.count", 1);
+    else if (!reduces)
       llvm::addStringMetadataToLoop(loop, "llvm.loop.vectorize.predicate.enable", 1);
   }
   // (Metadata only: every analysis still holds.)

@@ -137,6 +137,11 @@ bool prefersWideVectors(llvm::StringRef features) {
 
 std::string opal::ir::packedName(const std::string &name) { return "_opal_packed_" + name; }
 
+bool opal::ir::scalesExponents(const llvm::TargetMachine *machine) {
+  static const bool host = prefersWideVectors(hostMachineBuilder().getFeatures().getString());
+  return machine ? prefersWideVectors(machine->getTargetFeatureString()) : host;
+}
+
 const std::string &opal::ir::hostTargetDescription() {
   static const std::string description = [] {
     auto builder = hostMachineBuilder();

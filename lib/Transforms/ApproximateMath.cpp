@@ -89,6 +89,57 @@ struct ErfRational : public OpRewritePattern<math::ErfOp> {
   }
 };
 
+/// f32 exp(x) = 2^n e^r, n = round(x / ln 2), r = x - n ln 2 in [-ln 2 / 2,
+/// ln 2 / 2], with e^r the same polynomial as MLIR's approximation (Cephes'
+/// coefficients), but 2^n applied by llvm.intr.ldexp: one vscalefps on
+/// AVX-512 (`scalef`), which rounds to a subnormal or overflows to inf by
+/// itself. So n needs no clamp, nor 2^n its bits built and multiplied: four
+/// instructions fewer a vector, and exp(x) for x in [-103.9, -87.3] is the
+/// subnormal PyTorch returns rather than 0. x is clamped to [-104, 88.8]
+/// (beyond them exp rounds to 0 and inf; r stays small for +-inf), NaN
+/// kept.
+struct ExpScaled : public OpRewritePattern<math::ExpOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(math::ExpOp op, PatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    if (!getElementTypeOrSelf(type).isF32())
+      return rewriter.notifyMatchFailure(op, "not f32");
+    Location loc = op.getLoc();
+    auto constant = [&](float value) { return f32Constant(rewriter, loc, type, value); };
+    auto fma = [&](Value a, Value b, Value c) -> Value {
+      return LLVM::FMAOp::create(rewriter, loc, a, b, c);
+    };
+    // Clamps as select(x uge lo, x, lo): one max instruction that keeps a
+    // NaN x (arith.maximumf costs a NaN test more).
+    auto clamp = [&](Value x, float low, float high) {
+      Value lo = constant(low), hi = constant(high);
+      Value above = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::UGE, x, lo);
+      x = arith::SelectOp::create(rewriter, loc, above, x, lo);
+      Value below = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::ULE, x, hi);
+      return arith::SelectOp::create(rewriter, loc, below, x, hi).getResult();
+    };
+    Value x = clamp(op.getOperand(), -104.0f, 88.8f);
+    Value n = math::FloorOp::create(rewriter, loc,
+                                    fma(x, constant(0x1.715476p+0f), constant(0.5f)));
+    // r = x - n ln 2, ln 2 in two parts (the first exact in n's products).
+    Value r = fma(constant(-0.693359375f), n, x);
+    r = fma(constant(2.12194440e-4f), n, r);
+    Value p = constant(1.9875691500e-4f);
+    for (float coefficient : {1.3981999507e-3f, 8.3334519073e-3f, 4.1665795894e-2f,
+                              1.6666665459e-1f, 5.0000001201e-1f})
+      p = fma(p, r, constant(coefficient));
+    p = fma(p, arith::MulFOp::create(rewriter, loc, r, r), r);
+    p = arith::AddFOp::create(rewriter, loc, p, constant(1.0f));
+    Type i32 = rewriter.getI32Type();
+    if (auto shaped = dyn_cast<ShapedType>(type))
+      i32 = shaped.clone(i32);
+    Value exponent = arith::FPToSIOp::create(rewriter, loc, i32, n);
+    rewriter.replaceOpWithNewOp<LLVM::LoadExpOp>(op, type, p, exponent);
+    return success();
+  }
+};
+
 /// tanh(log1p(y)) = ((1 + y)^2 - 1) / ((1 + y)^2 + 1) = n / (n + 2) with
 /// n = y (y + 2): the tanh of a softplus (mish's x tanh(softplus(x)), and
 /// its derivative) without a logarithm or a tanh. Computed as n / (n + 2)
@@ -174,10 +225,13 @@ struct OpalApproximateMath
     RewritePatternSet patterns(&getContext());
     // opal's own f32 erf; MLIR's approximations for the rest.
     bool erf = names.erase("math.erf");
+    bool exp = scalef && names.erase("math.exp");
     populateMathPolynomialApproximationPatterns(
         patterns, [&](StringRef name) { return names.contains(name); });
     if (erf)
       patterns.add<ErfRational>(&getContext());
+    if (exp)
+      patterns.add<ExpScaled>(&getContext());
     patterns.add<FmaToIntrinsic>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

@@ -54,6 +54,30 @@ def test_special_values():
     np.testing.assert_array_equal(got, [-1.0, 1.0, 0.0])
 
 
+def _host_has_avx512f():
+    try:
+        with open("/proc/cpuinfo") as info:
+            return any(line.startswith("flags") and " avx512f" in line for line in info)
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not _host_has_avx512f(),
+                    reason="exp's subnormal results come from vscalefps (AVX-512F); elsewhere "
+                           "they flush to 0 (docs/jit.md, Precision)")
+def test_exp_subnormal_results_as_pytorch():
+    # exp(x) below 2^-126 (x < -87.34): the subnormal PyTorch returns, to
+    # the subnormals' spacing; 0 once it rounds to 0.
+    x = np.concatenate([np.linspace(-103.97, -87.0, 50000, dtype=np.float32),
+                        np.array([-103.98, -104.0, -150.0, -1e30], dtype=np.float32)])
+    got = np.asarray(A.exp(opal.tensor(x)))
+    want = np.exp(x.astype(np.float64))
+    spacing = np.spacing(want.astype(np.float32)).astype(np.float64)
+    assert np.max(np.abs(got - want) / spacing) <= 1
+    assert got[-4] <= 1.5e-45 and np.all(got[-3:] == 0.0)
+    assert np.all(got[:-4] > 0)
+
+
 def test_erf_special_values():
     x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 3.92, -4.0, 1e30, 1e-30, -1e-40],
                  dtype=np.float32)

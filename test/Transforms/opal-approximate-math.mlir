@@ -1,5 +1,7 @@
 // RUN: opal-opt %s --opal-approximate-math --split-input-file | FileCheck %s
 // RUN: opal-opt %s --opal-approximate-math=ops=tanh --split-input-file | FileCheck %s --check-prefix=ONLY-TANH
+// RUN: opal-opt %s --opal-approximate-math=scalef=true --split-input-file | FileCheck %s --check-prefix=SCALEF
+// RUN: not opal-opt %s --opal-approximate-math=scalef=maybe 2>&1 | FileCheck %s --check-prefix=BAD
 
 // f32 exp becomes arithmetic (no libm call left), fma the LLVM intrinsic.
 // CHECK-LABEL: func.func @exp_f32
@@ -8,6 +10,22 @@
 // CHECK-NOT: math.exp
 // ONLY-TANH-LABEL: func.func @exp_f32
 // ONLY-TANH: math.exp
+// Without scalef, 2^n is built from the bits of a clamped n; with it (the
+// CPU pipeline on AVX-512), llvm.intr.ldexp scales, and n is not clamped:
+// one floor, then the conversion to i32 that ldexp takes.
+// CHECK: arith.shli
+// SCALEF-LABEL: func.func @exp_f32
+// SCALEF: %[[LO:.*]] = arith.cmpf uge
+// SCALEF: %[[X:.*]] = arith.select %[[LO]]
+// SCALEF: arith.cmpf ule, %[[X]]
+// SCALEF: %[[N:.*]] = math.floor
+// SCALEF-NOT: arith.select
+// SCALEF: %[[P:.*]] = arith.addf
+// SCALEF: %[[E:.*]] = arith.fptosi %[[N]] : f32 to i32
+// SCALEF: %[[R:.*]] = llvm.intr.ldexp(%[[P]], %[[E]]) : (f32, i32) -> f32
+// SCALEF-NOT: arith.shli
+// SCALEF: return %[[R]]
+// BAD: scalef
 func.func @exp_f32(%x: f32) -> f32 {
   %0 = math.exp %x : f32
   return %0 : f32

@@ -31,15 +31,16 @@ const char *bufferizationPipelineText(bool recomputeElementwise = false);
 /// The JIT's passes after opal-decompose, for a module split into entry
 /// points (KernelBuilder.h): lowering to linalg, fusion, size reification,
 /// bufferization into the output arguments, deallocation of temporaries,
-/// and the lowering to the LLVM dialect.
-const char *jitCpuPipelineText();
+/// and the lowering to the LLVM dialect. `scalef`: f32 exp scales with
+/// llvm.intr.ldexp (for AVX-512 targets: scalesExponents, ObjectCode.h).
+const char *jitCpuPipelineText(bool scalef = false);
 
 /// The prefix of jitCpuPipelineText (up to the lowering to LLVM) whose
 /// passes keep no state from one run to the next: the JIT runs it with one
 /// pass manager kept across compiles (parsed, and its pattern sets built,
 /// once). Some conversion passes after it cache what they generated for
 /// the previous module, so they get a fresh pass manager per compile.
-const char *jitCpuReusablePipelineText();
+const char *jitCpuReusablePipelineText(bool scalef = false);
 
 /// opal-to-linalg, then the CPU lowering to the LLVM dialect. Fails if the
 /// upstream passes were not registered (registerCpuPipeline).

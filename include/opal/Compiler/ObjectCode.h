@@ -27,6 +27,11 @@ namespace opal::ir {
 /// "triple cpu +feature,..." of the host: what an object is compiled for.
 const std::string &hostTargetDescription();
 
+/// Whether kernels for `machine` (the host's when null) scale f32 exp by
+/// 2^n with llvm.intr.ldexp (opal-approximate-math{scalef}): on AVX-512F,
+/// where it is one vscalefps.
+bool scalesExponents(const llvm::TargetMachine *machine = nullptr);
+
 /// Where emitObject's time went, in milliseconds (for OPAL_LOG=jit).
 struct ObjectTimings {
   double translateMs = 0; ///< LLVM dialect to LLVM IR, packed entry points

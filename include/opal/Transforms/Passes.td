@@ -247,12 +247,17 @@ def OpalApproximateMath : Pass<"opal-approximate-math"> {
     approximations' fused multiply-adds become `llvm.intr.fma`). f64 and
     every op not listed keep their libm calls. The error bound per op is
     measured against numpy in python/test/test_jit_precision.py and stated in
-    docs/jit.md.
+    docs/jit.md. With `scalef` (the CPU pipeline on AVX-512 targets), f32
+    exp applies its 2^n with `llvm.intr.ldexp`, which LLVM emits as
+    `vscalefps` there (elsewhere it would be a libm call per element).
   }];
   let options = [
     ListOption<"ops", "ops", "std::string",
                "math ops to approximate, by name without the dialect "
                "(default: exp, expm1, log, log1p, log2, tanh, erf)">,
+    Option<"scalef", "scalef", "bool", /*default=*/"false",
+           "exp scales by 2^n with llvm.intr.ldexp (one vscalefps on AVX-512) "
+           "instead of building 2^n's bits from a clamped n">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
                            "::mlir::vector::VectorDialect", "::mlir::LLVM::LLVMDialect"];
