@@ -186,9 +186,8 @@ TEST_F(LoopHintsTest, ALoopWithoutAReductionRunsItsRemainderMasked) {
 }
 
 TEST_F(LoopHintsTest, ALoopWithMuchWorkRunsUnmaskedOneVectorAtATime) {
-  // (Masked, exp on 1M floats took 1.5x as long on a Zen 4: a masked store
-  // per vector; interleaved, rows of 100 left up to 63 elements to the
-  // scalar remainder.)
+  // (Masked, exp on 1M floats took 1.5x as long on a Zen 4; interleaved,
+  // rows of 100 left up to 63 elements to the scalar remainder.)
   EXPECT_EQ(predicated("exp"), std::nullopt);
   EXPECT_EQ(interleaved("exp"), std::optional<int>(1));
 }

@@ -27,9 +27,9 @@ constexpr unsigned kBusyLoopWork = 12;
 
 /// Gives the innermost loops of a function their hints (see the file
 /// comment). Masking keeps the math polynomials out of scalar remainder
-/// loops (a fifth of LLVM's time), but a mask per vector, and above all a
-/// masked store per vector, cost compute-bound loops 15-20% on a Xeon and
-/// a third on a Zen 4 (exp on 1M floats 0.32 vs 0.22 ms): busy loops run
+/// loops (a fifth of LLVM's time), but a mask per vector and its masked
+/// load and store cost compute-bound loops 15-20% on a Xeon and a third
+/// on a Zen 4 (exp on 1M floats 0.32 vs 0.22 ms): busy loops run
 /// unmasked. They are not interleaved: the remainder stays under one
 /// vector (softmax over rows of 100 took 2.3x as long with LLVM's four
 /// vectors a step), and a busy loop's one chain of additions waits on
