@@ -41,3 +41,24 @@ func.func @one_use(%x: tensor<3x2xf64>) -> tensor<2xf64> {
     }
   return %a : tensor<2xf64>
 }
+
+// Rows computed in part of a larger buffer (a stride-1 convolution's sums):
+// the slice taken out of the destination and the insert_slice back at the
+// same place are one use, so bufferization writes the rows in place. A
+// second insert_slice elsewhere is a use of its own and gets a copy.
+// CHECK-LABEL: func.func @slice_and_insert_back
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<8x4xf32>
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[E]][0, 0] [6, 4] [1, 1]
+// CHECK: %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[S]] : tensor<6x4xf32>)
+// CHECK: %[[R:.*]] = tensor.insert_slice %[[F]] into %[[E]][0, 0] [6, 4] [1, 1]
+// CHECK: %[[C:.*]] = tensor.empty() : tensor<8x4xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %[[C]][2, 0] [6, 4] [1, 1]
+func.func @slice_and_insert_back(%x: tensor<6x4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<8x4xf32>
+  %rows = tensor.extract_slice %empty[0, 0] [6, 4] [1, 1] : tensor<8x4xf32> to tensor<6x4xf32>
+  %filled = linalg.fill ins(%zero : f32) outs(%rows : tensor<6x4xf32>) -> tensor<6x4xf32>
+  %back = tensor.insert_slice %filled into %empty[0, 0] [6, 4] [1, 1] : tensor<6x4xf32> into tensor<8x4xf32>
+  %other = tensor.insert_slice %x into %empty[2, 0] [6, 4] [1, 1] : tensor<6x4xf32> into tensor<8x4xf32>
+  return %back, %other : tensor<8x4xf32>, tensor<8x4xf32>
+}
