@@ -128,10 +128,10 @@ const char *opal::ir::jitCpuReusablePipelineText(bool scalef) {
 }
 
 const char *opal::ir::jitCpuPipelineText(bool scalef) {
-  static const std::string plain = std::string(jitCpuReusablePipelineText(false)) + "," +
-                                   kLoopsToLLVM,
-                           scaling = std::string(jitCpuReusablePipelineText(true)) + "," +
-                                     kLoopsToLLVM;
+  auto text = [](bool scalef) {
+    return std::string(jitCpuReusablePipelineText(scalef)) + "," + kLoopsToLLVM;
+  };
+  static const std::string plain = text(false), scaling = text(true);
   return (scalef ? scaling : plain).c_str();
 }
 

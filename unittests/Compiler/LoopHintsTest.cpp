@@ -8,13 +8,30 @@
 #include "llvm/Transforms/Utils/LoopUtils.h"
 
 #include <optional>
+#include <string>
 
 namespace {
+
+// %e = exp(%x) as opal's polynomial computes it: 12 instructions of work.
+constexpr const char *kExpOfX = R"(  %t = fmul float %x, 0x3FF7154760000000
+  %k = call float @llvm.floor.f32(float %t)
+  %r = call float @llvm.fma.f32(float %k, float 0xBFE62E4300000000, float %x)
+  %p0 = call float @llvm.fma.f32(float %r, float 0x3F2A01A020000000, float 0x3F56C16C20000000)
+  %p1 = call float @llvm.fma.f32(float %p0, float %r, float 0x3F81111120000000)
+  %p2 = call float @llvm.fma.f32(float %p1, float %r, float 0x3FA5555560000000)
+  %p3 = call float @llvm.fma.f32(float %p2, float %r, float 0x3FC5555560000000)
+  %p4 = call float @llvm.fma.f32(float %p3, float %r, float 5.000000e-01)
+  %r2 = fmul float %r, %r
+  %p5 = call float @llvm.fma.f32(float %p4, float %r2, float %r)
+  %p6 = fadd float %p5, 1.000000e+00
+  %ki = fptosi float %k to i32
+  %e = call float @llvm.ldexp.f32.i32(float %p6, i32 %ki)
+)";
 
 // Loops of the shape LoopVectorize reads (simplified, rotated): a copy, a
 // float sum (fast-math, as opal's reductions are), an integer max, an exp
 // stored, and an exp whose results are stored and summed.
-constexpr const char *kLoops = R"(
+const std::string kLoops = std::string() + R"(
 define void @copy(ptr noalias %out, ptr noalias %in, i64 %n) {
 entry:
   br label %loop
@@ -72,20 +89,7 @@ loop:
   %i = phi i64 [ 0, %entry ], [ %next, %loop ]
   %from = getelementptr float, ptr %in, i64 %i
   %x = load float, ptr %from
-  %t = fmul float %x, 0x3FF7154760000000
-  %k = call float @llvm.floor.f32(float %t)
-  %r = call float @llvm.fma.f32(float %k, float 0xBFE62E4300000000, float %x)
-  %p0 = call float @llvm.fma.f32(float %r, float 0x3F2A01A020000000, float 0x3F56C16C20000000)
-  %p1 = call float @llvm.fma.f32(float %p0, float %r, float 0x3F81111120000000)
-  %p2 = call float @llvm.fma.f32(float %p1, float %r, float 0x3FA5555560000000)
-  %p3 = call float @llvm.fma.f32(float %p2, float %r, float 0x3FC5555560000000)
-  %p4 = call float @llvm.fma.f32(float %p3, float %r, float 5.000000e-01)
-  %r2 = fmul float %r, %r
-  %p5 = call float @llvm.fma.f32(float %p4, float %r2, float %r)
-  %p6 = fadd float %p5, 1.000000e+00
-  %ki = fptosi float %k to i32
-  %e = call float @llvm.ldexp.f32.i32(float %p6, i32 %ki)
-  %to = getelementptr float, ptr %out, i64 %i
+)" + kExpOfX + R"(  %to = getelementptr float, ptr %out, i64 %i
   store float %e, ptr %to
   %next = add nuw nsw i64 %i, 1
   %done = icmp eq i64 %next, %n
@@ -104,23 +108,7 @@ loop:
   %acc = phi float [ 0.0, %entry ], [ %added, %loop ]
   %from = getelementptr float, ptr %in, i64 %i
   %x = load float, ptr %from
-  %t = fmul float %x, 0x3FF7154760000000
-  %k = call float @llvm.floor.f32(float %t)
-  %r = call float @llvm.fma.f32(float %k, float 0xBFE62E4300000000, float %x)
-  %p0 = call float @llvm.fma.f32(float %r, float 0x3F2A01A020000000, float 0x3F56C16C20000000)
-  %p1 = call float @llvm.fma.f32(float %p0, float %r, float 0x3F81111120000000)
-  %p2 = call float @llvm.fma.f32(float %p1, float %r, float 0x3FA5555560000000)
-  %p3 = call float @llvm.fma.f32(float %p2, float %r, float 0x3FC5555560000000)
-  %p4 = call float @llvm.fma.f32(float %p3, float %r, float 5.000000e-01)
-  %r2 = fmul float %r, %r
-  %p5 = call float @llvm.fma.f32(float %p4, float %r2, float %r)
-  %p6 = fadd float %p5, 1.000000e+00
-  %ki = fptosi float %k to i32
-  %kb = add i32 %ki, 127
-  %ks = shl i32 %kb, 23
-  %scale = bitcast i32 %ks to float
-  %e = fmul float %p6, %scale
-  %to = getelementptr float, ptr %out, i64 %i
+)" + kExpOfX + R"(  %to = getelementptr float, ptr %out, i64 %i
   store float %e, ptr %to
   %added = fadd reassoc float %acc, %e
   %next = add nuw nsw i64 %i, 1
@@ -162,7 +150,7 @@ declare float @llvm.ldexp.f32.i32(float, i32)
 /// the pass.
 class LoopHintsTest : public LlvmPassTest {
 protected:
-  void SetUp() override { runOn(kLoops, opal::ir::PredicateLoops()); }
+  void SetUp() override { runOn(kLoops.c_str(), opal::ir::PredicateLoops()); }
 
   llvm::Loop *loopOf(const char *name) {
     llvm::Function *function = module->getFunction(name);
