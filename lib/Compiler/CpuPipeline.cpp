@@ -27,6 +27,8 @@ namespace {
 /// From bufferized loops to the LLVM dialect.
 constexpr const char *kLoopsToLLVM =
     "convert-linalg-to-loops,"
+    // softmax's exp(x - max) stored in its output row, scaled in place.
+    "func.func(opal-rows-in-outputs),"
     "lower-affine,"
     "convert-scf-to-cf,"
     // Register-tiled matrix products (opal-tile-matmul).

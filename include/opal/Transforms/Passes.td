@@ -158,6 +158,26 @@ def OpalVectorizeTransposes : Pass<"opal-vectorize-transposes", "::mlir::func::F
                            "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"];
 }
 
+def OpalRowsInOutputs : Pass<"opal-rows-in-outputs", "::mlir::func::FuncOp"> {
+  let summary = "Computes a row loop's temporary row in the output row it becomes";
+  let description = [{
+    In a loop over rows of `opal-fuse-rows` (attribute `opal.rows`, after
+    `convert-linalg-to-loops`) whose last pass writes a row of an output
+    argument element by element from a temporary row read at the same index
+    (softmax: the temporary's `exp(x - max)` times `1 / sum`), the
+    temporary becomes that output row: the pass that computes it stores
+    there, and the last pass reads its element back from there before it
+    stores the result in its place. The temporary must be an allocation
+    outside the row loop of the output's element type, used in it only
+    element by element at the index of the loop that reads or writes it,
+    stored by one pass before the last and read only after that pass, and
+    nothing else in the row loop may read or write the output argument.
+    The values computed do not change; the output's lines are fetched while
+    the earlier pass computes, not by the last, light pass. CPU pipeline.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def OpalUnshareDestinations : Pass<"opal-unshare-destinations", "::mlir::func::FuncOp"> {
   let summary = "Gives each structured op its own fresh destination tensor";
   let description = [{
