@@ -158,6 +158,25 @@ def OpalVectorizeTransposes : Pass<"opal-vectorize-transposes", "::mlir::func::F
                            "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"];
 }
 
+def OpalHoistBroadcastWork : Pass<"opal-hoist-broadcast-work", "::mlir::func::FuncOp"> {
+  let summary = "Computes a generic's work on a broadcast operand over that operand's dims";
+  let description = [{
+    In a `linalg.generic` on tensors, the ops of the body fed only by the
+    inputs read through one indexing map that drops a loop but keeps the
+    innermost one (a per-column value of an [N, C] op: `(d0, d1) -> (d1)`)
+    and by values from outside, when one of them is costly (a division, a
+    remainder, a `math` op), run in a generic of their own over that map's
+    dims, whose results the generic then reads through the same map. Batch
+    norm's mean, `sum / n` per channel, fused by elementwise fusion into the
+    variance's `(x - mean)^2` over [N, C], then divides once per channel
+    instead of once per element; softmax over dim 0 takes one reciprocal
+    per column. (Work on per-row values, whose maps drop the innermost loop,
+    is left to LLVM, which hoists it out of the inner loop.) CPU pipeline,
+    on tensors, after elementwise fusion.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
+}
+
 def OpalRowsInOutputs : Pass<"opal-rows-in-outputs", "::mlir::func::FuncOp"> {
   let summary = "Computes a row loop's temporary row in the output row it becomes";
   let description = [{
