@@ -113,6 +113,16 @@ void vectorize(IRRewriter &rewriter, const Transpose &t, int64_t lanes) {
       points = arith::MulIOp::create(rewriter, loc, points, sizes[d]);
     }
   Value zero = index(0), one = index(1), step = index(lanes);
+  // A source that is a kernel argument (a caller's tensor: a convolution's
+  // NCHW input) comes from memory, a tile's rows a plane apart each, which
+  // the hardware prefetchers do not follow: each tile asks for the rows of
+  // the next point's tile while it transposes its own. (A temporary, just
+  // written, is in the cache: prefetches of it would only cost.)
+  Value root = source;
+  while (auto view = root.getDefiningOp<ViewLikeOpInterface>())
+    root = view.getViewSource();
+  bool prefetch = !others.empty() && isa<BlockArgument>(root) &&
+                  isa<func::FuncOp>(cast<BlockArgument>(root).getOwner()->getParentOp());
   auto outer = scf::ForOp::create(rewriter, loc, zero, points, one);
   outer->setAttr(opal::ir::kParallelAttrName, rewriter.getUnitAttr());
   rewriter.setInsertionPointToStart(outer.getBody());
@@ -124,6 +134,16 @@ void vectorize(IRRewriter &rewriter, const Transpose &t, int64_t lanes) {
                                                     rewriter, loc, outer.getInductionVar(),
                                                     otherSizes)))
     at[d] = coordinate;
+  // The next point's coordinates (the last point's own).
+  SmallVector<Value> nextAt(rank);
+  if (prefetch) {
+    Value following = arith::AddIOp::create(rewriter, loc, outer.getInductionVar(), one);
+    Value last = arith::SubIOp::create(rewriter, loc, points, one);
+    Value next = arith::MinUIOp::create(rewriter, loc, following, last);
+    for (auto [d, coordinate] :
+         llvm::zip(others, opal::ir::detail::delinearize(rewriter, loc, next, otherSizes)))
+      nextAt[d] = coordinate;
+  }
 
   // Element by element over [aFrom, aTo) x [iFrom, iTo) of across x inner.
   auto copyElements = [&](Value aFrom, Value aTo, Value iFrom, Value iTo) {
@@ -166,6 +186,13 @@ void vectorize(IRRewriter &rewriter, const Transpose &t, int64_t lanes) {
                 point[inner] = plus(i0, k);
                 rows.push_back(
                     vector::LoadOp::create(ib, il, vectorType, source, sourceAt(point)));
+              }
+              for (int64_t k = 0; prefetch && k < lanes; ++k) {
+                SmallVector<Value> point(nextAt);
+                point[across] = a0;
+                point[inner] = plus(i0, k);
+                memref::PrefetchOp::create(ib, il, source, sourceAt(point), /*isWrite=*/false,
+                                           /*localityHint=*/3, /*isDataCache=*/true);
               }
               SmallVector<Value> columns = opal::ir::detail::transposeRows(ib, il, rows);
               for (int64_t k = 0; k < lanes; ++k) {

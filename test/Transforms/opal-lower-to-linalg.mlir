@@ -306,7 +306,7 @@ func.func @adaptive_avg_pool_backward(%g: tensor<?x3x2x?xf64>, %x: tensor<?x3x5x
 // channels last as rows [G, N*P, Cg] (a float32 input: zero in the padding
 // along each dim, the input transposed into the planes' interior, zero past
 // the channels the input has),
-// the weight as [G, K, Cg, Fg]; the rows of sums, summed over the kernel
+// the weight as [G, K, Cg, Fg] (one group: a transpose of the weight); the rows of sums, summed over the kernel
 // positions, each the product of rows shifted by the position's offset
 // (from a table of offsets) with the position's weights; then the rows seen as
 // [G, N, padded plane, Fg], whose corner of each plane, transposed, is the
@@ -322,7 +322,11 @@ func.func @adaptive_avg_pool_backward(%g: tensor<?x3x2x?xf64>, %x: tensor<?x3x5x
 // SHIFTED: linalg.fill
 // SHIFTED: %[[XT:.*]] = tensor.insert_slice %{{.*}} into %[[INSIDE]][%{{.*}}, 0, 1, 1, %[[CHANNELS]]]
 // SHIFTED: %[[ROWS:.*]] = tensor.collapse_shape %[[XT]] {{\[\[}}0], [1, 2, 3], [4]] : tensor<?x?x?x?x?xf32> into tensor<?x?x?xf32>
-// SHIFTED: %[[WEIGHTS:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] : tensor<?x?x?x?x?xf32> into tensor<?x?x?x?xf32>
+// One group: the weight [F, C, KH, KW] seen as [F, C, K] and transposed to
+// [K, C, F] (a linalg.transpose), then [1, K, C, F].
+// SHIFTED: %[[FLAT:.*]] = tensor.collapse_shape %arg1 {{\[\[}}0], [1], [2, 3]] : tensor<?x?x?x?xf32> into tensor<?x?x?xf32>
+// SHIFTED: %[[WT:.*]] = linalg.transpose ins(%[[FLAT]] : tensor<?x?x?xf32>) outs(%{{.*}} : tensor<?x?x?xf32>) permutation = [2, 1, 0]
+// SHIFTED: %[[WEIGHTS:.*]] = tensor.expand_shape %[[WT]] {{\[\[}}0, 1], [2], [3]] output_shape [1, %{{.*}}, %{{.*}}, %{{.*}}] : tensor<?x?x?xf32> into tensor<?x?x?x?xf32>
 // Q, the rows of sums computed.
 // SHIFTED: %[[Q:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : index
 // Each kernel position's offset in the padded plane, a table computed once.

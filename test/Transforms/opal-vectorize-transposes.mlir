@@ -12,13 +12,21 @@
 // CHECK-LABEL: func.func @channels_last
 // CHECK-SAME: (%[[X:.*]]: memref<?x?x?x?xf32>, %[[Y:.*]]: memref<?x?x?x?xf32>)
 // CHECK-NOT: linalg.transpose
+// The source is an argument (from memory, its rows a plane apart): each
+// tile prefetches the rows of its tile at the next (n, h) point.
 // CHECK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK:   %[[H:.*]] = arith.remui %[[P]]
 // CHECK:   %[[N:.*]] = arith.divui %[[P]]
+// CHECK:   %[[FOLLOWING:.*]] = arith.addi %[[P]], %c1
+// CHECK:   %[[NEXT:.*]] = arith.minui %[[FOLLOWING]], %{{.*}} : index
+// CHECK:   %[[NH:.*]] = arith.remui %[[NEXT]]
+// CHECK:   %[[NN:.*]] = arith.divui %[[NEXT]]
 // CHECK:   scf.for %[[C0:.*]] = %{{.*}} to %{{.*}} step %c8 {
 // CHECK:     scf.for %[[W0:.*]] = %{{.*}} to %{{.*}} step %c8 {
 // CHECK:       vector.load %[[X]][%[[N]], %[[C0]], %[[H]], %[[W0]]] : memref<?x?x?x?xf32>, vector<8xf32>
 // CHECK-COUNT-7: vector.load %[[X]][%[[N]], %{{.*}}, %[[H]], %[[W0]]]
+// CHECK:       memref.prefetch %[[X]][%[[NN]], %[[C0]], %[[NH]], %[[W0]]], read, locality<3>, data
+// CHECK-COUNT-7: memref.prefetch %[[X]][%[[NN]], %{{.*}}, %[[NH]], %[[W0]]], read, locality<3>, data
 // CHECK-COUNT-8: vector.shuffle %{{.*}}, %{{.*}} [{{0, 8, 1, 9, 4, 12, 5, 13|2, 10, 3, 11, 6, 14, 7, 15}}]
 // CHECK-COUNT-8: vector.shuffle %{{.*}}, %{{.*}} [{{0, 1, 8, 9, 4, 5, 12, 13|2, 3, 10, 11, 6, 7, 14, 15}}]
 // CHECK-COUNT-8: vector.shuffle %{{.*}}, %{{.*}} [{{0, 1, 2, 3, 8, 9, 10, 11|4, 5, 6, 7, 12, 13, 14, 15}}]
@@ -55,5 +63,28 @@ func.func @stays(%x: memref<?x?x?xf32>, %y: memref<?x?x?xf32>,
                  %a: memref<?x?xf32, strided<[1, ?]>>, %b: memref<?x?xf32>) {
   linalg.transpose ins(%x : memref<?x?x?xf32>) outs(%y : memref<?x?x?xf32>) permutation = [1, 0, 2]
   linalg.transpose ins(%a : memref<?x?xf32, strided<[1, ?]>>) outs(%b : memref<?x?xf32>) permutation = [1, 0]
+  return
+}
+
+// -----
+
+// A temporary source (just written: in the cache) is not prefetched.
+// CHECK-LABEL: func.func @temporary_source
+// CHECK: vector.load
+// CHECK-NOT: memref.prefetch
+// CHECK: return
+func.func @temporary_source(%x: memref<?x?x?x?xf32>, %y: memref<?x?x?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %n = memref.dim %x, %c0 : memref<?x?x?x?xf32>
+  %c = memref.dim %x, %c1 : memref<?x?x?x?xf32>
+  %h = memref.dim %x, %c2 : memref<?x?x?x?xf32>
+  %w = memref.dim %x, %c3 : memref<?x?x?x?xf32>
+  %t = memref.alloc(%n, %c, %h, %w) : memref<?x?x?x?xf32>
+  memref.copy %x, %t : memref<?x?x?x?xf32> to memref<?x?x?x?xf32>
+  linalg.transpose ins(%t : memref<?x?x?x?xf32>) outs(%y : memref<?x?x?x?xf32>) permutation = [0, 2, 3, 1]
+  memref.dealloc %t : memref<?x?x?x?xf32>
   return
 }
