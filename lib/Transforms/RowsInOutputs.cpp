@@ -20,6 +20,8 @@
 
 #include "opal/Transforms/Passes.h"
 
+#include "PrimUtils.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -49,9 +51,7 @@ scf::ForOp elementwisePass(Operation *op, ValueRange indices, scf::ForOp rows) {
 
 /// The function argument `value` views, if any.
 Value argumentOf(Value value) {
-  while (auto view = value.getDefiningOp<memref::SubViewOp>())
-    value = view.getSource();
-  auto argument = dyn_cast<BlockArgument>(value);
+  auto argument = dyn_cast<BlockArgument>(opal::ir::detail::rootOf(value));
   if (!argument || !isa<func::FuncOp>(argument.getOwner()->getParentOp()))
     return {};
   return argument;

@@ -118,9 +118,7 @@ void vectorize(IRRewriter &rewriter, const Transpose &t, int64_t lanes) {
   // the hardware prefetchers do not follow: each tile asks for the rows of
   // the next point's tile while it transposes its own. (A temporary, just
   // written, is in the cache: prefetches of it would only cost.)
-  Value root = source;
-  while (auto view = root.getDefiningOp<ViewLikeOpInterface>())
-    root = view.getViewSource();
+  Value root = opal::ir::detail::rootOf(source);
   bool prefetch = !others.empty() && isa<BlockArgument>(root) &&
                   isa<func::FuncOp>(cast<BlockArgument>(root).getOwner()->getParentOp());
   auto outer = scf::ForOp::create(rewriter, loc, zero, points, one);
