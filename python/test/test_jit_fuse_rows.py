@@ -29,6 +29,21 @@ def test_softmax_and_log_softmax_over_the_last_dim(shape, dtype):
                                torch.log_softmax(t, -1).numpy(), rtol=rtol, atol=1e-6)
 
 
+@pytest.mark.parametrize("shape", [(7, 5), (3, 1), (300, 1024), (2, 3, 17)], ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_softmax_and_log_softmax_over_dim_0(shape, dtype):
+    # Each column's values (its max, its sum's reciprocal or log) computed
+    # once per column rather than per element (opal-hoist-broadcast-work):
+    # the same numbers as PyTorch.
+    x = rng.uniform(-8, 8, shape).astype(dtype)
+    t = torch.from_numpy(x)
+    rtol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(np.asarray(A._softmax(opal.tensor(x), 0, False)),
+                               torch._softmax(t, 0, False).numpy(), rtol=rtol, atol=1e-7)
+    np.testing.assert_allclose(np.asarray(A._log_softmax(opal.tensor(x), 0, False)),
+                               torch._log_softmax(t, 0, False).numpy(), rtol=rtol, atol=1e-6)
+
+
 @pytest.mark.parametrize("shape", [(5, 7), (4, 6, 33), (1024, 300)], ids=str)
 def test_layer_norm(shape):
     x = rng.standard_normal(shape).astype(np.float32)
