@@ -63,10 +63,10 @@ struct OpalHoistBroadcastWork
       // One map at a time; each hoist makes a new consumer (and leaves no
       // costly op of that map behind).
       for (unsigned maps = op.getNumDpsInputs(); maps > 0; --maps) {
-        std::optional<AffineMap> map = hoistable(op);
-        if (!map)
+        std::optional<Hoistable> work = hoistable(op);
+        if (!work)
           break;
-        op = hoist(op, *map);
+        op = hoist(op, work->map, work->ops);
       }
     }
   }
@@ -98,24 +98,30 @@ struct OpalHoistBroadcastWork
     return ops;
   }
 
+  /// A map of a generic's inputs and its invariant ops, one of them costly.
+  struct Hoistable {
+    AffineMap map;
+    SmallVector<Operation *> ops;
+  };
+
   /// A map of `op`'s inputs worth hoisting work from, if any.
-  static std::optional<AffineMap> hoistable(linalg::GenericOp op) {
+  static std::optional<Hoistable> hoistable(linalg::GenericOp op) {
     for (OpOperand *input : op.getDpsInputOperands()) {
       AffineMap map = op.getMatchingIndexingMap(input);
       if (!broadcastAlongOuter(map) || !isa<RankedTensorType>(input->get().getType()))
         continue;
       SmallVector<Operation *> ops = invariantOps(op, map);
       if (llvm::any_of(ops, costly))
-        return map;
+        return Hoistable{map, std::move(ops)};
     }
     return std::nullopt;
   }
 
-  /// Computes `map`'s invariant ops over the map's dims in a generic of
-  /// their own; `op` reads its results through `map` instead. Returns the
-  /// new consumer.
-  static linalg::GenericOp hoist(linalg::GenericOp op, AffineMap map) {
-    SmallVector<Operation *> ops = invariantOps(op, map);
+  /// Computes `map`'s invariant ops `ops` (in order) over the map's dims
+  /// in a generic of their own; `op` reads its results through `map`
+  /// instead. Returns the new consumer.
+  static linalg::GenericOp hoist(linalg::GenericOp op, AffineMap map,
+                                 ArrayRef<Operation *> ops) {
     llvm::SmallPtrSet<Operation *, 8> hoisted(ops.begin(), ops.end());
     // The results the rest of the body (or the yield) uses.
     SmallVector<Value> roots;
