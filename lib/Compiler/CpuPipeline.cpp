@@ -122,6 +122,9 @@ const char *opal::ir::jitCpuReusablePipelineText(bool scalef) {
            // Results computed in another shape than returned (group_norm's
            // groups), written in place rather than copied.
            "func.func(opal-reshape-outputs-in-place),"
+           // Depthwise convolutions: register tiles of 4 rows by 2 vectors
+           // of outputs, summed over the channel and kernel positions.
+           "func.func(opal-tile-depthwise),"
            // Row-wise runs with a reduction (softmax, norms) one row at a
            // time.
            "func.func(opal-fuse-rows),canonicalize,"

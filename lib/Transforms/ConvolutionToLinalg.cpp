@@ -470,6 +470,36 @@ bool suitsShiftedConv(Operation *op, const ConvParameters &p) {
   return positions > 1;
 }
 
+/// `into` with zero in its box at `offsets` of `sizes` (unit strides).
+Value zeroBox(OpBuilder &b, Location loc, Value into, ArrayRef<OpFoldResult> offsets,
+              ArrayRef<OpFoldResult> sizes) {
+  Type element = cast<RankedTensorType>(into.getType()).getElementType();
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+  SmallVector<OpFoldResult> strides(offsets.size(), b.getIndexAttr(1));
+  Value box = tensor::ExtractSliceOp::create(b, loc, into, offsets, sizes, strides);
+  Value zeros = linalg::FillOp::create(b, loc, zero, box).getResult(0);
+  return tensor::InsertSliceOp::create(b, loc, zeros, into, offsets, sizes, strides);
+}
+
+/// `into` (of `sizes`, padded planes whose spatial dims start at `first`)
+/// with zero in the padding: below and above the interior along each
+/// spatial dim, over the whole range of the others (corners twice).
+Value zeroPadding(ConvBuilder &cb, Value into, ArrayRef<Value> sizes, int64_t first,
+                  const ConvParameters &p, const DirectSizes &d) {
+  int64_t rank = static_cast<int64_t>(sizes.size());
+  for (size_t s = 0; s < p.padding.size(); ++s) {
+    if (p.padding[s] == 0)
+      continue;
+    SmallVector<OpFoldResult> offsets(rank, cb.b.getIndexAttr(0)),
+        boxSizes(sizes.begin(), sizes.end());
+    boxSizes[first + s] = cb.b.getIndexAttr(p.padding[s]);
+    into = zeroBox(cb.b, cb.loc, into, offsets, boxSizes);
+    offsets[first + s] = cb.add(d.extents[s], cb.index(p.padding[s]));
+    into = zeroBox(cb.b, cb.loc, into, offsets, boxSizes);
+  }
+  return into;
+}
+
 /// xT [G, N, padded..., Cg] (`sizes`) of an input of the accumulator's
 /// type: each group's channels of the input transposed channels last into
 /// the planes' interior, zero in the padding around it (and past the
@@ -481,31 +511,10 @@ Value channelsLast(ConvBuilder &cb, Value input, ArrayRef<Value> sizes, const Co
   Location loc = cb.loc;
   int64_t spatial = static_cast<int64_t>(p.stride.size());
   Type element = cast<RankedTensorType>(input.getType()).getElementType();
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
   Value empty = tensor::EmptyOp::create(b, loc, ConvBuilder::dynamicType(sizes.size(), element),
                                         sizes);
   auto unit = b.getIndexAttr(1), none = b.getIndexAttr(0);
-  int64_t rank = static_cast<int64_t>(sizes.size());
-  SmallVector<OpFoldResult> unitStrides(rank, unit);
-  // Zero in the box at `offsets` of `sizes` of `into`.
-  auto zeroBox = [&](OpBuilder &zb, Location zl, Value into, ArrayRef<OpFoldResult> offsets,
-                     ArrayRef<OpFoldResult> boxSizes) -> Value {
-    Value box = tensor::ExtractSliceOp::create(zb, zl, into, offsets, boxSizes, unitStrides);
-    Value zeros = linalg::FillOp::create(zb, zl, zero, box).getResult(0);
-    return tensor::InsertSliceOp::create(zb, zl, zeros, into, offsets, boxSizes, unitStrides);
-  };
-  // The padding: below and above the interior along each spatial dim (the
-  // whole range of the others; corners twice).
-  Value filled = empty;
-  for (int64_t s = 0; s < spatial; ++s) {
-    if (p.padding[s] == 0)
-      continue;
-    SmallVector<OpFoldResult> offsets(rank, none), boxSizes(sizes.begin(), sizes.end());
-    boxSizes[2 + s] = b.getIndexAttr(p.padding[s]);
-    filled = zeroBox(b, loc, filled, offsets, boxSizes);
-    offsets[2 + s] = cb.add(d.extents[s], cb.index(p.padding[s]));
-    filled = zeroBox(b, loc, filled, offsets, boxSizes);
-  }
+  Value filled = zeroPadding(cb, empty, sizes, 2, p, d);
   // Group g's channels into `into`.
   auto group = [&](OpBuilder &gb, Location gl, Value g, Value into) -> Value {
     ConvBuilder in(gb, gl);
@@ -770,17 +779,61 @@ Value groupedConv(ConvBuilder &cb, Value input, Value weight, const ConvParamete
   Value groups = d.groups, n = d.n, cg = d.cg, fg = d.fg;
   ArrayRef<Value> extents = d.extents, kernel = d.kernel, out = d.out;
 
-  // [N, G, Cg, padded...], zero in the padding (and past the input's
-  // channels: a data check raises after the call).
-  SmallVector<Value> xSizes = {n, groups, cg};
+  // [N, G*Cg, padded...]: the input copied into the planes' interior, zero
+  // in the padding (and past the input's channels: a data check raises
+  // after the call); each element written once, and no generic that
+  // elementwise fusion would recompute at every kernel position. Then
+  // seen as [N, G, Cg, padded...].
+  Value channels = cb.mul(groups, cg);
+  SmallVector<Value> xSizes = {n, channels};
   for (int64_t s = 0; s < spatial; ++s)
     xSizes.push_back(cb.add(extents[s], cb.index(2 * p.padding[s])));
-  Value padded = cb.tabulate(xSizes, accumulator, [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
-    ConvBuilder in(nb, l);
-    Value channel = in.add(in.mul(at[1], cg), at[2]);
-    return paddedElement(nb, l, input, p, d, at[0], channel, at.drop_front(3), element,
-                         accumulator);
-  });
+  Value padded = tensor::EmptyOp::create(
+      b, loc, ConvBuilder::dynamicType(xSizes.size(), accumulator), xSizes);
+  padded = zeroPadding(cb, padded, xSizes, 2, p, d);
+  Value count = arith::MinUIOp::create(b, loc, channels, d.channels);
+  auto none = b.getIndexAttr(0);
+  SmallVector<OpFoldResult> interiorOffsets = {none, none}, interiorSizes = {n, count};
+  SmallVector<OpFoldResult> inputOffsets(2 + spatial, none);
+  for (int64_t s = 0; s < spatial; ++s) {
+    interiorOffsets.push_back(b.getIndexAttr(p.padding[s]));
+    interiorSizes.push_back(extents[s]);
+  }
+  SmallVector<OpFoldResult> unitStrides(2 + spatial, b.getIndexAttr(1));
+  Value from = tensor::ExtractSliceOp::create(b, loc, input, inputOffsets, interiorSizes,
+                                              unitStrides);
+  Value interior = tensor::ExtractSliceOp::create(b, loc, padded, interiorOffsets,
+                                                  interiorSizes, unitStrides);
+  Value copied;
+  if (element == accumulator) {
+    copied = linalg::CopyOp::create(b, loc, from, interior).getResult(0);
+  } else {
+    AffineMap identity = b.getMultiDimIdentityMap(2 + spatial);
+    copied = linalg::GenericOp::create(
+                 b, loc, TypeRange{interior.getType()}, ValueRange{from}, ValueRange{interior},
+                 SmallVector<AffineMap>{identity, identity},
+                 SmallVector<utils::IteratorType>(2 + spatial, utils::IteratorType::parallel),
+                 [&](OpBuilder &nb, Location l, ValueRange args) {
+                   linalg::YieldOp::create(nb, l, castFloat(nb, l, args[0], accumulator));
+                 })
+                 .getResult(0);
+  }
+  padded = tensor::InsertSliceOp::create(b, loc, copied, padded, interiorOffsets, interiorSizes,
+                                         unitStrides);
+  SmallVector<OpFoldResult> pastOffsets(2 + spatial, none), pastSizes(xSizes.begin(), xSizes.end());
+  pastOffsets[1] = count;
+  pastSizes[1] = arith::SubIOp::create(b, loc, channels, count).getResult();
+  padded = zeroBox(b, loc, padded, pastOffsets, pastSizes);
+  SmallVector<ReassociationIndices> split = {{0}, {1, 2}};
+  SmallVector<int64_t> splitShape = {ShapedType::kDynamic, p.groups, ShapedType::kDynamic};
+  SmallVector<OpFoldResult> splitSizes = {n, b.getIndexAttr(p.groups), cg};
+  for (int64_t s = 0; s < spatial; ++s) {
+    split.push_back({3 + s});
+    splitShape.push_back(ShapedType::kDynamic);
+    splitSizes.push_back(xSizes[2 + s]);
+  }
+  padded = tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get(splitShape, accumulator),
+                                         padded, split, splitSizes);
   // [G, Fg, Cg, K...] (weight[g*Fg + f, c, k...]).
   SmallVector<Value> wSizes = {groups, fg, cg};
   llvm::append_range(wSizes, kernel);

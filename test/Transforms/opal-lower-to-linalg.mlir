@@ -364,9 +364,21 @@ func.func @conv_shifted(%x: tensor<?x?x?x?xf32>, %w: tensor<?x?x?x?xf32>) -> ten
 // With shifted-convolutions, a convolution of several groups whose channels
 // per group are few or unknown (a depthwise one) is one generic over
 // (n, g, f, c, k..., o...): the padded input read at o * stride + k *
-// dilation, the output loops innermost; no products.
+// dilation, the output loops innermost; no products. The padded input is
+// zero in the padding (a row above and below, a column left and right,
+// past the input's channels) and a copy of the input in the interior,
+// seen as [N, G, Cg, padded...]: no generic that elementwise fusion would
+// recompute at each kernel position.
 // SHIFTED-LABEL: func.func @conv_grouped
-// SHIFTED: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel", "parallel"]}
+// SHIFTED-SAME: (%[[X:.*]]: tensor<?x?x?x?xf32>, %[[W:.*]]: tensor<?x?x?x?xf32>)
+// SHIFTED-COUNT-4: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<?x?x{{.*}}x{{.*}}xf32>)
+// SHIFTED: %[[FROM:.*]] = tensor.extract_slice %[[X]][0, 0, 0, 0]
+// SHIFTED: %[[INTERIOR:.*]] = tensor.extract_slice %{{.*}}[0, 0, 1, 1]
+// SHIFTED: %[[COPIED:.*]] = linalg.copy ins(%[[FROM]] : tensor<?x?x?x?xf32>) outs(%[[INTERIOR]] : tensor<?x?x?x?xf32>)
+// SHIFTED: tensor.insert_slice %[[COPIED]] into %{{.*}}[0, 0, 1, 1]
+// SHIFTED: linalg.fill
+// SHIFTED: %[[PADDED:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] output_shape [%{{.*}}, 4, %{{.*}}, %{{.*}}, %{{.*}}] : tensor<?x?x?x?xf32> into tensor<?x4x?x?x?xf32>
+// SHIFTED: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel", "parallel"]} ins(%[[PADDED]], %{{.*}} :
 // SHIFTED: arith.mulf
 // SHIFTED: arith.addf
 // SHIFTED-NOT: linalg.batch_matmul

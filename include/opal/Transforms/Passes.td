@@ -440,6 +440,41 @@ def OpalTileMatmul : Pass<"opal-tile-matmul", "::mlir::ModuleOp"> {
                            "::mlir::func::FuncDialect"];
 }
 
+def OpalTileDepthwise : Pass<"opal-tile-depthwise", "::mlir::func::FuncOp"> {
+  let summary = "Register tiles for sums of products over a window (depthwise convolutions)";
+  let description = [{
+    A `linalg.generic` on buffers that computes `out += x * w` (one
+    `arith.mulf`, one `arith.addf`; f32 or f64, one element type) where the
+    output's map is a projected permutation of the parallel loops, the other
+    loops reduce, x's last index moves by one with the output's last dim
+    (and no other index of x does), w does not depend on that dim, and x's
+    and the output's last dims are dense: a depthwise or grouped
+    convolution (opal-lower-to-linalg's loops (n, g, f, c, k..., o...) over
+    the padded input and the weight). Lowered to loops as is, each reduction
+    point (channel, kernel position) would be a pass over a row of outputs
+    that loads and stores each of them. Instead: register tiles of
+    `tile-rows` rows (the output's next-to-last dim) by `tile-vectors`
+    vectors of `vector-bytes` bytes of its last dim, each summing every
+    reduction point in registers, in the generic's order (per point, one
+    broadcast of w per row and one vector load of x and one `vector.fma`
+    per row and vector), and stored once. Columns that do not fill a tile
+    run as tiles of one masked vector, rows that do not as tiles of one
+    row. The output's other dims are one loop over their points, marked
+    `opal.parallel` (opal-parallelize). A `linalg.fill` of the output right
+    before the generic goes: the tiles start from its value.
+  }];
+  let options = [
+    Option<"tileRows", "tile-rows", "int64_t", "4", "rows of the output in registers">,
+    Option<"tileVectors", "tile-vectors", "int64_t", "2",
+           "vectors of each row of the output in registers">,
+    Option<"vectorBytes", "vector-bytes", "int64_t", "64",
+           "bytes of one vector (one AVX-512 register)">,
+  ];
+  let dependentDialects = ["::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def OpalParallelize : Pass<"opal-parallelize", "::mlir::ModuleOp"> {
   let summary = "Splits a bufferized kernel's loop nests over OpenMP threads";
   let description = [{

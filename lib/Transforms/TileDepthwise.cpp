@@ -1,0 +1,409 @@
+//===- TileDepthwise.cpp - The opal-tile-depthwise pass -------------------===//
+//
+// A sum of products over a window on buffers, whose second factor does not
+// vary along the output's last dim:
+//   out[p..., i, j] += x[..., e(p, i, r) + j] * w[...(p, i, r)]
+// (p the output's other dims, i its next-to-last, j its last, r the
+// reduction dims; x read densely along its last dim as j moves). A
+// depthwise or grouped convolution as opal-lower-to-linalg builds it
+// (groupedConv: loops (n, g, f, c, k..., o...), x the padded input, w the
+// weight) is one. Lowered to loops as it is, each reduction point is a pass
+// over a row of outputs that loads and stores every output; here it becomes
+// register tiles of `tile-rows` rows by `tile-vectors` vectors of the
+// output, which sum every reduction point in registers (per point: one
+// broadcast of w per row, one vector load of x and one FMA per row and
+// vector) and are stored once. The last columns, fewer than a tile's, run
+// as tiles of one masked vector; the last rows as tiles of one row. The
+// output's other dims run as one loop over their points (marked
+// opal.parallel: its iterations write disjoint rows). A linalg.fill of the
+// output right before goes: the tiles start from its value.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opal/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <functional>
+
+namespace opal::ir {
+#define GEN_PASS_DEF_OPALTILEDEPTHWISE
+#include "opal/Transforms/Passes.h.inc"
+} // namespace opal::ir
+
+using namespace mlir;
+
+namespace {
+
+/// Whether the last dim of `type` is known to be dense (stride 1).
+bool denseLastDim(MemRefType type) {
+  if (type.getRank() == 0)
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  return strides.back() == 1;
+}
+
+/// A generic of the kind above, and its loops' roles.
+struct WindowProduct {
+  linalg::GenericOp op;
+  unsigned x = 0, w = 1;          ///< the inputs read along j and broadcast
+  int64_t step = 1;               ///< x's last index per step of j: 1 or 2
+  unsigned column = 0;            ///< the loop of the output's last dim (j)
+  std::optional<unsigned> row;    ///< the loop of its next-to-last (i)
+  SmallVector<unsigned> outer;    ///< the loops of its other dims, in order
+  SmallVector<unsigned> reductions; ///< the reduction loops, in loop order
+};
+
+/// Whether `body` is out + a * b (either order of each), a and b the
+/// block's first two arguments and out its third.
+bool isProductSum(Block &body) {
+  if (body.getOperations().size() != 3)
+    return false;
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getValues().front().getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  Value out = body.getArgument(2);
+  Value other = add.getLhs() == out ? add.getRhs() : add.getRhs() == out ? add.getLhs() : Value();
+  auto mul = other ? other.getDefiningOp<arith::MulFOp>() : arith::MulFOp();
+  if (!mul)
+    return false;
+  Value a = body.getArgument(0), b = body.getArgument(1);
+  return (mul.getLhs() == a && mul.getRhs() == b) || (mul.getLhs() == b && mul.getRhs() == a);
+}
+
+/// How much `expr` grows when dim `d` grows by one, when that is a
+/// constant.
+std::optional<int64_t> stepAlong(AffineExpr expr, unsigned d, unsigned dims) {
+  MLIRContext *context = expr.getContext();
+  AffineExpr dim = getAffineDimExpr(d, context);
+  AffineExpr step = simplifyAffineExpr(expr.replace(dim, dim + 1) - expr, dims, 0);
+  if (auto constant = dyn_cast<AffineConstantExpr>(step))
+    return constant.getValue();
+  return std::nullopt;
+}
+
+std::optional<WindowProduct> matchWindowProduct(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !isProductSum(*op.getBlock()))
+    return std::nullopt;
+  Type element;
+  for (Value operand : op->getOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.getType());
+    if (!type || (element && type.getElementType() != element))
+      return std::nullopt;
+    element = type.getElementType();
+  }
+  if (!element.isF32() && !element.isF64())
+    return std::nullopt;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap outMap = maps[2];
+  unsigned dims = op.getNumLoops();
+  if (outMap.getNumResults() == 0 || !outMap.isProjectedPermutation(/*allowZeroInResults=*/false))
+    return std::nullopt;
+  WindowProduct window;
+  window.op = op;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (unsigned d = 0; d < dims; ++d) {
+    bool inOutput = outMap.isFunctionOfDim(d);
+    bool parallel = iterators[d] == utils::IteratorType::parallel;
+    if (inOutput != parallel)
+      return std::nullopt;
+    if (!inOutput)
+      window.reductions.push_back(d);
+  }
+  if (window.reductions.empty())
+    return std::nullopt;
+  unsigned results = outMap.getNumResults();
+  window.column = outMap.getDimPosition(results - 1);
+  if (results >= 2)
+    window.row = outMap.getDimPosition(results - 2);
+  for (unsigned r = 0; r + 2 < results; ++r)
+    window.outer.push_back(outMap.getDimPosition(r));
+  // x: the input whose last index moves with j, by one or two (a
+  // convolution of stride 2: two vectors loaded, their even lanes kept);
+  // w: the other, which j does not move.
+  auto readsAlongColumn = [&](AffineMap map) {
+    unsigned last = map.getNumResults();
+    std::optional<int64_t> step =
+        last == 0 ? std::nullopt : stepAlong(map.getResult(last - 1), window.column, dims);
+    if (!step || (*step != 1 && *step != 2))
+      return false;
+    window.step = *step;
+    for (unsigned r = 0; r + 1 < last; ++r)
+      if (map.getResult(r).isFunctionOfDim(window.column))
+        return false;
+    return true;
+  };
+  if (!readsAlongColumn(maps[0]))
+    std::swap(window.x, window.w);
+  if (!readsAlongColumn(maps[window.x]) || maps[window.w].isFunctionOfDim(window.column))
+    return std::nullopt;
+  if (!denseLastDim(cast<MemRefType>(op->getOperand(window.x).getType())) ||
+      !denseLastDim(cast<MemRefType>(op->getOperand(2).getType())))
+    return std::nullopt;
+  return window;
+}
+
+/// Emits the register tiles of one window product (see the file comment).
+class RegisterTiledWindow {
+public:
+  RegisterTiledWindow(RewriterBase &rewriter, WindowProduct window, int64_t tileRows,
+                      int64_t vectors, int64_t vectorBytes)
+      : b(rewriter), loc(window.op.getLoc()), window(window), tileRows(tileRows),
+        vectors(vectors) {
+    linalg::GenericOp op = window.op;
+    x = op->getOperand(window.x);
+    w = op->getOperand(window.w);
+    out = op->getOperand(2);
+    element = cast<MemRefType>(out.getType()).getElementType();
+    lanes = std::max<int64_t>(vectorBytes / (element.getIntOrFloatBitWidth() / 8), 1);
+    vectorType = VectorType::get({lanes}, element);
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    xMap = maps[window.x];
+    wMap = maps[window.w];
+    outMap = maps[2];
+  }
+
+  /// Replaces the generic (and `fill`, if given: the tiles start from its
+  /// value) with the tiles' loops.
+  void emit(linalg::FillOp fill) {
+    linalg::GenericOp op = window.op;
+    b.setInsertionPoint(op);
+    if (fill)
+      fillValue = fill.getDpsInputOperand(0)->get();
+    for (Range range : cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc))
+      sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, range.size));
+    point.assign(op.getNumLoops(), Value());
+    // The output's other dims: one loop over their points.
+    Value points = index(1);
+    for (unsigned d : window.outer)
+      points = mul(points, sizes[d]);
+    auto each = scf::ForOp::create(b, loc, index(0), points, index(1));
+    each->setAttr(opal::ir::kParallelAttrName, b.getUnitAttr());
+    b.setInsertionPointToStart(each.getBody());
+    Value rest = each.getInductionVar();
+    for (unsigned d : llvm::reverse(window.outer)) {
+      point[d] = arith::RemUIOp::create(b, loc, rest, sizes[d]);
+      rest = arith::DivUIOp::create(b, loc, rest, sizes[d]);
+    }
+    if (!window.row) {
+      emitRow(Value(), 1);
+    } else {
+      Value rows = sizes[*window.row];
+      Value whole = arith::SubIOp::create(b, loc, rows,
+                                          arith::RemUIOp::create(b, loc, rows, index(tileRows)));
+      {
+        OpBuilder::InsertionGuard guard(b);
+        emitRow(loop(index(0), whole, tileRows), tileRows);
+      }
+      emitRow(loop(whole, rows, 1), 1);
+    }
+    b.eraseOp(op);
+    if (fill)
+      b.eraseOp(fill);
+  }
+
+private:
+  Value index(int64_t value) { return arith::ConstantIndexOp::create(b, loc, value); }
+  Value add(Value l, Value r) { return arith::AddIOp::create(b, loc, l, r); }
+  Value mul(Value l, Value r) { return arith::MulIOp::create(b, loc, l, r); }
+
+  /// A loop from `from` to `to` by `step`, the builder inside it; its index.
+  Value loop(Value from, Value to, int64_t step) {
+    auto each = scf::ForOp::create(b, loc, from, to, index(step));
+    b.setInsertionPointToStart(each.getBody());
+    return each.getInductionVar();
+  }
+
+  /// The rows from `i0` (rows of them; none without a row dim): tiles of
+  /// `vectors` whole vectors, then of one masked vector.
+  void emitRow(Value i0, int64_t rows) {
+    Value columns = sizes[window.column];
+    int64_t width = lanes * vectors;
+    Value whole = arith::SubIOp::create(b, loc, columns,
+                                        arith::RemUIOp::create(b, loc, columns, index(width)));
+    {
+      OpBuilder::InsertionGuard guard(b);
+      emitTile(i0, rows, loop(index(0), whole, width), vectors, Value());
+    }
+    OpBuilder::InsertionGuard guard(b);
+    Value jj = loop(whole, columns, lanes);
+    emitTile(i0, rows, jj, 1, arith::SubIOp::create(b, loc, columns, jj));
+  }
+
+  /// The first `count` lanes (none when `count` < 1).
+  Value lanesBelow(Value count) {
+    auto maskType = VectorType::get({lanes}, b.getI1Type());
+    return vector::CreateMaskOp::create(b, loc, maskType,
+                                        ValueRange{arith::MaxSIOp::create(b, loc, count, index(0))});
+  }
+
+  /// The indices `map` gives at the current point.
+  SmallVector<Value> indices(AffineMap map) {
+    SmallVector<Value> at;
+    for (AffineExpr expr : map.getResults()) {
+      if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+        at.push_back(point[dim.getPosition()]);
+        continue;
+      }
+      AffineMap one = AffineMap::get(map.getNumDims(), 0, expr);
+      at.push_back(affine::AffineApplyOp::create(b, loc, one, point));
+    }
+    return at;
+  }
+
+  Value load(Value memref, ArrayRef<Value> at, Value mask, Value zeros) {
+    if (mask)
+      return vector::MaskedLoadOp::create(b, loc, vectorType, memref, at, mask, zeros);
+    return vector::LoadOp::create(b, loc, vectorType, memref, at);
+  }
+
+  /// x's lanes at the current point: one vector load, or with a step of
+  /// 2, the even lanes of two (`masks`: of each vector, when given).
+  Value loadX(ArrayRef<Value> masks, Value zeros) {
+    SmallVector<Value> at = indices(xMap);
+    if (window.step == 1)
+      return load(x, at, masks[0], zeros);
+    Value low = load(x, at, masks[0], zeros);
+    at.back() = add(at.back(), index(lanes));
+    Value high = load(x, at, masks[1], zeros);
+    SmallVector<int64_t> even;
+    for (int64_t l = 0; l < lanes; ++l)
+      even.push_back(2 * l);
+    return vector::ShuffleOp::create(b, loc, low, high, even);
+  }
+
+  /// out[i0 : i0 + rows, jj : jj + width * lanes] summed over every
+  /// reduction point in registers (of one vector's first `remaining` lanes,
+  /// when given: width 1).
+  void emitTile(Value i0, int64_t rows, Value jj, int64_t width, Value remaining) {
+    Value zeros = arith::ConstantOp::create(
+        b, loc, vectorType, DenseElementsAttr::get(vectorType, b.getZeroAttr(element)));
+    Value mask = remaining ? lanesBelow(remaining) : Value();
+    // The lanes of x loaded: those of the outputs, or with a step of 2,
+    // the 2 n - 1 elements from the first (the last odd one would read
+    // past the row, or past the buffer).
+    SmallVector<Value> xMasks = {mask};
+    if (window.step == 2) {
+      Value span = remaining ? arith::SubIOp::create(b, loc, add(remaining, remaining), index(1))
+                                   .getResult()
+                             : index(2 * lanes - 1);
+      xMasks = {remaining ? lanesBelow(span) : Value(),
+                lanesBelow(arith::SubIOp::create(b, loc, span, index(lanes)))};
+    }
+    SmallVector<Value> rowAt, columnAt;
+    for (int64_t r = 0; r < rows; ++r)
+      rowAt.push_back(!window.row || r == 0 ? i0 : add(i0, index(r)));
+    for (int64_t v = 0; v < width; ++v)
+      columnAt.push_back(v == 0 ? jj : add(jj, index(v * lanes)));
+    // The point of row r, vector v (the reduction loops' indices aside).
+    auto at = [&](int64_t r, int64_t v) {
+      if (window.row)
+        point[*window.row] = rowAt[r];
+      point[window.column] = columnAt[v];
+    };
+    SmallVector<Value> accumulators;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t v = 0; v < width; ++v) {
+        if (fillValue) {
+          accumulators.push_back(vector::BroadcastOp::create(b, loc, vectorType, fillValue));
+          continue;
+        }
+        at(r, v);
+        accumulators.push_back(load(out, indices(outMap), mask, zeros));
+      }
+    // The reduction loops, nested, the sums carried through each.
+    std::function<ValueRange(size_t, ValueRange)> reduce = [&](size_t level,
+                                                               ValueRange sums) -> ValueRange {
+      unsigned d = window.reductions[level];
+      auto each = scf::ForOp::create(b, loc, index(0), sizes[d], index(1), sums);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(each.getBody());
+      point[d] = each.getInductionVar();
+      SmallVector<Value> next;
+      if (level + 1 < window.reductions.size()) {
+        llvm::append_range(next, reduce(level + 1, each.getRegionIterArgs()));
+      } else {
+        for (int64_t r = 0; r < rows; ++r) {
+          at(r, 0);
+          Value scalar = memref::LoadOp::create(b, loc, w, indices(wMap));
+          Value splat = vector::BroadcastOp::create(b, loc, vectorType, scalar);
+          for (int64_t v = 0; v < width; ++v) {
+            at(r, v);
+            Value row = loadX(xMasks, zeros);
+            next.push_back(vector::FMAOp::create(b, loc, row, splat,
+                                                 each.getRegionIterArgs()[r * width + v]));
+          }
+        }
+      }
+      scf::YieldOp::create(b, loc, next);
+      return each.getResults();
+    };
+    ValueRange sums = reduce(0, accumulators);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t v = 0; v < width; ++v) {
+        at(r, v);
+        SmallVector<Value> where = indices(outMap);
+        Value sum = sums[r * width + v];
+        if (mask)
+          vector::MaskedStoreOp::create(b, loc, out, where, mask, sum);
+        else
+          vector::StoreOp::create(b, loc, sum, out, where);
+      }
+  }
+
+  RewriterBase &b;
+  Location loc;
+  WindowProduct window;
+  int64_t tileRows, vectors, lanes = 1;
+  Value x, w, out, fillValue;
+  AffineMap xMap, wMap, outMap;
+  Type element;
+  VectorType vectorType;
+  SmallVector<Value> sizes; ///< each loop's trip count
+  SmallVector<Value> point; ///< each loop's index at the op being built
+};
+
+/// The linalg.fill of `op`'s output right before it, if any.
+linalg::FillOp fillBefore(linalg::GenericOp op) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+  if (!fill || !fill.hasPureBufferSemantics() ||
+      fill.getDpsInitOperand(0)->get() != op.getDpsInitOperand(0)->get())
+    return linalg::FillOp();
+  return fill;
+}
+
+struct OpalTileDepthwise : public opal::ir::impl::OpalTileDepthwiseBase<OpalTileDepthwise> {
+  using OpalTileDepthwiseBase::OpalTileDepthwiseBase;
+
+  void runOnOperation() override {
+    if (tileRows < 1 || tileVectors < 1 || vectorBytes < 1) {
+      getOperation().emitError() << "opal-tile-depthwise: tile-rows, tile-vectors and "
+                                    "vector-bytes must be positive";
+      return signalPassFailure();
+    }
+    SmallVector<WindowProduct> windows;
+    getOperation()->walk([&](linalg::GenericOp op) {
+      if (std::optional<WindowProduct> window = matchWindowProduct(op))
+        windows.push_back(*window);
+    });
+    IRRewriter rewriter(&getContext());
+    for (const WindowProduct &window : windows)
+      RegisterTiledWindow(rewriter, window, tileRows, tileVectors, vectorBytes)
+          .emit(fillBefore(window.op));
+  }
+};
+
+} // namespace
