@@ -55,6 +55,55 @@ def test_convolution_matches_pytorch(seed):
         np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
 
 
+# Depthwise and grouped convolutions run as register tiles of 4 rows by 2
+# vectors (opal-tile-depthwise): sizes with whole tiles, a masked last
+# vector, rows left over, fewer columns than a vector, strides 1 and 2
+# along the row (2: two loads whose even lanes are kept), dilations, and
+# several channels and filters per group.
+DEPTHWISE_CASES = [
+    # input, weight, stride, padding, dilation, groups
+    ((1, 8, 9, 45), (8, 1, 3, 3), [1, 1], [1, 1], [1, 1], 8),
+    ((2, 4, 13, 70), (4, 1, 5, 3), [1, 2], [2, 1], [1, 1], 4),
+    ((1, 6, 7, 33), (12, 2, 3, 3), [2, 1], [1, 2], [1, 2], 3),
+    ((1, 3, 5, 5), (3, 1, 3, 3), [1, 1], [0, 0], [1, 1], 3),
+    ((2, 5, 40), (5, 1, 7), [2], [3], [2], 5),
+    ((1, 4, 5, 6, 35), (8, 1, 3, 2, 3), [1, 1, 1], [1, 0, 1], [1, 1, 1], 4),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", DEPTHWISE_CASES, ids=lambda c: "x".join(map(str, c[0])))
+def test_depthwise_register_tiles_match_pytorch(case, dtype):
+    xs, ws, stride, padding, dilation, groups = case
+    data = np.random.default_rng(len(xs) + sum(ws))
+    x = data.standard_normal(xs).astype(dtype)
+    w = data.standard_normal(ws).astype(dtype)
+    b = data.standard_normal(ws[0]).astype(dtype)
+    spatial = len(xs) - 2
+    args = [stride, padding, dilation, False, [0] * spatial, groups]
+    want = torch.convolution(torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b),
+                             *args).numpy()
+    got = A.convolution(opal.tensor(x), opal.tensor(w), opal.tensor(b), *args).numpy()
+    assert got.shape == want.shape
+    tol = {"float32": 1e-4, "float64": 1e-10}[dtype]
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+def test_depthwise_bfloat16_sums_in_float32():
+    # The padded input is converted to float32 as it is copied; the sums
+    # are rounded to bfloat16 once.
+    data = np.random.default_rng(7)
+    x = torch.from_numpy(data.standard_normal((1, 6, 9, 37)).astype(np.float32)).bfloat16()
+    w = torch.from_numpy(data.standard_normal((6, 1, 3, 3)).astype(np.float32)).bfloat16()
+    want = torch.nn.functional.conv2d(x.float(), w.float(), None, 1, 1, 1, 6).bfloat16()
+    got = A.conv2d(opal.tensor(x.float().numpy()).to(opal.bfloat16),
+                   opal.tensor(w.float().numpy()).to(opal.bfloat16), None, [1, 1], [1, 1], [1, 1],
+                   6)
+    assert got.dtype == opal.bfloat16
+    np.testing.assert_allclose(got.to(opal.float32).numpy(), want.float().numpy(), rtol=1e-2,
+                               atol=1e-2)
+
+
 def test_composite_forms_and_unbatched_inputs():
     data = np.random.default_rng(0)
     F = torch.nn.functional
