@@ -447,14 +447,59 @@ Value directConv(ConvBuilder &cb, Value input, Value weight, const ConvParameter
   return batchInFront(cb, products, n, out, element, p.groups == 1);
 }
 
-/// Whether shiftedConv suits prims.conv `op`: strides of 1, a float
-/// accumulator, more than one kernel position (when known), and one group
-/// or at least 8 channels per group known (each product sums over them: a
-/// depthwise convolution's products would sum one each).
+/// The phases of a strided convolution's padded input: with strides s,
+/// phase (f...) (0 <= f < s per spatial dim) holds the padded pixels whose
+/// coordinate c has c mod s = f, at row c div s of its plane. A kernel
+/// position k then reads, for output o, phase (k d mod s) at o + (k d div
+/// s): a shift in that phase's plane, as a convolution of stride 1 reads
+/// its one plane.
+struct Phases {
+  int64_t count = 1;            ///< prod s
+  SmallVector<int64_t> sizes;   ///< s per spatial dim
+  SmallVector<int64_t> strides; ///< phase (f...) is sum f_d * strides_d
+  /// Phase `phase`'s f per spatial dim.
+  SmallVector<int64_t> of(int64_t phase) const {
+    SmallVector<int64_t> f;
+    for (size_t s = 0; s < sizes.size(); ++s)
+      f.push_back(phase / strides[s] % sizes[s]);
+    return f;
+  }
+};
+
+Phases phasesOf(const ConvParameters &p) {
+  Phases phases;
+  int64_t spatial = static_cast<int64_t>(p.stride.size());
+  phases.sizes = p.stride;
+  phases.strides.assign(spatial, 1);
+  for (int64_t s = spatial - 1; s >= 0; --s) {
+    phases.strides[s] = phases.count;
+    phases.count *= p.stride[s];
+  }
+  return phases;
+}
+
+/// Whether shiftedConv suits prims.conv `op`: a float accumulator, more
+/// than one kernel position (when known), one group or at least 8 channels
+/// per group known (each product sums over them: a depthwise convolution's
+/// products would sum one each), and strides that make at most
+/// kMaxPhases phases, none of them unread by a kernel known to span less
+/// than its stride.
+constexpr int64_t kMaxPhases = 16;
+
 bool suitsShiftedConv(Operation *op, const ConvParameters &p) {
-  if (p.transposed || llvm::any_of(p.stride, [](int64_t s) { return s != 1; }))
+  if (p.transposed)
     return false;
+  int64_t phases = 1;
+  for (int64_t stride : p.stride) {
+    if (stride < 1 || stride > kMaxPhases || (phases *= stride) > kMaxPhases)
+      return false;
+  }
   auto weightType = cast<RankedTensorType>(op->getOperand(1).getType());
+  for (size_t s = 0; s < p.stride.size(); ++s) {
+    int64_t size = weightType.getDimSize(2 + s);
+    if (!ShapedType::isDynamic(size) && (size - 1) * p.dilation[s] + 1 < p.stride[s])
+      return false;
+  }
   Type accumulator = accumulatorFor(weightType.getElementType());
   if (!accumulator.isF32() && !accumulator.isF64())
     return false;
@@ -500,66 +545,130 @@ Value zeroPadding(ConvBuilder &cb, Value into, ArrayRef<Value> sizes, int64_t fi
   return into;
 }
 
-/// xT [G, N, padded..., Cg] (`sizes`) of an input of the accumulator's
-/// type: each group's channels of the input transposed channels last into
-/// the planes' interior, zero in the padding around it (and past the
-/// input's channels, when it has fewer: a data check raises after the
-/// call). Each element is written once.
+/// Where the input lands in phase f of spatial dim s: the first input
+/// coordinate it holds (i0, static), the row of that coordinate in the
+/// phase's plane (r0, static) and how many it holds (count).
+struct PhaseInterior {
+  int64_t first, row;
+  Value count;
+};
+
+PhaseInterior phaseInterior(ConvBuilder &cb, const ConvParameters &p, const DirectSizes &d,
+                            int64_t s, int64_t f) {
+  int64_t stride = p.stride[s], pad = p.padding[s];
+  if (stride == 1)
+    return {0, pad, d.extents[s]};
+  int64_t first = ((f - pad) % stride + stride) % stride;
+  int64_t row = (first + pad - f) / stride;
+  // max(0, ceil((extent - first) / stride)), extent >= 0.
+  Value left = arith::MaxSIOp::create(cb.b, cb.loc,
+                                      arith::SubIOp::create(cb.b, cb.loc, d.extents[s],
+                                                            cb.index(first)),
+                                      cb.index(0));
+  Value count = arith::CeilDivUIOp::create(cb.b, cb.loc, left, cb.index(stride));
+  return {first, row, count};
+}
+
+/// xT [G, S, N, P..., Cg] (`sizes`; S the phases, P... a phase's plane)
+/// of an input of the accumulator's type: for each phase, each group's
+/// channels of the input (every stride-th pixel) transposed channels last
+/// into the plane's interior, zero around it (and past the input's
+/// channels, when it has fewer: a data check raises after the call). Each
+/// element is written once. With strides of 1, one phase: the padded
+/// planes.
 Value channelsLast(ConvBuilder &cb, Value input, ArrayRef<Value> sizes, const ConvParameters &p,
                    const DirectSizes &d) {
   OpBuilder &b = cb.b;
   Location loc = cb.loc;
   int64_t spatial = static_cast<int64_t>(p.stride.size());
   Type element = cast<RankedTensorType>(input.getType()).getElementType();
-  Value empty = tensor::EmptyOp::create(b, loc, ConvBuilder::dynamicType(sizes.size(), element),
-                                        sizes);
+  Value filled = tensor::EmptyOp::create(
+      b, loc, ConvBuilder::dynamicType(sizes.size(), element), sizes);
   auto unit = b.getIndexAttr(1), none = b.getIndexAttr(0);
-  Value filled = zeroPadding(cb, empty, sizes, 2, p, d);
-  // Group g's channels into `into`.
-  auto group = [&](OpBuilder &gb, Location gl, Value g, Value into) -> Value {
-    ConvBuilder in(gb, gl);
-    Value first = arith::MinUIOp::create(gb, gl, in.mul(g, d.cg), d.channels);
-    Value count =
-        arith::MinUIOp::create(gb, gl, d.cg, arith::SubIOp::create(gb, gl, d.channels, first));
-    SmallVector<OpFoldResult> offsets = {none, first}, extents = {d.n, count};
-    offsets.append(spatial, none);
-    llvm::append_range(extents, d.extents);
-    Value from = tensor::ExtractSliceOp::create(gb, gl, input, offsets, extents,
-                                                SmallVector<OpFoldResult>(2 + spatial, unit));
-    // The interior of group g's planes, [N, extents..., count].
-    SmallVector<OpFoldResult> toOffsets = {g, none}, toSizes = {unit, d.n};
+  Phases phases = phasesOf(p);
+  int64_t rank = static_cast<int64_t>(sizes.size());
+  for (int64_t phase = 0; phase < phases.count; ++phase) {
+    SmallVector<int64_t> f = phases.of(phase);
+    SmallVector<PhaseInterior> interiors;
     for (int64_t s = 0; s < spatial; ++s)
-      toOffsets.push_back(b.getIndexAttr(p.padding[s]));
-    llvm::append_range(toSizes, d.extents);
-    toOffsets.push_back(none);
-    toSizes.push_back(count);
-    SmallVector<OpFoldResult> toStrides(3 + spatial, unit);
-    auto interiorType = ConvBuilder::dynamicType(2 + spatial, element);
-    Value interior = tensor::ExtractSliceOp::create(gb, gl, interiorType, into, toOffsets,
-                                                    toSizes, toStrides);
-    SmallVector<int64_t> permutation = {0};
-    for (int64_t s = 0; s < spatial; ++s)
-      permutation.push_back(2 + s);
-    permutation.push_back(1);
-    Value moved = linalg::TransposeOp::create(gb, gl, from, interior, permutation).getResult()[0];
-    Value done = tensor::InsertSliceOp::create(gb, gl, moved, into, toOffsets, toSizes, toStrides);
-    // Zero past the input's channels (none but when the call raises).
-    toOffsets.back() = count;
-    toSizes.back() = arith::SubIOp::create(gb, gl, d.cg, count).getResult();
-    return zeroBox(gb, gl, done, toOffsets, toSizes);
-  };
-  if (p.groups == 1)
-    return group(b, loc, cb.index(0), filled);
-  auto loop = scf::ForOp::create(
-      b, loc, cb.index(0), d.groups, cb.index(1), ValueRange{filled},
-      [&](OpBuilder &lb, Location l, Value g, ValueRange carried) {
-        scf::YieldOp::create(lb, l, group(lb, l, g, carried[0]));
-      });
-  return loop.getResult(0);
+      interiors.push_back(phaseInterior(cb, p, d, s, f[s]));
+    // Zero before and after the interior along each spatial dim, over the
+    // phase's whole range of the others (corners twice).
+    for (int64_t s = 0; s < spatial; ++s) {
+      SmallVector<OpFoldResult> offsets(rank, none), boxSizes(sizes.begin(), sizes.end());
+      offsets[1] = b.getIndexAttr(phase);
+      boxSizes[1] = unit;
+      if (interiors[s].row > 0) {
+        boxSizes[3 + s] = b.getIndexAttr(interiors[s].row);
+        filled = zeroBox(b, loc, filled, offsets, boxSizes);
+      }
+      // (After it: the padding, with a stride of 1; else what the
+      // plane holds past the input's last pixel of the phase.)
+      Value end = cb.add(interiors[s].count, cb.index(interiors[s].row));
+      offsets[3 + s] = end;
+      boxSizes[3 + s] = p.stride[s] == 1
+                            ? OpFoldResult(b.getIndexAttr(p.padding[s]))
+                            : OpFoldResult(arith::SubIOp::create(b, loc, sizes[3 + s], end).getResult());
+      if (p.stride[s] != 1 || p.padding[s] != 0)
+        filled = zeroBox(b, loc, filled, offsets, boxSizes);
+    }
+    // Group g's channels of this phase into `into`.
+    auto group = [&](OpBuilder &gb, Location gl, Value g, Value into) -> Value {
+      ConvBuilder in(gb, gl);
+      Value first = arith::MinUIOp::create(gb, gl, in.mul(g, d.cg), d.channels);
+      Value count =
+          arith::MinUIOp::create(gb, gl, d.cg, arith::SubIOp::create(gb, gl, d.channels, first));
+      SmallVector<OpFoldResult> offsets = {none, first}, extents = {d.n, count},
+                                strides = {unit, unit};
+      for (int64_t s = 0; s < spatial; ++s) {
+        offsets.push_back(b.getIndexAttr(interiors[s].first));
+        extents.push_back(interiors[s].count);
+        strides.push_back(b.getIndexAttr(p.stride[s]));
+      }
+      Value from = tensor::ExtractSliceOp::create(gb, gl, input, offsets, extents, strides);
+      // The interior of group g's plane of this phase, [N, counts..., count].
+      SmallVector<OpFoldResult> toOffsets = {g, gb.getIndexAttr(phase), none},
+                                toSizes = {unit, unit, d.n};
+      for (int64_t s = 0; s < spatial; ++s) {
+        toOffsets.push_back(b.getIndexAttr(interiors[s].row));
+        toSizes.push_back(interiors[s].count);
+      }
+      toOffsets.push_back(none);
+      toSizes.push_back(count);
+      SmallVector<OpFoldResult> toStrides(rank, unit);
+      auto interiorType = ConvBuilder::dynamicType(2 + spatial, element);
+      Value interior = tensor::ExtractSliceOp::create(gb, gl, interiorType, into, toOffsets,
+                                                      toSizes, toStrides);
+      SmallVector<int64_t> permutation = {0};
+      for (int64_t s = 0; s < spatial; ++s)
+        permutation.push_back(2 + s);
+      permutation.push_back(1);
+      Value moved =
+          linalg::TransposeOp::create(gb, gl, from, interior, permutation).getResult()[0];
+      Value done =
+          tensor::InsertSliceOp::create(gb, gl, moved, into, toOffsets, toSizes, toStrides);
+      // Zero past the input's channels in the interior (none but when the
+      // call raises; around it, every channel is zero already).
+      toOffsets.back() = count;
+      toSizes.back() = arith::SubIOp::create(gb, gl, d.cg, count).getResult();
+      return zeroBox(gb, gl, done, toOffsets, toSizes);
+    };
+    if (p.groups == 1) {
+      filled = group(b, loc, cb.index(0), filled);
+      continue;
+    }
+    auto loop = scf::ForOp::create(
+        b, loc, cb.index(0), d.groups, cb.index(1), ValueRange{filled},
+        [&](OpBuilder &lb, Location l, Value g, ValueRange carried) {
+          scf::YieldOp::create(lb, l, group(lb, l, g, carried[0]));
+        });
+    filled = loop.getResult(0);
+  }
+  return filled;
 }
 
-/// prims.conv with strides of 1 as a sum of matrix products over shifted
-/// rows, without columns. The input, padded and channels last, is one
+/// prims.conv as a sum of matrix products over shifted rows, without
+/// columns. With strides of 1, the input, padded and channels last, is one
 /// matrix xT [G, N*P, Cg] (P the padded plane's size, rows the padded
 /// pixels of every image in turn); the output pixel at row q of the padded
 /// plane reads, for kernel position k, row q + shift(k) (shift(k) = the
@@ -569,7 +678,12 @@ Value channelsLast(ConvBuilder &cb, Value input, ArrayRef<Value> sizes, const Co
 /// (one linalg.batch_matmul per kernel position, on a view of xT), and
 /// output (n, o...) is row n*P + (its position in the padded plane) of acc;
 /// the rows between (the padding's) are computed and dropped. Q = (N - 1)P
-/// + (the last output's position) + 1.
+/// + (the last output's position) + 1. With strides s, xT holds the padded
+/// input's phases (Phases) one after the other, N planes of P = prod
+/// ceil(padded / s) rows each; output o is at its position in the first
+/// phase's planes, and position k reads phase (k d mod s) shifted by
+/// (k d div s): the same sum, each shift(k) including its phase's first
+/// row.
 Value shiftedConv(ConvBuilder &cb, Value input, Value weight, const ConvParameters &p,
                   Type element) {
   OpBuilder &b = cb.b;
@@ -579,19 +693,23 @@ Value shiftedConv(ConvBuilder &cb, Value input, Value weight, const ConvParamete
   DirectSizes d = directSizes(cb, input, weight, p);
   Value groups = d.groups, n = d.n, cg = d.cg, fg = d.fg;
   ArrayRef<Value> extents = d.extents, kernel = d.kernel, out = d.out;
-  // The padded plane: its sizes, the stride of each dim in it, its size.
+  // A phase's plane (the padded plane itself for strides of 1): its sizes,
+  // ceil(padded / stride), the stride of each dim in it, its size.
+  Phases phases = phasesOf(p);
   SmallVector<Value> padded, planeStrides(spatial);
   for (int64_t s = 0; s < spatial; ++s)
-    padded.push_back(cb.add(extents[s], cb.index(2 * p.padding[s])));
+    padded.push_back(arith::CeilDivUIOp::create(
+        b, loc, cb.add(extents[s], cb.index(2 * p.padding[s])), cb.index(p.stride[s])));
   Value plane = cb.index(1);
   for (int64_t s = spatial - 1; s >= 0; --s) {
     planeStrides[s] = plane;
     plane = cb.mul(plane, padded[s]);
   }
 
-  // xT [G, N, padded..., Cg]: the input channels last, zero in the padding
-  // (and past the input's channels: a data check raises after the call).
-  SmallVector<Value> xSizes = {groups, n};
+  // xT [G, S, N, P..., Cg]: the input's phases channels last, zero in the
+  // padding (and past the input's channels: a data check raises after the
+  // call).
+  SmallVector<Value> xSizes = {groups, cb.index(phases.count), n};
   llvm::append_range(xSizes, padded);
   xSizes.push_back(cg);
   // Inputs of the accumulator's type are transposed into the zero-filled
@@ -602,13 +720,23 @@ Value shiftedConv(ConvBuilder &cb, Value input, Value weight, const ConvParamete
                    : cb.tabulate(xSizes, accumulator,
                                  [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
                                    ConvBuilder in(nb, l);
-                                   Value channel = in.add(in.mul(at[0], cg), at[2 + spatial]);
-                                   return paddedElement(nb, l, input, p, d, at[1], channel,
-                                                        at.slice(2, spatial), element,
-                                                        accumulator);
+                                   Value channel = in.add(in.mul(at[0], cg), at[3 + spatial]);
+                                   // Padded coordinates: row * s + f.
+                                   SmallVector<Value> coords;
+                                   for (int64_t s = 0; s < spatial; ++s) {
+                                     Value f = arith::RemUIOp::create(
+                                         nb, l,
+                                         arith::DivUIOp::create(nb, l, at[1],
+                                                                in.index(phases.strides[s])),
+                                         in.index(p.stride[s]));
+                                     coords.push_back(
+                                         in.add(in.mul(at[3 + s], in.index(p.stride[s])), f));
+                                   }
+                                   return paddedElement(nb, l, input, p, d, at[2], channel,
+                                                        coords, element, accumulator);
                                  });
   Value rows = cb.collapse(
-      xT, SmallVector<unsigned>{1, static_cast<unsigned>(1 + spatial), 1});
+      xT, SmallVector<unsigned>{1, static_cast<unsigned>(2 + spatial), 1});
 
   // weights [G, K..., Cg, Fg] (weight[g*Fg + f, c, k...]), K... as one dim.
   Value weights;
@@ -663,21 +791,29 @@ Value shiftedConv(ConvBuilder &cb, Value input, Value weight, const ConvParamete
                                         accSizes);
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(accumulator));
   Value positions = cb.product(kernel);
-  // Each kernel position's offset in the padded plane (dilation included),
-  // a table computed once: read in the loop of positions, which
-  // opal-tile-matmul runs inside every register tile, it costs a load where
-  // the position's coordinates would cost a division per spatial dim.
+  // Each kernel position's row offset in xT: its phase's first row (N
+  // planes per phase), and its offset in that phase's plane (dilation
+  // included): k d mod s, k d div s per spatial dim. A table computed once:
+  // read in the loop of positions, which opal-tile-matmul runs inside every
+  // register tile, it costs a load where the position's coordinates would
+  // cost a division per spatial dim.
+  Value phaseRows = cb.mul(n, plane);
   Value shifts = cb.tabulate(
       SmallVector<Value>{positions}, b.getIndexType(),
       [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
         ConvBuilder kb(nb, l);
-        Value shift = kb.index(0), rest = at[0];
+        Value shift = kb.index(0), phase = kb.index(0), rest = at[0];
         for (int64_t s = spatial - 1; s >= 0; --s) {
           Value ks = arith::RemUIOp::create(nb, l, rest, kernel[s]);
           rest = arith::DivUIOp::create(nb, l, rest, kernel[s]);
-          shift = kb.add(shift, kb.mul(kb.mul(ks, kb.index(p.dilation[s])), planeStrides[s]));
+          Value reach = kb.mul(ks, kb.index(p.dilation[s]));
+          Value stride = kb.index(p.stride[s]);
+          phase = kb.add(phase, kb.mul(arith::RemUIOp::create(nb, l, reach, stride),
+                                       kb.index(phases.strides[s])));
+          shift = kb.add(shift, kb.mul(arith::DivUIOp::create(nb, l, reach, stride),
+                                       planeStrides[s]));
         }
-        return shift;
+        return kb.add(shift, kb.mul(phase, phaseRows));
       });
   auto unit = b.getIndexAttr(1), none = b.getIndexAttr(0);
   // The Q rows of sums, filled with zero, then each kernel position's

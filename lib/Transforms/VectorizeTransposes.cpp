@@ -36,21 +36,40 @@ using namespace mlir;
 
 namespace {
 
-/// Whether the last dim of `type` is known to be dense (stride 1).
-bool denseLastDim(MemRefType type) {
+/// The stride of the last dim of `type`, when known.
+std::optional<int64_t> lastStride(MemRefType type) {
   if (type.getRank() == 0)
-    return false;
+    return std::nullopt;
   SmallVector<int64_t> strides;
   int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)))
-    return false;
-  return strides.back() == 1;
+  if (failed(type.getStridesAndOffset(strides, offset)) || ShapedType::isDynamic(strides.back()))
+    return std::nullopt;
+  return strides.back();
+}
+
+/// `source`, whose last dim has a stride of 2 (every other element of a
+/// row: a strided convolution's phase), as a view of the same rows with a
+/// unit stride and twice the elements: a tile's row is then one vector
+/// load of twice the lanes whose even lanes are kept.
+Value pairedView(OpBuilder &b, Location loc, Value source) {
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, source);
+  SmallVector<OpFoldResult> sizes, strides;
+  for (auto [size, stride] : llvm::zip(meta.getSizes(), meta.getStrides())) {
+    sizes.push_back(size);
+    strides.push_back(stride);
+  }
+  Value last = meta.getSizes().back();
+  sizes.back() = arith::AddIOp::create(b, loc, last, last).getResult();
+  strides.back() = b.getIndexAttr(1);
+  return memref::ReinterpretCastOp::create(b, loc, meta.getBaseBuffer(), meta.getOffset(), sizes,
+                                           strides);
 }
 
 struct Transpose {
   linalg::TransposeOp op;
   int64_t rank;
   int64_t across; ///< the destination dim along which the source is dense
+  bool paired;    ///< the source's last dim has a stride of 2
   SmallVector<int64_t> permutation;
 };
 
@@ -62,8 +81,10 @@ std::optional<Transpose> matchTranspose(linalg::TransposeOp op) {
   auto destination = cast<MemRefType>(op.getInit().getType());
   Type element = source.getElementType();
   if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0 ||
-      element.getIntOrFloatBitWidth() > 64 || !denseLastDim(source) ||
-      !denseLastDim(destination))
+      element.getIntOrFloatBitWidth() > 64 || lastStride(destination) != 1)
+    return std::nullopt;
+  std::optional<int64_t> sourceStride = lastStride(source);
+  if (sourceStride != 1 && sourceStride != 2)
     return std::nullopt;
   int64_t rank = source.getRank();
   SmallVector<int64_t> permutation(op.getPermutation());
@@ -74,7 +95,7 @@ std::optional<Transpose> matchTranspose(linalg::TransposeOp op) {
       across = d;
   if (across < 0 || across == rank - 1)
     return std::nullopt;
-  return Transpose{op, rank, across, permutation};
+  return Transpose{op, rank, across, *sourceStride == 2, permutation};
 }
 
 void vectorize(IRRewriter &rewriter, const Transpose &t, int64_t lanes) {
@@ -121,6 +142,22 @@ void vectorize(IRRewriter &rewriter, const Transpose &t, int64_t lanes) {
   Value root = opal::ir::detail::rootOf(source);
   bool prefetch = !others.empty() && isa<BlockArgument>(root) &&
                   isa<func::FuncOp>(cast<BlockArgument>(root).getOwner()->getParentOp());
+  // A source of stride 2: its rows read through a view of unit stride,
+  // two lanes an element, the last (odd) one not loaded: past the row's
+  // last element read it may lie past the buffer.
+  Value paired = t.paired ? pairedView(rewriter, loc, source) : Value();
+  auto pairType = VectorType::get({2 * lanes}, element);
+  Value pairMask, pairZeros;
+  if (paired) {
+    pairMask = vector::ConstantMaskOp::create(
+        rewriter, loc, VectorType::get({2 * lanes}, rewriter.getI1Type()),
+        ArrayRef<int64_t>{2 * lanes - 1});
+    pairZeros = arith::ConstantOp::create(rewriter, loc, pairType,
+                                          rewriter.getZeroAttr(pairType));
+  }
+  SmallVector<int64_t> evenLanes;
+  for (int64_t k = 0; k < lanes; ++k)
+    evenLanes.push_back(2 * k);
   auto outer = scf::ForOp::create(rewriter, loc, zero, points, one);
   outer->setAttr(opal::ir::kParallelAttrName, rewriter.getUnitAttr());
   rewriter.setInsertionPointToStart(outer.getBody());
@@ -177,19 +214,33 @@ void vectorize(IRRewriter &rewriter, const Transpose &t, int64_t lanes) {
                 return arith::AddIOp::create(ib, il, base,
                                              arith::ConstantIndexOp::create(ib, il, k));
               };
+              // Where the source's element at `point` is read: in the
+              // paired view, at twice its last coordinate.
+              auto readAt = [&](ArrayRef<Value> point) {
+                SmallVector<Value> coords = sourceAt(point);
+                if (paired)
+                  coords.back() = arith::AddIOp::create(ib, il, coords.back(), coords.back());
+                return coords;
+              };
+              Value from = paired ? paired : source;
               SmallVector<Value> rows;
               for (int64_t k = 0; k < lanes; ++k) {
                 SmallVector<Value> point(at);
                 point[across] = a0;
                 point[inner] = plus(i0, k);
-                rows.push_back(
-                    vector::LoadOp::create(ib, il, vectorType, source, sourceAt(point)));
+                if (!paired) {
+                  rows.push_back(vector::LoadOp::create(ib, il, vectorType, source, readAt(point)));
+                  continue;
+                }
+                Value pair = vector::MaskedLoadOp::create(ib, il, pairType, paired, readAt(point),
+                                                          pairMask, pairZeros);
+                rows.push_back(vector::ShuffleOp::create(ib, il, pair, pair, evenLanes));
               }
               for (int64_t k = 0; prefetch && k < lanes; ++k) {
                 SmallVector<Value> point(nextAt);
                 point[across] = a0;
                 point[inner] = plus(i0, k);
-                memref::PrefetchOp::create(ib, il, source, sourceAt(point), /*isWrite=*/false,
+                memref::PrefetchOp::create(ib, il, from, readAt(point), /*isWrite=*/false,
                                            /*localityHint=*/3, /*isDataCache=*/true);
               }
               SmallVector<Value> columns = opal::ir::detail::transposeRows(ib, il, rows);

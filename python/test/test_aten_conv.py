@@ -104,6 +104,52 @@ def test_depthwise_bfloat16_sums_in_float32():
                                atol=1e-2)
 
 
+# Strided convolutions of one group (or 8+ channels per group) sum products
+# over shifted rows of their padded input's phases (every stride-th pixel
+# from each offset): the stem's 7x7/2 of 3 channels, ResNet's 3x3/2, a
+# batch, unequal strides, a dilation, a stride of 3, 1-d and 3-d, groups.
+STRIDED_CASES = [
+    # input, weight, stride, padding, dilation, groups
+    ((1, 3, 37, 35), (16, 3, 7, 7), [2, 2], [3, 3], [1, 1], 1),
+    ((2, 16, 15, 17), (24, 16, 3, 3), [2, 2], [1, 1], [1, 1], 1),
+    ((2, 8, 16, 16), (8, 8, 3, 3), [2, 1], [0, 2], [1, 2], 1),
+    ((1, 8, 20, 21), (6, 8, 5, 4), [3, 2], [2, 1], [1, 1], 1),
+    ((2, 16, 9, 10), (8, 8, 3, 3), [2, 2], [1, 1], [2, 1], 2),
+    ((3, 4, 41), (6, 4, 5), [2], [2], [1], 1),
+    ((1, 4, 9, 8, 7), (5, 4, 3, 3, 3), [2, 2, 2], [1, 1, 1], [1, 1, 1], 1),
+    ((1, 8, 3, 3), (4, 8, 3, 3), [2, 2], [0, 0], [1, 1], 1),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", STRIDED_CASES, ids=lambda c: "x".join(map(str, c[0])))
+def test_strided_convolutions_match_pytorch(case, dtype):
+    xs, ws, stride, padding, dilation, groups = case
+    data = np.random.default_rng(len(xs) + sum(ws) + sum(stride))
+    x = data.standard_normal(xs).astype(dtype)
+    w = data.standard_normal(ws).astype(dtype)
+    b = data.standard_normal(ws[0]).astype(dtype)
+    spatial = len(xs) - 2
+    args = [stride, padding, dilation, False, [0] * spatial, groups]
+    want = torch.convolution(torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b),
+                             *args).numpy()
+    got = A.convolution(opal.tensor(x), opal.tensor(w), opal.tensor(b), *args).numpy()
+    assert got.shape == want.shape
+    tol = {"float32": 1e-4, "float64": 1e-10}[dtype]
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+def test_strided_convolution_bfloat16_sums_in_float32():
+    data = np.random.default_rng(3)
+    x = torch.from_numpy(data.standard_normal((2, 16, 15, 17)).astype(np.float32)).bfloat16()
+    w = torch.from_numpy(data.standard_normal((8, 16, 3, 3)).astype(np.float32)).bfloat16()
+    want = torch.nn.functional.conv2d(x.float(), w.float(), None, 2, 1).bfloat16()
+    got = A.conv2d(opal.tensor(x.float().numpy()).to(opal.bfloat16),
+                   opal.tensor(w.float().numpy()).to(opal.bfloat16), None, [2, 2], [1, 1])
+    np.testing.assert_allclose(got.to(opal.float32).numpy(), want.float().numpy(), rtol=1e-2,
+                               atol=1e-1)
+
+
 def test_composite_forms_and_unbatched_inputs():
     data = np.random.default_rng(0)
     F = torch.nn.functional

@@ -303,7 +303,8 @@ func.func @adaptive_avg_pool_backward(%g: tensor<?x3x2x?xf64>, %x: tensor<?x3x5x
 
 // With shifted-convolutions (the CPU JIT's), a convolution of stride 1 is
 // a sum of matrix products over shifted rows: the input padded and
-// channels last as rows [G, N*P, Cg] (a float32 input: zero in the padding
+// channels last as [G, 1 (one phase), N, padded plane, Cg], seen as rows
+// [G, N*P, Cg] (a float32 input: zero in the padding
 // along each dim, the input transposed into the planes' interior, zero past
 // the channels the input has),
 // the weight as [G, K, Cg, Fg] (one group: a transpose of the weight); the rows of sums, summed over the kernel
@@ -313,15 +314,15 @@ func.func @adaptive_avg_pool_backward(%g: tensor<?x3x2x?xf64>, %x: tensor<?x3x5x
 // output. Without the option (and for CUDA), the im2col product.
 // RUN: opal-opt %s --opal-lower-to-linalg=shifted-convolutions --split-input-file | FileCheck %s --check-prefix=SHIFTED
 // SHIFTED-LABEL: func.func @conv_shifted
-// SHIFTED-COUNT-4: linalg.fill {{.*}} -> tensor<?x?x{{1x\?|\?x1}}x?xf32>
+// SHIFTED-COUNT-4: linalg.fill {{.*}} -> tensor<?x1x?x{{1x\?|\?x1}}x?xf32>
 // SHIFTED: %[[CHANNELS:.*]] = arith.minui %{{.*}}, %{{.*}} : index
 // SHIFTED: %[[FROM:.*]] = tensor.extract_slice %arg0[0, %{{.*}}, 0, 0] [%{{.*}}, %[[CHANNELS]], %{{.*}}, %{{.*}}] [1, 1, 1, 1] : tensor<?x?x?x?xf32> to tensor<?x?x?x?xf32>
-// SHIFTED: %[[INTERIOR:.*]] = tensor.extract_slice %[[PADDED:.*]][%{{.*}}, 0, 1, 1, 0] [1, %{{.*}}, %{{.*}}, %{{.*}}, %[[CHANNELS]]] [1, 1, 1, 1, 1] : tensor<?x?x?x?x?xf32> to tensor<?x?x?x?xf32>
+// SHIFTED: %[[INTERIOR:.*]] = tensor.extract_slice %[[PADDED:.*]][%{{.*}}, 0, 0, 1, 1, 0] [1, 1, %{{.*}}, %{{.*}}, %{{.*}}, %[[CHANNELS]]] [1, 1, 1, 1, 1, 1] : tensor<?x?x?x?x?x?xf32> to tensor<?x?x?x?xf32>
 // SHIFTED: %[[MOVED:.*]] = linalg.transpose ins(%[[FROM]] : tensor<?x?x?x?xf32>) outs(%[[INTERIOR]] : tensor<?x?x?x?xf32>) permutation = [0, 2, 3, 1]
 // SHIFTED: %[[INSIDE:.*]] = tensor.insert_slice %[[MOVED]] into %[[PADDED]]
 // SHIFTED: linalg.fill
-// SHIFTED: %[[XT:.*]] = tensor.insert_slice %{{.*}} into %[[INSIDE]][%{{.*}}, 0, 1, 1, %[[CHANNELS]]]
-// SHIFTED: %[[ROWS:.*]] = tensor.collapse_shape %[[XT]] {{\[\[}}0], [1, 2, 3], [4]] : tensor<?x?x?x?x?xf32> into tensor<?x?x?xf32>
+// SHIFTED: %[[XT:.*]] = tensor.insert_slice %{{.*}} into %[[INSIDE]][%{{.*}}, 0, 0, 1, 1, %[[CHANNELS]]]
+// SHIFTED: %[[ROWS:.*]] = tensor.collapse_shape %[[XT]] {{\[\[}}0], [1, 2, 3, 4], [5]] : tensor<?x?x?x?x?x?xf32> into tensor<?x?x?xf32>
 // One group: the weight [F, C, KH, KW] seen as [F, C, K] and transposed to
 // [K, C, F] (a linalg.transpose), then [1, K, C, F].
 // SHIFTED: %[[FLAT:.*]] = tensor.collapse_shape %arg1 {{\[\[}}0], [1], [2, 3]] : tensor<?x?x?x?xf32> into tensor<?x?x?xf32>
@@ -356,6 +357,49 @@ func.func @conv_shifted(%x: tensor<?x?x?x?xf32>, %w: tensor<?x?x?x?xf32>) -> ten
   %c1 = arith.constant 1 : i64
   %one = opal.list %c1, %c1 : i64, i64 -> !opal.list<i64>
   %r = prims.conv %x, %w, %one, %one, %one, %c1 : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i64) -> tensor<?x?x?x?xf32>
+  return %r : tensor<?x?x?x?xf32>
+}
+
+// -----
+
+// With shifted-convolutions, a convolution of stride 2 also sums products
+// over shifted rows, of its padded input's four phases (the pixels of even
+// or odd padded row and column, each a plane of ceil(padded / 2)^2 rows):
+// xT [G, 4, N, P, P, Cg], each phase the input read with a stride of 2 from
+// its first pixel in that phase, transposed into the phase's interior. A
+// kernel position (kh, kw) reads phase (kh mod 2, kw mod 2) at offset
+// (kh div 2, kw div 2) in its plane: the table of shifts adds the phase's
+// first row (N planes per phase).
+// SHIFTED-LABEL: func.func @conv_strided
+// SHIFTED: tensor.empty(%{{.*}}, %c4, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : tensor<?x?x?x?x?x?xf32>
+// SHIFTED: %[[F0:.*]] = tensor.extract_slice %arg0[0, %{{.*}}, 1, 1] [%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] [1, 1, 2, 2]
+// SHIFTED: %[[T0:.*]] = linalg.transpose ins(%[[F0]] : tensor<?x?x?x?xf32>)
+// SHIFTED: tensor.insert_slice %[[T0]] into %{{.*}}[%{{.*}}, 0, 0, 1, 1, 0]
+// SHIFTED: %[[F1:.*]] = tensor.extract_slice %arg0[0, %{{.*}}, 1, 0] [%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] [1, 1, 2, 2]
+// SHIFTED: %[[T1:.*]] = linalg.transpose ins(%[[F1]] : tensor<?x?x?x?xf32>)
+// SHIFTED: tensor.insert_slice %[[T1]] into %{{.*}}[%{{.*}}, 1, 0, 1, 0, 0]
+// SHIFTED: %[[F2:.*]] = tensor.extract_slice %arg0[0, %{{.*}}, 0, 1] [%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] [1, 1, 2, 2]
+// SHIFTED: tensor.insert_slice %{{.*}} into %{{.*}}[%{{.*}}, 2, 0, 0, 1, 0]
+// SHIFTED: %[[F3:.*]] = tensor.extract_slice %arg0[0, %{{.*}}, 0, 0] [%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] [1, 1, 2, 2]
+// SHIFTED: tensor.insert_slice %{{.*}} into %{{.*}}[%{{.*}}, 3, 0, 0, 0, 0]
+// SHIFTED: %[[ROWS:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2, 3, 4], [5]]
+// SHIFTED: linalg.generic {{.*}} outs(%{{.*}} : tensor<?xindex>)
+// SHIFTED: arith.remui %{{.*}}, %c2 : index
+// SHIFTED: arith.divui %{{.*}}, %c2 : index
+// SHIFTED: arith.remui %{{.*}}, %c2 : index
+// SHIFTED: arith.divui %{{.*}}, %c2 : index
+// SHIFTED-NEXT: arith.muli
+// SHIFTED-NEXT: arith.addi
+// SHIFTED-NEXT: %[[PHASEFIRST:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+// SHIFTED-NEXT: %[[SHIFT:.*]] = arith.addi %{{.*}}, %[[PHASEFIRST]] : index
+// SHIFTED-NEXT: linalg.yield %[[SHIFT]] : index
+// SHIFTED: linalg.batch_matmul
+func.func @conv_strided(%x: tensor<?x?x?x?xf32>, %w: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {
+  %c1 = arith.constant 1 : i64
+  %c2 = arith.constant 2 : i64
+  %one = opal.list %c1, %c1 : i64, i64 -> !opal.list<i64>
+  %two = opal.list %c2, %c2 : i64, i64 -> !opal.list<i64>
+  %r = prims.conv %x, %w, %two, %one, %one, %c1 : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i64) -> tensor<?x?x?x?xf32>
   return %r : tensor<?x?x?x?xf32>
 }
 

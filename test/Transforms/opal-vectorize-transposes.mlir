@@ -88,3 +88,31 @@ func.func @temporary_source(%x: memref<?x?x?x?xf32>, %y: memref<?x?x?x?xf32>) {
   memref.dealloc %t : memref<?x?x?x?xf32>
   return
 }
+
+// -----
+
+// A source read with a stride of 2 along its last dim (a strided
+// convolution's phase: every other pixel of each channel's row): its rows
+// are read through a view of the same buffer with a unit stride and twice
+// the elements, a tile's row one load of 16 lanes, the 16th masked off (the
+// odd element after the last one read may lie past the buffer), whose even
+// lanes are kept.
+// CHECK-LABEL: func.func @every_other
+// CHECK-SAME: (%[[X:.*]]: memref<?x?x?xf32, strided<[?, ?, 2], offset: ?>>, %[[Y:.*]]: memref<?x?x?xf32>)
+// CHECK: %{{.*}}, %[[OFFSET:.*]], %[[SIZES:.*]]:3, %[[STRIDES:.*]]:3 = memref.extract_strided_metadata %[[X]]
+// CHECK: %[[TWICE:.*]] = arith.addi %[[SIZES]]#2, %[[SIZES]]#2 : index
+// CHECK: %[[PAIRS:.*]] = memref.reinterpret_cast %[[X]] to offset: [%[[OFFSET]]], sizes: [%[[SIZES]]#0, %[[SIZES]]#1, %[[TWICE]]], strides: [%[[STRIDES]]#0, %[[STRIDES]]#1, 1]
+// CHECK: %[[FIFTEEN:.*]] = vector.constant_mask [15] : vector<16xi1>
+// CHECK: scf.for %[[I0:.*]] = %{{.*}} step %c8 {
+// CHECK:   scf.for %[[A0:.*]] = %{{.*}} step %c8 {
+// CHECK:     %[[AT:.*]] = arith.addi %[[A0]], %[[A0]] : index
+// CHECK:     %[[PAIR:.*]] = vector.maskedload %[[PAIRS]][%{{.*}}, %[[I0]], %[[AT]]], %[[FIFTEEN]]
+// CHECK:     vector.shuffle %[[PAIR]], %[[PAIR]] [0, 2, 4, 6, 8, 10, 12, 14] : vector<16xf32>, vector<16xf32>
+// CHECK-COUNT-7: vector.maskedload %[[PAIRS]]
+// CHECK:     memref.prefetch %[[PAIRS]]
+// The edges, element by element, read the source itself.
+// CHECK: memref.load %[[X]]
+func.func @every_other(%x: memref<?x?x?xf32, strided<[?, ?, 2], offset: ?>>, %y: memref<?x?x?xf32>) {
+  linalg.transpose ins(%x : memref<?x?x?xf32, strided<[?, ?, 2], offset: ?>>) outs(%y : memref<?x?x?xf32>) permutation = [0, 2, 1]
+  return
+}
