@@ -4,7 +4,8 @@ The convolutions of small CNNs in float32, opal and PyTorch interleaved
 round by round in one process, both on one thread
 (torch.set_num_threads(1); opal's convolution kernels run on the caller's
 thread). A ResNet 3x3 layer, a batch of 8 through a small CNN layer, an
-ImageNet stem (7x7, stride 2), depthwise ones (groups = channels: a 3x3, a
+ImageNet stem (7x7, stride 2), ResNet's and the CNN's downsampling 3x3 of
+stride 2, depthwise ones (groups = channels: a 3x3, a
 MobileNet downsampling 3x3 of stride 2, a 5x5 over a batch of 8), a 1x1
 projection, a 1-d and a 3-d convolution, and a transposed 2-d one
 (stride 2, a decoder's upsampling). Reports min and median milliseconds and
@@ -29,6 +30,8 @@ CASES = [
     ("resnet 3x3 64ch 56x56", (1, 64, 56, 56), (64, 64, 3, 3), 1, 1, 1, False),
     ("cnn 3x3 32->64ch 32x32 b8", (8, 32, 32, 32), (64, 32, 3, 3), 1, 1, 1, False),
     ("stem 7x7/2 3->64ch 224x224", (1, 3, 224, 224), (64, 3, 7, 7), 2, 3, 1, False),
+    ("resnet 3x3/2 64->128ch 56x56", (1, 64, 56, 56), (128, 64, 3, 3), 2, 1, 1, False),
+    ("cnn 3x3/2 32->64ch 32x32 b8", (8, 32, 32, 32), (64, 32, 3, 3), 2, 1, 1, False),
     ("depthwise 3x3 128ch 28x28", (1, 128, 28, 28), (128, 1, 3, 3), 1, 1, 128, False),
     ("depthwise 3x3/2 128ch 56x56", (1, 128, 56, 56), (128, 1, 3, 3), 2, 1, 128, False),
     ("depthwise 5x5 64ch 32x32 b8", (8, 64, 32, 32), (64, 1, 5, 5), 1, 2, 64, False),

@@ -261,22 +261,42 @@ Expected<AotTarget> opal::ir::createAotTarget(const std::string &cpu) {
       features += std::string(features.empty() ? "" : ",") + (enabled ? "+" : "-") +
                   name.str();
   AotTarget result;
-  result.machine.reset(target->createTargetMachine(
-      triple, cpuName, features, llvm::TargetOptions(), llvm::Reloc::PIC_, std::nullopt,
-      llvm::CodeGenOptLevel::Aggressive));
+  // The features the target machine's CPU enables ("+a,+b").
+  auto enabledFeatures = [&]() {
+    const llvm::MCSubtargetInfo *subtarget = result.machine->getMCSubtargetInfo();
+    std::string used;
+    for (const llvm::SubtargetFeatureKV &feature : subtarget->getAllProcessorFeatures())
+      if (subtarget->getFeatureBits().test(feature.Value))
+        used += std::string(used.empty() ? "+" : ",+") + feature.Key;
+    return used;
+  };
+  auto createMachine = [&]() {
+    result.machine.reset(target->createTargetMachine(
+        triple, cpuName, features, llvm::TargetOptions(), llvm::Reloc::PIC_, std::nullopt,
+        llvm::CodeGenOptLevel::Aggressive));
+  };
+  createMachine();
   if (!result.machine)
     return fail("cannot create a target machine for " + triple.str() + " " + cpuName);
-  const llvm::MCSubtargetInfo *subtarget = result.machine->getMCSubtargetInfo();
-  if (!subtarget->isCPUStringValid(cpuName))
+  if (!result.machine->getMCSubtargetInfo()->isCPUStringValid(cpuName))
     return fail("unknown CPU '" + cpu + "' for " + triple.getArchName().str() +
                 ": use native, an ISA level (x86-64, x86-64-v2, x86-64-v3, x86-64-v4) or a "
                 "CPU name such as skylake");
+  if (native) {
+    // The host's CPU model may imply features its CPUID does not report (a
+    // virtual machine's Zen 5 without prefetchi) or that the loader cannot
+    // check: compiled for this machine, the library must load on it, so
+    // those are turned off.
+    std::vector<std::string> missing = aot::missingCpuFeatures(enabledFeatures());
+    for (std::string name : missing)
+      features += ",-" + name.substr(0, name.find(' '));
+    if (!missing.empty())
+      createMachine();
+    if (!result.machine)
+      return fail("cannot create a target machine for " + triple.str() + " " + cpuName);
+  }
   result.description = triple.str() + " " + cpuName;
-  std::string used;
-  for (const llvm::SubtargetFeatureKV &feature : subtarget->getAllProcessorFeatures())
-    if (subtarget->getFeatureBits().test(feature.Value))
-      used += std::string(used.empty() ? "+" : ",+") + feature.Key;
-  result.features = used;
+  result.features = enabledFeatures();
   return result;
 }
 

@@ -88,7 +88,8 @@ const char *opal::ir::bufferizationPipelineText(bool recomputeElementwise) {
            "function-boundary-type-conversion=identity-layout-map},"
            "buffer-deallocation-pipeline,canonicalize";
   };
-  // CPU kernels: convolutions of stride 1 as products over shifted rows.
+  // CPU kernels: convolutions as products over shifted rows (strided ones
+  // over the padded input's phases).
   // An elementwise result that only a reduction reads (batch norm's
   // squared differences) is computed as the reduction reads it, instead of
   // into a buffer the size of the input (linalg-fuse-elementwise-ops does

@@ -11,12 +11,13 @@
 //   products [G, Fg, N*prod(O)] = batch_matmul(weights, columns),
 //   result [N, G*Fg, O...] (a generic that moves N in front).
 // O = (I + 2p - d (K - 1) - 1) / s + 1 per spatial dim.
-// On the CPU (opal-lower-to-linalg{shifted-convolutions}), a prims.conv of
-// stride 1 is instead a sum over the kernel positions of products over
-// shifted rows of the padded, channels-last input (shiftedConv): no
-// columns, blocks of rows finished in cache; one of several groups of few
-// channels (depthwise) is a single loop nest over the padded input
-// (groupedConv).
+// On the CPU (opal-lower-to-linalg{shifted-convolutions}), a prims.conv is
+// instead a sum over the kernel positions of products over shifted rows of
+// the padded, channels-last input (shiftedConv; a strided one over the
+// padded input's phases, every stride-th pixel from each offset): no
+// columns; one of several groups of few channels (depthwise) is a single
+// loop nest over the padded input (groupedConv), which opal-tile-depthwise
+// runs in register tiles.
 //
 // prims.conv_transpose, input [N, G*Cg, I...], weight [G*Cg, Fg, K...]:
 //   products [G, Fg*prod(K), N*prod(I)] = batch_matmul(weight as

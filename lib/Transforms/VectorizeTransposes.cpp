@@ -10,7 +10,10 @@
 // 2h x 2h block, h = T/2, ..., 1), and T vector stores of the destination's
 // rows. The other dims run as one loop over their points (marked
 // opal.parallel: its iterations write disjoint elements); the edges that do
-// not fill a tile are copied element by element.
+// not fill a tile are copied element by element. A source of stride 2
+// along its last dim (a strided convolution's phase) is read through a
+// unit-stride view of its rows: one load of 2T lanes per row, the even ones
+// kept.
 //
 //===----------------------------------------------------------------------===//
 

@@ -17,9 +17,10 @@ def OpalLowerToLinalg : Pass<"opal-lower-to-linalg"> {
   }];
   let options = [
     Option<"shiftedConvolutions", "shifted-convolutions", "bool", "false",
-           "lower 2-d and 3-d convolutions of stride 1 as matrix products "
-           "over shifted rows of the padded input (for CPU kernels; no "
-           "im2col columns)">,
+           "lower convolutions (strided ones through the padded input's "
+           "phases) as matrix products over shifted rows of the padded "
+           "input, and depthwise ones as one loop nest over it (for CPU "
+           "kernels; no im2col columns)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -148,8 +149,11 @@ def OpalVectorizeTransposes : Pass<"opal-vectorize-transposes", "::mlir::func::F
     `lanes` elements: `lanes` vector loads of the source's rows, a transpose
     in registers by rounds of two-vector `vector.shuffle`s, and `lanes`
     vector stores of the destination's rows; the edges that do not fill a
-    tile are copied element by element. Other transposes are left as they
-    are. CPU pipeline, after bufferization.
+    tile are copied element by element. A source whose last dim has a
+    stride of 2 (a strided convolution's phase: every other pixel) is read
+    through a view of its rows with a unit stride, a row of a tile one
+    load of twice the lanes whose even lanes are kept. Other transposes are
+    left as they are. CPU pipeline, after bufferization.
   }];
   let options = [
     Option<"lanes", "lanes", "int64_t", "8", "elements per tile side (a power of 2)">,
