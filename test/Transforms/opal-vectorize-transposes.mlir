@@ -2,8 +2,7 @@
 // RUN: opal-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(opal-vectorize-transposes{lanes=4}),canonicalize,cse)" | FileCheck %s --check-prefix=FOUR
 
 // An NCHW image made channels last: one loop over the (n, h) points, and
-// in it tiles of 8 pixels x 8 channels, pixels innermost (each channel's
-// row is read in order). Eight rows of the source (channels c0 + k, eight
+// in it tiles of 8 pixels x 8 channels. Eight rows of the source (channels c0 + k, eight
 // pixels each) are loaded, transposed by three rounds of shuffles (x86's
 // unpack by elements and by pairs within groups of four, then whole groups
 // of four) and stored as eight rows of the destination (pixels
@@ -12,6 +11,13 @@
 // CHECK-LABEL: func.func @channels_last
 // CHECK-SAME: (%[[X:.*]]: memref<?x?x?x?xf32>, %[[Y:.*]]: memref<?x?x?x?xf32>)
 // CHECK-NOT: linalg.transpose
+// Which loop of tiles is innermost is chosen per call: along the pixels
+// when the source's rows (channel planes, stride H*W) lie farther apart
+// than the destination's (pixels, stride C), as here; else along the
+// channels.
+// CHECK: %[[SRC:.*]], %{{.*}}, %{{.*}}:4, %[[XSTRIDES:.*]]:4 = memref.extract_strided_metadata %[[X]]
+// CHECK: %[[DST:.*]], %{{.*}}, %{{.*}}:4, %[[YSTRIDES:.*]]:4 = memref.extract_strided_metadata %[[Y]]
+// CHECK: %[[ACROSS:.*]] = arith.cmpi ule, %[[YSTRIDES]]#2, %[[XSTRIDES]]#1 : index
 // The source is an argument (from memory, its rows a plane apart): each
 // tile prefetches the rows of its tile at the next (n, h) point.
 // CHECK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
@@ -21,8 +27,10 @@
 // CHECK:   %[[NEXT:.*]] = arith.minui %[[FOLLOWING]], %{{.*}} : index
 // CHECK:   %[[NH:.*]] = arith.remui %[[NEXT]]
 // CHECK:   %[[NN:.*]] = arith.divui %[[NEXT]]
-// CHECK:   scf.for %[[C0:.*]] = %{{.*}} to %{{.*}} step %c8 {
-// CHECK:     scf.for %[[W0:.*]] = %{{.*}} to %{{.*}} step %c8 {
+// CHECK:   scf.for %[[FIRST:.*]] = %{{.*}} to %{{.*}} step %c8 {
+// CHECK:     scf.for %[[SECOND:.*]] = %{{.*}} to %{{.*}} step %c8 {
+// CHECK:       %[[C0:.*]] = arith.select %[[ACROSS]], %[[FIRST]], %[[SECOND]] : index
+// CHECK:       %[[W0:.*]] = arith.select %[[ACROSS]], %[[SECOND]], %[[FIRST]] : index
 // CHECK:       vector.load %[[X]][%[[N]], %[[C0]], %[[H]], %[[W0]]] : memref<?x?x?x?xf32>, vector<8xf32>
 // CHECK-COUNT-7: vector.load %[[X]][%[[N]], %{{.*}}, %[[H]], %[[W0]]]
 // CHECK:       memref.prefetch %[[X]][%[[NN]], %[[C0]], %[[NH]], %[[W0]]], read, locality<3>, data
@@ -103,8 +111,10 @@ func.func @temporary_source(%x: memref<?x?x?x?xf32>, %y: memref<?x?x?x?xf32>) {
 // CHECK: %[[TWICE:.*]] = arith.addi %[[SIZES]]#2, %[[SIZES]]#2 : index
 // CHECK: %[[PAIRS:.*]] = memref.reinterpret_cast %[[X]] to offset: [%[[OFFSET]]], sizes: [%[[SIZES]]#0, %[[SIZES]]#1, %[[TWICE]]], strides: [%[[STRIDES]]#0, %[[STRIDES]]#1, 1]
 // CHECK: %[[FIFTEEN:.*]] = vector.constant_mask [15] : vector<16xi1>
-// CHECK: scf.for %[[I0:.*]] = %{{.*}} step %c8 {
-// CHECK:   scf.for %[[A0:.*]] = %{{.*}} step %c8 {
+// CHECK: scf.for %[[FIRST:.*]] = %{{.*}} step %c8 {
+// CHECK:   scf.for %[[SECOND:.*]] = %{{.*}} step %c8 {
+// CHECK:     %[[I0:.*]] = arith.select %{{.*}}, %[[FIRST]], %[[SECOND]] : index
+// CHECK:     %[[A0:.*]] = arith.select %{{.*}}, %[[SECOND]], %[[FIRST]] : index
 // CHECK:     %[[AT:.*]] = arith.addi %[[A0]], %[[A0]] : index
 // CHECK:     %[[PAIR:.*]] = vector.maskedload %[[PAIRS]][%{{.*}}, %[[I0]], %[[AT]]], %[[FIFTEEN]]
 // CHECK:     vector.shuffle %[[PAIR]], %[[PAIR]] [0, 2, 4, 6, 8, 10, 12, 14] : vector<16xf32>, vector<16xf32>
