@@ -456,21 +456,12 @@ Value directConv(ConvBuilder &cb, Value input, Value weight, const ConvParameter
 /// its one plane.
 struct Phases {
   int64_t count = 1;            ///< prod s
-  SmallVector<int64_t> sizes;   ///< s per spatial dim
   SmallVector<int64_t> strides; ///< phase (f...) is sum f_d * strides_d
-  /// Phase `phase`'s f per spatial dim.
-  SmallVector<int64_t> of(int64_t phase) const {
-    SmallVector<int64_t> f;
-    for (size_t s = 0; s < sizes.size(); ++s)
-      f.push_back(phase / strides[s] % sizes[s]);
-    return f;
-  }
 };
 
 Phases phasesOf(const ConvParameters &p) {
   Phases phases;
   int64_t spatial = static_cast<int64_t>(p.stride.size());
-  phases.sizes = p.stride;
   phases.strides.assign(spatial, 1);
   for (int64_t s = spatial - 1; s >= 0; --s) {
     phases.strides[s] = phases.count;
@@ -547,26 +538,31 @@ Value zeroPadding(ConvBuilder &cb, Value into, ArrayRef<Value> sizes, int64_t fi
 }
 
 /// Where the input lands in phase f of spatial dim s: the first input
-/// coordinate it holds (i0, static), the row of that coordinate in the
-/// phase's plane (r0, static) and how many it holds (count).
+/// coordinate it holds, the row of that coordinate in the phase's plane,
+/// and how many it holds. With a stride of 1 (one phase): the padding, and
+/// the input's extent.
 struct PhaseInterior {
-  int64_t first, row;
+  OpFoldResult first, row;
   Value count;
 };
 
 PhaseInterior phaseInterior(ConvBuilder &cb, const ConvParameters &p, const DirectSizes &d,
-                            int64_t s, int64_t f) {
+                            int64_t s, Value f) {
   int64_t stride = p.stride[s], pad = p.padding[s];
+  OpBuilder &b = cb.b;
   if (stride == 1)
-    return {0, pad, d.extents[s]};
-  int64_t first = ((f - pad) % stride + stride) % stride;
-  int64_t row = (first + pad - f) / stride;
-  // max(0, ceil((extent - first) / stride)), extent >= 0.
-  Value left = arith::MaxSIOp::create(cb.b, cb.loc,
-                                      arith::SubIOp::create(cb.b, cb.loc, d.extents[s],
-                                                            cb.index(first)),
+    return {b.getIndexAttr(0), b.getIndexAttr(pad), d.extents[s]};
+  // first = (f - pad) mod stride, row = (first + pad - f) / stride (f <
+  // stride: never negative), count = ceil(max(extent - first, 0) / stride).
+  Value first = arith::RemUIOp::create(b, cb.loc, cb.add(f, cb.index(stride - pad % stride)),
+                                       cb.index(stride));
+  Value row = arith::DivUIOp::create(
+      b, cb.loc,
+      arith::SubIOp::create(b, cb.loc, cb.add(first, cb.index(pad)), f).getResult(),
+      cb.index(stride));
+  Value left = arith::MaxSIOp::create(b, cb.loc, arith::SubIOp::create(b, cb.loc, d.extents[s], first),
                                       cb.index(0));
-  Value count = arith::CeilDivUIOp::create(cb.b, cb.loc, left, cb.index(stride));
+  Value count = arith::CeilDivUIOp::create(b, cb.loc, left, cb.index(stride));
   return {first, row, count};
 }
 
@@ -574,9 +570,10 @@ PhaseInterior phaseInterior(ConvBuilder &cb, const ConvParameters &p, const Dire
 /// of an input of the accumulator's type: for each phase, each group's
 /// channels of the input (every stride-th pixel) transposed channels last
 /// into the plane's interior, zero around it (and past the input's
-/// channels, when it has fewer: a data check raises after the call). Each
-/// element is written once. With strides of 1, one phase: the padded
-/// planes.
+/// channels, when it has fewer: a data check raises after the call). With
+/// strides of 1, one phase, the padded planes: zero is written only around
+/// the interior, each element once. With strides, the phases are a loop
+/// (one transpose to compile, not one per phase) after one fill of zero.
 Value channelsLast(ConvBuilder &cb, Value input, ArrayRef<Value> sizes, const ConvParameters &p,
                    const DirectSizes &d) {
   OpBuilder &b = cb.b;
@@ -588,84 +585,89 @@ Value channelsLast(ConvBuilder &cb, Value input, ArrayRef<Value> sizes, const Co
   auto unit = b.getIndexAttr(1), none = b.getIndexAttr(0);
   Phases phases = phasesOf(p);
   int64_t rank = static_cast<int64_t>(sizes.size());
-  for (int64_t phase = 0; phase < phases.count; ++phase) {
-    SmallVector<int64_t> f = phases.of(phase);
-    SmallVector<PhaseInterior> interiors;
-    for (int64_t s = 0; s < spatial; ++s)
-      interiors.push_back(phaseInterior(cb, p, d, s, f[s]));
+  if (phases.count == 1) {
     // Zero before and after the interior along each spatial dim, over the
-    // phase's whole range of the others (corners twice).
+    // whole range of the others (corners twice).
     for (int64_t s = 0; s < spatial; ++s) {
+      if (p.padding[s] == 0)
+        continue;
       SmallVector<OpFoldResult> offsets(rank, none), boxSizes(sizes.begin(), sizes.end());
-      offsets[1] = b.getIndexAttr(phase);
-      boxSizes[1] = unit;
-      if (interiors[s].row > 0) {
-        boxSizes[3 + s] = b.getIndexAttr(interiors[s].row);
-        filled = zeroBox(b, loc, filled, offsets, boxSizes);
-      }
-      // (After it: the padding, with a stride of 1; else what the
-      // plane holds past the input's last pixel of the phase.)
-      Value end = cb.add(interiors[s].count, cb.index(interiors[s].row));
-      offsets[3 + s] = end;
-      boxSizes[3 + s] = p.stride[s] == 1
-                            ? OpFoldResult(b.getIndexAttr(p.padding[s]))
-                            : OpFoldResult(arith::SubIOp::create(b, loc, sizes[3 + s], end).getResult());
-      if (p.stride[s] != 1 || p.padding[s] != 0)
-        filled = zeroBox(b, loc, filled, offsets, boxSizes);
+      boxSizes[3 + s] = b.getIndexAttr(p.padding[s]);
+      filled = zeroBox(b, loc, filled, offsets, boxSizes);
+      offsets[3 + s] = cb.add(d.extents[s], cb.index(p.padding[s]));
+      filled = zeroBox(b, loc, filled, offsets, boxSizes);
     }
-    // Group g's channels of this phase into `into`.
-    auto group = [&](OpBuilder &gb, Location gl, Value g, Value into) -> Value {
-      ConvBuilder in(gb, gl);
-      Value first = arith::MinUIOp::create(gb, gl, in.mul(g, d.cg), d.channels);
-      Value count =
-          arith::MinUIOp::create(gb, gl, d.cg, arith::SubIOp::create(gb, gl, d.channels, first));
-      SmallVector<OpFoldResult> offsets = {none, first}, extents = {d.n, count},
-                                strides = {unit, unit};
-      for (int64_t s = 0; s < spatial; ++s) {
-        offsets.push_back(b.getIndexAttr(interiors[s].first));
-        extents.push_back(interiors[s].count);
-        strides.push_back(b.getIndexAttr(p.stride[s]));
-      }
-      Value from = tensor::ExtractSliceOp::create(gb, gl, input, offsets, extents, strides);
-      // The interior of group g's plane of this phase, [N, counts..., count].
-      SmallVector<OpFoldResult> toOffsets = {g, gb.getIndexAttr(phase), none},
-                                toSizes = {unit, unit, d.n};
-      for (int64_t s = 0; s < spatial; ++s) {
-        toOffsets.push_back(b.getIndexAttr(interiors[s].row));
-        toSizes.push_back(interiors[s].count);
-      }
-      toOffsets.push_back(none);
-      toSizes.push_back(count);
-      SmallVector<OpFoldResult> toStrides(rank, unit);
-      auto interiorType = ConvBuilder::dynamicType(2 + spatial, element);
-      Value interior = tensor::ExtractSliceOp::create(gb, gl, interiorType, into, toOffsets,
-                                                      toSizes, toStrides);
-      SmallVector<int64_t> permutation = {0};
-      for (int64_t s = 0; s < spatial; ++s)
-        permutation.push_back(2 + s);
-      permutation.push_back(1);
-      Value moved =
-          linalg::TransposeOp::create(gb, gl, from, interior, permutation).getResult()[0];
-      Value done =
-          tensor::InsertSliceOp::create(gb, gl, moved, into, toOffsets, toSizes, toStrides);
-      // Zero past the input's channels in the interior (none but when the
-      // call raises; around it, every channel is zero already).
-      toOffsets.back() = count;
-      toSizes.back() = arith::SubIOp::create(gb, gl, d.cg, count).getResult();
-      return zeroBox(gb, gl, done, toOffsets, toSizes);
-    };
-    if (p.groups == 1) {
-      filled = group(b, loc, cb.index(0), filled);
-      continue;
-    }
-    auto loop = scf::ForOp::create(
-        b, loc, cb.index(0), d.groups, cb.index(1), ValueRange{filled},
-        [&](OpBuilder &lb, Location l, Value g, ValueRange carried) {
-          scf::YieldOp::create(lb, l, group(lb, l, g, carried[0]));
-        });
-    filled = loop.getResult(0);
+  } else {
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+    filled = linalg::FillOp::create(b, loc, zero, filled).getResult(0);
   }
-  return filled;
+  // Group g's channels of phase `phase` into `into`.
+  auto group = [&](OpBuilder &gb, Location gl, Value phase, Value g, Value into) -> Value {
+    ConvBuilder in(gb, gl);
+    SmallVector<PhaseInterior> interiors;
+    for (int64_t s = 0; s < spatial; ++s) {
+      Value f = phases.count == 1
+                    ? in.index(0)
+                    : arith::RemUIOp::create(
+                          gb, gl, arith::DivUIOp::create(gb, gl, phase, in.index(phases.strides[s])),
+                          in.index(p.stride[s]))
+                          .getResult();
+      interiors.push_back(phaseInterior(in, p, d, s, f));
+    }
+    Value first = arith::MinUIOp::create(gb, gl, in.mul(g, d.cg), d.channels);
+    Value count =
+        arith::MinUIOp::create(gb, gl, d.cg, arith::SubIOp::create(gb, gl, d.channels, first));
+    SmallVector<OpFoldResult> offsets = {none, first}, extents = {d.n, count},
+                              strides = {unit, unit};
+    for (int64_t s = 0; s < spatial; ++s) {
+      offsets.push_back(interiors[s].first);
+      extents.push_back(interiors[s].count);
+      strides.push_back(gb.getIndexAttr(p.stride[s]));
+    }
+    Value from = tensor::ExtractSliceOp::create(gb, gl, input, offsets, extents, strides);
+    // The interior of group g's plane of this phase, [N, counts..., count].
+    SmallVector<OpFoldResult> toOffsets = {g, phase, none}, toSizes = {unit, unit, d.n};
+    for (int64_t s = 0; s < spatial; ++s) {
+      toOffsets.push_back(interiors[s].row);
+      toSizes.push_back(interiors[s].count);
+    }
+    toOffsets.push_back(none);
+    toSizes.push_back(count);
+    SmallVector<OpFoldResult> toStrides(rank, unit);
+    auto interiorType = ConvBuilder::dynamicType(2 + spatial, element);
+    Value interior = tensor::ExtractSliceOp::create(gb, gl, interiorType, into, toOffsets,
+                                                    toSizes, toStrides);
+    SmallVector<int64_t> permutation = {0};
+    for (int64_t s = 0; s < spatial; ++s)
+      permutation.push_back(2 + s);
+    permutation.push_back(1);
+    Value moved = linalg::TransposeOp::create(gb, gl, from, interior, permutation).getResult()[0];
+    Value done = tensor::InsertSliceOp::create(gb, gl, moved, into, toOffsets, toSizes, toStrides);
+    // Zero past the input's channels in the interior (none but when the
+    // call raises; around it, every channel is zero already).
+    toOffsets.back() = count;
+    toSizes.back() = arith::SubIOp::create(gb, gl, d.cg, count).getResult();
+    return zeroBox(gb, gl, done, toOffsets, toSizes);
+  };
+  // Every group of phase `phase`.
+  auto phase = [&](OpBuilder &pb, Location pl, Value phase, Value into) -> Value {
+    if (p.groups == 1)
+      return group(pb, pl, phase, ConvBuilder(pb, pl).index(0), into);
+    return scf::ForOp::create(pb, pl, ConvBuilder(pb, pl).index(0), d.groups,
+                              ConvBuilder(pb, pl).index(1), ValueRange{into},
+                              [&](OpBuilder &lb, Location l, Value g, ValueRange carried) {
+                                scf::YieldOp::create(lb, l, group(lb, l, phase, g, carried[0]));
+                              })
+        .getResult(0);
+  };
+  if (phases.count == 1)
+    return phase(b, loc, cb.index(0), filled);
+  return scf::ForOp::create(b, loc, cb.index(0), cb.index(phases.count), cb.index(1),
+                            ValueRange{filled},
+                            [&](OpBuilder &lb, Location l, Value f, ValueRange carried) {
+                              scf::YieldOp::create(lb, l, phase(lb, l, f, carried[0]));
+                            })
+      .getResult(0);
 }
 
 /// prims.conv as a sum of matrix products over shifted rows, without

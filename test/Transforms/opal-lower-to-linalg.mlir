@@ -314,14 +314,14 @@ func.func @adaptive_avg_pool_backward(%g: tensor<?x3x2x?xf64>, %x: tensor<?x3x5x
 // output. Without the option (and for CUDA), the im2col product.
 // RUN: opal-opt %s --opal-lower-to-linalg=shifted-convolutions --split-input-file | FileCheck %s --check-prefix=SHIFTED
 // SHIFTED-LABEL: func.func @conv_shifted
-// SHIFTED-COUNT-4: linalg.fill {{.*}} -> tensor<?x1x?x{{1x\?|\?x1}}x?xf32>
+// SHIFTED-COUNT-4: linalg.fill {{.*}} -> tensor<?x?x?x{{1x\?|\?x1}}x?xf32>
 // SHIFTED: %[[CHANNELS:.*]] = arith.minui %{{.*}}, %{{.*}} : index
 // SHIFTED: %[[FROM:.*]] = tensor.extract_slice %arg0[0, %{{.*}}, 0, 0] [%{{.*}}, %[[CHANNELS]], %{{.*}}, %{{.*}}] [1, 1, 1, 1] : tensor<?x?x?x?xf32> to tensor<?x?x?x?xf32>
-// SHIFTED: %[[INTERIOR:.*]] = tensor.extract_slice %[[PADDED:.*]][%{{.*}}, 0, 0, 1, 1, 0] [1, 1, %{{.*}}, %{{.*}}, %{{.*}}, %[[CHANNELS]]] [1, 1, 1, 1, 1, 1] : tensor<?x?x?x?x?x?xf32> to tensor<?x?x?x?xf32>
+// SHIFTED: %[[INTERIOR:.*]] = tensor.extract_slice %[[PADDED:.*]][%{{.*}}, %{{.*}}, 0, 1, 1, 0] [1, 1, %{{.*}}, %{{.*}}, %{{.*}}, %[[CHANNELS]]] [1, 1, 1, 1, 1, 1] : tensor<?x?x?x?x?x?xf32> to tensor<?x?x?x?xf32>
 // SHIFTED: %[[MOVED:.*]] = linalg.transpose ins(%[[FROM]] : tensor<?x?x?x?xf32>) outs(%[[INTERIOR]] : tensor<?x?x?x?xf32>) permutation = [0, 2, 3, 1]
 // SHIFTED: %[[INSIDE:.*]] = tensor.insert_slice %[[MOVED]] into %[[PADDED]]
 // SHIFTED: linalg.fill
-// SHIFTED: %[[XT:.*]] = tensor.insert_slice %{{.*}} into %[[INSIDE]][%{{.*}}, 0, 0, 1, 1, %[[CHANNELS]]]
+// SHIFTED: %[[XT:.*]] = tensor.insert_slice %{{.*}} into %[[INSIDE]][%{{.*}}, %{{.*}}, 0, 1, 1, %[[CHANNELS]]]
 // SHIFTED: %[[ROWS:.*]] = tensor.collapse_shape %[[XT]] {{\[\[}}0], [1, 2, 3, 4], [5]] : tensor<?x?x?x?x?x?xf32> into tensor<?x?x?xf32>
 // One group: the weight [F, C, KH, KW] seen as [F, C, K] and transposed to
 // [K, C, F] (a linalg.transpose), then [1, K, C, F].
@@ -365,24 +365,29 @@ func.func @conv_shifted(%x: tensor<?x?x?x?xf32>, %w: tensor<?x?x?x?xf32>) -> ten
 // With shifted-convolutions, a convolution of stride 2 also sums products
 // over shifted rows, of its padded input's four phases (the pixels of even
 // or odd padded row and column, each a plane of ceil(padded / 2)^2 rows):
-// xT [G, 4, N, P, P, Cg], each phase the input read with a stride of 2 from
-// its first pixel in that phase, transposed into the phase's interior. A
+// xT [G, 4, N, P, P, Cg], filled with zero, then a loop over the phases:
+// phase (a, b) is the input read with a stride of 2 from its first pixel
+// in that phase ((a - 1) mod 2, (b - 1) mod 2 with a padding of 1),
+// transposed into the phase's interior (from row (first + 1 - a) / 2). A
 // kernel position (kh, kw) reads phase (kh mod 2, kw mod 2) at offset
 // (kh div 2, kw div 2) in its plane: the table of shifts adds the phase's
 // first row (N planes per phase).
 // SHIFTED-LABEL: func.func @conv_strided
-// SHIFTED: tensor.empty(%{{.*}}, %c4, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : tensor<?x?x?x?x?x?xf32>
-// SHIFTED: %[[F0:.*]] = tensor.extract_slice %arg0[0, %{{.*}}, 1, 1] [%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] [1, 1, 2, 2]
-// SHIFTED: %[[T0:.*]] = linalg.transpose ins(%[[F0]] : tensor<?x?x?x?xf32>)
-// SHIFTED: tensor.insert_slice %[[T0]] into %{{.*}}[%{{.*}}, 0, 0, 1, 1, 0]
-// SHIFTED: %[[F1:.*]] = tensor.extract_slice %arg0[0, %{{.*}}, 1, 0] [%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] [1, 1, 2, 2]
-// SHIFTED: %[[T1:.*]] = linalg.transpose ins(%[[F1]] : tensor<?x?x?x?xf32>)
-// SHIFTED: tensor.insert_slice %[[T1]] into %{{.*}}[%{{.*}}, 1, 0, 1, 0, 0]
-// SHIFTED: %[[F2:.*]] = tensor.extract_slice %arg0[0, %{{.*}}, 0, 1] [%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] [1, 1, 2, 2]
-// SHIFTED: tensor.insert_slice %{{.*}} into %{{.*}}[%{{.*}}, 2, 0, 0, 1, 0]
-// SHIFTED: %[[F3:.*]] = tensor.extract_slice %arg0[0, %{{.*}}, 0, 0] [%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] [1, 1, 2, 2]
-// SHIFTED: tensor.insert_slice %{{.*}} into %{{.*}}[%{{.*}}, 3, 0, 0, 0, 0]
-// SHIFTED: %[[ROWS:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2, 3, 4], [5]]
+// SHIFTED: %[[EMPTY:.*]] = tensor.empty(%{{.*}}, %c4, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : tensor<?x?x?x?x?x?xf32>
+// SHIFTED: %[[ZEROS:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[EMPTY]] : tensor<?x?x?x?x?x?xf32>)
+// SHIFTED: %[[XT:.*]] = scf.for %[[PHASE:.*]] = %c0 to %c4 step %c1 iter_args(%[[INTO:.*]] = %[[ZEROS]])
+// SHIFTED:   %[[A:.*]] = arith.remui %{{.*}}, %c2 : index
+// SHIFTED:   %[[PLUS:.*]] = arith.addi %[[A]], %c1 : index
+// SHIFTED:   %[[FIRSTROW:.*]] = arith.remui %[[PLUS]], %c2 : index
+// SHIFTED:   %[[B:.*]] = arith.remui %[[PHASE]], %c2 : index
+// SHIFTED:   %[[FIRSTCOL:.*]] = arith.remui %{{.*}}, %c2 : index
+// SHIFTED:   %[[FROM:.*]] = tensor.extract_slice %arg0[0, %{{.*}}, %[[FIRSTROW]], %[[FIRSTCOL]]] [%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] [1, 1, 2, 2]
+// SHIFTED:   %[[INTERIOR:.*]] = tensor.extract_slice %[[INTO]][%{{.*}}, %[[PHASE]], 0, %{{.*}}, %{{.*}}, 0]
+// SHIFTED:   %[[MOVED:.*]] = linalg.transpose ins(%[[FROM]] : tensor<?x?x?x?xf32>) outs(%[[INTERIOR]] : tensor<?x?x?x?xf32>) permutation = [0, 2, 3, 1]
+// SHIFTED:   tensor.insert_slice %[[MOVED]] into %[[INTO]][%{{.*}}, %[[PHASE]], 0, %{{.*}}, %{{.*}}, 0]
+// SHIFTED-NOT: linalg.transpose
+// SHIFTED: scf.yield
+// SHIFTED: %[[ROWS:.*]] = tensor.collapse_shape %[[XT]] {{\[\[}}0], [1, 2, 3, 4], [5]]
 // SHIFTED: linalg.generic {{.*}} outs(%{{.*}} : tensor<?xindex>)
 // SHIFTED: arith.remui %{{.*}}, %c2 : index
 // SHIFTED: arith.divui %{{.*}}, %c2 : index
