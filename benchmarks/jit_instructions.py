@@ -7,6 +7,7 @@ change are hard to compare; instruction counts do not drift. They are what
 a change to the compile path or the hit path is judged by here.
 
     PYTHONPATH=build/python /usr/bin/python3 benchmarks/jit_instructions.py
+        [--build-dir DIR] [--skip-compile] [--skip-hit]
 
 1. Compile: for each kernel of jit_benchmark.py's compile table, a fresh
    process compiles aten::neg (loading the compiler and everything a first
@@ -38,6 +39,9 @@ KERNELS = {
     "softmax": "A.softmax.int(x, -1)",
     "sum": "A.sum.dim_IntList(x, [1])",
     "mm": "A.mm(x, A.t(x))",
+    "conv 3x3": "A.convolution(image, w, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1)",
+    "conv 3x3/2": "A.convolution(image, w, None, [2, 2], [1, 1], [1, 1], False, [0, 0], 1)",
+    "depthwise 3x3": "A.convolution(image, dw, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 8)",
 }
 
 SCRIPT = """
@@ -46,6 +50,9 @@ import numpy as np
 import opal
 A = opal.ops.aten
 x = opal.tensor(np.ones((4, 8), dtype=np.float32))
+image = opal.tensor(np.ones((1, 8, 12, 12), dtype=np.float32))
+w = opal.tensor(np.ones((16, 8, 3, 3), dtype=np.float32))
+dw = opal.tensor(np.ones((8, 1, 3, 3), dtype=np.float32))
 A.neg(x)
 {call}
 """
@@ -76,9 +83,9 @@ def inclusive(out):
     return counts
 
 
-def compile_counts(workers):
-    env = dict(os.environ, OPAL_CACHE_DISABLE="1",
-               PYTHONPATH=os.path.join(ROOT, "build", "python"))
+def compile_counts(workers, build):
+    env = dict(os.environ, OPAL_CACHE_DISABLE="1", PYTHONPATH=os.path.join(build, "python"),
+               LD_LIBRARY_PATH=os.path.join(build, "lib"))
     with tempfile.TemporaryDirectory() as tmp:
         def run(name):
             script = os.path.join(tmp, f"{name}.py")
@@ -100,8 +107,8 @@ def compile_counts(workers):
           f"initialization: {base / 1e6:.0f}M)")
 
 
-def hit_counts():
-    bench = os.path.join(ROOT, "build", "bin", "opal-bench-jit")
+def hit_counts(build):
+    bench = os.path.join(build, "bin", "opal-bench-jit")
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "hit.out")
         callgrind([bench, "--benchmark_filter=BM_JitHitOverNative/1/",
@@ -125,10 +132,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2, help="callgrind processes at once")
     parser.add_argument("--skip-compile", action="store_true")
+    parser.add_argument("--skip-hit", action="store_true")
+    parser.add_argument("--build-dir", default=os.path.join(ROOT, "build"),
+                        help="the build whose python/ and lib/ (and bin/ for hits) are measured")
     args = parser.parse_args()
     if not args.skip_compile:
-        compile_counts(args.workers)
-    hit_counts()
+        compile_counts(args.workers, args.build_dir)
+    if not args.skip_hit:
+        hit_counts(args.build_dir)
 
 
 if __name__ == "__main__":

@@ -152,8 +152,11 @@ def OpalVectorizeTransposes : Pass<"opal-vectorize-transposes", "::mlir::func::F
     tile are copied element by element. A source whose last dim has a
     stride of 2 (a strided convolution's phase: every other pixel) is read
     through a view of its rows with a unit stride, a row of a tile one
-    load of twice the lanes whose even lanes are kept. Other transposes are
-    left as they are. CPU pipeline, after bufferization.
+    load of twice the lanes whose even lanes are kept. The inner loop of
+    tiles walks along the side whose rows lie farther apart (compared per
+    call from the strides), so those rows are read or written in order.
+    Other transposes are left as they are. CPU pipeline, after
+    bufferization.
   }];
   let options = [
     Option<"lanes", "lanes", "int64_t", "8", "elements per tile side (a power of 2)">,
