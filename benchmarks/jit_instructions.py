@@ -88,10 +88,11 @@ def compile_counts(workers, build):
                LD_LIBRARY_PATH=os.path.join(build, "lib"))
     with tempfile.TemporaryDirectory() as tmp:
         def run(name):
-            script = os.path.join(tmp, f"{name}.py")
+            stem = re.sub(r"\W", "_", name)
+            script = os.path.join(tmp, f"{stem}.py")
             with open(script, "w") as f:
                 f.write(SCRIPT.format(call=KERNELS.get(name, "")))
-            out = os.path.join(tmp, f"{name}.out")
+            out = os.path.join(tmp, f"{stem}.out")
             callgrind([sys.executable, script], out, "*CpuKernelCompiler::compile*", env)
             return name, summary(out)
 

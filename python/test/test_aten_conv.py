@@ -71,11 +71,11 @@ DEPTHWISE_CASES = [
 ]
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("case", DEPTHWISE_CASES, ids=lambda c: "x".join(map(str, c[0])))
-def test_depthwise_register_tiles_match_pytorch(case, dtype):
+def check_against_pytorch(case, dtype, seed):
+    """One convolution of `case` (input, weight, stride, padding, dilation,
+    groups shapes) with a bias, in `dtype`, against PyTorch's."""
     xs, ws, stride, padding, dilation, groups = case
-    data = np.random.default_rng(len(xs) + sum(ws))
+    data = np.random.default_rng(seed)
     x = data.standard_normal(xs).astype(dtype)
     w = data.standard_normal(ws).astype(dtype)
     b = data.standard_normal(ws[0]).astype(dtype)
@@ -89,19 +89,32 @@ def test_depthwise_register_tiles_match_pytorch(case, dtype):
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
 
 
+def check_bfloat16_against_pytorch(xs, ws, stride, padding, groups, atol):
+    """A bfloat16 conv2d, summed in float32 and rounded once, against
+    PyTorch's float32 result of the same bfloat16 operands, rounded."""
+    data = np.random.default_rng(sum(xs))
+    x = torch.from_numpy(data.standard_normal(xs).astype(np.float32)).bfloat16()
+    w = torch.from_numpy(data.standard_normal(ws).astype(np.float32)).bfloat16()
+    want = torch.nn.functional.conv2d(x.float(), w.float(), None, stride, padding, 1,
+                                      groups).bfloat16()
+    got = A.conv2d(opal.tensor(x.float().numpy()).to(opal.bfloat16),
+                   opal.tensor(w.float().numpy()).to(opal.bfloat16), None, [stride] * 2,
+                   [padding] * 2, [1, 1], groups)
+    assert got.dtype == opal.bfloat16
+    np.testing.assert_allclose(got.to(opal.float32).numpy(), want.float().numpy(), rtol=1e-2,
+                               atol=atol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", DEPTHWISE_CASES, ids=lambda c: "x".join(map(str, c[0])))
+def test_depthwise_register_tiles_match_pytorch(case, dtype):
+    check_against_pytorch(case, dtype, seed=len(case[0]) + sum(case[1]))
+
+
 def test_depthwise_bfloat16_sums_in_float32():
     # The padded input is converted to float32 as it is copied; the sums
     # are rounded to bfloat16 once.
-    data = np.random.default_rng(7)
-    x = torch.from_numpy(data.standard_normal((1, 6, 9, 37)).astype(np.float32)).bfloat16()
-    w = torch.from_numpy(data.standard_normal((6, 1, 3, 3)).astype(np.float32)).bfloat16()
-    want = torch.nn.functional.conv2d(x.float(), w.float(), None, 1, 1, 1, 6).bfloat16()
-    got = A.conv2d(opal.tensor(x.float().numpy()).to(opal.bfloat16),
-                   opal.tensor(w.float().numpy()).to(opal.bfloat16), None, [1, 1], [1, 1], [1, 1],
-                   6)
-    assert got.dtype == opal.bfloat16
-    np.testing.assert_allclose(got.to(opal.float32).numpy(), want.float().numpy(), rtol=1e-2,
-                               atol=1e-2)
+    check_bfloat16_against_pytorch((1, 6, 9, 37), (6, 1, 3, 3), 1, 1, 6, atol=1e-2)
 
 
 # Strided convolutions of one group (or 8+ channels per group) sum products
@@ -124,30 +137,11 @@ STRIDED_CASES = [
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("case", STRIDED_CASES, ids=lambda c: "x".join(map(str, c[0])))
 def test_strided_convolutions_match_pytorch(case, dtype):
-    xs, ws, stride, padding, dilation, groups = case
-    data = np.random.default_rng(len(xs) + sum(ws) + sum(stride))
-    x = data.standard_normal(xs).astype(dtype)
-    w = data.standard_normal(ws).astype(dtype)
-    b = data.standard_normal(ws[0]).astype(dtype)
-    spatial = len(xs) - 2
-    args = [stride, padding, dilation, False, [0] * spatial, groups]
-    want = torch.convolution(torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b),
-                             *args).numpy()
-    got = A.convolution(opal.tensor(x), opal.tensor(w), opal.tensor(b), *args).numpy()
-    assert got.shape == want.shape
-    tol = {"float32": 1e-4, "float64": 1e-10}[dtype]
-    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    check_against_pytorch(case, dtype, seed=len(case[0]) + sum(case[1]) + sum(case[2]))
 
 
 def test_strided_convolution_bfloat16_sums_in_float32():
-    data = np.random.default_rng(3)
-    x = torch.from_numpy(data.standard_normal((2, 16, 15, 17)).astype(np.float32)).bfloat16()
-    w = torch.from_numpy(data.standard_normal((8, 16, 3, 3)).astype(np.float32)).bfloat16()
-    want = torch.nn.functional.conv2d(x.float(), w.float(), None, 2, 1).bfloat16()
-    got = A.conv2d(opal.tensor(x.float().numpy()).to(opal.bfloat16),
-                   opal.tensor(w.float().numpy()).to(opal.bfloat16), None, [2, 2], [1, 1])
-    np.testing.assert_allclose(got.to(opal.float32).numpy(), want.float().numpy(), rtol=1e-2,
-                               atol=1e-1)
+    check_bfloat16_against_pytorch((2, 16, 15, 17), (8, 16, 3, 3), 2, 1, 1, atol=1e-1)
 
 
 def test_composite_forms_and_unbatched_inputs():
