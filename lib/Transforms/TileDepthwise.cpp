@@ -12,8 +12,9 @@
 // register tiles of `tile-rows` rows by `tile-vectors` vectors of the
 // output, which sum every reduction point in registers (per point: one
 // broadcast of w per row, one vector load of x and one FMA per row and
-// vector) and are stored once. The last columns, fewer than a tile's, run
-// as tiles of one masked vector; the last rows as tiles of one row. The
+// vector) and are stored once. Loads and stores are masked to the columns
+// that exist (the last tile of a row has fewer); the last rows run as
+// tiles of one row. The
 // output's other dims run as one loop over their points (marked
 // opal.parallel: its iterations write disjoint rows). A linalg.fill of the
 // output right before goes: the tiles start from its value.
@@ -228,19 +229,14 @@ private:
   }
 
   /// The rows from `i0` (rows of them; none without a row dim): tiles of
-  /// `vectors` whole vectors, then of one masked vector.
+  /// `vectors` vectors, masked to the columns left (one kind of tile, not
+  /// a second for the last columns: half the code to compile, and a row of
+  /// 28 outputs one tile of 8 sums rather than two of 4).
   void emitRow(Value i0, int64_t rows) {
     Value columns = sizes[window.column];
-    int64_t width = lanes * vectors;
-    Value whole = arith::SubIOp::create(b, loc, columns,
-                                        arith::RemUIOp::create(b, loc, columns, index(width)));
-    {
-      OpBuilder::InsertionGuard guard(b);
-      emitTile(i0, rows, loop(index(0), whole, width), vectors, Value());
-    }
     OpBuilder::InsertionGuard guard(b);
-    Value jj = loop(whole, columns, lanes);
-    emitTile(i0, rows, jj, 1, arith::SubIOp::create(b, loc, columns, jj));
+    Value jj = loop(index(0), columns, lanes * vectors);
+    emitTile(i0, rows, jj, arith::SubIOp::create(b, loc, columns, jj));
   }
 
   /// The first `count` lanes (none when `count` < 1).
@@ -264,14 +260,14 @@ private:
     return at;
   }
 
+  /// The lanes of `mask` of the vector at `at` of `memref` (zero in the
+  /// others).
   Value load(Value memref, ArrayRef<Value> at, Value mask, Value zeros) {
-    if (mask)
-      return vector::MaskedLoadOp::create(b, loc, vectorType, memref, at, mask, zeros);
-    return vector::LoadOp::create(b, loc, vectorType, memref, at);
+    return vector::MaskedLoadOp::create(b, loc, vectorType, memref, at, mask, zeros);
   }
 
   /// x's lanes at the current point: one vector load, or with a step of
-  /// 2, the even lanes of two (`masks`: of each vector, when given).
+  /// 2, the even lanes of two (`masks`: of each vector loaded).
   Value loadX(ArrayRef<Value> masks, Value zeros) {
     SmallVector<Value> at = indices(xMap);
     if (window.step == 1)
@@ -285,23 +281,29 @@ private:
     return vector::ShuffleOp::create(b, loc, low, high, even);
   }
 
-  /// out[i0 : i0 + rows, jj : jj + width * lanes] summed over every
-  /// reduction point in registers (of one vector's first `remaining` lanes,
-  /// when given: width 1).
-  void emitTile(Value i0, int64_t rows, Value jj, int64_t width, Value remaining) {
+  /// out[i0 : i0 + rows, jj : jj + vectors * lanes], of which the first
+  /// `remaining` columns exist, summed over every reduction point in
+  /// registers.
+  void emitTile(Value i0, int64_t rows, Value jj, Value remaining) {
+    int64_t width = vectors;
     Value zeros = arith::ConstantOp::create(
         b, loc, vectorType, DenseElementsAttr::get(vectorType, b.getZeroAttr(element)));
-    Value mask = remaining ? lanesBelow(remaining) : Value();
-    // The lanes of x loaded: those of the outputs, or with a step of 2,
-    // the 2 n - 1 elements from the first (the last odd one would read
-    // past the row, or past the buffer).
-    SmallVector<Value> xMasks = {mask};
-    if (window.step == 2) {
-      Value span = remaining ? arith::SubIOp::create(b, loc, add(remaining, remaining), index(1))
-                                   .getResult()
-                             : index(2 * lanes - 1);
-      xMasks = {remaining ? lanesBelow(span) : Value(),
-                lanesBelow(arith::SubIOp::create(b, loc, span, index(lanes)))};
+    // Per vector, its lanes that exist; and the lanes of x loaded: the
+    // same, or with a step of 2, the 2 n - 1 elements from the first (the
+    // last odd one would read past the row, or past the buffer).
+    SmallVector<Value> masks;
+    SmallVector<SmallVector<Value>> xMasks;
+    for (int64_t v = 0; v < width; ++v) {
+      Value left = v == 0 ? remaining
+                          : arith::SubIOp::create(b, loc, remaining, index(v * lanes)).getResult();
+      masks.push_back(lanesBelow(left));
+      if (window.step == 1) {
+        xMasks.push_back({masks.back()});
+        continue;
+      }
+      Value span = arith::SubIOp::create(b, loc, add(left, left), index(1));
+      xMasks.push_back({lanesBelow(span), lanesBelow(arith::SubIOp::create(b, loc, span,
+                                                                           index(lanes)))});
     }
     SmallVector<Value> rowAt, columnAt;
     for (int64_t r = 0; r < rows; ++r)
@@ -322,7 +324,7 @@ private:
           continue;
         }
         at(r, v);
-        accumulators.push_back(load(out, indices(outMap), mask, zeros));
+        accumulators.push_back(load(out, indices(outMap), masks[v], zeros));
       }
     // The reduction loops, nested, the sums carried through each.
     std::function<ValueRange(size_t, ValueRange)> reduce = [&](size_t level,
@@ -342,7 +344,7 @@ private:
           Value splat = vector::BroadcastOp::create(b, loc, vectorType, scalar);
           for (int64_t v = 0; v < width; ++v) {
             at(r, v);
-            Value row = loadX(xMasks, zeros);
+            Value row = loadX(xMasks[v], zeros);
             next.push_back(vector::FMAOp::create(b, loc, row, splat,
                                                  each.getRegionIterArgs()[r * width + v]));
           }
@@ -356,11 +358,7 @@ private:
       for (int64_t v = 0; v < width; ++v) {
         at(r, v);
         SmallVector<Value> where = indices(outMap);
-        Value sum = sums[r * width + v];
-        if (mask)
-          vector::MaskedStoreOp::create(b, loc, out, where, mask, sum);
-        else
-          vector::StoreOp::create(b, loc, sum, out, where);
+        vector::MaskedStoreOp::create(b, loc, out, where, masks[v], sums[r * width + v]);
       }
   }
 

@@ -7,8 +7,9 @@
 // (threads share it); in it, tiles of 4 rows by 2 vectors of 16 floats,
 // whose 8 sums start from the fill's value, run over c, kh and kw in
 // registers (per point: a broadcast of w, a vector load of x and an FMA
-// per row and vector) and are stored once. The last columns run as tiles
-// of one masked vector, the last rows as tiles of one row.
+// per row and vector) and are stored once. Loads and stores are masked to
+// the columns that exist (the row's last tile may have fewer); the last
+// rows run as tiles of one row.
 // CHECK-LABEL: func.func @depthwise
 // CHECK-SAME: (%[[X:.*]]: memref<?x?x?x?x?xf32>, %[[W:.*]]: memref<?x?x?x?x?xf32>, %[[Y:.*]]: memref<?x?x?x?x?xf32>)
 // CHECK-DAG: %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
@@ -19,7 +20,13 @@
 // CHECK:   %[[GN:.*]] = arith.divui %[[P]]
 // CHECK:   %[[G:.*]] = arith.remui %[[GN]]
 // CHECK:   scf.for %[[I:.*]] = %c0 to %{{.*}} step %c4 {
-// CHECK:     scf.for %[[J:.*]] = %c0 to %{{.*}} step %c32 {
+// CHECK:     scf.for %[[J:.*]] = %c0 to %[[COLUMNS:.*]] step %c32 {
+// CHECK:       %[[LEFT:.*]] = arith.subi %[[COLUMNS]], %[[J]] : index
+// CHECK:       %[[LANES0:.*]] = arith.maxsi %[[LEFT]], %c0 : index
+// CHECK:       %[[MASK0:.*]] = vector.create_mask %[[LANES0]] : vector<16xi1>
+// CHECK:       %[[LEFT1:.*]] = arith.subi %[[LEFT]], %c16 : index
+// CHECK:       %[[LANES1:.*]] = arith.maxsi %[[LEFT1]], %c0 : index
+// CHECK:       %[[MASK1:.*]] = vector.create_mask %[[LANES1]] : vector<16xi1>
 // CHECK:       %[[J16:.*]] = arith.addi %[[J]], %c16
 // CHECK:       %{{.*}}:8 = scf.for %[[C:.*]] = %c0 to %{{.*}} step %c1 iter_args(%{{.*}} = %[[ZEROS]], %{{.*}} = %[[ZEROS]], %{{.*}} = %[[ZEROS]], %{{.*}} = %[[ZEROS]], %{{.*}} = %[[ZEROS]], %{{.*}} = %[[ZEROS]], %{{.*}} = %[[ZEROS]], %{{.*}} = %[[ZEROS]])
 // CHECK:         scf.for %[[KH:.*]] = %c0 to
@@ -28,31 +35,26 @@
 // CHECK:             %[[SPLAT:.*]] = vector.broadcast %[[WK]] : f32 to vector<16xf32>
 // CHECK:             %[[ROW:.*]] = affine.apply #{{.*}}(%[[KH]], %[[I]])
 // CHECK:             %[[COL:.*]] = affine.apply #{{.*}}(%[[KW]], %[[J]])
-// CHECK:             %[[X0:.*]] = vector.load %[[X]][%{{.*}}, %[[G]], %[[C]], %[[ROW]], %[[COL]]] : memref<?x?x?x?x?xf32>, vector<16xf32>
+// CHECK:             %[[X0:.*]] = vector.maskedload %[[X]][%{{.*}}, %[[G]], %[[C]], %[[ROW]], %[[COL]]], %[[MASK0]], %[[ZEROS]]
 // CHECK:             vector.fma %[[X0]], %[[SPLAT]], %[[S0]] : vector<16xf32>
 // CHECK:             %[[COL16:.*]] = affine.apply #{{.*}}(%[[KW]], %[[J16]])
-// CHECK:             %[[X1:.*]] = vector.load %[[X]][%{{.*}}, %[[G]], %[[C]], %[[ROW]], %[[COL16]]]
+// CHECK:             %[[X1:.*]] = vector.maskedload %[[X]][%{{.*}}, %[[G]], %[[C]], %[[ROW]], %[[COL16]]], %[[MASK1]], %[[ZEROS]]
 // CHECK:             vector.fma %[[X1]], %[[SPLAT]], %[[S1]] : vector<16xf32>
 // CHECK-COUNT-6:     vector.fma
 // CHECK:             scf.yield
-// CHECK:       vector.store %{{.*}}, %[[Y]][%{{.*}}, %[[G]], %[[F]], %[[I]], %[[J]]] : memref<?x?x?x?x?xf32>, vector<16xf32>
-// CHECK-COUNT-7: vector.store
-// CHECK:     scf.for %[[JM:.*]] = %{{.*}} to %{{.*}} step %c16 {
-// CHECK:       %[[LEFT:.*]] = arith.subi %{{.*}}, %[[JM]]
-// CHECK:       %[[LANES:.*]] = arith.maxsi %[[LEFT]], %c0
-// CHECK:       %[[MASK:.*]] = vector.create_mask %[[LANES]] : vector<16xi1>
-// CHECK:       vector.maskedload %[[X]][{{.*}}], %[[MASK]], %[[ZEROS]]
-// CHECK-COUNT-4: vector.maskedstore %[[Y]][{{.*}}], %[[MASK]]
+// CHECK:       vector.maskedstore %[[Y]][%{{.*}}, %[[G]], %[[F]], %[[I]], %[[J]]], %[[MASK0]]
+// CHECK:       vector.maskedstore %[[Y]][%{{.*}}, %[[G]], %[[F]], %[[I]], %[[J16]]], %[[MASK1]]
+// CHECK-COUNT-6: vector.maskedstore
+// The last rows, one at a time.
 // CHECK:   scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1 {
 // CHECK:     scf.for %{{.*}} step %c32 {
 // CHECK:       scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>) {
-// CHECK:     scf.for %{{.*}} step %c16 {
 // CHECK:       vector.maskedstore
 // CHECK: } {opal.parallel}
 // SMALL-LABEL: func.func @depthwise
 // SMALL: scf.for %{{.*}} step %c8 {
 // SMALL:   scf.for {{.*}} -> (vector<8xf32>) {
-// SMALL:     vector.load {{.*}} vector<8xf32>
+// SMALL:     vector.maskedload {{.*}} vector<8xf32>
 // SMALL:     vector.fma {{.*}} : vector<8xf32>
 #x = affine_map<(n, g, f, c, kh, kw, oh, ow) -> (n, g, c, oh + kh, ow + kw)>
 #w = affine_map<(n, g, f, c, kh, kw, oh, ow) -> (g, f, c, kh, kw)>
@@ -72,25 +74,18 @@ func.func @depthwise(%x: memref<?x?x?x?x?xf32>, %w: memref<?x?x?x?x?xf32>, %y: m
 
 // -----
 
-// Stride 2 and dilation 2 along the row (x read at 2 ow + 2 kw), a 1-d
-// convolution of f64 (vectors of 8) without a fill: the sums start from
-// y's values. Each vector of x is two loads (the second of 15 lanes: the
-// 16th would be past the last element read) whose even lanes are kept;
-// in the masked tiles, the loads cover the 2 n - 1 elements from the first.
+// Stride 2 and dilation 2 along the row (x read at 2 o + 2 k), a 1-d
+// convolution of f64 (vectors of 8; its rows are the channels, each with
+// its own weight) without a fill: the sums start from y's values. Each
+// vector of x is two loads whose even lanes are kept, masked to the 2 n -
+// 1 elements from the first of its n outputs (the odd one after the last
+// would read past the row, or past the buffer).
 // CHECK-LABEL: func.func @strided
 // CHECK-SAME: (%[[X:.*]]: memref<?x?x?xf64>, %[[W:.*]]: memref<?x?xf64>, %[[Y:.*]]: memref<?x?x?xf64>)
-// CHECK-DAG: %[[SEVEN:.*]] = vector.constant_mask [7] : vector<8xi1>
-// CHECK: scf.for %{{.*}} step %c16 {
-// CHECK:   %[[Y0:.*]] = vector.load %[[Y]]{{.*}} : memref<?x?x?xf64>, vector<8xf64>
-// CHECK:   scf.for {{.*}} iter_args(%{{.*}} = %[[Y0]], %{{.*}}) -> (vector<8xf64>, vector<8xf64>) {
-// CHECK:       %[[AT:.*]] = affine.apply
-// CHECK:       %[[LOW:.*]] = vector.load %[[X]][%{{.*}}, %{{.*}}, %[[AT]]] : memref<?x?x?xf64>, vector<8xf64>
-// CHECK:       %[[NEXT:.*]] = arith.addi %[[AT]], %c8
-// CHECK:       %[[HIGH:.*]] = vector.maskedload %[[X]][%{{.*}}, %{{.*}}, %[[NEXT]]], %[[SEVEN]]
-// CHECK:       vector.shuffle %[[LOW]], %[[HIGH]] [0, 2, 4, 6, 8, 10, 12, 14] : vector<8xf64>, vector<8xf64>
-// CHECK:   vector.store
-// CHECK: scf.for %[[JM:.*]] = %{{.*}} step %c8 {
-// CHECK:   %[[LEFT:.*]] = arith.subi %{{.*}}, %[[JM]]
+// CHECK: scf.for %[[J:.*]] = %c0 to %[[COLUMNS:.*]] step %c16 {
+// CHECK:   %[[LEFT:.*]] = arith.subi %[[COLUMNS]], %[[J]]
+// CHECK:   %[[LANES:.*]] = arith.maxsi %[[LEFT]], %c0
+// CHECK:   %[[MASK:.*]] = vector.create_mask %[[LANES]] : vector<8xi1>
 // CHECK:   %[[TWICE:.*]] = arith.addi %[[LEFT]], %[[LEFT]]
 // CHECK:   %[[SPAN:.*]] = arith.subi %[[TWICE]], %c1
 // CHECK:   %[[LOWLANES:.*]] = arith.maxsi %[[SPAN]], %c0
@@ -98,9 +93,14 @@ func.func @depthwise(%x: memref<?x?x?x?x?xf32>, %w: memref<?x?x?x?x?xf32>, %y: m
 // CHECK:   %[[PAST:.*]] = arith.subi %[[TWICE]], %c9
 // CHECK:   %[[HIGHLANES:.*]] = arith.maxsi %[[PAST]], %c0
 // CHECK:   %[[HIGHMASK:.*]] = vector.create_mask %[[HIGHLANES]] : vector<8xi1>
-// CHECK:   vector.maskedload %[[X]]{{.*}}, %[[LOWMASK]]
-// CHECK:   vector.maskedload %[[X]]{{.*}}, %[[HIGHMASK]]
-// CHECK:   vector.shuffle
+// CHECK:   %[[Y0:.*]] = vector.maskedload %[[Y]][%{{.*}}, %{{.*}}, %[[J]]], %[[MASK]]
+// CHECK:   scf.for {{.*}} iter_args(%{{.*}} = %[[Y0]], %{{.*}}) -> (vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>) {
+// CHECK:     %[[AT:.*]] = affine.apply
+// CHECK:     %[[LOW:.*]] = vector.maskedload %[[X]][%{{.*}}, %{{.*}}, %[[AT]]], %[[LOWMASK]]
+// CHECK:     %[[NEXT:.*]] = arith.addi %[[AT]], %c8
+// CHECK:     %[[HIGH:.*]] = vector.maskedload %[[X]][%{{.*}}, %{{.*}}, %[[NEXT]]], %[[HIGHMASK]]
+// CHECK:     vector.shuffle %[[LOW]], %[[HIGH]] [0, 2, 4, 6, 8, 10, 12, 14] : vector<8xf64>, vector<8xf64>
+// CHECK:   vector.maskedstore %[[Y]][%{{.*}}, %{{.*}}, %[[J]]], %[[MASK]]
 #x1 = affine_map<(n, c, k, o) -> (n, c, 2 * o + 2 * k)>
 #w1 = affine_map<(n, c, k, o) -> (c, k)>
 #o1 = affine_map<(n, c, k, o) -> (n, c, o)>
