@@ -288,7 +288,7 @@ Expected<AotTarget> opal::ir::createAotTarget(const std::string &cpu) {
     // check: compiled for this machine, the library must load on it, so
     // those are turned off.
     std::vector<std::string> missing = aot::missingCpuFeatures(enabledFeatures());
-    for (std::string name : missing)
+    for (const std::string &name : missing)
       features += ",-" + name.substr(0, name.find(' '));
     if (!missing.empty())
       createMachine();

@@ -586,17 +586,7 @@ Value channelsLast(ConvBuilder &cb, Value input, ArrayRef<Value> sizes, const Co
   Phases phases = phasesOf(p);
   int64_t rank = static_cast<int64_t>(sizes.size());
   if (phases.count == 1) {
-    // Zero before and after the interior along each spatial dim, over the
-    // whole range of the others (corners twice).
-    for (int64_t s = 0; s < spatial; ++s) {
-      if (p.padding[s] == 0)
-        continue;
-      SmallVector<OpFoldResult> offsets(rank, none), boxSizes(sizes.begin(), sizes.end());
-      boxSizes[3 + s] = b.getIndexAttr(p.padding[s]);
-      filled = zeroBox(b, loc, filled, offsets, boxSizes);
-      offsets[3 + s] = cb.add(d.extents[s], cb.index(p.padding[s]));
-      filled = zeroBox(b, loc, filled, offsets, boxSizes);
-    }
+    filled = zeroPadding(cb, filled, sizes, 3, p, d);
   } else {
     Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
     filled = linalg::FillOp::create(b, loc, zero, filled).getResult(0);

@@ -251,6 +251,16 @@ std::string opal::ir::structuredLoweringProblem(Operation *op) {
   return "";
 }
 
+std::optional<int64_t> opal::ir::detail::lastStride(MemRefType type) {
+  if (type.getRank() == 0)
+    return std::nullopt;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || ShapedType::isDynamic(strides.back()))
+    return std::nullopt;
+  return strides.back();
+}
+
 SmallVector<Value> opal::ir::detail::delinearize(OpBuilder &b, Location loc, Value linear,
                                                  ArrayRef<Value> sizes) {
   SmallVector<Value> coordinates(sizes.size());

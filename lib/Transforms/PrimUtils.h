@@ -20,6 +20,8 @@
 #include "llvm/Support/LogicalResult.h"
 
 #include <optional>
+
+#include <optional>
 #include <string>
 
 namespace mlir {
@@ -63,6 +65,9 @@ mlir::Value generateTensor(
         element);
 /// `0 <= i < size` for index values.
 mlir::Value inBounds(mlir::OpBuilder &b, mlir::Location loc, mlir::Value i, mlir::Value size);
+/// The stride of the last dim of `type`, when known (a memref of rank 1 or
+/// more whose layout gives it statically).
+std::optional<int64_t> lastStride(mlir::MemRefType type);
 /// The row-major coordinates of index `linear` (in range) in a box of
 /// `sizes` (index values; the first is not needed).
 llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b, mlir::Location loc,

@@ -14,14 +14,16 @@
 // broadcast of w per row, one vector load of x and one FMA per row and
 // vector) and are stored once. Loads and stores are masked to the columns
 // that exist (the last tile of a row has fewer); the last rows run as
-// tiles of one row. The
-// output's other dims run as one loop over their points (marked
-// opal.parallel: its iterations write disjoint rows). A linalg.fill of the
-// output right before goes: the tiles start from its value.
+// tiles of one row. The output's other dims run as one loop over their
+// points (marked opal.parallel: its iterations write disjoint rows). A
+// linalg.fill of the output right before goes: the tiles start from its
+// value.
 //
 //===----------------------------------------------------------------------===//
 
 #include "opal/Transforms/Passes.h"
+
+#include "PrimUtils.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -43,17 +45,6 @@ namespace opal::ir {
 using namespace mlir;
 
 namespace {
-
-/// Whether the last dim of `type` is known to be dense (stride 1).
-bool denseLastDim(MemRefType type) {
-  if (type.getRank() == 0)
-    return false;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)))
-    return false;
-  return strides.back() == 1;
-}
 
 /// A generic of the kind above, and its loops' roles.
 struct WindowProduct {
@@ -151,8 +142,9 @@ std::optional<WindowProduct> matchWindowProduct(linalg::GenericOp op) {
     std::swap(window.x, window.w);
   if (!readsAlongColumn(maps[window.x]) || maps[window.w].isFunctionOfDim(window.column))
     return std::nullopt;
-  if (!denseLastDim(cast<MemRefType>(op->getOperand(window.x).getType())) ||
-      !denseLastDim(cast<MemRefType>(op->getOperand(2).getType())))
+  using opal::ir::detail::lastStride;
+  if (lastStride(cast<MemRefType>(op->getOperand(window.x).getType())) != 1 ||
+      lastStride(cast<MemRefType>(op->getOperand(2).getType())) != 1)
     return std::nullopt;
   return window;
 }
@@ -194,11 +186,13 @@ public:
     auto each = scf::ForOp::create(b, loc, index(0), points, index(1));
     each->setAttr(opal::ir::kParallelAttrName, b.getUnitAttr());
     b.setInsertionPointToStart(each.getBody());
-    Value rest = each.getInductionVar();
-    for (unsigned d : llvm::reverse(window.outer)) {
-      point[d] = arith::RemUIOp::create(b, loc, rest, sizes[d]);
-      rest = arith::DivUIOp::create(b, loc, rest, sizes[d]);
-    }
+    SmallVector<Value> outerSizes;
+    for (unsigned d : window.outer)
+      outerSizes.push_back(sizes[d]);
+    for (auto [d, coordinate] : llvm::zip(window.outer, opal::ir::detail::delinearize(
+                                                            b, loc, each.getInductionVar(),
+                                                            outerSizes)))
+      point[d] = coordinate;
     if (!window.row) {
       emitRow(Value(), 1);
     } else {

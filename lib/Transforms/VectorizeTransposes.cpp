@@ -36,19 +36,9 @@ namespace opal::ir {
 } // namespace opal::ir
 
 using namespace mlir;
+using opal::ir::detail::lastStride;
 
 namespace {
-
-/// The stride of the last dim of `type`, when known.
-std::optional<int64_t> lastStride(MemRefType type) {
-  if (type.getRank() == 0)
-    return std::nullopt;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)) || ShapedType::isDynamic(strides.back()))
-    return std::nullopt;
-  return strides.back();
-}
 
 /// `source`, whose last dim has a stride of 2 (every other element of a
 /// row: a strided convolution's phase), as a view of the same rows with a

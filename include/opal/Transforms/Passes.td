@@ -466,8 +466,8 @@ def OpalTileDepthwise : Pass<"opal-tile-depthwise", "::mlir::func::FuncOp"> {
     broadcast of w per row and one vector load of x and one `vector.fma`
     per row and vector), and stored once. Loads and stores are masked to
     the columns that exist (a row's last tile may have fewer); rows that do
-    not fill a tile run as tiles of one row. The output's other dims are one loop over their points, marked
-    `opal.parallel` (opal-parallelize). A `linalg.fill` of the output right
+    not fill a tile run as tiles of one row. The output's other dims are one
+    loop over their points, marked `opal.parallel` (opal-parallelize). A `linalg.fill` of the output right
     before the generic goes: the tiles start from its value.
   }];
   let options = [
