@@ -2,7 +2,7 @@
 """Loops with much work per element: exp, gelu and softmax on one thread,
 opal and PyTorch interleaved round by round (min over the rounds).
 
-The A/B of docs/jit.md's "PredicateLoops" paragraph (masked vs unmasked
+The A/B of docs/jit.md's `HintLoops` paragraph (masked vs unmasked
 busy loops): run it with each build in turn, e.g.
 
     PYTHONPATH=build/python /usr/bin/python3 benchmarks/busy_loop_benchmark.py [ROUNDS]

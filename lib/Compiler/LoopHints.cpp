@@ -10,11 +10,10 @@ using namespace opal::ir;
 
 namespace {
 
-/// Whether each iteration of `loop` does enough work that a mask per
-/// vector costs more than a scalar remainder, and one chain of dependent
-/// vector additions (a reduction's, not interleaved) costs nothing: the
-/// instructions other than the loop's control, addressing and memory
-/// accesses (softmax's exp and its sum: some thirty; a sum: one).
+/// Whether each iteration of `loop` does enough work that one chain of
+/// dependent vector additions (a reduction's, not interleaved) costs
+/// nothing: the instructions other than the loop's control, addressing and
+/// memory accesses (softmax's exp and its sum: some thirty; a sum: one).
 bool busy(const llvm::Loop &loop) {
   unsigned work = 0;
   for (llvm::BasicBlock *block : loop.blocks())
@@ -28,8 +27,8 @@ bool busy(const llvm::Loop &loop) {
 
 } // namespace
 
-llvm::PreservedAnalyses PredicateLoops::run(llvm::Function &function,
-                                            llvm::FunctionAnalysisManager &analyses) {
+llvm::PreservedAnalyses HintLoops::run(llvm::Function &function,
+                                       llvm::FunctionAnalysisManager &analyses) {
   llvm::LoopInfo &loops = analyses.getResult<llvm::LoopAnalysis>(function);
   for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
     if (!loop->isInnermost())
@@ -46,10 +45,8 @@ llvm::PreservedAnalyses PredicateLoops::run(llvm::Function &function,
       llvm::RecurrenceDescriptor reduction;
       return llvm::RecurrenceDescriptor::isReductionPHI(&phi, loop, reduction);
     });
-    if (busy(*loop))
+    if (!reduces || busy(*loop))
       llvm::addStringMetadataToLoop(loop, "llvm.loop.interleave.count", 1);
-    else if (!reduces)
-      llvm::addStringMetadataToLoop(loop, "llvm.loop.vectorize.predicate.enable", 1);
   }
   // (Metadata only: every analysis still holds.)
   return llvm::PreservedAnalyses::all();

@@ -99,8 +99,8 @@ llvm::Function *addPackedEntryPoint(llvm::Module &module, llvm::Function *functi
 /// that gain from it, and unrolling the register tiles' k loops and the
 /// remainders of vectorized loops cost a third of the optimization and code
 /// generation time for no measured speed. Right before the loop
-/// vectorizer, loops are marked for a masked remainder but light reductions
-/// (PredicateLoops, LoopHints.h).
+/// vectorizer, loops but light reductions are marked to step one vector at
+/// a time (HintLoops, LoopHints.h).
 void optimizeModule(llvm::Module &module, llvm::TargetMachine *machine) {
   llvm::LoopAnalysisManager loops;
   llvm::FunctionAnalysisManager functions;
@@ -120,7 +120,7 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine *machine) {
   builder.registerVectorizerStartEPCallback(
       [](llvm::FunctionPassManager &passes, llvm::OptimizationLevel) {
         passes.addPass(opal::ir::FlagNanInMinMaxReductions());
-        passes.addPass(opal::ir::PredicateLoops());
+        passes.addPass(opal::ir::HintLoops());
       });
   builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2).run(module, modules);
 }
