@@ -106,22 +106,27 @@ opal.library "aten" {
       %sm = aten.new_zeros %input, %empty, %none, %none, %none, %none : (!opal.tensor, !opal.list<i64>, !opal.none, !opal.none, !opal.none, !opal.none) -> !opal.tensor
       opal.yield %m, %is, %sm, %sm : !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor
     }
-    %centered = aten.sub.Tensor %input, %mean, %c1 : (!opal.tensor, !opal.tensor, i64) -> !opal.tensor
-    %normed = aten.mul.Tensor %centered, %invstd : (!opal.tensor, !opal.tensor) -> !opal.tensor
-    %scaled = opal.static_if %no_w -> !opal.tensor {
-      opal.yield %normed : !opal.tensor
+    // out = input * alpha + beta with alpha = invstd * weight and beta =
+    // bias - mean * alpha computed per channel first, as PyTorch's CPU
+    // kernel rounds them: one multiply and one add per element.
+    %alpha = opal.static_if %no_w -> !opal.tensor {
+      opal.yield %invstd : !opal.tensor
     } else {
       %w = opal.keep_dims %weight, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
-      %r = aten.mul.Tensor %normed, %w : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %r = aten.mul.Tensor %invstd, %w : (!opal.tensor, !opal.tensor) -> !opal.tensor
       opal.yield %r : !opal.tensor
     }
-    %out = opal.static_if %no_b -> !opal.tensor {
-      opal.yield %scaled : !opal.tensor
+    %shift = aten.mul.Tensor %mean, %alpha : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %beta = opal.static_if %no_b -> !opal.tensor {
+      %r = aten.neg %shift : (!opal.tensor) -> !opal.tensor
+      opal.yield %r : !opal.tensor
     } else {
       %b = opal.keep_dims %bias, %dims, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
-      %r = aten.add.Tensor %scaled, %b, %c1 : (!opal.tensor, !opal.tensor, i64) -> !opal.tensor
+      %r = aten.sub.Tensor %b, %shift, %c1 : (!opal.tensor, !opal.tensor, i64) -> !opal.tensor
       opal.yield %r : !opal.tensor
     }
+    %scaled = aten.mul.Tensor %input, %alpha : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %out = aten.add.Tensor %scaled, %beta, %c1 : (!opal.tensor, !opal.tensor, i64) -> !opal.tensor
     opal.yield %out, %save_mean, %save_invstd : !opal.tensor, !opal.tensor, !opal.tensor
   }
   opal.def "batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor"

@@ -8,11 +8,15 @@
 // value varies along the innermost loop (a column's), LLVM cannot hoist it
 // out of the loops either.
 //
-// Such work is computed again over the broadcast operand's own dims, in a
+// Such work is computed again over the broadcast operands' own dims, in a
 // generic of its own whose results the consumer reads the same way: the
-// ops of the body that depend only on inputs read through one such map
-// (and on values from outside), where one of them is costly (a division, a
-// math function), the map keeping the innermost loop and dropping another.
+// ops of the body that depend only on inputs read through maps of the same
+// loops (and on values from outside), the loops keeping the innermost one
+// and dropping another (`(d0, d1) -> (d1)` and `(d0, d1) -> (0, d1)` alike),
+// where one of them is costly (a division, a math function) or they leave
+// fewer values to read per element than they read: batch norm's
+// invstd * weight and bias - mean * invstd * weight, four reads and three
+// operations per element, become two per-channel values.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,12 +47,22 @@ bool costly(Operation *op) {
          op->getDialect()->getNamespace() == math::MathDialect::getDialectNamespace();
 }
 
-/// Whether `map` reads a broadcast operand worth hoisting from: a projected
-/// permutation that drops some loop but keeps the innermost one.
-bool broadcastAlongOuter(AffineMap map) {
-  if (!map.isProjectedPermutation() || map.isPermutation() || map.getNumResults() == 0)
-    return false;
-  return map.isFunctionOfDim(map.getNumDims() - 1);
+/// The loops a broadcast operand read through `map` varies along, if it is
+/// one worth hoisting from: a projected permutation, zeros allowed, that
+/// drops some loop but keeps the innermost one. The map without its zeros
+/// (`(d0, d1) -> (0, d1)` gives `(d0, d1) -> (d1)`); maps of the same loops
+/// read values that one loop nest over those loops computes.
+std::optional<AffineMap> broadcastLoops(AffineMap map) {
+  if (!map.isProjectedPermutation(/*allowZeroInResults=*/true) || map.getNumResults() == 0)
+    return std::nullopt;
+  SmallVector<AffineExpr> loops;
+  for (AffineExpr result : map.getResults())
+    if (isa<AffineDimExpr>(result))
+      loops.push_back(result);
+  AffineMap key = AffineMap::get(map.getNumDims(), 0, loops, map.getContext());
+  if (key.getNumResults() == map.getNumDims() || !key.isFunctionOfDim(map.getNumDims() - 1))
+    return std::nullopt;
+  return key;
 }
 
 struct OpalHoistBroadcastWork
@@ -66,19 +80,29 @@ struct OpalHoistBroadcastWork
         std::optional<Hoistable> work = hoistable(op);
         if (!work)
           break;
-        op = hoist(op, work->map, work->ops);
+        op = hoist(op, work->loops, work->ops);
       }
     }
   }
 
-  /// The ops of `op`'s body that only `map`'s inputs and outside values
-  /// feed, in order.
-  static SmallVector<Operation *> invariantOps(linalg::GenericOp op, AffineMap map) {
+  /// The inputs of `op` read through maps of the loops `loops`.
+  static SmallVector<OpOperand *> inputsAlong(linalg::GenericOp op, AffineMap loops) {
+    SmallVector<OpOperand *> inputs;
+    for (OpOperand *input : op.getDpsInputOperands())
+      if (broadcastLoops(op.getMatchingIndexingMap(input)) == loops &&
+          isa<RankedTensorType>(input->get().getType()))
+        inputs.push_back(input);
+    return inputs;
+  }
+
+  /// The ops of `op`'s body that only `inputs` and outside values feed, in
+  /// order.
+  static SmallVector<Operation *> invariantOps(linalg::GenericOp op,
+                                               ArrayRef<OpOperand *> inputs) {
     Block &body = op.getRegion().front();
     llvm::SmallDenseSet<Value> invariant;
-    for (OpOperand *input : op.getDpsInputOperands())
-      if (op.getMatchingIndexingMap(input) == map)
-        invariant.insert(body.getArgument(input->getOperandNumber()));
+    for (OpOperand *input : inputs)
+      invariant.insert(body.getArgument(input->getOperandNumber()));
     SmallVector<Operation *> ops;
     for (Operation &inner : body.without_terminator()) {
       if (inner.getNumRegions() > 0 || !isMemoryEffectFree(&inner) ||
@@ -98,61 +122,89 @@ struct OpalHoistBroadcastWork
     return ops;
   }
 
-  /// A map of a generic's inputs and its invariant ops, one of them costly.
-  struct Hoistable {
-    AffineMap map;
-    SmallVector<Operation *> ops;
-  };
-
-  /// A map of `op`'s inputs worth hoisting work from, if any.
-  static std::optional<Hoistable> hoistable(linalg::GenericOp op) {
-    for (OpOperand *input : op.getDpsInputOperands()) {
-      AffineMap map = op.getMatchingIndexingMap(input);
-      if (!broadcastAlongOuter(map) || !isa<RankedTensorType>(input->get().getType()))
-        continue;
-      SmallVector<Operation *> ops = invariantOps(op, map);
-      if (llvm::any_of(ops, costly))
-        return Hoistable{map, std::move(ops)};
-    }
-    return std::nullopt;
-  }
-
-  /// Computes `map`'s invariant ops `ops` (in order) over the map's dims
-  /// in a generic of their own; `op` reads its results through `map`
-  /// instead. Returns the new consumer.
-  static linalg::GenericOp hoist(linalg::GenericOp op, AffineMap map,
-                                 ArrayRef<Operation *> ops) {
+  /// The results of `ops` that the rest of `op`'s body (or its yield) uses.
+  static SmallVector<Value> rootsOf(ArrayRef<Operation *> ops) {
     llvm::SmallPtrSet<Operation *, 8> hoisted(ops.begin(), ops.end());
-    // The results the rest of the body (or the yield) uses.
     SmallVector<Value> roots;
     for (Operation *inner : ops)
       if (llvm::any_of(inner->getUsers(), [&](Operation *user) { return !hoisted.contains(user); }))
         roots.push_back(inner->getResult(0));
-    SmallVector<OpOperand *> inputs;
-    for (OpOperand *input : op.getDpsInputOperands())
-      if (op.getMatchingIndexingMap(input) == map)
-        inputs.push_back(input);
+    return roots;
+  }
+
+  /// Loops of a generic's broadcast inputs and the ops to hoist.
+  struct Hoistable {
+    AffineMap loops;
+    SmallVector<Operation *> ops;
+  };
+
+  /// Loops of `op`'s broadcast inputs worth hoisting work from, if any: one
+  /// of their invariant ops is costly, or the ops leave fewer values for
+  /// each element to read than the inputs they read.
+  static std::optional<Hoistable> hoistable(linalg::GenericOp op) {
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      std::optional<AffineMap> loops = broadcastLoops(op.getMatchingIndexingMap(input));
+      if (!loops || !isa<RankedTensorType>(input->get().getType()))
+        continue;
+      SmallVector<OpOperand *> inputs = inputsAlong(op, *loops);
+      SmallVector<Operation *> ops = invariantOps(op, inputs);
+      if (ops.empty())
+        continue;
+      if (llvm::any_of(ops, costly) || rootsOf(ops).size() < inputs.size())
+        return Hoistable{*loops, std::move(ops)};
+    }
+    return std::nullopt;
+  }
+
+  /// Computes the invariant ops `ops` (in order) of the inputs read along
+  /// `loops` over those loops, in a generic of their own; `op` reads its
+  /// results through `loops` instead. Returns the new consumer.
+  static linalg::GenericOp hoist(linalg::GenericOp op, AffineMap loops,
+                                 ArrayRef<Operation *> ops) {
+    SmallVector<Value> roots = rootsOf(ops);
+    SmallVector<OpOperand *> inputs = inputsAlong(op, loops);
 
     OpBuilder b(op);
     Location loc = op.getLoc();
-    // The hoisted generic: the map's dims, identity maps, one result per
-    // root, shaped like the first input read through `map`.
-    Value shapeSource = inputs.front()->get();
-    auto shapeType = cast<RankedTensorType>(shapeSource.getType());
+    // The hoisted generic: one loop per loop of `loops`, each input read
+    // through its map with those loops renumbered (zeros kept), one result
+    // per root over the loops. A loop's size: the first input's dim along it.
+    unsigned rank = loops.getNumResults();
+    SmallVector<unsigned> loopAt(op.getNumLoops(), 0);
+    for (auto [k, result] : llvm::enumerate(loops.getResults()))
+      loopAt[cast<AffineDimExpr>(result).getPosition()] = k;
+    SmallVector<int64_t> shape;
     SmallVector<Value> dynamicSizes;
-    for (int64_t d = 0; d < shapeType.getRank(); ++d)
-      if (shapeType.isDynamicDim(d))
-        dynamicSizes.push_back(tensor::DimOp::create(b, loc, shapeSource, d));
+    for (AffineExpr result : loops.getResults()) {
+      for (OpOperand *input : inputs) {
+        AffineMap map = op.getMatchingIndexingMap(input);
+        std::optional<unsigned> at = map.getResultPosition(result);
+        if (!at)
+          continue;
+        auto type = cast<RankedTensorType>(input->get().getType());
+        shape.push_back(type.getDimSize(*at));
+        if (type.isDynamicDim(*at))
+          dynamicSizes.push_back(tensor::DimOp::create(b, loc, input->get(), *at));
+        break;
+      }
+    }
+    SmallVector<AffineMap> maps;
+    for (OpOperand *input : inputs) {
+      SmallVector<AffineExpr> reads;
+      for (AffineExpr result : op.getMatchingIndexingMap(input).getResults())
+        reads.push_back(isa<AffineDimExpr>(result)
+                            ? b.getAffineDimExpr(loopAt[cast<AffineDimExpr>(result).getPosition()])
+                            : result);
+      maps.push_back(AffineMap::get(rank, 0, reads, b.getContext()));
+    }
     SmallVector<Value> inits;
     SmallVector<Type> resultTypes;
     for (Value root : roots) {
-      auto type = RankedTensorType::get(shapeType.getShape(), root.getType());
+      auto type = RankedTensorType::get(shape, root.getType());
       inits.push_back(tensor::EmptyOp::create(b, loc, type, dynamicSizes));
       resultTypes.push_back(type);
     }
-    unsigned rank = shapeType.getRank();
-    AffineMap identity = b.getMultiDimIdentityMap(rank);
-    SmallVector<AffineMap> maps(inputs.size() + roots.size(), identity);
+    maps.append(roots.size(), b.getMultiDimIdentityMap(rank));
     SmallVector<Value> inputValues;
     for (OpOperand *input : inputs)
       inputValues.push_back(input->get());
@@ -172,13 +224,13 @@ struct OpalHoistBroadcastWork
           linalg::YieldOp::create(nb, nl, yielded);
         });
 
-    // The consumer, with the hoisted results as inputs read through `map`.
+    // The consumer, with the hoisted results as inputs read through `loops`.
     SmallVector<Value> newInputs(op.getDpsInputs());
     llvm::append_range(newInputs, hoistedOp.getResults());
     SmallVector<AffineMap> newMaps;
     for (OpOperand *input : op.getDpsInputOperands())
       newMaps.push_back(op.getMatchingIndexingMap(input));
-    newMaps.append(roots.size(), map);
+    newMaps.append(roots.size(), loops);
     for (OpOperand &init : op.getDpsInitsMutable())
       newMaps.push_back(op.getMatchingIndexingMap(&init));
     auto consumer = linalg::GenericOp::create(b, loc, op.getResultTypes(), newInputs,

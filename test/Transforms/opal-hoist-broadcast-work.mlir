@@ -89,3 +89,50 @@ func.func @left_alone(%x: tensor<4x8xf32>, %rows: tensor<4xf32>, %cols: tensor<8
   } -> tensor<4x8xf32>
   return %r, %c : tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// Batch norm's affine part over [N, C] after elementwise fusion: alpha =
+// invstd * weight and beta = bias - mean * alpha per element, from the
+// mean and invstd read as [1, C] and the weight and bias as [C] (maps of
+// the same loop). No op is costly, but four values per element become
+// two: both computed once per column, the [1, C] operands read with their
+// zero kept.
+// CHECK-DAG: #[[ZERO:.*]] = affine_map<(d0) -> (0, d0)>
+// CHECK-DAG: #[[ONE:.*]] = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @per_column_affine
+// CHECK-SAME: (%[[X:.*]]: tensor<?x?xf32>, %[[INVSTD:.*]]: tensor<1x?xf32>, %[[W:.*]]: tensor<?xf32>, %[[B:.*]]: tensor<?xf32>, %[[MEAN:.*]]: tensor<1x?xf32>)
+// CHECK: %[[DIM:.*]] = tensor.dim %[[INVSTD]], %{{.*}} : tensor<1x?xf32>
+// CHECK: %[[E0:.*]] = tensor.empty(%[[DIM]]) : tensor<?xf32>
+// CHECK: %[[E1:.*]] = tensor.empty(%[[DIM]]) : tensor<?xf32>
+// CHECK: %[[AB:.*]]:2 = linalg.generic {indexing_maps = [#[[ZERO]], #[[ONE]], #[[ONE]], #[[ZERO]], #[[ONE]], #[[ONE]]], iterator_types = ["parallel"]} ins(%[[INVSTD]], %[[W]], %[[B]], %[[MEAN]] : tensor<1x?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<1x?xf32>) outs(%[[E0]], %[[E1]] : tensor<?xf32>, tensor<?xf32>)
+// CHECK-NEXT: ^bb0(%[[I:.*]]: f32, %[[WV:.*]]: f32, %[[BV:.*]]: f32, %[[MV:.*]]: f32, %{{.*}}: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[ALPHA:.*]] = arith.mulf %[[I]], %[[WV]] : f32
+// CHECK-NEXT: %[[SHIFT:.*]] = arith.mulf %[[MV]], %[[ALPHA]] : f32
+// CHECK-NEXT: %[[BETA:.*]] = arith.subf %[[BV]], %[[SHIFT]] : f32
+// CHECK-NEXT: linalg.yield %[[ALPHA]], %[[BETA]] : f32, f32
+// CHECK: linalg.generic {{.*}} ins(%[[X]], %[[INVSTD]], %[[W]], %[[B]], %[[MEAN]], %[[AB]]#0, %[[AB]]#1 : tensor<?x?xf32>, tensor<1x?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<1x?xf32>, tensor<?xf32>, tensor<?xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32, %[[A:.*]]: f32, %[[BT:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[S:.*]] = arith.mulf %[[IN]], %[[A]] : f32
+// CHECK-NEXT: %[[R:.*]] = arith.addf %[[S]], %[[BT]] : f32
+// CHECK-NEXT: linalg.yield %[[R]] : f32
+#xy = affine_map<(d0, d1) -> (d0, d1)>
+#zy = affine_map<(d0, d1) -> (0, d1)>
+#y = affine_map<(d0, d1) -> (d1)>
+func.func @per_column_affine(%x: tensor<?x?xf32>, %invstd: tensor<1x?xf32>, %w: tensor<?xf32>, %b: tensor<?xf32>, %mean: tensor<1x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d0 = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %d1 = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %e = tensor.empty(%d0, %d1) : tensor<?x?xf32>
+  %r = linalg.generic {indexing_maps = [#xy, #zy, #y, #y, #zy, #xy], iterator_types = ["parallel", "parallel"]} ins(%x, %invstd, %w, %b, %mean : tensor<?x?xf32>, tensor<1x?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<1x?xf32>) outs(%e : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %i: f32, %wv: f32, %bv: f32, %mv: f32, %o: f32):
+    %alpha = arith.mulf %i, %wv : f32
+    %shift = arith.mulf %mv, %alpha : f32
+    %beta = arith.subf %bv, %shift : f32
+    %s = arith.mulf %in, %alpha : f32
+    %y = arith.addf %s, %beta : f32
+    linalg.yield %y : f32
+  } -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}

@@ -169,15 +169,18 @@ def OpalHoistBroadcastWork : Pass<"opal-hoist-broadcast-work", "::mlir::func::Fu
   let summary = "Computes a generic's work on a broadcast operand over that operand's dims";
   let description = [{
     In a `linalg.generic` on tensors, the ops of the body fed only by the
-    inputs read through one indexing map that drops a loop but keeps the
-    innermost one (a per-column value of an [N, C] op: `(d0, d1) -> (d1)`)
-    and by values from outside, when one of them is costly (a division, a
-    remainder, a `math` op), run in a generic of their own over that map's
-    dims, whose results the generic then reads through the same map. Batch
+    inputs read through maps of the same loops, a set that drops a loop but
+    keeps the innermost one (a per-column value of an [N, C] op: `(d0, d1)
+    -> (d1)`, or `(d0, d1) -> (0, d1)` from a [1, C] operand), and by values
+    from outside, when one of them is costly (a division, a remainder, a
+    `math` op) or their results used by the rest of the body are fewer than
+    the inputs they read, run in a generic of their own over those loops,
+    whose results the generic then reads through the same loops. Batch
     norm's mean, `sum / n` per channel, fused by elementwise fusion into the
     variance's `(x - mean)^2` over [N, C], then divides once per channel
     instead of once per element; softmax over dim 0 takes one reciprocal
-    per column. (Work on per-row values, whose maps drop the innermost loop,
+    per column; batch norm's `invstd * weight` and `bias - mean * invstd *
+    weight` (four values read per element) become two per-channel values. (Work on per-row values, whose maps drop the innermost loop,
     is left to LLVM, which hoists it out of the inner loop.) CPU pipeline,
     on tensors, after elementwise fusion.
   }];
