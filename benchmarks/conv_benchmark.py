@@ -7,7 +7,7 @@ thread). A ResNet 3x3 layer, a batch of 8 through a small CNN layer, an
 ImageNet stem (7x7, stride 2), ResNet's and the CNN's downsampling 3x3 of
 stride 2, depthwise ones (groups = channels: a 3x3, a
 MobileNet downsampling 3x3 of stride 2, a 5x5 over a batch of 8), a 1x1
-projection, a 1-d and a 3-d convolution, and a transposed 2-d one
+projection, ResNet's 1x1 shortcut of stride 2, a 1-d and a 3-d convolution, and a transposed 2-d one
 (stride 2, a decoder's upsampling). Reports min and median milliseconds and
 PyTorch's median over opal's.
 
@@ -36,6 +36,7 @@ CASES = [
     ("depthwise 3x3/2 128ch 56x56", (1, 128, 56, 56), (128, 1, 3, 3), 2, 1, 128, False),
     ("depthwise 5x5 64ch 32x32 b8", (8, 64, 32, 32), (64, 1, 5, 5), 1, 2, 64, False),
     ("1x1 256ch 14x14", (1, 256, 14, 14), (256, 256, 1, 1), 1, 0, 1, False),
+    ("1x1/2 256->512ch 56x56", (1, 256, 56, 56), (512, 256, 1, 1), 2, 0, 1, False),
     ("conv1d k5 64ch 1024", (4, 64, 1024), (64, 64, 5), 1, 2, 1, False),
     ("conv3d 3x3x3 16ch 16^3", (1, 16, 16, 16, 16), (16, 16, 3, 3, 3), 1, 1, 1, False),
     ("transposed 4x4/2 64->32ch 28x28", (1, 64, 28, 28), (64, 32, 4, 4), 2, 1, 1, True),

@@ -7,7 +7,9 @@
 // prims.conv, input [N, G*Cg, I...], weight [G*Fg, Cg, K...]:
 //   columns [G, Cg*prod(K), N*prod(O)] ("im2col": a generic over
 //     [G, Cg, K..., N, O...] that reads the input at o*s + k*d - p, zero
-//     outside it), weights [G, Fg, Cg*prod(K)] (a copy of the weight),
+//     outside it; unpadded, every read lies inside it but for the channel,
+//     read clamped, and the read is unconditional), weights [G, Fg,
+//     Cg*prod(K)] (a copy of the weight),
 //   products [G, Fg, N*prod(O)] = batch_matmul(weights, columns),
 //   result [N, G*Fg, O...] (a generic that moves N in front).
 // O = (I + 2p - d (K - 1) - 1) / s + 1 per spatial dim.
@@ -389,6 +391,38 @@ Value singleFilterConv(ConvBuilder &cb, Value input, Value weight, const ConvPar
   return roundedTo(cb, sum, sizes, element);
 }
 
+/// `input` [N, C, I...] where it has a channel, else zeros [N, 1, I...]
+/// (of the same type): a tensor whose channel C' - 1 >= 0 can be read at
+/// every batch and input position. Null where the input has no channel
+/// statically.
+Value withAChannel(ConvBuilder &cb, Value input) {
+  auto type = cast<RankedTensorType>(input.getType());
+  if (!type.isDynamicDim(1))
+    return type.getDimSize(1) > 0 ? input : Value();
+  OpBuilder &b = cb.b;
+  Location loc = cb.loc;
+  Value none = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, cb.dim(input, 1),
+                                     cb.index(0));
+  auto branch = scf::IfOp::create(
+      b, loc, none,
+      [&](OpBuilder &then, Location l) {
+        ConvBuilder in(then, l);
+        SmallVector<int64_t> shape(type.getShape());
+        shape[1] = 1;
+        SmallVector<Value> sizes;
+        for (int64_t d = 0; d < type.getRank(); ++d)
+          if (d != 1 && type.isDynamicDim(d))
+            sizes.push_back(in.dim(input, d));
+        auto zerosType = RankedTensorType::get(shape, type.getElementType());
+        Value empty = tensor::EmptyOp::create(then, l, zerosType, sizes);
+        Value zero = arith::ConstantOp::create(then, l, then.getZeroAttr(type.getElementType()));
+        Value zeros = linalg::FillOp::create(then, l, zero, empty).getResult(0);
+        scf::YieldOp::create(then, l, tensor::CastOp::create(then, l, type, zeros).getResult());
+      },
+      [&](OpBuilder &otherwise, Location l) { scf::YieldOp::create(otherwise, l, input); });
+  return branch.getResult(0);
+}
+
 /// prims.conv (see the file comment).
 Value directConv(ConvBuilder &cb, Value input, Value weight, const ConvParameters &p,
                  Type element) {
@@ -398,14 +432,34 @@ Value directConv(ConvBuilder &cb, Value input, Value weight, const ConvParameter
   Value groups = d.groups, n = d.n, cg = d.cg, channels = d.channels, fg = d.fg;
   ArrayRef<Value> extents = d.extents, kernel = d.kernel, out = d.out;
 
-  // Columns [G, Cg, K..., N, O...].
+  // Columns [G, Cg, K..., N, O...]. Without padding, o s + k d < I at
+  // every output o: only the channel may lie outside the input, and it is
+  // read clamped to the last one (of `readable`, which has one) rather
+  // than checked, so that the read is unconditional (LLVM vectorizes a
+  // stride-2 read as two loads and a shuffle, a checked one as gathers).
   SmallVector<Value> columnSizes = {groups, cg};
   llvm::append_range(columnSizes, kernel);
   columnSizes.push_back(n);
   llvm::append_range(columnSizes, out);
+  bool unpadded = llvm::all_of(p.padding, [](int64_t v) { return v == 0; });
+  Value readable = unpadded ? withAChannel(cb, input) : Value();
+  Value lastChannel =
+      readable ? arith::SubIOp::create(cb.b, cb.loc, cb.dim(readable, 1), cb.index(1)).getResult()
+               : Value();
   Value columns = cb.tabulate(
       columnSizes, accumulator, [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
         ConvBuilder in(nb, l);
+        if (readable) {
+          // (A channel past the input's reads its last: a data check
+          // raises after the call.)
+          Value channel = arith::MinUIOp::create(nb, l, in.add(in.mul(at[0], cg), at[1]),
+                                                 lastChannel);
+          SmallVector<Value> coords = {at[2 + spatial], channel};
+          for (int64_t s = 0; s < spatial; ++s)
+            coords.push_back(in.add(in.mul(at[3 + spatial + s], in.index(p.stride[s])),
+                                    in.mul(at[2 + s], in.index(p.dilation[s]))));
+          return castFloat(nb, l, tensor::ExtractOp::create(nb, l, readable, coords), accumulator);
+        }
         // A channel past the input's (groups x the weight's channels
         // larger than the input's: a data check raises after the call) is
         // never read.

@@ -140,6 +140,26 @@ def test_strided_convolutions_match_pytorch(case, dtype):
     check_against_pytorch(case, dtype, seed=len(case[0]) + sum(case[1]) + sum(case[2]))
 
 
+# Unpadded convolutions whose kernel is narrower than its stride (ResNet's
+# 1x1/2 shortcut) keep the columns (im2col), read without bounds checks
+# (every read lies inside the input): 1-d, 2-d and 3-d, a dilation, groups,
+# a batch, odd extents.
+UNPADDED_CASES = [
+    # input, weight, stride, padding, dilation, groups
+    ((1, 16, 14, 15), (24, 16, 1, 1), [2, 2], [0, 0], [1, 1], 1),
+    ((3, 8, 9, 11), (6, 4, 1, 1), [2, 3], [0, 0], [1, 1], 2),
+    ((2, 4, 23), (5, 4, 1), [3], [0], [1], 1),
+    ((1, 4, 7, 9, 8), (3, 4, 1, 1, 1), [2, 2, 2], [0, 0, 0], [1, 1, 1], 1),
+    ((2, 6, 12, 13), (4, 6, 2, 2), [3, 3], [0, 0], [2, 2], 1),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", UNPADDED_CASES, ids=lambda c: "x".join(map(str, c[0])))
+def test_unpadded_columns_match_pytorch(case, dtype):
+    check_against_pytorch(case, dtype, seed=len(case[0]) + sum(case[1]) + 7)
+
+
 def test_strided_convolution_bfloat16_sums_in_float32():
     check_bfloat16_against_pytorch((2, 16, 15, 17), (8, 16, 3, 3), 2, 1, 1, atol=1e-1)
 
@@ -187,6 +207,15 @@ ERRORS = [
     ((2, 4, 5, 5), (6, 2, 3, 3), [1], [0], [1], False, [0], 3,
      "Given groups=3, weight of size [6, 2, 3, 3], expected input[2, 4, 5, 5] to have 6 "
      "channels, but got 4 channels instead"),
+    # (Unpadded 1x1/2 convolutions read their columns unchecked: a channel
+    # past the input's, or an input without channels, is read clamped or
+    # from zeros before the data check raises.)
+    ((2, 4, 5, 5), (6, 2, 1, 1), [2], [0], [1], False, [0], 3,
+     "Given groups=3, weight of size [6, 2, 1, 1], expected input[2, 4, 5, 5] to have 6 "
+     "channels, but got 4 channels instead"),
+    ((2, 0, 5, 5), (6, 2, 1, 1), [2], [0], [1], False, [0], 3,
+     "Given groups=3, weight of size [6, 2, 1, 1], expected input[2, 0, 5, 5] to have 6 "
+     "channels, but got 0 channels instead"),
     ((2, 4, 1, 1), (6, 4, 3, 3), [1], [0], [1], False, [0], 1,
      "Calculated padded input size per channel: (1 x 1). Kernel size: (3 x 3). Kernel size "
      "can't be greater than actual input size"),
