@@ -34,10 +34,8 @@ def repeated(fn, times):
     return many
 
 
-TIMES = {}  # name -> calls per round
-
-
 def cases():
+    """(name, opal call, PyTorch call, calls per round) for each case."""
     rng = np.random.default_rng(0)
     table = []
     for n in [1 << 24, 1 << 20, 4096, 1000, 100, 17]:
@@ -45,20 +43,17 @@ def cases():
         y = rng.standard_normal(n).astype(np.float32)
         ox, oy, tx, ty = opal.tensor(x), opal.tensor(y), torch.from_numpy(x), torch.from_numpy(y)
         out = torch.empty_like(tx)
-        times = max(1, (1 << 20) // n // 4) if n < (1 << 20) else 1
-        times = min(times, 200)
+        times = min(max(1, (1 << 18) // n), 200) if n < (1 << 20) else 1
         label = f"{n >> 20}M" if n >= (1 << 20) else str(n)
-        for op in ("add", "mul", "relu", "copy"):
-            TIMES[f"{op} {label}"] = times
         table += [
-            (f"add {label}", repeated(lambda ox=ox, oy=oy: A.add.Tensor(ox, oy), times),
-             repeated(lambda tx=tx, ty=ty, out=out: torch.add(tx, ty, out=out), times)),
-            (f"mul {label}", repeated(lambda ox=ox, oy=oy: A.mul.Tensor(ox, oy), times),
-             repeated(lambda tx=tx, ty=ty, out=out: torch.mul(tx, ty, out=out), times)),
-            (f"relu {label}", repeated(lambda ox=ox: A.relu(ox), times),
-             repeated(lambda tx=tx, out=out: torch.clamp_min(tx, 0, out=out), times)),
-            (f"copy {label}", repeated(lambda ox=ox: A.clone(ox), times),
-             repeated(lambda tx=tx, out=out: out.copy_(tx), times)),
+            (f"add {label}", lambda ox=ox, oy=oy: A.add.Tensor(ox, oy),
+             lambda tx=tx, ty=ty, out=out: torch.add(tx, ty, out=out), times),
+            (f"mul {label}", lambda ox=ox, oy=oy: A.mul.Tensor(ox, oy),
+             lambda tx=tx, ty=ty, out=out: torch.mul(tx, ty, out=out), times),
+            (f"relu {label}", lambda ox=ox: A.relu(ox),
+             lambda tx=tx, out=out: torch.clamp_min(tx, 0, out=out), times),
+            (f"copy {label}", lambda ox=ox: A.clone(ox),
+             lambda tx=tx, out=out: out.copy_(tx), times),
         ]
     for rows, columns in [(65536, 100), (16384, 1000), (262144, 17)]:
         x = rng.standard_normal((rows, columns)).astype(np.float32)
@@ -66,7 +61,7 @@ def cases():
         ox, ob, tx, tb = opal.tensor(x), opal.tensor(b), torch.from_numpy(x), torch.from_numpy(b)
         out = torch.empty_like(tx)
         table.append((f"add rows of {columns}", lambda ox=ox, ob=ob: A.add.Tensor(ox, ob),
-                      lambda tx=tx, tb=tb, out=out: torch.add(tx, tb, out=out)))
+                      lambda tx=tx, tb=tb, out=out: torch.add(tx, tb, out=out), 1))
     return table
 
 
@@ -79,9 +74,10 @@ def main():
     chosen = [case for case in cases() if args.only in case[0]]
     if not chosen:
         parser.error(f"no case's name contains '{args.only}'")
-    results = [(name, [t / TIMES.get(name, 1) for t in mine],
-                [t / TIMES.get(name, 1) for t in reference])
-               for name, mine, reference in interleaved.run(chosen, args.rounds)]
+    measured = interleaved.run([(name, repeated(ours, times), repeated(theirs, times))
+                                for name, ours, theirs, times in chosen], args.rounds)
+    results = [(name, [t / times for t in mine], [t / times for t in reference])
+               for (name, mine, reference), (_, _, _, times) in zip(measured, chosen)]
     interleaved.report(results, copy_column=False, unit="us")
 
 

@@ -449,33 +449,31 @@ Value directConv(ConvBuilder &cb, Value input, Value weight, const ConvParameter
   Value columns = cb.tabulate(
       columnSizes, accumulator, [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
         ConvBuilder in(nb, l);
+        Value channel = in.add(in.mul(at[0], cg), at[1]);
+        SmallVector<Value> positions;
+        for (int64_t s = 0; s < spatial; ++s) {
+          Value k = at[2 + s], o = at[3 + spatial + s];
+          positions.push_back(arith::SubIOp::create(
+              nb, l,
+              in.add(in.mul(o, in.index(p.stride[s])), in.mul(k, in.index(p.dilation[s]))),
+              in.index(p.padding[s])));
+        }
         if (readable) {
           // (A channel past the input's reads its last: a data check
           // raises after the call.)
-          Value channel = arith::MinUIOp::create(nb, l, in.add(in.mul(at[0], cg), at[1]),
-                                                 lastChannel);
-          SmallVector<Value> coords = {at[2 + spatial], channel};
-          for (int64_t s = 0; s < spatial; ++s)
-            coords.push_back(in.add(in.mul(at[3 + spatial + s], in.index(p.stride[s])),
-                                    in.mul(at[2 + s], in.index(p.dilation[s]))));
+          SmallVector<Value> coords = {at[2 + spatial],
+                                       arith::MinUIOp::create(nb, l, channel, lastChannel)};
+          llvm::append_range(coords, positions);
           return castFloat(nb, l, tensor::ExtractOp::create(nb, l, readable, coords), accumulator);
         }
         // A channel past the input's (groups x the weight's channels
         // larger than the input's: a data check raises after the call) is
         // never read.
-        Value channel = in.add(in.mul(at[0], cg), at[1]);
         SmallVector<Value> coords = {at[2 + spatial], channel};
+        llvm::append_range(coords, positions);
         Value inside = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, channel, channels);
-        for (int64_t s = 0; s < spatial; ++s) {
-          Value k = at[2 + s], o = at[3 + spatial + s];
-          Value position = arith::SubIOp::create(
-              nb, l,
-              in.add(in.mul(o, in.index(p.stride[s])), in.mul(k, in.index(p.dilation[s]))),
-              in.index(p.padding[s]));
-          Value within = inBounds(nb, l, position, extents[s]);
-          inside = inside ? arith::AndIOp::create(nb, l, inside, within).getResult() : within;
-          coords.push_back(position);
-        }
+        for (int64_t s = 0; s < spatial; ++s)
+          inside = arith::AndIOp::create(nb, l, inside, inBounds(nb, l, positions[s], extents[s]));
         Value v = extractInside(nb, l, input, coords, inside, nb.getZeroAttr(element));
         return castFloat(nb, l, v, accumulator);
       });

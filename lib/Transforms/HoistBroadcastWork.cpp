@@ -80,7 +80,7 @@ struct OpalHoistBroadcastWork
         std::optional<Hoistable> work = hoistable(op);
         if (!work)
           break;
-        op = hoist(op, work->loops, work->ops);
+        op = hoist(op, *work);
       }
     }
   }
@@ -132,10 +132,13 @@ struct OpalHoistBroadcastWork
     return roots;
   }
 
-  /// Loops of a generic's broadcast inputs and the ops to hoist.
+  /// Loops of a generic's broadcast inputs, the inputs read along them,
+  /// the ops to hoist and those of their results the rest of the body uses.
   struct Hoistable {
     AffineMap loops;
+    SmallVector<OpOperand *> inputs;
     SmallVector<Operation *> ops;
+    SmallVector<Value> roots;
   };
 
   /// Loops of `op`'s broadcast inputs worth hoisting work from, if any: one
@@ -144,25 +147,27 @@ struct OpalHoistBroadcastWork
   static std::optional<Hoistable> hoistable(linalg::GenericOp op) {
     for (OpOperand *input : op.getDpsInputOperands()) {
       std::optional<AffineMap> loops = broadcastLoops(op.getMatchingIndexingMap(input));
-      if (!loops || !isa<RankedTensorType>(input->get().getType()))
+      if (!loops)
         continue;
       SmallVector<OpOperand *> inputs = inputsAlong(op, *loops);
       SmallVector<Operation *> ops = invariantOps(op, inputs);
       if (ops.empty())
         continue;
-      if (llvm::any_of(ops, costly) || rootsOf(ops).size() < inputs.size())
-        return Hoistable{*loops, std::move(ops)};
+      SmallVector<Value> roots = rootsOf(ops);
+      if (llvm::any_of(ops, costly) || roots.size() < inputs.size())
+        return Hoistable{*loops, std::move(inputs), std::move(ops), std::move(roots)};
     }
     return std::nullopt;
   }
 
-  /// Computes the invariant ops `ops` (in order) of the inputs read along
-  /// `loops` over those loops, in a generic of their own; `op` reads its
-  /// results through `loops` instead. Returns the new consumer.
-  static linalg::GenericOp hoist(linalg::GenericOp op, AffineMap loops,
-                                 ArrayRef<Operation *> ops) {
-    SmallVector<Value> roots = rootsOf(ops);
-    SmallVector<OpOperand *> inputs = inputsAlong(op, loops);
+  /// Computes `work`'s ops (in order) over its loops, in a generic of
+  /// their own; `op` reads their roots through the loops instead. Returns
+  /// the new consumer.
+  static linalg::GenericOp hoist(linalg::GenericOp op, const Hoistable &work) {
+    AffineMap loops = work.loops;
+    ArrayRef<OpOperand *> inputs = work.inputs;
+    ArrayRef<Operation *> ops = work.ops;
+    ArrayRef<Value> roots = work.roots;
 
     OpBuilder b(op);
     Location loc = op.getLoc();
@@ -244,7 +249,7 @@ struct OpalHoistBroadcastWork
     unsigned position = op.getNumDpsInputs();
     for (auto [i, root] : llvm::enumerate(roots)) {
       BlockArgument argument = newBody.insertArgument(position + i, root.getType(), loc);
-      root.replaceAllUsesWith(argument);
+      Value(root).replaceAllUsesWith(argument);
     }
     for (Operation *inner : llvm::reverse(ops))
       if (inner->use_empty())
