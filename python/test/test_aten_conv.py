@@ -4,6 +4,8 @@ PyTorch's error messages."""
 
 import random
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -238,6 +240,27 @@ def test_errors_as_pytorch(case):
     # (Checks before the call name the op; data checks after it do not.)
     with pytest.raises(RuntimeError, match="^(aten::convolution: )?" + re.escape(message)):
         A.convolution(opal.tensor(x), opal.tensor(w), None, *args)
+
+
+UNCHECKED_READS = [case for case in ERRORS if case[1][2:] == (1, 1) and case[2] == [2]]
+
+
+@pytest.mark.parametrize("case", UNCHECKED_READS, ids=lambda c: "x".join(map(str, c[0])))
+def test_unchecked_column_reads_raise_in_their_own_process(case):
+    # An unpadded 1x1/2 convolution reads its columns without bounds checks
+    # (a channel past the input's clamped; no channel at all read from
+    # zeros): each bad case alone in a process, which must end with the
+    # error, not a crash.
+    xs, ws, *args, message = case
+    script = (
+        "import opal\n"
+        f"try:\n    opal.ops.aten.convolution(opal.ones(*{xs!r}), opal.ones(*{ws!r}), None, "
+        f"*{args!r})\n"
+        "except RuntimeError as error:\n    print(str(error).splitlines()[0])\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip().endswith(message)
 
 
 def test_dtypes_as_pytorch_cpu_kernels():
