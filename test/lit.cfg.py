@@ -49,6 +49,10 @@ _fuzzers = ["opal-fuzz-schema", "opal-fuzz-op-library", "opal-fuzz-tensor-sizes"
 if all(os.access(os.path.join(_fuzz_bin, f), os.X_OK) for f in _fuzzers):
     config.available_features.add("fuzzers")
 config.substitutions.append(("%fuzz_dir", _fuzz_bin))
+# %run_fuzzer LOG FUZZER ARGS: the whole output goes to LOG; stdout gets the
+# summary lines for FileCheck, stderr what ended a failed run (fuzz/run-fuzzer.py).
+config.substitutions.append(
+    ("%run_fuzzer", f"{config.opal_python} {config.opal_src_root}/fuzz/run-fuzzer.py"))
 _fuzz_seconds = os.environ.get("OPAL_FUZZ_SECONDS")
 config.substitutions.append(
     ("%fuzz_options", f"-runs=-1 -max_total_time={int(_fuzz_seconds)}"
