@@ -487,8 +487,9 @@ bool Parser::parseType(TypePtr &type, bool isArgument) {
     auto [ptr, ec] = std::from_chars(size.text.data(),
                                      size.text.data() + size.text.size(), n);
     if (ec != std::errc() || ptr != size.text.data() + size.text.size() ||
-        n < 1)
-      return fail(size, "list size must be a positive integer, but found " +
+        n < 1 || n > SchemaType::kMaxListSize)
+      return fail(size, "list size must be an integer from 1 to " +
+                            std::to_string(SchemaType::kMaxListSize) + ", but found " +
                             size.describe());
     if (type->isOptional() || type->isList())
       return fail(open, "a sized list must have a plain element type, not '" +

@@ -95,6 +95,14 @@ def test_default_value_types():
     assert values["x"] == float("inf")
 
 
+def test_largest_sized_list_default():
+    # A scalar default of int[N] stands for N copies, as in PyTorch; N is at
+    # most 1024 (int[1025] is refused above, before any copy is built).
+    s = parse_schema("f(int[1024] k=7) -> ()")
+    assert s.arguments[0].default_value == [7] * 1024
+    assert str(s) == "f(int[1024] k=7) -> ()"
+
+
 def test_parse_type():
     assert parse_type("Tensor(a!)?") == "Tensor(a!)?"
     assert parse_type("int [ 2 ]") == "int[2]"
@@ -122,7 +130,10 @@ INVALID = [
     ("f(Tensor x, *) -> ()", "'*' must be followed by at least one keyword-only argument (column 13)"),
     ("f(str s='abc) -> ()", "unterminated string literal (column 9)"),
     ("f(Tensor x) -> Tensor y=1", "a return cannot have a default value (column 24)"),
-    ("f(int[0] x) -> ()", "list size must be a positive integer, but found number 0 (column 7)"),
+    ("f(int[0] x) -> ()", "list size must be an integer from 1 to 1024, but found number 0 (column 7)"),
+    ("f(int[1025] x=1) -> ()", "list size must be an integer from 1 to 1024, but found number 1025 (column 7)"),
+    ("f(int[999999999] x=1) -> ()", "list size must be an integer from 1 to 1024, but found number 999999999 (column 7)"),
+    ("f(int[99999999999999999999] x) -> ()", "list size must be an integer from 1 to 1024, but found number 99999999999999999999 (column 7)"),
     ("f(Tensor x) -> Tensor junk more", "unexpected 'more' after the end of the schema (column 28)"),
 ]
 

@@ -74,6 +74,12 @@ using TypePtr = std::shared_ptr<const SchemaType>;
 
 class SchemaType {
 public:
+  /// The largest `N` of a sized list `T[N]`. A scalar default of a sized
+  /// list stands for N copies (`int[2] stride=1` is [1, 1]), so the parser
+  /// refuses larger sizes rather than build them (PyTorch's operators use
+  /// sizes up to 6).
+  static constexpr int64_t kMaxListSize = 1024;
+
   /// The shared instance of a base type, without annotation.
   static TypePtr get(TypeKind baseKind);
   static TypePtr optional(TypePtr element);
