@@ -91,25 +91,30 @@ __attribute__((noinline)) void fused(const float *restrict x, float *restrict y,
 
 static float scratch[1 << 16] __attribute__((aligned(64)));
 
-__attribute__((noinline)) void stream_variant(const float *restrict x, float *restrict y, long R, long C) {
+static inline void stream_store(float *p, __m512 v) { _mm512_stream_ps(p, v); }
+static inline void plain_store(float *p, __m512 v) { _mm512_storeu_ps(p, v); }
+
+// exp into the scratch row, then the output written once by `store`
+// (inlined with the store it is given, so each variant is its own loop).
+static inline __attribute__((always_inline)) void
+via_scratch(const float *restrict x, float *restrict y, long R, long C,
+            void (*store)(float *, __m512)) {
   for (long i = 0; i < R; i++) {
     const float *a = x + i * C;
     float *o = y + i * C;
     __m512 r = exp_row(a, row_max(a, C), scratch, C);
     for (long j = 0; j < C; j += 16)
-      _mm512_stream_ps(o + j, _mm512_mul_ps(_mm512_load_ps(scratch + j), r));
+      store(o + j, _mm512_mul_ps(_mm512_load_ps(scratch + j), r));
   }
   _mm_sfence();
 }
 
+__attribute__((noinline)) void stream_variant(const float *restrict x, float *restrict y, long R, long C) {
+  via_scratch(x, y, R, C, stream_store);
+}
+
 __attribute__((noinline)) void scratch_variant(const float *restrict x, float *restrict y, long R, long C) {
-  for (long i = 0; i < R; i++) {
-    const float *a = x + i * C;
-    float *o = y + i * C;
-    __m512 r = exp_row(a, row_max(a, C), scratch, C);
-    for (long j = 0; j < C; j += 16)
-      _mm512_storeu_ps(o + j, _mm512_mul_ps(_mm512_load_ps(scratch + j), r));
-  }
+  via_scratch(x, y, R, C, plain_store);
 }
 
 static double now(void) {
