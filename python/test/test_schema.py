@@ -95,6 +95,29 @@ def test_default_value_types():
     assert values["x"] == float("inf")
 
 
+@pytest.mark.parametrize("text", [
+    "f(int[999999999] x=1) -> ()",
+    "f(float[99999999999] x=0.5) -> ()",
+    "mylib::g(Tensor t, bool[2000000000] b=True) -> Tensor",
+])
+def test_huge_sized_list_defaults_raise_in_their_own_process(text):
+    # A scalar default of T[N] stands for N copies; a huge N once ran the
+    # process out of memory (found by opal-fuzz-schema). Each case alone in
+    # a process whose address space is capped at 2 GiB, so that a
+    # regression fails here rather than exhausting the machine: it must
+    # end with the parser's error.
+    script = (
+        "import resource\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))\n"
+        "from opal._C import parse_schema\n"
+        f"try:\n    parse_schema({text!r})\n"
+        "except RuntimeError as error:\n    print(str(error).splitlines()[0])\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip().startswith("list size must be an integer from 1 to 1024, but found number ")
+
+
 def test_largest_sized_list_default():
     # A scalar default of int[N] stands for N copies, as in PyTorch; N is at
     # most 1024 (int[1025] is refused above, before any copy is built).
