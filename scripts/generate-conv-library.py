@@ -123,6 +123,25 @@ def data_check(cond, msg, values, ind, tag):
     vals = ", ".join(values)
     e(f'opal.data_check %{tag}_t, "{msg}" ({vals}) : {T}', ind)
 
+def saturating_mul(name, a, b, ind):
+    """%name = a * b for a, b >= 0, or INT64_MAX where the product
+    overflows: a kernel extent of dilation 2^62 is too big, not negative."""
+    e(f"%{name}x:2 = arith.mulsi_extended {a}, {b} : i64", ind)
+    e(f"%{name}c63 = arith.constant 63 : i64", ind)
+    e(f"%{name}sg = arith.shrsi %{name}x#0, %{name}c63 : i64", ind)
+    e(f"%{name}ov = arith.cmpi ne, %{name}x#1, %{name}sg : i64", ind)
+    e(f"%{name}max = arith.constant 9223372036854775807 : i64", ind)
+    e(f"%{name} = arith.select %{name}ov, %{name}max, %{name}x#0 : i64", ind)
+
+
+def saturating_add(name, a, b, ind):
+    """%name = a + b for a, b >= 0, or INT64_MAX where the sum overflows."""
+    e(f"%{name}s = arith.addi {a}, {b} : i64", ind)
+    e(f"%{name}ov = arith.cmpi slt, %{name}s, {a} : i64", ind)
+    e(f"%{name}max = arith.constant 9223372036854775807 : i64", ind)
+    e(f"%{name} = arith.select %{name}ov, %{name}max, %{name}s : i64", ind)
+
+
 def seq(n, start=0):
     return ", ".join("{%d}" % (start + i) for i in range(n))
 
@@ -247,8 +266,8 @@ def spatial_branch(S, transposed, ind):
             e(f"%{t}pp{i} = arith.addi {pd[i]}, {pd[i]} : i64", ind)
             e(f"%{t}ip{i} = arith.addi {xs[2 + i]}, %{t}pp{i} : i64", ind)
             e(f"%{t}km{i} = arith.subi {ws[2 + i]}, {one} : i64", ind)
-            e(f"%{t}kd{i} = arith.muli %{t}km{i}, {dl[i]} : i64", ind)
-            e(f"%{t}ke{i} = arith.addi %{t}kd{i}, {one} : i64", ind)
+            saturating_mul(f"{t}kd{i}", f"%{t}km{i}", dl[i], ind)
+            saturating_add(f"{t}ke{i}", f"%{t}kd{i}", one, ind)
             e(f"%{t}lt{i} = arith.cmpi slt, %{t}ip{i}, %{t}ke{i} : i64", ind)
             padded.append(f"%{t}ip{i}"); extent.append(f"%{t}ke{i}"); cs.append(f"%{t}lt{i}")
         big = any_of(cs, ind, f"{t}big")

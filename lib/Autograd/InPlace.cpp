@@ -5,6 +5,7 @@
 #include "opal/Autograd/AutogradMeta.h"
 #include "opal/Autograd/Functions.h"
 #include "opal/Autograd/GradMode.h"
+#include "opal/Runtime/ScalarElement.h"
 #include "opal/Support/Exceptions.h"
 
 using namespace opal;
@@ -81,8 +82,11 @@ void autograd::copyInPlace(Tensor &self, const Tensor &source) {
   setWriteHistory(self, std::move(node));
 }
 
-void autograd::fillInPlace(Tensor &self, double value) {
+void autograd::fillInPlace(Tensor &self, const Scalar &value) {
+  // Checked before anything is recorded: a refused value changes nothing.
+  if (std::string problem = elementOverflowProblem(value, self.dtype()); !problem.empty())
+    throw OpalError(problem);
   std::shared_ptr<Node> node = prepareWrite(self, nullptr, "fill_");
-  self.fill(value);
+  fillWithScalar(self, value);
   setWriteHistory(self, std::move(node));
 }

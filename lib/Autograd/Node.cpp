@@ -17,6 +17,28 @@ std::atomic<uint64_t> nextSequenceNr{0};
 
 Node::Node() : sequenceNr_(nextSequenceNr.fetch_add(1, std::memory_order_relaxed)) {}
 
+Node::~Node() {
+  // The derived node's saved tensors are gone by now; the edges are what
+  // keeps the rest of the graph alive. Their nodes are handed to the
+  // outermost ~Node on this thread, which frees them one by one: each
+  // hands its own edges over in turn instead of freeing them inside it.
+  thread_local std::vector<std::shared_ptr<Node>> pending;
+  thread_local bool draining = false;
+  for (Edge &edge : next_)
+    if (edge.function)
+      pending.push_back(std::move(edge.function));
+  next_.clear();
+  if (draining)
+    return;
+  draining = true;
+  while (!pending.empty()) {
+    std::shared_ptr<Node> node = std::move(pending.back());
+    pending.pop_back();
+    node.reset(); // may push more
+  }
+  draining = false;
+}
+
 Tensor GradHooks::run(Tensor grad) const {
   // (A copy: a hook may register or remove hooks.)
   auto current = hooks;

@@ -127,8 +127,23 @@ FailureOr<OwningOpRef<ModuleOp>> opal::ir::buildCallModule(MLIRContext *context,
     case jit::ArgKind::Int:
       inputTypes.push_back(b.getI64Type());
       break;
-    case jit::ArgKind::Constant:
+    case jit::ArgKind::Constant: {
+      // A dtype the JIT does not compile (uint8: its IR has no unsigned
+      // integers yet) is refused as a tensor of it is, never compiled as
+      // another.
+      const SchemaType *type = schema.arguments()[i].type().get();
+      if (type->isOptional())
+        type = type->element().get();
+      if (type->kind() == TypeKind::ScalarType && arg.constant.isInt()) {
+        auto dtype = static_cast<ScalarType>(arg.constant.toInt());
+        if (!elementTypeForDtype(static_cast<int64_t>(dtype), context)) {
+          error = op + ": argument '" + schema.arguments()[i].name() + "': the JIT does not "
+                  "compile " + dtypeName(dtype) + " tensors";
+          return failure();
+        }
+      }
       break;
+    }
     }
   }
   SmallVector<Type> resultTypes(schema.returns().size(), GenericTensorType::get(context));

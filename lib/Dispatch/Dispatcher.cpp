@@ -133,12 +133,8 @@ Dispatcher::registerDef(FunctionSchema schema, std::string debug,
   std::lock_guard<std::mutex> lock(mutex_);
   OperatorEntry &entry = findOrCreate(schema.operatorName());
   if (entry.hasSchema())
-    return makeUnexpected(Error(
-        "Tried to register an operator (" + schema.str() +
-        ") with the same name and overload name multiple times. Each overload's "
-        "schema should only be registered with a single call to def(). "
-        "Duplicate registration: " + debug +
-        ". Original registration: " + entry.schemaDebug()));
+    return makeUnexpected(
+        Error(duplicateDefinitionMessage(schema, debug, entry.schemaDebug())));
   if (auto ok = entry.checkSchemaAgainstKernels(schema); !ok)
     return makeUnexpected(ok.error());
   entry.registerSchema(std::move(schema), std::move(debug), kind, kindIsDefault);
@@ -285,7 +281,8 @@ void OperatorHandle::checkTypedAccess(const CppSignature &signature,
 void OperatorHandle::callBoxed(Stack *stack) const {
   if (!entry_->hasSchema())
     throw OpalError("Cannot call " + operatorName().str() +
-                    ": it has no schema (it was never defined)");
+                    ": it has no schema (it was never defined, or the Library that defined it "
+                    "was destroyed)");
   size_t count = entry_->numArguments();
   if (stack->size() < count)
     throw OpalError(operatorName().str() + " expects " + std::to_string(count) +

@@ -104,21 +104,33 @@ void OperatorEntry::registerSchema(FunctionSchema schema, std::string debug,
   for (uint32_t i = 0; i < numArguments_; ++i)
     if (schema.arguments()[i].type()->isTensorLike())
       tensorArguments_.push_back(i);
-  schema_ = SchemaEntry{std::move(schema), std::move(debug), kind, kindIsDefault};
+  schemas_.push_back(std::make_unique<SchemaEntry>(
+      SchemaEntry{std::move(schema), std::move(debug), kind, kindIsDefault}));
+  schema_.store(schemas_.back().get(), std::memory_order_release);
+}
+
+const OperatorEntry::SchemaEntry &OperatorEntry::schemaEntry() const {
+  const SchemaEntry *entry = schema_.load(std::memory_order_acquire);
+  if (!entry)
+    throw OpalError("operator " + name_.str() +
+                    " has no schema (it was never defined, or the Library that defined it was "
+                    "destroyed)");
+  return *entry;
 }
 
 void OperatorEntry::deregisterSchema() {
-  schema_.reset();
+  // The entry itself stays in schemas_: calls in flight may hold it.
+  schema_.store(nullptr, std::memory_order_release);
   tensorArguments_.clear();
   numArguments_ = 0;
 }
 
 Expected<bool> OperatorEntry::checkKernel(DispatchKey key,
                                           const AnnotatedKernel &kernel) const {
-  if (kernel.inferredSchema && schema_) {
-    if (auto reason = findSchemaDifference(*kernel.inferredSchema, schema_->schema))
+  if (kernel.inferredSchema && schema_.load()) {
+    if (auto reason = findSchemaDifference(*kernel.inferredSchema, schema_.load()->schema))
       return makeUnexpected(Error(schemaMismatchMessage(
-          name_.str(), schema_->schema, schema_->debug, *kernel.inferredSchema,
+          name_.str(), schema_.load()->schema, schema_.load()->debug, *kernel.inferredSchema,
           kernel.debug, *reason)));
   }
   if (kernel.cppSignature && cppSignature_ && *kernel.cppSignature != *cppSignature_) {
@@ -144,8 +156,8 @@ OperatorEntry::registerKernel(const Dispatcher &dispatcher, DispatchKey key,
   if (!kernels.empty())
     warning = ("Overriding a previously registered kernel for the same operator and "
          "the same dispatch key\n  operator: " +
-         (schema_ ? schema_->schema.str() : name_.str()) + "\n    " +
-         (schema_ ? schema_->debug : std::string("(no schema yet)")) +
+         (schema_.load() ? schema_.load()->schema.str() : name_.str()) + "\n    " +
+         (schema_.load() ? schema_.load()->debug : std::string("(no schema yet)")) +
          "\n  dispatch key: " + toString(key) +
          "\n  previous kernel: " + kernels.front().debug +
          "\n       new kernel: " + kernel.debug);
@@ -300,11 +312,11 @@ std::string OperatorEntry::dumpComputedTable(const Dispatcher &dispatcher) const
 
 std::string OperatorEntry::dumpState() const {
   std::string out = "name: " + name_.str() + "\n";
-  if (schema_) {
-    out += "schema: " + schema_->schema.str() + "\n";
-    out += "debug: " + schema_->debug + "\n";
-    out += std::string("alias analysis kind: ") + toString(schema_->aliasAnalysis) +
-           (schema_->aliasAnalysisIsDefault ? " (default)" : "") + "\n";
+  if (schema_.load()) {
+    out += "schema: " + schema_.load()->schema.str() + "\n";
+    out += "debug: " + schema_.load()->debug + "\n";
+    out += std::string("alias analysis kind: ") + toString(schema_.load()->aliasAnalysis) +
+           (schema_.load()->aliasAnalysisIsDefault ? " (default)" : "") + "\n";
   } else {
     out += "schema: (none)\n";
   }

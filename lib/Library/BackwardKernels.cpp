@@ -109,8 +109,100 @@ Tensor embeddingDenseBackward(const Tensor &grad, const Tensor &indices, int64_t
               IValue(scaleGradByFreq)});
 }
 
-Tensor maxPool2dWithIndicesBackward(const Tensor &grad, const Tensor &self, Sizes, Sizes, Sizes,
-                                    Sizes, bool, const Tensor &indices) {
+/// PyTorch's pooling_output_shape, without overflow: an extent past
+/// int64 (dilation 2^62) gives an output size below 1, which is refused.
+int64_t poolOutputSize(int64_t input, int64_t kernel, int64_t pad, int64_t stride,
+                       int64_t dilation, bool ceilMode) {
+  if (stride == 0)
+    throw OpalError("stride should not be zero");
+  if (pad < 0)
+    throw OpalError("pad must be non-negative, but got pad: " + std::to_string(pad));
+  if (pad > kernel / 2)
+    throw OpalError("pad should be at most half of kernel size, but got pad=" +
+                    std::to_string(pad) + " and kernel_size=" + std::to_string(kernel));
+  __int128 reach = static_cast<__int128>(dilation) * (kernel - 1);
+  __int128 span = static_cast<__int128>(input) + 2 * static_cast<__int128>(pad) - reach - 1 +
+                  (ceilMode ? static_cast<__int128>(stride) - 1 : 0);
+  __int128 quotient = span / stride;
+  if (span % stride != 0 && ((span < 0) != (stride < 0)))
+    --quotient; // rounded down, as div_rtn
+  __int128 output = quotient + 1;
+  if (ceilMode && (output - 1) * stride >= static_cast<__int128>(input) + pad)
+    --output;
+  return output < 0 ? -1 : output > INT64_MAX ? INT64_MAX : static_cast<int64_t>(output);
+}
+
+/// PyTorch's check_dim_size.
+void checkDimSize(const Tensor &t, int64_t dims, int64_t dim, int64_t size) {
+  if (t.dim() != dims || t.size(dim) != size)
+    throw OpalError("Expected a tensor of dimension " + std::to_string(dims) +
+                    " and tensor.size[" + std::to_string(dim) + "] == " + std::to_string(size) +
+                    " but got: dimension " + std::to_string(t.dim()) + " and tensor.size[" +
+                    std::to_string(dim) + "] = " +
+                    (dim < t.dim() ? std::to_string(t.size(dim)) : std::string("(none)")));
+}
+
+/// The checks of PyTorch's max_pool2d_with_indices_backward: the pooling
+/// arguments, then the gradient's and the indices' sizes against the
+/// output the forward gives `self` (the formula reads the gradient at the
+/// indices, which must be the forward's).
+void checkMaxPool2dBackward(const Tensor &grad, const Tensor &self, const Sizes &kernelSize,
+                            const Sizes &stride, const Sizes &padding, const Sizes &dilation,
+                            bool ceilMode, const Tensor &indices) {
+  if (kernelSize.size() != 1 && kernelSize.size() != 2)
+    throw OpalError("max_pool2d: kernel_size must either be a single int, or a tuple of two ints");
+  if (!stride.empty() && stride.size() != 1 && stride.size() != 2)
+    throw OpalError(
+        "max_pool2d: stride must either be omitted, a single int, or a tuple of two ints");
+  if (padding.size() != 1 && padding.size() != 2)
+    throw OpalError("max_pool2d: padding must either be a single int, or a tuple of two ints");
+  if (dilation.size() != 1 && dilation.size() != 2)
+    throw OpalError("max_pool2d: dilation must be either a single int, or a tuple of two ints");
+  auto second = [](const Sizes &list) { return list.size() == 1 ? list[0] : list[1]; };
+  int64_t kH = kernelSize[0], kW = second(kernelSize);
+  int64_t dH = stride.empty() ? kH : stride[0], dW = stride.empty() ? kW : second(stride);
+  int64_t padH = padding[0], padW = second(padding);
+  int64_t dilationH = dilation[0], dilationW = second(dilation);
+  int64_t dims = self.dim();
+  if (dims != 3 && dims != 4)
+    throw OpalError("non-empty 3D or 4D (batch mode) tensor expected for input");
+  // PyTorch's order: the output sizes (which refuse a zero stride and too
+  // much padding), then the shape checks.
+  int64_t planes = self.size(-3), inputH = self.size(-2), inputW = self.size(-1);
+  int64_t outputH = poolOutputSize(inputH, kH, padH, dH, dilationH, ceilMode);
+  int64_t outputW = poolOutputSize(inputW, kW, padW, dW, dilationW, ceilMode);
+  if (kH <= 0 || kW <= 0)
+    throw OpalError("kernel size should be greater than zero, but got kH: " +
+                    std::to_string(kH) + " kW: " + std::to_string(kW));
+  if (dH <= 0 || dW <= 0)
+    throw OpalError("stride should be greater than zero, but got dH: " + std::to_string(dH) +
+                    " dW: " + std::to_string(dW));
+  if (dilationH <= 0 || dilationW <= 0)
+    throw OpalError("dilation should be greater than zero, but got dilationH: " +
+                    std::to_string(dilationH) + " dilationW: " + std::to_string(dilationW));
+  if (outputH < 1 || outputW < 1)
+    throw OpalError("Given input size: (" + std::to_string(planes) + "x" +
+                    std::to_string(inputH) + "x" + std::to_string(inputW) +
+                    "). Calculated output size: (" + std::to_string(planes) + "x" +
+                    std::to_string(outputH) + "x" + std::to_string(outputW) +
+                    "). Output size is too small");
+  for (const Tensor *t : {&grad, &indices}) {
+    checkDimSize(*t, dims, dims - 3, planes);
+    checkDimSize(*t, dims, dims - 2, outputH);
+    checkDimSize(*t, dims, dims - 1, outputW);
+  }
+  if (dims == 4)
+    for (const Tensor *t : {&grad, &indices})
+      checkDimSize(*t, dims, 0, self.size(0));
+  if (indices.dtype() != ScalarType::Long)
+    throw OpalError(std::string("expected scalar type Long but found ") +
+                    scalarTypeCppName(indices.dtype()));
+}
+
+Tensor maxPool2dWithIndicesBackward(const Tensor &grad, const Tensor &self, Sizes kernelSize,
+                                    Sizes stride, Sizes padding, Sizes dilation, bool ceilMode,
+                                    const Tensor &indices) {
+  checkMaxPool2dBackward(grad, self, kernelSize, stride, padding, dilation, ceilMode, indices);
   return callTensor("aten_backward::max_pool2d_with_indices", "",
              {IValue(grad), IValue(self), IValue(indices)});
 }

@@ -85,14 +85,16 @@ Tensor arangeOf(const Scalar &start, const Scalar &end, const Scalar &step, Scal
     throw OpalError("upper bound and larger bound inconsistent with step sign");
   double sizeD;
   if constexpr (std::is_same_v<T, int64_t>) {
-    // (PyTorch computes this in int64; in 128 bits it cannot overflow.)
+    // (PyTorch computes this in int64; in 128 bits it cannot overflow, and
+    // an integer division is exact where a double's rounds: the span of
+    // arange(-2^63, 2^63 - 1, 2^62) made 5 elements of 4.)
     __int128 sign = (xstep > 0) - (xstep < 0);
     __int128 span = static_cast<__int128>(xend) - xstart + xstep - sign;
-    sizeD = std::ceil(static_cast<double>(span) / static_cast<double>(xstep));
+    sizeD = static_cast<double>(span / xstep);
   } else {
     sizeD = std::ceil((end.toDouble() - start.toDouble()) / step.toDouble());
   }
-  if (!(sizeD >= 0 && sizeD <= static_cast<double>(std::numeric_limits<int64_t>::max())))
+  if (!(sizeD >= 0 && sizeD < 9.2233720368547758e18)) // (2^63: past int64)
     throw OpalError("invalid size, possible overflow?");
   int64_t size = static_cast<int64_t>(sizeD);
   Tensor out = Tensor::empty({size}, dtype, device);
@@ -101,7 +103,11 @@ Tensor arangeOf(const Scalar &start, const Scalar &end, const Scalar &step, Scal
   Tensor host = device.isCPU() ? out : Tensor::empty({size}, dtype);
   T *values = host.data<T>();
   for (int64_t i = 0; i < size; ++i) {
-    Acc value = static_cast<Acc>(xstart + static_cast<Acc>(i) * xstep);
+    Acc value;
+    if constexpr (std::is_same_v<Acc, int64_t>) // i * step may pass int64; the value does not
+      value = static_cast<int64_t>(static_cast<__int128>(xstart) + static_cast<__int128>(i) * xstep);
+    else
+      value = static_cast<Acc>(xstart + static_cast<Acc>(i) * xstep);
     if constexpr (std::is_same_v<T, bool>)
       values[i] = value != 0;
     else

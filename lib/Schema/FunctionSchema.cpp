@@ -168,3 +168,12 @@ bool FunctionSchema::operator==(const FunctionSchema &other) const {
          returns_ == other.returns_ && isVararg_ == other.isVararg_ &&
          isVarret_ == other.isVarret_;
 }
+
+std::string opal::duplicateDefinitionMessage(const FunctionSchema &schema,
+                                             const std::string &duplicate,
+                                             const std::string &original) {
+  return "Tried to register an operator (" + schema.str() +
+         ") with the same name and overload name multiple times. Each overload's schema "
+         "should only be registered with a single call to def(). Duplicate registration: " +
+         duplicate + ". Original registration: " + original;
+}

@@ -7,10 +7,10 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 using namespace opal;
 
@@ -91,6 +91,32 @@ public:
       ++pos_;
     }
     return contents;
+  }
+
+  /// Fails where brackets ('{', '(' and '[', outside strings and comments)
+  /// nest deeper than kMaxOpLibraryNesting.
+  Expected<bool> checkNesting() {
+    size_t depth = 0;
+    while (skipTrivia()) {
+      char c = text_[pos_];
+      if (c == '"') {
+        auto literal = readString();
+        if (!literal)
+          return makeUnexpected(literal.error());
+        continue;
+      }
+      if (c == '{' || c == '(' || c == '[') {
+        if (++depth > kMaxOpLibraryNesting)
+          return fail(pos_, "brackets nest deeper than " +
+                                std::to_string(kMaxOpLibraryNesting) +
+                                " levels ('{', '(' and '['); opal reads texts nested at most "
+                                "that deep");
+      } else if ((c == '}' || c == ')' || c == ']') && depth > 0) {
+        --depth;
+      }
+      ++pos_;
+    }
+    return true;
   }
 
 private:
@@ -179,8 +205,17 @@ private:
 
 } // namespace
 
+Expected<bool> opal::checkTextNesting(std::string_view text, std::string_view fileName) {
+  return Scanner(text, fileName).checkNesting();
+}
+
 Expected<OpLibraryContents> opal::scanOpLibrary(std::string_view text,
                                                 std::string_view fileName) {
+  // MLIR's parser recurses once per nested region, list or parenthesis: a
+  // text nested deeper than any op library needs is refused here, before
+  // it can overflow the parser's stack.
+  if (auto nested = checkTextNesting(text, fileName); !nested)
+    return makeUnexpected(nested.error());
   return Scanner(text, fileName).run();
 }
 
@@ -196,20 +231,39 @@ Expected<std::string> opal::readOpLibraryText(const std::string &path) {
   auto fail = [&](const std::string &why) {
     return makeUnexpected(Error(path + ": error: cannot open op library: " + why));
   };
+  // Opened without blocking (a FIFO's open waits for a writer), then
+  // checked on the descriptor itself: only a regular file is read, so a
+  // FIFO, socket or device cannot make the read block or run forever.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
+    return fail(std::strerror(errno));
   struct stat info;
-  if (::stat(path.c_str(), &info) != 0)
-    return fail(std::strerror(errno));
-  // A directory opens as a stream that reads nothing.
-  if (S_ISDIR(info.st_mode))
-    return fail("it is a directory, not an op-library file");
-  std::ifstream file(path, std::ios::binary);
-  if (!file)
-    return fail(std::strerror(errno));
-  std::stringstream buffer;
-  buffer << file.rdbuf();
-  if (file.bad())
-    return fail("read error");
-  std::string text = buffer.str();
+  if (::fstat(fd, &info) != 0) {
+    int error = errno;
+    ::close(fd);
+    return fail(std::strerror(error));
+  }
+  if (!S_ISREG(info.st_mode)) {
+    ::close(fd);
+    return fail(S_ISDIR(info.st_mode) ? "it is a directory, not an op-library file"
+                                      : "it is not a regular file (a FIFO, socket or device)");
+  }
+  std::string text;
+  char chunk[1 << 16];
+  while (true) {
+    ssize_t got = ::read(fd, chunk, sizeof chunk);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0) {
+      int error = errno;
+      ::close(fd);
+      return fail(std::string("read error: ") + std::strerror(error));
+    }
+    if (got == 0)
+      break;
+    text.append(chunk, static_cast<size_t>(got));
+  }
+  ::close(fd);
   if (text.compare(0, 4, "\x7f" "ELF") == 0)
     return fail("it is an ELF file, not op-library text (load a shared library of ops "
                 "with opal.ops.load_library)");

@@ -185,9 +185,24 @@ private:
                 const std::vector<Argument> &returns,
                 const std::vector<Token> &returnNames, bool isVararg);
 
+  /// Counts one level of the recursive descent (types in types, lists in
+  /// lists) while alive; past SchemaType::kMaxNesting the parse fails
+  /// instead of recursing on (a schema text is input: 20,000 nested
+  /// parentheses overflowed the stack).
+  class NestingGuard {
+  public:
+    explicit NestingGuard(Parser &parser) : depth_(++parser.depth_) {}
+    ~NestingGuard() { --depth_; }
+    bool ok() const { return depth_ <= static_cast<size_t>(SchemaType::kMaxNesting); }
+
+  private:
+    size_t &depth_;
+  };
+
   std::string source_;
   SchemaLexer lexer_;
   size_t lastEnd_ = 0; // end offset of the last consumed token
+  size_t depth_ = 0;   // the NestingGuards alive
   Token consume() {
     Token token = lexer_.next();
     lastEnd_ = token.offset + token.text.size();
@@ -451,13 +466,26 @@ bool Parser::parseStandaloneType(TypePtr &type) {
 }
 
 bool Parser::parseType(TypePtr &type, bool isArgument) {
+  NestingGuard nesting(*this);
+  if (!nesting.ok())
+    return fail(current(), "types nest deeper than " +
+                               std::to_string(SchemaType::kMaxNesting) + " levels");
   if (!parseTypeAtom(type))
     return false;
   if (current().is("(") || current().is("!")) {
     if (!parseAliasAnnotation(type))
       return false;
   }
+  // Each `?` and `[]` wraps the type once more: they count as nesting too
+  // (printing and freeing a type recurse through its wrappers).
+  size_t wraps = 0;
+  auto tooDeep = [&] {
+    return depth_ + ++wraps > static_cast<size_t>(SchemaType::kMaxNesting);
+  };
   while (true) {
+    if ((current().is("?") || current().is("[")) && tooDeep())
+      return fail(current(), "types nest deeper than " +
+                                 std::to_string(SchemaType::kMaxNesting) + " levels");
     if (current().is("?")) {
       if (type->isOptional())
         return fail(current(), "type '" + type->str() +
@@ -694,6 +722,10 @@ bool Parser::parseNumber(const Token &token, bool negative, Literal &literal) {
 }
 
 bool Parser::parseLiteral(Literal &literal) {
+  NestingGuard nesting(*this);
+  if (!nesting.ok())
+    return fail(current(), "default values nest deeper than " +
+                               std::to_string(SchemaType::kMaxNesting) + " levels");
   if (!checkToken())
     return false;
   Token token = current();

@@ -111,7 +111,9 @@ bool opal::ir::detail::isNone(Value value) {
 Type opal::ir::detail::elementTypeFor(int64_t scalarType, MLIRContext *context) {
   Builder b(context);
   switch (scalarType) {
-  case 0: case 1: return b.getIntegerType(8); // uint8, int8
+  // (uint8, code 0, has no element type: MLIR's arithmetic is on signless
+  // integers, and compiling it as int8 computed wrong values.)
+  case 1: return b.getIntegerType(8);
   case 2: return b.getIntegerType(16);
   case 3: return b.getIntegerType(32);
   case 4: return b.getIntegerType(64);
@@ -147,7 +149,7 @@ std::optional<int64_t> opal::ir::detail::scalarTypeCodeFor(Type element) {
 }
 
 Type opal::ir::elementTypeForDtype(int64_t dtype, MLIRContext *context) {
-  return dtype == 0 ? nullptr : detail::elementTypeFor(dtype, context); // no unsigned types yet
+  return detail::elementTypeFor(dtype, context); // (no unsigned types yet)
 }
 
 std::optional<int64_t> opal::ir::dtypeForElementType(Type element) {

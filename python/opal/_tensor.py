@@ -71,6 +71,30 @@ def _infer_dtype(array):
     return _C.float32
 
 
+_INT_RANGES = {"uint8": (-255, 255, "uint8"), "int8": (-128, 127, "int8"),
+               "int16": (-2**15, 2**15 - 1, "int16"), "int32": (-2**31, 2**31 - 1, "int32"),
+               "int64": (-2**63, 2**63 - 1, "int64")}
+
+
+def _has_huge_int(data):
+    """Whether nested Python data holds an int outside int64."""
+    if isinstance(data, (list, tuple)):
+        return any(_has_huge_int(item) for item in data)
+    return (isinstance(data, int) and not isinstance(data, bool)
+            and not -2**63 <= data < 2**63)
+
+
+def _check_python_ints(array, name):
+    """Raises as torch.tensor does for Python ints that `name` cannot hold."""
+    if array.size == 0:
+        return
+    if array.dtype == np.uint64 and int(array.max()) >= 2**63:
+        raise RuntimeError("Overflow when unpacking long")
+    low, high, c_name = _INT_RANGES[name]
+    if int(array.min()) < low or int(array.max()) > high:
+        raise RuntimeError(f"value cannot be converted to type {c_name} without overflow")
+
+
 @_factory
 def tensor(data, dtype=None, device=None):
     """A new tensor holding a copy of `data` (nested lists, numbers, numpy
@@ -80,14 +104,28 @@ def tensor(data, dtype=None, device=None):
         array = data.cpu().numpy()
         dtype = dtype or data.dtype
     else:
+        if isinstance(data, (np.ndarray, np.generic)) and data.dtype.name not in _NUMPY_DTYPES:
+            raise TypeError(f"can't convert np.ndarray of type numpy.{data.dtype.name}. The only "
+                            "supported types are: float64, float32, float16, complex64, "
+                            "complex128, int64, int32, int16, int8, uint8, and bool.")
         array = np.asarray(data)
+    python_data = not isinstance(data, (Tensor, np.ndarray, np.generic))
     if array.dtype == object:
+        if python_data and _has_huge_int(data):
+            raise RuntimeError("Overflow when unpacking long")
         raise TypeError(f"can't build a tensor from {type(data).__name__} data")
     if dtype is None and isinstance(data, (np.ndarray, np.generic)):
         # numpy data keeps its dtype, as torch.tensor does.
         dtype = _NUMPY_TO_OPAL.get(array.dtype.name)
     dtype = dtype or _infer_dtype(array)
     name = _dtype_name(dtype)
+    if python_data and array.dtype.kind in "iu" and name in _INT_RANGES:
+        # Python ints become elements by PyTorch's rule: past int64 they are
+        # refused (numpy made them uint64), and an integer dtype takes only
+        # what it can hold (numpy would wrap them).
+        _check_python_ints(array, name)
+        # (Through int64: numpy warns when it wraps -1 into uint8 itself.)
+        array = array.astype(np.int64)
     device = _device(device)
     if device.type == "meta":
         return _C._empty(list(array.shape), dtype, device)
@@ -109,7 +147,7 @@ def full(size, fill_value, *, dtype=None, device=None):
     if dtype is None:
         dtype = (_C.bool if isinstance(fill_value, bool) else
                  _C.int64 if isinstance(fill_value, numbers.Integral) else _C.float32)
-    return _C._full(list(size), float(fill_value), dtype, _device(device))
+    return _C._full(list(size), fill_value, dtype, _device(device))
 
 
 @_factory

@@ -339,7 +339,7 @@ def _setitem(self, index, value):
     view, indices = self._index_parts(index)
     if indices is not None:
         if _is_scalar(value):
-            value = _C._full([], float(value), view.dtype, view.device)
+            value = _C._full([], value, view.dtype, view.device)
         elif not isinstance(value, Tensor):
             raise TypeError(f"can't assign a {type(value).__name__} to a Tensor")
         view.copy_(A.index_put(view, indices, value.to(view.dtype)))

@@ -62,6 +62,45 @@ class TracedTensor:
     def __repr__(self):
         return f"TracedTensor({self._name})"
 
+    def _value_error(self, what):
+        raise TypeError(
+            f"{self!r}: a traced decomposition cannot use {what}: the tensor's values are "
+            "only known per call, and a traced branch would be baked into every call "
+            "(data-dependent control flow); compute both sides and choose with "
+            "opal.where, or register a Python kernel instead")
+
+    def __bool__(self):
+        self._value_error("a tensor as a Python bool (`if`, `while`, `and`, `or`, `not`)")
+
+    def __int__(self):
+        self._value_error("a tensor as a Python int")
+
+    def __float__(self):
+        self._value_error("a tensor as a Python float")
+
+    def __complex__(self):
+        self._value_error("a tensor as a Python complex")
+
+    def __index__(self):
+        self._value_error("a tensor as a Python index")
+
+    def item(self):
+        self._value_error("item()")
+
+    def tolist(self):
+        self._value_error("tolist()")
+
+    def numpy(self):
+        self._value_error("numpy()")
+
+    def __len__(self):
+        raise TypeError(f"{self!r}: len() of a traced tensor is only known per call: use "
+                        "x.shape[0] for a traced value")
+
+    def __iter__(self):
+        raise TypeError(f"{self!r}: a traced tensor cannot be iterated (its length is only "
+                        "known per call): use x.select(0, i) or x[i]")
+
 
 class Tracer:
     def __init__(self):

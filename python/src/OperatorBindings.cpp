@@ -34,12 +34,15 @@ OperatorHandle lookup(const std::string &name, const std::string &overload) {
   return *op;
 }
 
-py::object callWithStack(const OperatorHandle &op, Stack &stack) {
+/// `schema` is the op's, read before the call: another thread may destroy
+/// the op's Library meanwhile (the schema read stays valid; reading it
+/// again would find none).
+py::object callWithStack(const OperatorHandle &op, const FunctionSchema &schema, Stack &stack) {
   {
     py::gil_scoped_release release; // native kernels run without the GIL
     op.callBoxed(&stack);
   }
-  return returnsToPython(op.schema(), stack);
+  return returnsToPython(schema, stack);
 }
 
 /// The error of an argument that does not fit an op's schema: a
@@ -71,7 +74,7 @@ py::object call(const OperatorHandle &op, py::handle args, py::handle kwargs) {
   if (auto error = parseArguments(schema, args, kwargs, stack))
     raiseArgumentError(schema.operatorName().str() + "() " + *error +
                        ". Declaration: " + schema.str());
-  return callWithStack(op, stack);
+  return callWithStack(op, schema, stack);
 }
 
 /// Turns the C++ exception in flight into a Python error, as pybind11 does
@@ -133,10 +136,11 @@ py::object callOverloads(py::handle overloads, py::handle args, py::handle kwarg
     return call(handleAt(0), args, kwargs);
   for (Py_ssize_t i = 0; i < count; ++i) {
     const OperatorHandle &op = handleAt(i);
+    const FunctionSchema &schema = op.schema();
     Stack stack;
-    stack.reserve(op.schema().arguments().size());
-    if (!parseArguments(op.schema(), args, kwargs, stack, /*explain=*/false))
-      return callWithStack(op, stack);
+    stack.reserve(schema.arguments().size());
+    if (!parseArguments(schema, args, kwargs, stack, /*explain=*/false))
+      return callWithStack(op, schema, stack);
   }
   std::string tried;
   for (Py_ssize_t i = 0; i < count; ++i) {

@@ -61,7 +61,17 @@ static bool convertList(py::handle object, std::vector<T> &out, F convert) {
 static std::optional<int64_t> asInt(py::handle object) {
   if (!isInt(object))
     return std::nullopt;
-  return py::cast<int64_t>(py::reinterpret_borrow<py::object>(object));
+  py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(object.ptr()));
+  if (!index)
+    throw py::error_already_set();
+  int overflow = 0;
+  long long value = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  // An int past int64 is refused as PyTorch refuses it, never wrapped.
+  if (overflow)
+    throw OpalError("Overflow when unpacking long");
+  if (value == -1 && PyErr_Occurred())
+    throw py::error_already_set();
+  return static_cast<int64_t>(value);
 }
 
 static std::optional<double> asDouble(py::handle object) {
@@ -327,4 +337,14 @@ py::object opal::python::returnsToPython(const FunctionSchema &schema, Stack &st
     out[i] = i < returns.size() ? returnToPython(std::move(stack[i]), *returns[i].type())
                                 : toPython(std::move(stack[i]));
   return std::move(out);
+}
+
+Scalar opal::python::toScalar(py::handle object, const char *what) {
+  if (auto v = asBool(object))
+    return Scalar(*v);
+  if (auto v = asInt(object))
+    return Scalar(*v);
+  if (auto v = asDouble(object))
+    return Scalar(*v);
+  throw py::type_error(std::string(what) + ": expected a number, got " + pythonTypeName(object));
 }

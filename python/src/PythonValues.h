@@ -37,6 +37,11 @@ std::optional<std::string> parseArguments(const FunctionSchema &schema,
 /// The Python result of a call: None, one value, or a tuple.
 pybind11::object returnsToPython(const FunctionSchema &schema, Stack &stack);
 
+/// A Python bool, int or float (or a numpy scalar) as a Scalar of the same
+/// kind; an int past int64 raises "Overflow when unpacking long", anything
+/// else a TypeError that starts with `what`.
+Scalar toScalar(pybind11::handle object, const char *what);
+
 /// The dtype object for a ScalarType, and back.
 pybind11::object dtypeObject(ScalarType type);
 /// A caching allocator's counters (CPU or CUDA) as the dict Python sees.

@@ -10,6 +10,7 @@
 #include "opal/Runtime/Allocator.h"
 #include "opal/Runtime/DLPack.h"
 #include "opal/Runtime/Factories.h"
+#include "opal/Runtime/ScalarElement.h"
 #include "opal/Runtime/Generator.h"
 #include "opal/Runtime/Parallel.h"
 
@@ -423,8 +424,8 @@ void opal::python::bindRuntime(py::module_ &m) {
              autograd::copyInPlace(t, source);
              return t;
            })
-      .def("fill_", [](Tensor &t, double value) {
-             autograd::fillInPlace(t, value);
+      .def("fill_", [](Tensor &t, py::handle value) {
+             autograd::fillInPlace(t, toScalar(value, "fill_(): argument 'value'"));
              return t;
            })
       .def("numpy", &toNumpy)
@@ -516,8 +517,12 @@ void opal::python::bindRuntime(py::module_ &m) {
   m.def("_empty", [](std::vector<int64_t> sizes, const DType &dtype, const Device &device) {
     return Tensor::empty(sizes, dtype.type, device);
   });
-  m.def("_full", [](std::vector<int64_t> sizes, double value, const DType &dtype, const Device &device) {
-    return full(sizes, value, {dtype.type, device});
+  m.def("_full", [](std::vector<int64_t> sizes, py::handle value, const DType &dtype,
+                    const Device &device) {
+    Scalar fill = toScalar(value, "full(): argument 'fill_value'");
+    Tensor t = Tensor::empty(sizes, dtype.type, device);
+    fillWithScalar(t, fill);
+    return t;
   });
   m.def("_arange", [](double start, double end, double step, const DType &dtype, const Device &device) {
     return arange(start, end, step, {dtype.type, device});

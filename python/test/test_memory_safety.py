@@ -209,8 +209,7 @@ SIZE_CASES = [
      "torch.full((2,), float('inf'), dtype=torch.int64)",
      "value cannot be converted to type int64_t without overflow"),
     ("opal.full((2,), 2**70, dtype=opal.int64)",
-     None,  # PyTorch: "Overflow when unpacking long" (opal fills through a double)
-     "value cannot be converted to type int64_t without overflow"),
+     "torch.full((2,), 2**70, dtype=torch.int64)", "Overflow when unpacking long"),
     ("opal.zeros(1).expand(4).copy_(opal.ones(4))", None,
      "unsupported operation: more than one element of the written-to tensor refers to a single "
      "memory location. Please clone() the tensor before performing the operation."),

@@ -44,7 +44,13 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <iostream>
+#include <optional>
+#include <map>
 #include <string_view>
 #include <vector>
 
@@ -66,6 +72,42 @@ static std::vector<std::string> takeOpLibraryOptions(int &argc, char **argv) {
   return files;
 }
 
+/// The positional arguments: the input files (`-o FILE` names the output).
+static std::vector<std::string> inputFiles(int argc, char **argv) {
+  std::vector<std::string> files;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "-o") {
+      ++i;
+      continue;
+    }
+    if (!arg.empty() && arg[0] != '-')
+      files.emplace_back(arg);
+  }
+  return files;
+}
+
+/// The text of `path` if it is a regular file that can be read (without
+/// blocking on a FIFO), else nothing.
+static std::optional<std::string> regularFileText(const std::string &path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
+    return std::nullopt;
+  struct stat info;
+  std::optional<std::string> text;
+  if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) {
+    text.emplace();
+    char chunk[1 << 16];
+    ssize_t got;
+    while ((got = ::read(fd, chunk, sizeof chunk)) > 0)
+      text->append(chunk, static_cast<size_t>(got));
+    if (got < 0)
+      text.reset();
+  }
+  ::close(fd);
+  return text;
+}
+
 int main(int argc, char **argv) {
   std::vector<std::string> libraries = takeOpLibraryOptions(argc, argv);
   mlir::registerTransformsPasses();
@@ -76,6 +118,11 @@ int main(int argc, char **argv) {
   registry.insert<opal::ir::OpalDialect>();
   // The built-in libraries (prims, ...) are always there.
   std::vector<opal::FunctionSchema> schemas = opal::ir::builtinSchemas();
+  // Where each op was defined: a second definition is refused (MLIR cannot
+  // register one op name twice), as the dispatcher refuses it.
+  std::map<std::string, std::string> definedAt;
+  for (const opal::FunctionSchema &schema : schemas)
+    definedAt.emplace(opal::ir::schemaOpName(schema), "opal's built-in op library");
   for (const std::string &path : libraries) {
     auto text = opal::readOpLibraryText(path);
     if (!text) {
@@ -92,6 +139,12 @@ int main(int argc, char **argv) {
       std::string problem = opal::ir::schemaOpProblem(schema);
       if (!problem.empty()) {
         std::cerr << path << ": error: " << problem << "\n";
+        return 1;
+      }
+      auto [original, inserted] = definedAt.emplace(opal::ir::schemaOpName(schema), path);
+      if (!inserted) {
+        std::cerr << path << ": error: "
+                  << opal::duplicateDefinitionMessage(schema, path, original->second) << "\n";
         return 1;
       }
       schemas.push_back(std::move(schema));
@@ -127,6 +180,18 @@ int main(int argc, char **argv) {
                                 "every library whole before reading its input)\n";
         return 1;
       }
+    }
+  }
+
+  // MLIR's parser recurses once per nesting level: an input nested deeper
+  // than opal reads op libraries is refused before it overflows the stack.
+  for (const std::string &path : inputFiles(argc, argv)) {
+    std::optional<std::string> text = regularFileText(path);
+    if (!text)
+      continue; // (MlirOptMain says what is wrong with it)
+    if (auto nested = opal::checkTextNesting(*text, path); !nested) {
+      std::cerr << nested.error().message() << "\n";
+      return 1;
     }
   }
 

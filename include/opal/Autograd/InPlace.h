@@ -10,12 +10,13 @@
 #ifndef OPAL_AUTOGRAD_INPLACE_H
 #define OPAL_AUTOGRAD_INPLACE_H
 
+#include "opal/Runtime/Scalar.h"
 #include "opal/Runtime/Tensor.h"
 
 namespace opal::autograd {
 
 void copyInPlace(Tensor &self, const Tensor &source);
-void fillInPlace(Tensor &self, double value);
+void fillInPlace(Tensor &self, const Scalar &value);
 
 } // namespace opal::autograd
 

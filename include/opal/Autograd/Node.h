@@ -57,7 +57,10 @@ struct InputMetadata {
 class Node {
 public:
   Node();
-  virtual ~Node() = default;
+  /// Frees the graph behind this node without recursion: a chain of a
+  /// million recorded ops is freed in a loop, not a million nested
+  /// destructor calls (which overflowed the stack at ~150k).
+  virtual ~Node();
   Node(const Node &) = delete;
   Node &operator=(const Node &) = delete;
 

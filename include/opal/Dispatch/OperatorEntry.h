@@ -55,9 +55,12 @@ public:
   OperatorEntry &operator=(const OperatorEntry &) = delete;
 
   const OperatorName &operatorName() const { return name_; }
-  bool hasSchema() const { return schema_.has_value(); }
-  const FunctionSchema &schema() const { return schema_->schema; }
-  const std::string &schemaDebug() const { return schema_->debug; }
+  bool hasSchema() const { return schema_.load(std::memory_order_acquire) != nullptr; }
+  /// The schema; throws if there is none (never defined, or its Library
+  /// was destroyed). The reference stays valid after that: a call in
+  /// flight while another thread destroys the Library reads it safely.
+  const FunctionSchema &schema() const { return schemaEntry().schema; }
+  const std::string &schemaDebug() const { return schemaEntry().debug; }
   /// The positions of the arguments that carry dispatch keys (Tensor,
   /// Tensor?, Tensor[], Tensor?[]).
   const std::vector<uint32_t> &tensorArguments() const { return tensorArguments_; }
@@ -163,7 +166,12 @@ private:
       static_cast<size_t>(DispatchKey::EndOfAliasKeys) + 1;
 
   OperatorName name_;
-  std::optional<SchemaEntry> schema_;
+  const SchemaEntry &schemaEntry() const;
+
+  /// The current schema, or null. Every schema ever registered stays
+  /// allocated in schemas_ (as retired kernels stay in retired_).
+  std::atomic<SchemaEntry *> schema_{nullptr};
+  std::vector<std::unique_ptr<SchemaEntry>> schemas_;
   std::vector<uint32_t> tensorArguments_;
   size_t numArguments_ = 0;
   std::optional<CppSignature> cppSignature_;

@@ -121,6 +121,12 @@ private:
   bool isVarret_;
 };
 
+/// The error every tool gives for a second definition of an op (PyTorch's
+/// words): `duplicate` and `original` say where each came from.
+std::string duplicateDefinitionMessage(const FunctionSchema &schema,
+                                       const std::string &duplicate,
+                                       const std::string &original);
+
 } // namespace opal
 
 #endif // OPAL_SCHEMA_FUNCTIONSCHEMA_H

@@ -37,6 +37,16 @@ struct OpLibraryContents {
   std::vector<Precompile> precompiled;
 };
 
+/// How deeply an op-library text may nest brackets ('{', '(' and '['
+/// together): deeper texts are refused before MLIR parses them (its
+/// parser recurses once per level).
+constexpr size_t kMaxOpLibraryNesting = 256;
+
+/// An error (naming the file, line and column) where `text`, read as MLIR,
+/// nests brackets deeper than kMaxOpLibraryNesting. scanOpLibrary checks
+/// it first; opal-opt checks its input files too.
+Expected<bool> checkTextNesting(std::string_view text, std::string_view fileName);
+
 /// Scans an op-library text. Errors name the file, line and column.
 Expected<OpLibraryContents> scanOpLibrary(std::string_view text, std::string_view fileName);
 

@@ -79,6 +79,9 @@ public:
   /// refuses larger sizes rather than build them (PyTorch's operators use
   /// sizes up to 6).
   static constexpr int64_t kMaxListSize = 1024;
+  /// How deeply the parser lets types (tuples, containers, lists) and list
+  /// defaults nest: deeper schemas are refused (PyTorch's nest at most 3).
+  static constexpr int64_t kMaxNesting = 128;
 
   /// The shared instance of a base type, without annotation.
   static TypePtr get(TypeKind baseKind);
