@@ -142,12 +142,7 @@ public:
     Target target = targetOf(spec);
     if (!target.problem.empty())
       return fail(front.label + " cannot be compiled for CUDA: " + target.problem);
-    std::string cacheKey =
-        // The op is part of the key: two ops may decompose to the same IR
-        // (aten::mm and prims::mm), but their manifests differ (the op a
-        // check names, the ops a kernel reached).
-        diskCacheKey({compilerIdentity(), target.pipeline, target.description, front.op,
-                      front.decomposed});
+    std::string cacheKey = entryKey(front, target);
     kernel.cacheKey = cacheKey;
     double lowerMs = 0, llvmMs = 0, loadMs = 0;
     ObjectTimings llvmSteps;
@@ -241,6 +236,21 @@ public:
     if (!problem.empty())
       return makeUnexpected(Error(problem));
     return true;
+  }
+
+  Expected<std::string> cacheKeyOf(const jit::CallSpec &spec, DispatchKey key) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Front front(spec);
+    if (!buildFront(spec, key, front))
+      return makeUnexpected(Error(front.error));
+    if (front.refused)
+      return makeUnexpected(Error(front.label + " is refused: " + front.error));
+    if (front.opByOp)
+      return makeUnexpected(Error(front.label + " runs op by op"));
+    Target target = targetOf(spec);
+    if (!target.problem.empty())
+      return makeUnexpected(Error(target.problem));
+    return entryKey(front, target);
   }
 
   Expected<std::string> deriveBackward(const OperatorName &op) override {
@@ -445,6 +455,15 @@ private:
     return target;
   }
 
+  /// The disk cache key of the kernel of `front` for `target`. The op is
+  /// part of it: two ops may decompose to the same IR (aten::mm and
+  /// prims::mm), but their manifests differ (the op a check names, the ops a
+  /// kernel reached).
+  static std::string entryKey(const Front &front, const Target &target) {
+    return diskCacheKey({compilerIdentity(), target.pipeline, target.description, front.op,
+                         front.decomposed});
+  }
+
   /// Lowers the front's module to LLVM and emits its object code; for CUDA,
   /// the host code's object and the device code as one blob.
   Expected<std::string> lowerAndEmit(Front &front, const ObjectOptions &options,
@@ -613,15 +632,23 @@ private:
   /// added or `op` is not in the context yet (defined since, e.g. from
   /// Python): the schema dialects hold every op the dispatcher defines.
   bool prepare(const std::optional<OperatorName> &op) {
-    uint64_t generation = 0;
-    auto texts = jit::opLibraryTexts(generation);
+    uint64_t generation = 0, removals = 0;
+    auto texts = jit::opLibraryTexts(generation, &removals);
     if (context_ && generation == generation_ && (!op || knownOps_.count(op->str())))
       return true;
     if (logEnabled(LogTopic::JIT))
       logLine(LogTopic::JIT, std::string("creating the MLIR context: ") +
                                  (!context_                   ? "the first compile"
+                                  : removals != removals_     ? "op-library texts were removed"
                                   : generation != generation_ ? "op-library texts were added"
                                                               : op->str() + " is new"));
+    // A text taken back (its Library destroyed): the decompositions start
+    // again from the texts still added.
+    if (removals != removals_) {
+      clearOpLibraryTexts();
+      addedTexts_ = 0;
+      removals_ = removals;
+    }
     static std::once_flag once;
     std::call_once(once, [] {
       registerTransformsPasses();
@@ -724,6 +751,7 @@ private:
   std::set<std::string> knownOps_;
   uint64_t generation_ = ~uint64_t(0);
   size_t addedTexts_ = 0;
+  uint64_t removals_ = 0;
   std::string setupError_;
 };
 

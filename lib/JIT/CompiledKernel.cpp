@@ -6,6 +6,7 @@
 #include "opal/CUDA/Launch.h"
 #include "opal/Dispatch/Dispatcher.h"
 #include "opal/Runtime/Generator.h"
+#include "opal/Schema/OpLibraryFile.h"
 #include "opal/Support/Environment.h"
 #include "opal/Support/Exceptions.h"
 #include "opal/Support/MessageTemplate.h"
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <optional>
 #include <type_traits>
 #include <mutex>
@@ -377,6 +379,12 @@ void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const
   }
   if (device.isMeta())
     return;
+  // A kernel whose every result is empty has nothing to compute (its loops
+  // over an input of shape (2^62, 0) would still step through 2^62 rows).
+  // One with data checks runs: they may not depend on the data.
+  if (std::all_of(out.end() - outputs.size(), out.end(),
+                  [](const IValue &result) { return result.toTensor().numel() == 0; }))
+    return;
   if (device.isCUDA())
     return runWhole();
   // Large nests split over threads inside the kernel (opal-parallelize).
@@ -432,8 +440,17 @@ void CompiledKernel::runPlan(const IValue *args, Stack &out) const {
 namespace {
 std::mutex hookMutex;
 KernelCompiler *installed = nullptr;
-std::vector<std::pair<std::string, std::string>> texts;
-uint64_t textGeneration = 0;
+/// An added op-library text and the ops it decomposes.
+struct AddedText {
+  uint64_t id;
+  std::string name, text;
+  std::vector<std::string> decomposed; ///< "ns::op[.overload]"
+  bool scanned;
+};
+std::vector<AddedText> texts;
+uint64_t nextTextId = 1;
+/// Counts additions and removals; removals alone count too.
+uint64_t textGeneration = 0, textRemovals = 0;
 } // namespace
 
 void jit::installKernelCompiler(KernelCompiler *compiler) {
@@ -471,14 +488,47 @@ Expected<KernelCompiler *> jit::kernelCompiler() {
   return installed;
 }
 
-void jit::addOpLibraryText(std::string name, std::string text) {
+uint64_t jit::addOpLibraryText(std::string name, std::string text) {
+  auto contents = scanOpLibrary(text, name);
   std::lock_guard<std::mutex> lock(hookMutex);
-  texts.emplace_back(std::move(name), std::move(text));
+  AddedText added{nextTextId++, std::move(name), std::move(text), {}, bool(contents)};
+  if (contents)
+    added.decomposed = std::move(contents->decomposed);
+  texts.push_back(std::move(added));
   ++textGeneration;
+  return texts.back().id;
 }
 
-std::vector<std::pair<std::string, std::string>> jit::opLibraryTexts(uint64_t &generation) {
+void jit::removeOpLibraryText(uint64_t id) {
+  std::lock_guard<std::mutex> lock(hookMutex);
+  auto it = std::find_if(texts.begin(), texts.end(),
+                         [&](const AddedText &added) { return added.id == id; });
+  if (it == texts.end())
+    return;
+  texts.erase(it);
+  ++textGeneration;
+  ++textRemovals;
+}
+
+std::string jit::addedDecompositionOf(const OperatorName &op) {
+  std::string name = op.str();
+  std::lock_guard<std::mutex> lock(hookMutex);
+  for (auto it = texts.rbegin(); it != texts.rend(); ++it)
+    if (!it->scanned || std::find(it->decomposed.begin(), it->decomposed.end(), name) !=
+                            it->decomposed.end())
+      return it->name; // (a text that cannot be scanned may decompose anything)
+  return "";
+}
+
+std::vector<std::pair<std::string, std::string>> jit::opLibraryTexts(uint64_t &generation,
+                                                                   uint64_t *removals) {
   std::lock_guard<std::mutex> lock(hookMutex);
   generation = textGeneration;
-  return texts;
+  if (removals)
+    *removals = textRemovals;
+  std::vector<std::pair<std::string, std::string>> out;
+  out.reserve(texts.size());
+  for (const AddedText &added : texts)
+    out.emplace_back(added.name, added.text);
+  return out;
 }

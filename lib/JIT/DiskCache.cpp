@@ -383,6 +383,19 @@ std::vector<DiskCache::Entry> DiskCache::entries(bool check) const {
   return found;
 }
 
+std::vector<std::string> DiskCache::indexKeys() const {
+  std::vector<std::string> keys;
+  if (!dir_)
+    return keys;
+  for (const CacheDirectory::Listing &prefix : dir_->list("warm-v2"))
+    if (prefix.directory)
+      for (const CacheDirectory::Listing &item : dir_->list("warm-v2/" + prefix.name))
+        if (!item.directory && isHexKey(item.name))
+          keys.push_back(item.name);
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
 size_t DiskCache::indexCount() const {
   size_t count = 0;
   if (!dir_)

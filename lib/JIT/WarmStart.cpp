@@ -6,6 +6,7 @@
 #include "opal/JIT/ObjectLoader.h"
 #include "opal/JIT/Specialization.h"
 #include "opal/Library/BuiltinOperators.h"
+#include "opal/Schema/SchemaParser.h"
 #include "opal/Support/BuildId.h"
 #include "opal/Support/Environment.h"
 #include "opal/Support/Sha256.h"
@@ -21,7 +22,7 @@ using namespace opal::jit;
 
 namespace {
 
-constexpr const char *kFormat = "opal-warm-start 1";
+constexpr const char *kFormat = "opal-warm-start 2";
 constexpr const char *kKernelSymbol = "_opal_packed_opal_kernel";
 constexpr const char *kShapesSymbol = "_opal_packed_opal_kernel_shapes";
 
@@ -45,6 +46,18 @@ const std::string &processPart() {
     return text;
   }();
   return part;
+}
+
+/// A hash of processPart(), written into each index file: `opal.cache
+/// verify` checks the files of its own build, CPU and knobs.
+const std::string &processHash() {
+  static const std::string hash = [] {
+    Sha256 hasher;
+    hasher.update(processPart());
+    auto digest = hasher.finish();
+    return toHex(digest.data(), digest.size());
+  }();
+  return hash;
 }
 
 bool indexUsable() {
@@ -151,7 +164,7 @@ std::shared_ptr<const CompiledKernel> jit::warmStart(const OperatorHandle &op, D
   }
   std::string changed = changedBuiltinOp(kernel->reached);
   if (!changed.empty())
-    return drop(changed + " has a kernel other than opal's built-in one now");
+    return drop(changed + " now");
   std::optional<std::string> object = diskCache().load(entry);
   if (!object)
     return drop("its cache entry " + entry.substr(0, 16) + " is gone");
@@ -181,6 +194,87 @@ void jit::recordWarmStart(const OperatorHandle &op, DispatchKey key, const IValu
   CallSpec spec = makeCallSpec(op.schema(), args, DeviceType::CPU, staticShapes);
   std::string text = std::string(kFormat) + "\nentry: " + kernel.cacheKey +
                      "\nop: " + op.operatorName().str() + "\nspecialization: " + spec.str() +
-                     "\n" + describeKernel(kernel);
+                     "\nprocess: " + processHash() + "\n" + describeKernel(kernel);
   diskCache().storeIndex(indexKey(op, key, words), text);
+}
+
+std::vector<IndexCheck> jit::checkWarmStartIndex(const DiskCache &cache) {
+  std::vector<IndexCheck> checks;
+  for (const std::string &name : cache.indexKeys()) {
+    IndexCheck &check = checks.emplace_back();
+    check.name = name;
+    std::optional<std::string> text = cache.loadIndex(name);
+    if (!text) {
+      check.problem = "refused: its HMAC does not check out under this key, or it cannot be read";
+      continue;
+    }
+    std::string opName = fieldOf(*text, "op"), specialization = fieldOf(*text, "specialization");
+    check.label = opName + specialization;
+    if (text->rfind(std::string(kFormat) + "\n", 0) != 0) {
+      check.problem = "it is not in this opal's index format";
+      continue;
+    }
+    if (fieldOf(*text, "process") != processHash() || processPart().empty()) {
+      check.checked = false; // another build, CPU or knob setting: never used here
+      continue;
+    }
+    auto parsedName = parseOperatorName(opName);
+    auto handle = parsedName ? Dispatcher::singleton().findSchema(*parsedName) : std::nullopt;
+    if (!handle) {
+      check.problem = "it names " + opName + ", which is not defined";
+      continue;
+    }
+    auto kernel = std::make_shared<CompiledKernel>();
+    size_t description = text->find("\noutputs: ");
+    auto described = description == std::string::npos
+                         ? Expected<bool>(makeUnexpected(Error("no kernel description")))
+                         : readKernelDescription(text->substr(description + 1), *kernel);
+    if (!described) {
+      check.problem = described.error().message();
+      continue;
+    }
+    // A registration of this process on an op the kernel reached changes
+    // what the call compiles to here: the comparison would say nothing.
+    if (std::string changed = changedBuiltinOp(kernel->reached); !changed.empty()) {
+      check.checked = false;
+      check.problem = "not checked: " + changed + " in this process";
+      continue;
+    }
+    auto args = parseSpecialization(handle->schema(), specialization);
+    if (!args) {
+      check.problem = "its specialization does not parse: " + args.error().message();
+      continue;
+    }
+    std::optional<CallSpec> spec;
+    for (bool staticShapes : {false, true}) {
+      CallSpec candidate = makeCallSpec(handle->schema(), args->data(), DeviceType::CPU,
+                                        staticShapes);
+      if (candidate.str() == specialization) {
+        spec = std::move(candidate);
+        break;
+      }
+    }
+    if (!spec) {
+      check.checked = false;
+      check.problem = "not checked: its call cannot be rebuilt from its specialization";
+      continue;
+    }
+    auto compiler = kernelCompiler();
+    if (!compiler) {
+      check.checked = false;
+      check.problem = "not checked: " + compiler.error().message();
+      continue;
+    }
+    auto key = (*compiler)->cacheKeyOf(*spec, DispatchKey::CPU);
+    if (!key) {
+      check.problem = "its call no longer compiles to one kernel: " + key.error().message();
+      continue;
+    }
+    std::string entry = fieldOf(*text, "entry");
+    if (*key != entry)
+      check.problem = "it names cache entry " + entry.substr(0, 16) + ", but opal's " +
+                      "definitions compile " + check.label + " to entry " + key->substr(0, 16) +
+                      " (it was written by a process whose registrations changed the kernel)";
+  }
+  return checks;
 }

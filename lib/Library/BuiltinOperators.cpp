@@ -7,6 +7,7 @@
 #include "opal/Autograd/VariableKernel.h"
 #include "opal/Dispatch/Dispatcher.h"
 #include "opal/Dispatch/Library.h"
+#include "opal/JIT/CompiledKernel.h"
 #include "opal/JIT/MlirKernel.h"
 #include "opal/Schema/OpLibraryFile.h"
 
@@ -207,9 +208,18 @@ const BuiltinRegistration registration;
 
 std::string opal::changedBuiltinOp(const std::vector<OperatorName> &reached,
                                    const std::function<bool(const OperatorName &)> &exempt) {
-  for (const OperatorName &op : reached)
-    if (!(exempt && exempt(op)) && !isBuiltinCpuKernelCurrent(op))
-      return op.str();
+  for (const OperatorName &op : reached) {
+    if (exempt && exempt(op))
+      continue;
+    if (!isBuiltinCpuKernelCurrent(op))
+      return op.str() + " has a CPU kernel other than opal's built-in one";
+    // A decomposition added since (register_decomposition, an op-library
+    // file) changes what the op compiles to though its kernel is the same.
+    std::string source = jit::addedDecompositionOf(op);
+    if (!source.empty())
+      return op.str() + " has a decomposition other than opal's built-in one (from " + source +
+             ")";
+  }
   return "";
 }
 

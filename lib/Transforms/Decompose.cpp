@@ -676,6 +676,11 @@ ScannedOpLibrary opal::ir::scanOpLibraryText(std::string_view text) {
   return scanned;
 }
 
+void opal::ir::clearOpLibraryTexts() {
+  std::lock_guard<std::mutex> lock(textsMutex());
+  libraryTexts().clear();
+}
+
 void opal::ir::addOpLibraryText(std::string name, std::string text) {
   std::lock_guard<std::mutex> lock(textsMutex());
   libraryTexts().emplace_back(std::move(name), std::move(text));

@@ -2,7 +2,9 @@
 
     python -m opal.cache [--dir DIR] list          one line per entry
     python -m opal.cache [--dir DIR] show KEY      an entry's manifest
-    python -m opal.cache [--dir DIR] verify        checks every entry (HMAC, object)
+    python -m opal.cache [--dir DIR] verify        checks every entry (HMAC, object) and
+                                                   that each warm-start index file names
+                                                   the entry its call compiles to
     python -m opal.cache [--dir DIR] prune [--max-bytes N]
                                                    drops least recently used entries
     python -m opal.cache [--dir DIR] clear         removes every entry
@@ -24,8 +26,8 @@ import sys
 
 from . import _C
 
-__all__ = ["cache_dir", "entries", "index_count", "verify", "prune", "clear", "info",
-           "remote_stats", "main"]
+__all__ = ["cache_dir", "entries", "index_count", "verify", "verify_index", "prune", "clear",
+           "info", "remote_stats", "main"]
 
 
 def cache_dir():
@@ -50,6 +52,16 @@ def verify(root=None):
     """(key, problem) for every entry that would be refused: its HMAC does
     not check out under this process's key, or its object does not match."""
     return [(e["key"], e["problem"]) for e in _C._cache_entries(root, True) if e["problem"]]
+
+
+def verify_index(root=None):
+    """(index file name, call, problem) for every warm-start index file of
+    this build that would be refused or that names another entry than the
+    one opal's definitions compile its call to (the compiler decomposes each
+    call again). Run it in a process that registered nothing over the
+    built-in ops: a call one of its registrations reaches is not checked."""
+    return [(c["name"], c["call"], c["problem"]) for c in _C._cache_check_index(root)
+            if c["problem"] and c["checked"]]
 
 
 def index_count(root=None):
@@ -92,7 +104,8 @@ def main(argv=None):
     commands.add_parser("list", help="one line per entry: key, op, specialization, bytes")
     show = commands.add_parser("show", help="the manifest of one entry")
     show.add_argument("key", help="a key or a unique prefix of one")
-    commands.add_parser("verify", help="check every entry's HMAC and object")
+    commands.add_parser("verify", help="check every entry's HMAC and object, and that each "
+                                       "warm-start index file names its call's entry")
     pruning = commands.add_parser("prune", help="drop least recently used entries")
     pruning.add_argument("--max-bytes", type=_byte_count,
                          help="the bound (default OPAL_CACHE_MAX_BYTES, else 1G)")
@@ -135,7 +148,18 @@ def main(argv=None):
         for e in bad:
             print(f"{e['key'][:16]}: {e['problem']}")
         print(f"{len(checked)} entries, {len(bad)} bad")
-        return 1 if bad else 0
+        index = _C._cache_check_index(root)
+        ours = [c for c in index if c["checked"]]
+        wrong = [c for c in ours if c["problem"]]
+        for c in wrong:
+            print(f"warm-start index {c['name'][:16]} ({c['call'] or '?'}): {c['problem']}")
+        for c in index:
+            if not c["checked"] and c["problem"]:
+                print(f"warm-start index {c['name'][:16]} ({c['call']}): {c['problem']}")
+        others = sum(1 for c in index if not c["checked"] and not c["problem"])
+        print(f"{len(ours)} warm-start index files checked, {len(wrong)} bad" +
+              (f" ({others} of another build, CPU or knob setting not checked)" if others else ""))
+        return 1 if bad or wrong else 0
     elif args.command == "prune":
         done = prune(root, args.max_bytes)
         print(f"removed {done['entries']} entries and {done['indexes']} index files: "

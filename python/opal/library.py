@@ -58,8 +58,12 @@ class Library:
         self.dispatch_key = dispatch_key
         self._op_impls = set()
         self._defs = set()
+        # The op-library texts (decompositions) this library's registrations
+        # use: taken back from the JIT with them.
+        self._texts = []
         # Runs when the Library is collected, or at exit.
-        self._finalizer = weakref.finalize(self, Library._cleanup, self.m, self._op_impls)
+        self._finalizer = weakref.finalize(self, Library._cleanup, self.m, self._op_impls,
+                                           self._texts)
 
     def __repr__(self):
         return (f"Library(kind={getattr(self, 'kind', None)}, ns={getattr(self, 'ns', None)}, "
@@ -132,9 +136,11 @@ class Library:
         self.m.fallback(fn)
 
     @staticmethod
-    def _cleanup(m, op_impls):
+    def _cleanup(m, op_impls, texts):
         _impls.difference_update(op_impls)
         m.destroy()
+        for text in texts:
+            text.release()
 
     def _destroy(self):
         """Removes everything this library registered, now."""
@@ -142,6 +148,22 @@ class Library:
         from opal import _ops
         for qualname in self._defs:
             _ops._refresh_packet(qualname.split(".")[0])
+
+
+class _AddedText:
+    """An op-library text added to the JIT, shared by the libraries whose
+    registrations use it: taken back when the last of them is destroyed, so
+    that a decomposition never outlives its registration."""
+
+    def __init__(self, name, text, users):
+        self._id = _C._jit_add_op_library_text(name, text)
+        self._users = users
+        self._source = name
+
+    def release(self):
+        self._users -= 1
+        if self._users == 0:
+            _C._jit_remove_op_library_text(self._id)
 
 
 # Hidden FRAGMENT libraries for the module-level define/impl, kept alive for
@@ -238,7 +260,9 @@ def load(path):
         for lib in libraries.values():
             lib._destroy()
         raise
-    _C._jit_add_op_library_text(real, text)
+    added = _AddedText(real, text, len(libraries))
+    for lib in libraries.values():
+        lib._texts.append(added)
     _loaded_files[real] = list(libraries.values())
     return _loaded_files[real]
 
@@ -270,8 +294,13 @@ def register_decomposition(qualname, func=None, *, lib=None):
                                "registered from Python")
         source = f"<decomposition of {qualname}: {fn.__module__}.{fn.__qualname__}>"
         _C._jit_check_op_library_text(source, text)
-        _C._jit_add_op_library_text(source, text)
-        target.m.impl_mlir(name, "CompositeImplicitAutograd")
+        added = _AddedText(source, text, 1)
+        try:
+            target.m.impl_mlir(name, "CompositeImplicitAutograd")
+        except Exception:
+            added.release()
+            raise
+        target._texts.append(added)
         _impls.add(key)
         target._op_impls.add(key)
         fn._opal_decomposition = text

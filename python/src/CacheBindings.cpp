@@ -8,6 +8,7 @@
 
 #include "opal/JIT/DiskCache.h"
 #include "opal/JIT/RemoteCache.h"
+#include "opal/JIT/WarmStart.h"
 #include "opal/Support/Decimal.h"
 
 #include <pybind11/stl.h>
@@ -67,6 +68,18 @@ void opal::python::bindCache(py::module_ &m) {
     }
     return out;
   }, py::arg("root") = py::none(), py::arg("check") = false);
+  m.def("_cache_check_index", [](std::optional<std::string> root) {
+    py::list out;
+    for (const jit::IndexCheck &check : jit::checkWarmStartIndex(*cacheAt(root))) {
+      py::dict item;
+      item["name"] = check.name;
+      item["call"] = check.label;
+      item["problem"] = check.problem;
+      item["checked"] = check.checked;
+      out.append(item);
+    }
+    return out;
+  }, py::arg("root") = py::none());
   m.def("_cache_index_count", [](std::optional<std::string> root) {
     return cacheAt(root)->indexCount();
   }, py::arg("root") = py::none());

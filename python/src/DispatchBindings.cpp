@@ -309,7 +309,10 @@ void opal::python::bindDispatch(py::module_ &m) {
     return out;
   });
   m.def("_jit_reset_stats", &jit::resetJitStats);
-  m.def("_jit_add_op_library_text", &jit::addOpLibraryText, py::arg("name"), py::arg("text"));
+  m.def("_jit_add_op_library_text", &jit::addOpLibraryText, py::arg("name"), py::arg("text"),
+        "Adds an op-library text to the JIT; returns its id.");
+  m.def("_jit_remove_op_library_text", &jit::removeOpLibraryText, py::arg("id"),
+        "Takes back a text added with _jit_add_op_library_text.");
   m.def("_jit_check_op_library_text", [](const std::string &name, const std::string &text) {
     auto compiler = jit::kernelCompiler();
     if (!compiler)

@@ -254,14 +254,27 @@ public:
   /// The op-library text of the backward derived from `op`'s
   /// decomposition (Transforms' opal-derive-backward), or why there is none.
   virtual Expected<std::string> deriveBackward(const OperatorName &op) = 0;
+  /// The disk cache key of the kernel `compile` would build for `spec` and
+  /// `key` with this process's definitions (decomposing, not lowering); an
+  /// error for a call that runs op by op or is refused.
+  virtual Expected<std::string> cacheKeyOf(const CallSpec &spec, DispatchKey key) = 0;
 };
 
 /// Makes the decompositions of an op-library text known to the JIT (the
 /// compiler reads them at its next compile). `opal.library.load` adds every
-/// file it loads.
-void addOpLibraryText(std::string name, std::string text);
-/// Every text added so far; `generation` counts the additions.
-std::vector<std::pair<std::string, std::string>> opLibraryTexts(uint64_t &generation);
+/// file it loads. Returns the text's id for removeOpLibraryText.
+uint64_t addOpLibraryText(std::string name, std::string text);
+/// Takes back an added text (its registrations were removed: a Library
+/// destroyed): the next compile no longer sees its decompositions.
+void removeOpLibraryText(uint64_t id);
+/// The name of the last added text that holds a decomposition of `op`
+/// ("" if none does): a kernel compiled through `op` then differs from the
+/// one opal's built-in definitions give.
+std::string addedDecompositionOf(const OperatorName &op);
+/// Every text added (and not removed) so far, in order; `generation`
+/// changes with every addition and removal, `removals` with removals.
+std::vector<std::pair<std::string, std::string>> opLibraryTexts(uint64_t &generation,
+                                                                uint64_t *removals = nullptr);
 
 /// Installs the compiler (called by libopal_compiler's static initializer).
 void installKernelCompiler(KernelCompiler *compiler);

@@ -91,6 +91,8 @@ public:
   };
   /// Every entry, sorted by key; `check` verifies each (HMAC and object).
   std::vector<Entry> entries(bool check) const;
+  /// The names (keys) of the warm-start index files.
+  std::vector<std::string> indexKeys() const;
   /// How many warm-start index files there are.
   size_t indexCount() const;
   /// Removes every entry and index file; how many entries it removed.

@@ -5,19 +5,21 @@
 // to load) can compute. The warm-start index maps what the runtime knows of
 // a call to that entry:
 //
-//   sha256(opal-warm-start 1, the build ids of libopal and of
+//   sha256(opal-warm-start 2, the build ids of libopal and of
 //          libopal_compiler (read from its file), the CPU's identification
 //          (cpuid), the knobs that affect the cache, the op, the dispatch
 //          key, the call's specialization key words)
-//     → warm-v1/<aa>/<key>: the entry's key, the op and specialization in
-//       words, and the kernel's description (outputs, rows, reached ops)
+//     → warm-v2/<aa>/<key>: the entry's key, the op and specialization in
+//       words, a hash of what the process part of the key held (so that
+//       `opal.cache verify` knows the files of its own build), and the
+//       kernel's description (outputs, rows, reached ops)
 //
 // On a miss in memory, a CPU call looks its index up first; when it names an
 // entry whose object checks out, the object is linked by opal's own loader
 // (ObjectLoader.h) and the call runs without loading the compiler. A kernel
 // is indexed only when every op its compilation reached still has opal's
-// built-in kernel (isBuiltinCpuKernelCurrent), and an index entry is used
-// only while that still holds: a user's registration on any of them sends
+// built-in kernel and no added decomposition (changedBuiltinOp), and an
+// index entry is used only while that still holds: a user's registration on any of them sends
 // the call to the compiler, as it would in the process that compiled it.
 // Calls of user ops (their definitions live in op-library texts or Python)
 // always go through the compiler. OPAL_DUMP_DIR turns the index off (the
@@ -30,6 +32,7 @@
 
 #include "opal/Dispatch/Dispatcher.h"
 #include "opal/JIT/CompiledKernel.h"
+#include "opal/JIT/DiskCache.h"
 
 #include <cstdint>
 #include <memory>
@@ -49,6 +52,22 @@ std::shared_ptr<const CompiledKernel> warmStart(const OperatorHandle &op, Dispat
 void recordWarmStart(const OperatorHandle &op, DispatchKey key, const IValue *args,
                      bool staticShapes, const std::vector<uint64_t> &words,
                      const CompiledKernel &kernel);
+
+/// What `opal.cache verify` found of one index file.
+struct IndexCheck {
+  std::string name;    ///< the file's name (its key)
+  std::string label;   ///< "op(specialization)", when it could be read
+  std::string problem; ///< "" if it names the entry the call compiles to
+  bool checked = true; ///< false: not this build's, or not checkable here
+};
+
+/// Checks every index file of `cache` written by this build on this CPU
+/// with these knobs: its HMAC, and that the entry it names is the one
+/// opal's definitions in this process compile its call to (the compiler
+/// decomposes the call again). An index that names another entry (written
+/// by a process whose registrations changed what the call compiles to)
+/// would make warm starts run that kernel.
+std::vector<IndexCheck> checkWarmStartIndex(const DiskCache &cache);
 
 /// The CPU's identification for the index: its cpuid leaves (vendor,
 /// family, model, feature bits) and enabled register state; "" where it

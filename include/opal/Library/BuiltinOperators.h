@@ -30,10 +30,12 @@ const std::vector<FunctionSchema> &builtinOperatorSchemas();
 /// opal's built-in library registered (no kernel of a user's took over):
 /// ahead-of-time kernels compiled through its definition still stand.
 bool isBuiltinCpuKernelCurrent(const OperatorName &op);
-/// The first op of `reached` (an `exempt` one aside) whose CPU kernel is
-/// no longer the built-in one a kernel was compiled through, as
-/// "ns::op[.overload]"; "" if none. A precompiled or cached kernel stands
-/// only while this is "".
+/// Why a kernel compiled through `reached` with opal's built-in
+/// definitions would not be the kernel compiled now: the first op (an
+/// `exempt` one aside) whose CPU kernel is no longer the built-in one, or
+/// that an added op-library text decomposes, as "ns::op[.overload] has
+/// ..."; "" if none. A precompiled kernel or a warm-start index entry
+/// stands only while this is "".
 std::string changedBuiltinOp(const std::vector<OperatorName> &reached,
                              const std::function<bool(const OperatorName &)> &exempt = {});
 

@@ -91,6 +91,9 @@ mlir::FailureOr<std::string> deriveBackward(llvm::ArrayRef<mlir::ModuleOp> libra
 /// Makes the text of an op-library file available to opal-decompose (which
 /// parses it in its own context). opal-opt adds every --op-library file.
 void addOpLibraryText(std::string name, std::string text);
+/// Forgets every text added with addOpLibraryText (the JIT adds back those
+/// still registered after one was taken back).
+void clearOpLibraryTexts();
 /// The texts added with addOpLibraryText, in order: (name, text).
 std::vector<std::pair<std::string, std::string>> addedOpLibraryTexts();
 
