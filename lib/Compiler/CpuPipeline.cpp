@@ -26,6 +26,9 @@ using namespace mlir;
 namespace {
 /// From bufferized loops to the LLVM dialect.
 constexpr const char *kLoopsToLLVM =
+    // A structured op whose loops may be empty (a dim of size 0) runs none
+    // of them: not 2^62 empty iterations of an outer one.
+    "func.func(opal-guard-empty-loops),"
     "convert-linalg-to-loops,"
     // softmax's exp(x - max) stored in its output row, scaled in place.
     "func.func(opal-rows-in-outputs),"
@@ -63,6 +66,9 @@ const char *opal::ir::cpuLoweringPipelineText() {
                                       // An op's own checks become the
                                       // function's opal.shape_checks.
                                       "func.func(opal-derive-shape-checks),"
+                                      // Trees of elementwise ops in one step,
+                                      // then what is left pair by pair.
+                                      "func.func(opal-fuse-elementwise-trees),"
                                       "linalg-fuse-elementwise-ops,"
                                               "one-shot-bufferize{bufferize-function-boundaries},") +
                                   kLoopsToLLVM;
@@ -75,6 +81,9 @@ const char *opal::ir::bufferizationPipelineText(bool recomputeElementwise) {
            // What the kernel assumes of its inputs' sizes, checked per call.
            "func.func(opal-derive-shape-checks),"
            "canonicalize,cse,"
+           // Trees of elementwise ops in one step (linear in their size),
+           // then what is left pair by pair.
+           "func.func(opal-fuse-elementwise-trees),"
            "linalg-fuse-elementwise-ops," +
            fusion +
            // The shapes entry keeps only the size computations.

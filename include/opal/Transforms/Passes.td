@@ -220,6 +220,34 @@ def OpalUnshareDestinations : Pass<"opal-unshare-destinations", "::mlir::func::F
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
 }
 
+def OpalFuseElementwiseTrees : Pass<"opal-fuse-elementwise-trees", "::mlir::func::FuncOp"> {
+  let summary = "Fuses trees of elementwise linalg.generic producers into their consumer at once";
+  let description = [{
+    Makes the fusions linalg-fuse-elementwise-ops makes by default (an
+    all-parallel linalg.generic of one result into the linalg.generic that
+    is that result's only use, in the same block, through permutation maps)
+    for a whole tree of producers in one step, copying each op's body once:
+    the upstream pass fuses pairs, copying the growing fused body each time,
+    so a chain of N ops took time N^2. Producers whose body reads their
+    output or the loop indices are left to the upstream pass, which runs
+    after this one.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def OpalGuardEmptyLoops : Pass<"opal-guard-empty-loops", "::mlir::func::FuncOp"> {
+  let summary = "Puts each bufferized structured op behind a test that its loops are not empty";
+  let description = [{
+    A bufferized structured op whose loop sizes are known only per call is
+    moved into an `scf.if` that every such size is nonzero. Its loops then
+    never run over an empty iteration space: a sum over a tensor of shape
+    (2^62, 0) ran 2^62 empty iterations of its outer loop. Ops whose loop
+    sizes are all constant are left alone. Run right before
+    convert-linalg-to-loops.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
 def OpalReshapeOutputsInPlace : Pass<"opal-reshape-outputs-in-place", "::mlir::func::FuncOp"> {
   let summary = "Computes a reshaped result in its output argument instead of copying it there";
   let description = [{
