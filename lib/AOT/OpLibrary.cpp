@@ -2,6 +2,8 @@
 
 #include "opal/AOT/OpLibrary.h"
 
+#include "opal/AOT/LoaderTrial.h"
+
 #include "opal/CUDA/Launch.h"
 
 #include "opal/Config.h"
@@ -29,6 +31,16 @@ namespace {
 /// What a loaded library registered; deleting it removes all of it.
 struct LoadedLibrary {
   std::vector<Library> libraries;
+  /// The library's op-library text in the JIT (0: not added yet): taken
+  /// back when the library is unregistered.
+  uint64_t text = 0;
+  LoadedLibrary() = default;
+  LoadedLibrary(const LoadedLibrary &) = delete;
+  LoadedLibrary &operator=(const LoadedLibrary &) = delete;
+  ~LoadedLibrary() {
+    if (text)
+      jit::removeOpLibraryText(text);
+  }
 };
 
 std::string hostArchitecture() {
@@ -168,7 +180,7 @@ std::unique_ptr<LoadedLibrary> registerLibrary(const opal_aot_library &library) 
       if (logEnabled(LogTopic::JIT))
         logLine(LogTopic::JIT, name + ": not installing the precompiled kernel " + op +
                                  entry.specialization + ": " + changed +
-                                 " has a CPU kernel other than opal's built-in one; the JIT compiles it");
+                                 "; the JIT compiles it");
       continue;
     }
     auto added = jit::MlirKernel::addPrecompiled(found->second, handle->schema(), *sample,
@@ -177,7 +189,7 @@ std::unique_ptr<LoadedLibrary> registerLibrary(const opal_aot_library &library) 
     if (!added)
       throw fail(added.error().message());
   }
-  jit::addOpLibraryText(name, text);
+  loaded->text = jit::addOpLibraryText(name, text);
   if (logEnabled(LogTopic::JIT))
     logLine(LogTopic::JIT, "loaded ahead-of-time op library " + name + ": " +
                                std::to_string(contents->schemas.size()) + " ops, " +
@@ -210,6 +222,9 @@ extern "C" void opal_aot_unregister(void *handle) {
 std::vector<std::string> aot::loadLibrary(const std::string &path) {
   // A truncated or foreign file would crash inside dlopen (SIGBUS).
   if (std::string problem = sharedLibraryProblem(path); !problem.empty())
+    throw OpalError("could not load op library: " + problem);
+  // What the loader reads beyond the checks above, tried in a child process.
+  if (std::string problem = loaderTrialProblem(path); !problem.empty())
     throw OpalError("could not load op library: " + problem);
   detail::beginCollectingStaticRegistrationErrors();
   void *handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
