@@ -79,6 +79,14 @@ std::string indexKey(const OperatorHandle &op, DispatchKey key,
   return toHex(digest.data(), digest.size());
 }
 
+/// Reads the kernel description an index file ends with into `kernel`.
+Expected<bool> readIndexDescription(const std::string &text, CompiledKernel &kernel) {
+  size_t description = text.find("\noutputs: ");
+  if (description == std::string::npos)
+    return makeUnexpected(Error("no kernel description"));
+  return readKernelDescription(text.substr(description + 1), kernel);
+}
+
 void logCache(const std::string &line) {
   if (logEnabled(LogTopic::Cache))
     logLine(LogTopic::Cache, line);
@@ -144,10 +152,7 @@ std::shared_ptr<const CompiledKernel> jit::warmStart(const OperatorHandle &op, D
     return drop("it is malformed or names another call (removed)");
   }
   auto kernel = std::make_shared<CompiledKernel>();
-  size_t description = text->find("\noutputs: ");
-  auto described = description == std::string::npos
-                       ? Expected<bool>(makeUnexpected(Error("no kernel description")))
-                       : readKernelDescription(text->substr(description + 1), *kernel);
+  auto described = readIndexDescription(*text, *kernel);
   if (!described) {
     diskCache().removeIndex(indexName);
     return drop(described.error().message() + " (removed)");
@@ -225,10 +230,7 @@ std::vector<IndexCheck> jit::checkWarmStartIndex(const DiskCache &cache) {
       continue;
     }
     auto kernel = std::make_shared<CompiledKernel>();
-    size_t description = text->find("\noutputs: ");
-    auto described = description == std::string::npos
-                         ? Expected<bool>(makeUnexpected(Error("no kernel description")))
-                         : readKernelDescription(text->substr(description + 1), *kernel);
+    auto described = readIndexDescription(*text, *kernel);
     if (!described) {
       check.problem = described.error().message();
       continue;

@@ -15,6 +15,7 @@ import textwrap
 import pytest
 
 from conftest import BUILD_DIR
+from test_memory_safety import torch_available
 
 BIN = os.path.join(BUILD_DIR, "bin")
 PRELUDE = "import json, sys\nimport numpy as np\nimport opal\nA = opal.ops.aten\n"
@@ -48,14 +49,6 @@ except Exception as error:
     assert result.returncode == 0, f"{expression} died ({result.returncode}): " \
                                    f"{result.stderr[-2000:]}"
     return json.loads(result.stdout.strip().splitlines()[-1])
-
-
-def torch_available():
-    try:
-        import torch  # noqa: F401
-        return True
-    except ImportError:
-        return False
 
 
 # --- 1. A registration is never ignored through the kernel cache ---------
