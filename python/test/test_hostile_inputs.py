@@ -646,3 +646,46 @@ def test_random_byte_flips_in_what_the_loader_reads_are_refused_or_load(clean_li
         if message != "loaded":
             assert message.startswith("could not load op library"), message
     assert outcomes["refused"] > 0
+
+
+# --- 8. opal-opt refuses a second definition as the dispatcher does ----------
+
+@pytest.mark.parametrize("case", ["twice in one file", "one file twice", "aten::relu",
+                                  "prims::exp"])
+def test_opal_opt_refuses_duplicate_definitions(case, tmp_path):
+    defs = {"twice in one file": ('mylib', ['mylib::foo(Tensor x) -> Tensor'] * 2),
+            "one file twice": ('mylib', ['mylib::foo(Tensor x) -> Tensor']),
+            "aten::relu": ('aten', ['aten::relu(Tensor self) -> Tensor']),
+            "prims::exp": ('prims', ['prims::exp(Tensor self) -> Tensor'])}
+    ns, schemas = defs[case]
+    path = tmp_path / "dup.opal.mlir"
+    path.write_text(f'opal.library "{ns}" {{\n' +
+                    "".join(f'  opal.def "{schema}"\n' for schema in schemas) + "}\n")
+    libraries = [f"--op-library={path}"] * (2 if case == "one file twice" else 1)
+    done = subprocess.run([os.path.join(BIN, "opal-opt"), *libraries, os.devnull],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1, f"ended with {done.returncode}: {done.stderr[-500:]}"
+    original = ("opal's built-in op library" if case in ("aten::relu", "prims::exp")
+                else str(path))
+    assert done.stderr.startswith(
+        f"{path}: error: Tried to register an operator ({schemas[0]}) with the same name and "
+        f"overload name multiple times. Each overload's schema should only be registered with "
+        f"a single call to def(). Duplicate registration: {path}. Original registration: "
+        f"{original}")
+
+
+# --- 11. Zero-element tensors skip their loops --------------------------------
+
+@pytest.mark.parametrize("call", ["x.sum()", "x.exp()", "x + 1", "x.softmax(-1)",
+                                  "x.sum(0)", "A.mean(x)"])
+def test_huge_empty_tensors_do_not_loop(call):
+    result = run(f"""
+        x = opal.empty(2**62, 0)
+        y = {call}
+        print(json.dumps([list(y.shape), y.numel() and y.tolist()]))
+    """, timeout=60)
+    assert result.returncode == 0, result.stderr[-2000:]
+    shape, values = json.loads(result.stdout)
+    assert shape in ([], [0], [2**62, 0])
+    if shape == []:
+        assert values == 0.0 or values != values  # sum 0, mean nan
