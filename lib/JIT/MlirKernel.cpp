@@ -10,12 +10,14 @@
 
 #include "opal/CUDA/Device.h"
 #include "opal/Dispatch/Dispatcher.h"
+#include "opal/Runtime/ScalarElement.h"
 #include "opal/Support/Environment.h"
 #include "opal/Support/Exceptions.h"
 
 #include <algorithm>
 #include <chrono>
 #include <iomanip>
+#include <map>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -186,6 +188,19 @@ void jit::declareEquivalentToMlir(const KernelFunction &kernel) {
   equivalentKernels().insert(kernel.functor());
 }
 
+namespace {
+std::mutex elementScalarMutex;
+std::map<std::string, size_t> &elementScalars() {
+  static std::map<std::string, size_t> arguments;
+  return arguments;
+}
+} // namespace
+
+void jit::declareElementScalar(const OperatorName &op, size_t argument) {
+  std::lock_guard<std::mutex> lock(elementScalarMutex);
+  elementScalars()[op.str()] = argument;
+}
+
 bool jit::isDefinedByMlir(const KernelFunction &kernel) {
   if (MlirKernel::isMlirKernel(kernel))
     return true;
@@ -354,6 +369,22 @@ Expected<bool> MlirKernel::addPrecompiled(const KernelFunction &kernel,
   return true;
 }
 
+namespace {
+/// PyTorch's checked conversion of a Scalar argument written into a result
+/// of `dtype`.
+void checkElementScalar(const IValue &value, ScalarType dtype) {
+  std::optional<Scalar> number;
+  if (value.isInt())
+    number = Scalar(value.toInt());
+  else if (value.isDouble())
+    number = Scalar(value.toDouble());
+  if (!number)
+    return;
+  if (std::string problem = elementOverflowProblem(*number, dtype); !problem.empty())
+    throw OpalError(problem);
+}
+} // namespace
+
 void MlirKernel::boxedCall(OperatorKernel *functor, const OperatorHandle &op,
                            DispatchKeySet keys, Stack *stack) {
   auto &self = *static_cast<MlirKernel *>(functor);
@@ -403,6 +434,14 @@ void MlirKernel::boxedCall(OperatorKernel *functor, const OperatorHandle &op,
   stack->reserve(stack->size() + kernel->outputs.size() + 1);
   args = stack->data() + base;
   kernel->checkShapes(args, schema);
+  std::call_once(self.elementScalarOnce_, [&] {
+    std::lock_guard<std::mutex> lock(elementScalarMutex);
+    auto it = elementScalars().find(op.operatorName().str());
+    if (it != elementScalars().end() && it->second < count)
+      self.elementScalar_ = static_cast<int>(it->second);
+  });
+  if (self.elementScalar_ >= 0 && !kernel->outputs.empty())
+    checkElementScalar(args[self.elementScalar_], kernel->outputs.front().dtype);
   kernel->invoke(args, device, *stack);
   stack->erase(stack->begin() + static_cast<std::ptrdiff_t>(base),
                stack->begin() + static_cast<std::ptrdiff_t>(base + count));

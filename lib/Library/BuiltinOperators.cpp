@@ -126,6 +126,14 @@ struct BuiltinRegistration {
         // is what composites compile through. Ops of lists have only one.
         if (replacedByNativeKernel(name))
           continue;
+        // The ops that write a Scalar argument into their result check it
+        // fits the result's dtype, as PyTorch's do.
+        if (name == "aten::full" || name == "aten::full_like" || name == "aten::new_full" ||
+            name == "aten::scalar_tensor" || name == "aten::fill.Scalar" ||
+            name == "aten::masked_fill.Scalar")
+          for (size_t i = 0; i < schema->arguments().size(); ++i)
+            if (schema->arguments()[i].type()->kind() == TypeKind::Scalar)
+              jit::declareElementScalar(schema->operatorName(), i);
         bool implicit = decomposed.count(name) && (ns != "aten" || compositeImplicitInPyTorch(name));
         KernelFunction kernel = jit::MlirKernel::make();
         if (implicit)

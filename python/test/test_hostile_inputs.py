@@ -182,6 +182,28 @@ NUMBER_CASES = [
     ("opal.arange(0, 2**62, 2**60)", "torch.arange(0, 2**62, 2**60)",
      repr([0, 2**60, 2**61, 3 * 2**60])),
     ("A.full([1], 2**63)", "torch.ops.aten.full([1], 2**63)", "Overflow when unpacking long"),
+    # aten ops whose kernels write a Scalar into their result check it first.
+    ("opal.zeros(2, dtype=opal.int8).masked_fill(opal.tensor([True, False]), 1e10)",
+     "torch.zeros(2, dtype=torch.int8).masked_fill(torch.tensor([True, False]), 1e10)",
+     "value cannot be converted to type int8_t without overflow"),
+    ("opal.zeros(2, dtype=opal.int8).masked_fill(opal.tensor([True, False]), 100)",
+     "torch.zeros(2, dtype=torch.int8).masked_fill(torch.tensor([True, False]), 100)",
+     repr([100, 0])),
+    ("A.fill.Scalar(opal.zeros(2, dtype=opal.int8), 300)",
+     "torch.ops.aten.fill.Scalar(torch.zeros(2, dtype=torch.int8), 300)",
+     "value cannot be converted to type int8_t without overflow"),
+    ("A.full([2], 1e10, dtype=opal.float16)",
+     "torch.ops.aten.full([2], 1e10, dtype=torch.float16)",
+     "value cannot be converted to type at::Half without overflow"),
+    ("A.full_like(opal.zeros(2, dtype=opal.int32), 2**40)",
+     "torch.ops.aten.full_like(torch.zeros(2, dtype=torch.int32), 2**40)",
+     "value cannot be converted to type int without overflow"),
+    ("A.new_full(opal.zeros(2, dtype=opal.int16), [2], 70000)",
+     "torch.ops.aten.new_full(torch.zeros(2, dtype=torch.int16), [2], 70000)",
+     "value cannot be converted to type int16_t without overflow"),
+    ("A.scalar_tensor(1e10, dtype=opal.int8)",
+     "torch.ops.aten.scalar_tensor(1e10, dtype=torch.int8)",
+     "value cannot be converted to type int8_t without overflow"),
 ]
 
 

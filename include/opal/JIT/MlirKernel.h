@@ -81,6 +81,10 @@ private:
   /// Set once a shape-polymorphic compile of this op failed and a compile
   /// for static shapes worked: later calls specialize on every size.
   std::atomic<bool> staticShapes_{false};
+  /// The argument declareElementScalar named for this kernel's op, looked
+  /// up at its first call (-1: none).
+  std::once_flag elementScalarOnce_;
+  int elementScalar_ = -1;
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<const Table>> tables_; ///< every snapshot, freed with the kernel
 };
@@ -90,6 +94,13 @@ private:
 /// computes copies, which no composite can tell apart). Composites compile
 /// through such ops instead of treating them as fusion boundaries.
 void declareEquivalentToMlir(const KernelFunction &kernel);
+/// Declares that argument `argument` of `op` (a Scalar) is written into
+/// the op's result (aten::fill's value, full's fill_value): before the
+/// kernel runs, a call checks that the number fits the result's dtype, as
+/// PyTorch checks it ("value cannot be converted to type int8_t without
+/// overflow"); inside the kernel it is converted unchecked.
+void declareElementScalar(const OperatorName &op, size_t argument);
+
 /// True for MLIR kernels and kernels declared equivalent to them.
 bool isDefinedByMlir(const KernelFunction &kernel);
 
