@@ -137,6 +137,34 @@ bool knownRelocation(uint32_t type) {
 #endif
 }
 
+/// The start addresses of the functions the file's symbol table (.symtab,
+/// found through the section headers) names; nothing when it has none (a
+/// stripped file) or it cannot be read.
+std::optional<std::set<uint64_t>> functionStarts(int fd, const ElfHeaders &headers) {
+  const ElfW(Ehdr) &header = headers.header;
+  if (!header.e_shnum || header.e_shentsize != sizeof(ElfW(Shdr)) ||
+      !inside(header.e_shoff, uint64_t(header.e_shnum) * sizeof(ElfW(Shdr)), headers.fileSize))
+    return std::nullopt;
+  std::vector<ElfW(Shdr)> sections(header.e_shnum);
+  if (!readAt(fd, sections.data(), sections.size() * sizeof(ElfW(Shdr)), header.e_shoff))
+    return std::nullopt;
+  for (const ElfW(Shdr) &section : sections) {
+    if (section.sh_type != SHT_SYMTAB || section.sh_entsize != sizeof(ElfW(Sym)) ||
+        !inside(section.sh_offset, section.sh_size, headers.fileSize) ||
+        section.sh_size > (uint64_t(64) << 20))
+      continue;
+    std::vector<ElfW(Sym)> symbols(section.sh_size / sizeof(ElfW(Sym)));
+    if (!readAt(fd, symbols.data(), symbols.size() * sizeof(ElfW(Sym)), section.sh_offset))
+      return std::nullopt;
+    std::set<uint64_t> starts;
+    for (const ElfW(Sym) &symbol : symbols)
+      if (ELF64_ST_TYPE(symbol.st_info) == STT_FUNC && symbol.st_shndx != SHN_UNDEF)
+        starts.insert(symbol.st_value);
+    return starts;
+  }
+  return std::nullopt;
+}
+
 /// What the dynamic loader would trip over in the dynamic section and the
 /// relocations it names ("" if nothing): every table it reads must lie in
 /// the file's loadable segments, every string offset inside the string
@@ -306,6 +334,7 @@ std::string dynamicProblem(int fd, const ElfHeaders &headers) {
   // with DT_TEXTREL), with a known type and a symbol the table holds.
   bool textRelocations = has(DT_TEXTREL) || (has(DT_FLAGS) && (value[DT_FLAGS] & DF_TEXTREL));
   std::set<uint64_t> filledSlots; // the array slots relocations fill
+  std::optional<std::set<uint64_t>> functions = functionStarts(fd, headers);
   for (auto [tag, sizeTag] : {std::pair<int64_t, int64_t>{DT_RELA, DT_RELASZ},
                               {DT_JMPREL, DT_PLTRELSZ}}) {
     if (!has(tag) || (tag == DT_JMPREL && has(DT_PLTREL) && value[DT_PLTREL] != DT_RELA))
@@ -346,12 +375,19 @@ std::string dynamicProblem(int fd, const ElfHeaders &headers) {
         return bad("relocation " + std::to_string(i) + " of " + dynamicTagName(tag) +
                    " fills a GOT slot at the unaligned address " +
                    std::to_string(relocation.r_offset));
-      // An initializer or finalizer the loader will call: code of the file.
-      if (type == R_X86_64_RELATIVE && inArray(relocation.r_offset) &&
-          !isCode(headers, static_cast<uint64_t>(relocation.r_addend)))
-        return bad("relocation " + std::to_string(i) + " of " + dynamicTagName(tag) +
-                   " makes an initializer or finalizer point to address " +
-                   std::to_string(relocation.r_addend) + ", outside the executable segments");
+      // An initializer or finalizer the loader will call: code of the file,
+      // and where the file names its functions, the start of one.
+      if (type == R_X86_64_RELATIVE && inArray(relocation.r_offset)) {
+        auto target = static_cast<uint64_t>(relocation.r_addend);
+        if (!isCode(headers, target))
+          return bad("relocation " + std::to_string(i) + " of " + dynamicTagName(tag) +
+                     " makes an initializer or finalizer point to address " +
+                     std::to_string(target) + ", outside the executable segments");
+        if (functions && !functions->count(target))
+          return bad("relocation " + std::to_string(i) + " of " + dynamicTagName(tag) +
+                     " makes an initializer or finalizer point to address " +
+                     std::to_string(target) + ", which starts none of its functions");
+      }
 #endif
     }
   }

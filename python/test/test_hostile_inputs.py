@@ -644,9 +644,9 @@ def test_random_byte_flips_in_what_the_loader_reads_are_refused_or_load(clean_li
     value = {tag: v for tag, v, _ in entries}
     # The dynamic section, the relocations' places and types, the symbol,
     # string and hash tables. Not the addends or symbol numbers: one that
-    # stays valid for the loader (an initializer moved inside the library's
-    # own code, a GOT entry bound to another symbol) makes the library's own
-    # initializers run wrong code, which no check before dlopen sees.
+    # stays valid for the loader (a GOT entry bound to another symbol) makes
+    # the library's own initializers run wrong code, which no check before
+    # dlopen sees.
     regions = [(dynamic, 16 * len(entries))]
     for tag, size in (("SYMTAB", 24 * 8), ("STRTAB", 64), ("GNU_HASH", 64)):
         if DT[tag] in value:
