@@ -127,11 +127,12 @@ void OperatorEntry::deregisterSchema() {
 
 Expected<bool> OperatorEntry::checkKernel(DispatchKey key,
                                           const AnnotatedKernel &kernel) const {
-  if (kernel.inferredSchema && schema_.load()) {
-    if (auto reason = findSchemaDifference(*kernel.inferredSchema, schema_.load()->schema))
-      return makeUnexpected(Error(schemaMismatchMessage(
-          name_.str(), schema_.load()->schema, schema_.load()->debug, *kernel.inferredSchema,
-          kernel.debug, *reason)));
+  const SchemaEntry *current = schema_.load(std::memory_order_acquire);
+  if (kernel.inferredSchema && current) {
+    if (auto reason = findSchemaDifference(*kernel.inferredSchema, current->schema))
+      return makeUnexpected(Error(schemaMismatchMessage(name_.str(), current->schema,
+                                                        current->debug, *kernel.inferredSchema,
+                                                        kernel.debug, *reason)));
   }
   if (kernel.cppSignature && cppSignature_ && *kernel.cppSignature != *cppSignature_) {
     std::string firstDebug;
@@ -153,11 +154,12 @@ OperatorEntry::registerKernel(const Dispatcher &dispatcher, DispatchKey key,
                               AnnotatedKernel kernel,
                               std::optional<std::string> &warning) {
   auto &kernels = kernels_[static_cast<size_t>(key)];
+  const SchemaEntry *current = schema_.load(std::memory_order_acquire);
   if (!kernels.empty())
     warning = ("Overriding a previously registered kernel for the same operator and "
          "the same dispatch key\n  operator: " +
-         (schema_.load() ? schema_.load()->schema.str() : name_.str()) + "\n    " +
-         (schema_.load() ? schema_.load()->debug : std::string("(no schema yet)")) +
+         (current ? current->schema.str() : name_.str()) + "\n    " +
+         (current ? current->debug : std::string("(no schema yet)")) +
          "\n  dispatch key: " + toString(key) +
          "\n  previous kernel: " + kernels.front().debug +
          "\n       new kernel: " + kernel.debug);
@@ -312,11 +314,11 @@ std::string OperatorEntry::dumpComputedTable(const Dispatcher &dispatcher) const
 
 std::string OperatorEntry::dumpState() const {
   std::string out = "name: " + name_.str() + "\n";
-  if (schema_.load()) {
-    out += "schema: " + schema_.load()->schema.str() + "\n";
-    out += "debug: " + schema_.load()->debug + "\n";
-    out += std::string("alias analysis kind: ") + toString(schema_.load()->aliasAnalysis) +
-           (schema_.load()->aliasAnalysisIsDefault ? " (default)" : "") + "\n";
+  if (const SchemaEntry *current = schema_.load(std::memory_order_acquire)) {
+    out += "schema: " + current->schema.str() + "\n";
+    out += "debug: " + current->debug + "\n";
+    out += std::string("alias analysis kind: ") + toString(current->aliasAnalysis) +
+           (current->aliasAnalysisIsDefault ? " (default)" : "") + "\n";
   } else {
     out += "schema: (none)\n";
   }

@@ -15,6 +15,7 @@
 #include "opal/Runtime/DispatchTypes.h"
 #include "opal/Runtime/Generator.h"
 #include "opal/Runtime/Philox.h"
+#include "opal/Runtime/ScalarElement.h"
 #include "opal/JIT/MlirKernel.h"
 #include "opal/Support/Exceptions.h"
 
@@ -46,9 +47,8 @@ void randpermBoxed(const OperatorHandle &, DispatchKeySet, Stack *stack) {
   if (dtype == ScalarType::Bool)
     throw OpalError("\"randperm\" not implemented for 'Bool'");
   // PyTorch checks that n - 1, the largest value, fits an integer dtype.
-  if (n > 0)
-    if (std::string problem = valueOverflowProblem(static_cast<double>(n - 1), dtype);
-        !problem.empty())
+  if (n > 0 && isIntegralType(dtype, /*includeBool=*/false))
+    if (std::string problem = elementOverflowProblem(Scalar(n - 1), dtype); !problem.empty())
       throw OpalError(problem);
   Tensor result = Tensor::empty({n}, dtype, device);
   if (!device.isMeta()) {

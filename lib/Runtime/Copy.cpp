@@ -1,6 +1,7 @@
 //===- Copy.cpp - Copies between tensors of any layout and dtype ----------===//
 
 #include "opal/Runtime/DispatchTypes.h"
+#include "opal/Runtime/ScalarElement.h"
 #include "opal/Runtime/Tensor.h"
 
 #include "opal/CUDA/Device.h"
@@ -393,7 +394,7 @@ Tensor &Tensor::fill(double value) {
   bumpVersion();
   // An integer fill value out of the dtype's range is refused, as PyTorch
   // refuses it (a float-to-int conversion out of range is undefined).
-  if (std::string problem = valueOverflowProblem(value, dtype()); !problem.empty())
+  if (std::string problem = elementOverflowProblem(Scalar(value), dtype()); !problem.empty())
     throw OpalError(problem);
   if (device().isCUDA()) {
     Tensor host = Tensor::empty(sizes(), dtype(), Device(DeviceType::CPU));

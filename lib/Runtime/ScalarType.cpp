@@ -118,20 +118,3 @@ ScalarType opal::promoteTypes(ScalarType a, ScalarType b) {
     return ScalarType::Float;
   return elementSize(a) > elementSize(b) ? a : b;
 }
-
-std::string opal::valueOverflowProblem(double value, ScalarType dtype) {
-  double low = 0, high = 0;
-  const char *name = nullptr;
-  switch (dtype) {
-  case ScalarType::Byte: low = 0, high = 255, name = "uint8_t"; break;
-  case ScalarType::Char: low = -128, high = 127, name = "int8_t"; break;
-  case ScalarType::Short: low = -32768, high = 32767, name = "int16_t"; break;
-  case ScalarType::Int: low = -2147483648.0, high = 2147483647.0, name = "int"; break;
-  case ScalarType::Long: low = -9223372036854775808.0, high = 9223372036854775807.0,
-                         name = "int64_t"; break;
-  default: return "";
-  }
-  // 2^63 itself rounds to INT64_MAX's double: only values below it fit.
-  bool fits = value >= low && (dtype == ScalarType::Long ? value < high : value <= high);
-  return fits ? "" : std::string("value cannot be converted to type ") + name + " without overflow";
-}

@@ -3,14 +3,10 @@
 #include "opal/Schema/OpLibraryFile.h"
 
 #include "opal/Schema/SchemaParser.h"
+#include "opal/Support/RegularFile.h"
 
 #include <cctype>
-#include <cerrno>
 #include <cstring>
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 using namespace opal;
 
@@ -231,39 +227,12 @@ Expected<std::string> opal::readOpLibraryText(const std::string &path) {
   auto fail = [&](const std::string &why) {
     return makeUnexpected(Error(path + ": error: cannot open op library: " + why));
   };
-  // Opened without blocking (a FIFO's open waits for a writer), then
-  // checked on the descriptor itself: only a regular file is read, so a
-  // FIFO, socket or device cannot make the read block or run forever.
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0)
-    return fail(std::strerror(errno));
-  struct stat info;
-  if (::fstat(fd, &info) != 0) {
-    int error = errno;
-    ::close(fd);
-    return fail(std::strerror(error));
-  }
-  if (!S_ISREG(info.st_mode)) {
-    ::close(fd);
-    return fail(S_ISDIR(info.st_mode) ? "it is a directory, not an op-library file"
-                                      : "it is not a regular file (a FIFO, socket or device)");
-  }
-  std::string text;
-  char chunk[1 << 16];
-  while (true) {
-    ssize_t got = ::read(fd, chunk, sizeof chunk);
-    if (got < 0 && errno == EINTR)
-      continue;
-    if (got < 0) {
-      int error = errno;
-      ::close(fd);
-      return fail(std::string("read error: ") + std::strerror(error));
-    }
-    if (got == 0)
-      break;
-    text.append(chunk, static_cast<size_t>(got));
-  }
-  ::close(fd);
+  FileProblem problem;
+  auto read = readRegularFile(path, &problem);
+  if (!read)
+    return fail(problem == FileProblem::Directory ? "it is a directory, not an op-library file"
+                                                  : read.error().message());
+  std::string text = std::move(*read);
   if (text.compare(0, 4, "\x7f" "ELF") == 0)
     return fail("it is an ELF file, not op-library text (load a shared library of ops "
                 "with opal.ops.load_library)");

@@ -158,7 +158,6 @@ class _AddedText:
     def __init__(self, name, text, users):
         self._id = _C._jit_add_op_library_text(name, text)
         self._users = users
-        self._source = name
 
     def release(self):
         self._users -= 1

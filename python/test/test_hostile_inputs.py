@@ -499,7 +499,7 @@ def test_cache_verify_finds_an_index_that_names_another_kernel(tmp_path):
     assert "0 bad" in done.stdout and "warm-start index files checked, 0 bad" in done.stdout
     # Forge what an opal before this check wrote: the index of the built-in
     # aten::exp naming the override's entry (sealed with the cache's key).
-    import opal
+    import opal.cache
     exp_entries = [key for key, _, fields in opal.cache.entries(str(tmp_path))
                    if fields.get("op") == "aten::exp"]
     assert len(exp_entries) == 2

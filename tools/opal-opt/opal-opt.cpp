@@ -11,6 +11,7 @@
 #include "opal/Dialect/OpalDialect.h"
 #include "opal/Dialect/SchemaDialect.h"
 #include "opal/Schema/OpLibraryFile.h"
+#include "opal/Support/RegularFile.h"
 #include "opal/Dialect/BuiltinLibraries.h"
 #include "opal/Compiler/CudaPipeline.h"
 #include "opal/Transforms/Passes.h"
@@ -44,12 +45,7 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <iostream>
-#include <optional>
 #include <map>
 #include <string_view>
 #include <vector>
@@ -85,27 +81,6 @@ static std::vector<std::string> inputFiles(int argc, char **argv) {
       files.emplace_back(arg);
   }
   return files;
-}
-
-/// The text of `path` if it is a regular file that can be read (without
-/// blocking on a FIFO), else nothing.
-static std::optional<std::string> regularFileText(const std::string &path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0)
-    return std::nullopt;
-  struct stat info;
-  std::optional<std::string> text;
-  if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) {
-    text.emplace();
-    char chunk[1 << 16];
-    ssize_t got;
-    while ((got = ::read(fd, chunk, sizeof chunk)) > 0)
-      text->append(chunk, static_cast<size_t>(got));
-    if (got < 0)
-      text.reset();
-  }
-  ::close(fd);
-  return text;
 }
 
 int main(int argc, char **argv) {
@@ -186,7 +161,7 @@ int main(int argc, char **argv) {
   // MLIR's parser recurses once per nesting level: an input nested deeper
   // than opal reads op libraries is refused before it overflows the stack.
   for (const std::string &path : inputFiles(argc, argv)) {
-    std::optional<std::string> text = regularFileText(path);
+    auto text = opal::readRegularFile(path);
     if (!text)
       continue; // (MlirOptMain says what is wrong with it)
     if (auto nested = opal::checkTextNesting(*text, path); !nested) {

@@ -80,10 +80,6 @@ bool isComplexType(ScalarType type);
 ScalarType promoteTypes(ScalarType a, ScalarType b);
 /// True for the ScalarType values opal defines.
 bool isValidScalarType(int64_t value);
-/// PyTorch's refusal of `value` for an integer dtype whose range does not
-/// hold it ("value cannot be converted to type int8_t without overflow"), or
-/// "" when it fits (and for the other dtypes).
-std::string valueOverflowProblem(double value, ScalarType dtype);
 
 } // namespace opal
 
