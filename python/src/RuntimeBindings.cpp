@@ -425,7 +425,16 @@ void opal::python::bindRuntime(py::module_ &m) {
              return t;
            })
       .def("fill_", [](Tensor &t, py::handle value) {
-             autograd::fillInPlace(t, toScalar(value, "fill_(): argument 'value'"));
+             // A 0-d tensor fills with its value, as PyTorch's fill_.Tensor.
+             py::object number = py::reinterpret_borrow<py::object>(value);
+             if (py::isinstance<Tensor>(value)) {
+               int64_t dims = py::cast<const Tensor &>(value).dim();
+               if (dims != 0)
+                 throw OpalError("fill_ only supports 0-dimension value tensor but got tensor "
+                                 "with " + std::to_string(dims) + " dimensions.");
+               number = value.attr("item")();
+             }
+             autograd::fillInPlace(t, toScalar(number, "fill_(): argument 'value'"));
              return t;
            })
       .def("numpy", &toNumpy)

@@ -207,6 +207,20 @@ NUMBER_CASES = [
 ]
 
 
+# New ways in for a number: each refuses what is not one with a clean error.
+NUMBER_CASES += [
+    ("opal.zeros(2).fill_('x')", None, "fill_(): argument 'value': expected a number, got str"),
+    ("opal.full((1,), None, dtype=opal.float32)", None,
+     "full(): argument 'fill_value': expected a number, got NoneType"),
+    ("opal.zeros(2).fill_(opal.ones(1))", "torch.zeros(2).fill_(torch.ones(1))",
+     "fill_ only supports 0-dimension value tensor but got tensor with 1 dimensions."),
+    ("opal.zeros(2, dtype=opal.int64).fill_(opal.tensor(2**53 + 1))",
+     "torch.zeros(2, dtype=torch.int64).fill_(torch.tensor(2**53 + 1))",
+     repr([2**53 + 1, 2**53 + 1])),
+    ("[opal._C._jit_remove_op_library_text(123456)]", None, repr([None])),
+]
+
+
 def assign(dtype, value, mask=False):
     index = "opal.tensor([True, False])" if mask else "0"
     return (f"(lambda x: (x.__setitem__({index}, {value}), x)[1])"
