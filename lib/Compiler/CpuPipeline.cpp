@@ -104,13 +104,14 @@ const char *opal::ir::bufferizationPipelineText(bool recomputeElementwise) {
   // into a buffer the size of the input (linalg-fuse-elementwise-ops does
   // not fuse into linalg.reduce).
   static const std::string plain =
-      text("opal-lower-to-linalg{shifted-convolutions},",
+      text("func.func(opal-lower-unsigned),opal-lower-to-linalg{shifted-convolutions},",
            "func.func(opal-recompute-elementwise{single-use=true}),canonicalize,cse,"
            // A per-column division (batch norm's mean in its variance) once
            // per column, not per element.
            "func.func(opal-hoist-broadcast-work),canonicalize,");
   static const std::string recomputing =
-      text("opal-lower-to-linalg,", "func.func(opal-recompute-elementwise),canonicalize,cse,");
+      text("func.func(opal-lower-unsigned),opal-lower-to-linalg,",
+           "func.func(opal-recompute-elementwise),canonicalize,cse,");
   return (recomputeElementwise ? recomputing : plain).c_str();
 }
 

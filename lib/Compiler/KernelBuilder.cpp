@@ -128,9 +128,8 @@ FailureOr<OwningOpRef<ModuleOp>> opal::ir::buildCallModule(MLIRContext *context,
       inputTypes.push_back(b.getI64Type());
       break;
     case jit::ArgKind::Constant: {
-      // A dtype the JIT does not compile (uint8: its IR has no unsigned
-      // integers yet) is refused as a tensor of it is, never compiled as
-      // another.
+      // A dtype the JIT does not compile (complex) is refused as a tensor
+      // of it is, never compiled as another.
       const SchemaType *type = schema.arguments()[i].type().get();
       if (type->isOptional())
         type = type->element().get();

@@ -1,5 +1,5 @@
 // The aten library, continued: reductions. Products over all or one dim,
-// any/all, variance and standard deviation with a correction, logsumexp,
+// any/all (uint8 for uint8 inputs, else bool), variance and standard deviation with a correction, logsumexp,
 // max/min over all dims, and the index reductions (argmax/argmin and
 // max.dim/min.dim, whose indices are the first extreme; NaN is the
 // extreme, as in PyTorch).
@@ -28,7 +28,13 @@ opal.library "aten" {
     %c11 = arith.constant 11 : i64
     %x = opal.to_dtype %self, %c11 : !opal.tensor, i64 -> !opal.tensor
     %none = opal.none
-    %r = prims.amax %x, %none, %none : (!opal.tensor, !opal.none, !opal.none) -> !opal.tensor
+    %b = prims.amax %x, %none, %none : (!opal.tensor, !opal.none, !opal.none) -> !opal.tensor
+    // uint8 in, uint8 out (PyTorch's legacy rule); bool otherwise.
+    %in_code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+    %c0 = arith.constant 0 : i64
+    %is_u8 = arith.cmpi eq, %in_code, %c0 : i64
+    %out_code = arith.select %is_u8, %c0, %c11 : i64
+    %r = opal.to_dtype %b, %out_code : !opal.tensor, i64 -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
   opal.def "any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor"
@@ -39,7 +45,13 @@ opal.library "aten" {
     %dims = opal.normalize_dims %x, %dim : !opal.tensor, i64 -> !opal.list<i64>
     %none = opal.none
     %a = prims.amax %x, %dims, %none : (!opal.tensor, !opal.list<i64>, !opal.none) -> !opal.tensor
-    %r = opal.keep_dims %a, %dims, %keepdim : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+    %b = opal.keep_dims %a, %dims, %keepdim : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+    // uint8 in, uint8 out (PyTorch's legacy rule); bool otherwise.
+    %in_code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+    %c0 = arith.constant 0 : i64
+    %is_u8 = arith.cmpi eq, %in_code, %c0 : i64
+    %out_code = arith.select %is_u8, %c0, %c11 : i64
+    %r = opal.to_dtype %b, %out_code : !opal.tensor, i64 -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
   opal.def "all(Tensor self) -> Tensor"
@@ -48,7 +60,13 @@ opal.library "aten" {
     %c11 = arith.constant 11 : i64
     %x = opal.to_dtype %self, %c11 : !opal.tensor, i64 -> !opal.tensor
     %none = opal.none
-    %r = prims.amin %x, %none, %none : (!opal.tensor, !opal.none, !opal.none) -> !opal.tensor
+    %b = prims.amin %x, %none, %none : (!opal.tensor, !opal.none, !opal.none) -> !opal.tensor
+    // uint8 in, uint8 out (PyTorch's legacy rule); bool otherwise.
+    %in_code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+    %c0 = arith.constant 0 : i64
+    %is_u8 = arith.cmpi eq, %in_code, %c0 : i64
+    %out_code = arith.select %is_u8, %c0, %c11 : i64
+    %r = opal.to_dtype %b, %out_code : !opal.tensor, i64 -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
   opal.def "all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor"
@@ -59,7 +77,13 @@ opal.library "aten" {
     %dims = opal.normalize_dims %x, %dim : !opal.tensor, i64 -> !opal.list<i64>
     %none = opal.none
     %a = prims.amin %x, %dims, %none : (!opal.tensor, !opal.list<i64>, !opal.none) -> !opal.tensor
-    %r = opal.keep_dims %a, %dims, %keepdim : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+    %b = opal.keep_dims %a, %dims, %keepdim : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+    // uint8 in, uint8 out (PyTorch's legacy rule); bool otherwise.
+    %in_code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+    %c0 = arith.constant 0 : i64
+    %is_u8 = arith.cmpi eq, %in_code, %c0 : i64
+    %out_code = arith.select %is_u8, %c0, %c11 : i64
+    %r = opal.to_dtype %b, %out_code : !opal.tensor, i64 -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
   // var: the mean of squared deviations, divided by max(N - correction, 0)

@@ -220,10 +220,10 @@ opal.library "aten" {
     %c4 = arith.constant 4 : i64
     %integral = arith.cmpi sle, %code, %c4 : i64
     opal.static_if %integral {
+      // The exponent as given (as uint8, -1 would be 255).
       %c0 = arith.constant 0 : i64
-      %b0, %zero = opal.promote %b, %c0 : !opal.tensor, i64 -> !opal.tensor, !opal.tensor
-      %bb, %zb = opal.broadcast_tensors %b, %zero : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
-      %negative = prims.lt %bb, %zb : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %e, %zero = opal.promote %other, %c0 : f64, i64 -> !opal.tensor, !opal.tensor
+      %negative = prims.lt %e, %zero : (!opal.tensor, !opal.tensor) -> !opal.tensor
       opal.data_check %negative, "Integers to negative integer powers are not allowed." : !opal.tensor
       opal.yield
     } else {
@@ -644,6 +644,19 @@ opal.library "aten" {
     %dc_code = opal.dtype_of %self, %dc_none : !opal.tensor, !opal.none -> i64
     %dc_not_bool = arith.cmpi ne, %dc_code, %dc_c11 : i64
     opal.check %dc_not_bool, "Bool inputs not supported for hardtanh"
+    // uint8 takes no negative limit (known per call only).
+    %dc_c0 = arith.constant 0 : i64
+    %dc_unsigned = arith.cmpi eq, %dc_code, %dc_c0 : i64
+    opal.static_if %dc_unsigned {
+      %lt, %ht, %zt = opal.promote %lo, %hi, %dc_c0 : f64, f64, i64 -> !opal.tensor, !opal.tensor, !opal.tensor
+      %lneg = prims.lt %lt, %zt : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %hneg = prims.lt %ht, %zt : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %neg = prims.bitwise_or %lneg, %hneg : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      opal.data_check %neg, "cannot do hardtanh on an unsigned type with negative limits" : !opal.tensor
+      opal.yield
+    } else {
+      opal.yield
+    }
     %x, %l, %h = opal.promote %self, %lo, %hi : !opal.tensor, f64, f64 -> !opal.tensor, !opal.tensor, !opal.tensor
     %xb, %lb, %hb = opal.broadcast_tensors %x, %l, %h : !opal.tensor, !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor, !opal.tensor
     %above = prims.maximum %xb, %lb : (!opal.tensor, !opal.tensor) -> !opal.tensor

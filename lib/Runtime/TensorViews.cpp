@@ -133,10 +133,10 @@ Tensor Tensor::t() const {
 
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
   int64_t rank = dim();
+  dim0 = wrapDim(dim0, rank); // (a 0-d tensor takes 0 and -1)
+  dim1 = wrapDim(dim1, rank);
   if (rank == 0)
     return *this;
-  dim0 = wrapDim(dim0, rank);
-  dim1 = wrapDim(dim1, rank);
   DimVector sizes = this->sizes(), strides = this->strides();
   std::swap(sizes[dim0], sizes[dim1]);
   std::swap(strides[dim0], strides[dim1]);
@@ -218,9 +218,9 @@ Tensor Tensor::squeeze() const {
 }
 
 Tensor Tensor::squeeze(int64_t d) const {
+  d = wrapDim(d, dim()); // (a 0-d tensor takes 0 and -1)
   if (dim() == 0)
     return *this;
-  d = wrapDim(d, dim());
   if (sizes()[d] != 1)
     return asStrided(sizes(), strides(), storageOffset());
   DimVector sizes = this->sizes(), strides = this->strides();

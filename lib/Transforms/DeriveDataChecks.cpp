@@ -199,6 +199,21 @@ SmallVector<Value> checkResult(OpBuilder &b, OpBuilder &after, Location loc, Val
   return words;
 }
 
+/// `tensor` as signless integers for a check to compare: uint8 (ui8) as
+/// its values in `wide` (zero-extended by opal-lower-unsigned), or as int8
+/// when only a test against zero reads it. Others as they are.
+Value signlessView(OpBuilder &b, Location loc, Value tensor, bool zeroTestOnly) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  if (!type.getElementType().isUnsignedInteger())
+    return tensor;
+  Type to = zeroTestOnly ? b.getIntegerType(8) : b.getI64Type();
+  int64_t code = *opal::ir::detail::scalarTypeCodeFor(to);
+  OperationState state(loc, "prims.convert_element_type");
+  state.addOperands({tensor, arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(code))});
+  state.addTypes(type.clone(to));
+  return b.create(state)->getResult(0);
+}
+
 /// The gathers and scatters, whose index (operand 2) must be in [0, size)
 /// of `a`'s dim.
 bool gathers(Operation *op) {
@@ -276,7 +291,7 @@ struct DeriveDataChecks
                                tensor::DimOp::create(b, loc, op->getOperand(0), dim)));
         Value dimValue = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(dim));
         SmallVector<Value> words = checkResult(
-            b, after, loc, op->getOperand(2),
+            b, after, loc, signlessView(b, loc, op->getOperand(2), /*zeroTestOnly=*/false),
             [&](OpBuilder &nb, Location l, Value index) -> Value {
               Value zero = arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(0));
               Value low = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, index, zero);
@@ -294,7 +309,8 @@ struct DeriveDataChecks
       OpBuilder b(op), after(op->getContext());
       after.setInsertionPointAfter(op);
       Location loc = op->getLoc();
-      SmallVector<Value> words = checkResult(b, after, loc, op->getOperand(1),
+      SmallVector<Value> words = checkResult(b, after, loc,
+                                    signlessView(b, loc, op->getOperand(1), /*zeroTestOnly=*/true),
                                     [](OpBuilder &nb, Location l, Value divisor) -> Value {
                                       Value zero = arith::ConstantOp::create(
                                           nb, l, nb.getIntegerAttr(divisor.getType(), 0));

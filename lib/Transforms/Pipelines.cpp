@@ -7,6 +7,7 @@
 
 #include "opal/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -18,6 +19,7 @@ void opal::ir::buildOpalToLinalgPipeline(OpPassManager &pm,
   OpalDecomposeOptions decompose;
   decompose.legalOps.assign(options.legalOps.begin(), options.legalOps.end());
   pm.addPass(createOpalDecompose(decompose));
+  pm.addNestedPass<func::FuncOp>(createOpalLowerUnsigned());
   pm.addPass(createOpalLowerToLinalg());
   // Decomposition bodies repeat constants and lists per use; fold them.
   pm.addPass(createCanonicalizerPass());

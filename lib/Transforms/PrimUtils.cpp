@@ -111,8 +111,9 @@ bool opal::ir::detail::isNone(Value value) {
 Type opal::ir::detail::elementTypeFor(int64_t scalarType, MLIRContext *context) {
   Builder b(context);
   switch (scalarType) {
-  // (uint8, code 0, has no element type: MLIR's arithmetic is on signless
-  // integers, and compiling it as int8 computed wrong values.)
+  // uint8 is `ui8` until opal-lower-unsigned (MLIR's arithmetic takes
+  // signless integers only; that pass lowers it onto i8's bits).
+  case 0: return b.getIntegerType(8, /*isSigned=*/false);
   case 1: return b.getIntegerType(8);
   case 2: return b.getIntegerType(16);
   case 3: return b.getIntegerType(32);
@@ -129,6 +130,8 @@ Type opal::ir::detail::elementTypeFor(int64_t scalarType, MLIRContext *context) 
 std::optional<int64_t> opal::ir::detail::scalarTypeCodeFor(Type element) {
   if (element.isInteger(1))
     return 11;
+  if (element.isUnsignedInteger(8))
+    return 0;
   if (element.isSignlessInteger())
     switch (element.getIntOrFloatBitWidth()) {
     case 8: return 1;
@@ -149,7 +152,7 @@ std::optional<int64_t> opal::ir::detail::scalarTypeCodeFor(Type element) {
 }
 
 Type opal::ir::elementTypeForDtype(int64_t dtype, MLIRContext *context) {
-  return detail::elementTypeFor(dtype, context); // (no unsigned types yet)
+  return detail::elementTypeFor(dtype, context);
 }
 
 std::optional<int64_t> opal::ir::dtypeForElementType(Type element) {

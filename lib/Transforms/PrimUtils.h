@@ -120,7 +120,8 @@ mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value va
 /// The op named in `loc` ("aten::add.Tensor"), or "" if none: opal-decompose
 /// locates each body's ops at the op it defines.
 std::string opNameOf(mlir::Location loc);
-/// The PyTorch ScalarType code of an element type (i8 is int8), if any.
+/// The PyTorch ScalarType code of an element type (i8 is int8, ui8 uint8),
+/// if any.
 std::optional<int64_t> scalarTypeCodeFor(mlir::Type element);
 /// The buffer `view` is a view of (through subviews, casts and reshapes:
 /// every ViewLikeOpInterface op); `view` itself if it is no view.

@@ -47,6 +47,13 @@ Type opal::ir::detail::promoteElementTypes(Type a, Type b) {
     return a;
   if (category(a) != category(b))
     return category(a) > category(b) ? a : b;
+  // uint8 with a signed integer: the smallest signed type holding both
+  // (int16 for int8).
+  if (a.isUnsignedInteger() != b.isUnsignedInteger()) {
+    Type unsignedOne = a.isUnsignedInteger() ? a : b, other = a.isUnsignedInteger() ? b : a;
+    return IntegerType::get(a.getContext(), std::max(other.getIntOrFloatBitWidth(),
+                                                     2 * unsignedOne.getIntOrFloatBitWidth()));
+  }
   unsigned wa = a.getIntOrFloatBitWidth(), wb = b.getIntOrFloatBitWidth();
   if (wa == wb) // float16 and bfloat16
     return Float32Type::get(a.getContext());

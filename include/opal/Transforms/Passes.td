@@ -235,6 +235,26 @@ def OpalFuseElementwiseTrees : Pass<"opal-fuse-elementwise-trees", "::mlir::func
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def OpalLowerUnsigned : Pass<"opal-lower-unsigned", "::mlir::func::FuncOp"> {
+  let summary = "Lowers uint8 (ui8) prims onto signless i8 with PyTorch's unsigned semantics";
+  let description = [{
+    uint8 tensors are `ui8` from a call's signature through decomposition;
+    MLIR's arithmetic takes signless integers only. Prims whose result bits
+    do not depend on signedness (add, sub, mul, neg, bitwise ops, eq, ne,
+    where, moves; sums and products into uint8) stay as they are. Every
+    other prim over uint8 (division, remainder, comparisons, maxima,
+    reductions into wider types, pooling, ...) computes on its uint8
+    operands zero-extended to i32 and truncates its uint8 results back.
+    `convert_element_type` from uint8 zero-extends; from a float to uint8 it
+    goes through int64 and keeps the low byte, as PyTorch does. Then every
+    `ui8` in the function (tensors, memrefs, its signature) becomes `i8` and
+    every uint8 dtype operand (code 0) int8's (code 1). Ops other than prims
+    that compute on uint8 are refused. Run before opal-lower-to-linalg.
+  }];
+  let dependentDialects = ["::opal::ir::OpalDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def OpalGuardEmptyLoops : Pass<"opal-guard-empty-loops", "::mlir::func::FuncOp"> {
   let summary = "Puts each bufferized structured op behind a test that its loops are not empty";
   let description = [{
