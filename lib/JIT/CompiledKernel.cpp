@@ -479,8 +479,11 @@ Expected<KernelCompiler *> jit::kernelCompiler() {
   // Lazy binding: most of MLIR's and LLVM's functions are never called by a
   // process; binding them all up front cost 20-30 ms of the first compile.
   // (A broken installation then fails when a missing function is first
-  // called instead of here.)
-  if (!dlopen(path.c_str(), RTLD_LAZY | RTLD_GLOBAL))
+  // called instead of here.) Local: LLVM's and MLIR's symbols stay out of
+  // the process's global scope, where another copy of LLVM (triton's,
+  // loaded by PyTorch) would bind to them and abort on options registered
+  // twice.
+  if (!dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL))
     return makeUnexpected(Error(std::string("opal JIT: cannot load the compiler: ") + dlerror()));
   std::lock_guard<std::mutex> lock(hookMutex);
   if (!installed)

@@ -40,12 +40,25 @@ from . import _C, ops as _ops
 from . import _tensor  # noqa: F401  (opal's Tensor methods)
 from . import autograd as _autograd
 
-__all__ = ["register", "compile", "to_torch", "from_torch"]
+__all__ = ["register", "compile", "backend", "to_torch", "from_torch"]
 
-try:  # opal.torch's C++ kernels, built where libtorch's headers were
-    from . import _torch_C as _native
-except ImportError:
-    _native = None
+from . import _config
+
+
+def _native_kernels():
+    """opal._torch_C, opal.torch's C++ kernels, when it was built against
+    this process's PyTorch (loading it beside another libtorch would abort
+    the process); else None, and the kernels are Python's."""
+    if _config.TORCH_VERSION != torch.__version__:
+        return None
+    try:
+        from . import _torch_C
+    except ImportError:
+        return None
+    return _torch_C
+
+
+_native = _native_kernels()
 
 import opal as _opal
 
@@ -347,10 +360,17 @@ def _reshape(x, size, *rest):
     return _ops.aten.reshape(x, size)
 
 
+def _batch_norm_no_training(x, weight, bias, running_mean, running_var, momentum, eps):
+    """PyTorch 2's functional batch norm in eval mode (AOTAutograd's)."""
+    return _ops.aten.native_batch_norm(x, weight, bias, running_mean, running_var, False,
+                                       momentum, eps)
+
+
 # aten ops make_fx records that opal spells otherwise: views whose aliasing
 # a fused kernel does not keep, so their values are all that matter.
 _SPELLED_OTHERWISE = {"aten::_reshape_alias": _reshape, "aten::_unsafe_view": _reshape,
-                      "aten::detach": lambda x: x, "aten::lift_fresh_copy": lambda x: x}
+                      "aten::detach": lambda x: x, "aten::lift_fresh_copy": lambda x: x,
+                      "aten::_native_batch_norm_legit_no_training": _batch_norm_no_training}
 
 
 def _split_sizes(node, sizes, dim):
@@ -383,48 +403,19 @@ def _split_with_sizes(node, x, split_sizes, dim=0):
 _LISTS_AS_SLICES = {"aten.split.Tensor": _split, "aten.split_with_sizes.default": _split_with_sizes}
 
 
-class CompiledFunction:
-    """What compile() returns: calls fn's traced aten graph as one opal op
-    per shape and dtype signature, or fn itself in PyTorch where opal cannot."""
+def _takes_tensor_list(node):
+    schema = getattr(node.target, "_schema", None)
+    return schema is not None and any("List[" in str(a.type) and "Tensor" in str(a.type)
+                                      for a in schema.arguments)
 
-    def __init__(self, fn, example_inputs):
-        self.fn = fn
-        self.module = fn if isinstance(fn, torch.nn.Module) else None
-        self._entries = {}
-        self.traces = 0
-        self(*example_inputs)  # trace now, so that a refusal comes at compile()
 
-    def _state(self):
-        if self.module is None:
-            return [], []
-        state = {**dict(self.module.named_parameters()), **dict(self.module.named_buffers())}
-        return list(state), [t.detach() for t in state.values()]
+class _GraphCompiler:
+    """Turns an aten graph (a torch.fx GraphModule of aten ops over tensor
+    placeholders) into what runs it as opal's kernels (_to_opal_op), and
+    runs that on torch tensors (_run)."""
 
-    def _trace(self, inputs):
-        from torch.fx.experimental.proxy_tensor import make_fx
-        names, state = self._state()
-        if self.module is not None:
-            from torch.nn.utils.stateless import functional_call
-            module, count = self.module, len(names)
-
-            def flat(*args):
-                return functional_call(module, dict(zip(names, args[:count])), args[count:])
-        else:
-            flat = self.fn
-        with torch.no_grad():
-            try:
-                graph = make_fx(flat, tracing_mode="fake")(*state, *inputs)
-            except RuntimeError as error:
-                if "data-dependent" in str(error) or "get value out of a tracing tensor" in \
-                        str(error):
-                    raise RuntimeError(
-                        "opal.torch.compile: the function branches on the values of its "
-                        "tensors (data-dependent control flow), which one aten graph cannot "
-                        "express; compile the parts around the branch") from error
-                raise
-        self.traces += 1
-        _jit_counters["torch_traces"] += 1
-        return self._to_opal_op(graph)
+    def __init__(self, label):
+        self.label = label
 
     def _to_opal_op(self, graph):
         """What runs `graph`: (an opal op whose decomposition it is, whether
@@ -438,15 +429,21 @@ class CompiledFunction:
         if not lacking:
             return self._graph_op(graph)
         for node in lacking:
-            _log(f"{self._label()}: opal has no {node.target}: it runs in PyTorch")
+            why = ("takes a list of tensors, which opal's graphs do not hold yet"
+                   if _takes_tensor_list(node) else "")
+            _log(f"{self._label()}: opal has no {node.target}: it runs in PyTorch" if not why
+                 else f"{self._label()}: {node.target} {why}: it runs in PyTorch")
         if len(lacking) == sum(1 for n in graph.graph.nodes if n.op == "call_function"):
             return self._refuse("opal has none of its ops")
         return self._split(graph)
 
     @staticmethod
     def _runs_in_opal(node):
-        return (node.target is operator.getitem or _opal_overload(node.target) is not None
-                or str(node.target) in _LISTS_AS_SLICES)
+        if node.target is operator.getitem or str(node.target) in _LISTS_AS_SLICES:
+            return True
+        # A traced decomposition has no lists of tensors yet (cat, stack,
+        # index.Tensor): such an op runs in PyTorch between opal's pieces.
+        return not _takes_tensor_list(node) and _opal_overload(node.target) is not None
 
     def _split(self, graph):
         """`graph` cut where ops run in opal and where in PyTorch: each run of
@@ -530,7 +527,60 @@ class CompiledFunction:
         return None
 
     def _label(self):
-        return getattr(self.fn, "__name__", type(self.fn).__name__)
+        return self.label
+
+    @staticmethod
+    def _run(entry, tensors):
+        """Runs what _to_opal_op made on torch tensors (never None)."""
+        if not isinstance(entry, tuple):  # a split graph: a torch.fx module
+            with torch.no_grad():
+                return entry(*tensors)
+        return _OpalPiece(*entry)(*tensors)
+
+
+class CompiledFunction(_GraphCompiler):
+    """What compile() returns: calls fn's traced aten graph as one opal op
+    per shape and dtype signature, or fn itself in PyTorch where opal cannot."""
+
+    def __init__(self, fn, example_inputs):
+        super().__init__(getattr(fn, "__name__", type(fn).__name__))
+        self.fn = fn
+        self.module = fn if isinstance(fn, torch.nn.Module) else None
+        self._entries = {}
+        self.traces = 0
+        self(*example_inputs)  # trace now, so that a refusal comes at compile()
+
+    def _state(self):
+        if self.module is None:
+            return [], []
+        state = {**dict(self.module.named_parameters()), **dict(self.module.named_buffers())}
+        return list(state), [t.detach() for t in state.values()]
+
+    def _trace(self, inputs):
+        from torch.fx.experimental.proxy_tensor import make_fx
+        names, state = self._state()
+        if self.module is not None:
+            from torch.nn.utils.stateless import functional_call
+            module, count = self.module, len(names)
+
+            def flat(*args):
+                return functional_call(module, dict(zip(names, args[:count])), args[count:])
+        else:
+            flat = self.fn
+        with torch.no_grad():
+            try:
+                graph = make_fx(flat, tracing_mode="fake")(*state, *inputs)
+            except RuntimeError as error:
+                if "data-dependent" in str(error) or "get value out of a tracing tensor" in \
+                        str(error):
+                    raise RuntimeError(
+                        "opal.torch.compile: the function branches on the values of its "
+                        "tensors (data-dependent control flow), which one aten graph cannot "
+                        "express; compile the parts around the branch") from error
+                raise
+        self.traces += 1
+        _jit_counters["torch_traces"] += 1
+        return self._to_opal_op(graph)
 
     def __call__(self, *inputs):
         if not all(isinstance(t, torch.Tensor) for t in inputs):
@@ -542,10 +592,7 @@ class CompiledFunction:
         if entry is None:
             return self.fn(*inputs)
         _, state = self._state()
-        if not isinstance(entry, tuple):  # a split graph: a torch.fx module
-            with torch.no_grad():
-                return entry(*state, *inputs)
-        return _OpalPiece(*entry)(*state, *inputs)
+        return self._run(entry, (*state, *inputs))
 
 
 class _OpalPiece(torch.nn.Module):
@@ -558,7 +605,9 @@ class _OpalPiece(torch.nn.Module):
 
     def forward(self, *tensors):
         result = self.op(*[_to_opal(t) for t in tensors])
-        return _to_torch(tuple(result) if self.several else result, meta=False)
+        if self.several:  # (a graph returning one tensor in a tuple: "(Tensor)" is one)
+            result = tuple(result) if isinstance(result, (list, tuple)) else (result,)
+        return _to_torch(result, meta=False)
 
 
 def compile(fn, example_inputs):
@@ -566,6 +615,66 @@ def compile(fn, example_inputs):
     compiled by opal: a callable over torch tensors (see the module's
     docstring). Parameters of a module are read at every call."""
     return CompiledFunction(fn, list(example_inputs))
+
+
+def backend(graph_module, example_inputs):
+    """torch.compile's backend "opal":
+
+        torch.compile(model, backend="opal")
+
+    (PyTorch finds it by the `torch_dynamo_backends` entry point opal's
+    package declares; `backend=opal.torch.backend` works as well.) Dynamo
+    captures the program's FX graphs (its graph breaks are its own);
+    AOTAutograd functionalizes each (in-place ops become out-of-place ones,
+    and writes into inputs are copied back after the call, as eager makes
+    them), lifts parameters and buffers to inputs, decomposes the ops opal
+    lacks with PyTorch's own Core ATen decompositions and, where gradients
+    are needed, splits the forward graph from the backward one; opal then
+    compiles each aten graph into one fused kernel, or into runs of them
+    around the ops opal cannot run, which stay PyTorch's (OPAL_LOG=torch
+    says which). Graphs with symbolic sizes run in PyTorch (logged)."""
+    from torch._dynamo.backends.common import aot_autograd
+    from functorch.compile import make_boxed_func
+
+    def compile_graph(graph, inputs):
+        return make_boxed_func(_aten_graph_runner(graph, inputs))
+
+    return aot_autograd(fw_compiler=compile_graph, decompositions=_decompositions)(
+        graph_module, example_inputs)
+
+
+def _decompositions():
+    """PyTorch's Core ATen decompositions of the ops opal lacks (opal's own
+    decompositions of the others fuse)."""
+    from torch._decomp import core_aten_decompositions
+    return {op: fn for op, fn in core_aten_decompositions().items()
+            if _opal_overload(op) is None}
+
+
+_BACKEND_GRAPHS = itertools.count()
+
+
+def _aten_graph_runner(graph, inputs):
+    """What runs the aten graph AOTAutograd gives the backend: opal's
+    kernels, or the graph itself (in PyTorch) where opal cannot."""
+    label = f"torch.compile graph {next(_BACKEND_GRAPHS)}"
+    _jit_counters["torch_traces"] += 1
+    symbolic = any(not isinstance(v, torch.Tensor) or
+                   any(isinstance(size, torch.SymInt) for size in v.shape) for v in inputs)
+    if symbolic:
+        _log(f"running {label} in PyTorch: its sizes are symbolic, which opal does not "
+             "compile yet")
+        return graph
+    compiler = _GraphCompiler(label)
+    entry = compiler._to_opal_op(graph)
+    if entry is None:
+        return graph
+
+    def run(*tensors):
+        result = compiler._run(entry, tensors)
+        return result if isinstance(result, (list, tuple)) else (result,)
+
+    return run
 
 
 from .jit import _python_counters as _jit_counters  # noqa: E402

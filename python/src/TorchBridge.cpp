@@ -1,7 +1,7 @@
 //===- TorchBridge.cpp - opal ops as PyTorch kernels, in C++ ---------------===//
 //
-// The native half of opal.torch (module opal._torch_C, built where libtorch's
-// headers are: Debian's libtorch-dev). opal.torch.register defines an opal op
+// The native half of opal.torch (module opal._torch_C, built against the
+// PyTorch of the tests' environment, whose wheel carries libtorch's headers). opal.torch.register defines an opal op
 // in PyTorch through torch.library; this module registers the op's kernels at
 // PyTorch's CPU and AutogradCPU keys as C++ functors, so that a call through
 // torch.ops never enters Python:
@@ -32,7 +32,6 @@
 #include <ATen/core/stack.h>
 #include <c10/core/GradMode.h>
 #include <torch/csrc/jit/python/pybind_utils.h>
-#include <torch/csrc/utils/tensor_dtypes.h>
 #include <torch/library.h>
 
 #include <pybind11/pybind11.h>
@@ -53,7 +52,25 @@ namespace {
 //===----------------------------------------------------------------------===//
 
 std::string torchDtypeName(c10::ScalarType type) {
-  return "torch." + torch::utils::getDtypeNames(type).first;
+  switch (type) {
+  case c10::ScalarType::Byte: return "torch.uint8";
+  case c10::ScalarType::Char: return "torch.int8";
+  case c10::ScalarType::Short: return "torch.int16";
+  case c10::ScalarType::Int: return "torch.int32";
+  case c10::ScalarType::Long: return "torch.int64";
+  case c10::ScalarType::Half: return "torch.float16";
+  case c10::ScalarType::Float: return "torch.float32";
+  case c10::ScalarType::Double: return "torch.float64";
+  case c10::ScalarType::ComplexHalf: return "torch.complex32";
+  case c10::ScalarType::ComplexFloat: return "torch.complex64";
+  case c10::ScalarType::ComplexDouble: return "torch.complex128";
+  case c10::ScalarType::Bool: return "torch.bool";
+  case c10::ScalarType::BFloat16: return "torch.bfloat16";
+  case c10::ScalarType::QInt8: return "torch.qint8";
+  case c10::ScalarType::QUInt8: return "torch.quint8";
+  case c10::ScalarType::QInt32: return "torch.qint32";
+  default: return std::string("torch.") + c10::toString(type);
+  }
 }
 
 std::string torchLayoutName(c10::Layout layout) {
@@ -128,7 +145,7 @@ opal::Tensor toOpalTensor(const at::Tensor &tensor) {
     return toOpalTensor(tensor.resolve_conj().resolve_neg());
   c10::StorageImpl *storage = tensor.storage().unsafeGetStorageImpl();
   c10::raw::intrusive_ptr::incref(storage);
-  auto opalStorage = opal::Storage::make(storage->data(), storage->nbytes(),
+  auto opalStorage = opal::Storage::make(storage->mutable_data(), storage->nbytes(),
                                          opal::Device(opal::DeviceType::CPU),
                                          &releaseTorchStorage, storage);
   return opal::Tensor(opal::IntrusivePtr<opal::TensorImpl>::make(

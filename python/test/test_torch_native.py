@@ -16,8 +16,8 @@ import opal.torch  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     opal.torch._native is None,
-    reason="opal._torch_C is not built (libtorch's headers, Debian's libtorch-dev, were "
-           "missing when opal was configured)")
+    reason="opal._torch_C is not built for this PyTorch (make test builds it against the "
+           "PyTorch 2 of scripts/bootstrap-python.sh's environment and runs this file there)")
 
 A = opal.ops.aten
 

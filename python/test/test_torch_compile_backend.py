@@ -1,0 +1,130 @@
+"""torch.compile(model, backend="opal") on PyTorch 2: Dynamo's graphs,
+functionalized by AOTAutograd, run as opal's kernels; results, gradients and
+input mutations as eager's. Each case runs in its own process (Dynamo's
+caches and opal's registrations start empty), with OPAL_LOG=torch to see
+which graphs opal compiled."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+if not hasattr(torch, "compile"):
+    pytest.skip("PyTorch 1.x has no torch.compile", allow_module_level=True)
+
+PRELUDE = """
+import json, sys
+import torch
+import opal
+torch.manual_seed(0)
+"""
+
+
+def run(code):
+    """(the JSON the case prints last, its OPAL_LOG=torch lines)."""
+    environment = dict(os.environ, OPAL_LOG="torch")
+    done = subprocess.run([sys.executable, "-c", PRELUDE + textwrap.dedent(code)],
+                          capture_output=True, text=True, timeout=600, env=environment)
+    assert done.returncode == 0, done.stderr[-4000:]
+    log = [line for line in done.stderr.splitlines() if line.startswith("[opal:torch]")]
+    return json.loads(done.stdout.strip().splitlines()[-1]), log
+
+
+def test_the_backend_is_found_by_name_and_runs_a_model_in_one_kernel():
+    result, log = run("""
+        m = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(inplace=True),
+                                torch.nn.Linear(16, 4), torch.nn.Softmax(-1)).eval()
+        x = torch.randn(3, 8)
+        with torch.no_grad():
+            got, want = torch.compile(m, backend="opal")(x), m(x)
+        print(json.dumps([(got - want).abs().max().item(), opal.jit.stats()["torch_traces"]]))
+    """)
+    error, traces = result
+    assert error < 1e-6
+    assert traces == 1
+    assert any("into torchgraph::" in line for line in log), log
+
+
+def test_the_backend_function_spelling():
+    result, _ = run("""
+        import opal.torch
+        f = torch.compile(lambda a, b: (a * b).tanh() + a, backend=opal.torch.backend)
+        a, b = torch.randn(4, 5), torch.randn(4, 5)
+        print(json.dumps((f(a, b) - ((a * b).tanh() + a)).abs().max().item()))
+    """)
+    assert result < 1e-6
+
+
+def test_a_write_into_an_input_is_kept_as_eager_keeps_it():
+    result, log = run("""
+        def f(a):
+            a.add_(1)
+            return a.sin()
+        a = torch.ones(2, 3)
+        out = torch.compile(f, backend="opal")(a)
+        print(json.dumps([a.tolist(), (out - torch.full((2, 3), 2.0).sin()).abs().max().item()]))
+    """)
+    mutated, error = result
+    assert mutated == [[2.0] * 3] * 2
+    assert error < 1e-6
+    assert any("into torchgraph::" in line for line in log), log
+
+
+def test_a_list_of_tensors_splits_the_graph_around_it():
+    result, log = run("""
+        def f(a, b):
+            return torch.cat([a.sin(), b], 0) * 2
+        a, b = torch.randn(2, 3), torch.randn(1, 3)
+        got = torch.compile(f, backend="opal")(a, b)
+        print(json.dumps((got - f(a, b)).abs().max().item()))
+    """)
+    assert result < 1e-6
+    assert any("aten.cat.default takes a list of tensors, which opal's graphs do not hold yet: "
+               "it runs in PyTorch" in line for line in log), log
+    assert any("compiled by opal" in line for line in log), log
+
+
+def test_gradients_through_the_backend_match_eager():
+    result, log = run("""
+        m = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.Tanh(), torch.nn.Linear(16, 1))
+        x = torch.randn(5, 8)
+        torch.compile(m, backend="opal")(x).sum().backward()
+        compiled = [p.grad.clone() for p in m.parameters()]
+        for p in m.parameters():
+            p.grad = None
+        m(x).sum().backward()
+        print(json.dumps(max((c - p.grad).abs().max().item()
+                             for c, p in zip(compiled, m.parameters()))))
+    """)
+    assert result < 1e-5
+    assert any("into torchgraph::" in line for line in log), log
+
+
+def test_symbolic_sizes_run_in_pytorch_and_are_logged():
+    result, log = run("""
+        f = torch.compile(lambda x: x.exp() + 1, backend="opal", dynamic=True)
+        outs = [(f(torch.randn(n)) - 0).shape[0] for n in (3, 5, 7)]
+        x = torch.randn(6)
+        print(json.dumps([outs, (f(x) - (x.exp() + 1)).abs().max().item()]))
+    """)
+    sizes, error = result
+    assert sizes == [3, 5, 7] and error < 1e-6
+    assert any("its sizes are symbolic" in line for line in log), log
+
+
+def test_the_example_compiles_a_small_cnn_and_resnet18_whole():
+    """examples/torch_compile_backend.py: each model one opal op, no piece
+    left to PyTorch (batch norm in eval mode, in-place ReLU and `+=`)."""
+    example = os.path.join(os.path.dirname(__file__), "..", "..", "examples",
+                           "torch_compile_backend.py")
+    done = subprocess.run([sys.executable, example], capture_output=True, text=True,
+                          timeout=900, env=dict(os.environ, OPAL_LOG="torch"))
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert "small CNN: max |opal - eager|" in done.stdout and "DIFFERS" not in done.stdout
+    assert "resnet18: max |opal - eager|" in done.stdout
+    assert "graphs compiled by opal's backend: 2" in done.stdout
+    assert "runs in PyTorch" not in done.stderr, done.stderr
