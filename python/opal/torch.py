@@ -216,11 +216,64 @@ def _kernel(overload, meta, name=None):
             hollow_args = _hollow(list(args), tensors)
             hollow_kwargs = {k: _hollow(v, tensors) for k, v in kwargs.items()}
             return _OpalFunction.apply(overload, hollow_args, hollow_kwargs, *tensors)
+        if name is not None and hasattr(torch.library, "register_fake") and any(
+                isinstance(t, torch.Tensor) and _is_subclass(t)
+                for t in _flatten(list(args) + list(kwargs.values()))):
+            # PyTorch 2, a fake or functional tensor: on to the keys below
+            # autograd (its fake kernel), never the op on its unreal memory.
+            namespace, full = name.split("::", 1)
+            packet, _, overload_name = full.partition(".")
+            op = getattr(getattr(getattr(torch.ops, namespace), packet),
+                         overload_name or "default")
+            with torch._C._AutoDispatchBelowAutograd():
+                return op(*args, **kwargs)
         converted = [_to_opal(a) for a in args]
         result = (overload(*converted, **{k: _to_opal(v) for k, v in kwargs.items()})
                   if kwargs else overload(*converted))
         return _to_torch(result, meta)
     return kernel
+
+
+def _is_subclass(tensor):
+    """A tensor subclass that dispatches through Python (a fake tensor) or
+    a functional wrapper: no memory of its own for opal's kernels."""
+    keys = torch._C._dispatch_keys(tensor)
+    return (keys.has(torch._C.DispatchKey.Python) or
+            keys.has(torch._C.DispatchKey.Functionalize))
+
+
+def _fake_kernel(overload):
+    """The fake (and meta) kernel of `overload` on PyTorch 2: opal computes
+    the results' sizes and dtypes on its meta device (the op's size entry),
+    and the results are empty torch tensors of them on the inputs' device,
+    fake ones under FakeTensorMode. No kernel ever sees a fake tensor's
+    memory."""
+    def as_meta(value):
+        if isinstance(value, torch.Tensor):
+            if value.dtype not in _DTYPES:
+                raise RuntimeError(f"opal.torch: {value.dtype} has no opal dtype")
+            return _opal.empty([int(size) for size in value.shape], dtype=_DTYPES[value.dtype],
+                               device="meta")
+        if isinstance(value, (list, tuple)):
+            return type(value)(as_meta(v) for v in value)
+        return _to_opal(value)
+
+    def as_torch(value, device):
+        if isinstance(value, _C.Tensor):
+            return torch.empty(list(value.shape), dtype=_TORCH_DTYPES[str(value.dtype)],
+                               device=device)
+        if isinstance(value, (list, tuple)):
+            return type(value)(as_torch(v, device) for v in value)
+        return value
+
+    def fake(*args, **kwargs):
+        tensors = [t for t in _flatten(list(args) + list(kwargs.values()))
+                   if isinstance(t, torch.Tensor)]
+        device = tensors[0].device if tensors else torch.device("cpu")
+        result = overload(*[as_meta(a) for a in args],
+                          **{k: as_meta(v) for k, v in kwargs.items()})
+        return as_torch(result, device)
+    return fake
 
 
 def _flatten(values):
@@ -279,10 +332,17 @@ def register(namespace, ops=None):
                 # no redispatch), after refusing calls that need a gradient.
                 library["torch"].impl(full, _kernel(overload, False, qualified_name),
                                       "Autograd" + key)
-            library["torch"].impl(full, _kernel(overload, meta=True), "Meta")
-            # PyTorch 1.13 has no AutogradMeta fallback: meta calls would stop
-            # there.
-            library["torch"].impl(full, _kernel(overload, True, qualified_name), "AutogradMeta")
+            if hasattr(torch.library, "register_fake"):
+                # PyTorch 2: one fake kernel serves meta tensors and fake ones
+                # (FakeTensorMode, make_fx, Dynamo), whose memory is not real.
+                torch.library.register_fake(qualified_name, _fake_kernel(overload),
+                                            lib=library["torch"])
+            else:
+                library["torch"].impl(full, _kernel(overload, meta=True), "Meta")
+                # PyTorch 1.13 has no AutogradMeta fallback: meta calls would
+                # stop there.
+                library["torch"].impl(full, _kernel(overload, True, qualified_name),
+                                      "AutogradMeta")
             library["ops"].add(full)
             registered.append(full)
     if wanted is not None:
@@ -312,18 +372,21 @@ def _log(message):
 
 
 def _opal_overload(target):
-    """opal's overload for torch aten OpOverload `target` (or what opal
-    computes it with), or None."""
+    """opal's overload for torch OpOverload `target` (an aten op, or an opal
+    op registered into PyTorch), or what opal computes it with; or None."""
     schema = getattr(target, "_schema", None)
-    if schema is None or not schema.name.startswith("aten::"):
+    if schema is None:
+        return None
+    namespace, _, name = schema.name.partition("::")
+    # aten's ops, and opal's own registered into PyTorch (register()).
+    if namespace != "aten" and namespace not in _LIBRARIES:
         return None
     if schema.name in _SPELLED_OTHERWISE:
         return _SPELLED_OTHERWISE[schema.name]
-    name = schema.name.split("::", 1)[1]
     overload = schema.overload_name or "default"
-    if not _C._overload_names("aten::" + name):
+    if not _C._overload_names(schema.name):
         return None
-    packet = getattr(_ops.aten, name)
+    packet = getattr(getattr(_ops, namespace), name)
     return getattr(packet, overload, None) if overload in packet.overloads() else None
 
 
@@ -336,8 +399,8 @@ def _call_aten(target, args, kwargs):
     try:
         return overload(*args, **kwargs)
     except TypeError:
-        name = target._schema.name.split("::", 1)[1]
-        return getattr(_ops.aten, name)(*args, **kwargs)
+        namespace, _, name = target._schema.name.partition("::")
+        return getattr(getattr(_ops, namespace), name)(*args, **kwargs)
 
 
 def _graph_argument(value, env):

@@ -19,8 +19,10 @@
 //
 // At AutogradCPU a call that records (grad mode on, a tensor argument that
 // requires grad) goes to the Python kernel opal.torch gives (it runs the op
-// under opal's autograd inside a torch.autograd.Function); every other call
-// runs the op as at CPU. Meta and CUDA keep opal.torch's Python kernels.
+// under opal's autograd inside a torch.autograd.Function); a call on a
+// tensor subclass (a fake or functional tensor) goes on to the keys below
+// autograd (a fake tensor's fake kernel); every other call runs the op as
+// at CPU. Meta (the fake kernel) and CUDA keep opal.torch's Python kernels.
 //
 //===----------------------------------------------------------------------===//
 
@@ -375,12 +377,23 @@ public:
     gradKernel_ = py::object();
   }
 
-  void operator()(const c10::OperatorHandle &handle, c10::DispatchKeySet /*keys*/,
+  void operator()(const c10::OperatorHandle &handle, c10::DispatchKeySet keys,
                   torch::jit::Stack *stack) {
     c10::ArrayRef<c10::IValue> args = torch::jit::last(*stack, numArguments_);
-    if (gradKernel_ && c10::GradMode::is_enabled() && anyRequiresGrad(args)) {
-      callPython(handle.schema(), stack);
-      return;
+    if (gradKernel_) {
+      if (c10::GradMode::is_enabled() && anyRequiresGrad(args)) {
+        callPython(handle.schema(), stack);
+        return;
+      }
+      // A call on a tensor subclass (a fake tensor, whose memory is not
+      // real: running the op on it would crash) goes on to the keys below
+      // autograd, where the Python key's fake kernel answers; any other
+      // runs here (one dispatch less).
+      c10::DispatchKeySet below = keys & c10::after_autograd_keyset;
+      if (below.has(c10::DispatchKey::Python) || below.has(c10::DispatchKey::Functionalize)) {
+        handle.redispatchBoxed(below, stack);
+        return;
+      }
     }
     const std::vector<c10::Argument> &arguments = handle.schema().arguments();
     opal::Stack opalStack;

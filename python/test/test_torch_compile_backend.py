@@ -128,3 +128,40 @@ def test_the_example_compiles_a_small_cnn_and_resnet18_whole():
     assert "resnet18: max |opal - eager|" in done.stdout
     assert "graphs compiled by opal's backend: 2" in done.stdout
     assert "runs in PyTorch" not in done.stderr, done.stderr
+
+
+REGISTERED = """
+import opal.torch
+opal.library.define("mylib::sq", "(Tensor x) -> Tensor")
+@opal.library.register_decomposition("mylib::sq")
+def sq(x):
+    return x * x
+opal.torch.register("mylib")
+"""
+
+
+def test_a_registered_op_on_fake_tensors_runs_its_fake_kernel_not_its_kernel():
+    # Its compiled kernel once ran on a fake tensor's memory: a segfault.
+    result, _ = run(REGISTERED + textwrap.dedent("""
+        from torch._subclasses.fake_tensor import FakeTensorMode
+        from torch.fx.experimental.proxy_tensor import make_fx
+        with FakeTensorMode():
+            y = torch.ops.mylib.sq(torch.empty(3, 4))
+        graph = make_fx(lambda a: torch.ops.mylib.sq(a) + 1, tracing_mode="fake")(torch.ones(2))
+        meta = torch.ops.mylib.sq(torch.empty(2, 5, device="meta"))
+        print(json.dumps([type(y).__name__, list(y.shape), str(y.dtype),
+                          "torch.ops.mylib.sq.default" in graph.code,
+                          [list(meta.shape), meta.device.type]]))
+    """))
+    assert result == ["FakeTensor", [3, 4], "torch.float32", True, [[2, 5], "meta"]]
+
+
+def test_a_registered_op_fuses_into_a_compiled_graph():
+    result, log = run(REGISTERED + textwrap.dedent("""
+        f = torch.compile(lambda a: torch.ops.mylib.sq(a).sin(), backend="opal")
+        x = torch.randn(5)
+        print(json.dumps((f(x) - (x * x).sin()).abs().max().item()))
+    """))
+    assert result < 1e-6
+    assert any("into torchgraph::" in line and "(2 aten calls)" in line for line in log), log
+    assert not any("runs in PyTorch" in line for line in log), log
