@@ -460,10 +460,47 @@ def _split_with_sizes(node, x, split_sizes, dim=0):
     return _slices(x, *_split_sizes(node, split_sizes, dim))
 
 
-# Ops that return a list of tensors, which a traced decomposition cannot
-# hold: the pieces as slices (their count is the traced graph's, from the
-# fake tensors make_fx recorded).
-_LISTS_AS_SLICES = {"aten.split.Tensor": _split, "aten.split_with_sizes.default": _split_with_sizes}
+def _cat(node, tensors, dim=0):
+    """cat without a list of tensors: each input written into its slice of
+    a zeros tensor of the result's shape and dtype (the traced graph's, from
+    its fake tensors), converted to that dtype first; 1-d empty inputs are
+    skipped, as cat's legacy rule says."""
+    out = node.meta["val"]
+    dim = dim % out.dim()
+    dtype = _DTYPES[out.dtype]
+    result = _ops.aten.zeros([int(size) for size in out.shape], dtype=dtype)
+    start = 0
+    for source, tensor in zip(node.args[0], tensors):
+        shape = source.meta["val"].shape
+        if len(shape) == 1 and shape[0] == 0 and out.dim() != 1:
+            continue
+        if source.meta["val"].dtype != out.dtype:
+            tensor = _ops.aten._to_copy(tensor, dtype=dtype)
+        size = int(shape[dim])
+        result = _ops.aten.slice_scatter(result, tensor, dim, start, start + size)
+        start += size
+    return result
+
+
+def _stack(node, tensors, dim=0):
+    dim = dim % node.meta["val"].dim()
+    out = node.meta["val"]
+    dtype = _DTYPES[out.dtype]
+    result = _ops.aten.zeros([int(size) for size in out.shape], dtype=dtype)
+    for index, (source, tensor) in enumerate(zip(node.args[0], tensors)):
+        if source.meta["val"].dtype != out.dtype:
+            tensor = _ops.aten._to_copy(tensor, dtype=dtype)
+        result = _ops.aten.slice_scatter(result, _ops.aten.unsqueeze(tensor, dim), dim, index,
+                                         index + 1)
+    return result
+
+
+# Ops that take or return a list of tensors, which a traced decomposition
+# cannot hold: split's pieces as slices (their count is the traced graph's,
+# from the fake tensors make_fx recorded), cat and stack as writes into
+# slices of their result.
+_LISTS_AS_SLICES = {"aten.split.Tensor": _split, "aten.split_with_sizes.default": _split_with_sizes,
+                    "aten.cat.default": _cat, "aten.stack.default": _stack}
 
 
 def _takes_tensor_list(node):
