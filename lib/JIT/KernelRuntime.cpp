@@ -6,8 +6,10 @@
 #include "opal/Runtime/Packing.h"
 #include "opal/Runtime/Parallel.h"
 
+#include <cstring>
 #include <dlfcn.h>
 #include <map>
+#include <vector>
 
 using namespace opal;
 
@@ -34,6 +36,59 @@ TeamQuery teamQuery(const char *name) {
   return library ? reinterpret_cast<TeamQuery>(::dlsym(library, name)) : nullptr;
 }
 
+/// A memref descriptor of any rank, as MLIR's lowering passes one to a
+/// function: the rank and a pointer to {allocated, aligned, offset,
+/// sizes[rank], strides[rank]}.
+struct UnrankedMemRef {
+  int64_t rank;
+  void *descriptor;
+};
+
+struct StridedView {
+  char *data;
+  const int64_t *sizes;
+  const int64_t *strides;
+};
+
+StridedView viewOf(const UnrankedMemRef &memref, int64_t elementSize) {
+  auto *fields = static_cast<char *>(memref.descriptor);
+  char *aligned = *reinterpret_cast<char **>(fields + sizeof(void *));
+  int64_t offset = *reinterpret_cast<int64_t *>(fields + 2 * sizeof(void *));
+  const auto *sizes = reinterpret_cast<const int64_t *>(fields + 2 * sizeof(void *) +
+                                                        sizeof(int64_t));
+  return {aligned + offset * elementSize, sizes, sizes + memref.rank};
+}
+
+/// memref.copy between memrefs of any layout (what finalize-memref-to-llvm
+/// calls when either side is not contiguous): MLIR's memrefCopy, with its
+/// ABI, element by element in row-major order of the source's sizes.
+extern "C" void opal_memref_copy(int64_t elementSize, UnrankedMemRef *source,
+                                 UnrankedMemRef *target) {
+  int64_t rank = source->rank;
+  StridedView from = viewOf(*source, elementSize), to = viewOf(*target, elementSize);
+  for (int64_t d = 0; d < rank; ++d)
+    if (from.sizes[d] == 0)
+      return;
+  std::vector<int64_t> index(static_cast<size_t>(rank), 0);
+  while (true) {
+    int64_t fromOffset = 0, toOffset = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      fromOffset += index[d] * from.strides[d];
+      toOffset += index[d] * to.strides[d];
+    }
+    std::memcpy(to.data + toOffset * elementSize, from.data + fromOffset * elementSize,
+                static_cast<size_t>(elementSize));
+    int64_t d = rank - 1;
+    for (; d >= 0; --d) {
+      if (++index[d] < from.sizes[d])
+        break;
+      index[d] = 0;
+    }
+    if (d < 0)
+      return;
+  }
+}
+
 } // namespace
 
 // (Only parallel regions call these, which libomp forked.)
@@ -57,7 +112,8 @@ void *jit::kernelRuntimeSymbol(const std::string &name) {
       {"opal_pack_panel_f64", reinterpret_cast<void *>(&opal_pack_panel_f64)},
       {"opal_cuda_launch", reinterpret_cast<void *>(&opal_cuda_launch)},
       {"opal_cuda_alloc", reinterpret_cast<void *>(&opal_cuda_alloc)},
-      {"opal_cuda_free", reinterpret_cast<void *>(&opal_cuda_free)}};
+      {"opal_cuda_free", reinterpret_cast<void *>(&opal_cuda_free)},
+      {"memrefCopy", reinterpret_cast<void *>(&opal_memref_copy)}};
   auto found = own.find(name);
   if (found != own.end())
     return found->second;

@@ -411,13 +411,17 @@ SmallVector<Value> capturedBuffers(linalg::LinalgOp op) {
 }
 
 /// Whether no op of the run writes a buffer another's body reads from
-/// outside it: such a read may be of any row, which the loop over rows
-/// may not have computed yet.
+/// outside it, directly or through a view (a reshape of a convolution's
+/// rows read by the gather that transposes them): such a read may be of
+/// any row, which the loop over rows may not have computed yet.
 bool capturesAreInputs(const Run &run) {
-  llvm::SmallPtrSet<Value, 4> written = writtenBuffers(run);
+  llvm::SmallPtrSet<Value, 4> written;
+  for (Value buffer : writtenBuffers(run))
+    written.insert(opal::ir::detail::rootOf(buffer));
   return llvm::none_of(run.ops, [&](linalg::LinalgOp op) {
-    return llvm::any_of(capturedBuffers(op),
-                        [&](Value buffer) { return written.contains(buffer); });
+    return llvm::any_of(capturedBuffers(op), [&](Value buffer) {
+      return written.contains(opal::ir::detail::rootOf(buffer));
+    });
   });
 }
 

@@ -359,6 +359,7 @@ def register(namespace, ops=None):
 #===------------------------------------------------------------------------===#
 
 import itertools
+import re
 import operator
 import sys
 
@@ -529,8 +530,11 @@ class _GraphCompiler:
         if not lacking:
             return self._graph_op(graph)
         for node in lacking:
+            schema = getattr(node.target, "_schema", None)
             why = ("takes a list of tensors, which opal's graphs do not hold yet"
-                   if _takes_tensor_list(node) else "")
+                   if _takes_tensor_list(node) else
+                   "has a kernel opal cannot compile inside a graph"
+                   if schema is not None and schema.name in _NOT_IN_GRAPHS else "")
             _log(f"{self._label()}: opal has no {node.target}: it runs in PyTorch" if not why
                  else f"{self._label()}: {node.target} {why}: it runs in PyTorch")
         if len(lacking) == sum(1 for n in graph.graph.nodes if n.op == "call_function"):
@@ -543,6 +547,9 @@ class _GraphCompiler:
             return True
         # A traced decomposition has no lists of tensors yet (cat, stack,
         # index.Tensor): such an op runs in PyTorch between opal's pieces.
+        schema = getattr(node.target, "_schema", None)
+        if schema is not None and schema.name in _NOT_IN_GRAPHS:
+            return False
         return not _takes_tensor_list(node) and _opal_overload(node.target) is not None
 
     def _split(self, graph):
@@ -752,6 +759,24 @@ def _decompositions():
 
 
 _BACKEND_GRAPHS = itertools.count()
+# Ops opal has but cannot compile inside a graph (schema names).
+_NOT_IN_GRAPHS = set()
+_UNCOMPILABLE = re.compile(r"cannot infer the result type of '(\w+)\.(\w+)")
+
+
+def _first_uncompilable(compiler, entry, inputs):
+    """The op (schema name) that keeps `entry` from compiling, or None."""
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+    with unset_fake_temporarily():  # (the backend runs under Dynamo's fake mode)
+        zeros = [torch.zeros([int(size) for size in t.shape], dtype=t.dtype, device=t.device)
+                 for t in inputs]
+        try:
+            compiler._run(entry, zeros)
+        except RuntimeError as error:
+            found = _UNCOMPILABLE.search(str(error))
+            if found:
+                return f"{found.group(1)}::{found.group(2)}"
+    return None
 
 
 def _aten_graph_runner(graph, inputs):
@@ -766,9 +791,17 @@ def _aten_graph_runner(graph, inputs):
              "compile yet")
         return graph
     compiler = _GraphCompiler(label)
-    entry = compiler._to_opal_op(graph)
-    if entry is None:
-        return graph
+    while True:
+        entry = compiler._to_opal_op(graph)
+        if entry is None:
+            return graph
+        # Compiled now, on zeros of the inputs' sizes: an op opal has but
+        # cannot compile inside a graph (a native kernel without an MLIR
+        # decomposition, such as as_strided) then runs in PyTorch instead.
+        lacking = _first_uncompilable(compiler, entry, inputs)
+        if lacking is None or lacking in _NOT_IN_GRAPHS:
+            break
+        _NOT_IN_GRAPHS.add(lacking)
 
     def run(*tensors):
         result = compiler._run(entry, tensors)

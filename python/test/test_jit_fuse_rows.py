@@ -81,3 +81,33 @@ def test_a_user_composite_with_a_row_reduction():
     got = np.asarray(opal.ops.fuserows.rms_norm(opal.tensor(x), 1e-6))
     want = x / np.sqrt(np.mean(x.astype(np.float64) ** 2, axis=-1, keepdims=True) + 1e-6)
     np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+def _conv1x1(x, w):
+    return np.einsum("nchw,oc->nohw", x, w[:, :, 0, 0])
+
+
+@pytest.mark.parametrize("size", [3, 5, 16])
+def test_a_transposing_read_of_a_convolutions_rows_is_not_fused_into_them(size):
+    # Two 1x1 convolutions joined along channels (cat as slice_scatter, as
+    # torch.compile's backend builds it): the join reads each convolution's
+    # [C, H*W] rows through a reshape, [h * W + w] for w fixed, across
+    # rows. opal-fuse-rows once fused it into the convolution's loop over
+    # rows and read rows not computed yet: channels 0-1 came out wrong
+    # where h > w.
+    lib = opal.library.Library("fuserows_cat", "FRAGMENT")
+    lib.define("join(Tensor x, Tensor a, Tensor b) -> Tensor")
+
+    @opal.library.register_decomposition("fuserows_cat::join", lib=lib)
+    def join(x, a, b):
+        conv = lambda t, w: A.convolution(t, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)
+        y = A.zeros([1, 4, size, size], dtype=opal.float32)
+        y = A.slice_scatter(y, conv(x, a), 1, 0, 2)
+        return A.slice_scatter(y, conv(x, b), 1, 2, 4)
+
+    x = rng.random((1, 4, size, size), dtype=np.float32)
+    a, b = (rng.random((2, 4, 1, 1), dtype=np.float32) for _ in range(2))
+    got = np.asarray(opal.ops.fuserows_cat.join(opal.tensor(x), opal.tensor(a), opal.tensor(b)))
+    want = np.concatenate([_conv1x1(x, a), _conv1x1(x, b)], 1)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    lib._destroy()

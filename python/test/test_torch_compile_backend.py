@@ -228,3 +228,19 @@ def test_returned_inputs_and_views_alias_as_in_eager():
                           r[1].data_ptr() == a.data_ptr(), (r[3] - a * 2).abs().max().item()]))
     """)
     assert result == [True, True, True, True, 0.0]
+
+
+def test_an_op_opal_cannot_compile_inside_a_graph_runs_in_pytorch():
+    # as_strided has a native kernel in opal but no MLIR decomposition: the
+    # graph's first compile (on zeros, at torch.compile time) finds it, and
+    # it runs in PyTorch between opal's pieces instead of failing the call.
+    result, log = run("""
+        def f(a):
+            return torch.as_strided(a.sin(), (2, 2), (1, 2)).exp() + 1
+        a = torch.randn(4)
+        print(json.dumps((torch.compile(f, backend="opal")(a) - f(a)).abs().max().item()))
+    """)
+    assert result < 1e-6
+    assert any("aten.as_strided.default has a kernel opal cannot compile inside a graph: it "
+               "runs in PyTorch" in line for line in log), log
+    assert any("split into 3 pieces, 2 compiled by opal" in line for line in log), log
