@@ -51,7 +51,8 @@ print(json.dumps({"error": error, "first": first, "later": later, "eager": eager
                   "graphs": opal.jit.stats()["torch_traces"]}))
 """
 
-LACKING = re.compile(r"opal has no (\S+): it runs in PyTorch|(\S+) takes a list of tensors")
+LACKING = re.compile(r"opal has no (\S+): it runs in PyTorch|(\S+) takes a list of tensors|"
+                     r"(\S+) has a kernel opal cannot compile")
 SPLIT = re.compile(r"split into (\d+) pieces, (\d+) compiled by opal")
 WHOLE = re.compile(r"compiled .* into torchgraph::")
 
@@ -68,7 +69,7 @@ def one_model(name, size, timeout):
         return {"status": "error: " + (last[0][:150] if last else f"exit {done.returncode}")}
     row = json.loads(done.stdout.strip().splitlines()[-1])
     log = [line for line in done.stderr.splitlines() if line.startswith("[opal:torch]")]
-    lacking = sorted({(m.group(1) or m.group(2)) for line in log
+    lacking = sorted({next(g for g in m.groups() if g) for line in log
                       for m in [LACKING.search(line)] if m})
     pieces = [SPLIT.search(line) for line in log]
     pieces = [(int(m.group(1)), int(m.group(2))) for m in pieces if m]

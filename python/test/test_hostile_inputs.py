@@ -223,6 +223,14 @@ NUMBER_CASES = [
     ("opal.arange(0, 2**62, 2**60)", "torch.arange(0, 2**62, 2**60)",
      repr([0, 2**60, 2**61, 3 * 2**60])),
     ("A.full([1], 2**63)", "torch.ops.aten.full([1], 2**63)", "Overflow when unpacking long"),
+    # An int Scalar reaches a compiled kernel as an int64: exact past 2**53.
+    ("A.full([1], 2**53 + 1)", "torch.ops.aten.full([1], 2**53 + 1)", repr([2**53 + 1])),
+    ("A.constant_pad_nd(opal.zeros(1, dtype=opal.int64), [1, 0], 2**53 + 1)",
+     "torch.ops.aten.constant_pad_nd(torch.zeros(1, dtype=torch.int64), [1, 0], 2**53 + 1)",
+     repr([2**53 + 1, 0])),
+    ("A.add.Scalar(opal.zeros(1, dtype=opal.int64), 2**53 + 1)",
+     "torch.ops.aten.add.Scalar(torch.zeros(1, dtype=torch.int64), 2**53 + 1)",
+     repr([2**53 + 1])),
     # aten ops whose kernels write a Scalar into their result check it first.
     ("opal.zeros(2, dtype=opal.int8).masked_fill(opal.tensor([True, False]), 1e10)",
      "torch.zeros(2, dtype=torch.int8).masked_fill(torch.tensor([True, False]), 1e10)",
