@@ -577,8 +577,8 @@ class _GraphCompiler:
             entry = self._graph_op(piece)
             if entry is None:
                 continue
-            op, several = entry
-            setattr(pieces, name, _OpalPiece(op, several))
+            op, layout = entry
+            setattr(pieces, name, _OpalPiece(op, layout))
             compiled += 1
         _log(f"{self._label()}: split into {len(list(pieces.named_children()))} pieces, "
              f"{compiled} compiled by opal")
@@ -596,14 +596,19 @@ class _GraphCompiler:
         for node in nodes:
             if node.op == "get_attr":
                 return self._refuse(f"a constant tensor in the graph ({node.target})")
-        if not all(hasattr(o, "op") for o in flat_outputs):
+        # None among the outputs (a backward graph's gradient of an input
+        # that needs none) is put back around the op's results.
+        if outputs is None or not all(hasattr(o, "op") or o is None for o in flat_outputs):
             return self._refuse("an output that is not a tensor")
+        tensor_outputs = [o for o in flat_outputs if o is not None]
+        if not tensor_outputs:
+            return self._refuse("no tensor among its outputs")
         if _GRAPH_LIBRARY is None:
             _GRAPH_LIBRARY = _opal.library.Library("torchgraph", "DEF")
         name = f"g{next(_GRAPH_COUNTER)}"
         params = ", ".join(f"Tensor a{i}" for i in range(len(placeholders)))
         returns = ("Tensor" if not isinstance(outputs, (list, tuple))
-                   else "(" + ", ".join("Tensor" for _ in flat_outputs) + ")")
+                   else "(" + ", ".join("Tensor" for _ in tensor_outputs) + ")")
         _GRAPH_LIBRARY.define(f"{name}({params}) -> {returns}")
 
         def body(*args):
@@ -620,14 +625,17 @@ class _GraphCompiler:
                                                                   **node_kwargs)
                 else:
                     env[node] = _call_aten(node.target, node_args, node_kwargs)
-            results = [env[o] for o in flat_outputs]
+            results = [env[o] for o in tensor_outputs]
             return tuple(results) if isinstance(outputs, (list, tuple)) else results[0]
 
         body.__name__ = name
         _opal.library.register_decomposition(f"torchgraph::{name}", lib=_GRAPH_LIBRARY)(body)
         _log(f"compiled {self._label()} into torchgraph::{name} "
              f"({sum(1 for n in nodes if n.op == 'call_function')} aten calls)")
-        return getattr(_ops.torchgraph, name).default, isinstance(outputs, (list, tuple))
+        # For a tuple, which of its places hold tensors (the others None).
+        layout = (tuple(o is not None for o in flat_outputs)
+                  if isinstance(outputs, (list, tuple)) else False)
+        return getattr(_ops.torchgraph, name).default, layout
 
     def _refuse(self, why):
         _log(f"running {self._label()} in PyTorch: {why}")
@@ -706,15 +714,20 @@ class _OpalPiece(torch.nn.Module):
     """An opal op called on torch tensors: one compiled piece of a graph
     (a module, so that it can stand in a split torch.fx graph)."""
 
-    def __init__(self, op, several):
+    def __init__(self, op, layout):
+        """`layout`: False for a graph returning one tensor; for a tuple,
+        whether each of its places holds a tensor (True) or None."""
         super().__init__()
-        self.op, self.several = op, several
+        self.op, self.layout = op, layout
 
     def forward(self, *tensors):
         result = self.op(*[_to_opal(t) for t in tensors])
-        if self.several:  # (a graph returning one tensor in a tuple: "(Tensor)" is one)
-            result = tuple(result) if isinstance(result, (list, tuple)) else (result,)
-        return _to_torch(result, meta=False)
+        if self.layout is False:
+            return _to_torch(result, meta=False)
+        # (A graph returning one tensor in a tuple: "(Tensor)" is one.)
+        results = iter(_to_torch(tuple(result) if isinstance(result, (list, tuple))
+                                 else (result,), meta=False))
+        return tuple(next(results) if tensor else None for tensor in self.layout)
 
 
 def compile(fn, example_inputs):
