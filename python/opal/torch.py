@@ -577,8 +577,7 @@ class _GraphCompiler:
             entry = self._graph_op(piece)
             if entry is None:
                 continue
-            op, layout = entry
-            setattr(pieces, name, _OpalPiece(op, layout))
+            setattr(pieces, name, _OpalPiece(*entry))
             compiled += 1
         _log(f"{self._label()}: split into {len(list(pieces.named_children()))} pieces, "
              f"{compiled} compiled by opal")
@@ -589,13 +588,21 @@ class _GraphCompiler:
         has), or None when an output is not a tensor."""
         global _GRAPH_LIBRARY
         nodes = list(graph.graph.nodes)
-        placeholders = [n for n in nodes if n.op == "placeholder"]
+        # A constant tensor of the graph (a causal mask made in forward) is
+        # one more input of the op, passed at every call.
+        constants = [n for n in nodes if n.op == "get_attr"]
+        constant_values = []
+        for node in constants:
+            value = graph
+            for part in node.target.split("."):
+                value = getattr(value, part, None)
+            if not isinstance(value, torch.Tensor) or value.dtype not in _DTYPES:
+                return self._refuse(f"a constant of the graph opal cannot take ({node.target})")
+            constant_values.append(value)
+        placeholders = [n for n in nodes if n.op == "placeholder"] + constants
         output = next(n for n in nodes if n.op == "output")
         outputs = output.args[0]
         flat_outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
-        for node in nodes:
-            if node.op == "get_attr":
-                return self._refuse(f"a constant tensor in the graph ({node.target})")
         # None among the outputs (a backward graph's gradient of an input
         # that needs none) is put back around the op's results.
         if outputs is None or not all(hasattr(o, "op") or o is None for o in flat_outputs):
@@ -635,7 +642,7 @@ class _GraphCompiler:
         # For a tuple, which of its places hold tensors (the others None).
         layout = (tuple(o is not None for o in flat_outputs)
                   if isinstance(outputs, (list, tuple)) else False)
-        return getattr(_ops.torchgraph, name).default, layout
+        return getattr(_ops.torchgraph, name).default, layout, tuple(constant_values)
 
     def _refuse(self, why):
         _log(f"running {self._label()} in PyTorch: {why}")
@@ -714,14 +721,15 @@ class _OpalPiece(torch.nn.Module):
     """An opal op called on torch tensors: one compiled piece of a graph
     (a module, so that it can stand in a split torch.fx graph)."""
 
-    def __init__(self, op, layout):
+    def __init__(self, op, layout, constants=()):
         """`layout`: False for a graph returning one tensor; for a tuple,
-        whether each of its places holds a tensor (True) or None."""
+        whether each of its places holds a tensor (True) or None.
+        `constants`: the graph's constant tensors, its last inputs."""
         super().__init__()
-        self.op, self.layout = op, layout
+        self.op, self.layout, self.constants = op, layout, constants
 
     def forward(self, *tensors):
-        result = self.op(*[_to_opal(t) for t in tensors])
+        result = self.op(*[_to_opal(t) for t in tensors + self.constants])
         if self.layout is False:
             return _to_torch(result, meta=False)
         # (A graph returning one tensor in a tuple: "(Tensor)" is one.)

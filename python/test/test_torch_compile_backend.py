@@ -247,3 +247,17 @@ def test_an_op_opal_cannot_compile_inside_a_graph_runs_in_pytorch():
     assert any("aten.as_strided.default has a kernel opal cannot compile inside a graph: it "
                "runs in PyTorch" in line for line in log), log
     assert any("split into 3 pieces, 2 compiled by opal" in line for line in log), log
+
+
+def test_a_constant_tensor_of_the_graph_is_an_input_of_its_kernel():
+    # A tensor made in forward (GPT-2's and Llama's masks are such) is a
+    # constant of Dynamo's graph: one more input of the opal op.
+    result, log = run("""
+        def f(x):
+            return x * torch.tensor([1.0, 2.0, 3.0]) + torch.tensor([0.5, 0.25, 0.125])
+        x = torch.randn(4, 3)
+        print(json.dumps((torch.compile(f, backend="opal")(x) - f(x)).abs().max().item()))
+    """)
+    assert result < 1e-6
+    assert any("into torchgraph::" in line for line in log), log
+    assert not any("in PyTorch" in line for line in log), log
