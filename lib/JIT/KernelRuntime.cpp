@@ -5,11 +5,11 @@
 #include "opal/CUDA/Launch.h"
 #include "opal/Runtime/Packing.h"
 #include "opal/Runtime/Parallel.h"
+#include "opal/Support/ArrayRef.h"
 
 #include <cstring>
 #include <dlfcn.h>
 #include <map>
-#include <vector>
 
 using namespace opal;
 
@@ -69,7 +69,7 @@ extern "C" void opal_memref_copy(int64_t elementSize, UnrankedMemRef *source,
   for (int64_t d = 0; d < rank; ++d)
     if (from.sizes[d] == 0)
       return;
-  std::vector<int64_t> index(static_cast<size_t>(rank), 0);
+  DimVector index(static_cast<size_t>(rank), 0); // (inline up to 6 dims: no allocation)
   while (true) {
     int64_t fromOffset = 0, toOffset = 0;
     for (int64_t d = 0; d < rank; ++d) {

@@ -17,6 +17,7 @@
 #include "opal/JIT/CompiledKernel.h"
 
 #include "PrimUtils.h"
+#include "TypeDirectedImpl.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -207,11 +208,9 @@ Value signlessView(OpBuilder &b, Location loc, Value tensor, bool zeroTestOnly) 
   if (!type.getElementType().isUnsignedInteger())
     return tensor;
   Type to = zeroTestOnly ? b.getIntegerType(8) : b.getI64Type();
-  int64_t code = *opal::ir::detail::scalarTypeCodeFor(to);
-  OperationState state(loc, "prims.convert_element_type");
-  state.addOperands({tensor, arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(code))});
-  state.addTypes(type.clone(to));
-  return b.create(state)->getResult(0);
+  Value code = opal::ir::detail::constantI64(b, loc, *opal::ir::detail::scalarTypeCodeFor(to));
+  return opal::ir::detail::createPrim(b, loc, "prims.convert_element_type", {tensor, code},
+                                      type.clone(to));
 }
 
 /// The gathers and scatters, whose index (operand 2) must be in [0, size)

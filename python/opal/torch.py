@@ -59,6 +59,9 @@ def _native_kernels():
 
 
 _native = _native_kernels()
+# PyTorch 2 (torch.library.register_fake): fake kernels, and fake or
+# functional tensors sent below autograd.
+_HAS_FAKE_KERNELS = hasattr(torch.library, "register_fake")
 
 import opal as _opal
 
@@ -79,6 +82,13 @@ _DIRECT_DTYPES = frozenset(_DTYPES) - {torch.bool}
 _BOOL = _opal.bool
 
 
+def _meta_like(tensor):
+    """An opal meta tensor of torch `tensor`'s sizes and dtype (one of
+    opal's)."""
+    return _opal.empty([int(size) for size in tensor.shape], dtype=_DTYPES[tensor.dtype],
+                       device="meta")
+
+
 def from_torch(tensor):
     """An opal tensor sharing `tensor`'s memory (DLPack; a bool tensor
     crosses as uint8 and is viewed back as bool)."""
@@ -94,7 +104,7 @@ def from_torch(tensor):
     if tensor.dtype not in _DTYPES:
         raise RuntimeError(f"opal.torch: {tensor.dtype} has no opal dtype")
     if tensor.device.type == "meta":
-        return _opal.empty(list(tensor.shape), dtype=_DTYPES[tensor.dtype], device="meta")
+        return _meta_like(tensor)
     if tensor.requires_grad:
         return from_torch(tensor.detach())
     if tensor.dtype == torch.bool:
@@ -216,7 +226,7 @@ def _kernel(overload, meta, name=None):
             hollow_args = _hollow(list(args), tensors)
             hollow_kwargs = {k: _hollow(v, tensors) for k, v in kwargs.items()}
             return _OpalFunction.apply(overload, hollow_args, hollow_kwargs, *tensors)
-        if name is not None and hasattr(torch.library, "register_fake") and any(
+        if name is not None and _HAS_FAKE_KERNELS and any(
                 isinstance(t, torch.Tensor) and _is_subclass(t)
                 for t in _flatten(list(args) + list(kwargs.values()))):
             # PyTorch 2, a fake or functional tensor: on to the keys below
@@ -252,8 +262,7 @@ def _fake_kernel(overload):
         if isinstance(value, torch.Tensor):
             if value.dtype not in _DTYPES:
                 raise RuntimeError(f"opal.torch: {value.dtype} has no opal dtype")
-            return _opal.empty([int(size) for size in value.shape], dtype=_DTYPES[value.dtype],
-                               device="meta")
+            return _meta_like(value)
         if isinstance(value, (list, tuple)):
             return type(value)(as_meta(v) for v in value)
         return _to_opal(value)
@@ -332,7 +341,7 @@ def register(namespace, ops=None):
                 # no redispatch), after refusing calls that need a gradient.
                 library["torch"].impl(full, _kernel(overload, False, qualified_name),
                                       "Autograd" + key)
-            if hasattr(torch.library, "register_fake"):
+            if _HAS_FAKE_KERNELS:
                 # PyTorch 2: one fake kernel serves meta tensors and fake ones
                 # (FakeTensorMode, make_fx, Dynamo), whose memory is not real.
                 torch.library.register_fake(qualified_name, _fake_kernel(overload),
@@ -461,39 +470,38 @@ def _split_with_sizes(node, x, split_sizes, dim=0):
     return _slices(x, *_split_sizes(node, split_sizes, dim))
 
 
-def _cat(node, tensors, dim=0):
-    """cat without a list of tensors: each input written into its slice of
-    a zeros tensor of the result's shape and dtype (the traced graph's, from
-    its fake tensors), converted to that dtype first; 1-d empty inputs are
-    skipped, as cat's legacy rule says."""
+def _joined(node, parts, dim):
+    """cat or stack without a list of tensors: each of `parts` (a tensor,
+    its fake value in the traced graph, its width along dim) written into
+    its slice of a zeros tensor of the result's shape and dtype, converted
+    to that dtype first."""
     out = node.meta["val"]
-    dim = dim % out.dim()
     dtype = _DTYPES[out.dtype]
     result = _ops.aten.zeros([int(size) for size in out.shape], dtype=dtype)
     start = 0
-    for source, tensor in zip(node.args[0], tensors):
-        shape = source.meta["val"].shape
-        if len(shape) == 1 and shape[0] == 0 and out.dim() != 1:
-            continue
-        if source.meta["val"].dtype != out.dtype:
+    for tensor, value, width in parts:
+        if value.dtype != out.dtype:
             tensor = _ops.aten._to_copy(tensor, dtype=dtype)
-        size = int(shape[dim])
-        result = _ops.aten.slice_scatter(result, tensor, dim, start, start + size)
-        start += size
+        result = _ops.aten.slice_scatter(result, tensor, dim, start, start + width)
+        start += width
     return result
+
+
+def _cat(node, tensors, dim=0):
+    # 1-d empty inputs are skipped, as cat's legacy rule says.
+    out = node.meta["val"]
+    dim = dim % out.dim()
+    values = [source.meta["val"] for source in node.args[0]]
+    return _joined(node, [(tensor, value, int(value.shape[dim]))
+                          for tensor, value in zip(tensors, values)
+                          if not (value.dim() == 1 and value.shape[0] == 0 and out.dim() != 1)],
+                   dim)
 
 
 def _stack(node, tensors, dim=0):
     dim = dim % node.meta["val"].dim()
-    out = node.meta["val"]
-    dtype = _DTYPES[out.dtype]
-    result = _ops.aten.zeros([int(size) for size in out.shape], dtype=dtype)
-    for index, (source, tensor) in enumerate(zip(node.args[0], tensors)):
-        if source.meta["val"].dtype != out.dtype:
-            tensor = _ops.aten._to_copy(tensor, dtype=dtype)
-        result = _ops.aten.slice_scatter(result, _ops.aten.unsqueeze(tensor, dim), dim, index,
-                                         index + 1)
-    return result
+    return _joined(node, [(_ops.aten.unsqueeze(tensor, dim), source.meta["val"], 1)
+                          for source, tensor in zip(node.args[0], tensors)], dim)
 
 
 # Ops that take or return a list of tensors, which a traced decomposition
@@ -504,10 +512,20 @@ _LISTS_AS_SLICES = {"aten.split.Tensor": _split, "aten.split_with_sizes.default"
                     "aten.cat.default": _cat, "aten.stack.default": _stack}
 
 
-def _takes_tensor_list(node):
+def _why_in_pytorch(node):
+    """Why graph node `node` (a call) runs in PyTorch, or None if opal runs
+    it (ops split's and cat's forms aside, see _LISTS_AS_SLICES)."""
     schema = getattr(node.target, "_schema", None)
-    return schema is not None and any("List[" in str(a.type) and "Tensor" in str(a.type)
-                                      for a in schema.arguments)
+    # A traced decomposition has no lists of tensors yet (index.Tensor):
+    # such an op runs in PyTorch between opal's pieces.
+    if schema is not None and any("List[" in str(a.type) and "Tensor" in str(a.type)
+                                  for a in schema.arguments):
+        return f"{node.target} takes a list of tensors, which opal's graphs do not hold yet"
+    if schema is not None and schema.name in _NOT_IN_GRAPHS:
+        return f"{node.target} has a kernel opal cannot compile inside a graph"
+    if _opal_overload(node.target) is None:
+        return f"opal has no {node.target}"
+    return None
 
 
 class _GraphCompiler:
@@ -530,13 +548,7 @@ class _GraphCompiler:
         if not lacking:
             return self._graph_op(graph)
         for node in lacking:
-            schema = getattr(node.target, "_schema", None)
-            why = ("takes a list of tensors, which opal's graphs do not hold yet"
-                   if _takes_tensor_list(node) else
-                   "has a kernel opal cannot compile inside a graph"
-                   if schema is not None and schema.name in _NOT_IN_GRAPHS else "")
-            _log(f"{self._label()}: opal has no {node.target}: it runs in PyTorch" if not why
-                 else f"{self._label()}: {node.target} {why}: it runs in PyTorch")
+            _log(f"{self._label()}: {_why_in_pytorch(node)}: it runs in PyTorch")
         if len(lacking) == sum(1 for n in graph.graph.nodes if n.op == "call_function"):
             return self._refuse("opal has none of its ops")
         return self._split(graph)
@@ -545,12 +557,7 @@ class _GraphCompiler:
     def _runs_in_opal(node):
         if node.target is operator.getitem or str(node.target) in _LISTS_AS_SLICES:
             return True
-        # A traced decomposition has no lists of tensors yet (cat, stack,
-        # index.Tensor): such an op runs in PyTorch between opal's pieces.
-        schema = getattr(node.target, "_schema", None)
-        if schema is not None and schema.name in _NOT_IN_GRAPHS:
-            return False
-        return not _takes_tensor_list(node) and _opal_overload(node.target) is not None
+        return _why_in_pytorch(node) is None
 
     def _split(self, graph):
         """`graph` cut where ops run in opal and where in PyTorch: each run of
@@ -793,7 +800,7 @@ def _first_uncompilable(compiler, entry, inputs):
                  for t in inputs]
         try:
             compiler._run(entry, zeros)
-        except RuntimeError as error:
+        except Exception as error:  # (a data check on zeros raises at the call too)
             found = _UNCOMPILABLE.search(str(error))
             if found:
                 return f"{found.group(1)}::{found.group(2)}"
@@ -810,6 +817,13 @@ def _aten_graph_runner(graph, inputs):
     if symbolic:
         _log(f"running {label} in PyTorch: its sizes are symbolic, which opal does not "
              "compile yet")
+        return graph
+    # (opal's JIT compiles no complex dtype.)
+    foreign = next((v for v in inputs if v.dtype not in _DTYPES or v.dtype.is_complex or
+                    v.device.type not in ("cpu", "cuda")), None)
+    if foreign is not None:
+        _log(f"running {label} in PyTorch: an input of {foreign.dtype} on {foreign.device}, "
+             "which opal's kernels do not take")
         return graph
     compiler = _GraphCompiler(label)
     while True:

@@ -261,3 +261,26 @@ def test_a_constant_tensor_of_the_graph_is_an_input_of_its_kernel():
     assert result < 1e-6
     assert any("into torchgraph::" in line for line in log), log
     assert not any("in PyTorch" in line for line in log), log
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_an_input_opal_cannot_take_runs_the_graph_in_pytorch(dtype):
+    result, log = run(f"""
+        f = torch.compile(lambda a: a * 2 + 1, backend="opal")
+        a = torch.ones(3, dtype=torch.{dtype})
+        print(json.dumps([(f(a) - (a * 2 + 1)).abs().max().item(), str(f(a).dtype)]))
+    """)
+    assert result == [0.0, f"torch.{dtype}"]
+    assert any(f"an input of torch.{dtype} on cpu, which opal's kernels do not take" in line
+               for line in log), log
+
+
+def test_a_division_by_zero_on_the_compile_time_zeros_does_not_fail_the_compile():
+    # The graph's first compile runs it on zeros: an integer division then
+    # raises there, which must not refuse the graph or fail torch.compile.
+    result, log = run("""
+        f = torch.compile(lambda a, b: a // b + 1, backend="opal")
+        print(json.dumps(f(torch.tensor([7, 9]), torch.tensor([2, 3])).tolist()))
+    """)
+    assert result == [4, 4]
+    assert any("into torchgraph::" in line for line in log), log
