@@ -261,6 +261,9 @@ std::optional<int64_t> sizeOf(const SizeRef &size, const IValue *args,
               shapeText(check.lhsShape, args, kinds, ", ") + "] but got: [" +
               shapeText(check.rhsShape, args, kinds, ", ") + "].";
     break;
+  case ShapeCheck::Kind::Numel:
+  case ShapeCheck::Kind::NumelDivides:
+    break; // (throwNumelCheck)
   case ShapeCheck::Kind::Expect: {
     std::vector<std::string> values;
     for (const std::vector<SizeRef> &group : check.values)
@@ -282,8 +285,71 @@ std::optional<int64_t> sizeOf(const SizeRef &size, const IValue *args,
 
 } // namespace
 
+namespace {
+
+/// The product of `shape`'s sizes in a call (nullopt for a damaged
+/// description; a product past int64 saturates, which no tensor has).
+std::optional<int64_t> productOf(const std::vector<SizeRef> &shape, const IValue *args,
+                                 const std::vector<ArgKind> &kinds) {
+  int64_t product = 1;
+  for (const SizeRef &size : shape) {
+    std::optional<int64_t> value = sizeOf(size, args, kinds);
+    if (!value)
+      return std::nullopt;
+    if (__builtin_mul_overflow(product, *value, &product))
+      product = std::numeric_limits<int64_t>::max();
+  }
+  return product;
+}
+
+/// A reshape's element-count check (Numel, NumelDivides): whether it holds,
+/// or nullopt for a damaged description.
+std::optional<bool> numelHolds(const ShapeCheck &check, const IValue *args,
+                               const std::vector<ArgKind> &kinds, int64_t &elements) {
+  std::optional<int64_t> input = productOf(check.lhsShape, args, kinds);
+  std::optional<int64_t> asked = productOf(check.rhsShape, args, kinds);
+  if (!input || !asked)
+    return std::nullopt;
+  elements = *input;
+  if (check.kind == ShapeCheck::Kind::Numel)
+    return *input == *asked;
+  return *asked != 0 && *input % *asked == 0;
+}
+
+[[gnu::cold, gnu::noinline]] void throwNumelCheck(const ShapeCheck &check, const IValue *args,
+                                                  const std::vector<ArgKind> &kinds,
+                                                  const FunctionSchema &schema,
+                                                  int64_t elements) {
+  std::string shape;
+  bool zeroKnown = false;
+  for (const std::vector<SizeRef> &factors : check.values) {
+    int64_t size = productOf(factors, args, kinds).value_or(-1);
+    zeroKnown = zeroKnown || size == 0;
+    shape += (shape.empty() ? "" : ", ") + std::to_string(size);
+  }
+  std::string message =
+      check.kind == ShapeCheck::Kind::NumelDivides && elements == 0 && zeroKnown
+          ? "cannot reshape tensor of 0 elements into shape [" + shape +
+                "] because the unspecified dimension size -1 can be any value and is ambiguous"
+          : "shape '[" + shape + "]' is invalid for input of size " + std::to_string(elements);
+  std::string called = schema.operatorName().str();
+  std::string where = check.op == called ? called : called + ": in " + check.op;
+  throw OpalError(where + ": " + message);
+}
+
+} // namespace
+
 void CompiledKernel::checkShapesOutOfLine(const IValue *args, const FunctionSchema &schema) const {
   for (const ShapeCheck &check : shapeChecks) {
+    if (check.kind == ShapeCheck::Kind::Numel || check.kind == ShapeCheck::Kind::NumelDivides) {
+      int64_t elements = 0;
+      std::optional<bool> holds = numelHolds(check, args, argKinds, elements);
+      if (!holds)
+        throwDamagedCheck(*this, check);
+      if (!*holds)
+        throwNumelCheck(check, args, argKinds, schema, elements);
+      continue;
+    }
     std::optional<int64_t> lhs = sizeOf(check.lhs, args, argKinds);
     std::optional<int64_t> rhs = sizeOf(check.rhs, args, argKinds);
     if (!lhs || !rhs)

@@ -26,7 +26,9 @@ constexpr std::pair<ShapeCheck::Kind, const char *> kCheckKindNames[] = {
     {ShapeCheck::Kind::Broadcast, "broadcast"},
     {ShapeCheck::Kind::Matmul, "matmul"},
     {ShapeCheck::Kind::Batch, "batch"},
-    {ShapeCheck::Kind::Expect, "expect"}};
+    {ShapeCheck::Kind::Expect, "expect"},
+    {ShapeCheck::Kind::Numel, "numel"},
+    {ShapeCheck::Kind::NumelDivides, "numel_divides"}};
 
 constexpr std::pair<ShapeCheck::Relation, const char *> kRelationNames[] = {
     {ShapeCheck::Relation::Eq, "eq"}, {ShapeCheck::Relation::Ne, "ne"},
@@ -117,6 +119,13 @@ std::string jit::describeShapeChecks(const std::vector<ShapeCheck> &checks) {
           text += std::string(",") + check.op + "," + name;
       text += "," + describeSizeRef(check.lhs) + "," + describeSizeRef(check.rhs) + "," +
               encodeMessage(check.message) + ",";
+      for (size_t i = 0; i < check.values.size(); ++i)
+        text += (i ? "/" : "") + describeShape(check.values[i]);
+      continue;
+    }
+    if (check.kind == ShapeCheck::Kind::Numel || check.kind == ShapeCheck::Kind::NumelDivides) {
+      text += "," + check.op + "," + describeShape(check.lhsShape) + "," +
+              describeShape(check.rhsShape) + ",";
       for (size_t i = 0; i < check.values.size(); ++i)
         text += (i ? "/" : "") + describeShape(check.values[i]);
       continue;
@@ -258,6 +267,21 @@ bool readShape(const std::string &word, std::vector<SizeRef> &shape) {
   return true;
 }
 
+/// Reads "<groups>": shapes separated by '/' (at most 64; none if empty).
+bool readGroups(const std::string &text, std::vector<std::vector<SizeRef>> &groups) {
+  if (text.empty())
+    return true;
+  std::vector<std::string> words = splitAt(text, '/');
+  if (words.size() > 64)
+    return false;
+  for (const std::string &word : words) {
+    groups.emplace_back();
+    if (!readShape(word, groups.back()))
+      return false;
+  }
+  return true;
+}
+
 /// The fields of an Expect check after its kind.
 bool readExpectCheck(const std::vector<std::string> &fields, ShapeCheck &check) {
   if (fields.size() != 7 || fields[1].empty())
@@ -272,17 +296,17 @@ bool readExpectCheck(const std::vector<std::string> &fields, ShapeCheck &check) 
   if (!known || !readSizeRef(fields[3], check.lhs) || !readSizeRef(fields[4], check.rhs) ||
       !decodeMessage(fields[5], check.message))
     return false;
-  if (fields[6].empty())
-    return true;
-  std::vector<std::string> groups = splitAt(fields[6], '/');
-  if (groups.size() > 64)
+  return readGroups(fields[6], check.values);
+}
+
+/// Reads "numel[_divides],<op>,<lhsShape>,<rhsShape>,<values>".
+bool readNumelCheck(const std::vector<std::string> &fields, ShapeCheck &check) {
+  if (fields.size() != 5 || fields[1].empty())
     return false;
-  for (const std::string &group : groups) {
-    check.values.emplace_back();
-    if (!readShape(group, check.values.back()))
-      return false;
-  }
-  return true;
+  check.op = fields[1];
+  check.lhs.constant = check.rhs.constant = true;
+  return readShape(fields[2], check.lhsShape) && readShape(fields[3], check.rhsShape) &&
+         readGroups(fields[4], check.values);
 }
 
 Expected<ShapeCheck> readShapeCheck(const std::string &word) {
@@ -299,6 +323,10 @@ Expected<ShapeCheck> readShapeCheck(const std::string &word) {
     }
   if (!known)
     return fail("unknown kind '" + fields[0] + "'");
+  if (check.kind == ShapeCheck::Kind::Numel || check.kind == ShapeCheck::Kind::NumelDivides)
+    return readNumelCheck(fields, check) ? Expected<ShapeCheck>(std::move(check))
+                                         : fail("expected " + fields[0] +
+                                                ",<op>,<input shape>,<factors>,<sizes>");
   if (check.kind == ShapeCheck::Kind::Expect)
     return readExpectCheck(fields, check) ? Expected<ShapeCheck>(std::move(check))
                                           : fail("expected expect,<op>,<relation>,<lhs>,<rhs>,"

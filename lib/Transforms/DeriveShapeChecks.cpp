@@ -18,6 +18,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #include <map>
 #include <optional>
@@ -46,6 +48,8 @@ SizeRef constantSize(int64_t value) {
 /// Where the value of an index comes from: a constant or a dim of an
 /// argument of `function`.
 std::optional<SizeRef> traceIndex(Value index, func::FuncOp function, int depth);
+/// The traced sizes of `value` at `dims`; empty if one cannot be traced.
+std::vector<SizeRef> tracedShape(Value value, ArrayRef<int64_t> dims, func::FuncOp function);
 
 /// Where dim `d` of the tensor `value` comes from.
 std::optional<SizeRef> traceDim(Value value, int64_t d, func::FuncOp function, int depth) {
@@ -91,6 +95,9 @@ std::optional<SizeRef> traceDim(Value value, int64_t d, func::FuncOp function, i
       return traceIndex(value, function, depth + 1);
     return std::nullopt;
   }
+  if (auto reshape = dyn_cast_or_null<tensor::ReshapeOp>(def))
+    if (auto sizes = reshape.getShape().getDefiningOp<tensor::FromElementsOp>())
+      return traceIndex(sizes.getElements()[d], function, depth + 1);
   if (auto destination = dyn_cast_or_null<DestinationStyleOpInterface>(def)) {
     auto result = cast<OpResult>(value);
     if (result.getResultNumber() < destination.getNumDpsInits())
@@ -113,6 +120,168 @@ std::optional<SizeRef> traceIndex(Value index, func::FuncOp function, int depth)
     return traceDim(dim.getSource(), *d, function, depth + 1);
   }
   return std::nullopt;
+}
+
+/// The value of `value` if arith computes it from constants alone (sizes
+/// computed from static ones before anything folded them).
+std::optional<int64_t> foldedConstant(Value value, int depth) {
+  if (std::optional<int64_t> constant = getConstantIntValue(value))
+    return constant;
+  Operation *def = value.getDefiningOp();
+  if (!def || depth > kMaxTraceDepth)
+    return std::nullopt;
+  if (auto cast = dyn_cast<arith::IndexCastOp>(def))
+    return foldedConstant(cast.getIn(), depth + 1);
+  if (def->getNumOperands() != 2 || def->getDialect()->getNamespace() != "arith")
+    return std::nullopt;
+  std::optional<int64_t> a = foldedConstant(def->getOperand(0), depth + 1);
+  std::optional<int64_t> b = a ? foldedConstant(def->getOperand(1), depth + 1) : std::nullopt;
+  if (!b)
+    return std::nullopt;
+  return llvm::TypeSwitch<Operation *, std::optional<int64_t>>(def)
+      .Case([&](arith::AddIOp) { return *a + *b; })
+      .Case([&](arith::SubIOp) { return *a - *b; })
+      .Case([&](arith::MulIOp) { return *a * *b; })
+      .Case([&](arith::MaxSIOp) { return std::max(*a, *b); })
+      .Case([&](arith::MinSIOp) { return std::min(*a, *b); })
+      .Case([&](arith::DivSIOp) -> std::optional<int64_t> {
+        if (*b == 0)
+          return std::nullopt;
+        return *a / *b;
+      })
+      .Case([&](arith::FloorDivSIOp) -> std::optional<int64_t> {
+        if (*b == 0)
+          return std::nullopt;
+        int64_t q = *a / *b;
+        return (*a % *b != 0 && ((*a < 0) != (*b < 0))) ? q - 1 : q;
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+std::optional<std::vector<SizeRef>> traceFactors(Value value, func::FuncOp function, int depth);
+
+/// The sizes whose product dim `d` of the tensor `value` is (a reshape's
+/// result has products of its input's sizes), or nullopt.
+std::optional<std::vector<SizeRef>> traceDimFactors(Value value, int64_t d,
+                                                    func::FuncOp function, int depth) {
+  if (depth > kMaxTraceDepth)
+    return std::nullopt;
+  if (std::optional<SizeRef> size = traceDim(value, d, function, depth))
+    return std::vector<SizeRef>{*size};
+  Operation *def = value.getDefiningOp();
+  if (auto cast = dyn_cast_or_null<tensor::CastOp>(def))
+    return traceDimFactors(cast.getSource(), d, function, depth + 1);
+  if (auto empty = dyn_cast_or_null<tensor::EmptyOp>(def))
+    return traceFactors(empty.getDynamicSize(d), function, depth + 1);
+  if (auto reshape = dyn_cast_or_null<tensor::ReshapeOp>(def))
+    if (auto sizes = reshape.getShape().getDefiningOp<tensor::FromElementsOp>())
+      return traceFactors(sizes.getElements()[d], function, depth + 1);
+  if (auto destination = dyn_cast_or_null<DestinationStyleOpInterface>(def)) {
+    auto result = cast<OpResult>(value);
+    if (result.getResultNumber() < destination.getNumDpsInits())
+      return traceDimFactors(destination.getDpsInitOperand(result.getResultNumber())->get(), d,
+                             function, depth + 1);
+  }
+  return std::nullopt;
+}
+
+/// The sizes whose product `value` is (a size, or arith.muli of sizes), or
+/// nullopt where one cannot be traced.
+std::optional<std::vector<SizeRef>> traceFactors(Value value, func::FuncOp function, int depth) {
+  if (depth > kMaxTraceDepth)
+    return std::nullopt;
+  if (std::optional<int64_t> constant = foldedConstant(value, depth))
+    return std::vector<SizeRef>{constantSize(*constant)};
+  if (auto cast = value.getDefiningOp<arith::IndexCastOp>())
+    return traceFactors(cast.getIn(), function, depth + 1);
+  if (auto dim = value.getDefiningOp<tensor::DimOp>())
+    if (std::optional<int64_t> d = dim.getConstantIndex())
+      return traceDimFactors(dim.getSource(), *d, function, depth + 1);
+  if (auto product = value.getDefiningOp<arith::MulIOp>()) {
+    auto lhs = traceFactors(product.getLhs(), function, depth + 1);
+    auto rhs = traceFactors(product.getRhs(), function, depth + 1);
+    if (!lhs || !rhs)
+      return std::nullopt;
+    lhs->insert(lhs->end(), rhs->begin(), rhs->end());
+    return lhs;
+  }
+  std::optional<SizeRef> size = traceIndex(value, function, depth + 1);
+  if (!size)
+    return std::nullopt;
+  return std::vector<SizeRef>{*size};
+}
+
+/// The known sizes' product that `value` divides the element count by, if
+/// it is the size infer_shape computes for a -1 (the count over
+/// max(product, 1), maybe folded), else null.
+Value inferredDivisor(Value value) {
+  while (auto cast = value.getDefiningOp<arith::IndexCastOp>())
+    value = cast.getIn();
+  auto quotient = value.getDefiningOp<arith::DivSIOp>();
+  if (!quotient)
+    return nullptr;
+  Value divisor = quotient.getRhs();
+  if (auto atLeastOne = divisor.getDefiningOp<arith::MaxSIOp>())
+    return getConstantIntValue(atLeastOne.getRhs()) == 1 ? atLeastOne.getLhs() : nullptr;
+  std::optional<int64_t> constant = getConstantIntValue(divisor);
+  return constant && *constant > 0 ? divisor : nullptr;
+}
+
+/// The element-count check of a reshape whose sizes are known per call (see
+/// ShapeCheck::Kind::Numel), nullopt when none is needed, or failure with
+/// the error emitted when a size cannot be traced to the call's arguments
+/// (the kernel is then compiled per shape).
+FailureOr<std::optional<ShapeCheck>> reshapeCheck(tensor::ReshapeOp op,
+                                                  func::FuncOp function) {
+  auto source = cast<RankedTensorType>(op.getSource().getType());
+  // (tensor.reshape's verifier compares static element counts.)
+  if (source.hasStaticShape() && op.getResult().getType().hasStaticShape())
+    return std::optional<ShapeCheck>();
+  auto untraceable = [&](StringRef what) {
+    return op.emitOpError() << "cannot be checked before the call: " << what
+                            << " is not computed from the sizes of the function's arguments";
+  };
+  // The sizes asked for: values, or the constants they folded to.
+  SmallVector<OpFoldResult> sizes;
+  DenseIntElementsAttr constants;
+  if (auto elements = op.getShape().getDefiningOp<tensor::FromElementsOp>())
+    sizes = getAsOpFoldResult(elements.getElements());
+  else if (matchPattern(op.getShape(), m_Constant(&constants)))
+    for (const APInt &size : constants.getValues<APInt>())
+      sizes.push_back(Builder(op.getContext()).getIndexAttr(size.getSExtValue()));
+  else
+    return untraceable("its shape");
+  ShapeCheck check;
+  check.kind = ShapeCheck::Kind::Numel;
+  check.op = opNameOf(op.getLoc());
+  if (check.op.empty())
+    check.op = function.getSymName().str();
+  check.lhs = check.rhs = constantSize(0);
+  for (int64_t d = 0; d < source.getRank(); ++d) {
+    std::optional<std::vector<SizeRef>> factors =
+        traceDimFactors(op.getSource(), d, function, 0);
+    if (!factors)
+      return untraceable("the input's shape");
+    check.lhsShape.insert(check.lhsShape.end(), factors->begin(), factors->end());
+  }
+  for (OpFoldResult item : sizes) {
+    std::optional<std::vector<SizeRef>> factors;
+    if (std::optional<int64_t> constant = getConstantIntValue(item)) {
+      factors = std::vector<SizeRef>{constantSize(*constant)};
+    } else if (inferredDivisor(cast<Value>(item))) {
+      // (The -1's divisor is the product of the other sizes.)
+      check.kind = ShapeCheck::Kind::NumelDivides;
+      check.values.push_back({constantSize(-1)});
+      continue;
+    } else {
+      factors = traceFactors(cast<Value>(item), function, 0);
+    }
+    if (!factors)
+      return untraceable("a size");
+    check.rhsShape.insert(check.rhsShape.end(), factors->begin(), factors->end());
+    check.values.push_back(std::move(*factors));
+  }
+  return std::optional<ShapeCheck>(std::move(check));
 }
 
 /// The traced sizes of `value` at `dims`; empty if one cannot be traced.
@@ -264,6 +433,18 @@ struct DeriveShapeChecks
         return signalPassFailure();
       op.erase();
     }
+    // A reshape's sizes must hold its input's elements before anything
+    // reads them.
+    WalkResult reshapes = function.walk([&](tensor::ReshapeOp op) {
+      FailureOr<std::optional<ShapeCheck>> check = reshapeCheck(op, function);
+      if (failed(check))
+        return WalkResult::interrupt();
+      if (*check)
+        checks.push_back(std::move(**check));
+      return WalkResult::advance();
+    });
+    if (reshapes.wasInterrupted())
+      return signalPassFailure();
     auto known = [&](const SizeRef &x, const SizeRef &y) {
       for (const ShapeCheck &check : checks)
         if (check.relation == ShapeCheck::Relation::Eq &&

@@ -112,10 +112,10 @@ FailureOr<SmallVector<Type>> opal::ir::inferPrimResultTypes(Operation *op,
     return elementwise({operands[0]}, element, problem);
   }
   if (name == "prims.broadcast_in_dim" || name == "prims.reshape") {
-    // broadcast_in_dim may take sizes computed at run time.
-    auto shape = name == "prims.reshape" ? constantIntList(operands[1]) : shapeList(operands[1]);
+    // Either may take sizes computed at run time (dynamic dims).
+    auto shape = shapeList(operands[1]);
     if (!tensorOperand(0) || !shape)
-      return fail(problem, "needs a concrete tensor and a constant shape list");
+      return fail(problem, "needs a concrete tensor and a shape list");
     return SmallVector<Type>{RankedTensorType::get(*shape, elementOf(operands[0]))};
   }
   if (name == "prims.squeeze") {

@@ -133,7 +133,17 @@ Expanded opal::ir::detail::expandBroadcast(OpBuilder &b, Operation *op, ValueRan
     for (auto [i, size] : llvm::enumerate(type.getShape()))
       stretches |= size == 1 && shape[offset + i] != 1;
     if (!stretches) {
-      results.push_back(value);
+      // A dynamic size that meets a static one is taken to be it: the cast
+      // says so, and the check before the call compares the operand's own
+      // size (opal-derive-shape-checks traces through casts).
+      SmallVector<int64_t> refined(type.getShape());
+      for (auto [i, size] : llvm::enumerate(refined))
+        if (ShapedType::isDynamic(size))
+          size = shape[offset + i];
+      auto refinedType = RankedTensorType::get(refined, type.getElementType());
+      results.push_back(refinedType == type
+                            ? value
+                            : tensor::CastOp::create(b, loc, refinedType, value).getResult());
       continue;
     }
     SmallVector<int64_t> dimensions;
@@ -400,17 +410,58 @@ Expanded opal::ir::detail::expandBroadcastTo(OpBuilder &b, Operation *op, ValueR
       broadcastInDim(b, loc, operands[0], i64List(b, loc, values), shape, dims)};
 }
 
+namespace {
+
+/// infer_shape where the input's shape or the list's sizes are only known
+/// per call: the sizes as given, the -1 one computed as the input's element
+/// count over the product of the others (that product at least 1, so that
+/// the size computation never divides by zero). opal-derive-shape-checks
+/// recognizes that form on the tensor.reshape it lowers to and checks
+/// before the call that the counts agree (PyTorch's "shape '[2, -1]' is
+/// invalid for input of size 5").
+Expanded expandDynamicInferShape(OpBuilder &b, Location loc, Value input,
+                                 RankedTensorType type, Value list, std::string &problem) {
+  Operation *def = list.getDefiningOp();
+  if (!def || def->getName().getStringRef() != "opal.list")
+    return expansionFailure(problem, "needs a shape list");
+  SmallVector<Value> sizes(def->getOperands());
+  std::optional<size_t> inferred;
+  Value known;
+  for (auto [i, size] : llvm::enumerate(sizes)) {
+    if (!size.getType().isInteger(64))
+      return expansionFailure(problem, "needs a list of ints");
+    std::optional<int64_t> constant = constantInt(size);
+    if (constant && *constant == -1) {
+      if (inferred)
+        return expansionFailure(problem, "can infer only one dimension (-1)");
+      inferred = i;
+      continue;
+    }
+    if (constant && *constant < 0)
+      return expansionFailure(problem, "has an invalid size " + std::to_string(*constant));
+    known = known ? arith::MulIOp::create(b, loc, known, size).getResult() : size;
+  }
+  if (inferred) {
+    Value elements = constantI64(b, loc, 1);
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      elements = arith::MulIOp::create(b, loc, elements, sizeOf(b, loc, input, d));
+    Value divisor = arith::MaxSIOp::create(b, loc, known ? known : constantI64(b, loc, 1),
+                                           constantI64(b, loc, 1));
+    sizes[*inferred] = arith::DivSIOp::create(b, loc, elements, divisor);
+  }
+  return SmallVector<Value>{i64List(b, loc, sizes)};
+}
+
+} // namespace
+
 Expanded opal::ir::detail::expandInferShape(OpBuilder &b, Operation *op, ValueRange operands,
                                             std::string &problem) {
   RankedTensorType type = rankedOperand(operands[0], problem);
   if (!type)
     return failure();
-  if (!type.hasStaticShape())
-    return expansionFailure(problem, "needs a static shape, got '" + typeString(type) +
-                                         "' (reshaping dynamic shapes is not supported yet)");
   auto shape = constantIntList(operands[1]);
-  if (!shape)
-    return expansionFailure(problem, "needs a constant shape");
+  if (!type.hasStaticShape() || !shape)
+    return expandDynamicInferShape(b, op->getLoc(), operands[0], type, operands[1], problem);
   int64_t known = 1, inferred = -1;
   for (auto [i, size] : llvm::enumerate(*shape)) {
     if (size == -1) {

@@ -199,21 +199,28 @@ std::string reshapeProblem(Operation *op) {
     return p;
   auto input = cast<RankedTensorType>(op->getOperand(0).getType());
   auto result = cast<RankedTensorType>(op->getResult(0).getType());
-  auto shape = constantIntList(op->getOperand(1));
+  // Sizes computed per call are checked against the input's element count
+  // before the call (opal-derive-shape-checks).
+  auto shape = shapeList(op->getOperand(1));
   if (!shape)
-    return "needs a constant shape list";
+    return "needs a shape list";
   if (static_cast<int64_t>(shape->size()) != result.getRank())
     return "has a shape of rank " + std::to_string(shape->size()) + ", but its result is " +
            typeString(result);
   int64_t elements = 1;
+  bool dynamic = false;
   for (auto [i, size] : llvm::enumerate(*shape)) {
+    if (ShapedType::isDynamic(size)) {
+      dynamic = true;
+      continue;
+    }
     if (size < 0)
       return "needs non-negative sizes (infer -1 before prims.reshape)";
     if (!result.isDynamicDim(i) && result.getDimSize(i) != size)
       return "has shape sizes that disagree with its result " + typeString(result);
     elements *= size;
   }
-  if (input.hasStaticShape() && input.getNumElements() != elements)
+  if (!dynamic && input.hasStaticShape() && input.getNumElements() != elements)
     return "reshapes " + std::to_string(input.getNumElements()) + " elements into " +
            std::to_string(elements);
   return "";
@@ -222,10 +229,13 @@ std::string reshapeProblem(Operation *op) {
 LogicalResult lowerReshape(Operation *op, PatternRewriter &rewriter) {
   Location loc = op->getLoc();
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-  SmallVector<int64_t> shape = *constantIntList(op->getOperand(1));
   SmallVector<Value> sizes;
-  for (int64_t size : shape)
-    sizes.push_back(arith::ConstantIndexOp::create(rewriter, loc, size));
+  for (Value size : op->getOperand(1).getDefiningOp()->getOperands()) {
+    if (std::optional<int64_t> constant = constantInt(size))
+      sizes.push_back(arith::ConstantIndexOp::create(rewriter, loc, *constant));
+    else
+      sizes.push_back(arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), size));
+  }
   // (Typed explicitly: a 0-d result has no sizes to infer the type from.)
   auto shapeType = RankedTensorType::get({static_cast<int64_t>(sizes.size())},
                                          rewriter.getIndexType());

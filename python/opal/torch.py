@@ -470,14 +470,33 @@ def _split_with_sizes(node, x, split_sizes, dim=0):
     return _slices(x, *_split_sizes(node, split_sizes, dim))
 
 
+def _static_along_dim(node):
+    """Whether split's, cat's or stack's sizes along its dim are constants
+    (other dims may be known per call only)."""
+    name = str(node.target)
+    if name == "aten.stack.default":
+        return True
+    dim = node.args[2] if len(node.args) > 2 else node.kwargs.get("dim", 0)
+    if name == "aten.cat.default":
+        dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", 0)
+        values = [source.meta["val"] for source in node.args[0]]
+    else:
+        values = [node.args[0].meta["val"]]
+    return all(not _is_size(value.shape[dim % value.dim()]) for value in values
+               if value.dim() > 0)
+
+
 def _joined(node, parts, dim):
     """cat or stack without a list of tensors: each of `parts` (a tensor,
     its fake value in the traced graph, its width along dim) written into
     its slice of a zeros tensor of the result's shape and dtype, converted
-    to that dtype first."""
+    to that dtype first. The result's other sizes are the first part's
+    (read per call where they are symbolic)."""
     out = node.meta["val"]
     dtype = _DTYPES[out.dtype]
-    result = _ops.aten.zeros([int(size) for size in out.shape], dtype=dtype)
+    first = parts[0][0] if parts else None
+    result = _ops.aten.zeros([first.size(d) if _is_size(size) else int(size)
+                              for d, size in enumerate(out.shape)], dtype=dtype)
     start = 0
     for tensor, value, width in parts:
         if value.dtype != out.dtype:
@@ -512,9 +531,81 @@ _LISTS_AS_SLICES = {"aten.split.Tensor": _split, "aten.split_with_sizes.default"
                     "aten.cat.default": _cat, "aten.stack.default": _stack}
 
 
+def _sym_size(node, x, dim):
+    return x.size(dim)
+
+
+def _sym_numel(node, x):
+    count = 1
+    for dim in range(node.args[0].meta["val"].dim()):
+        count = count * x.size(dim)
+    return count
+
+
+def _is_size(value):
+    return isinstance(value, torch.SymInt)
+
+
+def _symbolic(value):
+    """Whether `value` (a node's fake value: a tensor, a size, or a list of
+    them) has sizes known per call."""
+    if isinstance(value, (list, tuple)):
+        return any(_symbolic(v) for v in value)
+    if isinstance(value, torch.Tensor):
+        return any(_is_size(size) for size in value.shape)
+    return _is_size(value)
+
+
+def _input_sizes(inputs):
+    """For each of a graph's inputs that is a size (a symbolic int, not a
+    tensor), the input tensor and dim that has that size: {node: (tensor
+    node, dim)}; or None when one is no input tensor's size."""
+    dims = {}
+    for node in inputs:
+        value = node.meta.get("val")
+        if isinstance(value, torch.Tensor):
+            for dim, size in enumerate(value.shape):
+                if _is_size(size):
+                    dims.setdefault(size.node.expr, (node, dim))
+    sizes = {}
+    for node in inputs:
+        value = node.meta.get("val")
+        if isinstance(value, torch.Tensor):
+            continue
+        if not _is_size(value) or value.node.expr not in dims:
+            return None
+        sizes[node] = dims[value.node.expr]
+    return sizes
+
+
+def _hint(size):
+    """A size's value in the example that Dynamo traced (without guarding
+    on it)."""
+    if not _is_size(size):
+        return int(size)
+    hint = size.node.hint
+    return int(hint) if hint is not None else int(size.node.shape_env.size_hint(size.node.expr))
+
+
+# Sizes of a graph with symbolic sizes (Dynamo's dynamic shapes): queries of
+# a tensor's sizes and int arithmetic on them, traced as opal's sizes (known
+# per call) so that one kernel serves every size.
+_SIZE_QUERIES = {"aten.sym_size.int": _sym_size, "aten.sym_numel.default": _sym_numel}
+_SIZE_ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.floordiv, operator.neg}
+
+
+def _is_size_node(node):
+    return node.target in _SIZE_ARITHMETIC or str(node.target) in _SIZE_QUERIES
+
+
 def _why_in_pytorch(node):
     """Why graph node `node` (a call) runs in PyTorch, or None if opal runs
     it (ops split's and cat's forms aside, see _LISTS_AS_SLICES)."""
+    if _is_size_node(node):
+        return None
+    if str(node.target) in _LISTS_AS_SLICES and not _static_along_dim(node):
+        return (f"{node.target} along a dim whose size is known per call, which opal's graphs "
+                "do not slice yet")
     schema = getattr(node.target, "_schema", None)
     # A traced decomposition has no lists of tensors yet (index.Tensor):
     # such an op runs in PyTorch between opal's pieces.
@@ -555,7 +646,7 @@ class _GraphCompiler:
 
     @staticmethod
     def _runs_in_opal(node):
-        if node.target is operator.getitem or str(node.target) in _LISTS_AS_SLICES:
+        if node.target is operator.getitem:
             return True
         return _why_in_pytorch(node) is None
 
@@ -606,13 +697,22 @@ class _GraphCompiler:
             if not isinstance(value, torch.Tensor) or value.dtype not in _DTYPES:
                 return self._refuse(f"a constant of the graph opal cannot take ({node.target})")
             constant_values.append(value)
-        placeholders = [n for n in nodes if n.op == "placeholder"] + constants
+        inputs = [n for n in nodes if n.op == "placeholder"]
+        # A size among the inputs (Dynamo's symbolic sizes) is no argument
+        # of the op: it is the size of an input tensor, read per call.
+        sizes = _input_sizes(inputs)
+        if sizes is None:
+            return self._refuse("a size among its inputs that no input tensor has")
+        placeholders = [n for n in inputs if n not in sizes] + constants
+        passed = tuple(n not in sizes for n in inputs)
         output = next(n for n in nodes if n.op == "output")
         outputs = output.args[0]
         flat_outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
         # None among the outputs (a backward graph's gradient of an input
         # that needs none) is put back around the op's results.
-        if outputs is None or not all(hasattr(o, "op") or o is None for o in flat_outputs):
+        if outputs is None or not all(
+                (hasattr(o, "op") and not _is_size(o.meta.get("val"))) or o is None
+                for o in flat_outputs):
             return self._refuse("an output that is not a tensor")
         tensor_outputs = [o for o in flat_outputs if o is not None]
         if not tensor_outputs:
@@ -627,6 +727,8 @@ class _GraphCompiler:
 
         def body(*args):
             env = dict(zip(placeholders, args))
+            for node, (tensor, dim) in sizes.items():
+                env[node] = env[tensor].size(dim)
             for node in nodes:
                 if node.op != "call_function":
                     continue
@@ -634,6 +736,11 @@ class _GraphCompiler:
                 node_kwargs = {k: _graph_argument(v, env) for k, v in node.kwargs.items()}
                 if node.target is operator.getitem:
                     env[node] = node_args[0][node_args[1]]
+                elif node.target in _SIZE_ARITHMETIC:
+                    env[node] = node.target(*node_args)
+                elif str(node.target) in _SIZE_QUERIES:
+                    env[node] = _SIZE_QUERIES[str(node.target)](node, *node_args,
+                                                                **node_kwargs)
                 elif str(node.target) in _LISTS_AS_SLICES:
                     env[node] = _LISTS_AS_SLICES[str(node.target)](node, *node_args,
                                                                   **node_kwargs)
@@ -649,7 +756,8 @@ class _GraphCompiler:
         # For a tuple, which of its places hold tensors (the others None).
         layout = (tuple(o is not None for o in flat_outputs)
                   if isinstance(outputs, (list, tuple)) else False)
-        return getattr(_ops.torchgraph, name).default, layout, tuple(constant_values)
+        return (getattr(_ops.torchgraph, name).default, layout, tuple(constant_values),
+                passed)
 
     def _refuse(self, why):
         _log(f"running {self._label()} in PyTorch: {why}")
@@ -728,15 +836,19 @@ class _OpalPiece(torch.nn.Module):
     """An opal op called on torch tensors: one compiled piece of a graph
     (a module, so that it can stand in a split torch.fx graph)."""
 
-    def __init__(self, op, layout, constants=()):
+    def __init__(self, op, layout, constants=(), passed=None):
         """`layout`: False for a graph returning one tensor; for a tuple,
         whether each of its places holds a tensor (True) or None.
-        `constants`: the graph's constant tensors, its last inputs."""
+        `constants`: the graph's constant tensors, its last inputs.
+        `passed`: which of the graph's inputs the op takes (the others are
+        sizes, which it reads from its tensors); None for all."""
         super().__init__()
-        self.op, self.layout, self.constants = op, layout, constants
+        self.op, self.layout, self.constants, self.passed = op, layout, constants, passed
 
-    def forward(self, *tensors):
-        result = self.op(*[_to_opal(t) for t in tensors + self.constants])
+    def forward(self, *inputs):
+        if self.passed is not None:
+            inputs = tuple(value for value, keep in zip(inputs, self.passed) if keep)
+        result = self.op(*[_to_opal(t) for t in inputs + self.constants])
         if self.layout is False:
             return _to_torch(result, meta=False)
         # (A graph returning one tensor in a tuple: "(Tensor)" is one.)
@@ -796,7 +908,8 @@ def _first_uncompilable(compiler, entry, inputs):
     """The op (schema name) that keeps `entry` from compiling, or None."""
     from torch._subclasses.fake_tensor import unset_fake_temporarily
     with unset_fake_temporarily():  # (the backend runs under Dynamo's fake mode)
-        zeros = [torch.zeros([int(size) for size in t.shape], dtype=t.dtype, device=t.device)
+        zeros = [torch.zeros([_hint(size) for size in t.shape], dtype=t.dtype,
+                             device=t.device) if isinstance(t, torch.Tensor) else _hint(t)
                  for t in inputs]
         try:
             compiler._run(entry, zeros)
@@ -812,15 +925,10 @@ def _aten_graph_runner(graph, inputs):
     kernels, or the graph itself (in PyTorch) where opal cannot."""
     label = f"torch.compile graph {next(_BACKEND_GRAPHS)}"
     _jit_counters["torch_traces"] += 1
-    symbolic = any(not isinstance(v, torch.Tensor) or
-                   any(isinstance(size, torch.SymInt) for size in v.shape) for v in inputs)
-    if symbolic:
-        _log(f"running {label} in PyTorch: its sizes are symbolic, which opal does not "
-             "compile yet")
-        return graph
     # (opal's JIT compiles no complex dtype.)
-    foreign = next((v for v in inputs if v.dtype not in _DTYPES or v.dtype.is_complex or
-                    v.device.type not in ("cpu", "cuda")), None)
+    foreign = next((v for v in inputs if isinstance(v, torch.Tensor) and (
+        v.dtype not in _DTYPES or v.dtype.is_complex or v.device.type not in ("cpu", "cuda"))),
+        None)
     if foreign is not None:
         _log(f"running {label} in PyTorch: an input of {foreign.dtype} on {foreign.device}, "
              "which opal's kernels do not take")

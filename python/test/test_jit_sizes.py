@@ -5,6 +5,7 @@ manifest), and calls read them from the arguments instead of calling the
 sizes entry (docs/jit.md)."""
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import textwrap
 import warnings
 
 import numpy as np
+import pytest
 
 import opal
 import opal.cache
@@ -203,3 +205,43 @@ def test_a_warm_start_index_without_its_data_checks_is_not_used(tmp_path):
                 damaged += 1
     assert damaged == 1
     assert run() == {"raised": "ZeroDivisionError", "out": [3, 3], "compiles": 0}
+
+
+def test_reshapes_of_sizes_known_per_call_compile_once():
+    """A view whose sizes are the input's sizes (or products of them, or
+    constants with one -1) compiles once for every shape (sizes of 1 aside,
+    which broadcasting specializes): the element count
+    is checked before the call, with PyTorch's messages."""
+    lib = opal.library.Library("dynview", "DEF")
+    try:
+        lib.define("rows(Tensor x) -> Tensor")
+        lib.define("quads(Tensor x) -> Tensor")
+
+        @opal.library.register_decomposition("dynview::rows", lib=lib)
+        def rows(x):
+            flat = A.view.default(A.relu.default(x), [x.size(0) * x.size(1), x.size(2)])
+            return flat * 2
+
+        @opal.library.register_decomposition("dynview::quads", lib=lib)
+        def quads(x):
+            return A.view.default(A.relu.default(x), [4, -1]) + 1
+
+        rng = np.random.default_rng(5)
+        before = opal.jit.stats()
+        for shape in [(2, 3, 4), (5, 2, 8), (3, 4, 2), (0, 2, 4)]:
+            a = rng.standard_normal(shape).astype(np.float32)
+            got = opal.ops.dynview.rows(opal.tensor(a)).numpy()
+            np.testing.assert_array_equal(got, np.maximum(a, 0).reshape(-1, shape[2]) * 2)
+            got = opal.ops.dynview.quads(opal.tensor(a)).numpy()
+            np.testing.assert_array_equal(got, np.maximum(a, 0).reshape(4, -1) + 1)
+        after = opal.jit.stats()
+        assert (after["compiles"] + after["disk_hits"]) - (before["compiles"] +
+                                                          before["disk_hits"]) == 2
+        # PyTorch's words: torch.zeros(3, 5).view(4, -1) and .view(0, -1).
+        bad = opal.tensor(np.ones((3, 5), np.float32))
+        with pytest.raises(RuntimeError, match=re.escape(
+                "dynview::quads: in aten::view: shape '[4, -1]' is invalid for input of "
+                "size 15")):
+            opal.ops.dynview.quads(bad)
+    finally:
+        lib._destroy()

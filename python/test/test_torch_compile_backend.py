@@ -123,16 +123,59 @@ def test_gradients_through_the_backend_match_eager():
     assert not any("runs in PyTorch" in line or "in PyTorch:" in line for line in log), log
 
 
-def test_symbolic_sizes_run_in_pytorch_and_are_logged():
+def test_symbolic_sizes_compile_once_for_every_shape():
+    """Dynamo's dynamic shapes reach opal as sizes known per call: a GPT-style
+    block called on 12 (batch, length) shapes compiles one kernel per graph
+    Dynamo traces: three by default (its static first graph, then one
+    dynamic in the length, then in both), one with dynamic=True."""
     result, log = run("""
-        f = torch.compile(lambda x: x.exp() + 1, backend="opal", dynamic=True)
-        outs = [(f(torch.randn(n)) - 0).shape[0] for n in (3, 5, 7)]
-        x = torch.randn(6)
-        print(json.dumps([outs, (f(x) - (x.exp() + 1)).abs().max().item()]))
+        import opal.jit
+
+        class Block(torch.nn.Module):
+            def __init__(self, d=32, heads=4):
+                super().__init__()
+                self.heads = heads
+                self.norm1 = torch.nn.LayerNorm(d)
+                self.qkv = torch.nn.Linear(d, 3 * d)
+                self.proj = torch.nn.Linear(d, d)
+                self.norm2 = torch.nn.LayerNorm(d)
+                self.mlp = torch.nn.Sequential(torch.nn.Linear(d, 4 * d), torch.nn.GELU(),
+                                               torch.nn.Linear(4 * d, d))
+
+            def forward(self, x):
+                b, t, d = x.shape
+                q, k, v = self.qkv(self.norm1(x)).split(d, dim=2)
+                q, k, v = (y.view(b, t, self.heads, d // self.heads).transpose(1, 2)
+                           for y in (q, k, v))
+                att = (q @ k.transpose(-2, -1)) * (1.0 / (d // self.heads) ** 0.5)
+                att = att.softmax(-1)
+                y = (att @ v).transpose(1, 2).reshape(b, t, d)
+                x = x + self.proj(y)
+                return x + self.mlp(self.norm2(x))
+
+        m = Block().eval()
+        shapes = [(b, t) for b in (2, 3, 4) for t in (5, 7, 9, 16)]
+        counts = []
+        for dynamic in (None, True):
+            torch._dynamo.reset()
+            f = torch.compile(m, backend="opal", dynamic=dynamic)
+            errors = []
+            before = opal.jit.stats()
+            with torch.no_grad():
+                for b, t in shapes:
+                    x = torch.randn(b, t, 32)
+                    errors.append((f(x) - m(x)).abs().max().item())
+            after = opal.jit.stats()
+            counts.append([max(errors), after["torch_traces"] - before["torch_traces"],
+                           after["compiles"] + after["disk_hits"] - before["compiles"] -
+                           before["disk_hits"]])
+        print(json.dumps(counts))
     """)
-    sizes, error = result
-    assert sizes == [3, 5, 7] and error < 1e-6
-    assert any("its sizes are symbolic" in line for line in log), log
+    (error, traces, compiles), (dynamic_error, dynamic_traces, dynamic_compiles) = result
+    assert error < 1e-4 and dynamic_error < 1e-4
+    assert traces == 3 and compiles == 3, (traces, compiles, log)
+    assert dynamic_traces == 1 and dynamic_compiles == 1, (dynamic_traces, dynamic_compiles, log)
+    assert not any("in PyTorch" in line for line in log), log
 
 
 def test_the_example_compiles_a_small_cnn_and_resnet18_whole():

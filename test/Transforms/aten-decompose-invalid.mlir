@@ -105,17 +105,6 @@ func.func @reshape_count(%x: tensor<2x6xf32>) -> tensor<5x2xf32> {
   return %r : tensor<5x2xf32>
 }
 
-// -----
-
-func.func @reshape_dynamic(%x: tensor<?x6xf32>) -> tensor<?xf32> {
-  %a = arith.constant -1 : i64
-  %l = opal.list %a : i64 -> !opal.list<i64>
-  // expected-error @below {{while decomposing aten.view: 'opal.infer_shape' needs a static shape, got 'tensor<?x6xf32>' (reshaping dynamic shapes is not supported yet)}}
-  %r = aten.view %x, %l : (tensor<?x6xf32>, !opal.list<i64>) -> tensor<?xf32>
-  return %r : tensor<?xf32>
-}
-
-// -----
 
 func.func @expand_size(%x: tensor<3xf32>) -> tensor<4xf32> {
   %a = arith.constant 4 : i64

@@ -18,3 +18,17 @@ func.func @value(%x: tensor<?xf32>, %n: i64) {
   opal.assert %ok, "got {0}" groups [1] (%n : i64)
   return
 }
+
+// -----
+
+// A reshape to a size that is not a product of the arguments' sizes cannot
+// be checked before the call (the JIT then compiles it per shape).
+func.func @reshape_by_value(%x: tensor<?xf32>, %n: i64) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %x, %c0 : tensor<?xf32>
+  %half = arith.index_cast %n : i64 to index
+  %shape = tensor.from_elements %half, %d : tensor<2xindex>
+  // expected-error @+1 {{'tensor.reshape' op cannot be checked before the call: a size is not computed from the sizes of the function's arguments}}
+  %r = tensor.reshape %x(%shape) : (tensor<?xf32>, tensor<2xindex>) -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}

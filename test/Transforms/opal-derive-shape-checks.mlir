@@ -128,3 +128,39 @@ func.func @user(%a: tensor<?x2xf32>, %b: tensor<?x5xf32>) {
   opal.assert %same, "rows differ: {0} vs {1}" groups [1, 1] (%ra, %rb : i64, i64) loc("mylib::pair")
   return
 }
+
+// -----
+
+// A view of a dynamic input keeps its elements: the sizes asked for (one
+// inferred) must divide the input's element count, checked before the call.
+// CHECK-LABEL: func.func @view_inferred
+// CHECK-SAME: opal.shape_checks = "numel_divides,aten::view,a0.0x6,4,-1/4"
+func.func @view_inferred(%x: tensor<?x6xf32>) -> !opal.tensor {
+  %a = arith.constant -1 : i64
+  %b = arith.constant 4 : i64
+  %l = opal.list %a, %b : i64, i64 -> !opal.list<i64>
+  %r = aten.view %x, %l : (tensor<?x6xf32>, !opal.list<i64>) -> !opal.tensor
+  return %r : !opal.tensor
+}
+
+// -----
+
+// Sizes computed from the input's sizes are products of them: the counts
+// must be equal.
+// CHECK-LABEL: func.func @view_products
+// CHECK-SAME: opal.shape_checks = "numel,aten::reshape,a0.0xa0.1xa0.2,a0.0xa0.1xa0.2,a0.0xa0.1/a0.2"
+func.func @view_products(%x: tensor<?x?x?xf32>) -> !opal.tensor {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %d0 = tensor.dim %x, %c0 : tensor<?x?x?xf32>
+  %d1 = tensor.dim %x, %c1 : tensor<?x?x?xf32>
+  %d2 = tensor.dim %x, %c2 : tensor<?x?x?xf32>
+  %s0 = arith.index_cast %d0 : index to i64
+  %s1 = arith.index_cast %d1 : index to i64
+  %s2 = arith.index_cast %d2 : index to i64
+  %rows = arith.muli %s0, %s1 : i64
+  %l = opal.list %rows, %s2 : i64, i64 -> !opal.list<i64>
+  %r = aten.reshape %x, %l : (tensor<?x?x?xf32>, !opal.list<i64>) -> !opal.tensor
+  return %r : !opal.tensor
+}

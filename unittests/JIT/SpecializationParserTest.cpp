@@ -238,6 +238,23 @@ TEST(KernelDescription, ShapeChecksRoundTrip) {
             "<rhs>,<message>,<values>");
   EXPECT_EQ(descriptionError("outputs: float32[?]\nchecks: broadcast,x\n"),
             "kernel description: shape check 'broadcast,x': expected 5 comma-separated fields");
+  // A reshape's element counts: the input's sizes, the factors asked for
+  // and each size's factors (-1 for the inferred one).
+  ShapeCheck numel;
+  numel.kind = ShapeCheck::Kind::NumelDivides;
+  numel.op = "aten::view";
+  numel.lhsShape = {{false, 0, 0, 0}, {true, 6, 0, 0}};
+  numel.rhsShape = {{false, 0, 1, 0}, {true, 4, 0, 0}};
+  numel.values = {{{true, -1, 0, 0}}, {{false, 0, 1, 0}, {true, 4, 0, 0}}};
+  std::string numelText = describeShapeChecks({numel});
+  EXPECT_EQ(numelText, "numel_divides,aten::view,a0.0x6,a1.0x4,-1/a1.0x4");
+  auto numelRead = readShapeChecks(numelText);
+  ASSERT_TRUE(numelRead.hasValue());
+  EXPECT_EQ(describeShapeChecks(*numelRead), numelText);
+  EXPECT_EQ((*numelRead)[0].kind, ShapeCheck::Kind::NumelDivides);
+  EXPECT_EQ(readShapeChecks("numel,f,a0.0,a1.0").error().message(),
+            "shape check 'numel,f,a0.0,a1.0': expected numel,<op>,<input shape>,<factors>,"
+            "<sizes>");
 }
 
 TEST(KernelDescription, DataChecksRoundTripAndOwnTheirWords) {

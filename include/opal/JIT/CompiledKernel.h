@@ -96,11 +96,19 @@ struct SizeRef {
 ///    "Given normalized_shape=[2], expected input with shape [*, 2], but got
 ///    input of size[3, 3]"): `message` with each `{i}` replaced by the sizes
 ///    `values[i]` separated by ", " (MessageTemplate.h). A condition of
-///    several comparisons is several checks with one message.
+///    several comparisons is several checks with one message;
+///  - Numel: a reshape whose sizes are known per call keeps the element
+///    count: the product of `lhsShape` (the input's sizes) equals the
+///    product of `rhsShape` (the factors of the sizes asked for);
+///  - NumelDivides: the same with one size inferred (-1): the product of
+///    `rhsShape` (the other sizes' factors) is not 0 and divides that of
+///    `lhsShape`. For both, `values` holds the factors of each size asked
+///    for (an inferred one is the constant -1), for PyTorch's "shape '[2,
+///    -1]' is invalid for input of size 5".
 /// `op` is the op whose definition made the assumption (the called op or
 /// one its decomposition reached).
 struct ShapeCheck {
-  enum class Kind : uint8_t { Broadcast, Matmul, Batch, Expect };
+  enum class Kind : uint8_t { Broadcast, Matmul, Batch, Expect, Numel, NumelDivides };
   enum class Relation : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
   Kind kind = Kind::Broadcast;
   Relation relation = Relation::Eq;
