@@ -542,8 +542,12 @@ def _sym_numel(node, x):
     return count
 
 
+# (PyTorch 1.x has no symbolic sizes.)
+_SYM_INT = getattr(torch, "SymInt", ())
+
+
 def _is_size(value):
-    return isinstance(value, torch.SymInt)
+    return isinstance(value, _SYM_INT)
 
 
 def _symbolic(value):
