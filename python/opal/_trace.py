@@ -123,6 +123,11 @@ class Tracer:
             raise TypeError(f"{context}: expected {base}, got a tensor")
         if isinstance(value, _Scalar):
             return value.name, value.type
+        if base == "Device" and isinstance(value, str):
+            name = self.fresh()
+            escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+            self.lines.append(f'{name} = opal.device "{escaped}"')
+            return name, "!opal.device"
         if base == "str":
             name = self.fresh()
             escaped = str(value).replace("\\", "\\\\").replace('"', '\\"')

@@ -477,6 +477,8 @@ def _static_along_dim(node):
     if name == "aten.stack.default":
         return True
     dim = node.args[2] if len(node.args) > 2 else node.kwargs.get("dim", 0)
+    if name == "aten.unbind.int":
+        dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", 0)
     if name == "aten.cat.default":
         dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", 0)
         values = [source.meta["val"] for source in node.args[0]]
@@ -523,12 +525,85 @@ def _stack(node, tensors, dim=0):
                           for source, tensor in zip(node.args[0], tensors)], dim)
 
 
-# Ops that take or return a list of tensors, which a traced decomposition
-# cannot hold: split's pieces as slices (their count is the traced graph's,
-# from the fake tensors make_fx recorded), cat and stack as writes into
-# slices of their result.
-_LISTS_AS_SLICES = {"aten.split.Tensor": _split, "aten.split_with_sizes.default": _split_with_sizes,
-                    "aten.cat.default": _cat, "aten.stack.default": _stack}
+def _unbind(node, x, dim=0):
+    value = node.args[0].meta["val"]
+    dim = dim % value.dim()
+    return [_ops.aten.select.int(x, dim, i) for i in range(int(value.shape[dim]))]
+
+
+def _restrides_only(node):
+    """Whether an as_strided node reads its (contiguous) input's elements in
+    their order, as AOTAutograd's restriding of a result to another
+    layout's strides does: the same sizes, no offset, and each stride the
+    contiguous one wherever the size is not 1."""
+    source, out = node.args[0].meta.get("val"), node.meta.get("val")
+    args = list(node.args) + [None] * 4
+    offset = args[3] if args[3] is not None else node.kwargs.get("storage_offset")
+    if source is None or out is None or offset not in (None, 0) or _symbolic(source):
+        return False
+    if list(source.shape) != list(out.shape) or not source.is_contiguous():
+        return False
+    expected = 1
+    for size, stride in reversed(list(zip(args[1], args[2]))):
+        if size != 1 and stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def _restrided(node, x, *rest, **kwargs):
+    return x  # (the same values: see _restrides_only)
+
+
+def _arange_bounds(name, args, kwargs):
+    """(start, end, step) of arange overload `name`'s arguments."""
+    if name == "aten.arange.default":
+        return 0, args[0], 1
+    if name == "aten.arange.start":
+        return args[0], args[1], 1
+    return args[0], args[1], args[2] if len(args) > 2 else kwargs.get("step", 1)
+
+
+def _arange_problem(node):
+    """Why an arange node cannot be computed inside an opal graph, or None."""
+    out = node.meta.get("val")
+    if out is None or out.dtype not in _DTYPES or out.dtype == torch.bool:
+        return "of a dtype opal's graphs do not compute"
+    if _is_size(out.shape[0]):
+        start, end, step = _arange_bounds(str(node.target), node.args, node.kwargs)
+        if step != 1 or isinstance(start, float) or isinstance(end, float):
+            return "of a length known per call with a step other than 1"
+    return None
+
+
+def _arange(node, *args, **kwargs):
+    """arange as prims.iota, its length the graph's (static, or end - start
+    with step 1 for sizes known per call); floating-point values as
+    start + i * step computed in float64, as PyTorch accumulates them."""
+    out = node.meta["val"]
+    start, end, step = _arange_bounds(str(node.target), args, kwargs)
+    length = end - start if _is_size(out.shape[0]) else int(out.shape[0])
+    dtype, device = _DTYPES[out.dtype], out.device.type
+    if not out.dtype.is_floating_point and not any(isinstance(v, float) for v in (start, step)):
+        return _ops.prims.iota(length, start=start, step=step, dtype=dtype, device=device,
+                               requires_grad=False)
+    index = _ops.prims.iota(length, start=0, step=1, dtype=_DTYPES[torch.int64], device=device,
+                            requires_grad=False)
+    wide = _ops.aten._to_copy(index, dtype=_DTYPES[torch.float64]) * step + start
+    return _ops.aten._to_copy(wide, dtype=dtype)
+
+
+# Ops computed from what the traced graph recorded of them (the fake
+# values of their inputs and outputs), as a traced decomposition cannot
+# express them otherwise: those taking or returning a list of tensors
+# (split's pieces as slices, their count the graph's; cat and stack as
+# writes into slices of their result) and arange, whose length the values
+# of its arguments decide.
+_NODE_FORMS = {"aten.split.Tensor": _split, "aten.split_with_sizes.default": _split_with_sizes,
+               "aten.cat.default": _cat, "aten.stack.default": _stack,
+               "aten.unbind.int": _unbind, "aten.as_strided.default": _restrided,
+               "aten.arange.default": _arange, "aten.arange.start": _arange,
+               "aten.arange.start_step": _arange}
 
 
 def _sym_size(node, x, dim):
@@ -604,18 +679,27 @@ def _is_size_node(node):
 
 def _why_in_pytorch(node):
     """Why graph node `node` (a call) runs in PyTorch, or None if opal runs
-    it (ops split's and cat's forms aside, see _LISTS_AS_SLICES)."""
+    it."""
     if _is_size_node(node):
         return None
-    if str(node.target) in _LISTS_AS_SLICES and not _static_along_dim(node):
-        return (f"{node.target} along a dim whose size is known per call, which opal's graphs "
-                "do not slice yet")
+    name = str(node.target)
+    if name.startswith("aten.arange."):
+        problem = _arange_problem(node)
+        return problem and f"{node.target} {problem}"
+    if name == "aten.as_strided.default":
+        return None if _restrides_only(node) else f"{node.target} that reorders elements"
+    if name in _NODE_FORMS:
+        if not _static_along_dim(node):
+            return (f"{node.target} along a dim whose size is known per call, which opal's "
+                    "graphs do not slice yet")
+        return None
     schema = getattr(node.target, "_schema", None)
     # A traced decomposition has no lists of tensors yet (index.Tensor):
     # such an op runs in PyTorch between opal's pieces.
     if schema is not None and any("List[" in str(a.type) and "Tensor" in str(a.type)
-                                  for a in schema.arguments):
-        return f"{node.target} takes a list of tensors, which opal's graphs do not hold yet"
+                                  for a in list(schema.arguments) + list(schema.returns)):
+        return (f"{node.target} takes or returns a list of tensors, which opal's graphs do not "
+                "hold yet")
     if schema is not None and schema.name in _NOT_IN_GRAPHS:
         return f"{node.target} has a kernel opal cannot compile inside a graph"
     if _opal_overload(node.target) is None:
@@ -745,8 +829,8 @@ class _GraphCompiler:
                 elif str(node.target) in _SIZE_QUERIES:
                     env[node] = _SIZE_QUERIES[str(node.target)](node, *node_args,
                                                                 **node_kwargs)
-                elif str(node.target) in _LISTS_AS_SLICES:
-                    env[node] = _LISTS_AS_SLICES[str(node.target)](node, *node_args,
+                elif str(node.target) in _NODE_FORMS:
+                    env[node] = _NODE_FORMS[str(node.target)](node, *node_args,
                                                                   **node_kwargs)
                 else:
                     env[node] = _call_aten(node.target, node_args, node_kwargs)
