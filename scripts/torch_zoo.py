@@ -101,7 +101,8 @@ WHOLE = re.compile(r"compiled .* into torchgraph::")
 
 
 def one_model(zoo, name, spec, timeout):
-    environment = dict(os.environ, OPAL_LOG="torch")
+    # (Nothing is downloaded: the Hugging Face hub is told so.)
+    environment = dict(os.environ, OPAL_LOG="torch", HF_HUB_OFFLINE="1")
     try:
         done = subprocess.run([sys.executable, "-c", ONE, zoo, name, json.dumps(spec)],
                               capture_output=True, text=True, env=environment, timeout=timeout)
