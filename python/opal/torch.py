@@ -15,13 +15,16 @@ registers three kernels for it:
 - Meta: opal computes the result sizes on its meta device (from the op's
   size entry), so shape propagation (meta tensors, tracing) works.
 
-`compile(fn, example_inputs)` traces a PyTorch function or nn.Module into
-aten ops (make_fx, on fake tensors), turns the graph into one opal op whose
-decomposition is that graph, and returns a callable over torch tensors that
-runs it as opal's fused kernels. A graph with ops opal lacks is split: the
-runs of ops opal has compile, the others run in PyTorch (OPAL_LOG=torch says
-which); data-dependent control flow is refused at trace time; other shapes
-and dtypes retrace.
+`backend` is torch.compile's backend "opal": each aten graph Dynamo and
+AOTAutograd give it becomes one opal op whose decomposition is that graph,
+run as opal's fused kernels; sizes Dynamo makes symbolic stay sizes known
+per call, so one kernel serves every shape of them. A graph with ops opal
+lacks is split: the runs of ops opal has compile, the others run in PyTorch
+(OPAL_LOG=torch says which). `compile(fn)` is torch.compile(fn,
+backend="opal") on PyTorch 2; on PyTorch 1.x, which has no torch.compile,
+`compile(fn, example_inputs)` traces fn into aten ops itself (make_fx, on
+fake tensors), refuses data-dependent control flow at trace time and
+retraces for other shapes and dtypes.
 
 Gradients cross: at PyTorch's Autograd keys, a call with a tensor that
 requires grad (grad mode on) runs the op under opal's autograd (its
@@ -945,10 +948,20 @@ class _OpalPiece(torch.nn.Module):
         return tuple(next(results) if tensor else None for tensor in self.layout)
 
 
-def compile(fn, example_inputs):
-    """`fn` (a function or nn.Module of tensors) traced into aten ops and
-    compiled by opal: a callable over torch tensors (see the module's
-    docstring). Parameters of a module are read at every call."""
+def compile(fn, example_inputs=None, *, dynamic=None):
+    """`fn` (a function or nn.Module) compiled by opal: a callable over
+    torch tensors. On PyTorch 2 it is `torch.compile(fn, backend="opal",
+    dynamic=dynamic)` (see backend()): nothing runs until the first call,
+    and `example_inputs` is not needed (accepted for PyTorch 1.x's form).
+    On PyTorch 1.x, which has no torch.compile, `fn` is traced into aten
+    ops on `example_inputs` (make_fx, on fake tensors) and each shape and
+    dtype signature retraces (see the module's docstring); parameters of a
+    module are read at every call."""
+    if hasattr(torch, "compile"):
+        return torch.compile(fn, backend=backend, dynamic=dynamic)
+    if example_inputs is None:
+        raise TypeError("opal.torch.compile: PyTorch 1.x has no torch.compile; pass "
+                        "example_inputs to trace fn on")
     return CompiledFunction(fn, list(example_inputs))
 
 
@@ -967,7 +980,8 @@ def backend(graph_module, example_inputs):
     are needed, splits the forward graph from the backward one; opal then
     compiles each aten graph into one fused kernel, or into runs of them
     around the ops opal cannot run, which stay PyTorch's (OPAL_LOG=torch
-    says which). Graphs with symbolic sizes run in PyTorch (logged)."""
+    says which). Symbolic sizes (dynamic=True, or Dynamo's second shape)
+    are read from the inputs per call: one kernel serves them all."""
     from torch._dynamo.backends.common import aot_autograd
     from functorch.compile import make_boxed_func
 
