@@ -117,6 +117,8 @@ DispatchKeySet opal::getRuntimeDispatchKeySet(DispatchKey k) {
     return kAutogradDispatchKeySet | kAllBackends;
   case DispatchKey::CompositeImplicitAutograd:
     return kMathDispatchKeySet;
+  case DispatchKey::FuncTorchBatchedDecomposition:
+    return DispatchKeySet(DispatchKey::FuncTorchBatched);
   case DispatchKey::CompositeImplicitAutogradNestedTensor:
     return kNestedDispatchKeySet;
   case DispatchKey::CompositeExplicitAutograd:
@@ -147,6 +149,8 @@ DispatchKeySet opal::getBackendKeySetFromAutograd(DispatchKey k) {
   case DispatchKey::AutogradHPU: return DispatchKeySet(DispatchKey::HPU);
   case DispatchKey::AutogradIPU: return DispatchKeySet(DispatchKey::IPU);
   case DispatchKey::AutogradXPU: return DispatchKeySet(DispatchKey::XPU);
+  case DispatchKey::AutogradMTIA: return DispatchKeySet(DispatchKey::MTIA);
+  case DispatchKey::AutogradMAIA: return DispatchKeySet(DispatchKey::MAIA);
   case DispatchKey::AutogradPrivateUse1: return DispatchKeySet(DispatchKey::PrivateUse1);
   case DispatchKey::AutogradPrivateUse2: return DispatchKeySet(DispatchKey::PrivateUse2);
   case DispatchKey::AutogradPrivateUse3: return DispatchKeySet(DispatchKey::PrivateUse3);

@@ -19,29 +19,25 @@ Dispatcher::Dispatcher() { registerFrameworkFallbacks(); }
 
 namespace {
 constexpr const char *kFrameworkFallback = "registered at opal (framework fallback)";
-
-/// Whether a fallback registered on `key` may take the place of `existing`
-/// (and give it back when it goes): opal's own AutogradMeta fallthrough,
-/// which PyTorch 1.13 does not register, so that a user may register theirs
-/// as in PyTorch.
-bool replaceable(DispatchKey key, const AnnotatedKernel &existing) {
-  return key == DispatchKey::AutogradMeta && existing.debug == kFrameworkFallback;
-}
 } // namespace
 
 void Dispatcher::registerFrameworkFallbacks() {
-  // PyTorch 1.13's fallthrough fallbacks (VariableFallbackKernel.cpp,
-  // BackendSelectFallbackKernel.cpp, autocast_mode.cpp, vmap modes), plus
-  // AutogradMeta so that an op with only a Meta kernel runs on meta tensors.
+  // PyTorch 2's fallthrough fallbacks (VariableFallbackKernel.cpp,
+  // BackendSelectFallbackKernel.cpp, autocast_mode.cpp, vmap modes): the
+  // Autograd keys' fallbacks, which PyTorch's are only when an op has no
+  // autograd kernel, are fallthroughs here too.
   static constexpr DispatchKey keys[] = {
       DispatchKey::BackendSelect, DispatchKey::ADInplaceOrView,
       DispatchKey::AutogradOther, DispatchKey::AutogradCPU,
       DispatchKey::AutogradCUDA,  DispatchKey::AutogradXLA,
       DispatchKey::AutogradMPS,   DispatchKey::AutogradXPU,
       DispatchKey::AutogradHPU,   DispatchKey::AutogradLazy,
-      DispatchKey::AutogradMeta,  DispatchKey::AutocastCPU,
-      DispatchKey::AutocastCUDA,  DispatchKey::FuncTorchVmapMode,
-      DispatchKey::VmapMode};
+      DispatchKey::AutogradMTIA,  DispatchKey::AutogradMAIA,
+      DispatchKey::AutogradPrivateUse1, DispatchKey::AutogradMeta,
+      DispatchKey::AutocastCPU,   DispatchKey::AutocastMTIA,
+      DispatchKey::AutocastMAIA,  DispatchKey::AutocastXPU,
+      DispatchKey::AutocastMPS,   DispatchKey::AutocastCUDA,
+      DispatchKey::FuncTorchVmapMode, DispatchKey::VmapMode};
   for (DispatchKey key : keys) {
     auto handle = registerFallback(key, KernelFunction::makeFallthrough(), kFrameworkFallback);
     frameworkFallbacks_.push_back(std::move(*handle));
@@ -204,33 +200,24 @@ Dispatcher::registerFallback(DispatchKey key, KernelFunction kernel, std::string
                                       : std::vector<DispatchKey>{key};
   std::lock_guard<std::mutex> lock(mutex_);
   for (DispatchKey k : keys)
-    if (const AnnotatedKernel *existing = backendFallback(k); existing && !replaceable(k, *existing))
+    if (const AnnotatedKernel *existing = backendFallback(k))
       return makeUnexpected(Error(
           std::string("Tried to register multiple backend fallbacks for the same "
                       "dispatch key ") +
           toString(k) + "; previous registration " + existing->debug +
           ", new registration " + debug));
-  // What this registration replaced, given back when it goes.
-  auto shadowed = std::make_shared<std::vector<std::pair<DispatchKey, AnnotatedKernel>>>();
-  for (DispatchKey k : keys) {
-    auto &slot = fallbacks_[getDispatchTableIndexForDispatchKey(k)];
-    if (slot)
-      shadowed->emplace_back(k, std::move(*slot));
-    slot = AnnotatedKernel{std::make_unique<KernelFunction>(kernel), std::nullopt, std::nullopt,
-                           debug};
-  }
+  for (DispatchKey k : keys)
+    fallbacks_[getDispatchTableIndexForDispatchKey(k)] = AnnotatedKernel{
+        std::make_unique<KernelFunction>(kernel), std::nullopt, std::nullopt, debug};
   for (OperatorEntry &entry : operators_)
     entry.updateDispatchTable(*this);
-  return RegistrationHandleRAII([this, keys, shadowed] {
+  return RegistrationHandleRAII([this, keys] {
     std::lock_guard<std::mutex> lock(mutex_);
     for (DispatchKey k : keys) {
       auto &slot = fallbacks_[getDispatchTableIndexForDispatchKey(k)];
       if (slot)
         retiredFallbacks_.push_back(std::move(slot->kernel));
       slot.reset();
-      for (auto &[key, previous] : *shadowed)
-        if (key == k)
-          slot = std::move(previous);
     }
     for (OperatorEntry &entry : operators_)
       entry.updateDispatchTable(*this);

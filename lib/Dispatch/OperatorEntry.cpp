@@ -285,6 +285,11 @@ ComputedEntry OperatorEntry::computeEntry(const Dispatcher &dispatcher,
     if (const AnnotatedKernel *kernel = registered(DispatchKey::Autograd))
       return entry(kernel, "autograd kernel");
 
+  // 2.7: the batched (vmap) decomposition.
+  if (isIncludedInAlias(key, DispatchKey::FuncTorchBatchedDecomposition))
+    if (const AnnotatedKernel *kernel = registered(DispatchKey::FuncTorchBatchedDecomposition))
+      return entry(kernel, "batched kernel");
+
   // 3: the backend fallback.
   if (!undefined)
     if (const AnnotatedKernel *fallback = dispatcher.backendFallback(key))

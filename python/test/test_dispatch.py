@@ -40,8 +40,10 @@ def test_dispatch_key_enum_and_keysets():
     assert ks.has(K.AutogradCPU) and ks.highestPriorityTypeId() == K.AutocastCPU
     assert str(opal._C._dispatch_tls_local_include_set()) == \
         "DispatchKeySet(BackendSelect, ADInplaceOrView)"
-    assert str(opal._C._dispatch_tls_local_exclude_set()) == \
-        "DispatchKeySet(AutocastCPU, AutocastXPU, AutocastCUDA)"
+    # PyTorch 2's default: autocast off on every backend that has it.
+    assert str(opal._C._dispatch_tls_local_exclude_set()) == (
+        "DispatchKeySet(AutocastCPU, AutocastMTIA, AutocastMAIA, AutocastXPU, AutocastIPU, "
+        "AutocastHPU, AutocastXLA, AutocastMPS, AutocastCUDA, AutocastPrivateUse1)")
 
 
 def test_tls_guards(op):

@@ -40,8 +40,10 @@ TEST(Call, MissingKernelRaisesNotImplemented) {
               "This could be because the operator doesn't exist for this backend. '" +
               op.name + "' is only available for these backends: [CPU, BackendSelect, "
               "ADInplaceOrView, AutogradOther, AutogradCPU, AutogradCUDA, AutogradXLA, "
-              "AutogradMPS, AutogradXPU, AutogradHPU, AutogradLazy, AutogradMeta, "
-              "AutocastCPU, AutocastCUDA, FuncTorchVmapMode, VmapMode].");
+              "AutogradMPS, AutogradXPU, AutogradHPU, AutogradLazy, AutogradMTIA, "
+              "AutogradMAIA, AutogradPrivateUse1, AutogradMeta, AutocastCPU, AutocastMTIA, "
+              "AutocastMAIA, AutocastXPU, AutocastMPS, AutocastCUDA, FuncTorchVmapMode, "
+              "VmapMode].");
     EXPECT_NE(message.find("\n\nCPU: registered at test.cpp:1 [kernel]\n"), std::string::npos);
   }
 }

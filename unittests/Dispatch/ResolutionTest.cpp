@@ -61,7 +61,8 @@ TEST(Resolution, ExplicitAutogradCoversBackends) {
   EXPECT_EQ(op.prov("NestedTensorCPU"), "missing");
   EXPECT_EQ(op.prov("AutogradCPU"), "fallthrough backend fallback");
   EXPECT_EQ(op.prov("AutogradNestedTensor"), "missing");
-  EXPECT_EQ(op.prov("AutogradPrivateUse1"), "missing");
+  EXPECT_EQ(op.prov("AutogradPrivateUse1"), "fallthrough backend fallback");
+  EXPECT_EQ(op.prov("AutogradPrivateUse2"), "missing");
 }
 
 TEST(Resolution, ExplicitSuppressesMathEverywhere) {
@@ -70,7 +71,7 @@ TEST(Resolution, ExplicitSuppressesMathEverywhere) {
   op.at(K::CompositeExplicitAutograd);
   EXPECT_EQ(op.prov("CPU"), "default backend kernel");
   EXPECT_EQ(op.prov("AutogradCPU"), "fallthrough backend fallback");
-  EXPECT_EQ(op.prov("AutogradPrivateUse1"), "missing");
+  EXPECT_EQ(op.prov("AutogradPrivateUse2"), "missing");
   // has_backend_kernel is true everywhere once CEA exists, so CIA serves
   // nothing, not even NestedTensor, which CEA does not cover.
   EXPECT_EQ(op.prov("NestedTensorCPU"), "missing");
@@ -180,7 +181,7 @@ TEST(Resolution, DumpTableMatchesPyTorchText) {
   op.at(K::CPU);
   op.at(K::CompositeImplicitAutograd);
   std::string table = op.handle().dumpComputedTable();
-  // PyTorch 1.13's first lines for this registration, word for word.
+  // PyTorch 2's first lines for this registration, word for word.
   EXPECT_EQ(table.substr(0, table.find("FPGA")),
             "Undefined: registered at test.cpp:1 [math kernel]\n"
             "CPU: registered at test.cpp:1 [kernel]\n"
@@ -193,10 +194,12 @@ TEST(Resolution, DumpTableMatchesPyTorchText) {
             "HPU: registered at test.cpp:1 [math kernel]\n"
             "VE: registered at test.cpp:1 [math kernel]\n"
             "Lazy: registered at test.cpp:1 [math kernel]\n"
-            "Meta: registered at test.cpp:1 [math kernel]\n"
+            "MTIA: registered at test.cpp:1 [math kernel]\n"
+            "MAIA: registered at test.cpp:1 [math kernel]\n"
             "PrivateUse1: registered at test.cpp:1 [math kernel]\n"
             "PrivateUse2: registered at test.cpp:1 [math kernel]\n"
-            "PrivateUse3: registered at test.cpp:1 [math kernel]\n");
+            "PrivateUse3: registered at test.cpp:1 [math kernel]\n"
+            "Meta: registered at test.cpp:1 [math kernel]\n");
   EXPECT_NE(table.find("\nADInplaceOrView: fallthrough registered at opal (framework "
                        "fallback) [backend fallback]\n"
                        "AutogradOther: registered at test.cpp:1 [math kernel]\n"

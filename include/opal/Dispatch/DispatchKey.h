@@ -1,16 +1,15 @@
-//===- DispatchKey.h - PyTorch 1.13's dispatch keys -------------*- C++ -*-===//
+//===- DispatchKey.h - PyTorch 2's dispatch keys ----------------*- C++ -*-===//
 //
 // Dispatch keys name what a kernel is registered for and what a call dispatches
-// to. The names, order and structure are PyTorch 1.13's
-// (shared/reference/dispatch-semantics.md, section 1):
+// to. The names, order and structure are PyTorch 2.15's (c10's DispatchKey):
 //
-//  - 14 backend components (CPU ... PrivateUse3);
-//  - 40 functionality keys in priority order (a later key wins);
-//  - five functionalities that are customizable per backend (Dense, Quantized,
-//    Sparse, NestedTensor, AutogradFunctionality), each expanding to one
-//    runtime key per backend (CPU, QuantizedCPU, SparseCPU, NestedTensorCPU,
-//    AutogradCPU, ...);
-//  - five alias keys that stand for sets of runtime keys at registration.
+//  - 16 backend components (CPU ... PrivateUse3, then Meta);
+//  - 46 functionality keys in priority order (a later key wins);
+//  - six functionalities that are customizable per backend (Dense, Quantized,
+//    Sparse, SparseCsr, NestedTensor, AutogradFunctionality), each expanding
+//    to one runtime key per backend (CPU, QuantizedCPU, SparseCPU,
+//    SparseCsrCPU, NestedTensorCPU, AutogradCPU, ...);
+//  - six alias keys that stand for sets of runtime keys at registration.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,31 +37,30 @@ namespace opal {
   _(prefix, HPU)                                                               \
   _(prefix, VE)                                                                \
   _(prefix, Lazy)                                                              \
-  _(prefix, Meta)                                                              \
+  _(prefix, MTIA)                                                              \
+  _(prefix, MAIA)                                                              \
   _(prefix, PrivateUse1)                                                       \
   _(prefix, PrivateUse2)                                                       \
-  _(prefix, PrivateUse3)
+  _(prefix, PrivateUse3)                                                       \
+  _(prefix, Meta)
 
 // The functionality keys, lowest priority first.
 #define OPAL_FORALL_FUNCTIONALITY_KEYS(_)                                      \
   _(Dense)                                                                     \
   _(FPGA)                                                                      \
-  _(ORT)                                                                       \
   _(Vulkan)                                                                    \
   _(Metal)                                                                     \
   _(Quantized)                                                                 \
   _(CustomRNGKeyId)                                                            \
   _(MkldnnCPU)                                                                 \
   _(Sparse)                                                                    \
-  _(SparseCsrCPU)                                                              \
-  _(SparseCsrCUDA)                                                             \
+  _(SparseCsr)                                                                 \
   _(NestedTensor)                                                              \
   _(BackendSelect)                                                             \
-  _(Python)                                                                    \
   _(Fake)                                                                      \
+  _(Python)                                                                    \
   _(FuncTorchDynamicLayerBackMode)                                             \
   _(Functionalize)                                                             \
-  _(Named)                                                                     \
   _(Conjugate)                                                                 \
   _(Negative)                                                                  \
   _(ZeroTensor)                                                                \
@@ -72,9 +70,17 @@ namespace opal {
   _(AutogradNestedTensor)                                                      \
   _(Tracer)                                                                    \
   _(AutocastCPU)                                                               \
+  _(AutocastMTIA)                                                              \
+  _(AutocastMAIA)                                                              \
   _(AutocastXPU)                                                               \
+  _(AutocastIPU)                                                               \
+  _(AutocastHPU)                                                               \
+  _(AutocastXLA)                                                               \
+  _(AutocastMPS)                                                               \
   _(AutocastCUDA)                                                              \
+  _(AutocastPrivateUse1)                                                       \
   _(FuncTorchBatched)                                                          \
+  _(BatchedNestedTensor)                                                       \
   _(FuncTorchVmapMode)                                                         \
   _(Batched)                                                                   \
   _(VmapMode)                                                                  \
@@ -84,13 +90,14 @@ namespace opal {
   _(FuncTorchDynamicLayerFrontMode)                                            \
   _(TESTING_ONLY_GenericWrapper)                                               \
   _(TESTING_ONLY_GenericMode)                                                  \
+  _(PreDispatch)                                                               \
   _(PythonDispatcher)
 
 #define OPAL_BACKEND_BIT_ENUMERATOR(prefix, name) name##Bit,
 enum class BackendComponent : uint8_t {
   InvalidBit = 0,
   OPAL_FORALL_BACKEND_COMPONENTS(OPAL_BACKEND_BIT_ENUMERATOR, )
-  EndOfBackendKeys = PrivateUse3Bit,
+  EndOfBackendKeys = MetaBit,
 };
 #undef OPAL_BACKEND_BIT_ENUMERATOR
 
@@ -107,29 +114,34 @@ enum class DispatchKey : uint16_t {
 
   StartOfDenseBackends,
   OPAL_FORALL_BACKEND_COMPONENTS(OPAL_BACKEND_KEY_ENUMERATOR, )
-  EndOfDenseBackends = PrivateUse3,
+  EndOfDenseBackends = Meta,
 
   StartOfQuantizedBackends,
   OPAL_FORALL_BACKEND_COMPONENTS(OPAL_BACKEND_KEY_ENUMERATOR, Quantized)
-  EndOfQuantizedBackends = QuantizedPrivateUse3,
+  EndOfQuantizedBackends = QuantizedMeta,
 
   StartOfSparseBackends,
   OPAL_FORALL_BACKEND_COMPONENTS(OPAL_BACKEND_KEY_ENUMERATOR, Sparse)
-  EndOfSparseBackends = SparsePrivateUse3,
+  EndOfSparseBackends = SparseMeta,
+
+  StartOfSparseCsrBackends,
+  OPAL_FORALL_BACKEND_COMPONENTS(OPAL_BACKEND_KEY_ENUMERATOR, SparseCsr)
+  EndOfSparseCsrBackends = SparseCsrMeta,
 
   StartOfNestedTensorBackends,
   OPAL_FORALL_BACKEND_COMPONENTS(OPAL_BACKEND_KEY_ENUMERATOR, NestedTensor)
-  EndOfNestedTensorBackends = NestedTensorPrivateUse3,
+  EndOfNestedTensorBackends = NestedTensorMeta,
 
   StartOfAutogradFunctionalityBackends,
   OPAL_FORALL_BACKEND_COMPONENTS(OPAL_BACKEND_KEY_ENUMERATOR, Autograd)
-  EndOfAutogradFunctionalityBackends = AutogradPrivateUse3,
+  EndOfAutogradFunctionalityBackends = AutogradMeta,
 
   EndOfRuntimeBackendKeys = EndOfAutogradFunctionalityBackends,
 
   // Alias keys: registration targets that stand for sets of runtime keys.
   Autograd,
   CompositeImplicitAutograd,
+  FuncTorchBatchedDecomposition,
   CompositeImplicitAutogradNestedTensor,
   CompositeExplicitAutograd,
   CompositeExplicitAutogradNonFunctional,
@@ -146,17 +158,18 @@ enum class DispatchKey : uint16_t {
 
 constexpr uint8_t kNumFunctionalityKeys =
     static_cast<uint8_t>(DispatchKey::EndOfFunctionalityKeys); // with Undefined
-constexpr uint8_t kNumPerBackendFunctionalities = 5;
-/// Slots in an operator's dispatch table: one per functionality, 14 for each
+constexpr uint8_t kNumPerBackendFunctionalities = 6;
+/// Slots in an operator's dispatch table: one per functionality, 16 for each
 /// per-backend functionality.
 constexpr uint16_t kNumRuntimeEntries =
     kNumFunctionalityKeys + kNumPerBackendFunctionalities * (kNumBackends - 1);
 
-/// Dense, Quantized, Sparse, NestedTensor and AutogradFunctionality.
+/// Dense, Quantized, Sparse, SparseCsr, NestedTensor and
+/// AutogradFunctionality.
 constexpr bool isPerBackendFunctionalityKey(DispatchKey k) {
   return k == DispatchKey::Dense || k == DispatchKey::Quantized ||
-         k == DispatchKey::Sparse || k == DispatchKey::NestedTensor ||
-         k == DispatchKey::AutogradFunctionality;
+         k == DispatchKey::Sparse || k == DispatchKey::SparseCsr ||
+         k == DispatchKey::NestedTensor || k == DispatchKey::AutogradFunctionality;
 }
 
 constexpr bool isAliasDispatchKey(DispatchKey k) {
@@ -171,6 +184,7 @@ constexpr bool isRuntimeDispatchKey(DispatchKey k) {
          k != DispatchKey::StartOfDenseBackends &&
          k != DispatchKey::StartOfQuantizedBackends &&
          k != DispatchKey::StartOfSparseBackends &&
+         k != DispatchKey::StartOfSparseCsrBackends &&
          k != DispatchKey::StartOfNestedTensorBackends &&
          k != DispatchKey::StartOfAutogradFunctionalityBackends &&
          !isPerBackendFunctionalityKey(k);
@@ -187,6 +201,8 @@ constexpr DispatchKey toFunctionalityKey(DispatchKey k) {
     return DispatchKey::Quantized;
   if (k <= DispatchKey::EndOfSparseBackends)
     return DispatchKey::Sparse;
+  if (k <= DispatchKey::EndOfSparseCsrBackends)
+    return DispatchKey::SparseCsr;
   if (k <= DispatchKey::EndOfNestedTensorBackends)
     return DispatchKey::NestedTensor;
   if (k <= DispatchKey::EndOfAutogradFunctionalityBackends)
@@ -207,6 +223,8 @@ constexpr BackendComponent toBackendComponent(DispatchKey k) {
     return offset(DispatchKey::StartOfQuantizedBackends);
   if (k > DispatchKey::StartOfSparseBackends && k <= DispatchKey::EndOfSparseBackends)
     return offset(DispatchKey::StartOfSparseBackends);
+  if (k > DispatchKey::StartOfSparseCsrBackends && k <= DispatchKey::EndOfSparseCsrBackends)
+    return offset(DispatchKey::StartOfSparseCsrBackends);
   if (k > DispatchKey::StartOfNestedTensorBackends && k <= DispatchKey::EndOfNestedTensorBackends)
     return offset(DispatchKey::StartOfNestedTensorBackends);
   if (k > DispatchKey::StartOfAutogradFunctionalityBackends &&
@@ -224,6 +242,7 @@ constexpr DispatchKey toRuntimePerBackendFunctionalityKey(DispatchKey functional
   case DispatchKey::Dense: start = DispatchKey::StartOfDenseBackends; break;
   case DispatchKey::Quantized: start = DispatchKey::StartOfQuantizedBackends; break;
   case DispatchKey::Sparse: start = DispatchKey::StartOfSparseBackends; break;
+  case DispatchKey::SparseCsr: start = DispatchKey::StartOfSparseCsrBackends; break;
   case DispatchKey::NestedTensor: start = DispatchKey::StartOfNestedTensorBackends; break;
   case DispatchKey::AutogradFunctionality:
     start = DispatchKey::StartOfAutogradFunctionalityBackends;
@@ -248,7 +267,7 @@ const char *toString(DispatchKey k);
 const char *toString(BackendComponent b);
 
 /// The key called `name`. The accepted names are exactly those of PyTorch
-/// 1.13's parseDispatchKey; anything else is an error that lists them.
+/// 2.15's parseDispatchKey; anything else is an error.
 Expected<DispatchKey> parseDispatchKey(std::string_view name);
 /// Every name parseDispatchKey accepts, in key order.
 const std::vector<std::string_view> &parsableDispatchKeyNames();

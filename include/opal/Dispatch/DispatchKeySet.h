@@ -1,8 +1,7 @@
 //===- DispatchKeySet.h - Sets of dispatch keys -----------------*- C++ -*-===//
 //
-// A set of dispatch keys in 64 bits, laid out as PyTorch 1.13's
-// (dispatch-semantics.md, section 2): the low 14 bits are backend components,
-// bit 14 + f - 1 is functionality f. A per-backend runtime key sets two bits
+// A set of dispatch keys in 64 bits, laid out as PyTorch's: the low 16 bits
+// are backend components, bit 16 + f - 1 is functionality f. A per-backend runtime key sets two bits
 // (CPU = Dense bit + CPU bit), so sets behave as cross products:
 // {CPU} ∪ {AutogradCUDA} contains CPU, CUDA, AutogradCPU and AutogradCUDA.
 // Removing a key clears only its functionality bit.
@@ -95,7 +94,7 @@ public:
   /// The key a call with this set dispatches to: the highest functionality,
   /// combined with the highest backend if it is per-backend.
   DispatchKey highestPriorityTypeId() const;
-  /// 0 for CPU, ..., 13 for PrivateUse3; 0 when no backend bit is set.
+  /// 0 for CPU, ..., 15 for Meta; 0 when no backend bit is set.
   uint8_t backendIndex() const;
 
   /// The runtime keys in the set, lowest first, per-backend functionalities
@@ -128,15 +127,14 @@ private:
 inline constexpr DispatchKeySet kAutogradDispatchKeySet{
     DispatchKey::AutogradFunctionality, DispatchKey::AutogradOther,
     DispatchKey::AutogradNestedTensor};
-/// The keys whose Autograd key is AutogradOther (FPGA, ORT, Vulkan, Metal,
-/// SparseCsrCPU/CUDA, CustomRNGKeyId, MkldnnCPU) plus Sparse and Quantized,
-/// over every backend.
+/// The keys whose Autograd key is AutogradOther (FPGA, Vulkan, Metal,
+/// CustomRNGKeyId, MkldnnCPU) plus Sparse, SparseCsr and Quantized, over
+/// every backend.
 inline constexpr DispatchKeySet kAutogradOtherBackends =
-    DispatchKeySet{DispatchKey::FPGA,         DispatchKey::ORT,
-                   DispatchKey::Vulkan,       DispatchKey::Metal,
-                   DispatchKey::SparseCsrCPU, DispatchKey::SparseCsrCUDA,
-                   DispatchKey::CustomRNGKeyId, DispatchKey::MkldnnCPU,
-                   DispatchKey::Sparse,       DispatchKey::Quantized} |
+    DispatchKeySet{DispatchKey::FPGA,           DispatchKey::Vulkan,
+                   DispatchKey::Metal,          DispatchKey::CustomRNGKeyId,
+                   DispatchKey::MkldnnCPU,      DispatchKey::Sparse,
+                   DispatchKey::SparseCsr,      DispatchKey::Quantized} |
     DispatchKeySet(DispatchKeySet::RAW, DispatchKeySet::kFullBackendMask);
 
 /// The runtime keys an alias key stands for (or the key itself).
@@ -151,7 +149,7 @@ bool isIncludedInAlias(DispatchKey k, DispatchKey alias);
 DispatchKeySet getBackendKeySetFromAutograd(DispatchKey k);
 
 namespace detail {
-/// The first table slot of each functionality; per-backend ones span 14.
+/// The first table slot of each functionality; per-backend ones span 16.
 constexpr std::array<uint16_t, kNumFunctionalityKeys> computeFunctionalityOffsets() {
   std::array<uint16_t, kNumFunctionalityKeys> offsets{};
   uint16_t next = 1; // slot 0 is Undefined

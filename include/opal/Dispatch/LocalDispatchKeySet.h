@@ -3,7 +3,7 @@
 // Every thread has an included and an excluded key set; a call's keyset is
 // (keys of its tensors ∪ included) − excluded. Zero-initialised storage means
 // PyTorch's defaults: included = {BackendSelect, ADInplaceOrView}, excluded =
-// {AutocastCPU, AutocastXPU, AutocastCUDA}. Guards add only keys not already
+// the ten Autocast keys. Guards add only keys not already
 // present and remove exactly those, so nested guards compose.
 //
 //===----------------------------------------------------------------------===//
@@ -20,7 +20,10 @@ inline constexpr DispatchKeySet kDefaultIncludedSet{DispatchKey::BackendSelect,
                                                     DispatchKey::ADInplaceOrView};
 /// The keys excluded by default: the Autocast keys.
 inline constexpr DispatchKeySet kDefaultExcludedSet{
-    DispatchKey::AutocastCPU, DispatchKey::AutocastXPU, DispatchKey::AutocastCUDA};
+    DispatchKey::AutocastCPU,  DispatchKey::AutocastMTIA, DispatchKey::AutocastMAIA,
+    DispatchKey::AutocastXPU,  DispatchKey::AutocastIPU,  DispatchKey::AutocastHPU,
+    DispatchKey::AutocastXLA,  DispatchKey::AutocastMPS,  DispatchKey::AutocastCUDA,
+    DispatchKey::AutocastPrivateUse1};
 
 /// The thread's TLS state, stored XOR-ed with the defaults.
 struct PODLocalDispatchKeySet {
