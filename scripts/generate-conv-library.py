@@ -33,7 +33,7 @@ HEAD = """// The aten library, continued: convolutions. aten.convolution checks 
 // Written by scripts/generate-conv-library.py (the per-rank checks): edit
 // that script and run it, not this file.
 opal.library "aten" {
-  opal.def "convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor"
+  opal.def "convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor"
   opal.decomposition "convolution" {
   ^bb0(%input: !opal.tensor, %weight: !opal.tensor, %bias: !opal.tensor, %stride: !opal.list<i64>, %padding: !opal.list<i64>, %dilation: !opal.list<i64>, %transposed: i1, %output_padding: !opal.list<i64>, %groups: i64):
     %yes = arith.constant true
@@ -286,7 +286,8 @@ def spatial_branch(S, transposed, ind):
         e(f"opal.yield %{t}undilated : i1", ind + 2)
         e(f"}}", ind)
     else:
-        # output size: (I - 1) s - 2p + d (K - 1) + op + 1 >= 1
+        # output size: (I - 1) s - 2p + d (K - 1) + op + 1 >= 0 (PyTorch 2
+        # computes an empty output; a negative size is refused)
         outs, conds = [], []
         for i in range(S):
             e(f"%{t}im{i} = arith.subi {xs[2 + i]}, {one} : i64", ind)
@@ -298,7 +299,7 @@ def spatial_branch(S, transposed, ind):
             e(f"%{t}sb{i} = arith.addi %{t}sa{i}, %{t}kd{i} : i64", ind)
             e(f"%{t}sc{i} = arith.addi %{t}sb{i}, {op[i]} : i64", ind)
             e(f"%{t}os{i} = arith.addi %{t}sc{i}, {one} : i64", ind)
-            e(f"%{t}small{i} = arith.cmpi slt, %{t}os{i}, {one} : i64", ind)
+            e(f"%{t}small{i} = arith.cmpi slt, %{t}os{i}, {zero} : i64", ind)
             outs.append(f"%{t}os{i}"); conds.append(f"%{t}small{i}")
         small = any_of(conds, ind, f"{t}small")
         n = S + len(lead)
@@ -333,15 +334,15 @@ def composites():
         for S in (1, 2, 3):
             if not transposed:
                 name = f"conv{S}d"
-                lst = f"int[{S}]"
-                d1 = "[1]" if S == 1 else "1"; d0 = "[0]" if S == 1 else "0"
-                schema = f"{name}(Tensor input, Tensor weight, Tensor? bias=None, {lst} stride={d1}, {lst} padding={d0}, {lst} dilation={d1}, int groups=1) -> Tensor"
+                lst = f"SymInt[{S}]"
+                d1 = "[" + ", ".join(["1"] * S) + "]"; d0 = "[" + ", ".join(["0"] * S) + "]"
+                schema = f"{name}(Tensor input, Tensor weight, Tensor? bias=None, {lst} stride={d1}, {lst} padding={d0}, {lst} dilation={d1}, SymInt groups=1) -> Tensor"
                 args = "%input: !opal.tensor, %weight: !opal.tensor, %bias: !opal.tensor, %stride: !opal.list<i64>, %padding: !opal.list<i64>, %dilation: !opal.list<i64>, %groups: i64"
             else:
                 name = f"conv_transpose{S}d" + ("" if S == 1 else ".input")
-                lst = f"int[{S}]"
-                d1 = "[1]" if S == 1 else "1"; d0 = "[0]" if S == 1 else "0"
-                schema = f"{name}(Tensor input, Tensor weight, Tensor? bias=None, {lst} stride={d1}, {lst} padding={d0}, {lst} output_padding={d0}, int groups=1, {lst} dilation={d1}) -> Tensor"
+                lst = f"SymInt[{S}]"
+                d1 = "[" + ", ".join(["1"] * S) + "]"; d0 = "[" + ", ".join(["0"] * S) + "]"
+                schema = f"{name}(Tensor input, Tensor weight, Tensor? bias=None, {lst} stride={d1}, {lst} padding={d0}, {lst} output_padding={d0}, SymInt groups=1, {lst} dilation={d1}) -> Tensor"
                 args = "%input: !opal.tensor, %weight: !opal.tensor, %bias: !opal.tensor, %stride: !opal.list<i64>, %padding: !opal.list<i64>, %output_padding: !opal.list<i64>, %groups: i64, %dilation: !opal.list<i64>"
             short = name.split(".")[0]
             e(f'opal.def "{schema}"', 2)

@@ -363,7 +363,7 @@ def avg_pool(n):
 
 
 def adaptive_avg_pool3d():
-    header("_adaptive_avg_pool3d", "Tensor self, int[3] output_size) -> Tensor",
+    header("_adaptive_avg_pool3d", "Tensor self, SymInt[3] output_size) -> Tensor",
            f"%self: {T}, %output_size: {L}")
     constants()
     allowed = ["float16", "float32", "float64"]
@@ -404,7 +404,7 @@ def adaptive_avg_pool3d():
     e("}", 2)
     # An output of 1 x 1 x 1 is the mean over T, H and W, as PyTorch
     # computes it.
-    header("adaptive_avg_pool3d", "Tensor self, int[3] output_size) -> Tensor",
+    header("adaptive_avg_pool3d", "Tensor self, SymInt[3] output_size) -> Tensor",
            f"%self: {T}, %output_size: {L}")
     e("%c1 = arith.constant 1 : i64")
     e(f"%ones = opal.list %c1, %c1, %c1 : i64, i64, i64 -> {L}")

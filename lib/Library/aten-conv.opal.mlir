@@ -12,7 +12,7 @@
 // Written by scripts/generate-conv-library.py (the per-rank checks): edit
 // that script and run it, not this file.
 opal.library "aten" {
-  opal.def "convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor"
+  opal.def "convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor"
   opal.decomposition "convolution" {
   ^bb0(%input: !opal.tensor, %weight: !opal.tensor, %bias: !opal.tensor, %stride: !opal.list<i64>, %padding: !opal.list<i64>, %dilation: !opal.list<i64>, %transposed: i1, %output_padding: !opal.list<i64>, %groups: i64):
     %yes = arith.constant true
@@ -103,7 +103,7 @@ opal.library "aten" {
         %t1sb0 = arith.addi %t1sa0, %t1kd0 : i64
         %t1sc0 = arith.addi %t1sb0, %t1o0 : i64
         %t1os0 = arith.addi %t1sc0, %t1one : i64
-        %t1small0 = arith.cmpi slt, %t1os0, %t1one : i64
+        %t1small0 = arith.cmpi slt, %t1os0, %t1zero : i64
         %t1out_t = opal.promote %t1small0 : i1 -> !opal.tensor
         opal.data_check %t1out_t, "Given input size per channel: ({0} x {1}). Calculated output size per channel: ({2} x {3}). Output size is too small" (%t1one, %t1x2, %t1one, %t1os0) : !opal.tensor
         %t1dt_k4 = arith.constant 4 : i64
@@ -176,7 +176,7 @@ opal.library "aten" {
           %t2sb0 = arith.addi %t2sa0, %t2kd0 : i64
           %t2sc0 = arith.addi %t2sb0, %t2o0 : i64
           %t2os0 = arith.addi %t2sc0, %t2one : i64
-          %t2small0 = arith.cmpi slt, %t2os0, %t2one : i64
+          %t2small0 = arith.cmpi slt, %t2os0, %t2zero : i64
           %t2im1 = arith.subi %t2x3, %t2one : i64
           %t2is1 = arith.muli %t2im1, %t2s1 : i64
           %t2pp1 = arith.addi %t2p1, %t2p1 : i64
@@ -186,7 +186,7 @@ opal.library "aten" {
           %t2sb1 = arith.addi %t2sa1, %t2kd1 : i64
           %t2sc1 = arith.addi %t2sb1, %t2o1 : i64
           %t2os1 = arith.addi %t2sc1, %t2one : i64
-          %t2small1 = arith.cmpi slt, %t2os1, %t2one : i64
+          %t2small1 = arith.cmpi slt, %t2os1, %t2zero : i64
           %t2small_or0 = arith.ori %t2small0, %t2small1 : i1
           %t2out_t = opal.promote %t2small_or0 : i1 -> !opal.tensor
           opal.data_check %t2out_t, "Given input size per channel: ({0} x {1}). Calculated output size per channel: ({2} x {3}). Output size is too small" (%t2x2, %t2x3, %t2os0, %t2os1) : !opal.tensor
@@ -267,7 +267,7 @@ opal.library "aten" {
           %t3sb0 = arith.addi %t3sa0, %t3kd0 : i64
           %t3sc0 = arith.addi %t3sb0, %t3o0 : i64
           %t3os0 = arith.addi %t3sc0, %t3one : i64
-          %t3small0 = arith.cmpi slt, %t3os0, %t3one : i64
+          %t3small0 = arith.cmpi slt, %t3os0, %t3zero : i64
           %t3im1 = arith.subi %t3x3, %t3one : i64
           %t3is1 = arith.muli %t3im1, %t3s1 : i64
           %t3pp1 = arith.addi %t3p1, %t3p1 : i64
@@ -277,7 +277,7 @@ opal.library "aten" {
           %t3sb1 = arith.addi %t3sa1, %t3kd1 : i64
           %t3sc1 = arith.addi %t3sb1, %t3o1 : i64
           %t3os1 = arith.addi %t3sc1, %t3one : i64
-          %t3small1 = arith.cmpi slt, %t3os1, %t3one : i64
+          %t3small1 = arith.cmpi slt, %t3os1, %t3zero : i64
           %t3im2 = arith.subi %t3x4, %t3one : i64
           %t3is2 = arith.muli %t3im2, %t3s2 : i64
           %t3pp2 = arith.addi %t3p2, %t3p2 : i64
@@ -287,7 +287,7 @@ opal.library "aten" {
           %t3sb2 = arith.addi %t3sa2, %t3kd2 : i64
           %t3sc2 = arith.addi %t3sb2, %t3o2 : i64
           %t3os2 = arith.addi %t3sc2, %t3one : i64
-          %t3small2 = arith.cmpi slt, %t3os2, %t3one : i64
+          %t3small2 = arith.cmpi slt, %t3os2, %t3zero : i64
           %t3small_or0 = arith.ori %t3small0, %t3small1 : i1
           %t3small_or1 = arith.ori %t3small_or0, %t3small2 : i1
           %t3out_t = opal.promote %t3small_or1 : i1 -> !opal.tensor
@@ -681,7 +681,7 @@ opal.library "aten" {
     }
     opal.yield %r : !opal.tensor
   }
-  opal.def "conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=[1], int[1] padding=[0], int[1] dilation=[1], int groups=1) -> Tensor"
+  opal.def "conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=[1], SymInt[1] padding=[0], SymInt[1] dilation=[1], SymInt groups=1) -> Tensor"
   opal.decomposition "conv1d" {
   ^bb0(%input: !opal.tensor, %weight: !opal.tensor, %bias: !opal.tensor, %stride: !opal.list<i64>, %padding: !opal.list<i64>, %dilation: !opal.list<i64>, %groups: i64):
     %tr = arith.constant false
@@ -706,7 +706,7 @@ opal.library "aten" {
     }
     opal.yield %r : !opal.tensor
   }
-  opal.def "conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor"
+  opal.def "conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=[1, 1], SymInt[2] padding=[0, 0], SymInt[2] dilation=[1, 1], SymInt groups=1) -> Tensor"
   opal.decomposition "conv2d" {
   ^bb0(%input: !opal.tensor, %weight: !opal.tensor, %bias: !opal.tensor, %stride: !opal.list<i64>, %padding: !opal.list<i64>, %dilation: !opal.list<i64>, %groups: i64):
     %tr = arith.constant false
@@ -731,7 +731,7 @@ opal.library "aten" {
     }
     opal.yield %r : !opal.tensor
   }
-  opal.def "conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] dilation=1, int groups=1) -> Tensor"
+  opal.def "conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=[1, 1, 1], SymInt[3] padding=[0, 0, 0], SymInt[3] dilation=[1, 1, 1], SymInt groups=1) -> Tensor"
   opal.decomposition "conv3d" {
   ^bb0(%input: !opal.tensor, %weight: !opal.tensor, %bias: !opal.tensor, %stride: !opal.list<i64>, %padding: !opal.list<i64>, %dilation: !opal.list<i64>, %groups: i64):
     %tr = arith.constant false
@@ -756,7 +756,7 @@ opal.library "aten" {
     }
     opal.yield %r : !opal.tensor
   }
-  opal.def "conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=[1], int[1] padding=[0], int[1] output_padding=[0], int groups=1, int[1] dilation=[1]) -> Tensor"
+  opal.def "conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=[1], SymInt[1] padding=[0], SymInt[1] output_padding=[0], SymInt groups=1, SymInt[1] dilation=[1]) -> Tensor"
   opal.decomposition "conv_transpose1d" {
   ^bb0(%input: !opal.tensor, %weight: !opal.tensor, %bias: !opal.tensor, %stride: !opal.list<i64>, %padding: !opal.list<i64>, %output_padding: !opal.list<i64>, %groups: i64, %dilation: !opal.list<i64>):
     %tr = arith.constant true
@@ -779,7 +779,7 @@ opal.library "aten" {
     }
     opal.yield %r : !opal.tensor
   }
-  opal.def "conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor"
+  opal.def "conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=[1, 1], SymInt[2] padding=[0, 0], SymInt[2] output_padding=[0, 0], SymInt groups=1, SymInt[2] dilation=[1, 1]) -> Tensor"
   opal.decomposition "conv_transpose2d.input" {
   ^bb0(%input: !opal.tensor, %weight: !opal.tensor, %bias: !opal.tensor, %stride: !opal.list<i64>, %padding: !opal.list<i64>, %output_padding: !opal.list<i64>, %groups: i64, %dilation: !opal.list<i64>):
     %tr = arith.constant true
@@ -802,7 +802,7 @@ opal.library "aten" {
     }
     opal.yield %r : !opal.tensor
   }
-  opal.def "conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] output_padding=0, int groups=1, int[3] dilation=1) -> Tensor"
+  opal.def "conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=[1, 1, 1], SymInt[3] padding=[0, 0, 0], SymInt[3] output_padding=[0, 0, 0], SymInt groups=1, SymInt[3] dilation=[1, 1, 1]) -> Tensor"
   opal.decomposition "conv_transpose3d.input" {
   ^bb0(%input: !opal.tensor, %weight: !opal.tensor, %bias: !opal.tensor, %stride: !opal.list<i64>, %padding: !opal.list<i64>, %output_padding: !opal.list<i64>, %groups: i64, %dilation: !opal.list<i64>):
     %tr = arith.constant true

@@ -98,7 +98,7 @@ opal.library "aten" {
     opal.yield %r : !opal.tensor
   }
   // The rows of weight (a matrix) at indices, of indices' shape + [dim].
-  opal.def "embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor"
+  opal.def "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor"
   opal.decomposition "embedding" {
   ^bb0(%weight: !opal.tensor, %indices: !opal.tensor, %padding_idx: i64, %scale_grad_by_freq: i1, %sparse: i1):
     %matrix = opal.has_rank %weight, 2 : !opal.tensor -> i1

@@ -38,7 +38,7 @@ opal.library "aten" {
     opal.yield %r : !opal.tensor
   }
   // The elements at `index` along dim, which is removed.
-  opal.def "select.int(Tensor(a) self, int dim, int index) -> Tensor(a)"
+  opal.def "select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"
   opal.decomposition "select.int" {
   ^bb0(%self: !opal.tensor, %dim: i64, %index: i64):
     %true = arith.constant true
@@ -64,7 +64,7 @@ opal.library "aten" {
     opal.yield %r : !opal.tensor
   }
   // `length` elements from `start` along dim (start may count from the end).
-  opal.def "narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)"
+  opal.def "narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"
   opal.decomposition "narrow" {
   ^bb0(%self: !opal.tensor, %dim: i64, %start: i64, %length: i64):
     %true = arith.constant true
@@ -124,8 +124,8 @@ opal.library "aten" {
   // Lists of views along dim: pieces of split_size (the last may be
   // smaller), of the given sizes, `chunks` pieces of ceil(size / chunks),
   // or every index (unbind, which removes dim).
-  opal.def "split.Tensor(Tensor(a -> *) self, int split_size, int dim=0) -> Tensor(a)[]"
-  opal.def "split_with_sizes(Tensor(a -> *) self, int[] split_sizes, int dim=0) -> Tensor(a)[]"
+  opal.def "split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]"
+  opal.def "split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"
   opal.def "chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"
   opal.def "unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"
   // The tensors joined along an existing dim (cat) or a new one (stack),
@@ -138,7 +138,7 @@ opal.library "aten" {
   // linalg op.
   opal.def "sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)"
   opal.def "sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)"
-  opal.def "topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)"
+  opal.def "topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)"
   // The elements in reverse order along each of dims.
   opal.def "flip(Tensor self, int[] dims) -> Tensor"
   opal.decomposition "flip" {
@@ -160,7 +160,7 @@ opal.library "aten" {
   }
   // `value` around self: pad[0] before and pad[1] after the last dim, then
   // the dim before it; negative pads crop.
-  opal.def "constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor"
+  opal.def "constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor"
   opal.decomposition "constant_pad_nd" {
   ^bb0(%self: !opal.tensor, %pad: !opal.list<i64>, %value: f64):
     %n = opal.list_len %pad : !opal.list<i64> -> i64
@@ -264,7 +264,7 @@ opal.library "aten" {
   }
   // self with the elements at index along dim replaced by src (self's shape
   // without dim, converted to self's dtype).
-  opal.def "select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor"
+  opal.def "select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor"
   opal.decomposition "select_scatter" {
   ^bb0(%self: !opal.tensor, %src: !opal.tensor, %dim: i64, %index: i64):
     %true = arith.constant true
@@ -318,7 +318,7 @@ opal.library "aten" {
   // (padding as constant_pad_nd's pad): mirrored about each edge
   // (reflection, pads smaller than the dim) or the edge repeated
   // (replication). Floating-point inputs, as in PyTorch's CPU kernels.
-  opal.def "reflection_pad1d(Tensor self, int[2] padding) -> Tensor"
+  opal.def "reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor"
   opal.decomposition "reflection_pad1d" {
   ^bb0(%self: !opal.tensor, %padding: !opal.list<i64>):
     %n = opal.list_len %padding : !opal.list<i64> -> i64
@@ -342,7 +342,7 @@ opal.library "aten" {
     %r = prims.pad_edges %self, %padding, %mode : (!opal.tensor, !opal.list<i64>, !opal.str) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
-  opal.def "reflection_pad2d(Tensor self, int[4] padding) -> Tensor"
+  opal.def "reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor"
   opal.decomposition "reflection_pad2d" {
   ^bb0(%self: !opal.tensor, %padding: !opal.list<i64>):
     %n = opal.list_len %padding : !opal.list<i64> -> i64
@@ -366,7 +366,7 @@ opal.library "aten" {
     %r = prims.pad_edges %self, %padding, %mode : (!opal.tensor, !opal.list<i64>, !opal.str) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
-  opal.def "reflection_pad3d(Tensor self, int[6] padding) -> Tensor"
+  opal.def "reflection_pad3d(Tensor self, SymInt[6] padding) -> Tensor"
   opal.decomposition "reflection_pad3d" {
   ^bb0(%self: !opal.tensor, %padding: !opal.list<i64>):
     %n = opal.list_len %padding : !opal.list<i64> -> i64
@@ -390,7 +390,7 @@ opal.library "aten" {
     %r = prims.pad_edges %self, %padding, %mode : (!opal.tensor, !opal.list<i64>, !opal.str) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
-  opal.def "replication_pad1d(Tensor self, int[2] padding) -> Tensor"
+  opal.def "replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor"
   opal.decomposition "replication_pad1d" {
   ^bb0(%self: !opal.tensor, %padding: !opal.list<i64>):
     %n = opal.list_len %padding : !opal.list<i64> -> i64
@@ -414,7 +414,7 @@ opal.library "aten" {
     %r = prims.pad_edges %self, %padding, %mode : (!opal.tensor, !opal.list<i64>, !opal.str) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
-  opal.def "replication_pad2d(Tensor self, int[4] padding) -> Tensor"
+  opal.def "replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor"
   opal.decomposition "replication_pad2d" {
   ^bb0(%self: !opal.tensor, %padding: !opal.list<i64>):
     %n = opal.list_len %padding : !opal.list<i64> -> i64
@@ -438,7 +438,7 @@ opal.library "aten" {
     %r = prims.pad_edges %self, %padding, %mode : (!opal.tensor, !opal.list<i64>, !opal.str) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
-  opal.def "replication_pad3d(Tensor self, int[6] padding) -> Tensor"
+  opal.def "replication_pad3d(Tensor self, SymInt[6] padding) -> Tensor"
   opal.decomposition "replication_pad3d" {
   ^bb0(%self: !opal.tensor, %padding: !opal.list<i64>):
     %n = opal.list_len %padding : !opal.list<i64> -> i64

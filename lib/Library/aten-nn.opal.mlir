@@ -118,7 +118,7 @@ opal.library "aten" {
     opal.yield %r : !opal.tensor
   }
   // Keeps the elements with column - row <= diagonal in the last two dims.
-  opal.def "tril(Tensor self, int diagonal=0) -> Tensor"
+  opal.def "tril(Tensor self, SymInt diagonal=0) -> Tensor"
   opal.decomposition "tril" {
   ^bb0(%self: !opal.tensor, %diagonal: i64):
     %shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
@@ -164,7 +164,7 @@ opal.library "aten" {
     opal.yield %r : !opal.tensor
   }
   // Keeps the elements with column - row >= diagonal in the last two dims.
-  opal.def "triu(Tensor self, int diagonal=0) -> Tensor"
+  opal.def "triu(Tensor self, SymInt diagonal=0) -> Tensor"
   opal.decomposition "triu" {
   ^bb0(%self: !opal.tensor, %diagonal: i64):
     %shape = opal.shape_of %self : !opal.tensor -> !opal.list<i64>

@@ -149,6 +149,10 @@ opal.library "aten" {
     %true = arith.constant true
     %none = opal.none
     %is = opal.shape_of %input : !opal.tensor -> !opal.list<i64>
+    %has_c = arith.cmpi sgt, %c, %c0 : i64
+    opal.check %has_c, "Expected number of channels to be greater than 0, got {0}" (%c : i64)
+    %has_hxw = arith.cmpi sgt, %hxw, %c0 : i64
+    opal.check %has_hxw, "Expected HxW to be greater than 0, got {0}" (%hxw : i64)
     %some = arith.cmpi sgt, %group, %c0 : i64
     opal.check %some, "Expected num groups to be greater than 0, got {0}" (%group : i64)
     %rest = arith.remsi %c, %group : i64

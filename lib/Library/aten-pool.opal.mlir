@@ -827,7 +827,7 @@ opal.library "aten" {
     }
     opal.yield %u0 : !opal.tensor
   }
-  opal.def "_adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor"
+  opal.def "_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor"
   opal.decomposition "_adaptive_avg_pool3d" {
   ^bb0(%self: !opal.tensor, %output_size: !opal.list<i64>):
     %c0 = arith.constant 0 : i64
@@ -919,7 +919,7 @@ opal.library "aten" {
     }
     opal.yield %u0 : !opal.tensor
   }
-  opal.def "adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor"
+  opal.def "adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor"
   opal.decomposition "adaptive_avg_pool3d" {
   ^bb0(%self: !opal.tensor, %output_size: !opal.list<i64>):
     %c1 = arith.constant 1 : i64

@@ -6,7 +6,7 @@
 // the same numbers (not PyTorch's: its CPU generator is a Mersenne Twister).
 // randperm, a shuffle, is a native kernel (RandomKernels.cpp).
 opal.library "aten" {
-  opal.def "rand(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"
+  opal.def "rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"
   opal.decomposition "rand" {
   ^bb0(%size: !opal.list<i64>, %dtype: i64, %layout: i64, %device: !opal.device, %pin_memory: i1):
     %negative = opal.first_negative %size : !opal.list<i64> -> i64
@@ -27,7 +27,7 @@ opal.library "aten" {
     %r = prims.philox_uniform %size, %seed, %offset, %code, %dev : (!opal.list<i64>, i64, i64, i64, !opal.device) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
-  opal.def "randn(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"
+  opal.def "randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"
   opal.decomposition "randn" {
   ^bb0(%size: !opal.list<i64>, %dtype: i64, %layout: i64, %device: !opal.device, %pin_memory: i1):
     %negative = opal.first_negative %size : !opal.list<i64> -> i64
@@ -73,7 +73,7 @@ opal.library "aten" {
     opal.yield %r : !opal.tensor
   }
   // A random permutation of 0..n-1: a native kernel (a shuffle).
-  opal.def "randperm(int n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"
+  opal.def "randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"
   // 1 with probability p, in self's shape and dtype (p outside [0, 1], NaN
   // included, raises after the call).
   opal.def "bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor"

@@ -87,10 +87,10 @@ opal.library "aten" {
     opal.yield %r : !opal.tensor
   }
   // var: the mean of squared deviations, divided by max(N - correction, 0)
-  // (1 by default, Bessel's correction).
-  opal.def "var.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> Tensor"
+  // (1 by default, Bessel's correction; a Scalar, which may be fractional).
+  opal.def "var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor"
   opal.decomposition "var.correction" {
-  ^bb0(%self: !opal.tensor, %dim: !opal.list<i64>, %correction: i64, %keepdim: i1):
+  ^bb0(%self: !opal.tensor, %dim: !opal.list<i64>, %correction: f64, %keepdim: i1):
     %none = opal.none
     %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
     %float = opal.is_floating %code : i64 -> i1
@@ -107,19 +107,21 @@ opal.library "aten" {
     %d = prims.sub %xb, %mb : (!opal.tensor, !opal.tensor) -> !opal.tensor
     %d2 = prims.mul %d, %d : (!opal.tensor, !opal.tensor) -> !opal.tensor
     %ss = prims.sum %d2, %dims, %none : (!opal.tensor, !opal.list<i64>, !opal.none) -> !opal.tensor
-    %no_correction = opal.is_none %correction : i64 -> i1
-    %c = opal.static_if %no_correction -> i64 {
+    // The divisor, max(N - correction, 0), in the result's dtype.
+    %no_correction = opal.is_none %correction : f64 -> i1
+    %ct = opal.static_if %no_correction -> !opal.tensor {
       %one = arith.constant 1 : i64
-      opal.yield %one : i64
+      %s1, %t1 = opal.promote %ss, %one : !opal.tensor, i64 -> !opal.tensor, !opal.tensor
+      opal.yield %t1 : !opal.tensor
     } else {
-      opal.yield %correction : i64
+      %s2, %t2 = opal.promote %ss, %correction : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
+      opal.yield %t2 : !opal.tensor
     }
     %c0 = arith.constant 0 : i64
-    %nc = arith.subi %n, %c : i64
-    %positive = arith.cmpi sgt, %nc, %c0 : i64
-    %divisor = arith.select %positive, %nc, %c0 : i64
-    %ssp, %dp = opal.promote %ss, %divisor : !opal.tensor, i64 -> !opal.tensor, !opal.tensor
-    %ssb, %db = opal.broadcast_tensors %ssp, %dp : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %ssn, %nt, %zt = opal.promote %ss, %n, %c0 : !opal.tensor, i64, i64 -> !opal.tensor, !opal.tensor, !opal.tensor
+    %nc = prims.sub %nt, %ct : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %divisor = prims.maximum %nc, %zt : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %ssb, %db = opal.broadcast_tensors %ssn, %divisor : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
     %v = prims.div %ssb, %db : (!opal.tensor, !opal.tensor) -> !opal.tensor
     %r = opal.keep_dims %v, %dims, %keepdim : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
     opal.yield %r : !opal.tensor
@@ -140,10 +142,10 @@ opal.library "aten" {
     %r = aten.var.correction %self, %all, %c, %false : (!opal.tensor, !opal.none, i64, i1) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }
-  opal.def "std.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> Tensor"
+  opal.def "std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor"
   opal.decomposition "std.correction" {
-  ^bb0(%self: !opal.tensor, %dim: !opal.list<i64>, %correction: i64, %keepdim: i1):
-    %v = aten.var.correction %self, %dim, %correction, %keepdim : (!opal.tensor, !opal.list<i64>, i64, i1) -> !opal.tensor
+  ^bb0(%self: !opal.tensor, %dim: !opal.list<i64>, %correction: f64, %keepdim: i1):
+    %v = aten.var.correction %self, %dim, %correction, %keepdim : (!opal.tensor, !opal.list<i64>, f64, i1) -> !opal.tensor
     %r = prims.sqrt %v : (!opal.tensor) -> !opal.tensor
     opal.yield %r : !opal.tensor
   }

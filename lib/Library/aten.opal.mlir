@@ -1250,7 +1250,7 @@ opal.library "aten" {
     }
     opal.yield %r, %mean_k, %rstd_k : !opal.tensor, !opal.tensor, !opal.tensor
   }
-  opal.def "layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1.0000000000000001e-05, bool cudnn_enable=True) -> Tensor"
+  opal.def "layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1.0000000000000001e-05, bool cudnn_enable=True) -> Tensor"
   opal.decomposition "layer_norm" {
   ^bb0(%input: !opal.tensor, %normalized_shape: !opal.list<i64>, %weight: !opal.tensor, %bias: !opal.tensor, %eps: f64, %cudnn_enable: i1):
     %r, %mean, %rstd = aten.native_layer_norm %input, %normalized_shape, %weight, %bias, %eps : (!opal.tensor, !opal.list<i64>, !opal.tensor, !opal.tensor, f64) -> (!opal.tensor, !opal.tensor, !opal.tensor)

@@ -617,9 +617,9 @@ opal.library "aten_backward" {
     opal.yield %g : !opal.tensor
   }
   // 2 / (N - correction) * grad * (x - mean)
-  opal.def "var.correction(Tensor grad, Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> Tensor self"
+  opal.def "var.correction(Tensor grad, Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor self"
   opal.decomposition "var.correction" {
-  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %dim: !opal.list<i64>, %correction: i64, %keepdim: i1):
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %dim: !opal.list<i64>, %correction: f64, %keepdim: i1):
     %none = opal.none
     %true = arith.constant true
     %one = arith.constant 1.0 : f64
@@ -631,31 +631,35 @@ opal.library "aten_backward" {
       opal.yield %a : !opal.tensor
     }
     %n = opal.count %self, %dims : !opal.tensor, !opal.list<i64> -> i64
-    %no_correction = opal.is_none %correction : i64 -> i1
-    %c = opal.static_if %no_correction -> i64 {
-      %c1 = arith.constant 1 : i64
-      opal.yield %c1 : i64
-    } else {
-      opal.yield %correction : i64
-    }
-    %nc = arith.subi %n, %c : i64
-    %ncf = arith.sitofp %nc : i64 to f64
-    %two = arith.constant 2.0 : f64
-    %factor = arith.divf %two, %ncf : f64
     %mean = aten.mean.dim %self, %dims, %true, %none : (!opal.tensor, !opal.list<i64>, i1, !opal.none) -> !opal.tensor
     %xc = aten.sub.Tensor %self, %mean, %one : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
     %p = aten.mul.Tensor %gk, %xc : (!opal.tensor, !opal.tensor) -> !opal.tensor
-    %g = aten.mul.Scalar %p, %factor : (!opal.tensor, f64) -> !opal.tensor
+    // 2 / (N - correction) in the gradient's dtype (the correction a Scalar).
+    %no_correction = opal.is_none %correction : f64 -> i1
+    %ct = opal.static_if %no_correction -> !opal.tensor {
+      %c1 = arith.constant 1 : i64
+      %p1, %t1 = opal.promote %p, %c1 : !opal.tensor, i64 -> !opal.tensor, !opal.tensor
+      opal.yield %t1 : !opal.tensor
+    } else {
+      %p2, %t2 = opal.promote %p, %correction : !opal.tensor, f64 -> !opal.tensor, !opal.tensor
+      opal.yield %t2 : !opal.tensor
+    }
+    %two = arith.constant 2.0 : f64
+    %pn, %nt, %tt = opal.promote %p, %n, %two : !opal.tensor, i64, f64 -> !opal.tensor, !opal.tensor, !opal.tensor
+    %nc = prims.sub %nt, %ct : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %factor = prims.div %tt, %nc : (!opal.tensor, !opal.tensor) -> !opal.tensor
+    %pb, %fb = opal.broadcast_tensors %pn, %factor : !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor
+    %g = prims.mul %pb, %fb : (!opal.tensor, !opal.tensor) -> !opal.tensor
     opal.yield %g : !opal.tensor
   }
   // var's gradient of grad / (2 std)
-  opal.def "std.correction(Tensor grad, Tensor self, Tensor result, int[1]? dim, *, int? correction, bool keepdim=False) -> Tensor self"
+  opal.def "std.correction(Tensor grad, Tensor self, Tensor result, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor self"
   opal.decomposition "std.correction" {
-  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %result: !opal.tensor, %dim: !opal.list<i64>, %correction: i64, %keepdim: i1):
+  ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %result: !opal.tensor, %dim: !opal.list<i64>, %correction: f64, %keepdim: i1):
     %two = arith.constant 2.0 : f64
     %d = aten.mul.Scalar %result, %two : (!opal.tensor, f64) -> !opal.tensor
     %gv = aten.div.Tensor %grad, %d : (!opal.tensor, !opal.tensor) -> !opal.tensor
-    %g = aten_backward.var.correction %gv, %self, %dim, %correction, %keepdim : (!opal.tensor, !opal.tensor, !opal.list<i64>, i64, i1) -> !opal.tensor
+    %g = aten_backward.var.correction %gv, %self, %dim, %correction, %keepdim : (!opal.tensor, !opal.tensor, !opal.list<i64>, f64, i1) -> !opal.tensor
     opal.yield %g : !opal.tensor
   }
   // The sums of the gradient from each position to the end.

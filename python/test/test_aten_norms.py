@@ -74,7 +74,7 @@ def test_errors():
 
 
 @pytest.mark.parametrize("shape,groups", [((2, 6, 3, 4), 3), ((4, 6), 2), ((1, 4, 5), 4),
-                                          ((2, 6, 0), 3)])
+                                          ((0, 6, 3), 3)])
 def test_group_norm(shape, groups):
     x, w, b = arrays(4, shape, shape[1:2], shape[1:2])
     got = A.group_norm(opal.tensor(x), groups, opal.tensor(w), opal.tensor(b))
@@ -95,6 +95,15 @@ def test_group_norm_errors():
     assert str(error.value) == (
         "aten::group_norm: in aten::native_group_norm: Expected number of channels in input to "
         "be divisible by num_groups, but got input of shape [2, 6, 3] and num_groups=4")
+    # Empty channels or planes are refused, channels first, as PyTorch 2 does.
+    for shape, groups in (((2, 6, 0), 3), ((2, 0, 3), 1), ((2, 0, 0), 0)):
+        with pytest.raises(RuntimeError) as theirs:
+            torch.ops.aten.native_group_norm(torch.ones(shape), None, None, shape[0], shape[1],
+                                             int(np.prod(shape[2:])), groups, 1e-5)
+        with pytest.raises(RuntimeError) as ours:
+            A.native_group_norm(opal.ones(*shape), None, None, shape[0], shape[1],
+                                int(np.prod(shape[2:])), groups, 1e-5)
+        assert str(ours.value) == "aten::native_group_norm: " + str(theirs.value)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
