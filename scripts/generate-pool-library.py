@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes lib/Library/aten-pool.opal.mlir (max and average pooling over 2
-and 3 spatial dims, and adaptive average pooling over 3). PyTorch 1.13
+and 3 spatial dims, and adaptive average pooling over 3). PyTorch
 checks each list's length, then each spatial dim's stride and padding, then
 the input's sizes, in an order and with words that differ between the 2-
 and 3-d ops; the decomposition language has no loops, so this script spells
@@ -17,7 +17,8 @@ out = []
 WORDS = {1: "one", 2: "two", 3: "three"}
 # The names of the spatial dims in PyTorch's messages.
 DIMS = {2: ["H", "W"], 3: ["T", "H", "W"]}
-DTYPE = {"uint8": 0, "int64": 4, "float16": 5, "float32": 6, "float64": 7, "bfloat16": 15}
+DTYPE = {"uint8": 0, "int8": 1, "int16": 2, "int32": 3, "int64": 4, "float16": 5, "float32": 6,
+         "float64": 7, "bfloat16": 15}
 
 
 def e(line, ind=4):
@@ -26,7 +27,7 @@ def e(line, ind=4):
 
 HEAD = """// The aten library, continued: max and average pooling of [N,] C, spatial...
 // planes over 2 and 3 spatial dims, and adaptive average pooling over 3 (2:
-// aten-nn.opal.mlir). Each op checks its arguments as PyTorch 1.13 does, in
+// aten-nn.opal.mlir). Each op checks its arguments as PyTorch 2 does, in
 // its order and words: the lengths of the int lists (one entry repeats),
 // each spatial dim's stride and padding, then the input's sizes (simple
 // comparisons before the kernel, those that need arithmetic as data checks
@@ -113,17 +114,36 @@ def positive_check(var, n, message_prefix, names):
     e(f'opal.check {ok}, "{message_prefix}{fields}" ({args} : {types})')
 
 
-def output_shape_checks(n):
+def output_shape_checks(n, dilated):
     """PyTorch's pooling_output_shape, per spatial dim: a nonzero stride,
-    padding of 0 to half the kernel (C++'s truncating division)."""
+    padding of 0 to half the effective kernel, (k - 1) * dilation + 1 (C++'s
+    truncating division; a dilation of 1 without one)."""
     for s in range(n):
+        dilation = f"%dilation{s}" if dilated else "%c1"
         e(f"%s{s}_nz = arith.cmpi ne, %stride{s}, %c0 : i64")
         e(f'opal.check %s{s}_nz, "stride should not be zero"')
         e(f"%p{s}_nn = arith.cmpi sge, %padding{s}, %c0 : i64")
         e(f'opal.check %p{s}_nn, "pad must be non-negative, but got pad: {{0}}" (%padding{s} : i64)')
-        e(f"%k{s}_half = arith.divsi %kernel{s}, %c2 : i64")
+        e(f"%k{s}_m1 = arith.subi %kernel{s}, %c1 : i64")
+        e(f"%k{s}_dm = arith.muli %k{s}_m1, {dilation} : i64")
+        e(f"%k{s}_eff = arith.addi %k{s}_dm, %c1 : i64")
+        e(f"%k{s}_half = arith.divsi %k{s}_eff, %c2 : i64")
         e(f"%p{s}_half = arith.cmpi sle, %padding{s}, %k{s}_half : i64")
-        e(f'opal.check %p{s}_half, "pad should be at most half of kernel size, but got pad={{0}} and kernel_size={{1}}" (%padding{s}, %kernel{s} : i64, i64)')
+        e(f'opal.check %p{s}_half, "pad should be at most half of effective kernel size, but got pad={{0}}, kernel_size={{1}} and dilation={{2}}" (%padding{s}, %kernel{s}, {dilation} : i64, i64, i64)')
+
+
+def kernel_half_check(n):
+    """pool2d/3d_shape_check's padding against half the kernel itself."""
+    conds = []
+    for s in range(n):
+        e(f"%kh{s} = arith.divsi %kernel{s}, %c2 : i64")
+        e(f"%ph{s} = arith.cmpi sle, %padding{s}, %kh{s} : i64")
+        conds.append(f"%ph{s}")
+    ok = all_of("pad_in_kernel", conds)
+    if n == 2:
+        e(f'opal.check {ok}, "pad should be smaller than or equal to half of kernel size, but got padW = {{0}}, padH = {{1}}, kW = {{2}}, kH = {{3}}" (%padding1, %padding0, %kernel1, %kernel0 : i64, i64, i64, i64)')
+    else:
+        e(f'opal.check {ok}, "pad should be smaller than or equal to half of kernel size, but got kT: {{0}} kW: {{1}} kH: {{2}} padT: {{3}} padW: {{4}} padH: {{5}}" (%kernel0, %kernel2, %kernel1, %padding0, %padding2, %padding1 : i64, i64, i64, i64, i64, i64)')
 
 
 def dtype_check(allowed, name):
@@ -250,7 +270,9 @@ def max_pool(n):
            f"%self: {T}, %kernel_given: {L}, %stride_given: {L}, %padding_given: {L}, "
            f"%dilation_given: {L}, %ceil_mode: i1")
     constants()
-    allowed = ["float32", "float64", "bfloat16"] if n == 2 else ["float32", "float64"]
+    # (PyTorch 2's CPU kernels: every dtype but bool.)
+    allowed = ["uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
+               "bfloat16"]
     dtype_constants(allowed)
     length_check("kernel", n, [1, n], f"{nd}: kernel_size must either be a single int, or a tuple of {w} ints")
     length_check("stride", n, [0, 1, n], f"{nd}: stride must either be omitted, a single int, or a tuple of {w} ints")
@@ -266,15 +288,16 @@ def max_pool(n):
     expand("stride", n, empty_is="kernel")
     expand("padding", n)
     expand("dilation", n)
-    output_shape_checks(n)
+    output_shape_checks(n, True)
     names = DIMS[n]
     batch(n)
     positive_check("kernel", n, "kernel size should be greater than zero, but got ", [f"k{x}" for x in names])
     positive_check("stride", n, "stride should be greater than zero, but got ", [f"d{x}" for x in names])
     positive_check("dilation", n, "dilation should be greater than zero, but got ", [f"dilation{x}" for x in names])
+    kernel_half_check(n)
     if n == 3:
         nonbatch_positive(n, "max_pool3d_with_indices_out_cpu_template()")
-        dtype_check(allowed, "max_pool3d_with_indices_cpu")
+        dtype_check(allowed, "max_pool3d")
     else:
         filled_2d("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:[{0}]")
         dtype_check(allowed, "max_pool2d")
@@ -297,7 +320,8 @@ def avg_pool(n):
            f"%self: {T}, %kernel_given: {L}, %stride_given: {L}, %padding_given: {L}, "
            f"%ceil_mode: i1, %count_include_pad: i1, %divisor_override: i64")
     constants()
-    allowed = ["int64", "float32", "float64", "bfloat16"] if n == 2 else ["int64", "float32", "float64"]
+    allowed = (["int64", "float16", "float32", "float64", "bfloat16"] if n == 2
+               else ["int64", "float32", "float64"])
     dtype_constants(allowed)
     # (PyTorch's 2- and 3-d ops word these differently.)
     either = "either " if n == 2 else ""
@@ -329,7 +353,7 @@ def avg_pool(n):
     expand("kernel", n)
     expand("stride", n, empty_is="kernel")
     expand("padding", n)
-    output_shape_checks(n)
+    output_shape_checks(n, False)
     names = DIMS[n]
     if n == 2:
         # A rank of 5 or more fails PyTorch's check of the planes' sizes.
@@ -366,7 +390,7 @@ def adaptive_avg_pool3d():
     header("_adaptive_avg_pool3d", "Tensor self, SymInt[3] output_size) -> Tensor",
            f"%self: {T}, %output_size: {L}")
     constants()
-    allowed = ["float16", "float32", "float64"]
+    allowed = ["float16", "float32", "float64", "bfloat16"]
     dtype_constants(allowed)
     e(f"%n = opal.list_len %output_size : {L} -> i64")
     e("%three = arith.cmpi eq, %n, %c3 : i64")

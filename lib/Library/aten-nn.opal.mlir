@@ -126,8 +126,8 @@ opal.library "aten" {
     %c0 = arith.constant 0 : i64
     %c1 = arith.constant 1 : i64
     %c2 = arith.constant 2 : i64
-    %scalar = arith.cmpi ne, %rank, %c0 : i64
-    opal.check %scalar, "Dimension specified as -2 but tensor has no dimensions"
+    %matrix = arith.cmpi sge, %rank, %c2 : i64
+    opal.check %matrix, "tril: input tensor must have at least 2 dimensions"
     // A vector passes only when empty (PyTorch returns before checking).
     %vector = arith.cmpi eq, %rank, %c1 : i64
     %r = opal.static_if %vector -> !opal.tensor {
@@ -172,8 +172,8 @@ opal.library "aten" {
     %c0 = arith.constant 0 : i64
     %c1 = arith.constant 1 : i64
     %c2 = arith.constant 2 : i64
-    %scalar = arith.cmpi ne, %rank, %c0 : i64
-    opal.check %scalar, "Dimension specified as -2 but tensor has no dimensions"
+    %matrix = arith.cmpi sge, %rank, %c2 : i64
+    opal.check %matrix, "triu: input tensor must have at least 2 dimensions"
     // A vector passes only when empty (PyTorch returns before checking).
     %vector = arith.cmpi eq, %rank, %c1 : i64
     %r = opal.static_if %vector -> !opal.tensor {
@@ -379,20 +379,13 @@ opal.library "aten" {
     %rank = opal.list_len %shape : !opal.list<i64> -> i64
     %four = arith.cmpi eq, %rank, %c4 : i64
     opal.check %four, "It is expected input_size equals to 4, but got size {0}" (%rank : i64)
-    // PyTorch 1.13's CPU kernels: uint8, float32, float64, bfloat16.
+    // PyTorch 2's CPU kernels: uint8 and the floating-point dtypes.
     %none = opal.none
     %code = opal.dtype_of %input, %none : !opal.tensor, !opal.none -> i64
-    %c6 = arith.constant 6 : i64
-    %c7 = arith.constant 7 : i64
-    %c15 = arith.constant 15 : i64
     %is_u8 = arith.cmpi eq, %code, %c0 : i64
-    %is_f32 = arith.cmpi eq, %code, %c6 : i64
-    %is_f64 = arith.cmpi eq, %code, %c7 : i64
-    %is_bf16 = arith.cmpi eq, %code, %c15 : i64
-    %t1 = arith.ori %is_u8, %is_f32 : i1
-    %t2 = arith.ori %t1, %is_f64 : i1
-    %supported = arith.ori %t2, %is_bf16 : i1
-    opal.check %supported, "\"upsample_nearest2d\" not implemented for '{0:dtype}'" (%code : i64)
+    %is_float = opal.is_floating %code : i64 -> i1
+    %supported = arith.ori %is_u8, %is_float : i1
+    opal.check %supported, "\"upsample_nearest2d_channels_last\" not implemented for '{0:dtype}'" (%code : i64)
     %channels = opal.dim_size %input, 1 : !opal.tensor -> i64
     %h = opal.dim_size %input, 2 : !opal.tensor -> i64
     %w = opal.dim_size %input, 3 : !opal.tensor -> i64
@@ -426,20 +419,13 @@ opal.library "aten" {
     %rank = opal.list_len %shape : !opal.list<i64> -> i64
     %four = arith.cmpi eq, %rank, %c4 : i64
     opal.check %four, "It is expected input_size equals to 4, but got size {0}" (%rank : i64)
-    // PyTorch 1.13's CPU kernels: uint8, float32, float64, bfloat16.
+    // PyTorch 2's CPU kernels: uint8 and the floating-point dtypes.
     %none = opal.none
     %code = opal.dtype_of %input, %none : !opal.tensor, !opal.none -> i64
-    %c6 = arith.constant 6 : i64
-    %c7 = arith.constant 7 : i64
-    %c15 = arith.constant 15 : i64
     %is_u8 = arith.cmpi eq, %code, %c0 : i64
-    %is_f32 = arith.cmpi eq, %code, %c6 : i64
-    %is_f64 = arith.cmpi eq, %code, %c7 : i64
-    %is_bf16 = arith.cmpi eq, %code, %c15 : i64
-    %t1 = arith.ori %is_u8, %is_f32 : i1
-    %t2 = arith.ori %t1, %is_f64 : i1
-    %supported = arith.ori %t2, %is_bf16 : i1
-    opal.check %supported, "\"upsample_nearest2d\" not implemented for '{0:dtype}'" (%code : i64)
+    %is_float = opal.is_floating %code : i64 -> i1
+    %supported = arith.ori %is_u8, %is_float : i1
+    opal.check %supported, "\"upsample_nearest2d_channels_last\" not implemented for '{0:dtype}'" (%code : i64)
     %channels = opal.dim_size %input, 1 : !opal.tensor -> i64
     %h = opal.dim_size %input, 2 : !opal.tensor -> i64
     %w = opal.dim_size %input, 3 : !opal.tensor -> i64
@@ -515,16 +501,17 @@ opal.library "aten" {
     %channels = opal.dim_size %input, 1 : !opal.tensor -> i64
     %c_ok = arith.cmpi ne, %channels, %c0 : i64
     opal.check %c_ok, "Non-empty 4D data tensor expected but got a tensor with sizes [{0}]" (%shape : !opal.list<i64>)
-    // PyTorch 1.13's CPU kernels: float32, float64, bfloat16.
+    // PyTorch 2's CPU kernels: the floating-point dtypes (and uint8, whose
+    // rounding opal does not reproduce: refused).
     %none = opal.none
     %code = opal.dtype_of %input, %none : !opal.tensor, !opal.none -> i64
-    %float = opal.is_floating %code : i64 -> i1
-    %c5 = arith.constant 5 : i64
-    %is_half = arith.cmpi eq, %code, %c5 : i64
+    %u8_code = arith.constant 0 : i64
+    %is_u8 = arith.cmpi eq, %code, %u8_code : i64
     %yes = arith.constant true
-    %no_half = arith.xori %is_half, %yes : i1
-    %supported = arith.andi %float, %no_half : i1
-    opal.check %supported, "\"compute_indices_weights_linear\" not implemented for '{0:dtype}'" (%code : i64)
+    %not_u8 = arith.xori %is_u8, %yes : i1
+    opal.check %not_u8, "upsample_bilinear2d of uint8 is not supported by opal (PyTorch's uint8 kernel rounds in its own way)"
+    %supported = opal.is_floating %code : i64 -> i1
+    opal.check %supported, "\"upsample_bilinear2d_channels_last\" not implemented for '{0:dtype}'" (%code : i64)
     %no_factors = opal.none
     %r = prims.upsample_linear %input, %output_size, %no_factors, %align_corners, %scales_h, %scales_w : (!opal.tensor, !opal.list<i64>, !opal.none, i1, f64, f64) -> !opal.tensor
     opal.yield %r : !opal.tensor
@@ -567,12 +554,12 @@ opal.library "aten" {
       %channels = opal.dim_size %input, 1 : !opal.tensor -> i64
       %none = opal.none
       %code = opal.dtype_of %input, %none : !opal.tensor, !opal.none -> i64
-      %float = opal.is_floating %code : i64 -> i1
-      %c5 = arith.constant 5 : i64
-      %is_half = arith.cmpi eq, %code, %c5 : i64
-      %no_half = arith.xori %is_half, %true : i1
-      %supported = arith.andi %float, %no_half : i1
-      opal.check %supported, "\"compute_indices_weights_linear\" not implemented for '{0:dtype}'" (%code : i64)
+      %u8_code = arith.constant 0 : i64
+      %is_u8 = arith.cmpi eq, %code, %u8_code : i64
+      %not_u8 = arith.xori %is_u8, %true : i1
+      opal.check %not_u8, "upsample_bilinear2d of uint8 is not supported by opal (PyTorch's uint8 kernel rounds in its own way)"
+      %supported = opal.is_floating %code : i64 -> i1
+      opal.check %supported, "\"upsample_bilinear2d_channels_last\" not implemented for '{0:dtype}'" (%code : i64)
       %ns = opal.none
       %v = prims.upsample_linear %input, %ns, %scale_factors, %align_corners, %ns, %ns : (!opal.tensor, !opal.none, !opal.list<f64>, i1, !opal.none, !opal.none) -> !opal.tensor
       // Input and output sizes of at least 1 (the output's floor(size *

@@ -16,6 +16,13 @@ opal.library "aten" {
     %c1 = arith.constant 1 : i64
     %true = arith.constant true
     %none = opal.none
+    // In training, both running statistics or neither (PyTorch 2).
+    %no_rm = opal.is_none %running_mean : !opal.tensor -> i1
+    %no_rv = opal.is_none %running_var : !opal.tensor -> i1
+    %same_none = arith.cmpi eq, %no_rm, %no_rv : i1
+    %not_training = arith.xori %training, %true : i1
+    %stats_ok = arith.ori %not_training, %same_none : i1
+    opal.check %stats_ok, "running_mean and running_var must either both be None or neither be None"
     // A channel dim (PyTorch's message for a 1-d input).
     %channel_dim = opal.normalize_dims %input, %c1 : !opal.tensor, i64 -> !opal.list<i64>
     %channels = opal.dim_size %input, 1 : !opal.tensor -> i64

@@ -1,6 +1,6 @@
 // The aten library, continued: max and average pooling of [N,] C, spatial...
 // planes over 2 and 3 spatial dims, and adaptive average pooling over 3 (2:
-// aten-nn.opal.mlir). Each op checks its arguments as PyTorch 1.13 does, in
+// aten-nn.opal.mlir). Each op checks its arguments as PyTorch 2 does, in
 // its order and words: the lengths of the int lists (one entry repeats),
 // each spatial dim's stride and padding, then the input's sizes (simple
 // comparisons before the kernel, those that need arithmetic as data checks
@@ -22,6 +22,12 @@ opal.library "aten" {
     %c5 = arith.constant 5 : i64
     %yes = arith.constant true
     %none = opal.none
+    %c_uint8 = arith.constant 0 : i64
+    %c_int8 = arith.constant 1 : i64
+    %c_int16 = arith.constant 2 : i64
+    %c_int32 = arith.constant 3 : i64
+    %c_int64 = arith.constant 4 : i64
+    %c_float16 = arith.constant 5 : i64
     %c_float32 = arith.constant 6 : i64
     %c_float64 = arith.constant 7 : i64
     %c_bfloat16 = arith.constant 15 : i64
@@ -98,16 +104,22 @@ opal.library "aten" {
     opal.check %s0_nz, "stride should not be zero"
     %p0_nn = arith.cmpi sge, %padding0, %c0 : i64
     opal.check %p0_nn, "pad must be non-negative, but got pad: {0}" (%padding0 : i64)
-    %k0_half = arith.divsi %kernel0, %c2 : i64
+    %k0_m1 = arith.subi %kernel0, %c1 : i64
+    %k0_dm = arith.muli %k0_m1, %dilation0 : i64
+    %k0_eff = arith.addi %k0_dm, %c1 : i64
+    %k0_half = arith.divsi %k0_eff, %c2 : i64
     %p0_half = arith.cmpi sle, %padding0, %k0_half : i64
-    opal.check %p0_half, "pad should be at most half of kernel size, but got pad={0} and kernel_size={1}" (%padding0, %kernel0 : i64, i64)
+    opal.check %p0_half, "pad should be at most half of effective kernel size, but got pad={0}, kernel_size={1} and dilation={2}" (%padding0, %kernel0, %dilation0 : i64, i64, i64)
     %s1_nz = arith.cmpi ne, %stride1, %c0 : i64
     opal.check %s1_nz, "stride should not be zero"
     %p1_nn = arith.cmpi sge, %padding1, %c0 : i64
     opal.check %p1_nn, "pad must be non-negative, but got pad: {0}" (%padding1 : i64)
-    %k1_half = arith.divsi %kernel1, %c2 : i64
+    %k1_m1 = arith.subi %kernel1, %c1 : i64
+    %k1_dm = arith.muli %k1_m1, %dilation1 : i64
+    %k1_eff = arith.addi %k1_dm, %c1 : i64
+    %k1_half = arith.divsi %k1_eff, %c2 : i64
     %p1_half = arith.cmpi sle, %padding1, %k1_half : i64
-    opal.check %p1_half, "pad should be at most half of kernel size, but got pad={0} and kernel_size={1}" (%padding1, %kernel1 : i64, i64)
+    opal.check %p1_half, "pad should be at most half of effective kernel size, but got pad={0}, kernel_size={1} and dilation={2}" (%padding1, %kernel1, %dilation1 : i64, i64, i64)
     %ss = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
     %rank = opal.list_len %ss : !opal.list<i64> -> i64
     %unbatched = arith.cmpi eq, %rank, %c3 : i64
@@ -133,6 +145,12 @@ opal.library "aten" {
     %dilation1_pos = arith.cmpi sgt, %dilation1, %c0 : i64
     %dilation_pos_all0 = arith.andi %dilation0_pos, %dilation1_pos : i1
     opal.check %dilation_pos_all0, "dilation should be greater than zero, but got dilationH: {0} dilationW: {1}" (%dilation0, %dilation1 : i64, i64)
+    %kh0 = arith.divsi %kernel0, %c2 : i64
+    %ph0 = arith.cmpi sle, %padding0, %kh0 : i64
+    %kh1 = arith.divsi %kernel1, %c2 : i64
+    %ph1 = arith.cmpi sle, %padding1, %kh1 : i64
+    %pad_in_kernel_all0 = arith.andi %ph0, %ph1 : i1
+    opal.check %pad_in_kernel_all0, "pad should be smaller than or equal to half of kernel size, but got padW = {0}, padH = {1}, kW = {2}, kH = {3}" (%padding1, %padding0, %kernel1, %kernel0 : i64, i64, i64, i64)
     %f0 = arith.cmpi ne, %channels, %c0 : i64
     %f1 = arith.cmpi ne, %i0, %c0 : i64
     %f2 = arith.cmpi ne, %i1, %c0 : i64
@@ -140,12 +158,24 @@ opal.library "aten" {
     %filled_all1 = arith.andi %filled_all0, %f2 : i1
     opal.check %filled_all1, "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:[{0}]" (%ss : !opal.list<i64>)
     %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+    %is_uint8 = arith.cmpi eq, %code, %c_uint8 : i64
+    %is_int8 = arith.cmpi eq, %code, %c_int8 : i64
+    %is_int16 = arith.cmpi eq, %code, %c_int16 : i64
+    %is_int32 = arith.cmpi eq, %code, %c_int32 : i64
+    %is_int64 = arith.cmpi eq, %code, %c_int64 : i64
+    %is_float16 = arith.cmpi eq, %code, %c_float16 : i64
     %is_float32 = arith.cmpi eq, %code, %c_float32 : i64
     %is_float64 = arith.cmpi eq, %code, %c_float64 : i64
     %is_bfloat16 = arith.cmpi eq, %code, %c_bfloat16 : i64
-    %dtype_ok0 = arith.ori %is_float32, %is_float64 : i1
-    %dtype_ok1 = arith.ori %dtype_ok0, %is_bfloat16 : i1
-    opal.check %dtype_ok1, "\"max_pool2d\" not implemented for '{0:dtype}'" (%code : i64)
+    %dtype_ok0 = arith.ori %is_uint8, %is_int8 : i1
+    %dtype_ok1 = arith.ori %dtype_ok0, %is_int16 : i1
+    %dtype_ok2 = arith.ori %dtype_ok1, %is_int32 : i1
+    %dtype_ok3 = arith.ori %dtype_ok2, %is_int64 : i1
+    %dtype_ok4 = arith.ori %dtype_ok3, %is_float16 : i1
+    %dtype_ok5 = arith.ori %dtype_ok4, %is_float32 : i1
+    %dtype_ok6 = arith.ori %dtype_ok5, %is_float64 : i1
+    %dtype_ok7 = arith.ori %dtype_ok6, %is_bfloat16 : i1
+    opal.check %dtype_ok7, "\"max_pool2d\" not implemented for '{0:dtype}'" (%code : i64)
     %v, %i = prims.max_pool %x, %kernel, %stride, %padding, %dilation, %ceil_mode : (!opal.tensor, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i1) -> (!opal.tensor, !opal.tensor)
     %km0 = arith.subi %kernel0, %c1 : i64
     %reach0 = arith.muli %dilation0, %km0 : i64
@@ -213,8 +243,15 @@ opal.library "aten" {
     %c5 = arith.constant 5 : i64
     %yes = arith.constant true
     %none = opal.none
+    %c_uint8 = arith.constant 0 : i64
+    %c_int8 = arith.constant 1 : i64
+    %c_int16 = arith.constant 2 : i64
+    %c_int32 = arith.constant 3 : i64
+    %c_int64 = arith.constant 4 : i64
+    %c_float16 = arith.constant 5 : i64
     %c_float32 = arith.constant 6 : i64
     %c_float64 = arith.constant 7 : i64
+    %c_bfloat16 = arith.constant 15 : i64
     %kernel_n = opal.list_len %kernel_given : !opal.list<i64> -> i64
     %kernel_is1 = arith.cmpi eq, %kernel_n, %c1 : i64
     %kernel_is3 = arith.cmpi eq, %kernel_n, %c3 : i64
@@ -292,23 +329,32 @@ opal.library "aten" {
     opal.check %s0_nz, "stride should not be zero"
     %p0_nn = arith.cmpi sge, %padding0, %c0 : i64
     opal.check %p0_nn, "pad must be non-negative, but got pad: {0}" (%padding0 : i64)
-    %k0_half = arith.divsi %kernel0, %c2 : i64
+    %k0_m1 = arith.subi %kernel0, %c1 : i64
+    %k0_dm = arith.muli %k0_m1, %dilation0 : i64
+    %k0_eff = arith.addi %k0_dm, %c1 : i64
+    %k0_half = arith.divsi %k0_eff, %c2 : i64
     %p0_half = arith.cmpi sle, %padding0, %k0_half : i64
-    opal.check %p0_half, "pad should be at most half of kernel size, but got pad={0} and kernel_size={1}" (%padding0, %kernel0 : i64, i64)
+    opal.check %p0_half, "pad should be at most half of effective kernel size, but got pad={0}, kernel_size={1} and dilation={2}" (%padding0, %kernel0, %dilation0 : i64, i64, i64)
     %s1_nz = arith.cmpi ne, %stride1, %c0 : i64
     opal.check %s1_nz, "stride should not be zero"
     %p1_nn = arith.cmpi sge, %padding1, %c0 : i64
     opal.check %p1_nn, "pad must be non-negative, but got pad: {0}" (%padding1 : i64)
-    %k1_half = arith.divsi %kernel1, %c2 : i64
+    %k1_m1 = arith.subi %kernel1, %c1 : i64
+    %k1_dm = arith.muli %k1_m1, %dilation1 : i64
+    %k1_eff = arith.addi %k1_dm, %c1 : i64
+    %k1_half = arith.divsi %k1_eff, %c2 : i64
     %p1_half = arith.cmpi sle, %padding1, %k1_half : i64
-    opal.check %p1_half, "pad should be at most half of kernel size, but got pad={0} and kernel_size={1}" (%padding1, %kernel1 : i64, i64)
+    opal.check %p1_half, "pad should be at most half of effective kernel size, but got pad={0}, kernel_size={1} and dilation={2}" (%padding1, %kernel1, %dilation1 : i64, i64, i64)
     %s2_nz = arith.cmpi ne, %stride2, %c0 : i64
     opal.check %s2_nz, "stride should not be zero"
     %p2_nn = arith.cmpi sge, %padding2, %c0 : i64
     opal.check %p2_nn, "pad must be non-negative, but got pad: {0}" (%padding2 : i64)
-    %k2_half = arith.divsi %kernel2, %c2 : i64
+    %k2_m1 = arith.subi %kernel2, %c1 : i64
+    %k2_dm = arith.muli %k2_m1, %dilation2 : i64
+    %k2_eff = arith.addi %k2_dm, %c1 : i64
+    %k2_half = arith.divsi %k2_eff, %c2 : i64
     %p2_half = arith.cmpi sle, %padding2, %k2_half : i64
-    opal.check %p2_half, "pad should be at most half of kernel size, but got pad={0} and kernel_size={1}" (%padding2, %kernel2 : i64, i64)
+    opal.check %p2_half, "pad should be at most half of effective kernel size, but got pad={0}, kernel_size={1} and dilation={2}" (%padding2, %kernel2, %dilation2 : i64, i64, i64)
     %ss = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
     %rank = opal.list_len %ss : !opal.list<i64> -> i64
     %unbatched = arith.cmpi eq, %rank, %c4 : i64
@@ -341,6 +387,15 @@ opal.library "aten" {
     %dilation_pos_all0 = arith.andi %dilation0_pos, %dilation1_pos : i1
     %dilation_pos_all1 = arith.andi %dilation_pos_all0, %dilation2_pos : i1
     opal.check %dilation_pos_all1, "dilation should be greater than zero, but got dilationT: {0} dilationH: {1} dilationW: {2}" (%dilation0, %dilation1, %dilation2 : i64, i64, i64)
+    %kh0 = arith.divsi %kernel0, %c2 : i64
+    %ph0 = arith.cmpi sle, %padding0, %kh0 : i64
+    %kh1 = arith.divsi %kernel1, %c2 : i64
+    %ph1 = arith.cmpi sle, %padding1, %kh1 : i64
+    %kh2 = arith.divsi %kernel2, %c2 : i64
+    %ph2 = arith.cmpi sle, %padding2, %kh2 : i64
+    %pad_in_kernel_all0 = arith.andi %ph0, %ph1 : i1
+    %pad_in_kernel_all1 = arith.andi %pad_in_kernel_all0, %ph2 : i1
+    opal.check %pad_in_kernel_all1, "pad should be smaller than or equal to half of kernel size, but got kT: {0} kW: {1} kH: {2} padT: {3} padW: {4} padH: {5}" (%kernel0, %kernel2, %kernel1, %padding0, %padding2, %padding1 : i64, i64, i64, i64, i64, i64)
     %nb0_ok = arith.cmpi sgt, %channels, %c0 : i64
     %nb1_ok = arith.cmpi sgt, %i0, %c0 : i64
     %nb2_ok = arith.cmpi sgt, %i1, %c0 : i64
@@ -350,10 +405,24 @@ opal.library "aten" {
     %nonbatch_all2 = arith.andi %nonbatch_all1, %nb3_ok : i1
     opal.check %nonbatch_all2, "max_pool3d_with_indices_out_cpu_template(): Expected input's non-batch dimensions to have positive length, but input has a shape of [{0}] and non-batch dimension 0 has length zero!" (%ss : !opal.list<i64>)
     %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+    %is_uint8 = arith.cmpi eq, %code, %c_uint8 : i64
+    %is_int8 = arith.cmpi eq, %code, %c_int8 : i64
+    %is_int16 = arith.cmpi eq, %code, %c_int16 : i64
+    %is_int32 = arith.cmpi eq, %code, %c_int32 : i64
+    %is_int64 = arith.cmpi eq, %code, %c_int64 : i64
+    %is_float16 = arith.cmpi eq, %code, %c_float16 : i64
     %is_float32 = arith.cmpi eq, %code, %c_float32 : i64
     %is_float64 = arith.cmpi eq, %code, %c_float64 : i64
-    %dtype_ok0 = arith.ori %is_float32, %is_float64 : i1
-    opal.check %dtype_ok0, "\"max_pool3d_with_indices_cpu\" not implemented for '{0:dtype}'" (%code : i64)
+    %is_bfloat16 = arith.cmpi eq, %code, %c_bfloat16 : i64
+    %dtype_ok0 = arith.ori %is_uint8, %is_int8 : i1
+    %dtype_ok1 = arith.ori %dtype_ok0, %is_int16 : i1
+    %dtype_ok2 = arith.ori %dtype_ok1, %is_int32 : i1
+    %dtype_ok3 = arith.ori %dtype_ok2, %is_int64 : i1
+    %dtype_ok4 = arith.ori %dtype_ok3, %is_float16 : i1
+    %dtype_ok5 = arith.ori %dtype_ok4, %is_float32 : i1
+    %dtype_ok6 = arith.ori %dtype_ok5, %is_float64 : i1
+    %dtype_ok7 = arith.ori %dtype_ok6, %is_bfloat16 : i1
+    opal.check %dtype_ok7, "\"max_pool3d\" not implemented for '{0:dtype}'" (%code : i64)
     %v, %i = prims.max_pool %x, %kernel, %stride, %padding, %dilation, %ceil_mode : (!opal.tensor, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i1) -> (!opal.tensor, !opal.tensor)
     %km0 = arith.subi %kernel0, %c1 : i64
     %reach0 = arith.muli %dilation0, %km0 : i64
@@ -441,6 +510,7 @@ opal.library "aten" {
     %yes = arith.constant true
     %none = opal.none
     %c_int64 = arith.constant 4 : i64
+    %c_float16 = arith.constant 5 : i64
     %c_float32 = arith.constant 6 : i64
     %c_float64 = arith.constant 7 : i64
     %c_bfloat16 = arith.constant 15 : i64
@@ -512,16 +582,22 @@ opal.library "aten" {
     opal.check %s0_nz, "stride should not be zero"
     %p0_nn = arith.cmpi sge, %padding0, %c0 : i64
     opal.check %p0_nn, "pad must be non-negative, but got pad: {0}" (%padding0 : i64)
-    %k0_half = arith.divsi %kernel0, %c2 : i64
+    %k0_m1 = arith.subi %kernel0, %c1 : i64
+    %k0_dm = arith.muli %k0_m1, %c1 : i64
+    %k0_eff = arith.addi %k0_dm, %c1 : i64
+    %k0_half = arith.divsi %k0_eff, %c2 : i64
     %p0_half = arith.cmpi sle, %padding0, %k0_half : i64
-    opal.check %p0_half, "pad should be at most half of kernel size, but got pad={0} and kernel_size={1}" (%padding0, %kernel0 : i64, i64)
+    opal.check %p0_half, "pad should be at most half of effective kernel size, but got pad={0}, kernel_size={1} and dilation={2}" (%padding0, %kernel0, %c1 : i64, i64, i64)
     %s1_nz = arith.cmpi ne, %stride1, %c0 : i64
     opal.check %s1_nz, "stride should not be zero"
     %p1_nn = arith.cmpi sge, %padding1, %c0 : i64
     opal.check %p1_nn, "pad must be non-negative, but got pad: {0}" (%padding1 : i64)
-    %k1_half = arith.divsi %kernel1, %c2 : i64
+    %k1_m1 = arith.subi %kernel1, %c1 : i64
+    %k1_dm = arith.muli %k1_m1, %c1 : i64
+    %k1_eff = arith.addi %k1_dm, %c1 : i64
+    %k1_half = arith.divsi %k1_eff, %c2 : i64
     %p1_half = arith.cmpi sle, %padding1, %k1_half : i64
-    opal.check %p1_half, "pad should be at most half of kernel size, but got pad={0} and kernel_size={1}" (%padding1, %kernel1 : i64, i64)
+    opal.check %p1_half, "pad should be at most half of effective kernel size, but got pad={0}, kernel_size={1} and dilation={2}" (%padding1, %kernel1, %c1 : i64, i64, i64)
     %r_low = arith.cmpi eq, %rank1, %c3 : i64
     %r_high = arith.cmpi eq, %rank1, %c4 : i64
     %r_ok = arith.ori %r_low, %r_high : i1
@@ -555,13 +631,15 @@ opal.library "aten" {
     opal.check %filled_all1, "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:[{0}]" (%ss : !opal.list<i64>)
     %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
     %is_int64 = arith.cmpi eq, %code, %c_int64 : i64
+    %is_float16 = arith.cmpi eq, %code, %c_float16 : i64
     %is_float32 = arith.cmpi eq, %code, %c_float32 : i64
     %is_float64 = arith.cmpi eq, %code, %c_float64 : i64
     %is_bfloat16 = arith.cmpi eq, %code, %c_bfloat16 : i64
-    %dtype_ok0 = arith.ori %is_int64, %is_float32 : i1
-    %dtype_ok1 = arith.ori %dtype_ok0, %is_float64 : i1
-    %dtype_ok2 = arith.ori %dtype_ok1, %is_bfloat16 : i1
-    opal.check %dtype_ok2, "\"avg_pool2d\" not implemented for '{0:dtype}'" (%code : i64)
+    %dtype_ok0 = arith.ori %is_int64, %is_float16 : i1
+    %dtype_ok1 = arith.ori %dtype_ok0, %is_float32 : i1
+    %dtype_ok2 = arith.ori %dtype_ok1, %is_float64 : i1
+    %dtype_ok3 = arith.ori %dtype_ok2, %is_bfloat16 : i1
+    opal.check %dtype_ok3, "\"avg_pool2d\" not implemented for '{0:dtype}'" (%code : i64)
     %r = prims.avg_pool %x, %kernel, %stride, %padding, %ceil_mode, %count_include_pad, %divisor_override : (!opal.tensor, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i1, i1, i64) -> !opal.tensor
     %km0 = arith.subi %kernel0, %c1 : i64
     %reach0 = arith.muli %c1, %km0 : i64
@@ -695,23 +773,32 @@ opal.library "aten" {
     opal.check %s0_nz, "stride should not be zero"
     %p0_nn = arith.cmpi sge, %padding0, %c0 : i64
     opal.check %p0_nn, "pad must be non-negative, but got pad: {0}" (%padding0 : i64)
-    %k0_half = arith.divsi %kernel0, %c2 : i64
+    %k0_m1 = arith.subi %kernel0, %c1 : i64
+    %k0_dm = arith.muli %k0_m1, %c1 : i64
+    %k0_eff = arith.addi %k0_dm, %c1 : i64
+    %k0_half = arith.divsi %k0_eff, %c2 : i64
     %p0_half = arith.cmpi sle, %padding0, %k0_half : i64
-    opal.check %p0_half, "pad should be at most half of kernel size, but got pad={0} and kernel_size={1}" (%padding0, %kernel0 : i64, i64)
+    opal.check %p0_half, "pad should be at most half of effective kernel size, but got pad={0}, kernel_size={1} and dilation={2}" (%padding0, %kernel0, %c1 : i64, i64, i64)
     %s1_nz = arith.cmpi ne, %stride1, %c0 : i64
     opal.check %s1_nz, "stride should not be zero"
     %p1_nn = arith.cmpi sge, %padding1, %c0 : i64
     opal.check %p1_nn, "pad must be non-negative, but got pad: {0}" (%padding1 : i64)
-    %k1_half = arith.divsi %kernel1, %c2 : i64
+    %k1_m1 = arith.subi %kernel1, %c1 : i64
+    %k1_dm = arith.muli %k1_m1, %c1 : i64
+    %k1_eff = arith.addi %k1_dm, %c1 : i64
+    %k1_half = arith.divsi %k1_eff, %c2 : i64
     %p1_half = arith.cmpi sle, %padding1, %k1_half : i64
-    opal.check %p1_half, "pad should be at most half of kernel size, but got pad={0} and kernel_size={1}" (%padding1, %kernel1 : i64, i64)
+    opal.check %p1_half, "pad should be at most half of effective kernel size, but got pad={0}, kernel_size={1} and dilation={2}" (%padding1, %kernel1, %c1 : i64, i64, i64)
     %s2_nz = arith.cmpi ne, %stride2, %c0 : i64
     opal.check %s2_nz, "stride should not be zero"
     %p2_nn = arith.cmpi sge, %padding2, %c0 : i64
     opal.check %p2_nn, "pad must be non-negative, but got pad: {0}" (%padding2 : i64)
-    %k2_half = arith.divsi %kernel2, %c2 : i64
+    %k2_m1 = arith.subi %kernel2, %c1 : i64
+    %k2_dm = arith.muli %k2_m1, %c1 : i64
+    %k2_eff = arith.addi %k2_dm, %c1 : i64
+    %k2_half = arith.divsi %k2_eff, %c2 : i64
     %p2_half = arith.cmpi sle, %padding2, %k2_half : i64
-    opal.check %p2_half, "pad should be at most half of kernel size, but got pad={0} and kernel_size={1}" (%padding2, %kernel2 : i64, i64)
+    opal.check %p2_half, "pad should be at most half of effective kernel size, but got pad={0}, kernel_size={1} and dilation={2}" (%padding2, %kernel2, %c1 : i64, i64, i64)
     %ss = opal.shape_of %self : !opal.tensor -> !opal.list<i64>
     %rank = opal.list_len %ss : !opal.list<i64> -> i64
     %unbatched = arith.cmpi eq, %rank, %c4 : i64
@@ -841,6 +928,7 @@ opal.library "aten" {
     %c_float16 = arith.constant 5 : i64
     %c_float32 = arith.constant 6 : i64
     %c_float64 = arith.constant 7 : i64
+    %c_bfloat16 = arith.constant 15 : i64
     %n = opal.list_len %output_size : !opal.list<i64> -> i64
     %three = arith.cmpi eq, %n, %c3 : i64
     opal.check %three, "adaptive_avg_pool3d: output_size must be 3"
@@ -899,9 +987,11 @@ opal.library "aten" {
     %is_float16 = arith.cmpi eq, %code, %c_float16 : i64
     %is_float32 = arith.cmpi eq, %code, %c_float32 : i64
     %is_float64 = arith.cmpi eq, %code, %c_float64 : i64
+    %is_bfloat16 = arith.cmpi eq, %code, %c_bfloat16 : i64
     %dtype_ok0 = arith.ori %is_float16, %is_float32 : i1
     %dtype_ok1 = arith.ori %dtype_ok0, %is_float64 : i1
-    opal.check %dtype_ok1, "\"adaptive_avg_pool3d_cpu\" not implemented for '{0:dtype}'" (%code : i64)
+    %dtype_ok2 = arith.ori %dtype_ok1, %is_bfloat16 : i1
+    opal.check %dtype_ok2, "\"adaptive_avg_pool3d_cpu\" not implemented for '{0:dtype}'" (%code : i64)
     %unbatched = arith.cmpi eq, %rank, %c4 : i64
     %at0 = opal.list %c0 : i64 -> !opal.list<i64>
     %x = opal.static_if %unbatched -> !opal.tensor {

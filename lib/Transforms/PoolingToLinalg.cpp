@@ -153,8 +153,8 @@ std::string maxPoolProblem(Operation *op) {
   int64_t spatial = spatialDims(op->getOperand(0));
   if (!spatial)
     return "needs an input of 1 to 3 spatial dims (N, C, ...)";
-  if (!isa<FloatType>(elementOf(op->getOperand(0))))
-    return "needs a floating-point input";
+  if (!isa<FloatType, IntegerType>(elementOf(op->getOperand(0))))
+    return "needs a floating-point or integer input";
   std::optional<PoolParameters> p = parametersOf(op);
   if (!p)
     return "needs constant kernel size, stride, padding, dilation and ceil_mode";
@@ -198,8 +198,14 @@ LogicalResult lowerMaxPool(Operation *op, PatternRewriter &rewriter) {
     Value scalar = arith::ConstantOp::create(rewriter, loc, value);
     return linalg::FillOp::create(rewriter, loc, scalar, empty).getResult(0);
   };
-  Value values = fill(valuesType, rewriter.getFloatAttr(
-                                      element, -std::numeric_limits<double>::infinity()));
+  // The smallest value (-inf, or an integer type's minimum): padding, and
+  // where a window starts.
+  bool floating = isa<FloatType>(element);
+  TypedAttr lowest =
+      floating ? TypedAttr(rewriter.getFloatAttr(element, -std::numeric_limits<double>::infinity()))
+               : TypedAttr(rewriter.getIntegerAttr(
+                     element, APInt::getSignedMinValue(element.getIntOrFloatBitWidth())));
+  Value values = fill(valuesType, lowest);
   // -1: not set yet (the body sets PyTorch's start of the window).
   Value indices = fill(indicesType, rewriter.getI64IntegerAttr(-1));
   Value window = tensor::EmptyOp::create(rewriter, loc, p.kernel, element);
@@ -209,16 +215,18 @@ LogicalResult lowerMaxPool(Operation *op, PatternRewriter &rewriter) {
       ValueRange{values, indices}, windowMaps(rewriter.getContext(), spatial, 2),
       windowIterators(spatial), [&](OpBuilder &b, Location l, ValueRange args) {
         auto [coords, inside] = windowElement(b, l, input, p.stride, p.padding, p.dilation);
-        Value x = extractInside(
-            b, l, input, coords, inside,
-            b.getFloatAttr(element, -std::numeric_limits<double>::infinity()));
+        Value x = extractInside(b, l, input, coords, inside, lowest);
         Value acc = args[1];
-        // Strictly larger, or the first NaN.
-        Value larger = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, x, acc);
-        Value xNan = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
-        Value accNumber = arith::CmpFOp::create(b, l, arith::CmpFPredicate::ORD, acc, acc);
-        Value better = arith::OrIOp::create(b, l, larger,
-                                            arith::AndIOp::create(b, l, xNan, accNumber));
+        // Strictly larger, or (floats) the first NaN.
+        Value better;
+        if (floating) {
+          Value larger = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, x, acc);
+          Value xNan = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
+          Value accNumber = arith::CmpFOp::create(b, l, arith::CmpFPredicate::ORD, acc, acc);
+          better = arith::OrIOp::create(b, l, larger, arith::AndIOp::create(b, l, xNan, accNumber));
+        } else {
+          better = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt, x, acc);
+        }
         // The index in the input's plane of spatial dims.
         Value flat64 = planeIndex(b, l, input, ArrayRef<Value>(coords).drop_front(2));
         // Until set, the index is PyTorch's start of the window: its first

@@ -159,15 +159,18 @@ def test_adaptive_avg_pool3d(size, dtype):
      "max_pool3d: kernel_size must either be a single int, or a tuple of three ints"),
     ("max_pool3d_with_indices", "float32", ([2], [], [-1]), "pad must be non-negative, but got pad: -1"),
     ("max_pool3d_with_indices", "float32", ([2], [], [2]),
-     "pad should be at most half of kernel size, but got pad=2 and kernel_size=2"),
+     "pad should be at most half of effective kernel size, but got pad=2, kernel_size=2 and "
+     "dilation=1"),
+    ("max_pool3d_with_indices", "float32", ([3], [], [2], [2]),
+     "pad should be smaller than or equal to half of kernel size, but got kT: 3 kW: 3 kH: 3 "
+     "padT: 2 padW: 2 padH: 2"),
     ("max_pool3d_with_indices", "float32", ([2], [-1]),
      "stride should be greater than zero, but got dT: -1 dH: -1 dW: -1"),
     ("max_pool3d_with_indices", "float32", ([6, 2, 2],),
      "Given input size: (3x5x6x7). Calculated output size: (3x0x3x3). Output size is too small"),
     ("max_pool3d_with_indices", "float32", ([3, 1, 1], [1], [0], [3]),
      "Given input size: (3x5x6x7). Calculated output size: (3x-1x6x7). Output size is too small"),
-    ("max_pool3d_with_indices", "int64", ([2],),
-     "\"max_pool3d_with_indices_cpu\" not implemented for 'Long'"),
+    ("max_pool3d_with_indices", "bool", ([2],), "\"max_pool3d\" not implemented for 'Bool'"),
     ("avg_pool3d", "float32", ([6, 2, 2],),
      "input image (T: 5 H: 6 W: 7) smaller than kernel size (kT: 6 kH: 2 kW: 2)"),
     ("avg_pool3d", "float32", ([2], [], [0], False, True, 0), "divisor must be not zero"),
@@ -218,10 +221,10 @@ def test_upsample_bilinear2d_vec(args):
      "Input and output sizes should be greater than 0, but got input (H: 4, W: 5) output (H: 0, W: 10)"),
     ((2, 0, 3, 3), "float32", ([2, 3], True, None),
      "Non-empty 4D data tensor expected but got a tensor with sizes [2, 0, 3, 3]"),
-    ((2, 3, 4, 5), "float16", ([6, 7], False, None),
-     "\"compute_indices_weights_linear\" not implemented for 'Half'"),
+    ((2, 3, 4, 5), "bool", ([6, 7], False, None),
+     "\"upsample_bilinear2d_channels_last\" not implemented for 'Bool'"),
     ((2, 3, 4, 5), "int64", ([6, 7], False, None),
-     "\"compute_indices_weights_linear\" not implemented for 'Long'"),
+     "\"upsample_bilinear2d_channels_last\" not implemented for 'Long'"),
 ])
 def test_upsample_bilinear2d_errors_are_pytorchs(shape, dtype, args, message):
     x = np.zeros(shape, dtype)
