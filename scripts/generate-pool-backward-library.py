@@ -204,8 +204,10 @@ def adaptive(k):
     lines += ["    %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64",
               "    %gcode = opal.dtype_of %grad, %none : !opal.tensor, !opal.none -> i64"]
     if k == 2:
-        lines += same_dtype("ctype", "grad_output")
-        lines += dtype_check("%code", ["float32", "float64", "bfloat16"], "adaptive_avg_pool2d_backward")
+        # (PyTorch 2's words: its template's name, then "Expected".)
+        lines += [line.replace("\"expected dtype", "\"adaptive_avg_pool2d_backward_out_cpu_template: Expected dtype")
+                  for line in same_dtype("ctype", "grad_output")]
+        lines += dtype_check("%code", ["float16", "float32", "float64", "bfloat16"], "adaptive_avg_pool2d_backward")
     else:
         lines += same_dtype("scalar", "")
         lines += dtype_check("%code", ["float16", "float32", "float64"], "adaptive_avg_pool3d_backward_cpu")

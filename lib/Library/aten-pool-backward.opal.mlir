@@ -304,18 +304,18 @@ opal.library "aten" {
     %gcode = opal.dtype_of %grad, %none : !opal.tensor, !opal.none -> i64
     %same_dt = arith.cmpi eq, %gcode, %code : i64
     opal.check %same_dt, "adaptive_avg_pool2d_backward_out_cpu_template: Expected dtype {0:ctype} for `grad_output` but got dtype {1:ctype}" (%code, %gcode : i64, i64)
+    %c_float16 = arith.constant 5 : i64
     %c_float32 = arith.constant 6 : i64
     %c_float64 = arith.constant 7 : i64
     %c_bfloat16 = arith.constant 15 : i64
+    %is_float16 = arith.cmpi eq, %code, %c_float16 : i64
     %is_float32 = arith.cmpi eq, %code, %c_float32 : i64
     %is_float64 = arith.cmpi eq, %code, %c_float64 : i64
     %is_bfloat16 = arith.cmpi eq, %code, %c_bfloat16 : i64
-    %c_float16 = arith.constant 5 : i64
-    %is_float16 = arith.cmpi eq, %code, %c_float16 : i64
-    %dt_ok0 = arith.ori %is_float32, %is_float64 : i1
-    %dt_ok2 = arith.ori %dt_ok0, %is_float16 : i1
-    %dt_ok1 = arith.ori %dt_ok2, %is_bfloat16 : i1
-    opal.check %dt_ok1, "\"adaptive_avg_pool2d_backward\" not implemented for '{0:dtype}'" (%code : i64)
+    %dt_ok0 = arith.ori %is_float16, %is_float32 : i1
+    %dt_ok1 = arith.ori %dt_ok0, %is_float64 : i1
+    %dt_ok2 = arith.ori %dt_ok1, %is_bfloat16 : i1
+    opal.check %dt_ok2, "\"adaptive_avg_pool2d_backward\" not implemented for '{0:dtype}'" (%code : i64)
     %same_rank = arith.cmpi eq, %gr, %xr : i64
     %fits = opal.static_if %same_rank -> i1 {
       %dc = arith.constant -3 : i64
