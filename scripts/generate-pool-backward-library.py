@@ -192,23 +192,29 @@ def adaptive(k):
                   f"    }} else {{",
                   f"      opal.yield",
                   f"    }}"]
-    lines += [f"    %rl = arith.constant {k + 1} : i64",
-              f"    %rh = arith.constant {k + 2} : i64",
-              f"    %is_rl = arith.cmpi eq, %gr, %rl : i64",
-              f"    %is_rh = arith.cmpi eq, %gr, %rh : i64",
-              f"    %rank_ok = arith.ori %is_rl, %is_rh : i1"]
-    if k == 2:
-        lines.append(f"    opal.check %rank_ok, \"{name}_backward(): Expected 3D or 4D tensor, but got [{{0}}]\" (%xs : {L})")
-    else:
-        lines.append(f"    opal.check %rank_ok, \"{name}_backward(): Expected 4D or 5D tensor, but got [{{0}}]\" (%gs : {L})")
-    lines += ["    %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64",
+    rank_lines = [f"    %rl = arith.constant {k + 1} : i64",
+                  f"    %rh = arith.constant {k + 2} : i64",
+                  f"    %is_rl = arith.cmpi eq, %gr, %rl : i64",
+                  f"    %is_rh = arith.cmpi eq, %gr, %rh : i64",
+                  f"    %rank_ok = arith.ori %is_rl, %is_rh : i1"]
+    dtypes = ["    %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64",
               "    %gcode = opal.dtype_of %grad, %none : !opal.tensor, !opal.none -> i64"]
     if k == 2:
-        # (PyTorch 2's words: its template's name, then "Expected".)
-        lines += [line.replace("\"expected dtype", "\"adaptive_avg_pool2d_backward_out_cpu_template: Expected dtype")
+        # PyTorch 2's order and words (its template's name, then
+        # "Expected"): the dtypes agree, the ranks agree, the rank is 3 or 4.
+        template = "adaptive_avg_pool2d_backward_out_cpu_template: "
+        lines += dtypes
+        lines += [line.replace("\"expected dtype", f"\"{template}Expected dtype")
                   for line in same_dtype("ctype", "grad_output")]
+        lines += [f"    %ranks_agree = arith.cmpi eq, %gr, %xr : i64",
+                  f"    opal.check %ranks_agree, \"{template}Expected dimensions {{0}} for `grad_output` but got dimensions {{1}}\" (%xr, %gr : i64, i64)"]
+        lines += rank_lines
+        lines.append(f"    opal.check %rank_ok, \"{template}Expected 3D or 4D tensor, but got [{{0}}]\" (%xs : {L})")
         lines += dtype_check("%code", ["float16", "float32", "float64", "bfloat16"], "adaptive_avg_pool2d_backward")
     else:
+        lines += rank_lines
+        lines.append(f"    opal.check %rank_ok, \"{name}_backward(): Expected 4D or 5D tensor, but got [{{0}}]\" (%gs : {L})")
+        lines += dtypes
         lines += same_dtype("scalar", "")
         lines += dtype_check("%code", ["float16", "float32", "float64"], "adaptive_avg_pool3d_backward_cpu")
     # opal's own check (PyTorch reads out of bounds here)

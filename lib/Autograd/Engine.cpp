@@ -196,9 +196,10 @@ std::vector<Tensor> autograd::grad(const std::vector<Tensor> &outputs,
     keepAlive.push_back(std::move(edge.function));
   }
   std::vector<Tensor> result = execute(root, retainGraph, &captures);
-  for (const Tensor &grad : result)
-    if (!grad.defined() && !allowUnused)
-      throw OpalError("One of the differentiated Tensors appears to not have been used in the "
-                      "graph. Set allow_unused=True if this is the desired behavior.");
+  for (size_t i = 0; i < result.size(); ++i)
+    if (!result[i].defined() && !allowUnused)
+      throw OpalError("The differentiated Tensor at index " + std::to_string(i) +
+                      " appears to not have been used in the graph. Set allow_unused=True if "
+                      "this is the desired behavior.");
   return result;
 }

@@ -33,11 +33,17 @@ Tensor SavedVariable::unpack(const Node &owner) const {
     return data_;
   uint32_t now = data_.version();
   if (now != version_ && !geometryOnly_) {
+    // PyTorch 2 names the op ("Exp"), not its backward node ("ExpBackward0").
+    auto opName = [](const std::string &node) {
+      size_t at = node.rfind("Backward");
+      return at == std::string::npos || at == 0 ? node : node.substr(0, at);
+    };
     std::string which;
     if (isOutput_)
-      which = ", which is output 0 of " + owner.name() + ",";
+      which = ", which is output 0 of " + opName(owner.name()) + ",";
     else if (!producer_.empty())
-      which = ", which is output " + std::to_string(producerOutput_) + " of " + producer_ + ",";
+      which = ", which is output " + std::to_string(producerOutput_) + " of " +
+              opName(producer_) + ",";
     throw OpalError("one of the variables needed for gradient computation has been modified "
                     "by an inplace operation: " + typeDescription(data_) + which +
                     " is at version " + std::to_string(now) + "; expected version " +

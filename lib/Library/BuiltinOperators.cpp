@@ -77,25 +77,24 @@ bool replacedByNativeKernel(const std::string &name) {
   return names.count(name) != 0;
 }
 
-/// The aten ops opal defines that PyTorch 1.13 implements as
+/// The aten ops opal defines that PyTorch 2 implements as
 /// CompositeImplicitAutograd (its other ones have backend kernels):
 /// `torch._C._dispatch_has_kernel_for_dispatch_key(name,
 /// "CompositeImplicitAutograd")` for each. Their decompositions run at the
 /// Autograd keys, so a dispatch mode sees the ops they call, not them.
 bool compositeImplicitInPyTorch(const std::string &name) {
   static const std::set<std::string> names = {
-      "aten::layer_norm",        "aten::linear",  "aten::log_softmax.int",
-      "aten::matmul",            "aten::reshape", "aten::softmax.int",
-      "aten::square",            "aten::bitwise_or.Scalar", "aten::bitwise_xor.Scalar",
-      "aten::floor_divide.Scalar", "aten::max.other",       "aten::min.other",
+      "aten::layer_norm",        "aten::linear",          "aten::log_softmax.int",
+      "aten::matmul",            "aten::reshape",         "aten::softmax.int",
+      "aten::square",            "aten::max.other",       "aten::min.other",
       "aten::var.dim",           "aten::var",             "aten::std.dim",
       "aten::std",               "aten::conv2d",          "aten::max_pool2d",
       "aten::narrow",            "aten::batch_norm",      "aten::adaptive_avg_pool2d",
-      "aten::group_norm",        "aten::copy",            "aten::bernoulli.p",
-      "aten::dropout",           "aten::avg_pool1d",      "aten::adaptive_avg_pool1d",
-      "aten::conv1d",            "aten::conv3d",          "aten::conv_transpose1d",
-      "aten::conv_transpose2d.input", "aten::conv_transpose3d.input", "aten::max_pool3d",
-      "aten::adaptive_avg_pool3d"};
+      "aten::group_norm",        "aten::dropout",         "aten::avg_pool1d",
+      "aten::adaptive_avg_pool1d", "aten::conv1d",        "aten::conv3d",
+      "aten::conv_transpose1d",  "aten::conv_transpose2d.input",
+      "aten::conv_transpose3d.input", "aten::max_pool3d", "aten::adaptive_avg_pool3d",
+      "aten::upsample_nearest2d.vec", "aten::upsample_bilinear2d.vec"};
   return names.count(name) != 0;
 }
 

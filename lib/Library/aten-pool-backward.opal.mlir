@@ -294,16 +294,18 @@ opal.library "aten" {
     } else {
       opal.yield
     }
+    %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
+    %gcode = opal.dtype_of %grad, %none : !opal.tensor, !opal.none -> i64
+    %same_dt = arith.cmpi eq, %gcode, %code : i64
+    opal.check %same_dt, "adaptive_avg_pool2d_backward_out_cpu_template: Expected dtype {0:ctype} for `grad_output` but got dtype {1:ctype}" (%code, %gcode : i64, i64)
+    %ranks_agree = arith.cmpi eq, %gr, %xr : i64
+    opal.check %ranks_agree, "adaptive_avg_pool2d_backward_out_cpu_template: Expected dimensions {0} for `grad_output` but got dimensions {1}" (%xr, %gr : i64, i64)
     %rl = arith.constant 3 : i64
     %rh = arith.constant 4 : i64
     %is_rl = arith.cmpi eq, %gr, %rl : i64
     %is_rh = arith.cmpi eq, %gr, %rh : i64
     %rank_ok = arith.ori %is_rl, %is_rh : i1
-    opal.check %rank_ok, "adaptive_avg_pool2d_backward(): Expected 3D or 4D tensor, but got [{0}]" (%xs : !opal.list<i64>)
-    %code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
-    %gcode = opal.dtype_of %grad, %none : !opal.tensor, !opal.none -> i64
-    %same_dt = arith.cmpi eq, %gcode, %code : i64
-    opal.check %same_dt, "adaptive_avg_pool2d_backward_out_cpu_template: Expected dtype {0:ctype} for `grad_output` but got dtype {1:ctype}" (%code, %gcode : i64, i64)
+    opal.check %rank_ok, "adaptive_avg_pool2d_backward_out_cpu_template: Expected 3D or 4D tensor, but got [{0}]" (%xs : !opal.list<i64>)
     %c_float16 = arith.constant 5 : i64
     %c_float32 = arith.constant 6 : i64
     %c_float64 = arith.constant 7 : i64

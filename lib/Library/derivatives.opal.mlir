@@ -317,12 +317,12 @@ opal.library "aten_backward" {
     %g = aten.masked_fill.Scalar %grad, %out, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
     opal.yield %g : !opal.tensor
   }
-  // grad where x >= min (PyTorch passes the gradient at the bound)
+  // grad where x > min (PyTorch 2 passes none at the bound)
   opal.def "clamp_min(Tensor grad, Tensor self, Scalar min) -> Tensor self"
   opal.decomposition "clamp_min" {
   ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %min: f64):
     %zero = arith.constant 0.0 : f64
-    %below = aten.lt.Scalar %self, %min : (!opal.tensor, f64) -> !opal.tensor
+    %below = aten.le.Scalar %self, %min : (!opal.tensor, f64) -> !opal.tensor
     %g = aten.masked_fill.Scalar %grad, %below, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
     opal.yield %g : !opal.tensor
   }
@@ -330,7 +330,7 @@ opal.library "aten_backward" {
   opal.decomposition "clamp_max" {
   ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %max: f64):
     %zero = arith.constant 0.0 : f64
-    %above = aten.gt.Scalar %self, %max : (!opal.tensor, f64) -> !opal.tensor
+    %above = aten.ge.Scalar %self, %max : (!opal.tensor, f64) -> !opal.tensor
     %g = aten.masked_fill.Scalar %grad, %above, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
     opal.yield %g : !opal.tensor
   }
@@ -1103,7 +1103,7 @@ opal.library "aten_backward" {
     %g = aten.masked_fill.Scalar %upper, %low, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
     opal.yield %g : !opal.tensor
   }
-  // grad inside [min, max] (bounds included)
+  // grad inside (min, max) (PyTorch 2 excludes the bounds)
   opal.def "clamp(Tensor grad, Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor self"
   opal.decomposition "clamp" {
   ^bb0(%grad: !opal.tensor, %self: !opal.tensor, %min: f64, %max: f64):
@@ -1112,7 +1112,7 @@ opal.library "aten_backward" {
     %g1 = opal.static_if %no_min -> !opal.tensor {
     opal.yield %grad : !opal.tensor
     } else {
-    %below = aten.lt.Scalar %self, %min : (!opal.tensor, f64) -> !opal.tensor
+    %below = aten.le.Scalar %self, %min : (!opal.tensor, f64) -> !opal.tensor
     %m = aten.masked_fill.Scalar %grad, %below, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
     opal.yield %m : !opal.tensor
     }
@@ -1120,7 +1120,7 @@ opal.library "aten_backward" {
     %g = opal.static_if %no_max -> !opal.tensor {
     opal.yield %g1 : !opal.tensor
     } else {
-    %above = aten.gt.Scalar %self, %max : (!opal.tensor, f64) -> !opal.tensor
+    %above = aten.ge.Scalar %self, %max : (!opal.tensor, f64) -> !opal.tensor
     %m = aten.masked_fill.Scalar %g1, %above, %zero : (!opal.tensor, !opal.tensor, f64) -> !opal.tensor
     opal.yield %m : !opal.tensor
     }
@@ -1167,6 +1167,15 @@ opal.library "aten_backward" {
       opal.yield %r#0, %r#1, %r#2 : !opal.tensor, !opal.tensor, !opal.tensor
     }
     opal.yield %gs, %gmin, %gmax : !opal.tensor, !opal.tensor, !opal.tensor
+  }
+  // copy: src's values in self's shape and dtype (PyTorch 2 has backend
+  // kernels for it): self gets no gradient, src all of it.
+  opal.def "copy(Tensor grad) -> (Tensor self, Tensor src)"
+  opal.decomposition "copy" {
+  ^bb0(%grad: !opal.tensor):
+    %none = opal.none
+    %z = aten.zeros_like %grad, %none, %none, %none, %none, %none : (!opal.tensor, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> !opal.tensor
+    opal.yield %z, %grad : !opal.tensor, !opal.tensor
   }
   // the filled elements get no gradient
   opal.def "masked_fill.Scalar_self(Tensor grad, Tensor mask) -> Tensor"

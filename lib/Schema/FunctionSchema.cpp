@@ -62,14 +62,16 @@ std::optional<int64_t> Argument::fixedSize() const {
   return std::nullopt;
 }
 
-/// True if an int list default has `size` elements, all the same, so that it
-/// prints as the single value (`int[2] stride=1`), as PyTorch does, and reads
-/// back as the same list. `int[1] dim=[7, 7]` has two and prints as a list.
-static bool isUniformIntList(const DefaultValue &value, int64_t size) {
-  if (value.kind() != DefaultValue::Kind::IntList)
+/// True if a default prints as one value, as PyTorch 2 prints it: a list
+/// of `int` (not SymInt, which prints as the list) with two or more
+/// elements, all the same (`int[2] stride=1`).
+static bool printsAsOneValue(const SchemaType &type, const DefaultValue &value) {
+  const SchemaType *list = type.isOptional() ? type.element().get() : &type;
+  if (!list->isList() || list->element()->str() != "int" ||
+      value.kind() != DefaultValue::Kind::IntList)
     return false;
   const std::vector<int64_t> &values = value.toIntList();
-  if (values.size() < 2 || static_cast<int64_t>(values.size()) != size)
+  if (values.size() < 2)
     return false;
   for (int64_t v : values)
     if (v != values.front())
@@ -83,10 +85,7 @@ std::string Argument::str() const {
     out += " " + name_;
   if (defaultValue_) {
     out += "=";
-    // A uniform default prints as one value only where it can be read back:
-    // on a sized list of that size (`int[2] stride=1`).
-    std::optional<int64_t> size = fixedSize();
-    if (size && isUniformIntList(*defaultValue_, *size))
+    if (printsAsOneValue(*type_, *defaultValue_))
       out += std::to_string(defaultValue_->toIntList().front());
     else
       out += defaultValue_->str();

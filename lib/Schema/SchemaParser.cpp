@@ -818,6 +818,7 @@ bool Parser::convertScalar(const Literal &literal, const SchemaType &type,
   using K = Literal::Kind;
   switch (type.kind()) {
   case TypeKind::Bool:
+  case TypeKind::SymBool:
     if (literal.kind != K::Bool)
       return defaultMismatch(literal, type, argName, "True or False");
     value = DefaultValue::fromBool(literal.boolValue);
@@ -851,6 +852,7 @@ bool Parser::convertScalar(const Literal &literal, const SchemaType &type,
     return defaultMismatch(literal, type, argName, expected);
   }
   case TypeKind::Float:
+  case TypeKind::SymFloat:
     if (literal.kind == K::Int)
       value = DefaultValue::fromDouble(static_cast<double>(literal.intValue));
     else if (literal.kind == K::Double)
@@ -907,8 +909,16 @@ bool Parser::convertDefault(const Literal &literal, const TypePtr &type,
                       type->str() + "?'");
   }
   const SchemaType *target = type.get();
-  if (target->isOptional())
+  if (target->isOptional()) {
     target = target->element().get();
+    // PyTorch keeps an int literal of a `float?` an int (prims::var's
+    // `float? correction=1` prints as 1).
+    if (literal.kind == K::Int &&
+        (target->kind() == TypeKind::Float || target->kind() == TypeKind::SymFloat)) {
+      value = DefaultValue::fromInt(literal.intValue);
+      return true;
+    }
+  }
 
   if (!target->isList()) {
     if (literal.kind == K::List)

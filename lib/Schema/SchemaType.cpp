@@ -16,12 +16,14 @@ struct BaseTypeInfo {
 } // namespace
 
 // One row per base type, in the order of TypeKind.
-static constexpr std::array<BaseTypeInfo, 22> kBaseTypes = {{
+static constexpr std::array<BaseTypeInfo, 24> kBaseTypes = {{
     {TypeKind::Tensor, "Tensor", "Tensor"},
     {TypeKind::Int, "int", "int"},
     {TypeKind::SymInt, "SymInt", "SymInt"},
     {TypeKind::Float, "float", "float"},
+    {TypeKind::SymFloat, "SymFloat", "SymFloat"},
     {TypeKind::Bool, "bool", "bool"},
+    {TypeKind::SymBool, "SymBool", "SymBool"},
     {TypeKind::Str, "str", "str"},
     {TypeKind::Complex, "complex", "complex"},
     {TypeKind::Scalar, "Scalar", "number"},
@@ -226,6 +228,10 @@ TypePtr SchemaType::fakeType() const {
   case TypeKind::Layout:
   case TypeKind::MemoryFormat:
     return get(TypeKind::Int);
+  case TypeKind::SymFloat:
+    return get(TypeKind::Float);
+  case TypeKind::SymBool:
+    return get(TypeKind::Bool);
   default:
     break;
   }

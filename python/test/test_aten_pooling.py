@@ -47,8 +47,8 @@ def test_errors():
              "Given input size: (1x2x2). Calculated output size: (1x0x0). Output size is too "
              "small"),
             (lambda: A.avg_pool2d(opal.ones(1, 1, 4, 4), [3, 3], [], [2, 2]),
-             "aten::avg_pool2d: pad should be at most half of kernel size, but got pad=2 and "
-             "kernel_size=3"),
+             "aten::avg_pool2d: pad should be at most half of effective kernel size, but got "
+             "pad=2, kernel_size=3 and dilation=1"),
             (lambda: A.avg_pool2d(opal.ones(1, 1, 4, 4, dtype=opal.int32), [2, 2]),
              "aten::avg_pool2d: \"avg_pool2d\" not implemented for 'Int'"),
             (lambda: A.avg_pool2d(opal.ones(1, 1, 4, 4), [2, 2], [2, 2], [0, 0], False, True, 0),
