@@ -252,7 +252,10 @@ std::optional<int64_t> sizeOf(const SizeRef &size, const IValue *args,
               ") at non-singleton dimension " + std::to_string(check.dim);
     break;
   case ShapeCheck::Kind::Matmul:
-    message = "mat1 and mat2 shapes cannot be multiplied (" +
+    // PyTorch 2 names the product kernel that checks: addmm's own, mm's
+    // for every other (matmul and linear reach mm).
+    message = std::string(schema.operatorName().str() == "aten::addmm" ? "addmm" : "mm") +
+              ": mat1 and mat2 shapes cannot be multiplied (" +
               shapeText(check.lhsShape, args, kinds, "x") + " and " +
               shapeText(check.rhsShape, args, kinds, "x") + ")";
     break;

@@ -69,12 +69,16 @@ Three groupNormBackward(const Tensor &grad, const Tensor &input, const Tensor &m
   expect(mean.numel() == n * group, "mean.numel() == N * group");
   expect(rstd.numel() == n * group, "rstd.numel() == N * group");
   expect(!weight || weight->numel() == channels, "!gamma.defined() || gamma.numel() == C");
-  // (PyTorch 1.13 reads past the tensors when group does not divide C.)
+  // (PyTorch reads past the tensors when group does not divide C.)
   expect(group > 0 && channels % group == 0, "group > 0 && C % group == 0");
-  for (const Tensor *t : {&grad, &mean, &rstd})
+  // PyTorch 2's checks and words: dY against X, then the statistics.
+  if (grad.dtype() != input.dtype())
+    throw OpalError(std::string(kGroupNormBackward) +
+                    ": Expected scalar types of X and dY are same.");
+  for (const Tensor *t : {&mean, &rstd})
     if (t->dtype() != input.dtype())
-      throw OpalError(std::string(kGroupNormBackward) + ": expected scalar type " +
-                      scalarTypeCppName(input.dtype()) + " but found " +
+      throw OpalError(std::string(kGroupNormBackward) +
+                      ": mixed dtype (CPU): expect parameter to have scalar type of " +
                       scalarTypeCppName(t->dtype()));
   Stack results = callOp("aten_backward::native_group_norm", "",
                          {IValue(grad), IValue(input), optional(weight), IValue(n),

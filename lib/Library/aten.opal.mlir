@@ -644,20 +644,82 @@ opal.library "aten" {
     %dc_code = opal.dtype_of %self, %dc_none : !opal.tensor, !opal.none -> i64
     %dc_not_bool = arith.cmpi ne, %dc_code, %dc_c11 : i64
     opal.check %dc_not_bool, "Bool inputs not supported for hardtanh"
-    // uint8 takes no negative limit (known per call only).
-    %dc_c0 = arith.constant 0 : i64
-    %dc_unsigned = arith.cmpi eq, %dc_code, %dc_c0 : i64
-    opal.static_if %dc_unsigned {
-      %lt, %ht, %zt = opal.promote %lo, %hi, %dc_c0 : f64, f64, i64 -> !opal.tensor, !opal.tensor, !opal.tensor
-      %lneg = prims.lt %lt, %zt : (!opal.tensor, !opal.tensor) -> !opal.tensor
-      %hneg = prims.lt %ht, %zt : (!opal.tensor, !opal.tensor) -> !opal.tensor
-      %neg = prims.bitwise_or %lneg, %hneg : (!opal.tensor, !opal.tensor) -> !opal.tensor
-      opal.data_check %neg, "cannot do hardtanh on an unsigned type with negative limits" : !opal.tensor
+    // An integer input clamps in int64 (PyTorch 2 takes limits beyond its
+    // dtype's range, and refuses a min above it or a max below it; the
+    // limits are known per call).
+    %dc_k0 = arith.constant 0 : i64
+    %dc_k1 = arith.constant 1 : i64
+    %dc_k2 = arith.constant 2 : i64
+    %dc_k3 = arith.constant 3 : i64
+    %dc_rmin0 = arith.constant 0 : i64
+    %dc_rmax0 = arith.constant 255 : i64
+    %dc_rmin1 = arith.constant -128 : i64
+    %dc_rmax1 = arith.constant 127 : i64
+    %dc_rmin2 = arith.constant -32768 : i64
+    %dc_rmax2 = arith.constant 32767 : i64
+    %dc_rmin3 = arith.constant -2147483648 : i64
+    %dc_rmax3 = arith.constant 2147483647 : i64
+    %dc_i64 = arith.constant 4 : i64
+    %dc_is0 = arith.cmpi eq, %dc_code, %dc_k0 : i64
+    %dc_is1 = arith.cmpi eq, %dc_code, %dc_k1 : i64
+    %dc_is2 = arith.cmpi eq, %dc_code, %dc_k2 : i64
+    %dc_is3 = arith.cmpi eq, %dc_code, %dc_k3 : i64
+    opal.static_if %dc_is0 {
+      %r0_lt, %r0_ht, %r0_min, %r0_max = opal.promote %lo, %hi, %dc_rmin0, %dc_rmax0 : f64, f64, i64, i64 -> !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor
+      %r0_above = prims.gt %r0_lt, %r0_max : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %r0_lti = opal.to_dtype %r0_lt, %dc_i64 : !opal.tensor, i64 -> !opal.tensor
+      opal.data_check %r0_above first %r0_lti : !opal.tensor, "Clamp min value {0} is outside the representable range of Byte" : !opal.tensor
+      %r0_below = prims.lt %r0_ht, %r0_min : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %r0_hti = opal.to_dtype %r0_ht, %dc_i64 : !opal.tensor, i64 -> !opal.tensor
+      opal.data_check %r0_below first %r0_hti : !opal.tensor, "Clamp max value {0} is outside the representable range of Byte" : !opal.tensor
       opal.yield
     } else {
       opal.yield
     }
-    %x, %l, %h = opal.promote %self, %lo, %hi : !opal.tensor, f64, f64 -> !opal.tensor, !opal.tensor, !opal.tensor
+    opal.static_if %dc_is1 {
+      %r1_lt, %r1_ht, %r1_min, %r1_max = opal.promote %lo, %hi, %dc_rmin1, %dc_rmax1 : f64, f64, i64, i64 -> !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor
+      %r1_above = prims.gt %r1_lt, %r1_max : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %r1_lti = opal.to_dtype %r1_lt, %dc_i64 : !opal.tensor, i64 -> !opal.tensor
+      opal.data_check %r1_above first %r1_lti : !opal.tensor, "Clamp min value {0} is outside the representable range of Char" : !opal.tensor
+      %r1_below = prims.lt %r1_ht, %r1_min : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %r1_hti = opal.to_dtype %r1_ht, %dc_i64 : !opal.tensor, i64 -> !opal.tensor
+      opal.data_check %r1_below first %r1_hti : !opal.tensor, "Clamp max value {0} is outside the representable range of Char" : !opal.tensor
+      opal.yield
+    } else {
+      opal.yield
+    }
+    opal.static_if %dc_is2 {
+      %r2_lt, %r2_ht, %r2_min, %r2_max = opal.promote %lo, %hi, %dc_rmin2, %dc_rmax2 : f64, f64, i64, i64 -> !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor
+      %r2_above = prims.gt %r2_lt, %r2_max : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %r2_lti = opal.to_dtype %r2_lt, %dc_i64 : !opal.tensor, i64 -> !opal.tensor
+      opal.data_check %r2_above first %r2_lti : !opal.tensor, "Clamp min value {0} is outside the representable range of Short" : !opal.tensor
+      %r2_below = prims.lt %r2_ht, %r2_min : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %r2_hti = opal.to_dtype %r2_ht, %dc_i64 : !opal.tensor, i64 -> !opal.tensor
+      opal.data_check %r2_below first %r2_hti : !opal.tensor, "Clamp max value {0} is outside the representable range of Short" : !opal.tensor
+      opal.yield
+    } else {
+      opal.yield
+    }
+    opal.static_if %dc_is3 {
+      %r3_lt, %r3_ht, %r3_min, %r3_max = opal.promote %lo, %hi, %dc_rmin3, %dc_rmax3 : f64, f64, i64, i64 -> !opal.tensor, !opal.tensor, !opal.tensor, !opal.tensor
+      %r3_above = prims.gt %r3_lt, %r3_max : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %r3_lti = opal.to_dtype %r3_lt, %dc_i64 : !opal.tensor, i64 -> !opal.tensor
+      opal.data_check %r3_above first %r3_lti : !opal.tensor, "Clamp min value {0} is outside the representable range of Int" : !opal.tensor
+      %r3_below = prims.lt %r3_ht, %r3_min : (!opal.tensor, !opal.tensor) -> !opal.tensor
+      %r3_hti = opal.to_dtype %r3_ht, %dc_i64 : !opal.tensor, i64 -> !opal.tensor
+      opal.data_check %r3_below first %r3_hti : !opal.tensor, "Clamp max value {0} is outside the representable range of Int" : !opal.tensor
+      opal.yield
+    } else {
+      opal.yield
+    }
+    %dc_integral = arith.cmpi sle, %dc_code, %dc_i64 : i64
+    %wide = opal.static_if %dc_integral -> !opal.tensor {
+      %w = opal.to_dtype %self, %dc_i64 : !opal.tensor, i64 -> !opal.tensor
+      opal.yield %w : !opal.tensor
+    } else {
+      opal.yield %self : !opal.tensor
+    }
+    %x, %l, %h = opal.promote %wide, %lo, %hi : !opal.tensor, f64, f64 -> !opal.tensor, !opal.tensor, !opal.tensor
     %xb, %lb, %hb = opal.broadcast_tensors %x, %l, %h : !opal.tensor, !opal.tensor, !opal.tensor -> !opal.tensor, !opal.tensor, !opal.tensor
     %above = prims.maximum %xb, %lb : (!opal.tensor, !opal.tensor) -> !opal.tensor
     %clamped = prims.minimum %above, %hb : (!opal.tensor, !opal.tensor) -> !opal.tensor
@@ -1363,6 +1425,38 @@ opal.library "aten" {
       %wc = opal.dtype_of %weight, %dc_none : !opal.tensor, !opal.none -> i64
       %same = arith.cmpi eq, %bc, %wc : i64
       opal.check %same, "self and mat2 must have the same dtype"
+      opal.yield
+    } else {
+      opal.yield
+    }
+    // A 1-d input with a 1-d bias: PyTorch 2 expands the bias to [1, out]
+    // (its words; a bias of size 1 expands, and a size known per call is
+    // never 1 here, as sizes of 1 are compiled apart).
+    %in1 = opal.has_rank %input, 1 : !opal.tensor -> i1
+    %vec = arith.andi %in1, %has_bias : i1
+    opal.static_if %vec {
+      %b1 = opal.has_rank %bias, 1 : !opal.tensor -> i1
+      %w2 = opal.has_rank %weight, 2 : !opal.tensor -> i1
+      %both = arith.andi %b1, %w2 : i1
+      opal.static_if %both {
+        %lc0 = arith.constant 0 : i64
+        %lc1 = arith.constant 1 : i64
+        %ones = opal.normalize_dims %bias, %lc0 {size_one} : !opal.tensor, i64 -> !opal.list<i64>
+        %n_ones = opal.list_len %ones : !opal.list<i64> -> i64
+        %stretches = arith.cmpi eq, %n_ones, %lc1 : i64
+        opal.static_if %stretches {
+          opal.yield
+        } else {
+          %out = opal.dim_size %weight, 0 : !opal.tensor -> i64
+          %bsz = opal.dim_size %bias, 0 : !opal.tensor -> i64
+          %fits = arith.cmpi eq, %bsz, %out : i64
+          opal.check %fits, "The expanded size of the tensor ({0}) must match the existing size ({1}) at non-singleton dimension 1.  Target sizes: [1, {0}].  Tensor sizes: [{1}]" (%out, %bsz : i64, i64)
+          opal.yield
+        }
+        opal.yield
+      } else {
+        opal.yield
+      }
       opal.yield
     } else {
       opal.yield

@@ -32,11 +32,11 @@ std::optional<IntegerRange> integerRange(ScalarType dtype) {
   }
 }
 
-/// The largest finite value of a floating dtype and its C name.
+/// The largest finite value of a floating dtype that refuses larger
+/// values, and its C name (PyTorch 2 rounds them to infinity in float16 and
+/// bfloat16).
 std::optional<std::pair<double, const char *>> floatingMax(ScalarType dtype) {
   switch (dtype) {
-  case ScalarType::Half: return std::make_pair(65504.0, "at::Half");
-  case ScalarType::BFloat16: return std::make_pair(3.3895313892515355e38, "at::BFloat16");
   case ScalarType::Float: return std::make_pair(double(FLT_MAX), "float");
   default: return std::nullopt;
   }

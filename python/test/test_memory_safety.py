@@ -37,7 +37,7 @@ SHAPE_CASES = [
      "torch.bmm(torch.ones(2, 3, 4), torch.ones(3, 4, 5))",
      "aten::bmm: Expected size for first two dimensions of batch2 tensor to be: [2, 4] but got: [3, 4]."),
     ("A.matmul(opal.ones(2, 3), opal.ones(4, 5))", "torch.matmul(torch.ones(2, 3), torch.ones(4, 5))",
-     "aten::matmul: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5) "
+     "aten::matmul: mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5) "
      "(arguments 'self' and 'other')"),
     ("A.linear(opal.ones(2, 3), opal.ones(4, 5))",
      "torch.nn.functional.linear(torch.ones(2, 3), torch.ones(4, 5))",
@@ -53,11 +53,13 @@ SHAPE_CASES = [
      "The size of tensor a (3) must match the size of tensor b (4)"),
     ("A.eq(opal.ones(3), opal.ones(4))", "torch.eq(torch.ones(3), torch.ones(4))",
      "The size of tensor a (3) must match the size of tensor b (4)"),
+    # On meta tensors opal raises what PyTorch raises on the CPU (PyTorch 2's
+    # meta kernels word some of these otherwise).
     ("A.add(opal.ones(4, device='meta'), opal.ones(3, device='meta'))",
-     "torch.ones(4, device='meta') + torch.ones(3, device='meta')",
+     "torch.ones(4) + torch.ones(3)",
      "The size of tensor a (4) must match the size of tensor b (3)"),
     ("A.mm(opal.ones(2, 3, device='meta'), opal.ones(4, 5, device='meta'))",
-     "torch.mm(torch.ones(2, 3, device='meta'), torch.ones(4, 5, device='meta'))",
+     "torch.mm(torch.ones(2, 3), torch.ones(4, 5))",
      "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"),
     # An op's own checks (opal.check in its definition), with PyTorch's words.
     ("A.layer_norm(opal.ones(3, 3), [2])", "torch.ops.aten.layer_norm(torch.ones(3, 3), [2])",
@@ -82,12 +84,12 @@ SHAPE_CASES = [
      "Expected bias to be of same shape as normalized_shape, but got bias of shape [1] and "
      "normalized_shape = [3]"),
     ("A.layer_norm(opal.ones(2, 4, device='meta'), [3])",
-     "torch.ops.aten.layer_norm(torch.ones(2, 4, device='meta'), [3])",
+     "torch.ops.aten.layer_norm(torch.ones(2, 4), [3])",
      "Given normalized_shape=[3], expected input with shape [*, 3], but got input of size[2, 4]"),
     ("A.amax(opal.ones(3, 0), [1])", "torch.amax(torch.ones(3, 0), [1])",
      "aten::amax: amax(): Expected reduction dim 1 to have non-zero size. (argument 'self')"),
     ("A.amin(opal.ones(0, 3, device='meta'), [-2])",
-     "torch.amin(torch.ones(0, 3, device='meta'), [-2])",
+     "torch.amin(torch.ones(0, 3), [-2])",
      "amin(): Expected reduction dim -2 to have non-zero size."),
     ("A.amax(opal.ones(2, 0, 3))", "torch.amax(torch.ones(2, 0, 3))",
      "amax(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
@@ -384,7 +386,7 @@ def test_ops_with_the_same_kernel_ir_keep_their_own_disk_entries(tmp_path):
             "    except RuntimeError as e:\n        print(e)\n")
     for out in compiled_then_loaded(code, tmp_path):
         assert out.stdout.splitlines() == [
-            "aten::matmul: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5) "
+            "aten::matmul: mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5) "
             "(arguments 'self' and 'other')",
             "aten::mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5) "
             "(arguments 'self' and 'mat2')"], out.stderr
