@@ -84,7 +84,8 @@ void autograd::copyInPlace(Tensor &self, const Tensor &source) {
 
 void autograd::fillInPlace(Tensor &self, const Scalar &value) {
   // Checked before anything is recorded: a refused value changes nothing.
-  if (std::string problem = elementOverflowProblem(value, self.dtype()); !problem.empty())
+  if (std::string problem = elementOverflowProblem(value, self.dtype(), true);
+      !problem.empty())
     throw OpalError(problem);
   std::shared_ptr<Node> node = prepareWrite(self, nullptr, "fill_");
   fillWithScalar(self, value);

@@ -1168,15 +1168,6 @@ opal.library "aten_backward" {
     }
     opal.yield %gs, %gmin, %gmax : !opal.tensor, !opal.tensor, !opal.tensor
   }
-  // copy: src's values in self's shape and dtype (PyTorch 2 has backend
-  // kernels for it): self gets no gradient, src all of it.
-  opal.def "copy(Tensor grad) -> (Tensor self, Tensor src)"
-  opal.decomposition "copy" {
-  ^bb0(%grad: !opal.tensor):
-    %none = opal.none
-    %z = aten.zeros_like %grad, %none, %none, %none, %none, %none : (!opal.tensor, !opal.none, !opal.none, !opal.none, !opal.none, !opal.none) -> !opal.tensor
-    opal.yield %z, %grad : !opal.tensor, !opal.tensor
-  }
   // the filled elements get no gradient
   opal.def "masked_fill.Scalar_self(Tensor grad, Tensor mask) -> Tensor"
   opal.decomposition "masked_fill.Scalar_self" {

@@ -394,7 +394,8 @@ Tensor &Tensor::fill(double value) {
   bumpVersion();
   // An integer fill value out of the dtype's range is refused, as PyTorch
   // refuses it (a float-to-int conversion out of range is undefined).
-  if (std::string problem = elementOverflowProblem(Scalar(value), dtype()); !problem.empty())
+  if (std::string problem = elementOverflowProblem(Scalar(value), dtype(), true);
+      !problem.empty())
     throw OpalError(problem);
   if (device().isCUDA()) {
     Tensor host = Tensor::empty(sizes(), dtype(), Device(DeviceType::CPU));

@@ -32,11 +32,11 @@ std::optional<IntegerRange> integerRange(ScalarType dtype) {
   }
 }
 
-/// The largest finite value of a floating dtype that refuses larger
-/// values, and its C name (PyTorch 2 rounds them to infinity in float16 and
-/// bfloat16).
+/// The largest finite value of a floating dtype and its C name.
 std::optional<std::pair<double, const char *>> floatingMax(ScalarType dtype) {
   switch (dtype) {
+  case ScalarType::Half: return std::make_pair(65504.0, "c10::Half");
+  case ScalarType::BFloat16: return std::make_pair(3.3895313892515355e38, "c10::BFloat16");
   case ScalarType::Float: return std::make_pair(double(FLT_MAX), "float");
   default: return std::nullopt;
   }
@@ -48,8 +48,11 @@ std::string overflow(const char *name) {
 
 } // namespace
 
-std::string opal::elementOverflowProblem(const Scalar &value, ScalarType dtype) {
+std::string opal::elementOverflowProblem(const Scalar &value, ScalarType dtype,
+                                         bool halfSaturates) {
   if (value.isBoolean() || value.isComplex())
+    return "";
+  if (halfSaturates && (dtype == ScalarType::Half || dtype == ScalarType::BFloat16))
     return "";
   if (value.isIntegral()) {
     int64_t v = value.toInt();
@@ -77,7 +80,8 @@ std::string opal::elementOverflowProblem(const Scalar &value, ScalarType dtype) 
 }
 
 Tensor &opal::fillWithScalar(Tensor &tensor, const Scalar &value) {
-  if (std::string problem = elementOverflowProblem(value, tensor.dtype()); !problem.empty())
+  if (std::string problem = elementOverflowProblem(value, tensor.dtype(), true);
+      !problem.empty())
     throw OpalError(problem);
   // A double holds every int up to 2^53 exactly.
   constexpr int64_t kExact = int64_t(1) << 53;

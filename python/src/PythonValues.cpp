@@ -66,9 +66,13 @@ static std::optional<int64_t> asInt(py::handle object) {
     throw py::error_already_set();
   int overflow = 0;
   long long value = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
-  // An int past int64 is refused as PyTorch refuses it, never wrapped.
-  if (overflow)
-    throw OpalError("Overflow when unpacking long");
+  // An int past int64 is refused as PyTorch 2 refuses it, never wrapped:
+  // past uint64 Python cannot convert it; below, it fits no int64 element.
+  if (overflow) {
+    if (_PyLong_NumBits(index.ptr()) > 64)
+      throw OpalError("int too big to convert");
+    throw OpalError("value cannot be converted to type int64_t without overflow");
+  }
   if (value == -1 && PyErr_Occurred())
     throw py::error_already_set();
   return static_cast<int64_t>(value);

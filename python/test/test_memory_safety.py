@@ -96,8 +96,8 @@ SHAPE_CASES = [
      "reduction dim with the 'dim' argument."),
     ("A.linear(opal.ones(3), opal.ones(3, 3), opal.ones(5))",
      "torch.nn.functional.linear(torch.ones(3), torch.ones(3, 3), torch.ones(5))",
-     "aten::linear: The size of tensor a (3) must match the size of tensor b (5) at "
-     "non-singleton dimension 0 (arguments 'weight' and 'bias')"),
+     "aten::linear: The expanded size of the tensor (3) must match the existing size (5) at "
+     "non-singleton dimension 1.  Target sizes: [1, 3].  Tensor sizes: [5]"),
     ("A.linear(opal.ones(2, 3), opal.ones(4, 3), opal.ones(3, 2, 4))",
      "torch.nn.functional.linear(torch.ones(2, 3), torch.ones(4, 3), torch.ones(3, 2, 4))",
      "aten::linear: expand(torch.FloatTensor{[3, 2, 4]}, size=[2, 4]): the number of sizes "
@@ -211,7 +211,7 @@ SIZE_CASES = [
      "torch.full((2,), float('inf'), dtype=torch.int64)",
      "value cannot be converted to type int64_t without overflow"),
     ("opal.full((2,), 2**70, dtype=opal.int64)",
-     "torch.full((2,), 2**70, dtype=torch.int64)", "Overflow when unpacking long"),
+     "torch.full((2,), 2**70, dtype=torch.int64)", "int too big to convert"),
     ("opal.zeros(1).expand(4).copy_(opal.ones(4))", None,
      "unsupported operation: more than one element of the written-to tensor refers to a single "
      "memory location. Please clone() the tensor before performing the operation."),

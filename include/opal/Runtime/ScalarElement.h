@@ -24,11 +24,16 @@ namespace opal {
 /// (uint8 also takes -255..-1, which wrap to 1..255), float16 within
 /// +-65504; a float fits an integer dtype when it is a number inside its
 /// range, a floating dtype when it is inf, NaN or inside its finite range;
-/// anything fits bool and the complex dtypes.
-std::string elementOverflowProblem(const Scalar &value, ScalarType dtype);
+/// anything fits bool and the complex dtypes. A fill (`fill_`,
+/// `torch.full`: `halfSaturates`) takes any number into float16 and
+/// bfloat16, past their range as infinity, as PyTorch 2 does; an aten op's
+/// Scalar (aten::full) does not.
+std::string elementOverflowProblem(const Scalar &value, ScalarType dtype,
+                                   bool halfSaturates = false);
 
 /// Fills `tensor` with `value` after elementOverflowProblem's check (an
-/// OpalError if it fails); an int value is converted from int64 exactly.
+/// OpalError if it fails; float16 and bfloat16 saturate); an int value is
+/// converted from int64 exactly.
 Tensor &fillWithScalar(Tensor &tensor, const Scalar &value);
 
 } // namespace opal
