@@ -33,16 +33,15 @@ $(FUZZ_DIR)/build.ninja:
 	cmake -G Ninja -S . -B $(FUZZ_DIR) -DOPAL_FUZZERS=ON -DOPAL_PYTHON=$(PYTHON) \
 	  -DCMAKE_C_COMPILER=$(CLANG) -DCMAKE_CXX_COMPILER=$(CLANG)++
 
-# opal.torch's tests run in a virtual environment outside the clone with
-# PyTorch 2 from PyPI (scripts/bootstrap-python.sh prints its python), and
-# opal._torch_C is built against that PyTorch; the other tests compare with
-# Debian's PyTorch 1.13 still (docs/pytorch.md).
+# The Python tests run in a virtual environment outside the clone with
+# PyTorch 2 from PyPI, their reference (scripts/bootstrap-python.sh prints
+# its python); opal._torch_C is built against that PyTorch.
 test: bootstrap-test $(BUILD_DIR)/build.ninja $(FUZZ_DIR)/build.ninja
 	@python=$$(scripts/bootstrap-python.sh) && \
 	  cmake $(BUILD_DIR) -DOPAL_TORCH_PYTHON=$$python > /dev/null && \
 	  cmake --build $(BUILD_DIR) -j $(JOBS) && \
 	  cmake --build $(FUZZ_DIR) -j $(JOBS) --target opal-fuzzers && \
-	  $(PYTHON) scripts/run-tests.py --build-dir $(BUILD_DIR) --torch2-python $$python
+	  $(PYTHON) scripts/run-tests.py --build-dir $(BUILD_DIR) --python $$python
 
 demo: build
 	PYTHONPATH=$(BUILD_DIR)/python $(PYTHON) examples/schema_tour.py

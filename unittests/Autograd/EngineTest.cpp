@@ -116,7 +116,7 @@ TEST_F(Autograd, SecondBackwardAndOverwrittenSavedTensorsRaise) {
   Tensor t = call("aten::sum", "", {e, IValue()});
   copyInPlace(e, ones);
   EXPECT_NE(errorOf([&] { backward({t}, {Tensor()}, false); })
-                .find("[opal.FloatTensor [2]], which is output 0 of ExpBackward0, is at version "
+                .find("[opal.FloatTensor [2]], which is output 0 of Exp, is at version "
                       "1; expected version 0 instead"),
             std::string::npos);
 }
