@@ -18,15 +18,14 @@ build_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libhiredis-dev
 )
-# python3-torch (PyTorch 1.13, CPU) is the behavioural reference of the tests
-# that have not moved to PyTorch 2 yet (docs/pytorch.md); opal itself never
-# imports it. PyTorch 2, which opal.torch bridges to and its tests run
-# under, comes from PyPI into a virtual environment
-# (scripts/bootstrap-python.sh). python3-venv makes that environment.
+# PyTorch 2, the behavioural reference of every test and what opal.torch
+# bridges to, comes from PyPI into a virtual environment
+# (scripts/bootstrap-python.sh; opal itself never imports it); python3-venv
+# makes that environment. Debian's PyTorch 1.13 is no longer needed.
 # clang-22 and its runtime build the fuzzers (libFuzzer, ASan, UBSan) that
 # make test runs; redis-server is the real server the remote kernel cache
 # tests start on a loopback socket.
-test_packages=(python3-pytest python3-torch python3-venv python3-pip clang-22
+test_packages=(python3-pytest python3-venv python3-pip clang-22
                libclang-rt-22-dev redis-server)
 
 case "$profile" in
