@@ -90,9 +90,11 @@ if __name__ == "__main__":
     import opal.torch
     tokens, images = inputs()
     for model, x in ((GptBlock(), tokens), (SmallCnn(), images)):
-        compiled = opal.torch.compile(model, [x])
+        compiled = opal.torch.compile(model)
+        # (Inference: the weights, running statistics included, are
+        # parameters that require grad.)
         with torch.no_grad():
             eager = model(x)
-        ours = compiled(x)
+            ours = compiled(x)
         print(f"{type(model).__name__}: output {list(ours.shape)}, largest difference from "
               f"PyTorch eager {float((ours - eager).abs().max()):.2e}")

@@ -286,9 +286,12 @@ def spatial_branch(S, transposed, ind):
         e(f"opal.yield %{t}undilated : i1", ind + 2)
         e(f"}}", ind)
     else:
-        # output size: (I - 1) s - 2p + d (K - 1) + op + 1 >= 0 (PyTorch 2
-        # computes an empty output; a negative size is refused)
+        # output size: (I - 1) s - 2p + d (K - 1) + op + 1 >= 1, or >= 0
+        # for a batch of two or more (PyTorch 2's kernel for those computes
+        # an empty output; for one sample it refuses it)
         outs, conds = [], []
+        e(f"%{t}batch1 = arith.cmpi eq, {xs[0]}, {one} : i64", ind)
+        e(f"%{t}least = arith.select %{t}batch1, {one}, {zero} : i64", ind)
         for i in range(S):
             e(f"%{t}im{i} = arith.subi {xs[2 + i]}, {one} : i64", ind)
             e(f"%{t}is{i} = arith.muli %{t}im{i}, {st[i]} : i64", ind)
@@ -299,7 +302,7 @@ def spatial_branch(S, transposed, ind):
             e(f"%{t}sb{i} = arith.addi %{t}sa{i}, %{t}kd{i} : i64", ind)
             e(f"%{t}sc{i} = arith.addi %{t}sb{i}, {op[i]} : i64", ind)
             e(f"%{t}os{i} = arith.addi %{t}sc{i}, {one} : i64", ind)
-            e(f"%{t}small{i} = arith.cmpi slt, %{t}os{i}, {zero} : i64", ind)
+            e(f"%{t}small{i} = arith.cmpi slt, %{t}os{i}, %{t}least : i64", ind)
             outs.append(f"%{t}os{i}"); conds.append(f"%{t}small{i}")
         small = any_of(conds, ind, f"{t}small")
         n = S + len(lead)

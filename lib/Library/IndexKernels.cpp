@@ -38,10 +38,13 @@ std::vector<std::optional<Tensor>> expandMasks(const Tensor &self, const Indices
       continue;
     }
     ScalarType dtype = index->dtype();
-    if (dtype != ScalarType::Long && dtype != ScalarType::Bool && dtype != ScalarType::Byte)
-      throw OpalError("tensors used as indices must be long, byte or bool tensors");
-    if (dtype == ScalarType::Long) {
-      result.push_back(hostContiguous(*index));
+    if (dtype != ScalarType::Long && dtype != ScalarType::Int && dtype != ScalarType::Bool &&
+        dtype != ScalarType::Byte)
+      throw OpalError("tensors used as indices must be long, int, byte or bool tensors");
+    // (PyTorch 2 takes int32 indices too: read as int64.)
+    if (dtype == ScalarType::Long || dtype == ScalarType::Int) {
+      result.push_back(hostContiguous(dtype == ScalarType::Int ? index->to(ScalarType::Long)
+                                                               : *index));
       continue;
     }
     Tensor mask = hostContiguous(*index);
@@ -139,7 +142,7 @@ IndexPlan planIndex(const Tensor &self, const Indices &given) {
     shape = merged;
   }
   if (indexed.empty())
-    throw OpalError("index: at least one index tensor is needed, but every index is None");
+    throw OpalError("at least one index must be provided");
   IndexPlan plan;
   plan.adjacent = indexed.back() - indexed.front() + 1 == static_cast<int64_t>(indexed.size());
   // The result: [before..., shape..., after...] or [shape..., rest...].
@@ -193,8 +196,10 @@ IndexPlan planIndex(const Tensor &self, const Indices &given) {
 }
 
 Tensor indexTensor(const Tensor &self, const Indices &indices) {
-  // PyTorch 1.13 returns an empty tensor indexed by Nones as it is.
-  if (self.numel() == 0 && std::all_of(indices.begin(), indices.end(), [](const auto &i) {
+  // PyTorch returns an empty tensor indexed by Nones as it is (an empty
+  // list of indices is refused, below).
+  if (!indices.empty() && self.numel() == 0 &&
+      std::all_of(indices.begin(), indices.end(), [](const auto &i) {
         return !i || !i->defined();
       }))
     return self.clone();
@@ -237,14 +242,9 @@ Tensor indexPut(const Tensor &self, const Indices &indices, const Tensor &values
                                 "got ") + scalarTypeCppName(self.dtype()) +
                     " for the destination and " + scalarTypeCppName(values.dtype()) +
                     " for the source.");
-  // (PyTorch 1.13 indexes an empty tensor by Nones as it is.)
-  IndexPlan plan;
-  if (self.numel() == 0 && std::all_of(indices.begin(), indices.end(), [](const auto &i) {
-        return !i || !i->defined();
-      }))
-    plan.outSizes = self.sizes();
-  else
-    plan = planIndex(self, indices);
+  // (PyTorch 2 refuses indices that are all None, with internal errors
+  // of its own: opal says what is missing.)
+  IndexPlan plan = planIndex(self, indices);
   // values broadcast to the indexing result.
   IntArrayRef given = values.sizes();
   bool fits = given.size() <= plan.outSizes.size();

@@ -94,6 +94,8 @@ opal.library "aten" {
         %t1hollow = arith.andi %t1filled, %t1ez0 : i1
         %t1hollow_t = opal.promote %t1hollow : i1 -> !opal.tensor
         opal.data_check %t1hollow_t, "Only zero batch or zero channel inputs are supported, but got input shape: [{0}, {1}, {2}, {3}]" (%t1x0, %t1x1, %t1one, %t1x2) : !opal.tensor
+        %t1batch1 = arith.cmpi eq, %t1x0, %t1one : i64
+        %t1least = arith.select %t1batch1, %t1one, %t1zero : i64
         %t1im0 = arith.subi %t1x2, %t1one : i64
         %t1is0 = arith.muli %t1im0, %t1s0 : i64
         %t1pp0 = arith.addi %t1p0, %t1p0 : i64
@@ -103,7 +105,7 @@ opal.library "aten" {
         %t1sb0 = arith.addi %t1sa0, %t1kd0 : i64
         %t1sc0 = arith.addi %t1sb0, %t1o0 : i64
         %t1os0 = arith.addi %t1sc0, %t1one : i64
-        %t1small0 = arith.cmpi slt, %t1os0, %t1zero : i64
+        %t1small0 = arith.cmpi slt, %t1os0, %t1least : i64
         %t1out_t = opal.promote %t1small0 : i1 -> !opal.tensor
         opal.data_check %t1out_t, "Given input size per channel: ({0} x {1}). Calculated output size per channel: ({2} x {3}). Output size is too small" (%t1one, %t1x2, %t1one, %t1os0) : !opal.tensor
         %t1dt_k4 = arith.constant 4 : i64
@@ -167,6 +169,8 @@ opal.library "aten" {
           %t2hollow = arith.andi %t2filled, %t2ez_or0 : i1
           %t2hollow_t = opal.promote %t2hollow : i1 -> !opal.tensor
           opal.data_check %t2hollow_t, "Only zero batch or zero channel inputs are supported, but got input shape: [{0}, {1}, {2}, {3}]" (%t2x0, %t2x1, %t2x2, %t2x3) : !opal.tensor
+          %t2batch1 = arith.cmpi eq, %t2x0, %t2one : i64
+          %t2least = arith.select %t2batch1, %t2one, %t2zero : i64
           %t2im0 = arith.subi %t2x2, %t2one : i64
           %t2is0 = arith.muli %t2im0, %t2s0 : i64
           %t2pp0 = arith.addi %t2p0, %t2p0 : i64
@@ -176,7 +180,7 @@ opal.library "aten" {
           %t2sb0 = arith.addi %t2sa0, %t2kd0 : i64
           %t2sc0 = arith.addi %t2sb0, %t2o0 : i64
           %t2os0 = arith.addi %t2sc0, %t2one : i64
-          %t2small0 = arith.cmpi slt, %t2os0, %t2zero : i64
+          %t2small0 = arith.cmpi slt, %t2os0, %t2least : i64
           %t2im1 = arith.subi %t2x3, %t2one : i64
           %t2is1 = arith.muli %t2im1, %t2s1 : i64
           %t2pp1 = arith.addi %t2p1, %t2p1 : i64
@@ -186,7 +190,7 @@ opal.library "aten" {
           %t2sb1 = arith.addi %t2sa1, %t2kd1 : i64
           %t2sc1 = arith.addi %t2sb1, %t2o1 : i64
           %t2os1 = arith.addi %t2sc1, %t2one : i64
-          %t2small1 = arith.cmpi slt, %t2os1, %t2zero : i64
+          %t2small1 = arith.cmpi slt, %t2os1, %t2least : i64
           %t2small_or0 = arith.ori %t2small0, %t2small1 : i1
           %t2out_t = opal.promote %t2small_or0 : i1 -> !opal.tensor
           opal.data_check %t2out_t, "Given input size per channel: ({0} x {1}). Calculated output size per channel: ({2} x {3}). Output size is too small" (%t2x2, %t2x3, %t2os0, %t2os1) : !opal.tensor
@@ -258,6 +262,8 @@ opal.library "aten" {
           %t3hollow = arith.andi %t3filled, %t3ez_or1 : i1
           %t3hollow_t = opal.promote %t3hollow : i1 -> !opal.tensor
           opal.data_check %t3hollow_t, "Only zero batch or zero channel inputs are supported, but got input shape: [{0}, {1}, {2}, {3}, {4}]" (%t3x0, %t3x1, %t3x2, %t3x3, %t3x4) : !opal.tensor
+          %t3batch1 = arith.cmpi eq, %t3x0, %t3one : i64
+          %t3least = arith.select %t3batch1, %t3one, %t3zero : i64
           %t3im0 = arith.subi %t3x2, %t3one : i64
           %t3is0 = arith.muli %t3im0, %t3s0 : i64
           %t3pp0 = arith.addi %t3p0, %t3p0 : i64
@@ -267,7 +273,7 @@ opal.library "aten" {
           %t3sb0 = arith.addi %t3sa0, %t3kd0 : i64
           %t3sc0 = arith.addi %t3sb0, %t3o0 : i64
           %t3os0 = arith.addi %t3sc0, %t3one : i64
-          %t3small0 = arith.cmpi slt, %t3os0, %t3zero : i64
+          %t3small0 = arith.cmpi slt, %t3os0, %t3least : i64
           %t3im1 = arith.subi %t3x3, %t3one : i64
           %t3is1 = arith.muli %t3im1, %t3s1 : i64
           %t3pp1 = arith.addi %t3p1, %t3p1 : i64
@@ -277,7 +283,7 @@ opal.library "aten" {
           %t3sb1 = arith.addi %t3sa1, %t3kd1 : i64
           %t3sc1 = arith.addi %t3sb1, %t3o1 : i64
           %t3os1 = arith.addi %t3sc1, %t3one : i64
-          %t3small1 = arith.cmpi slt, %t3os1, %t3zero : i64
+          %t3small1 = arith.cmpi slt, %t3os1, %t3least : i64
           %t3im2 = arith.subi %t3x4, %t3one : i64
           %t3is2 = arith.muli %t3im2, %t3s2 : i64
           %t3pp2 = arith.addi %t3p2, %t3p2 : i64
@@ -287,7 +293,7 @@ opal.library "aten" {
           %t3sb2 = arith.addi %t3sa2, %t3kd2 : i64
           %t3sc2 = arith.addi %t3sb2, %t3o2 : i64
           %t3os2 = arith.addi %t3sc2, %t3one : i64
-          %t3small2 = arith.cmpi slt, %t3os2, %t3zero : i64
+          %t3small2 = arith.cmpi slt, %t3os2, %t3least : i64
           %t3small_or0 = arith.ori %t3small0, %t3small1 : i1
           %t3small_or1 = arith.ori %t3small_or0, %t3small2 : i1
           %t3out_t = opal.promote %t3small_or1 : i1 -> !opal.tensor

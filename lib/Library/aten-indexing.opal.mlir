@@ -8,16 +8,21 @@ opal.library "aten" {
   ^bb0(%self: !opal.tensor, %dim: i64, %index: !opal.tensor, %sparse_grad: i1):
     %none = opal.none
     %code = opal.dtype_of %index, %none : !opal.tensor, !opal.none -> i64
+    %c3 = arith.constant 3 : i64
     %c4 = arith.constant 4 : i64
-    %long = arith.cmpi eq, %code, %c4 : i64
-    opal.check %long, "gather(): Expected dtype int64 for index"
+    %is_long = arith.cmpi eq, %code, %c4 : i64
+    %is_int = arith.cmpi eq, %code, %c3 : i64
+    %long = arith.ori %is_long, %is_int : i1
+    opal.check %long, "gather(): Expected dtype int32/int64 for index"
+    // (int32 indices are read as int64.)
+    %index64 = opal.to_dtype %index, %c4 : !opal.tensor, i64 -> !opal.tensor
     // 0-d and 1-d tensors count as one rank (PyTorch's ensure_nonempty_dim).
     %c0 = arith.constant 0 : i64
     %c1 = arith.constant 1 : i64
     %true = arith.constant true
     %at0 = opal.list %c0 : i64 -> !opal.list<i64>
     %self_scalar = opal.has_rank %self, 0 : !opal.tensor -> i1
-    %index_scalar = opal.has_rank %index, 0 : !opal.tensor -> i1
+    %index_scalar = opal.has_rank %index64, 0 : !opal.tensor -> i1
     %s1 = opal.static_if %self_scalar -> !opal.tensor {
       %v = opal.keep_dims %self, %at0, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
       opal.yield %v : !opal.tensor
@@ -25,10 +30,10 @@ opal.library "aten" {
       opal.yield %self : !opal.tensor
     }
     %i1 = opal.static_if %index_scalar -> !opal.tensor {
-      %v = opal.keep_dims %index, %at0, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      %v = opal.keep_dims %index64, %at0, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
       opal.yield %v : !opal.tensor
     } else {
-      opal.yield %index : !opal.tensor
+      opal.yield %index64 : !opal.tensor
     }
     %ss = opal.shape_of %s1 : !opal.tensor -> !opal.list<i64>
     %is = opal.shape_of %i1 : !opal.tensor -> !opal.list<i64>
@@ -356,9 +361,14 @@ opal.library "aten" {
     opal.check %known, "reduce argument must be either sum, prod, mean, amax or amin."
     %none = opal.none
     %code = opal.dtype_of %index, %none : !opal.tensor, !opal.none -> i64
+    %c3 = arith.constant 3 : i64
     %c4 = arith.constant 4 : i64
-    %long = arith.cmpi eq, %code, %c4 : i64
-    opal.check %long, "scatter(): Expected dtype int64 for index"
+    %is_long = arith.cmpi eq, %code, %c4 : i64
+    %is_int = arith.cmpi eq, %code, %c3 : i64
+    %long = arith.ori %is_long, %is_int : i1
+    opal.check %long, "scatter(): Expected dtype int32/int64 for index"
+    // (int32 indices are read as int64.)
+    %index64 = opal.to_dtype %index, %c4 : !opal.tensor, i64 -> !opal.tensor
     %self_code = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
     %src_code = opal.dtype_of %src, %none : !opal.tensor, !opal.none -> i64
     %same_dtype = arith.cmpi eq, %self_code, %src_code : i64
@@ -368,7 +378,7 @@ opal.library "aten" {
     %true = arith.constant true
     %at0 = opal.list %c0 : i64 -> !opal.list<i64>
     %self_scalar = opal.has_rank %self, 0 : !opal.tensor -> i1
-    %index_scalar = opal.has_rank %index, 0 : !opal.tensor -> i1
+    %index_scalar = opal.has_rank %index64, 0 : !opal.tensor -> i1
     %src_scalar = opal.has_rank %src, 0 : !opal.tensor -> i1
     %s1 = opal.static_if %self_scalar -> !opal.tensor {
       %v = opal.keep_dims %self, %at0, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
@@ -377,10 +387,10 @@ opal.library "aten" {
       opal.yield %self : !opal.tensor
     }
     %i1 = opal.static_if %index_scalar -> !opal.tensor {
-      %v = opal.keep_dims %index, %at0, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
+      %v = opal.keep_dims %index64, %at0, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor
       opal.yield %v : !opal.tensor
     } else {
-      opal.yield %index : !opal.tensor
+      opal.yield %index64 : !opal.tensor
     }
     %x1 = opal.static_if %src_scalar -> !opal.tensor {
       %v = opal.keep_dims %src, %at0, %true : !opal.tensor, !opal.list<i64>, i1 -> !opal.tensor

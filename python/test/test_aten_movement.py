@@ -272,7 +272,7 @@ def test_index_tensor():
     np.testing.assert_array_equal(A.index.Tensor(x, [T([-1])]).numpy(), a[[-1]])
     for indices, message in [
             ([T([5])], "index 5 is out of bounds for dimension 0 with size 2"),
-            ([T([1.0])], "tensors used as indices must be long, byte or bool tensors"),
+            ([T([1.0])], "tensors used as indices must be long, int, byte or bool tensors"),
             ([T([0, 1]), T([0, 1, 2])], "shape mismatch: indexing tensors could not be "
              "broadcast together with shapes [2], [3]"),
             ([None, None, None, T([0])], "too many indices for tensor of dimension 3 (got 4)")]:

@@ -29,7 +29,7 @@ SHAPE_CASES = [
     ("A.mul(opal.ones(2, 3), opal.ones(1, 4))", "torch.ones(2, 3) * torch.ones(1, 4)",
      "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1"),
     ("A.mm(opal.ones(2, 100000), opal.ones(3, 2))", "torch.mm(torch.ones(2, 100000), torch.ones(3, 2))",
-     "aten::mm: mat1 and mat2 shapes cannot be multiplied (2x100000 and 3x2) "
+     "aten::mm: mm: mat1 and mat2 shapes cannot be multiplied (2x100000 and 3x2) "
      "(arguments 'self' and 'mat2')"),
     ("A.mm(opal.ones(2, 1), opal.ones(3, 5))", "torch.mm(torch.ones(2, 1), torch.ones(3, 5))",
      "mat1 and mat2 shapes cannot be multiplied (2x1 and 3x5)"),
@@ -388,7 +388,7 @@ def test_ops_with_the_same_kernel_ir_keep_their_own_disk_entries(tmp_path):
         assert out.stdout.splitlines() == [
             "aten::matmul: mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5) "
             "(arguments 'self' and 'other')",
-            "aten::mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5) "
+            "aten::mm: mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5) "
             "(arguments 'self' and 'mat2')"], out.stderr
 
 
@@ -526,9 +526,9 @@ def test_a_truncated_op_library_is_refused_before_dlopen(tmp_path):
 # (a crash or a corrupted heap), and the autograd API's bad inputs: opal
 # raises, each case in its own process.
 BACKWARD_CASES = [
-    ("A._adaptive_avg_pool2d_backward(opal.ones(2, 3, 2, 2), opal.ones(3, 7, 6))",
-     "expected grad_output with the rank, batch and channel sizes of input [3, 7, 6], but got "
-     "grad_output of shape [2, 3, 2, 2]"),
+    ("A._adaptive_avg_pool2d_backward(opal.ones(3, 4, 2, 2), opal.ones(2, 3, 7, 6))",
+     "expected grad_output with the rank, batch and channel sizes of input [2, 3, 7, 6], but "
+     "got grad_output of shape [3, 4, 2, 2]"),
     ("A._adaptive_avg_pool2d_backward(opal.ones(0, 3, 2, 2), opal.ones(2, 3, 7, 6))",
      "expected grad_output with the rank, batch and channel sizes of input [2, 3, 7, 6]"),
     ("A._adaptive_avg_pool3d_backward(opal.ones(2, 3, 2, 2), opal.ones(2, 3, 4, 5, 6))",
