@@ -64,14 +64,19 @@ std::optional<int64_t> Argument::fixedSize() const {
 
 /// True if a default prints as one value, as PyTorch 2 prints it: a list
 /// of `int` (not SymInt, which prints as the list) with two or more
-/// elements, all the same (`int[2] stride=1`).
-static bool printsAsOneValue(const SchemaType &type, const DefaultValue &value) {
+/// elements, all the same (`int[2] stride=1`), where that reads back as the
+/// same list: on a sized list of that size. (PyTorch also collapses
+/// `int[] x=[1, 1]` to `x=1`, which its own parser refuses; no schema it
+/// registers has one.)
+static bool printsAsOneValue(const Argument &argument, const DefaultValue &value) {
+  const SchemaType &type = *argument.type();
   const SchemaType *list = type.isOptional() ? type.element().get() : &type;
   if (!list->isList() || list->element()->str() != "int" ||
       value.kind() != DefaultValue::Kind::IntList)
     return false;
   const std::vector<int64_t> &values = value.toIntList();
-  if (values.size() < 2)
+  std::optional<int64_t> size = argument.fixedSize();
+  if (values.size() < 2 || !size || static_cast<int64_t>(values.size()) != *size)
     return false;
   for (int64_t v : values)
     if (v != values.front())
@@ -85,7 +90,7 @@ std::string Argument::str() const {
     out += " " + name_;
   if (defaultValue_) {
     out += "=";
-    if (printsAsOneValue(*type_, *defaultValue_))
+    if (printsAsOneValue(*this, *defaultValue_))
       out += std::to_string(defaultValue_->toIntList().front());
     else
       out += defaultValue_->str();

@@ -64,6 +64,7 @@ const RoundTripCase kRoundTrips[] = {
     {"ns::f(float[] a=[1, 2.5], bool[] b=[True, False], int[] c=[], complex[] d=[1j]) -> ()",
      "ns::f(float[] a=[1., 2.5], bool[] b=[True, False], int[] c=[], complex[] d=[1.j]) -> ()"},
     {"ns::f(int[3] x=[4, 5, 6], int[2] y=[7, 7]) -> ()", "ns::f(int[3] x=[4, 5, 6], int[2] y=7) -> ()"},
+    {"ns::f(int[1] y=[7, 7], int[3] z=[0, 0]) -> ()", nullptr},
     // A uniform list prints as one value only where that reads back as the
     // same list: int[1] with two elements stays a list.
     {"ns::f(Tensor! x) -> Tensor", nullptr},
@@ -108,11 +109,12 @@ TEST(SchemaParser, RoundTripsAndCanonicalForm) {
 }
 
 TEST(SchemaParser, UniformIntListsPrintAsPyTorch2Prints) {
-  // An int list default of two or more equal values prints as one value,
-  // whatever the list's size (so int[1] y=[7, 7] prints as y=7, which reads
-  // back as [7], as in PyTorch); a SymInt list prints as the list.
-  EXPECT_EQ(parseOrDie("ns::f(int[1] y=[7, 7], int[3] z=[0, 0, 0], int[] w=[2, 2]) -> ()").str(),
-            "ns::f(int[1] y=7, int[3] z=0, int[] w=2) -> ()");
+  // An int list default of equal values prints as one value on a sized list
+  // of that size; a SymInt list prints as the list; other sizes print as
+  // lists so that the text reads back (PyTorch would print int[1] y=[7, 7]
+  // as y=7, which reads as [7]).
+  EXPECT_EQ(parseOrDie("ns::f(int[3] z=[0, 0, 0], int[1] y=[7, 7], int[] w=[2, 2]) -> ()").str(),
+            "ns::f(int[3] z=0, int[1] y=[7, 7], int[] w=[2, 2]) -> ()");
   EXPECT_EQ(parseOrDie("ns::f(SymInt[2] s=[1, 1], SymInt[2] t=1, int[1] u=[3]) -> ()").str(),
             "ns::f(SymInt[2] s=[1, 1], SymInt[2] t=[1, 1], int[1] u=[3]) -> ()");
 }
