@@ -16,7 +16,7 @@ struct BaseTypeInfo {
 } // namespace
 
 // One row per base type, in the order of TypeKind.
-static constexpr std::array<BaseTypeInfo, 24> kBaseTypes = {{
+static constexpr std::array<BaseTypeInfo, 25> kBaseTypes = {{
     {TypeKind::Tensor, "Tensor", "Tensor"},
     {TypeKind::Int, "int", "int"},
     {TypeKind::SymInt, "SymInt", "SymInt"},
@@ -41,6 +41,7 @@ static constexpr std::array<BaseTypeInfo, 24> kBaseTypes = {{
     {TypeKind::AnyClassType, "AnyClassType", "AnyClassType"},
     {TypeKind::AnyEnumType, "AnyEnumType", "AnyEnumType"},
     {TypeKind::Capsule, "Capsule", "Capsule"},
+    {TypeKind::PyObject, "PyObject", "PyObject"},
 }};
 
 /// The spelling of a TorchScript container kind.

@@ -23,7 +23,7 @@ const ErrorCase kErrors[] = {
     {"ns::op", "expected '(' after the operator name: only the operator name was given, but a schema needs '(arguments) -> returns'", 7},
     {"", "expected an operator name or '(', but found end of input", 1},
     {"f(Tensr x) -> ()", "unknown type 'Tensr'; did you mean 'Tensor'?", 3},
-    {"f(Widget x) -> ()", "unknown type 'Widget'; expected one of Tensor, int, SymInt, float, SymFloat, bool, SymBool, str, complex, Scalar, ScalarType, Layout, MemoryFormat, Device, Generator, Dimname, Storage, Stream, QScheme, Any, NoneType, AnyClassType, AnyEnumType, Capsule, Dict(K, V) or a tuple", 3},
+    {"f(Widget x) -> ()", "unknown type 'Widget'; expected one of Tensor, int, SymInt, float, SymFloat, bool, SymBool, str, complex, Scalar, ScalarType, Layout, MemoryFormat, Device, Generator, Dimname, Storage, Stream, QScheme, Any, NoneType, AnyClassType, AnyEnumType, Capsule, PyObject, Dict(K, V) or a tuple", 3},
     {"f(Tensor x, Tensor x) -> ()", "duplicate argument name 'x'", 20},
     {"f(Tensor x) -> (Tensor a, Tensor a)", "duplicate return name 'a'", 34},
     {"f(Tensor x, int y=1, int z) -> ()", "non-default argument 'z' follows an argument with a default; give it a default or make it keyword-only (after '*')", 26},

@@ -92,7 +92,7 @@ TEST(SchemaType, BaseTypeNames) {
   EXPECT_EQ(lookupBaseType("None"), TypeKind::None);
   EXPECT_EQ(lookupBaseType("tensor"), std::nullopt);
   EXPECT_STREQ(baseTypeName(TypeKind::Scalar), "Scalar");
-  EXPECT_EQ(allBaseTypeNames().size(), 24u);
+  EXPECT_EQ(allBaseTypeNames().size(), 25u);
   EXPECT_EQ(lookupBaseType("SymBool"), TypeKind::SymBool);
 }
 

@@ -47,6 +47,7 @@ enum class TypeKind : uint8_t {
   AnyClassType,
   AnyEnumType,
   Capsule,
+  PyObject,
   // Composite types.
   Optional,
   List,
