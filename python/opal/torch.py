@@ -479,14 +479,11 @@ def _static_along_dim(node):
     name = str(node.target)
     if name == "aten.stack.default":
         return True
-    dim = node.args[2] if len(node.args) > 2 else node.kwargs.get("dim", 0)
-    if name == "aten.unbind.int":
-        dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", 0)
-    if name == "aten.cat.default":
-        dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", 0)
-        values = [source.meta["val"] for source in node.args[0]]
-    else:
-        values = [node.args[0].meta["val"]]
+    # (dim is cat's and unbind's second argument, split's third.)
+    at = 1 if name in ("aten.cat.default", "aten.unbind.int") else 2
+    dim = node.args[at] if len(node.args) > at else node.kwargs.get("dim", 0)
+    values = ([source.meta["val"] for source in node.args[0]] if name == "aten.cat.default"
+              else [node.args[0].meta["val"]])
     return all(not _is_size(value.shape[dim % value.dim()]) for value in values
                if value.dim() > 0)
 
@@ -542,7 +539,7 @@ def _restrides_only(node):
     source, out = node.args[0].meta.get("val"), node.meta.get("val")
     args = list(node.args) + [None] * 4
     offset = args[3] if args[3] is not None else node.kwargs.get("storage_offset")
-    if source is None or out is None or offset not in (None, 0) or _symbolic(source):
+    if source is None or out is None or offset not in (None, 0) or _has_symbolic_size(source):
         return False
     if list(source.shape) != list(out.shape) or not source.is_contiguous():
         return False
@@ -628,14 +625,9 @@ def _is_size(value):
     return isinstance(value, _SYM_INT)
 
 
-def _symbolic(value):
-    """Whether `value` (a node's fake value: a tensor, a size, or a list of
-    them) has sizes known per call."""
-    if isinstance(value, (list, tuple)):
-        return any(_symbolic(v) for v in value)
-    if isinstance(value, torch.Tensor):
-        return any(_is_size(size) for size in value.shape)
-    return _is_size(value)
+def _has_symbolic_size(tensor):
+    """Whether fake tensor `tensor` has a size known per call only."""
+    return any(_is_size(size) for size in tensor.shape)
 
 
 def _input_sizes(inputs):
