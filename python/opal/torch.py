@@ -36,10 +36,12 @@ PyTorch's backward reaches it (docs/pytorch.md).
 """
 
 import torch
+import torch.fx
 from torch._C import _from_dlpack
 from torch.utils.dlpack import to_dlpack as _to_dlpack
 
 from . import _C, ops as _ops
+from ._ops import OpOverload as _OpOverload
 from . import _tensor  # noqa: F401  (opal's Tensor methods)
 from . import autograd as _autograd
 
@@ -371,7 +373,6 @@ def register(namespace, ops=None):
 #===------------------------------------------------------------------------===#
 
 import itertools
-import re
 import operator
 import sys
 
@@ -384,45 +385,92 @@ def _log(message):
         print(f"[opal:torch] {message}", file=sys.stderr, flush=True)
 
 
+def _opal_has(target):
+    """Whether opal computes torch OpOverload `target` (an aten op, or an
+    opal op registered into PyTorch): its own overload or a spelling."""
+    schema = getattr(target, "_schema", None)
+    if schema is None:
+        return False
+    # aten's ops, and opal's own registered into PyTorch (register()).
+    if schema.name.partition("::")[0] not in ("aten", *_LIBRARIES):
+        return False
+    return schema.name in _SPELLED_OTHERWISE or _C._has_schema(
+        schema.name + (f".{schema.overload_name}" if schema.overload_name else ""))
+
+
 def _opal_overload(target):
     """opal's overload for torch OpOverload `target` (an aten op, or an opal
     op registered into PyTorch), or what opal computes it with; or None."""
-    schema = getattr(target, "_schema", None)
-    if schema is None:
+    if not _opal_has(target):
         return None
-    namespace, _, name = schema.name.partition("::")
-    # aten's ops, and opal's own registered into PyTorch (register()).
-    if namespace != "aten" and namespace not in _LIBRARIES:
-        return None
+    schema = target._schema
     if schema.name in _SPELLED_OTHERWISE:
         return _SPELLED_OTHERWISE[schema.name]
-    overload = schema.overload_name or "default"
-    if not _C._overload_names(schema.name):
-        return None
+    namespace, _, name = schema.name.partition("::")
     packet = getattr(getattr(_ops, namespace), name)
-    return getattr(packet, overload, None) if overload in packet.overloads() else None
+    return getattr(packet, schema.overload_name or "default", None)
 
 
-def _call_aten(target, args, kwargs):
-    """Calls opal's overload for `target`. make_fx records a Python number
-    where a Tensor overload takes a tensor (div.Tensor(x, 2.0): PyTorch wraps
-    the number); the op's packet then picks the Scalar overload, as PyTorch's
-    wrapped number computes."""
+def _node_step(node):
+    """What computes graph node `node` (a call) from its arguments as a
+    traced decomposition takes them: a function (args, kwargs) -> value."""
+    target, name = node.target, str(node.target)
+    if target is operator.getitem:
+        return lambda args, kwargs: args[0][args[1]]
+    if target in _SIZE_ARITHMETIC:
+        return lambda args, kwargs: target(*args)
+    form = _SIZE_QUERIES.get(name) or _NODE_FORMS.get(name)
+    if form is not None:
+        return lambda args, kwargs: form(node, *args, **kwargs)
     overload = _opal_overload(target)
-    try:
-        return overload(*args, **kwargs)
-    except TypeError:
-        namespace, _, name = target._schema.name.partition("::")
-        return getattr(getattr(_ops, namespace), name)(*args, **kwargs)
+
+    def call(args, kwargs):
+        # make_fx records a Python number where a Tensor overload takes a
+        # tensor (div.Tensor(x, 2.0): PyTorch wraps the number); the op's
+        # packet then picks the Scalar overload, as PyTorch's wrapped number
+        # computes.
+        try:
+            return overload(*args, **kwargs)
+        except TypeError:
+            namespace, _, op = target._schema.name.partition("::")
+            return getattr(getattr(_ops, namespace), op)(*args, **kwargs)
+
+    return call
 
 
-def _graph_argument(value, env):
-    """A graph node's argument as the traced decomposition takes it."""
-    import torch.fx
+def _holds_node(value):
     if isinstance(value, torch.fx.Node):
-        return env[value]
+        return True
     if isinstance(value, (list, tuple)):
-        return type(value)(_graph_argument(v, env) for v in value)
+        return any(_holds_node(v) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_node(v) for v in value.values())
+    return False
+
+
+def _argument_reader(value):
+    """A function of the graph's values so far (env: node -> value) that
+    gives graph node argument `value` (args, kwargs or one of them) as a
+    traced decomposition takes it; what no node decides is made once."""
+    if not _holds_node(value):
+        constant = _graph_argument(value)
+        return lambda env: constant
+    if isinstance(value, torch.fx.Node):
+        return operator.itemgetter(value)
+    if isinstance(value, dict):
+        readers = {key: _argument_reader(v) for key, v in value.items()}
+        return lambda env: {key: read(env) for key, read in readers.items()}
+    readers, kind = [_argument_reader(v) for v in value], type(value)
+    return lambda env: kind([read(env) for read in readers])
+
+
+def _graph_argument(value):
+    """A graph node's argument that holds no node as a traced decomposition
+    takes it."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(_graph_argument(v) for v in value)
+    if isinstance(value, dict):
+        return {key: _graph_argument(v) for key, v in value.items()}
     if isinstance(value, torch.dtype):
         return _DTYPES[value]
     if isinstance(value, (torch.device, torch.layout, torch.memory_format)):
@@ -436,10 +484,79 @@ def _reshape(x, size, *rest):
     return _ops.aten.reshape(x, size)
 
 
+def _per_channel(node, t):
+    """A [C] tensor of batch norm's shaped to broadcast along dim 1 of its
+    input (`node`'s first argument), as the fused kernel reads it."""
+    rank = node.args[0].meta["val"].dim()
+    return _ops.aten.reshape(t, [-1] + [1] * (rank - 2))
+
+
+def _normalized(node, x, weight, bias, mean, invstd):
+    """x * alpha + beta with alpha = invstd * weight and beta = bias - mean *
+    alpha per channel, rounded as opal's native_batch_norm (and PyTorch's
+    CPU kernel) round them. `mean` and `invstd` are shaped per channel."""
+    alpha = invstd if weight is None else _ops.aten.mul(invstd, _per_channel(node, weight))
+    shift = _ops.aten.mul(mean, alpha)
+    beta = _ops.aten.neg(shift) if bias is None else _ops.aten.sub(_per_channel(node, bias),
+                                                                     shift)
+    return _ops.aten.add(_ops.aten.mul(x, alpha), beta)
+
+
+def _batch_statistics(node, x, eps):
+    """The batch's mean and 1/std per channel (shaped per channel), and the
+    dims reduced."""
+    dims = [d for d in range(node.args[0].meta["val"].dim()) if d != 1]
+    mean = _ops.aten.mean.dim(x, dims, True)
+    var = _ops.aten.var.correction(x, dims, correction=0, keepdim=True)
+    return mean, _ops.aten.rsqrt(_ops.aten.add(var, eps)), dims
+
+
+def _no_statistics(x):
+    return _ops.aten.new_zeros(x, [0])
+
+
 def _batch_norm_no_training(x, weight, bias, running_mean, running_var, momentum, eps):
-    """PyTorch 2's functional batch norm in eval mode (AOTAutograd's)."""
+    """In eval mode: opal's native_batch_norm, whose CPU kernel is native
+    (it updates running statistics in training), so a CPU graph holding it
+    runs op by op; that runs convolutional networks faster than one fused
+    kernel does today (docs/pytorch.md)."""
     return _ops.aten.native_batch_norm(x, weight, bias, running_mean, running_var, False,
                                        momentum, eps)
+
+
+_batch_norm_no_training._opal_calls = ("aten::native_batch_norm",)
+
+# Batch norm in training as AOTAutograd's functional graphs spell it,
+# computed in the graph's kernel (opal's native_batch_norm updates running
+# statistics in place, which a graph's op cannot); PyTorch's meta functions
+# checked the arguments when they traced.
+def _batch_norm_functional(node, x, weight, bias, running_mean, running_var, training,
+                           momentum, eps):
+    """In training, also the running statistics updated (as new tensors,
+    which AOTAutograd copies into the buffers): momentum * batch + (1 -
+    momentum) * running, with the batch's unbiased variance."""
+    if not training:
+        invstd = _ops.aten.rsqrt(_ops.aten.add(_per_channel(node, running_var), eps))
+        out = _normalized(node, x, weight, bias, _per_channel(node, running_mean), invstd)
+        return (out, _no_statistics(x), _no_statistics(x), _ops.aten.clone(running_mean),
+                _ops.aten.clone(running_var))
+    out, save_mean, save_invstd = _batch_norm_no_stats(node, x, weight, bias, True, momentum,
+                                                       eps)
+    dims = [d for d in range(node.args[0].meta["val"].dim()) if d != 1]
+    unbiased = _ops.aten.reshape(_ops.aten.var.correction(x, dims, correction=1), [-1])
+    keep = 1 - momentum
+    new_mean = _ops.aten.add(_ops.aten.mul(save_mean, momentum),
+                             _ops.aten.mul(running_mean, keep))
+    new_var = _ops.aten.add(_ops.aten.mul(unbiased, momentum), _ops.aten.mul(running_var, keep))
+    return out, save_mean, save_invstd, new_mean, new_var
+
+
+def _batch_norm_no_stats(node, x, weight, bias, training, momentum, eps):
+    """Batch norm without running statistics (track_running_stats=False):
+    always the batch's."""
+    mean, invstd, _ = _batch_statistics(node, x, eps)
+    out = _normalized(node, x, weight, bias, mean, invstd)
+    return out, _ops.aten.reshape(mean, [-1]), _ops.aten.reshape(invstd, [-1])
 
 
 # aten ops make_fx records that opal spells otherwise: views whose aliasing
@@ -603,7 +720,12 @@ _NODE_FORMS = {"aten.split.Tensor": _split, "aten.split_with_sizes.default": _sp
                "aten.cat.default": _cat, "aten.stack.default": _stack,
                "aten.unbind.int": _unbind, "aten.as_strided.default": _restrided,
                "aten.arange.default": _arange, "aten.arange.start": _arange,
-               "aten.arange.start_step": _arange}
+               "aten.arange.start_step": _arange,
+               "aten._native_batch_norm_legit_functional.default": _batch_norm_functional,
+               "aten._native_batch_norm_legit.no_stats": _batch_norm_no_stats}
+# Those of them that take or return lists of tensors, or slice.
+_LIST_FORMS = frozenset(name for name in _NODE_FORMS if not name.startswith(
+    ("aten.arange.", "aten.as_strided.", "aten._native_batch_norm")))
 
 
 def _sym_size(node, x, dim):
@@ -652,15 +774,6 @@ def _input_sizes(inputs):
     return sizes
 
 
-def _hint(size):
-    """A size's value in the example that Dynamo traced (without guarding
-    on it)."""
-    if not _is_size(size):
-        return int(size)
-    hint = size.node.hint
-    return int(hint) if hint is not None else int(size.node.shape_env.size_hint(size.node.expr))
-
-
 # Sizes of a graph with symbolic sizes (Dynamo's dynamic shapes): queries of
 # a tensor's sizes and int arithmetic on them, traced as opal's sizes (known
 # per call) so that one kernel serves every size.
@@ -684,7 +797,7 @@ def _why_in_pytorch(node):
     if name == "aten.as_strided.default":
         return None if _restrides_only(node) else f"{node.target} that reorders elements"
     if name in _NODE_FORMS:
-        if not _static_along_dim(node):
+        if name in _LIST_FORMS and not _static_along_dim(node):
             return (f"{node.target} along a dim whose size is known per call, which opal's "
                     "graphs do not slice yet")
         return None
@@ -695,10 +808,30 @@ def _why_in_pytorch(node):
                                   for a in list(schema.arguments) + list(schema.returns)):
         return (f"{node.target} takes or returns a list of tensors, which opal's graphs do not "
                 "hold yet")
-    if schema is not None and schema.name in _NOT_IN_GRAPHS:
-        return f"{node.target} has a kernel opal cannot compile inside a graph"
     if _opal_overload(node.target) is None:
         return f"opal has no {node.target}"
+    return None
+
+
+def _native_call(nodes):
+    """The first op (ns::op.overload) that a CPU graph of `nodes` calls and
+    whose CPU kernel in opal is native (C++ or Python), which keeps the
+    compiler from fusing the graph; None if there is none or the graph is
+    not on the CPU. (Ops reached only through decompositions are the
+    compiler's to find.)"""
+    devices = {n.meta["val"].device.type for n in nodes
+               if n.op == "placeholder" and isinstance(n.meta.get("val"), torch.Tensor)}
+    if devices != {"cpu"}:
+        return None
+    for node in nodes:
+        if node.op != "call_function" or _is_size_node(node) or str(node.target) in _NODE_FORMS:
+            continue  # (node forms call ops that fuse)
+        overload = _opal_overload(node.target)
+        names = getattr(overload, "_opal_calls", None) or (
+            (overload.name(),) if isinstance(overload, _OpOverload) else ())
+        for name in names:
+            if _C._cpu_kernel_is_opaque(name):
+                return name
     return None
 
 
@@ -800,45 +933,53 @@ class _GraphCompiler:
         tensor_outputs = [o for o in flat_outputs if o is not None]
         if not tensor_outputs:
             return self._refuse("no tensor among its outputs")
-        if _GRAPH_LIBRARY is None:
+        native = _native_call(nodes)
+        if _GRAPH_LIBRARY is None and native is None:
             _GRAPH_LIBRARY = _opal.library.Library("torchgraph", "DEF")
         name = f"g{next(_GRAPH_COUNTER)}"
-        params = ", ".join(f"Tensor a{i}" for i in range(len(placeholders)))
-        returns = ("Tensor" if not isinstance(outputs, (list, tuple))
-                   else "(" + ", ".join("Tensor" for _ in tensor_outputs) + ")")
-        _GRAPH_LIBRARY.define(f"{name}({params}) -> {returns}")
+        # Values no later node reads, per node: dropped after it (run op by
+        # op, the memory of an intermediate goes back as soon as it can).
+        done_after, seen = {}, set(tensor_outputs)
+        for node in reversed(nodes):
+            if node.op == "call_function":
+                done_after[node] = [n for n in node.all_input_nodes
+                                    if n not in seen and n.op == "call_function"]
+                seen.update(node.all_input_nodes)
+
+        steps = [(node, _node_step(node), _argument_reader(node.args),
+                  _argument_reader(dict(node.kwargs)), done_after[node])
+                 for node in nodes if node.op == "call_function"]
 
         def body(*args):
             env = dict(zip(placeholders, args))
             for node, (tensor, dim) in sizes.items():
                 env[node] = env[tensor].size(dim)
-            for node in nodes:
-                if node.op != "call_function":
-                    continue
-                node_args = _graph_argument(node.args, env)
-                node_kwargs = {k: _graph_argument(v, env) for k, v in node.kwargs.items()}
-                if node.target is operator.getitem:
-                    env[node] = node_args[0][node_args[1]]
-                elif node.target in _SIZE_ARITHMETIC:
-                    env[node] = node.target(*node_args)
-                elif str(node.target) in _SIZE_QUERIES:
-                    env[node] = _SIZE_QUERIES[str(node.target)](node, *node_args,
-                                                                **node_kwargs)
-                elif str(node.target) in _NODE_FORMS:
-                    env[node] = _NODE_FORMS[str(node.target)](node, *node_args,
-                                                                  **node_kwargs)
-                else:
-                    env[node] = _call_aten(node.target, node_args, node_kwargs)
+            for node, step, read_args, read_kwargs, done in steps:
+                env[node] = step(read_args(env), read_kwargs(env))
+                for value in done:
+                    del env[value]
             results = [env[o] for o in tensor_outputs]
             return tuple(results) if isinstance(outputs, (list, tuple)) else results[0]
 
-        body.__name__ = name
-        _opal.library.register_decomposition(f"torchgraph::{name}", lib=_GRAPH_LIBRARY)(body)
-        _log(f"compiled {self._label()} into torchgraph::{name} "
-             f"({sum(1 for n in nodes if n.op == 'call_function')} aten calls)")
         # For a tuple, which of its places hold tensors (the others None).
         layout = (tuple(o is not None for o in flat_outputs)
                   if isinstance(outputs, (list, tuple)) else False)
+        calls = sum(1 for n in nodes if n.op == "call_function")
+        if native is not None:
+            # The compiler would run it op by op: so does the graph itself,
+            # each call through opal's dispatcher (its kernels from the disk
+            # cache without loading the compiler).
+            _log(f"running {self._label()} op by op in opal ({calls} aten calls): it calls "
+                 f"{native}, whose CPU kernel is not defined in MLIR")
+            body._opal_interpreted = True
+            return body, layout, tuple(constant_values), passed
+        params = ", ".join(f"Tensor a{i}" for i in range(len(placeholders)))
+        returns = ("Tensor" if not isinstance(outputs, (list, tuple))
+                   else "(" + ", ".join("Tensor" for _ in tensor_outputs) + ")")
+        _GRAPH_LIBRARY.define(f"{name}({params}) -> {returns}")
+        body.__name__ = name
+        _opal.library.register_decomposition(f"torchgraph::{name}", lib=_GRAPH_LIBRARY)(body)
+        _log(f"compiled {self._label()} into torchgraph::{name} ({calls} aten calls)")
         return (getattr(_ops.torchgraph, name).default, layout, tuple(constant_values),
                 passed)
 
@@ -933,11 +1074,23 @@ class _OpalPiece(torch.nn.Module):
             inputs = tuple(value for value, keep in zip(inputs, self.passed) if keep)
         result = self.op(*[_to_opal(t) for t in inputs + self.constants])
         if self.layout is False:
-            return _to_torch(result, meta=False)
+            return self._fresh(_to_torch(result, meta=False), inputs)
         # (A graph returning one tensor in a tuple: "(Tensor)" is one.)
         results = iter(_to_torch(tuple(result) if isinstance(result, (list, tuple))
                                  else (result,), meta=False))
-        return tuple(next(results) if tensor else None for tensor in self.layout)
+        return tuple(self._fresh(next(results), inputs) if tensor else None
+                     for tensor in self.layout)
+
+    def _fresh(self, result, inputs):
+        """A graph's result as new memory, as a graph op's are: a graph run
+        op by op (_interpreted) may return a view of an input."""
+        if not getattr(self.op, "_opal_interpreted", False):
+            return result
+        storage = result.untyped_storage().data_ptr()
+        if any(isinstance(t, torch.Tensor) and t.untyped_storage().data_ptr() == storage
+               for t in inputs + self.constants):
+            return result.clone()
+        return result
 
 
 def compile(fn, example_inputs=None, *, dynamic=None):
@@ -986,32 +1139,16 @@ def backend(graph_module, example_inputs):
 
 def _decompositions():
     """PyTorch's Core ATen decompositions of the ops opal lacks (opal's own
-    decompositions of the others fuse)."""
-    from torch._decomp import core_aten_decompositions
-    return {op: fn for op, fn in core_aten_decompositions().items()
-            if _opal_overload(op) is None}
+    decompositions of the others fuse). The table without PyTorch's
+    CompositeImplicitAutograd ops where this PyTorch has it (those decompose
+    while AOTAutograd traces anyway; listing them costs 70 ms a process)."""
+    import torch._decomp as decomp
+    table = getattr(decomp, "_core_aten_decompositions_post_autograd",
+                    decomp.core_aten_decompositions)()
+    return {op: fn for op, fn in table.items() if not _opal_has(op)}
 
 
 _BACKEND_GRAPHS = itertools.count()
-# Ops opal has but cannot compile inside a graph (schema names).
-_NOT_IN_GRAPHS = set()
-_UNCOMPILABLE = re.compile(r"cannot infer the result type of '(\w+)\.(\w+)")
-
-
-def _first_uncompilable(compiler, entry, inputs):
-    """The op (schema name) that keeps `entry` from compiling, or None."""
-    from torch._subclasses.fake_tensor import unset_fake_temporarily
-    with unset_fake_temporarily():  # (the backend runs under Dynamo's fake mode)
-        zeros = [torch.zeros([_hint(size) for size in t.shape], dtype=t.dtype,
-                             device=t.device) if isinstance(t, torch.Tensor) else _hint(t)
-                 for t in inputs]
-        try:
-            compiler._run(entry, zeros)
-        except Exception as error:  # (a data check on zeros raises at the call too)
-            found = _UNCOMPILABLE.search(str(error))
-            if found:
-                return f"{found.group(1)}::{found.group(2)}"
-    return None
 
 
 def _aten_graph_runner(graph, inputs):
@@ -1028,17 +1165,9 @@ def _aten_graph_runner(graph, inputs):
              "which opal's kernels do not take")
         return graph
     compiler = _GraphCompiler(label)
-    while True:
-        entry = compiler._to_opal_op(graph)
-        if entry is None:
-            return graph
-        # Compiled now, on zeros of the inputs' sizes: an op opal has but
-        # cannot compile inside a graph (a native kernel without an MLIR
-        # decomposition, such as as_strided) then runs in PyTorch instead.
-        lacking = _first_uncompilable(compiler, entry, inputs)
-        if lacking is None or lacking in _NOT_IN_GRAPHS:
-            break
-        _NOT_IN_GRAPHS.add(lacking)
+    entry = compiler._to_opal_op(graph)
+    if entry is None:
+        return graph
 
     def run(*tensors):
         result = compiler._run(entry, tensors)

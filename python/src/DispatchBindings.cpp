@@ -324,6 +324,12 @@ void opal::python::bindDispatch(py::module_ &m) {
   "Raises if an op-library text does not parse against the ops defined now.");
   // Both say nothing ("") of an op that does not exist (any more), as
   // PyTorch's do.
+  // Whether `ns::op` or `ns::op.overload` is defined (has a schema): one
+  // lookup, where _overload_names walks every op.
+  m.def("_has_schema", [](const std::string &name) {
+    auto parsed = parseOperatorName(name);
+    return parsed && Dispatcher::singleton().findSchema(*parsed).has_value();
+  });
   m.def("_dispatch_dump_table", [](const std::string &name) {
     std::optional<OperatorHandle> op = findOpIfAny(name);
     return op ? op->dumpComputedTable() : std::string();
@@ -340,6 +346,13 @@ void opal::python::bindDispatch(py::module_ &m) {
     if (!kernel.isValid())
       return "";
     return jit::MlirKernel::isMlirKernel(kernel) ? "mlir" : "native";
+  });
+  // Whether a kernel calling `name` on the CPU runs op by op there: the
+  // op's CPU kernel is neither defined in MLIR nor equivalent to a kernel
+  // that is (views), the compiler's own test of the ops a kernel reaches.
+  m.def("_cpu_kernel_is_opaque", [](const std::string &name) {
+    const KernelFunction &kernel = findOpOrThrow(name).entry().tableEntry(DispatchKey::CPU);
+    return kernel.isValid() && !kernel.isFallthrough() && !jit::isDefinedByMlir(kernel);
   });
   m.def("_dispatch_has_kernel_for_dispatch_key", [](const std::string &name, const std::string &key) {
     return findOpOrThrow(name).hasKernelForDispatchKey(keyFromString(key));

@@ -24,9 +24,9 @@ torch.manual_seed(0)
 """
 
 
-def run(code):
+def run(code, environment=None):
     """(the JSON the case prints last, its OPAL_LOG=torch lines)."""
-    environment = dict(os.environ, OPAL_LOG="torch")
+    environment = dict(os.environ, OPAL_LOG="torch", **(environment or {}))
     done = subprocess.run([sys.executable, "-c", PRELUDE + textwrap.dedent(code)],
                           capture_output=True, text=True, timeout=600, env=environment)
     assert done.returncode == 0, done.stderr[-4000:]
@@ -263,6 +263,59 @@ def test_batch_norm_buffers_move_as_in_eager():
     assert max(mean_error, var_error, error) < 1e-6
 
 
+def test_batch_norm_in_training_compiles_in_the_graph_with_its_statistics():
+    # AOTAutograd's functional batch norm (running statistics as results,
+    # copied into the buffers) and the one without running statistics are
+    # computed in the graph's kernel: no piece is left to PyTorch.
+    result, log = run("""
+        import copy
+        m = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4),
+                                torch.nn.ReLU(), torch.nn.BatchNorm2d(4, momentum=0.3),
+                                torch.nn.BatchNorm2d(4, track_running_stats=False))
+        ref = copy.deepcopy(m)
+        c = torch.compile(m, backend="opal")
+        errors = []
+        for step in range(3):
+            x = torch.randn(2, 3, 6, 6)
+            out, want = c(x), ref(x)
+            errors.append(max((out - want).abs().max().item(),
+                              *[(a - b).abs().max().item() for a, b in
+                                zip(m.state_dict().values(), ref.state_dict().values())]))
+        print(json.dumps([max(errors), m[1].num_batches_tracked.item(),
+                          m[3].num_batches_tracked.item()]))
+    """)
+    error, tracked, tracked_other = result
+    assert error < 1e-5
+    assert tracked == 3 and tracked_other == 3
+    assert any("into torchgraph::" in line for line in log), log
+    assert not any("runs in PyTorch" in line or "split into" in line for line in log), log
+
+
+def test_a_warm_start_of_a_graph_run_op_by_op_loads_no_compiler(tmp_path):
+    # A CNN in eval mode runs op by op (batch norm's native kernel): in a
+    # second process with its kernels on disk, nothing compiles and opal's
+    # compiler library is never loaded.
+    code = """
+        m = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4),
+                                torch.nn.ReLU(inplace=True), torch.nn.AdaptiveAvgPool2d(1),
+                                torch.nn.Flatten(), torch.nn.Linear(4, 2)).eval()
+        x = torch.randn(2, 3, 8, 8)
+        with torch.no_grad():
+            error = (torch.compile(m, backend="opal")(x) - m(x)).abs().max().item()
+        stats = opal.jit.stats()
+        with open("/proc/self/maps") as maps:
+            loaded = "libopal_compiler" in maps.read()
+        print(json.dumps([error, stats["compiles"], stats["disk_hits"], loaded]))
+    """
+    cache = {"OPAL_CACHE_DIR": str(tmp_path)}
+    (cold_error, cold_compiles, _, _), _ = run(code, cache)
+    (error, compiles, disk_hits, loaded), log = run(code, cache)
+    assert cold_error < 1e-6 and error < 1e-6
+    assert cold_compiles > 0
+    assert compiles == 0 and disk_hits == cold_compiles and not loaded
+    assert any("op by op in opal" in line for line in log), log
+
+
 def test_returned_inputs_and_views_alias_as_in_eager():
     result, _ = run("""
         def f(a):
@@ -276,11 +329,11 @@ def test_returned_inputs_and_views_alias_as_in_eager():
     assert result == [True, True, True, True, 0.0]
 
 
-def test_an_op_opal_cannot_compile_inside_a_graph_runs_in_pytorch():
-    # empty has a native kernel in opal but no MLIR decomposition: the
-    # graph's first compile (on zeros, at torch.compile time) finds it, and
-    # it runs in PyTorch between opal's pieces instead of failing the call.
-    # An as_strided that reorders elements runs in PyTorch too.
+def test_a_graph_calling_a_native_kernel_runs_op_by_op_and_reorders_run_in_pytorch():
+    # empty has a native kernel in opal (no MLIR definition): the compiler
+    # would run a kernel calling it op by op, so the graph runs op by op in
+    # opal, each call through opal's dispatcher. An as_strided that
+    # reorders elements runs in PyTorch between opal's pieces.
     result, log = run("""
         def f(a):
             return torch.empty(4).fill_(2.0) * a.sin()
@@ -291,8 +344,9 @@ def test_an_op_opal_cannot_compile_inside_a_graph_runs_in_pytorch():
                           for h in (f, g)]))
     """)
     assert max(result) < 1e-6
-    assert any("aten.empty.memory_format has a kernel opal cannot compile inside a graph: it "
-               "runs in PyTorch" in line for line in log), log
+    assert any("running torch.compile graph 0 op by op in opal (4 aten calls): it calls "
+               "aten::empty.memory_format, whose CPU kernel is not defined in MLIR" in line
+               for line in log), log
     assert any("aten.as_strided.default that reorders elements: it runs in PyTorch" in line
                for line in log), log
     assert any("split into 3 pieces, 2 compiled by opal" in line for line in log), log
@@ -324,9 +378,9 @@ def test_an_input_opal_cannot_take_runs_the_graph_in_pytorch(dtype):
                for line in log), log
 
 
-def test_a_division_by_zero_on_the_compile_time_zeros_does_not_fail_the_compile():
-    # The graph's first compile runs it on zeros: an integer division then
-    # raises there, which must not refuse the graph or fail torch.compile.
+def test_an_integer_division_compiles_without_a_trial_run():
+    # The backend once ran each graph on zeros when torch.compile called
+    # it: an integer division raised there and refused the graph.
     result, log = run("""
         f = torch.compile(lambda a, b: a // b + 1, backend="opal")
         print(json.dumps(f(torch.tensor([7, 9]), torch.tensor([2, 3])).tolist()))
