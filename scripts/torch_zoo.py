@@ -94,10 +94,11 @@ print(json.dumps({"error": error, "first": first, "graphs": opal.jit.stats()["to
 
 LACKING = re.compile(r"opal has no (\S+): it runs in PyTorch|"
                      r"(\S+) takes or returns a list of tensors|"
-                     r"(\S+) has a kernel opal cannot compile|(aten\.arange\.\S+) of|"
+                     r"(aten\.arange\.\S+) of|"
                      r"(\S+) along a dim whose size is known per call")
 SPLIT = re.compile(r"split into (\d+) pieces, (\d+) compiled by opal")
 WHOLE = re.compile(r"compiled .* into torchgraph::")
+OP_BY_OP = re.compile(r"running .* op by op in opal")
 
 
 def one_model(zoo, name, spec, timeout):
@@ -120,8 +121,13 @@ def one_model(zoo, name, spec, timeout):
     if pieces:
         total = sum(p[0] for p in pieces)
         how = f"{sum(p[1] for p in pieces)} of {total} pieces in opal"
-    elif any(WHOLE.search(line) for line in log):
-        how = "one opal op" if row["graphs"] == 1 else f"{row['graphs']} opal ops"
+    elif any(WHOLE.search(line) or OP_BY_OP.search(line) for line in log):
+        fused = sum(1 for line in log if WHOLE.search(line))
+        kinds = [f"{fused} fused" if fused else "",
+                 f"{row['graphs'] - fused} op by op" if row["graphs"] > fused else ""]
+        how = ("one opal op" if fused == row["graphs"] == 1 else
+               "op by op in opal" if fused == 0 and row["graphs"] == 1 else
+               f"{row['graphs']} graphs in opal: " + ", ".join(k for k in kinds if k))
     else:
         how = "in PyTorch"
     row["status"] = "matches" if row["error"] < 1e-3 else f"DIFFERS ({row['error']:.1e})"
