@@ -10,6 +10,7 @@
 #include "opal/Support/Environment.h"
 #include "opal/Support/Exceptions.h"
 #include "opal/Support/MessageTemplate.h"
+#include "opal/Support/Sha256.h"
 
 #include <dlfcn.h>
 
@@ -589,6 +590,26 @@ std::string jit::addedDecompositionOf(const OperatorName &op) {
     if (!it->scanned || std::find(it->decomposed.begin(), it->decomposed.end(), name) !=
                             it->decomposed.end())
       return it->name; // (a text that cannot be scanned may decompose anything)
+  return "";
+}
+
+std::string jit::addedDefinitionHash(const OperatorName &op) {
+  auto handle = Dispatcher::singleton().findSchema(op);
+  if (!handle)
+    return "";
+  std::string name = op.str();
+  std::lock_guard<std::mutex> lock(hookMutex);
+  for (auto it = texts.rbegin(); it != texts.rend(); ++it) {
+    if (!it->scanned)
+      return "";
+    if (std::find(it->decomposed.begin(), it->decomposed.end(), name) == it->decomposed.end())
+      continue;
+    Sha256 hasher;
+    hasher.update(handle->schema().str() + "\n");
+    hasher.update(it->text);
+    auto digest = hasher.finish();
+    return toHex(digest.data(), digest.size());
+  }
   return "";
 }
 

@@ -3,6 +3,7 @@
 #include "opal/JIT/WarmStart.h"
 
 #include "opal/JIT/DiskCache.h"
+#include "opal/JIT/MlirKernel.h"
 #include "opal/JIT/ObjectLoader.h"
 #include "opal/JIT/Specialization.h"
 #include "opal/Library/BuiltinOperators.h"
@@ -15,6 +16,7 @@
 #include <cpuid.h>
 #endif
 
+#include <map>
 #include <sstream>
 
 using namespace opal;
@@ -85,6 +87,52 @@ Expected<bool> readIndexDescription(const std::string &text, CompiledKernel &ker
   if (description == std::string::npos)
     return makeUnexpected(Error("no kernel description"));
   return readKernelDescription(text.substr(description + 1), kernel);
+}
+
+/// The reached ops that a user's op-library text defines (a user's op, or
+/// a built-in one it redefines), each as "ns::op[.overload]=<hash>" of its
+/// schema and text (addedDefinitionHash), space-separated; nullopt when a
+/// reached op has a kernel the index cannot pin (a Python or C++ kernel
+/// other than opal's built-in one).
+std::optional<std::string> pinnedDefinitions(const std::vector<OperatorName> &reached) {
+  std::string pinned;
+  for (const OperatorName &op : reached) {
+    if (changedBuiltinOp({op}).empty())
+      continue;
+    auto handle = Dispatcher::singleton().findOp(op);
+    std::string hash = addedDefinitionHash(op);
+    if (!handle || hash.empty() ||
+        !MlirKernel::isMlirKernel(handle->entry().tableEntry(DispatchKey::CPU)))
+      return std::nullopt;
+    pinned += (pinned.empty() ? "" : " ") + op.str() + "=" + hash;
+  }
+  return pinned;
+}
+
+/// Why the definitions an index pinned (its "pinned:" field) are not this
+/// process's ("" if they are, and every other reached op is opal's
+/// built-in one).
+std::string changedDefinition(const std::vector<OperatorName> &reached,
+                              const std::string &pinned) {
+  std::map<std::string, std::string> hashes;
+  std::istringstream words(pinned);
+  for (std::string word; words >> word;)
+    if (size_t equals = word.find('='); equals != std::string::npos)
+      hashes[word.substr(0, equals)] = word.substr(equals + 1);
+  for (const OperatorName &op : reached) {
+    auto it = hashes.find(op.str());
+    if (it == hashes.end()) {
+      if (std::string changed = changedBuiltinOp({op}); !changed.empty())
+        return changed + " now";
+      continue;
+    }
+    auto handle = Dispatcher::singleton().findOp(op);
+    if (!handle || !MlirKernel::isMlirKernel(handle->entry().tableEntry(DispatchKey::CPU)))
+      return op.str() + " has no MLIR kernel now";
+    if (addedDefinitionHash(op) != it->second)
+      return op.str() + " is defined otherwise now";
+  }
+  return "";
 }
 
 void logCache(const std::string &line) {
@@ -167,9 +215,9 @@ std::shared_ptr<const CompiledKernel> jit::warmStart(const OperatorHandle &op, D
     return drop("its outputs and data checks do not match the op's " +
                 std::to_string(op.schema().returns().size()) + " results (removed)");
   }
-  std::string changed = changedBuiltinOp(kernel->reached);
+  std::string changed = changedDefinition(kernel->reached, fieldOf(*text, "pinned"));
   if (!changed.empty())
-    return drop(changed + " now");
+    return drop(changed);
   std::optional<std::string> object = diskCache().load(entry);
   if (!object)
     return drop("its cache entry " + entry.substr(0, 16) + " is gone");
@@ -194,12 +242,16 @@ void jit::recordWarmStart(const OperatorHandle &op, DispatchKey key, const IValu
                           bool staticShapes, const std::vector<uint64_t> &words,
                           const CompiledKernel &kernel) {
   if (key != DispatchKey::CPU || kernel.runsOpByOp() || kernel.gpuModule ||
-      kernel.cacheKey.size() != 64 || !indexUsable() || !changedBuiltinOp(kernel.reached).empty())
+      kernel.cacheKey.size() != 64 || !indexUsable())
+    return;
+  std::optional<std::string> pinned = pinnedDefinitions(kernel.reached);
+  if (!pinned)
     return;
   CallSpec spec = makeCallSpec(op.schema(), args, DeviceType::CPU, staticShapes);
   std::string text = std::string(kFormat) + "\nentry: " + kernel.cacheKey +
                      "\nop: " + op.operatorName().str() + "\nspecialization: " + spec.str() +
-                     "\nprocess: " + processHash() + "\n" + describeKernel(kernel);
+                     "\nprocess: " + processHash() + "\npinned: " + *pinned + "\n" +
+                     describeKernel(kernel);
   diskCache().storeIndex(indexKey(op, key, words), text);
 }
 
@@ -223,8 +275,16 @@ std::vector<IndexCheck> jit::checkWarmStartIndex(const DiskCache &cache) {
       check.checked = false; // another build, CPU or knob setting: never used here
       continue;
     }
+    std::string pinned = fieldOf(*text, "pinned");
     auto parsedName = parseOperatorName(opName);
     auto handle = parsedName ? Dispatcher::singleton().findSchema(*parsedName) : std::nullopt;
+    if (!handle && !pinned.empty()) {
+      // A user's op (a graph of opal.torch's): defined by a text this
+      // process has not added.
+      check.checked = false;
+      check.problem = "not checked: " + opName + ", a user's op, is not defined here";
+      continue;
+    }
     if (!handle) {
       check.problem = "it names " + opName + ", which is not defined";
       continue;
@@ -237,7 +297,7 @@ std::vector<IndexCheck> jit::checkWarmStartIndex(const DiskCache &cache) {
     }
     // A registration of this process on an op the kernel reached changes
     // what the call compiles to here: the comparison would say nothing.
-    if (std::string changed = changedBuiltinOp(kernel->reached); !changed.empty()) {
+    if (std::string changed = changedDefinition(kernel->reached, pinned); !changed.empty()) {
       check.checked = false;
       check.problem = "not checked: " + changed + " in this process";
       continue;

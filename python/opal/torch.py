@@ -372,12 +372,12 @@ def register(namespace, ops=None):
 # compile: aten graphs as opal ops
 #===------------------------------------------------------------------------===#
 
+import hashlib
 import itertools
 import operator
 import sys
 
 _GRAPH_LIBRARY = None
-_GRAPH_COUNTER = itertools.count()
 
 
 def _log(message):
@@ -813,6 +813,21 @@ def _why_in_pytorch(node):
     return None
 
 
+def _fingerprint(nodes):
+    """24 hex digits of a SHA-256 of what a graph computes: each node's
+    kind, target, arguments and recorded value (dtype, sizes and strides,
+    which the node forms read)."""
+    def value(v):
+        if isinstance(v, torch.Tensor):
+            return f"{v.dtype}{tuple(map(str, v.shape))}{tuple(map(str, v.stride()))}"
+        if isinstance(v, (list, tuple)):
+            return "(" + ",".join(value(x) for x in v) + ")"
+        return str(v) if _is_size(v) or v is None else type(v).__name__
+    text = "\n".join(f"{node.format_node()} :: {value(node.meta.get('val'))}"
+                      for node in nodes)
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
 def _native_call(nodes):
     """The first op (ns::op.overload) that a CPU graph of `nodes` calls and
     whose CPU kernel in opal is native (C++ or Python), which keeps the
@@ -936,7 +951,6 @@ class _GraphCompiler:
         native = _native_call(nodes)
         if _GRAPH_LIBRARY is None and native is None:
             _GRAPH_LIBRARY = _opal.library.Library("torchgraph", "DEF")
-        name = f"g{next(_GRAPH_COUNTER)}"
         # Values no later node reads, per node: dropped after it (run op by
         # op, the memory of an intermediate goes back as soon as it can).
         done_after, seen = {}, set(tensor_outputs)
@@ -973,12 +987,19 @@ class _GraphCompiler:
                  f"{native}, whose CPU kernel is not defined in MLIR")
             body._opal_interpreted = True
             return body, layout, tuple(constant_values), passed
-        params = ", ".join(f"Tensor a{i}" for i in range(len(placeholders)))
-        returns = ("Tensor" if not isinstance(outputs, (list, tuple))
-                   else "(" + ", ".join("Tensor" for _ in tensor_outputs) + ")")
-        _GRAPH_LIBRARY.define(f"{name}({params}) -> {returns}")
-        body.__name__ = name
-        _opal.library.register_decomposition(f"torchgraph::{name}", lib=_GRAPH_LIBRARY)(body)
+        # Named by what it computes: the same graph (in this process or the
+        # next, whose warm start finds its kernels by name) is the same op.
+        name = "g" + _fingerprint(nodes)
+        if not _C._has_schema(f"torchgraph::{name}"):
+            params = ", ".join(f"Tensor a{i}" for i in range(len(placeholders)))
+            returns = ("Tensor" if not isinstance(outputs, (list, tuple))
+                       else "(" + ", ".join("Tensor" for _ in tensor_outputs) + ")")
+            _GRAPH_LIBRARY.define(f"{name}({params}) -> {returns}")
+            body.__name__ = name
+            # (Its text is checked when the compiler first reads it, which a
+            # warm start never loads; one that does not parse is left out.)
+            _opal.library.register_decomposition(f"torchgraph::{name}", lib=_GRAPH_LIBRARY,
+                                                 _check=False)(body)
         _log(f"compiled {self._label()} into torchgraph::{name} ({calls} aten calls)")
         return (getattr(_ops.torchgraph, name).default, layout, tuple(constant_values),
                 passed)

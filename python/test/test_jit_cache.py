@@ -240,6 +240,50 @@ def test_a_user_kernel_on_a_reached_op_keeps_the_index_out(tmp_path):
     assert result["stats"]["disk_hits"] >= 1
 
 
+USER_OP_SCRIPT = textwrap.dedent("""
+    import json, sys
+    import opal
+    lib = opal.library.Library("mylib", "DEF")
+    lib.define("f(Tensor x) -> Tensor")
+    scale = float(sys.argv[1])
+    opal.library.register_decomposition("mylib::f", lib=lib)(
+        lambda x: opal.ops.aten.exp(x) * scale + 1.0 if scale == 2.0 else x * scale)
+    out = opal.ops.mylib.f(opal.tensor([0.0, 1.0]))
+    maps = open("/proc/self/maps").read()
+    json.dump({"stats": opal.jit.stats(), "out": out.tolist(),
+               "loaded": "libopal_compiler" in maps}, sys.stdout)
+""")
+
+
+def test_a_users_op_starts_warm_pinned_by_its_definition(tmp_path):
+    def process(scale, log=None):
+        env = dict(os.environ, OPAL_CACHE_DIR=str(tmp_path), **({"OPAL_LOG": log} if log else {}))
+        done = subprocess.run([sys.executable, "-c", USER_OP_SCRIPT, str(scale)], env=env,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        import json
+        return json.loads(done.stdout), done.stderr
+
+    first, _ = process(2.0)
+    assert first["stats"]["compiles"] == 1 and first["loaded"]
+    assert "pinned: mylib::f=" in index_files(tmp_path)[0].read_text()
+    # The same definition in a new process: its kernel from disk through
+    # the index (register_decomposition loads the compiler, to check the
+    # text, but nothing compiles or decomposes).
+    second, stderr = process(2.0, "jit")
+    assert second["out"] == first["out"]
+    assert second["stats"]["compiles"] == 0 and second["stats"]["disk_hits"] == 1
+    assert "loaded mylib::f(float32[?]) for CPU" in stderr
+    assert "from disk without the compiler" in stderr
+    # Another definition under the same name never gets the first's kernel.
+    other, stderr = process(3.0, "cache")
+    assert other["out"] == [0.0, 3.0]
+    assert "mylib::f is defined otherwise now" in stderr
+    # And the first's is used again, the index now pinned to the other's.
+    again, _ = process(2.0)
+    assert again["out"] == first["out"]
+
+
 def test_a_damaged_index_is_removed_and_rebuilt(tmp_path):
     first, _ = run_warm(tmp_path)
     files = index_files(tmp_path)

@@ -279,6 +279,11 @@ void removeOpLibraryText(uint64_t id);
 /// ("" if none does): a kernel compiled through `op` then differs from the
 /// one opal's built-in definitions give.
 std::string addedDecompositionOf(const OperatorName &op);
+/// A SHA-256 (hex) of what an added text makes of `op`: the op's schema
+/// and the last added text that decomposes it; "" if no text does, or a
+/// text that cannot be scanned (which may decompose anything) came later.
+/// The warm-start index pins a user's op by it.
+std::string addedDefinitionHash(const OperatorName &op);
 /// Every text added (and not removed) so far, in order; `generation`
 /// changes with every addition and removal, `removals` with removals.
 std::vector<std::pair<std::string, std::string>> opLibraryTexts(uint64_t &generation,
