@@ -275,8 +275,21 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
   std::shared_ptr<const CompiledKernel> kernel;
   if (dense && dense->precompiled)
     kernel = dense->kernel;
-  else if (!underMode)
+  else if (!underMode) {
     kernel = warmStart(op, key, args, staticShapes, words);
+    if (!kernel && !staticShapes && indexedStaticShapesOnly(op, key, args, words)) {
+      // A process before found that the op compiles for static shapes only.
+      staticShapes_.store(true);
+      staticShapes = true;
+      words.clear();
+      appendCallWords(op.schema(), args, device, cudaCapability, true, underMode, words);
+      if (const CompiledKernel *found = find(words))
+        return *found;
+      spec = makeCallSpec(op.schema(), args, device, true, cudaCapability);
+      spec.opByOp = underMode;
+      kernel = warmStart(op, key, args, true, words);
+    }
+  }
   if (kernel && logEnabled(LogTopic::JIT)) {
     std::ostringstream line;
     line << "loaded " << kernel->label << " for " << toString(key) << " in " << std::fixed
@@ -308,9 +321,12 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
           logLine(LogTopic::JIT, spec.op.str() + " compiles for static shapes only (" +
                                      compiled.error().message() + ")");
         staticShapes_.store(true);
+        std::vector<uint64_t> dynamicWords = std::move(words);
         words.clear();
         appendCallWords(op.schema(), args, device, cudaCapability, true, underMode, words);
         compiled = std::move(retried);
+        if (!underMode)
+          recordStaticShapesOnly(op, key, args, dynamicWords, **compiled);
       } else if (compiled.error().message().rfind("opal JIT: cannot decompose", 0) == 0) {
         // The retry was for the decomposition: its error says more.
         compiled = std::move(retried);

@@ -187,6 +187,8 @@ std::shared_ptr<const CompiledKernel> jit::warmStart(const OperatorHandle &op, D
   if (!text)
     return nullptr;
   std::string opName = op.operatorName().str();
+  if (fieldOf(*text, "static-shapes-only") == "yes")
+    return nullptr; // (indexedStaticShapesOnly's)
   auto drop = [&](const std::string &why) -> std::shared_ptr<const CompiledKernel> {
     logCache("warm-start index " + indexName.substr(0, 16) + " of " + opName +
              " not used: " + why);
@@ -255,6 +257,48 @@ void jit::recordWarmStart(const OperatorHandle &op, DispatchKey key, const IValu
   diskCache().storeIndex(indexKey(op, key, words), text);
 }
 
+bool jit::indexedStaticShapesOnly(const OperatorHandle &op, DispatchKey key,
+                                  const IValue *args, const std::vector<uint64_t> &words) {
+  if (key != DispatchKey::CPU || !indexUsable())
+    return false;
+  std::optional<std::string> text = diskCache().loadIndex(indexKey(op, key, words));
+  if (!text || fieldOf(*text, "static-shapes-only") != "yes" ||
+      text->rfind(std::string(kFormat) + "\n", 0) != 0 ||
+      fieldOf(*text, "op") != op.operatorName().str() ||
+      fieldOf(*text, "specialization") !=
+          makeCallSpec(op.schema(), args, DeviceType::CPU, false).str())
+    return false;
+  std::vector<OperatorName> reached;
+  std::istringstream names(fieldOf(*text, "reached"));
+  for (std::string name; names >> name;)
+    if (auto parsed = parseOperatorName(name))
+      reached.push_back(*parsed);
+  std::string changed = changedDefinition(reached, fieldOf(*text, "pinned"));
+  if (!changed.empty())
+    logCache("static-shapes-only index of " + op.operatorName().str() + " not used: " +
+             changed);
+  return changed.empty();
+}
+
+void jit::recordStaticShapesOnly(const OperatorHandle &op, DispatchKey key, const IValue *args,
+                                 const std::vector<uint64_t> &dynamicWords,
+                                 const CompiledKernel &kernel) {
+  if (key != DispatchKey::CPU || kernel.gpuModule || !indexUsable())
+    return;
+  std::optional<std::string> pinned = pinnedDefinitions(kernel.reached);
+  if (!pinned)
+    return;
+  std::string reached;
+  for (const OperatorName &name : kernel.reached)
+    reached += (reached.empty() ? "" : " ") + name.str();
+  CallSpec spec = makeCallSpec(op.schema(), args, DeviceType::CPU, false);
+  diskCache().storeIndex(indexKey(op, key, dynamicWords),
+                         std::string(kFormat) + "\nstatic-shapes-only: yes\nop: " +
+                             op.operatorName().str() + "\nspecialization: " + spec.str() +
+                             "\nprocess: " + processHash() + "\npinned: " + *pinned +
+                             "\nreached: " + reached + "\n");
+}
+
 std::vector<IndexCheck> jit::checkWarmStartIndex(const DiskCache &cache) {
   std::vector<IndexCheck> checks;
   for (const std::string &name : cache.indexKeys()) {
@@ -267,6 +311,10 @@ std::vector<IndexCheck> jit::checkWarmStartIndex(const DiskCache &cache) {
     }
     std::string opName = fieldOf(*text, "op"), specialization = fieldOf(*text, "specialization");
     check.label = opName + specialization;
+    if (fieldOf(*text, "static-shapes-only") == "yes") {
+      check.checked = false; // (names no entry: says to take the static key)
+      continue;
+    }
     if (text->rfind(std::string(kFormat) + "\n", 0) != 0) {
       check.problem = "it is not in this opal's index format";
       continue;

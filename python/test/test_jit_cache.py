@@ -284,6 +284,41 @@ def test_a_users_op_starts_warm_pinned_by_its_definition(tmp_path):
     assert again["out"] == first["out"]
 
 
+STATIC_ONLY_SCRIPT = textwrap.dedent("""
+    import json, sys
+    import opal
+    lib = opal.library.Library("mylib", "DEF")
+    lib.define("f(Tensor x) -> Tensor")
+    opal.library.register_decomposition("mylib::f", lib=lib)(
+        lambda x: opal.ops.aten.reshape(x, [x.shape[0] // 2, -1]) * 2)
+    out = [opal.ops.mylib.f(opal.arange(float(n))).tolist() for n in sys.argv[1:]]
+    json.dump({"stats": opal.jit.stats(), "out": out}, sys.stdout)
+""")
+
+
+def test_an_op_that_compiles_for_static_shapes_only_starts_warm_at_its_static_key(tmp_path):
+    # x.shape[0] // 2 is no size of the arguments: the dynamic form does
+    # not lower. The index says so, and the next process goes to the
+    # static key at once.
+    def process(*sizes):
+        env = dict(os.environ, OPAL_CACHE_DIR=str(tmp_path), OPAL_LOG="jit")
+        done = subprocess.run([sys.executable, "-c", STATIC_ONLY_SCRIPT, *map(str, sizes)],
+                              env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        import json
+        return json.loads(done.stdout), done.stderr
+
+    first, stderr = process(4)
+    assert "mylib::f compiles for static shapes only" in stderr
+    assert first["out"] == [[[0.0, 2.0], [4.0, 6.0]]]
+    second, stderr = process(4, 6)
+    assert "loaded mylib::f(float32[4]) for CPU in" in stderr
+    assert "from disk without the compiler" in stderr
+    assert "compiles for static shapes only" not in stderr  # (no dynamic attempt)
+    assert second["stats"]["disk_hits"] == 1 and second["stats"]["compiles"] == 1
+    assert second["out"][1] == [[0.0, 2.0], [4.0, 6.0], [8.0, 10.0]]
+
+
 def test_a_damaged_index_is_removed_and_rebuilt(tmp_path):
     first, _ = run_warm(tmp_path)
     files = index_files(tmp_path)

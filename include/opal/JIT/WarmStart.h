@@ -16,14 +16,17 @@
 //
 // On a miss in memory, a CPU call looks its index up first; when it names an
 // entry whose object checks out, the object is linked by opal's own loader
-// (ObjectLoader.h) and the call runs without loading the compiler. A kernel
-// is indexed only when every op its compilation reached still has opal's
-// built-in kernel and no added decomposition (changedBuiltinOp), and an
-// index entry is used only while that still holds: a user's registration on any of them sends
-// the call to the compiler, as it would in the process that compiled it.
-// Calls of user ops (their definitions live in op-library texts or Python)
-// always go through the compiler. OPAL_DUMP_DIR turns the index off (the
-// dumps come from the compiler).
+// (ObjectLoader.h) and the call runs without loading the compiler. Every op
+// the kernel reached is opal's built-in one (its built-in kernel and no
+// added decomposition) or defined by an added op-library text (a user's op,
+// or a built-in one redefined; MLIR on the CPU), which the index pins by a
+// hash of its schema and text; an index entry is used only while that still
+// holds (built-in ops still built-in, pinned ops defined by the same text):
+// a user's registration on any of them sends the call to the compiler, as it
+// would in the process that compiled it. A call whose op compiles for static
+// shapes only (its dynamic form does not lower) indexes its dynamic key as
+// such, so that the next process goes to the static key at once.
+// OPAL_DUMP_DIR turns the index off (the dumps come from the compiler).
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,6 +55,18 @@ std::shared_ptr<const CompiledKernel> warmStart(const OperatorHandle &op, Dispat
 void recordWarmStart(const OperatorHandle &op, DispatchKey key, const IValue *args,
                      bool staticShapes, const std::vector<uint64_t> &words,
                      const CompiledKernel &kernel);
+
+/// Whether the index says that `op` compiles for static shapes only (its
+/// call with dynamic dims, `words`, did not lower; recordStaticShapesOnly).
+bool indexedStaticShapesOnly(const OperatorHandle &op, DispatchKey key, const IValue *args,
+                             const std::vector<uint64_t> &words);
+
+/// Records that the call of `op` with dynamic dims (`dynamicWords`) does not
+/// lower and compiled for static shapes (`kernel`, reaching what its
+/// definitions reach), when the index would take that kernel.
+void recordStaticShapesOnly(const OperatorHandle &op, DispatchKey key, const IValue *args,
+                            const std::vector<uint64_t> &dynamicWords,
+                            const CompiledKernel &kernel);
 
 /// What `opal.cache verify` found of one index file.
 struct IndexCheck {
