@@ -710,6 +710,75 @@ def _arange(node, *args, **kwargs):
     return _ops.aten._to_copy(wide, dtype=dtype)
 
 
+def _index_positions(node):
+    """The places of index.Tensor's index tensors among its indices."""
+    return [i for i, index in enumerate(node.args[1]) if index is not None]
+
+
+def _index_problem(node):
+    """Why index.Tensor's node has no form in a graph, or None: its index
+    tensors must be integers (a mask's result has a data-dependent size)
+    of static sizes, on adjacent dims of static sizes."""
+    x, places = node.args[0].meta["val"], _index_positions(node)
+    if not places or places != list(range(places[0], places[-1] + 1)):
+        return "with index tensors apart (None between them)"
+    values = [node.args[1][i].meta["val"] for i in places]
+    if any(v.dtype not in (torch.int64, torch.int32) for v in values):
+        return "with a mask (its result's size depends on the data)"
+    if len(places) > 1 and (any(_is_size(size) for v in values for size in v.shape) or any(
+            _is_size(x.shape[i]) for i in places)):
+        return "by several index tensors whose sizes or dims are known per call"
+    return None
+
+
+def _index(node, x, indices):
+    """Advanced indexing by integer tensors on adjacent dims k..k+m-1 (None
+    keeps the others): each index made non-negative (i + size below 0), the
+    m of them combined into one index of the flattened dims (each checked
+    against its own dim first), then index_select along k and the result's
+    shape: x's dims before k, the indices' broadcast shape, x's dims after."""
+    value, out = node.args[0].meta["val"], node.meta["val"]
+    places = _index_positions(node)
+    k, m = places[0], len(places)
+    device = value.device.type
+    long = _DTYPES[torch.int64]
+
+    def wrapped(index, size):
+        index = _ops.aten._to_copy(index, dtype=long)
+        return _ops.aten.where.self(_ops.aten.lt.Scalar(index, 0),
+                                    _ops.aten.add.Scalar(index, size), index)
+
+    def size_of(d):
+        return x.size(d) if _is_size(value.shape[d]) else int(value.shape[d])
+
+    if m == 1:  # (the only case with sizes known per call)
+        linear, flat = wrapped(indices[k], size_of(k)), x
+    else:
+        sizes = [int(value.shape[i]) for i in places]
+        linear, stride = None, 1
+        for j in reversed(range(m)):
+            index = wrapped(indices[places[j]], sizes[j])
+            # index_select of 0..size-1 checks the index against its own dim.
+            every = _ops.prims.iota(sizes[j], start=0, step=1, dtype=long, device=device,
+                                    requires_grad=False)
+            shape = [int(d) for d in node.args[1][places[j]].meta["val"].shape]
+            index = _ops.aten.reshape(
+                _ops.aten.index_select(every, 0, _ops.aten.reshape(index, [-1])), shape)
+            term = index if stride == 1 else _ops.aten.mul.Scalar(index, stride)
+            linear = term if linear is None else _ops.aten.add.Tensor(linear, term)
+            stride *= sizes[j]
+        flat = _ops.aten.reshape(x, [size_of(d) for d in range(k)] + [stride] +
+                                 [size_of(d) for d in range(k + m, value.dim())])
+    picked = _ops.aten.index_select(flat, k, _ops.aten.reshape(linear, [-1]))
+    after = value.dim() - (k + m)
+    index = indices[k]
+    shape = ([size_of(d) for d in range(k)] +
+             [index.size(d) if _is_size(size) else int(size)
+              for d, size in enumerate(out.shape[k:out.dim() - after])] +
+             [size_of(d) for d in range(k + m, value.dim())])
+    return _ops.aten.reshape(picked, shape)
+
+
 # Ops computed from what the traced graph recorded of them (the fake
 # values of their inputs and outputs), as a traced decomposition cannot
 # express them otherwise: those taking or returning a list of tensors
@@ -722,10 +791,11 @@ _NODE_FORMS = {"aten.split.Tensor": _split, "aten.split_with_sizes.default": _sp
                "aten.arange.default": _arange, "aten.arange.start": _arange,
                "aten.arange.start_step": _arange,
                "aten._native_batch_norm_legit_functional.default": _batch_norm_functional,
-               "aten._native_batch_norm_legit.no_stats": _batch_norm_no_stats}
+               "aten._native_batch_norm_legit.no_stats": _batch_norm_no_stats,
+               "aten.index.Tensor": _index}
 # Those of them that take or return lists of tensors, or slice.
 _LIST_FORMS = frozenset(name for name in _NODE_FORMS if not name.startswith(
-    ("aten.arange.", "aten.as_strided.", "aten._native_batch_norm")))
+    ("aten.arange.", "aten.as_strided.", "aten._native_batch_norm", "aten.index.")))
 
 
 def _sym_size(node, x, dim):
@@ -796,6 +866,9 @@ def _why_in_pytorch(node):
         return problem and f"{node.target} {problem}"
     if name == "aten.as_strided.default":
         return None if _restrides_only(node) else f"{node.target} that reorders elements"
+    if name == "aten.index.Tensor":
+        problem = _index_problem(node)
+        return problem and f"{node.target} {problem}"
     if name in _NODE_FORMS:
         if name in _LIST_FORMS and not _static_along_dim(node):
             return (f"{node.target} along a dim whose size is known per call, which opal's "
