@@ -141,7 +141,7 @@ opal.library "aten" {
     // PyTorch 1.13 reads a tensor of more dims as its first N x M elements
     // (a contiguous read, not a view): opal refuses it.
     %at_most_2 = arith.cmpi sle, %rank, %c2 : i64
-    opal.check %at_most_2, "_pdist_forward: opal takes a 2-d input, got {0} dims (PyTorch 1.13 reads the first N x M elements of a tensor of more)" (%rank : i64)
+    opal.check %at_most_2, "_pdist_forward: opal takes a 2-d input, got {0} dims (PyTorch reads the first N x M elements of a tensor of more)" (%rank : i64)
     %one_d = arith.cmpi eq, %rank, %c1 : i64
     %code1 = opal.dtype_of %self, %none : !opal.tensor, !opal.none -> i64
     %is_f32 = arith.cmpi eq, %code1, %c6 : i64
