@@ -374,6 +374,7 @@ def register(namespace, ops=None):
 
 import hashlib
 import itertools
+import math
 import operator
 import sys
 
@@ -1227,19 +1228,103 @@ def backend(graph_module, example_inputs):
     def compile_graph(graph, inputs):
         return make_boxed_func(_aten_graph_runner(graph, inputs))
 
-    return aot_autograd(fw_compiler=compile_graph, decompositions=_decompositions)(
-        graph_module, example_inputs)
+    # (oneDNN off while AOTAutograd traces: the recurrent layers then trace
+    # into their steps' products and gates, not into oneDNN's
+    # mkldnn_rnn_layer; nothing else it traces depends on it.)
+    enabled = torch._C._get_mkldnn_enabled()
+    torch._C._set_mkldnn_enabled(False)
+    try:
+        return aot_autograd(fw_compiler=compile_graph, decompositions=_decompositions)(
+            graph_module, example_inputs)
+    finally:
+        torch._C._set_mkldnn_enabled(enabled)
+
+
+def _attention(query, key, value, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight,
+               proj_bias, need_weights, average_attn_weights):
+    """Multi-head attention without a mask, as PyTorch's fused CPU kernel
+    (_native_multi_head_attention) computes it: the projections of query,
+    key and value by the thirds of qkv_weight, softmax(q k^T / sqrt(d)) v
+    per head, the output projection; and the attention weights (averaged
+    over heads, or per head) when asked for, else an empty tensor."""
+    batch, length, _ = query.shape
+    head = embed_dim // num_heads
+    weights, biases = qkv_weight.chunk(3), qkv_bias.chunk(3)
+    q, k, v = (torch.nn.functional.linear(x, w, b).view(batch, -1, num_heads, head)
+               .transpose(1, 2) for x, w, b in zip((query, key, value), weights, biases))
+    attention = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(head), -1)
+    out = (attention @ v).transpose(1, 2).reshape(batch, length, embed_dim)
+    out = torch.nn.functional.linear(out, proj_weight, proj_bias)
+    if not need_weights:
+        return out, query.new_empty(0)
+    return out, attention.mean(1) if average_attn_weights else attention
+
+
+def _multi_head_attention(query, key, value, embed_dim, num_head, qkv_weight, qkv_bias,
+                          proj_weight, proj_bias, mask=None, need_weights=True,
+                          average_attn_weights=True, mask_type=None):
+    """nn.MultiheadAttention's fast path (eval, no grad), for 3-d inputs
+    without a mask; otherwise it stays the op (PyTorch runs it)."""
+    if mask is not None or query.dim() != 3:
+        return NotImplemented
+    return _attention(query, key, value, embed_dim, num_head, qkv_weight, qkv_bias,
+                      proj_weight, proj_bias, need_weights, average_attn_weights)
+
+
+def _encoder_layer(src, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias,
+                   use_gelu, norm_first, eps, norm_weight_1, norm_bias_1, norm_weight_2,
+                   norm_bias_2, ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2, mask=None,
+                   mask_type=None):
+    """nn.TransformerEncoderLayer's fast path (eval, no grad), as PyTorch's
+    kernel composes it: attention with a residual, then the feed-forward
+    block (gelu or relu) with a residual, each layer-normalized before
+    (norm_first) or after; for 3-d inputs without a mask."""
+    if mask is not None or src.dim() != 3:
+        return NotImplemented
+    F = torch.nn.functional
+
+    def norm(x, weight, bias):
+        return F.layer_norm(x, [embed_dim], weight, bias, eps)
+
+    x = norm(src, norm_weight_1, norm_bias_1) if norm_first else src
+    x = _attention(x, x, x, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight,
+                   proj_bias, False, True)[0] + src
+    if not norm_first:
+        x = norm(x, norm_weight_1, norm_bias_1)
+    y = norm(x, norm_weight_2, norm_bias_2) if norm_first else x
+    y = F.linear(y, ffn_weight_1, ffn_bias_1)
+    y = F.linear(F.gelu(y) if use_gelu else F.relu(y), ffn_weight_2, ffn_bias_2)
+    x = x + y
+    return x if norm_first else norm(x, norm_weight_2, norm_bias_2)
+
+
+_RECURRENT = frozenset(("lstm", "gru", "rnn_tanh", "rnn_relu"))
 
 
 def _decompositions():
     """PyTorch's Core ATen decompositions of the ops opal lacks (opal's own
-    decompositions of the others fuse). The table without PyTorch's
-    CompositeImplicitAutograd ops where this PyTorch has it (those decompose
-    while AOTAutograd traces anyway; listing them costs 70 ms a process)."""
+    decompositions of the others fuse), and opal's of the fused attention
+    and encoder fast paths, which PyTorch has none of. The table without
+    PyTorch's CompositeImplicitAutograd ops where this PyTorch has it (those
+    decompose while AOTAutograd traces anyway; listing them costs 70 ms a
+    process)."""
     import torch._decomp as decomp
     table = getattr(decomp, "_core_aten_decompositions_post_autograd",
                     decomp.core_aten_decompositions)()
-    return {op: fn for op, fn in table.items() if not _opal_has(op)}
+    table = {op: fn for op, fn in table.items() if not _opal_has(op)}
+    # The recurrent layers (their CPU kernels are oneDNN's, mkldnn_rnn_layer):
+    # PyTorch's decompositions into each step's products and gates.
+    for op, fn in decomp.decomposition_table.items():
+        schema = getattr(op, "_schema", None)
+        if schema is not None and schema.name.partition("::")[2] in _RECURRENT and \
+                not _opal_has(op):
+            table[op] = fn
+    aten = torch.ops.aten
+    for name, fn in (("_native_multi_head_attention", _multi_head_attention),
+                     ("_transformer_encoder_layer_fwd", _encoder_layer)):
+        if hasattr(aten, name):
+            table[getattr(aten, name).default] = fn
+    return table
 
 
 _BACKEND_GRAPHS = itertools.count()

@@ -358,6 +358,46 @@ def test_a_warm_start_loads_no_compiler(tmp_path):
     assert len(fused) == 1 and fused == [line for line in cold_log if "into torchgraph" in line]
 
 
+def test_recurrent_attention_and_encoder_modules_compile():
+    # The recurrent layers (Dynamo traces them with allow_rnn) as their
+    # steps' products and gates; the fused fast paths of
+    # nn.MultiheadAttention and nn.TransformerEncoderLayer (eval, no grad),
+    # which PyTorch has no decomposition of, by opal's; and
+    # scaled_dot_product_attention, causal or masked. Every graph in opal.
+    result, log = run("""
+        torch._dynamo.config.allow_rnn = True
+        F = torch.nn.functional
+        x, tokens, heads = torch.randn(3, 5, 8), torch.randn(2, 5, 16), torch.randn(2, 4, 5, 8)
+        mha = torch.nn.MultiheadAttention(16, 4, batch_first=True)
+        mask = torch.ones(5, 5, dtype=torch.bool).tril()
+        cases = [
+            (torch.nn.LSTM(8, 16, num_layers=2, batch_first=True), (x,)),
+            (torch.nn.GRU(8, 16, batch_first=True, bidirectional=True), (x,)),
+            (torch.nn.RNN(8, 16, nonlinearity="relu"), (x,)),
+            (lambda a: mha(a, a, a, need_weights=False)[0], (tokens,)),
+            (torch.nn.TransformerEncoderLayer(16, 4, 32, batch_first=True), (tokens,)),
+            (torch.nn.TransformerEncoderLayer(16, 4, 32, batch_first=True, norm_first=True,
+                                              activation="gelu"), (tokens,)),
+            (lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+             (heads, heads * 2, heads)),
+            (lambda q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask=mask),
+             (heads, heads, heads * 3)),
+        ]
+        errors = []
+        for m, args in cases:
+            if isinstance(m, torch.nn.Module):
+                m.eval()
+            with torch.no_grad():
+                want = torch.utils._pytree.tree_leaves(m(*args))
+                got = torch.utils._pytree.tree_leaves(torch.compile(m, backend="opal")(*args))
+            errors.append(max((g - w).abs().max().item() for g, w in zip(got, want)))
+        print(json.dumps(errors))
+    """)
+    assert max(result) < 1e-5, result
+    assert sum("into torchgraph::" in line for line in log) == 8, log
+    assert not any("in PyTorch" in line for line in log), log
+
+
 def test_returned_inputs_and_views_alias_as_in_eager():
     result, _ = run("""
         def f(a):
