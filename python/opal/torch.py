@@ -717,13 +717,16 @@ def _index_positions(node):
 
 
 def _index_problem(node):
-    """Why index.Tensor's node has no form in a graph, or None: its index
-    tensors must be integers (a mask's result has a data-dependent size)
-    of static sizes, on adjacent dims of static sizes."""
+    """Why index.Tensor's or index_put's node has no form in a graph, or
+    None: its index tensors must be integers (a mask's result has a
+    data-dependent size; index_put takes one mask with one value), on
+    adjacent dims, several of them of static sizes."""
     x, places = node.args[0].meta["val"], _index_positions(node)
     if not places or places != list(range(places[0], places[-1] + 1)):
         return "with index tensors apart (None between them)"
     values = [node.args[1][i].meta["val"] for i in places]
+    if str(node.target).startswith("aten.index_put") and _put_mask(node) is not None:
+        return None
     if any(v.dtype not in (torch.int64, torch.int32) for v in values):
         return "with a mask (its result's size depends on the data)"
     if len(places) > 1 and (any(_is_size(size) for v in values for size in v.shape) or any(
@@ -732,17 +735,31 @@ def _index_problem(node):
     return None
 
 
-def _index(node, x, indices):
-    """Advanced indexing by integer tensors on adjacent dims k..k+m-1 (None
-    keeps the others): each index made non-negative (i + size below 0), the
-    m of them combined into one index of the flattened dims (each checked
-    against its own dim first), then index_select along k and the result's
-    shape: x's dims before k, the indices' broadcast shape, x's dims after."""
-    value, out = node.args[0].meta["val"], node.meta["val"]
+def _put_mask(node):
+    """index_put's one bool mask (its dims those of self from the first it
+    indexes) with one value to write, or None."""
+    places = _index_positions(node)
+    mask, value = node.args[1][places[0]].meta["val"], node.args[2].meta["val"]
+    x = node.args[0].meta["val"]
+    k = places[0]
+    if len(places) != 1 or mask.dtype != torch.bool or any(
+            _is_size(d) for d in (*mask.shape, *x.shape, *value.shape)):
+        return None
+    if value.numel() != 1 or list(mask.shape) != list(x.shape[k:k + mask.dim()]):
+        return None
+    return mask
+
+
+def _linear_index(node, x, indices, long):
+    """index.Tensor's and index_put's indices as one index into x with its
+    indexed dims k..k+m-1 flattened into one: (the index, the flattened x,
+    k). Each index is made non-negative; several are each checked against
+    their own dim first (index_select of 0..size-1), as one index is by the
+    op that takes it."""
+    value = node.args[0].meta["val"]
     places = _index_positions(node)
     k, m = places[0], len(places)
     device = value.device.type
-    long = _DTYPES[torch.int64]
 
     def wrapped(index, size):
         index = _ops.aten._to_copy(index, dtype=long)
@@ -750,33 +767,92 @@ def _index(node, x, indices):
                                     _ops.aten.add.Scalar(index, size), index)
 
     def size_of(d):
-        return x.size(d) if _is_size(value.shape[d]) else int(value.shape[d])
+        return _static_or_read(x, value, d)
 
     if m == 1:  # (the only case with sizes known per call)
-        linear, flat = wrapped(indices[k], size_of(k)), x
-    else:
-        sizes = [int(value.shape[i]) for i in places]
-        linear, stride = None, 1
-        for j in reversed(range(m)):
-            index = wrapped(indices[places[j]], sizes[j])
-            # index_select of 0..size-1 checks the index against its own dim.
-            every = _ops.prims.iota(sizes[j], start=0, step=1, dtype=long, device=device,
-                                    requires_grad=False)
-            shape = [int(d) for d in node.args[1][places[j]].meta["val"].shape]
-            index = _ops.aten.reshape(
-                _ops.aten.index_select(every, 0, _ops.aten.reshape(index, [-1])), shape)
-            term = index if stride == 1 else _ops.aten.mul.Scalar(index, stride)
-            linear = term if linear is None else _ops.aten.add.Tensor(linear, term)
-            stride *= sizes[j]
-        flat = _ops.aten.reshape(x, [size_of(d) for d in range(k)] + [stride] +
-                                 [size_of(d) for d in range(k + m, value.dim())])
+        return wrapped(indices[k], size_of(k)), x, k
+    sizes = [int(value.shape[i]) for i in places]
+    linear, stride = None, 1
+    for j in reversed(range(m)):
+        index = wrapped(indices[places[j]], sizes[j])
+        every = _ops.prims.iota(sizes[j], start=0, step=1, dtype=long, device=device,
+                                requires_grad=False)
+        shape = [int(d) for d in node.args[1][places[j]].meta["val"].shape]
+        index = _ops.aten.reshape(
+            _ops.aten.index_select(every, 0, _ops.aten.reshape(index, [-1])), shape)
+        term = index if stride == 1 else _ops.aten.mul.Scalar(index, stride)
+        linear = term if linear is None else _ops.aten.add.Tensor(linear, term)
+        stride *= sizes[j]
+    flat = _ops.aten.reshape(x, [size_of(d) for d in range(k)] + [stride] +
+                             [size_of(d) for d in range(k + m, value.dim())])
+    return linear, flat, k
+
+
+def _static_or_read(tensor, value, d):
+    """Dim d of `tensor`'s size: a constant, or read per call."""
+    return tensor.size(d) if _is_size(value.shape[d]) else int(value.shape[d])
+
+
+def _index_put(node, x, indices, values, accumulate=False):
+    """index_put (x[indices] = values, or += with accumulate) as a scatter
+    along the first indexed dim of x with its indexed dims flattened:
+    values broadcast to the indexed shape with the indices' broadcast shape
+    as one dim, the index expanded to theirs (duplicates: the last write
+    wins, or all add up). One bool mask with one value is a where."""
+    value = node.args[0].meta["val"]
+    places = _index_positions(node)
+    k, m = places[0], len(places)
+    if _put_mask(node) is not None:
+        mask, rest = indices[k], value.dim() - k - node.args[1][k].meta["val"].dim()
+        if k or rest:
+            mask = _ops.aten.reshape(mask, [1] * k + [
+                int(d) for d in node.args[1][k].meta["val"].shape] + [1] * rest)
+        values = _ops.aten.reshape(values, [])
+        if accumulate:
+            return _ops.aten.add.Tensor(x, _ops.aten.where.self(
+                mask, values, _ops.aten.zeros_like(values)))
+        return _ops.aten.where.self(mask, values, x)
+    linear, flat, k = _linear_index(node, x, indices, _DTYPES[torch.int64])
+    before = [_static_or_read(x, value, d) for d in range(k)]
+    after = [_static_or_read(x, value, d) for d in range(k + m, value.dim())]
+    index = _ops.aten.reshape(linear, [-1])
+    shape = node.args[1][k].meta["val"].shape if m == 1 else _broadcast_shape(node)
+    broadcast = [indices[k].size(d) if _is_size(size) else int(size)
+                 for d, size in enumerate(shape)]
+    count = index.size(0) if any(_is_size(size) for size in shape) else int(
+        math.prod(int(size) for size in shape))
+    source = _ops.aten.reshape(_ops.aten.expand(values, before + broadcast + after),
+                               before + [count] + after)
+    index = _ops.aten.expand(_ops.aten.reshape(index, [1] * k + [count] + [1] * len(after)),
+                             before + [count] + after)
+    scatter = _ops.aten.scatter_add if accumulate else _ops.aten.scatter.src
+    result = scatter(flat, k, index, source)
+    if m == 1:
+        return result
+    return _ops.aten.reshape(result, [_static_or_read(x, value, d)
+                                      for d in range(value.dim())])
+
+
+def _broadcast_shape(node):
+    """The broadcast shape of the index tensors (all of static sizes)."""
+    return torch.broadcast_shapes(*[node.args[1][i].meta["val"].shape
+                                    for i in _index_positions(node)])
+
+
+def _index(node, x, indices):
+    """Advanced indexing by integer tensors on adjacent dims k..k+m-1 (None
+    keeps the others), as index_select along k of x with those dims
+    flattened (_linear_index), reshaped to x's dims before k, the indices'
+    broadcast shape and x's dims after."""
+    value, out = node.args[0].meta["val"], node.meta["val"]
+    linear, flat, k = _linear_index(node, x, indices, _DTYPES[torch.int64])
+    m = len(_index_positions(node))
     picked = _ops.aten.index_select(flat, k, _ops.aten.reshape(linear, [-1]))
     after = value.dim() - (k + m)
-    index = indices[k]
-    shape = ([size_of(d) for d in range(k)] +
-             [index.size(d) if _is_size(size) else int(size)
+    shape = ([_static_or_read(x, value, d) for d in range(k)] +
+             [indices[k].size(d) if _is_size(size) else int(size)
               for d, size in enumerate(out.shape[k:out.dim() - after])] +
-             [size_of(d) for d in range(k + m, value.dim())])
+             [_static_or_read(x, value, d) for d in range(k + m, value.dim())])
     return _ops.aten.reshape(picked, shape)
 
 
@@ -793,7 +869,7 @@ _NODE_FORMS = {"aten.split.Tensor": _split, "aten.split_with_sizes.default": _sp
                "aten.arange.start_step": _arange,
                "aten._native_batch_norm_legit_functional.default": _batch_norm_functional,
                "aten._native_batch_norm_legit.no_stats": _batch_norm_no_stats,
-               "aten.index.Tensor": _index}
+               "aten.index.Tensor": _index, "aten.index_put.default": _index_put}
 # Those of them that take or return lists of tensors, or slice.
 _LIST_FORMS = frozenset(name for name in _NODE_FORMS if not name.startswith(
     ("aten.arange.", "aten.as_strided.", "aten._native_batch_norm", "aten.index.")))
@@ -867,7 +943,7 @@ def _why_in_pytorch(node):
         return problem and f"{node.target} {problem}"
     if name == "aten.as_strided.default":
         return None if _restrides_only(node) else f"{node.target} that reorders elements"
-    if name == "aten.index.Tensor":
+    if name in ("aten.index.Tensor", "aten.index_put.default"):
         problem = _index_problem(node)
         return problem and f"{node.target} {problem}"
     if name in _NODE_FORMS:

@@ -119,19 +119,50 @@ def test_indexing_by_integer_tensors_compiles_in_the_graph():
     assert not any("runs in PyTorch" in line for line in log), log
 
 
+def test_writes_by_index_tensors_compile_in_the_graph():
+    # index_put (x[i] = v, x[i] += v, x[mask] = 0.5, functionalized) as a
+    # scatter along the first indexed dim, or a where for a mask and one
+    # value; values broadcast, negative indices, several index tensors.
+    result, log = run("""
+        def put(a, i, v):
+            b = a.sin()
+            b[i] = v
+            return b * 2
+        def add(a, i, v):
+            b = a.clone()
+            b.index_put_((i,), v, accumulate=True)
+            return b
+        def two(a, i, v):
+            b = a.clone()
+            b[i, i.flip(0)] = v[:, 0, :]
+            return b
+        def masked(a, i, v):
+            b = a.clone()
+            b[:, a[0] > 0] = 0.5
+            return b + 1
+        a, i, v = torch.randn(4, 3, 2), torch.tensor([2, 0, -1]), torch.randn(3, 3, 2)
+        errors = [(torch.compile(f, backend="opal")(a, i, v) - f(a, i, v)).abs().max().item()
+                  for f in (put, add, two, masked)]
+        dup = torch.tensor([1, 1, 3])
+        errors.append((torch.compile(add, backend="opal")(a, dup, v) - add(a, dup, v)).abs()
+                      .max().item())
+        print(json.dumps(errors))
+    """)
+    assert max(result) < 1e-6, result
+    assert not any("in PyTorch" in line for line in log), log
+
+
 def test_an_op_taking_a_list_of_tensors_splits_the_graph_around_it():
     result, log = run("""
-        def f(a, i):
-            b = a.sin()
-            b[i] = 0.5
-            return b * 2
-        a, i = torch.randn(4, 3), torch.tensor([2, 0])
-        got = torch.compile(f, backend="opal")(a, i)
-        print(json.dumps((got - f(a, i)).abs().max().item()))
+        def f(a, i, j):
+            return a.sin()[i, :, j] * 2
+        a, i, j = torch.randn(4, 3, 5), torch.tensor([2, 0]), torch.tensor([1, 4])
+        got = torch.compile(f, backend="opal")(a, i, j)
+        print(json.dumps((got - f(a, i, j)).abs().max().item()))
     """)
     assert result < 1e-6
-    assert any("aten.index_put.default takes or returns a list of tensors, which opal's graphs "
-               "do not hold yet: it runs in PyTorch" in line for line in log), log
+    assert any("aten.index.Tensor with index tensors apart (None between them): it runs in "
+               "PyTorch" in line for line in log), log
     assert any("compiled by opal" in line for line in log), log
 
 
