@@ -295,6 +295,21 @@ def test_a_registered_op_fuses_into_a_compiled_graph():
     assert not any("runs in PyTorch" in line for line in log), log
 
 
+def test_a_registered_op_exports_with_torch_export():
+    # Its fake kernel answers export's tracing; the exported program calls
+    # the op, which runs opal's kernel.
+    result, _ = run(REGISTERED + textwrap.dedent("""
+        class M(torch.nn.Module):
+            def forward(self, x):
+                return torch.ops.mylib.sq(x).sin() + 1
+        x = torch.randn(3, 4)
+        program = torch.export.export(M(), (x,))
+        error = (program.module()(x) - ((x * x).sin() + 1)).abs().max().item()
+        print(json.dumps(["torch.ops.mylib.sq.default" in str(program.graph), error]))
+    """))
+    assert result[0] is True and result[1] < 1e-6
+
+
 def test_train_and_eval_after_compiling_switch_as_in_eager():
     result, _ = run("""
         m = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Dropout(0.5))
