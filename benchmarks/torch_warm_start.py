@@ -12,7 +12,7 @@ from disk). A full collection of Python's garbage (PyTorch's heap of
 objects) that falls inside opal's part is reported apart ("gc").
 
     PYTHONPATH=build/python ~/.cache/opal-venv/bin/python benchmarks/torch_warm_start.py \\
-        [--model resnet18] [--rounds 5] [--threads 2]
+        [--model resnet18|gpt2|<torchvision model>] [--rounds 5] [--threads 2]
 """
 
 import argparse
@@ -30,8 +30,16 @@ import torch, torchvision
 model, backend, threads = sys.argv[1], sys.argv[2], int(sys.argv[3])
 torch.set_num_threads(threads)
 torch.manual_seed(0)
-m = getattr(torchvision.models, model)().eval()
-x = torch.randn(1, 3, 224, 224)
+if model == "gpt2":  # a small GPT-2 from its config (random weights), 16 tokens
+    import transformers
+    config = transformers.GPT2Config(n_layer=2, n_head=4, n_embd=64, vocab_size=1000,
+                                     n_positions=64)
+    gpt = transformers.GPT2LMHeadModel(config).eval()
+    m = lambda tokens: gpt(tokens).logits
+    x = torch.randint(0, 1000, (1, 16))
+else:
+    m = getattr(torchvision.models, model)().eval()
+    x = torch.randn(1, 3, 224, 224)
 part = {"decompositions": 0.0, "graph": 0.0, "first run": 0.0}
 gc_inside, inside, gc_start = [0.0], [False], [0.0]
 
@@ -78,8 +86,11 @@ whole = time.perf_counter() - start
 with torch.no_grad():
     error = (out - m(x)).abs().max().item()
 stats = opal.jit.stats() if backend == "opal" else {}
+with open("/proc/self/maps") as maps:
+    compiler = "libopal_compiler" in maps.read()
 print(json.dumps({"whole": whole, "part": part, "gc": gc_inside[0], "error": error,
-                  "compiles": stats.get("compiles"), "disk_hits": stats.get("disk_hits")}))
+                  "compiles": stats.get("compiles"), "disk_hits": stats.get("disk_hits"),
+                  "compiler": compiler}))
 """
 
 
@@ -98,7 +109,8 @@ def describe(values, unit=1.0, suffix="s", digits=2):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", default="resnet18")
+    parser.add_argument("--model", default="resnet18",
+                        help="a torchvision classification model, or gpt2 (2 layers)")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
@@ -106,12 +118,13 @@ def main():
     config = torch.__config__.show()
     blas = [found.group(0) for found in (re.search(r"BLAS_INFO=\w+", config),
                                          re.search(r"USE_MKLDNN=\w+", config)) if found]
+    shape = "16 tokens" if args.model == "gpt2" else "batch 1 224²"
     print(f"PyTorch {torch.__version__} ({', '.join(blas) or 'BLAS not reported'}), "
-          f"{args.threads} thread(s), {args.model} batch 1 224², {args.rounds} rounds")
+          f"{args.threads} thread(s), {args.model} {shape}, {args.rounds} rounds")
     with tempfile.TemporaryDirectory() as opal_cache, \
             tempfile.TemporaryDirectory() as inductor_cache:
         environment = dict(os.environ, OPAL_CACHE_DIR=opal_cache,
-                           TORCHINDUCTOR_CACHE_DIR=inductor_cache)
+                           TORCHINDUCTOR_CACHE_DIR=inductor_cache, HF_HUB_OFFLINE="1")
         environment.pop("OPAL_LOG", None)
         cold = {backend: child(args.model, backend, args.threads, environment)
                 for backend in ("opal", "inductor")}
@@ -130,7 +143,8 @@ def main():
         print(f"  {name:15s} {describe([r['part'][name] for r in runs], 1e3, 'ms', 1)}")
     print(f"  gc inside it    {describe([r['gc'] for r in runs], 1e3, 'ms', 1)}")
     print(f"compiles in the warm processes: {sorted({r['compiles'] for r in runs})}, "
-          f"kernels from disk: {sorted({r['disk_hits'] for r in runs})}, max |opal - eager| "
+          f"kernels from disk: {sorted({r['disk_hits'] for r in runs})}, compiler loaded: "
+          f"{sorted({r['compiler'] for r in runs})}, max |opal - eager| "
           f"{max(r['error'] for r in runs):.1e}")
     ratio = [o["whole"] / i["whole"] for o, i in zip(warm["opal"], warm["inductor"])]
     print(f"opal's warm first call / Inductor's, per round (min / median): "
