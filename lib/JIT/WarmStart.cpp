@@ -312,7 +312,9 @@ std::vector<IndexCheck> jit::checkWarmStartIndex(const DiskCache &cache) {
     std::string opName = fieldOf(*text, "op"), specialization = fieldOf(*text, "specialization");
     check.label = opName + specialization;
     if (fieldOf(*text, "static-shapes-only") == "yes") {
-      check.checked = false; // (names no entry: says to take the static key)
+      check.checked = false;
+      check.problem = "not checked: it names no kernel, it says the call compiles for "
+                      "static shapes only";
       continue;
     }
     if (text->rfind(std::string(kFormat) + "\n", 0) != 0) {
