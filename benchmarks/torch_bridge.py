@@ -1,11 +1,13 @@
 """opal inside PyTorch programs: the GPT-style block and the CNN of
-examples/torch_models.py compiled by opal.torch.compile against PyTorch 1.13
-eager, and the per-call cost of an opal op called as a torch op against the
-same op called from opal. One thread each (--threads), rounds interleaved in
-one process (benchmarks/interleaved.py), min / median ms (µs for the call
-costs).
+examples/torch_models.py compiled by opal.torch.compile (torch.compile with
+opal's backend) against PyTorch eager (2.15 from PyPI in make test's
+environment: MKL and oneDNN), and the per-call cost of an opal op called as
+a torch op against the same op called from opal. One thread each
+(--threads), rounds interleaved in one process (benchmarks/interleaved.py),
+min / median ms (µs for the call costs).
 
-    PYTHONPATH=build/python /usr/bin/python3 benchmarks/torch_bridge.py [--threads N]
+    PYTHONPATH=build/python ~/.cache/opal-venv/bin/python benchmarks/torch_bridge.py \
+        [--threads N] [--rounds N]
 """
 
 import argparse

@@ -2,7 +2,8 @@
 PyTorch modules, on the same weights: what opal.torch.compile compiles in
 python/test/test_torch_bridge.py and benchmarks/torch_bridge.py.
 
-    python3 examples/torch_models.py      # compiles both, compares with eager
+    # compiles both, compares with eager:
+    PYTHONPATH=build/python ~/.cache/opal-venv/bin/python examples/torch_models.py
 """
 
 import math
