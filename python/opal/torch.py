@@ -1304,16 +1304,25 @@ def backend(graph_module, example_inputs):
     def compile_graph(graph, inputs):
         return make_boxed_func(_aten_graph_runner(graph, inputs))
 
-    # (oneDNN off while AOTAutograd traces: the recurrent layers then trace
-    # into their steps' products and gates, not into oneDNN's
-    # mkldnn_rnn_layer; nothing else it traces depends on it.)
-    enabled = torch._C._get_mkldnn_enabled()
-    torch._C._set_mkldnn_enabled(False)
+    # While AOTAutograd traces: oneDNN off, so that the recurrent layers
+    # trace into their steps' products and gates rather than oneDNN's
+    # mkldnn_rnn_layer; and the flash kernel of scaled_dot_product_attention
+    # off, so that attention traces into its math (matrix products and a
+    # softmax) and its backward is the derivative of that math. (PyTorch's
+    # decomposition of _scaled_dot_product_flash_attention_for_cpu returns
+    # the attention probabilities where the op returns their logsumexp:
+    # with the flash kernel's backward, gradients came out wrong.)
+    switches = ((torch._C._get_mkldnn_enabled, torch._C._set_mkldnn_enabled),
+                (torch._C._get_flash_sdp_enabled, torch._C._set_sdp_use_flash))
+    before = [get() for get, _ in switches]
+    for _, set_ in switches:
+        set_(False)
     try:
         return aot_autograd(fw_compiler=compile_graph, decompositions=_decompositions)(
             graph_module, example_inputs)
     finally:
-        torch._C._set_mkldnn_enabled(enabled)
+        for (_, set_), value in zip(switches, before):
+            set_(value)
 
 
 def _attention(query, key, value, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight,
@@ -1387,7 +1396,9 @@ def _decompositions():
     import torch._decomp as decomp
     table = getattr(decomp, "_core_aten_decompositions_post_autograd",
                     decomp.core_aten_decompositions)()
-    table = {op: fn for op, fn in table.items() if not _opal_has(op)}
+    # (Not the flash attention one: its second result is not the op's.)
+    table = {op: fn for op, fn in table.items() if not _opal_has(op) and
+             "scaled_dot_product_flash_attention" not in str(op)}
     # The recurrent layers (their CPU kernels are oneDNN's, mkldnn_rnn_layer):
     # PyTorch's decompositions into each step's products and gates.
     for op, fn in decomp.decomposition_table.items():
