@@ -572,8 +572,7 @@ private:
       auto handle = Dispatcher::singleton().findOp(name);
       if (!handle)
         continue;
-      const KernelFunction &kernel = handle->entry().tableEntry(key);
-      if (kernel.isValid() && !kernel.isFallthrough() && !jit::isDefinedByMlir(kernel))
+      if (jit::isOpaqueKernel(handle->entry().tableEntry(key)))
         return name.str();
     }
     return "";

@@ -208,6 +208,10 @@ bool jit::isDefinedByMlir(const KernelFunction &kernel) {
   return kernel.functor() && equivalentKernels().count(kernel.functor());
 }
 
+bool jit::isOpaqueKernel(const KernelFunction &kernel) {
+  return kernel.isValid() && !kernel.isFallthrough() && !isDefinedByMlir(kernel);
+}
+
 bool MlirKernel::Entry::current() const {
   for (const OperatorEntry *entry : reached)
     if (entry->epoch() > epoch)
@@ -276,8 +280,9 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
   if (dense && dense->precompiled)
     kernel = dense->kernel;
   else if (!underMode) {
-    kernel = warmStart(op, key, args, staticShapes, words);
-    if (!kernel && !staticShapes && indexedStaticShapesOnly(op, key, args, words)) {
+    bool staticShapesOnly = false;
+    kernel = warmStart(op, key, args, staticShapes, words, &staticShapesOnly);
+    if (staticShapesOnly && !staticShapes) {
       // A process before found that the op compiles for static shapes only.
       staticShapes_.store(true);
       staticShapes = true;

@@ -135,6 +135,15 @@ std::string changedDefinition(const std::vector<OperatorName> &reached,
   return "";
 }
 
+/// An index file's first lines: its format, the call and what it was
+/// written under (the process part's hash, the pinned definitions).
+std::string indexHeader(const OperatorHandle &op, const CallSpec &spec,
+                        const std::string &pinned) {
+  return std::string(kFormat) + "\nop: " + op.operatorName().str() +
+         "\nspecialization: " + spec.str() + "\nprocess: " + processHash() +
+         "\npinned: " + pinned + "\n";
+}
+
 void logCache(const std::string &line) {
   if (logEnabled(LogTopic::Cache))
     logLine(LogTopic::Cache, line);
@@ -179,7 +188,8 @@ std::string jit::cpuSignature() {
 
 std::shared_ptr<const CompiledKernel> jit::warmStart(const OperatorHandle &op, DispatchKey key,
                                                      const IValue *args, bool staticShapes,
-                                                     const std::vector<uint64_t> &words) {
+                                                     const std::vector<uint64_t> &words,
+                                                     bool *staticShapesOnly) {
   if (key != DispatchKey::CPU || !indexUsable())
     return nullptr;
   std::string indexName = indexKey(op, key, words);
@@ -187,19 +197,31 @@ std::shared_ptr<const CompiledKernel> jit::warmStart(const OperatorHandle &op, D
   if (!text)
     return nullptr;
   std::string opName = op.operatorName().str();
-  if (fieldOf(*text, "static-shapes-only") == "yes")
-    return nullptr; // (indexedStaticShapesOnly's)
   auto drop = [&](const std::string &why) -> std::shared_ptr<const CompiledKernel> {
     logCache("warm-start index " + indexName.substr(0, 16) + " of " + opName +
              " not used: " + why);
     return nullptr;
   };
   CallSpec spec = makeCallSpec(op.schema(), args, DeviceType::CPU, staticShapes);
+  bool marker = fieldOf(*text, "static-shapes-only") == "yes";
   std::string entry = fieldOf(*text, "entry");
-  if (text->rfind(std::string(kFormat) + "\n", 0) != 0 || entry.size() != 64 ||
+  if (text->rfind(std::string(kFormat) + "\n", 0) != 0 || (!marker && entry.size() != 64) ||
       fieldOf(*text, "op") != opName || fieldOf(*text, "specialization") != spec.str()) {
     diskCache().removeIndex(indexName);
     return drop("it is malformed or names another call (removed)");
+  }
+  if (marker) { // names no kernel: the call compiles for static shapes only
+    std::vector<OperatorName> reached;
+    std::istringstream names(fieldOf(*text, "reached"));
+    for (std::string name; names >> name;)
+      if (auto parsed = parseOperatorName(name))
+        reached.push_back(*parsed);
+    std::string changed = changedDefinition(reached, fieldOf(*text, "pinned"));
+    if (!changed.empty())
+      return drop(changed);
+    if (staticShapesOnly)
+      *staticShapesOnly = true;
+    return nullptr;
   }
   auto kernel = std::make_shared<CompiledKernel>();
   auto described = readIndexDescription(*text, *kernel);
@@ -250,34 +272,9 @@ void jit::recordWarmStart(const OperatorHandle &op, DispatchKey key, const IValu
   if (!pinned)
     return;
   CallSpec spec = makeCallSpec(op.schema(), args, DeviceType::CPU, staticShapes);
-  std::string text = std::string(kFormat) + "\nentry: " + kernel.cacheKey +
-                     "\nop: " + op.operatorName().str() + "\nspecialization: " + spec.str() +
-                     "\nprocess: " + processHash() + "\npinned: " + *pinned + "\n" +
-                     describeKernel(kernel);
-  diskCache().storeIndex(indexKey(op, key, words), text);
-}
-
-bool jit::indexedStaticShapesOnly(const OperatorHandle &op, DispatchKey key,
-                                  const IValue *args, const std::vector<uint64_t> &words) {
-  if (key != DispatchKey::CPU || !indexUsable())
-    return false;
-  std::optional<std::string> text = diskCache().loadIndex(indexKey(op, key, words));
-  if (!text || fieldOf(*text, "static-shapes-only") != "yes" ||
-      text->rfind(std::string(kFormat) + "\n", 0) != 0 ||
-      fieldOf(*text, "op") != op.operatorName().str() ||
-      fieldOf(*text, "specialization") !=
-          makeCallSpec(op.schema(), args, DeviceType::CPU, false).str())
-    return false;
-  std::vector<OperatorName> reached;
-  std::istringstream names(fieldOf(*text, "reached"));
-  for (std::string name; names >> name;)
-    if (auto parsed = parseOperatorName(name))
-      reached.push_back(*parsed);
-  std::string changed = changedDefinition(reached, fieldOf(*text, "pinned"));
-  if (!changed.empty())
-    logCache("static-shapes-only index of " + op.operatorName().str() + " not used: " +
-             changed);
-  return changed.empty();
+  diskCache().storeIndex(indexKey(op, key, words),
+                         indexHeader(op, spec, *pinned) + "entry: " + kernel.cacheKey + "\n" +
+                             describeKernel(kernel));
 }
 
 void jit::recordStaticShapesOnly(const OperatorHandle &op, DispatchKey key, const IValue *args,
@@ -293,10 +290,8 @@ void jit::recordStaticShapesOnly(const OperatorHandle &op, DispatchKey key, cons
     reached += (reached.empty() ? "" : " ") + name.str();
   CallSpec spec = makeCallSpec(op.schema(), args, DeviceType::CPU, false);
   diskCache().storeIndex(indexKey(op, key, dynamicWords),
-                         std::string(kFormat) + "\nstatic-shapes-only: yes\nop: " +
-                             op.operatorName().str() + "\nspecialization: " + spec.str() +
-                             "\nprocess: " + processHash() + "\npinned: " + *pinned +
-                             "\nreached: " + reached + "\n");
+                         indexHeader(op, spec, *pinned) +
+                             "static-shapes-only: yes\nreached: " + reached + "\n");
 }
 
 std::vector<IndexCheck> jit::checkWarmStartIndex(const DiskCache &cache) {

@@ -503,13 +503,17 @@ def _normalized(node, x, weight, bias, mean, invstd):
     return _ops.aten.add(_ops.aten.mul(x, alpha), beta)
 
 
+def _reduced_dims(node):
+    """The dims batch norm reduces over: all of its input's but dim 1."""
+    return [d for d in range(node.args[0].meta["val"].dim()) if d != 1]
+
+
 def _batch_statistics(node, x, eps):
-    """The batch's mean and 1/std per channel (shaped per channel), and the
-    dims reduced."""
-    dims = [d for d in range(node.args[0].meta["val"].dim()) if d != 1]
+    """The batch's mean and 1/std per channel (shaped per channel)."""
+    dims = _reduced_dims(node)
     mean = _ops.aten.mean.dim(x, dims, True)
     var = _ops.aten.var.correction(x, dims, correction=0, keepdim=True)
-    return mean, _ops.aten.rsqrt(_ops.aten.add(var, eps)), dims
+    return mean, _ops.aten.rsqrt(_ops.aten.add(var, eps))
 
 
 def _no_statistics(x):
@@ -543,8 +547,8 @@ def _batch_norm_functional(node, x, weight, bias, running_mean, running_var, tra
                 _ops.aten.clone(running_var))
     out, save_mean, save_invstd = _batch_norm_no_stats(node, x, weight, bias, True, momentum,
                                                        eps)
-    dims = [d for d in range(node.args[0].meta["val"].dim()) if d != 1]
-    unbiased = _ops.aten.reshape(_ops.aten.var.correction(x, dims, correction=1), [-1])
+    unbiased = _ops.aten.reshape(_ops.aten.var.correction(x, _reduced_dims(node), correction=1),
+                                 [-1])
     keep = 1 - momentum
     new_mean = _ops.aten.add(_ops.aten.mul(save_mean, momentum),
                              _ops.aten.mul(running_mean, keep))
@@ -555,7 +559,7 @@ def _batch_norm_functional(node, x, weight, bias, running_mean, running_var, tra
 def _batch_norm_no_stats(node, x, weight, bias, training, momentum, eps):
     """Batch norm without running statistics (track_running_stats=False):
     always the batch's."""
-    mean, invstd, _ = _batch_statistics(node, x, eps)
+    mean, invstd = _batch_statistics(node, x, eps)
     out = _normalized(node, x, weight, bias, mean, invstd)
     return out, _ops.aten.reshape(mean, [-1]), _ops.aten.reshape(invstd, [-1])
 
@@ -766,11 +770,8 @@ def _linear_index(node, x, indices, long):
         return _ops.aten.where.self(_ops.aten.lt.Scalar(index, 0),
                                     _ops.aten.add.Scalar(index, size), index)
 
-    def size_of(d):
-        return _static_or_read(x, value, d)
-
     if m == 1:  # (the only case with sizes known per call)
-        return wrapped(indices[k], size_of(k)), x, k
+        return wrapped(indices[k], _static_or_read(x, value, k)), x, k
     sizes = [int(value.shape[i]) for i in places]
     linear, stride = None, 1
     for j in reversed(range(m)):
@@ -783,8 +784,8 @@ def _linear_index(node, x, indices, long):
         term = index if stride == 1 else _ops.aten.mul.Scalar(index, stride)
         linear = term if linear is None else _ops.aten.add.Tensor(linear, term)
         stride *= sizes[j]
-    flat = _ops.aten.reshape(x, [size_of(d) for d in range(k)] + [stride] +
-                             [size_of(d) for d in range(k + m, value.dim())])
+    flat = _ops.aten.reshape(x, [_static_or_read(x, value, d) for d in range(k)] + [stride] +
+                             [_static_or_read(x, value, d) for d in range(k + m, value.dim())])
     return linear, flat, k
 
 

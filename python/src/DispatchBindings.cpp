@@ -322,14 +322,14 @@ void opal::python::bindDispatch(py::module_ &m) {
       throw OpalError(checked.error().message());
   }, py::arg("name"), py::arg("text"),
   "Raises if an op-library text does not parse against the ops defined now.");
-  // Both say nothing ("") of an op that does not exist (any more), as
-  // PyTorch's do.
   // Whether `ns::op` or `ns::op.overload` is defined (has a schema): one
   // lookup, where _overload_names walks every op.
   m.def("_has_schema", [](const std::string &name) {
     auto parsed = parseOperatorName(name);
     return parsed && Dispatcher::singleton().findSchema(*parsed).has_value();
   });
+  // Both say nothing ("") of an op that does not exist (any more), as
+  // PyTorch's do.
   m.def("_dispatch_dump_table", [](const std::string &name) {
     std::optional<OperatorHandle> op = findOpIfAny(name);
     return op ? op->dumpComputedTable() : std::string();
@@ -351,8 +351,7 @@ void opal::python::bindDispatch(py::module_ &m) {
   // op's CPU kernel is neither defined in MLIR nor equivalent to a kernel
   // that is (views), the compiler's own test of the ops a kernel reaches.
   m.def("_cpu_kernel_is_opaque", [](const std::string &name) {
-    const KernelFunction &kernel = findOpOrThrow(name).entry().tableEntry(DispatchKey::CPU);
-    return kernel.isValid() && !kernel.isFallthrough() && !jit::isDefinedByMlir(kernel);
+    return jit::isOpaqueKernel(findOpOrThrow(name).entry().tableEntry(DispatchKey::CPU));
   });
   m.def("_dispatch_has_kernel_for_dispatch_key", [](const std::string &name, const std::string &key) {
     return findOpOrThrow(name).hasKernelForDispatchKey(keyFromString(key));

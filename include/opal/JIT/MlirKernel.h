@@ -103,6 +103,10 @@ void declareElementScalar(const OperatorName &op, size_t argument);
 
 /// True for MLIR kernels and kernels declared equivalent to them.
 bool isDefinedByMlir(const KernelFunction &kernel);
+/// True for a kernel a compiled kernel cannot fuse through (a native C++
+/// or Python kernel, not a fallthrough): a kernel that reaches it runs op by
+/// op.
+bool isOpaqueKernel(const KernelFunction &kernel);
 
 /// The JIT's counters (opal.jit.stats()).
 struct JitStats {

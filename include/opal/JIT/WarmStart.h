@@ -45,21 +45,19 @@ namespace opal::jit {
 
 /// The kernel of a call from the warm-start index, loaded without the
 /// compiler; null when the index has none or it no longer applies (the
-/// reason goes to OPAL_LOG=cache).
+/// reason goes to OPAL_LOG=cache), or when it says the op compiles for
+/// static shapes only (recordStaticShapesOnly): then `*staticShapesOnly`
+/// is set.
 std::shared_ptr<const CompiledKernel> warmStart(const OperatorHandle &op, DispatchKey key,
                                                 const IValue *args, bool staticShapes,
-                                                const std::vector<uint64_t> &words);
+                                                const std::vector<uint64_t> &words,
+                                                bool *staticShapesOnly = nullptr);
 
 /// Indexes a kernel the compiler produced (or loaded) for a call, when it
 /// qualifies (see the file comment).
 void recordWarmStart(const OperatorHandle &op, DispatchKey key, const IValue *args,
                      bool staticShapes, const std::vector<uint64_t> &words,
                      const CompiledKernel &kernel);
-
-/// Whether the index says that `op` compiles for static shapes only (its
-/// call with dynamic dims, `words`, did not lower; recordStaticShapesOnly).
-bool indexedStaticShapesOnly(const OperatorHandle &op, DispatchKey key, const IValue *args,
-                             const std::vector<uint64_t> &words);
 
 /// Records that the call of `op` with dynamic dims (`dynamicWords`) does not
 /// lower and compiled for static shapes (`kernel`, reaching what its
