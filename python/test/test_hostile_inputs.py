@@ -601,6 +601,47 @@ def test_cache_verify_finds_an_index_that_names_another_kernel(tmp_path):
     assert "but opal's definitions compile aten::exp(float32[?]) to entry" in done.stdout
 
 
+STATIC_ONLY = """
+lib = opal.library.Library("mylib", "DEF")
+lib.define("f(Tensor x) -> Tensor")
+opal.library.register_decomposition("mylib::f", lib=lib)(
+    lambda x: opal.ops.aten.reshape(x, [x.shape[0] // 2, -1]) * 2)
+print(json.dumps(opal.ops.mylib.f(opal.arange(4.0)).tolist()))
+"""
+
+
+@pytest.mark.parametrize("damage", ["pinned", "reached", "op", "entry"])
+def test_a_damaged_static_shapes_only_index_is_refused_not_followed(tmp_path, damage):
+    # The index file saying a call compiles for static shapes only, edited
+    # and resealed with the cache's key: another definition pinned, a reached
+    # op that does not exist, another op, or an entry where it names none.
+    # Each next process computes the call right (and nothing crashes).
+    from cache_seal import body, reseal
+    first = run(STATIC_ONLY, cache_dir=tmp_path)
+    assert first.returncode == 0, first.stderr
+    want = json.loads(first.stdout)
+    markers = [p for p in (tmp_path / "warm-v2").rglob("*")
+               if p.is_file() and "static-shapes-only: yes" in p.read_text()]
+    assert len(markers) == 1
+    text = body(markers[0].read_text())
+    pinned = "\npinned: " + text.split("\npinned: ")[1].split("\n")[0]
+    edits = {"pinned": (pinned, "\npinned: mylib::f=" + "0" * 64),
+             "reached": ("\nreached: ", "\nreached: nowhere::op mylib::f "),
+             "op": ("\nop: mylib::f", "\nop: aten::exp"),
+             "entry": ("static-shapes-only: yes", "static-shapes-only: no\nentry: " + "0" * 64)}
+    old, new = edits[damage]
+    assert old in text
+    reseal(markers[0], "index", markers[0].name, text.replace(old, new), tmp_path)
+    second = run(STATIC_ONLY, cache_dir=tmp_path, env={"OPAL_LOG": "cache"})
+    assert second.returncode == 0, second.stderr
+    assert json.loads(second.stdout) == want == [[0.0, 2.0], [4.0, 6.0]]
+    why = {"pinned": "mylib::f is defined otherwise now",
+           "reached": "nowhere::op has a CPU kernel other than opal's built-in one now",
+           "op": "it is malformed or names another call (removed)",
+           "entry": "no kernel description (removed)"}[damage]
+    assert why in second.stderr, second.stderr
+
+
 # --- 10. A damaged shared library is refused, not crashed on ----------------
 
 import struct  # noqa: E402
