@@ -516,7 +516,6 @@ struct AddedText {
   std::string name, text;
   std::vector<std::string> decomposed; ///< "ns::op[.overload]"
   bool scanned;
-  std::string textHash; ///< SHA-256 (hex) of `text`
 };
 std::vector<AddedText> texts;
 uint64_t nextTextId = 1;
@@ -564,10 +563,8 @@ Expected<KernelCompiler *> jit::kernelCompiler() {
 
 uint64_t jit::addOpLibraryText(std::string name, std::string text) {
   auto contents = scanOpLibrary(text, name);
-  std::string textHash = sha256Hex(text);
   std::lock_guard<std::mutex> lock(hookMutex);
-  AddedText added{nextTextId++, std::move(name), std::move(text), {}, bool(contents),
-                  std::move(textHash)};
+  AddedText added{nextTextId++, std::move(name), std::move(text), {}, bool(contents)};
   if (contents)
     added.decomposed = std::move(contents->decomposed);
   texts.push_back(std::move(added));
@@ -607,7 +604,11 @@ std::string jit::addedDefinitionHash(const OperatorName &op) {
       return "";
     if (std::find(it->decomposed.begin(), it->decomposed.end(), name) == it->decomposed.end())
       continue;
-    return sha256Hex(handle->schema().str() + "\n" + it->textHash);
+    Sha256 hasher;
+    hasher.update(handle->schema().str() + "\n");
+    hasher.update(it->text);
+    auto digest = hasher.finish();
+    return toHex(digest.data(), digest.size());
   }
   return "";
 }

@@ -280,7 +280,7 @@ void removeOpLibraryText(uint64_t id);
 /// one opal's built-in definitions give.
 std::string addedDecompositionOf(const OperatorName &op);
 /// A SHA-256 (hex) of what an added text makes of `op`: the op's schema
-/// and (the hash of) the last added text that decomposes it; "" if no text does, or a
+/// and the last added text that decomposes it; "" if no text does, or a
 /// text that cannot be scanned (which may decompose anything) came later.
 /// The warm-start index pins a user's op by it.
 std::string addedDefinitionHash(const OperatorName &op);
