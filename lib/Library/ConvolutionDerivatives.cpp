@@ -4,12 +4,14 @@
 // native kernels that call aten::convolution and friends through the
 // dispatcher, so each product is one of the JIT's compiled convolutions:
 //
-//   input:  the transposed convolution of the gradient with the weight
-//           (for a transposed forward, the plain one), its output padding
-//           chosen so the result has the input's sizes;
-//   weight: per group, a convolution of the input (channels as the batch)
-//           with the gradient (channels as the batch), stride and dilation
-//           swapped, cut to the kernel's sizes;
+//   input:  with stride 1, the plain convolution of the gradient with the
+//           flipped kernels (channels swapped); otherwise the transposed
+//           convolution of the gradient with the weight (for a transposed
+//           forward, the plain one), its output padding chosen so the
+//           result has the input's sizes;
+//   weight: one batched matrix product per group of the gradient and the
+//           windows its kernel read ("im2col" of the padded input, or of
+//           the gradient for a transposed forward);
 //   bias:   the gradient summed over every dim but the channels.
 //
 //===----------------------------------------------------------------------===//
@@ -43,6 +45,29 @@ Sizes expand(const Sizes &values, size_t rank, const char *what) {
                   std::to_string(rank) + " values, got " + std::to_string(values.size()));
 }
 
+/// The input's gradient of a plain convolution with stride 1 as the plain
+/// convolution of the gradient with the weight's flipped kernels, each
+/// group's channels swapped; padding d*(k-1)-p (at least 0) gives back the
+/// input's sizes.
+Tensor flippedConvolution(const Tensor &grad, const Tensor &weight, const Sizes &padding,
+                          const Sizes &dilation, int64_t groups) {
+  size_t rank = static_cast<size_t>(weight.dim() - 2);
+  int64_t filters = weight.size(0) / groups, channels = weight.size(1);
+  Sizes grouped{groups, filters, channels}, swapped{groups * channels, filters}, flipDims;
+  Sizes pad(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t k = weight.size(static_cast<int64_t>(d) + 2);
+    grouped.push_back(k);
+    swapped.push_back(k);
+    flipDims.push_back(static_cast<int64_t>(d) + 2);
+    pad[d] = dilation[d] * (k - 1) - padding[d];
+  }
+  Tensor kernels = weight.reshape(grouped).transpose(1, 2).reshape(swapped);
+  kernels = callTensor("aten::flip", "", {IValue(kernels), IValue(flipDims)});
+  return convolution(grad, kernels, Sizes(rank, 1), pad, dilation, false, Sizes(rank, 0),
+                     groups);
+}
+
 Tensor inputGradient(const Tensor &grad, const Tensor &input, const Tensor &weight,
                      Sizes stride, Sizes padding, Sizes dilation, bool transposed,
                      Sizes outputPadding, int64_t groups) {
@@ -52,6 +77,14 @@ Tensor inputGradient(const Tensor &grad, const Tensor &input, const Tensor &weig
   dilation = expand(dilation, rank, "dilation");
   if (transposed)
     return convolution(grad, weight, stride, padding, dilation, false, Sizes(rank, 0), groups);
+  bool unitStride = true, padded = true;
+  for (size_t d = 0; d < rank; ++d) {
+    unitStride = unitStride && stride[d] == 1;
+    padded = padded &&
+             dilation[d] * (weight.size(static_cast<int64_t>(d) + 2) - 1) >= padding[d];
+  }
+  if (unitStride && padded)
+    return flippedConvolution(grad, weight, padding, dilation, groups);
   // The transposed convolution's output padding that gives back the
   // input's sizes (the forward dropped what its stride did not reach).
   Sizes extra(rank);
@@ -64,6 +97,61 @@ Tensor inputGradient(const Tensor &grad, const Tensor &input, const Tensor &weig
   return convolution(grad, weight, stride, padding, dilation, true, extra, groups);
 }
 
+/// The windows of `slider` (padded) that a convolution reads for each
+/// position of a `positions`-sized spatial grid, as [G, N*prod(positions),
+/// Cg*prod(kernel)] ("im2col"): a strided view of the padded slider, copied
+/// once.
+Tensor windows(const Tensor &slider, const Sizes &positions, const Sizes &kernel,
+               const Sizes &stride, const Sizes &padding, const Sizes &dilation,
+               int64_t groups) {
+  size_t rank = positions.size();
+  Sizes pad;
+  for (size_t d = rank; d-- > 0;) {
+    pad.push_back(padding[d]);
+    pad.push_back(padding[d]);
+  }
+  Tensor padded = callTensor("aten::constant_pad_nd", "",
+                             {IValue(slider), IValue(pad), IValue(0.0)})
+                      .contiguous();
+  int64_t batch = padded.size(0), channels = padded.size(1) / groups;
+  // Strides of the padded [N, C, spatial...] tensor.
+  Sizes strides(padded.dim());
+  int64_t step = 1;
+  for (int64_t d = padded.dim(); d-- > 0;) {
+    strides[d] = step;
+    step *= padded.size(d);
+  }
+  // The view [N, positions..., G, Cg, kernel...].
+  Sizes sizes{batch}, steps{strides[0]};
+  for (size_t d = 0; d < rank; ++d) {
+    sizes.push_back(positions[d]);
+    steps.push_back(stride[d] * strides[d + 2]);
+  }
+  sizes.push_back(groups);
+  steps.push_back(channels * strides[1]);
+  sizes.push_back(channels);
+  steps.push_back(strides[1]);
+  int64_t cells = channels, count = batch;
+  for (size_t d = 0; d < rank; ++d) {
+    sizes.push_back(kernel[d]);
+    steps.push_back(dilation[d] * strides[d + 2]);
+    cells *= kernel[d];
+    count *= positions[d];
+  }
+  Tensor view = padded.asStrided(DimVector(sizes), DimVector(steps), padded.storageOffset());
+  return view.reshape({count, groups, cells}).transpose(0, 1).contiguous();
+}
+
+/// A [N, G*Cg, spatial...] tensor as [G, Cg, N*prod(spatial)].
+Tensor channelsByGroup(const Tensor &t, int64_t groups) {
+  int64_t perGroup = t.size(1) / groups, count = t.size(0);
+  for (int64_t d = 2; d < t.dim(); ++d)
+    count *= t.size(d);
+  return t.reshape({t.size(0), groups, perGroup, -1})
+      .permute({1, 2, 0, 3})
+      .reshape({groups, perGroup, count});
+}
+
 Tensor weightGradient(const Tensor &grad, const Tensor &input, const Tensor &weight,
                       Sizes stride, Sizes padding, Sizes dilation, bool transposed,
                       const Sizes &, int64_t groups) {
@@ -71,28 +159,24 @@ Tensor weightGradient(const Tensor &grad, const Tensor &input, const Tensor &wei
   stride = expand(stride, rank, "stride");
   padding = expand(padding, rank, "padding");
   dilation = expand(dilation, rank, "dilation");
-  // Channels as the batch: a plain forward correlates the input with the
-  // gradient, a transposed one the gradient with the input.
+  // Each weight element sums, over the batch and the positions, a filter
+  // element times the slider's element its window reads there: a plain
+  // forward slides its kernel over the input at the gradient's positions,
+  // a transposed one over the gradient at the input's. One batched product
+  // per group: [G, Ff, N*P] x [G, N*P, Cs*prod(K)].
   const Tensor &slider = transposed ? grad : input;
   const Tensor &filter = transposed ? input : grad;
-  int64_t sliderGroup = slider.size(1) / groups, filterGroup = filter.size(1) / groups;
-  std::vector<Tensor> parts;
-  for (int64_t g = 0; g < groups; ++g) {
-    Tensor s = slider.slice(1, g * sliderGroup, (g + 1) * sliderGroup).transpose(0, 1);
-    Tensor f = filter.slice(1, g * filterGroup, (g + 1) * filterGroup).transpose(0, 1);
-    Tensor product = convolution(s.contiguous(), f.contiguous(), dilation, padding, stride,
-                                 false, Sizes(rank, 0), 1)
-                         .transpose(0, 1);
-    // The product covers at least the kernel; its edge beyond is dropped.
-    for (size_t d = 0; d < rank; ++d)
-      product = product.slice(static_cast<int64_t>(d) + 2, 0,
-                              weight.size(static_cast<int64_t>(d) + 2));
-    parts.push_back(product);
+  Sizes positions, kernel;
+  for (size_t d = 0; d < rank; ++d) {
+    positions.push_back(filter.size(static_cast<int64_t>(d) + 2));
+    kernel.push_back(weight.size(static_cast<int64_t>(d) + 2));
   }
-  Tensor result = parts.size() == 1
-                      ? parts[0]
-                      : callTensor("aten::cat", "", {IValue(parts), IValue(int64_t(0))});
-  return result.contiguous();
+  Tensor columns = windows(slider, positions, kernel, stride, padding, dilation, groups);
+  Tensor product = callTensor("aten::bmm", "", {IValue(channelsByGroup(filter, groups)),
+                                                IValue(columns)});
+  Sizes shape{weight.size(0), weight.size(1)};
+  shape.insert(shape.end(), kernel.begin(), kernel.end());
+  return product.reshape(shape);
 }
 
 Tensor biasGradient(const Tensor &grad) {
