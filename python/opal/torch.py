@@ -44,6 +44,7 @@ from . import _C, ops as _ops
 from ._ops import OpOverload as _OpOverload
 from . import _tensor  # noqa: F401  (opal's Tensor methods)
 from . import autograd as _autograd
+from . import _backward_forms
 
 __all__ = ["register", "compile", "backend", "to_torch", "from_torch"]
 
@@ -372,6 +373,7 @@ def register(namespace, ops=None):
 # compile: aten graphs as opal ops
 #===------------------------------------------------------------------------===#
 
+import contextlib
 import hashlib
 import itertools
 import math
@@ -872,8 +874,14 @@ _NODE_FORMS = {"aten.split.Tensor": _split, "aten.split_with_sizes.default": _sp
                "aten._native_batch_norm_legit.no_stats": _batch_norm_no_stats,
                "aten.index.Tensor": _index, "aten.index_put.default": _index_put}
 # Those of them that take or return lists of tensors, or slice.
-_LIST_FORMS = frozenset(name for name in _NODE_FORMS if not name.startswith(
-    ("aten.arange.", "aten.as_strided.", "aten._native_batch_norm", "aten.index.")))
+_LIST_FORMS = frozenset(("aten.split.Tensor", "aten.split_with_sizes.default",
+                         "aten.cat.default", "aten.stack.default", "aten.unbind.int",
+                         "aten.index_put.default"))
+# PyTorch's backward ops in the terms of opal's derivative formulas, and
+# prims.fma (PyTorch's decomposition of lerp, as AdamW's step calls it):
+# a product and a sum, which the compiler may contract into one fma.
+_NODE_FORMS.update(_backward_forms.FORMS)
+_NODE_FORMS["prims.fma.default"] = lambda node, a, b, c: _ops.aten.add(_ops.aten.mul(a, b), c)
 
 
 def _sym_size(node, x, dim):
@@ -1432,15 +1440,54 @@ def _aten_graph_runner(graph, inputs):
              "which opal's kernels do not take")
         return graph
     compiler = _GraphCompiler(label)
+    seeded = _seeded_devices(graph)
     entry = compiler._to_opal_op(graph)
     if entry is None:
         return graph
 
     def run(*tensors):
-        result = compiler._run(entry, tensors)
+        with _seeded_from_torch(seeded):
+            result = compiler._run(entry, tensors)
         return result if isinstance(result, (list, tuple)) else (result,)
 
     return run
+
+
+def _seeded_devices(graph):
+    """The device types whose generators the random ops of `graph`
+    (dropout, rand, bernoulli, ...: PyTorch tags them nondeterministic_seeded)
+    draw from; empty when it has none."""
+    devices = set()
+    for node in graph.graph.nodes:
+        if node.op == "call_function" and torch.Tag.nondeterministic_seeded in getattr(
+                node.target, "tags", ()):
+            value = node.meta.get("val")
+            value = value[0] if isinstance(value, (list, tuple)) else value
+            devices.add(value.device.type if isinstance(value, torch.Tensor) else "cpu")
+    return sorted(devices)
+
+
+@contextlib.contextmanager
+def _seeded_from_torch(devices):
+    """Around one call of a graph with random ops: opal's generator of each
+    of `devices` seeded by a number drawn from PyTorch's generator of that
+    device, so that torch.manual_seed makes a compiled model's dropout masks
+    reproducible (they are opal's Philox numbers, not eager's); opal's own
+    generators are left as they were."""
+    saved = []
+    for device_type in devices:
+        device = _C.device(device_type)
+        saved.append((device, _C._default_generator_state(device)))
+        generator = (torch.cuda.default_generators[torch.cuda.current_device()]
+                     if device_type == "cuda" else torch.default_generator)
+        seed = int(torch.randint(0, 2 ** 63 - 1, (), generator=generator,
+                                 device=generator.device))
+        _C._set_default_generator_state(device, seed, 0)
+    try:
+        yield
+    finally:
+        for device, (seed, offset) in saved:
+            _C._set_default_generator_state(device, seed, offset)
 
 
 from .jit import _python_counters as _jit_counters  # noqa: E402
