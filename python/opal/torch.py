@@ -1248,6 +1248,7 @@ class _OpalPiece(torch.nn.Module):
         sizes, which it reads from its tensors); None for all."""
         super().__init__()
         self.op, self.layout, self.constants, self.passed = op, layout, constants, passed
+        self.interpreted = getattr(op, "_opal_interpreted", False)
 
     def forward(self, *inputs):
         if self.passed is not None:
@@ -1264,7 +1265,7 @@ class _OpalPiece(torch.nn.Module):
     def _fresh(self, result, inputs):
         """A graph's result as new memory, as a graph op's are: a graph run
         op by op (_interpreted) may return a view of an input."""
-        if not getattr(self.op, "_opal_interpreted", False):
+        if not self.interpreted:
             return result
         storage = result.untyped_storage().data_ptr()
         if any(isinstance(t, torch.Tensor) and t.untyped_storage().data_ptr() == storage
