@@ -1303,13 +1303,15 @@ def backend(graph_module, example_inputs):
     and writes into inputs are copied back after the call, as eager makes
     them), lifts parameters and buffers to inputs, decomposes the ops opal
     lacks with PyTorch's own Core ATen decompositions and, where gradients
-    are needed, splits the forward graph from the backward one; opal then
+    are needed, splits the forward graph from the backward one (its
+    min-cut partitioner: the backward recomputes cheap elementwise ops
+    rather than reading them saved by the forward); opal then
     compiles each aten graph into one fused kernel, or into runs of them
     around the ops opal cannot run, which stay PyTorch's (OPAL_LOG=torch
     says which). Symbolic sizes (dynamic=True, or Dynamo's second shape)
     are read from the inputs per call: one kernel serves them all."""
     from torch._dynamo.backends.common import aot_autograd
-    from functorch.compile import make_boxed_func
+    from functorch.compile import make_boxed_func, min_cut_rematerialization_partition
 
     def compile_graph(graph, inputs):
         return make_boxed_func(_aten_graph_runner(graph, inputs))
@@ -1328,7 +1330,8 @@ def backend(graph_module, example_inputs):
     for _, set_ in switches:
         set_(False)
     try:
-        return aot_autograd(fw_compiler=compile_graph, decompositions=_decompositions)(
+        return aot_autograd(fw_compiler=compile_graph, decompositions=_decompositions,
+                             partition_fn=min_cut_rematerialization_partition)(
             graph_module, example_inputs)
     finally:
         for (_, set_), value in zip(switches, before):
