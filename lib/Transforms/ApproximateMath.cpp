@@ -2,8 +2,9 @@
 //
 // f32 transcendental math ops become MLIR's polynomial approximations, which
 // LLVM's vectorizers turn into SIMD code; libm calls are scalar. Before them,
-// the tanh of a log1p (a softplus's) becomes a rational function of log1p's
-// operand.
+// powers by constant exponents become products (MLIR's algebraic
+// simplification) and the tanh of a log1p (a softplus's) a rational
+// function of log1p's operand.
 //
 //===----------------------------------------------------------------------===//
 
@@ -215,13 +216,16 @@ struct OpalApproximateMath
         names.insert(std::string("math.") + name);
     for (const std::string &name : ops)
       names.insert("math." + name);
-    // Algebra first, while the ops it matches are whole.
-    if (names.contains("math.tanh")) {
-      RewritePatternSet algebra(&getContext());
+    // Algebra first, while the ops it matches are whole: a power by a
+    // constant exponent (2, 3, 0.5, -1, ... : a graph's x ** 3 in GPT-2's
+    // gelu) as products, a square root or a division, as PyTorch's CPU
+    // kernel computes those powers, instead of one libm powf per element.
+    RewritePatternSet algebra(&getContext());
+    populateMathAlgebraicSimplificationPatterns(algebra);
+    if (names.contains("math.tanh"))
       algebra.add<TanhOfLog1p>(&getContext());
-      if (failed(applyPatternsGreedily(getOperation(), std::move(algebra))))
-        return signalPassFailure();
-    }
+    if (failed(applyPatternsGreedily(getOperation(), std::move(algebra))))
+      return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     // opal's own f32 erf; MLIR's approximations for the rest.
     bool erf = names.erase("math.erf");

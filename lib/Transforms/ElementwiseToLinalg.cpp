@@ -367,6 +367,34 @@ std::string opal::ir::elementwiseLoweringProblem(Operation *op) {
 
 namespace {
 
+/// The scalar every element of `value` holds when it is a splat: a
+/// prims.full (before or after its lowering to linalg.fill), or a broadcast
+/// of one (before or after its lowering to a generic that yields its
+/// input); null otherwise. An elementwise op reads it as that scalar rather
+/// than from a buffer of the broadcast's size when the scalar is a
+/// constant, which folds into the payload (x ** 3.0 becomes x * x * x).
+Value splatScalar(Value value, int depth = 0) {
+  Operation *def = value.getDefiningOp();
+  if (!def || depth > 4)
+    return {};
+  StringRef name = def->getName().getStringRef();
+  if (name == "prims.full")
+    return def->getOperand(1);
+  if (name == "prims.broadcast_in_dim")
+    return splatScalar(def->getOperand(0), depth + 1);
+  if (auto fill = dyn_cast<linalg::FillOp>(def))
+    return fill.getInputs()[0];
+  if (auto generic = dyn_cast<linalg::GenericOp>(def)) {
+    if (generic.getNumDpsInputs() != 1 || generic.getNumResults() != 1)
+      return {};
+    auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+    if (yield.getNumOperands() != 1 || yield.getOperand(0) != generic.getBody()->getArgument(0))
+      return {};
+    return splatScalar(generic.getDpsInputs()[0], depth + 1);
+  }
+  return {};
+}
+
 class ElementwiseToLinalg : public RewritePattern {
 public:
   ElementwiseToLinalg(StringRef name, Payload payload, MLIRContext *context)
@@ -388,16 +416,31 @@ public:
     Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                          resultType.getElementType(), dynamicSizes);
 
+    // Splat inputs as scalars (converted as prims.full converts them);
+    // the others read per element.
+    SmallVector<Value> scalars(inputs.size()), read;
+    for (auto [i, input] : llvm::enumerate(inputs)) {
+      Value scalar = splatScalar(input);
+      if (scalar && isa<IntegerType, FloatType>(scalar.getType()) &&
+          matchPattern(scalar, m_Constant()))
+        scalars[i] = convertScalar(rewriter, loc, scalar,
+                                   cast<RankedTensorType>(input.getType()).getElementType());
+      else
+        read.push_back(input);
+    }
     AffineMap identity = rewriter.getMultiDimIdentityMap(resultType.getRank());
-    SmallVector<AffineMap> maps(inputs.size() + 1, identity);
+    SmallVector<AffineMap> maps(read.size() + 1, identity);
     SmallVector<utils::IteratorType> iterators(resultType.getRank(),
                                                utils::IteratorType::parallel);
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps, iterators,
+        rewriter, loc, TypeRange{resultType}, read, ValueRange{init}, maps, iterators,
         [&](OpBuilder &b, Location bodyLoc, ValueRange args) {
+          SmallVector<Value> operands;
+          size_t next = 0;
+          for (Value scalar : scalars)
+            operands.push_back(scalar ? scalar : args[next++]);
           linalg::YieldOp::create(
-              b, bodyLoc,
-              payload_(b, bodyLoc, args.drop_back(), resultType.getElementType()));
+              b, bodyLoc, payload_(b, bodyLoc, operands, resultType.getElementType()));
         });
     rewriter.replaceOp(op, generic.getResults());
     return success();
