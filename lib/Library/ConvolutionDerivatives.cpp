@@ -5,10 +5,12 @@
 // dispatcher, so each product is one of the JIT's compiled convolutions:
 //
 //   input:  with stride 1, the plain convolution of the gradient with the
-//           flipped kernels (channels swapped); otherwise the transposed
-//           convolution of the gradient with the weight (for a transposed
-//           forward, the plain one), its output padding chosen so the
-//           result has the input's sizes;
+//           flipped kernels (channels swapped); of a 2-d convolution of one
+//           group that is strided or whose planes are small, the columns
+//           each window received (one product) summed into the image
+//           (col2im); otherwise the transposed convolution of the gradient
+//           with the weight (for a transposed forward, the plain one), its
+//           output padding chosen so the result has the input's sizes;
 //   weight: one batched matrix product per group of the gradient and the
 //           windows its kernel read ("im2col" of the padded input, or of
 //           the gradient for a transposed forward);
@@ -68,6 +70,37 @@ Tensor flippedConvolution(const Tensor &grad, const Tensor &weight, const Sizes 
                      groups);
 }
 
+/// The input's gradient of a plain 2-d convolution of one group as the
+/// columns each window received, W^T x gradient ([C*kh*kw, N*L]: one
+/// product), summed back into the image (col2im).
+Tensor columnsGradient(const Tensor &grad, const Tensor &input, const Tensor &weight,
+                       const Sizes &stride, const Sizes &padding, const Sizes &dilation) {
+  int64_t batch = grad.size(0), filters = weight.size(0);
+  int64_t cells = weight.numel() / filters, positions = grad.size(2) * grad.size(3);
+  Tensor kernels = weight.reshape({filters, cells}).t();
+  Tensor gradient = grad.reshape({batch, filters, positions}).transpose(0, 1)
+                        .reshape({filters, batch * positions});
+  Tensor columns = callTensor("aten::mm", "", {IValue(kernels), IValue(gradient)});
+  columns = columns.reshape({cells, batch, positions}).transpose(0, 1);
+  Sizes size{input.size(2), input.size(3)}, kernel{weight.size(2), weight.size(3)};
+  return callTensor("aten::col2im", "", {IValue(columns), IValue(size), IValue(kernel),
+                                         IValue(dilation), IValue(padding), IValue(stride)});
+}
+
+/// Whether the flipped convolution would compute far more positions than
+/// the input has: its padded planes against the input's (small planes:
+/// 2x2 padded to 4x4 is four times the work).
+bool wastefulFlip(const Tensor &grad, const Tensor &weight, const Sizes &padding,
+                  const Sizes &dilation) {
+  int64_t padded = 1, plane = 1;
+  for (int64_t d = 2; d < grad.dim(); ++d) {
+    int64_t extra = dilation[d - 2] * (weight.size(d) - 1) - padding[d - 2];
+    padded *= grad.size(d) + 2 * extra;
+    plane *= grad.size(d);
+  }
+  return padded > 2 * plane;
+}
+
 Tensor inputGradient(const Tensor &grad, const Tensor &input, const Tensor &weight,
                      Sizes stride, Sizes padding, Sizes dilation, bool transposed,
                      Sizes outputPadding, int64_t groups) {
@@ -83,6 +116,9 @@ Tensor inputGradient(const Tensor &grad, const Tensor &input, const Tensor &weig
     padded = padded &&
              dilation[d] * (weight.size(static_cast<int64_t>(d) + 2) - 1) >= padding[d];
   }
+  if (rank == 2 && groups == 1 &&
+      (!unitStride || !padded || wastefulFlip(grad, weight, padding, dilation)))
+    return columnsGradient(grad, input, weight, stride, padding, dilation);
   if (unitStride && padded)
     return flippedConvolution(grad, weight, padding, dilation, groups);
   // The transposed convolution's output padding that gives back the
