@@ -182,6 +182,25 @@ def test_allocator_reuses_blocks():
     assert after["cache_hits"] == before["cache_hits"] + 1
 
 
+def test_kernel_temporaries_come_from_the_caching_allocator():
+    # A compiled kernel's temporary buffers (log_softmax's row maxima
+    # before the sums) are the caching allocator's blocks, as its outputs
+    # are: after a warm-up, every call allocates its output and its
+    # temporaries from free lists (no page faults of fresh memory), and
+    # gives all back but the outputs it returns.
+    x = opal.randn(64, 1000)
+    for _ in range(3):
+        opal.ops.aten._log_softmax(x, 1, False)
+    before = opal._C._allocator_stats()
+    for _ in range(10):
+        opal.ops.aten._log_softmax(x, 1, False)
+    after = opal._C._allocator_stats()
+    allocations = after["allocations"] - before["allocations"]
+    assert allocations > 10  # one output per call, and temporaries
+    assert after["cache_hits"] - before["cache_hits"] == allocations
+    assert after["bytes_in_use"] == before["bytes_in_use"]
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.int16, np.bool_])
 def test_copies_between_any_layouts(dtype):
     # Permuted sources (a transpose copies in tiles), strided and permuted

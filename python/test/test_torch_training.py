@@ -104,6 +104,11 @@ print(json.dumps(result))
         assert row["buffers"] < 1e-3, (name, row)  # batch norm's running statistics
         assert row["last"] < 0.9 * row["first"], (name, row)  # it learns
     assert not any("in PyTorch" in line for line in log), log
+    # The transformer's and the LSTM's backward graphs fuse (layer norm's
+    # and the embedding's backward ops are opal's formulas); only the
+    # CNN's, which calls the native convolution_backward, runs op by op.
+    op_by_op = [line for line in log if "op by op" in line]
+    assert op_by_op and all("aten::convolution_backward" in line for line in op_by_op), log
 
 
 def test_gradients_pass_gradcheck_in_float64_through_compiled_graphs():

@@ -152,3 +152,28 @@ func.func @tanh_of_log1p_f64(%y: f64) -> f64 {
   %t = math.tanh %l : f64
   return %t : f64
 }
+
+// -----
+
+// Powers by constant exponents: products, a square root, a division (as
+// PyTorch's CPU kernel computes them), not libm's powf; a power by a
+// variable stays powf.
+// CHECK-LABEL: func.func @constant_powers
+// CHECK-NOT: math.powf
+// CHECK: %[[SQ:.*]] = arith.mulf %[[X:.*]], %[[X]]
+// CHECK: arith.mulf %[[X]], %[[SQ]]
+// CHECK: math.sqrt
+// CHECK: return
+// CHECK-LABEL: func.func @variable_power
+// CHECK: math.powf
+func.func @constant_powers(%x: vector<8xf32>) -> (vector<8xf32>, vector<8xf32>) {
+  %c3 = arith.constant dense<3.0> : vector<8xf32>
+  %half = arith.constant dense<0.5> : vector<8xf32>
+  %cube = math.powf %x, %c3 : vector<8xf32>
+  %root = math.powf %x, %half : vector<8xf32>
+  return %cube, %root : vector<8xf32>, vector<8xf32>
+}
+func.func @variable_power(%x: f32, %e: f32) -> f32 {
+  %p = math.powf %x, %e : f32
+  return %p : f32
+}

@@ -32,6 +32,36 @@ func.func @binary(%a: tensor<3xf64>, %i: tensor<3xi64>)
 
 // -----
 
+// A constant splat operand (prims.full broadcast, used twice) is read as
+// its scalar in each payload, converted as prims.full converts it: the
+// generics take only x, and the broadcast is left unused.
+// CHECK-LABEL: func.func @constant_splat_operands
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK-DAG: %[[C:.*]] = arith.constant 3.000000e+00 : f32
+// CHECK: linalg.generic {{.*}} ins(%[[X]] : tensor<4x8xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: math.powf %[[IN]], %[[C]] : f32
+// CHECK: linalg.generic {{.*}} ins(%[[X]] : tensor<4x8xf32>)
+// CHECK: arith.mulf %{{.*}}, %[[C]] : f32
+func.func @constant_splat_operands(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %c3 = arith.constant 3.0 : f64
+  %f32 = arith.constant 6 : i64
+  %false = arith.constant false
+  %cpu = opal.device "cpu"
+  %scalar = opal.list -> !opal.list<i64>
+  %full = prims.full %scalar, %c3, %f32, %cpu, %false : (!opal.list<i64>, f64, i64, !opal.device, i1) -> tensor<f32>
+  %c4 = arith.constant 4 : i64
+  %c8 = arith.constant 8 : i64
+  %shape = opal.list %c4, %c8 : i64, i64 -> !opal.list<i64>
+  %none = opal.list -> !opal.list<i64>
+  %b = prims.broadcast_in_dim %full, %shape, %none : (tensor<f32>, !opal.list<i64>, !opal.list<i64>) -> tensor<4x8xf32>
+  %p = prims.pow %x, %b : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %m = prims.mul %x, %b : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %p, %m : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
 // Comparisons produce bool tensors; `where` selects.
 // CHECK-LABEL: func.func @compare_select
 // CHECK: arith.cmpf olt
