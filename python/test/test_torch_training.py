@@ -309,3 +309,32 @@ def test_no_grad_parts_and_in_place_updates_train_as_in_eager():
     grad, buffer = result
     assert grad < 1e-5 and buffer < 1e-5, result
     assert not any("in PyTorch" in line for line in log), log
+
+
+def test_backward_ops_in_opal_s_formulas_fuse_with_eager_s_gradients():
+    # Group norm's, max pooling's, layer norm's and an embedding's (with a
+    # padding index) backward ops in one backward graph: written in opal's
+    # derivative formulas, the graph is one fused kernel, and the
+    # gradients of the input and every parameter are eager's.
+    result, log = run("""
+        import copy
+        F = torch.nn.functional
+        gn, ln, emb = torch.nn.GroupNorm(2, 8), torch.nn.LayerNorm(6), torch.nn.Embedding(20, 6, padding_idx=0)
+        modules = torch.nn.ModuleList([gn, ln, emb])
+        ref = copy.deepcopy(modules)
+        x = torch.randn(4, 8, 6, 6, requires_grad=True)
+        t = torch.randint(0, 20, (4, 5))
+        t[0, 0] = 0
+        def f(x, m):
+            y = F.max_pool2d(torch.relu(m[0](x)), 2).sum((2, 3))
+            return (y[:, :6] * m[1](m[2](t)).mean(1)).square().sum()
+        torch.compile(f, backend="opal")(x, modules).backward()
+        got = [x.grad.clone()] + [p.grad.clone() for p in modules.parameters()]
+        x.grad = None
+        f(x, ref).backward()
+        want = [x.grad] + [p.grad for p in ref.parameters()]
+        print(json.dumps(max(((a - b).abs().max() / b.abs().max()).item() for a, b in zip(got, want))))
+    """)
+    assert result < 1e-5
+    assert sum("into torchgraph::" in line for line in log) == 2, log  # forward, backward
+    assert not any("op by op" in line or "in PyTorch" in line for line in log), log
