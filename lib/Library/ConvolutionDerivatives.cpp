@@ -180,12 +180,12 @@ Tensor windows(const Tensor &slider, const Sizes &positions, const Sizes &kernel
 
 /// A [N, G*Cg, spatial...] tensor as [G, Cg, N*prod(spatial)].
 Tensor channelsByGroup(const Tensor &t, int64_t groups) {
-  int64_t perGroup = t.size(1) / groups, count = t.size(0);
+  int64_t perGroup = t.size(1) / groups, plane = 1;
   for (int64_t d = 2; d < t.dim(); ++d)
-    count *= t.size(d);
-  return t.reshape({t.size(0), groups, perGroup, -1})
+    plane *= t.size(d);
+  return t.reshape({t.size(0), groups, perGroup, plane})
       .permute({1, 2, 0, 3})
-      .reshape({groups, perGroup, count});
+      .reshape({groups, perGroup, t.size(0) * plane});
 }
 
 Tensor weightGradient(const Tensor &grad, const Tensor &input, const Tensor &weight,

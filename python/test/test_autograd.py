@@ -2,6 +2,7 @@
 PyTorch's errors for bad uses, grad mode, and a training loop whose losses
 match PyTorch's step by step."""
 
+import random
 import re
 import subprocess
 import sys
@@ -1084,6 +1085,45 @@ def test_convolution_backward_matches_pytorch():
         return m.ops.aten.convolution_backward(t(g), t(x), t(w), None, [2, 2], [1, 1], [1, 1],
                                                False, [0, 0], 2, [False, True, False])
     _assert_same(*_both(no_bias))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_convolution_gradients_match_pytorch_across_forms(seed):
+    # The weight's gradient as im2col products, the input's as a flipped
+    # convolution, a col2im of W^T times the gradient (strided, or small
+    # planes) or a transposed convolution: random 1-3d, grouped, dilated,
+    # padded, strided and transposed convolutions in float64, and an empty
+    # batch (the gradients of a weight and bias with no samples are zeros).
+    rng = random.Random(seed)
+    cases = 0
+    while cases < 12:
+        rank, transposed = rng.choice([1, 2, 2, 3]), rng.random() < 0.3
+        groups, cg, fg = rng.choice([1, 1, 2]), rng.choice([1, 2, 3]), rng.choice([1, 2])
+        kernel = [rng.choice([1, 2, 3]) for _ in range(rank)]
+        stride = [rng.choice([1, 1, 2]) for _ in range(rank)]
+        dilation = [rng.choice([1, 2]) for _ in range(rank)]
+        padding = [rng.choice([0, 1, 3]) for _ in range(rank)]
+        out_pad = [min(rng.choice([0, 1]), max(s, d) - 1) for s, d in zip(stride, dilation)] \
+            if transposed else [0] * rank
+        batch = rng.choice([0, 1, 2])
+        data = np.random.default_rng(cases + 100 * seed)
+        x = data.standard_normal([batch, groups * cg] + [rng.choice([2, 5, 6])] * rank)
+        w = data.standard_normal(([groups * cg, fg] if transposed else [groups * fg, cg]) +
+                                 kernel)
+        try:
+            out = torch.ops.aten.convolution(torch.tensor(x), torch.tensor(w), None, stride,
+                                             padding, dilation, transposed, out_pad, groups)
+        except RuntimeError:
+            continue  # (a size PyTorch refuses)
+        g = data.standard_normal(list(out.shape))
+        bias = [w.shape[1] * groups if transposed else w.shape[0]]
+
+        def run(m, t):
+            return m.ops.aten.convolution_backward(t(g), t(x), t(w), bias, stride, padding,
+                                                   dilation, transposed, out_pad, groups,
+                                                   [True, True, True])
+        _assert_same(*_both(run))
+        cases += 1
 
 
 def test_embedding_and_max_pool_backward_match_pytorch():
