@@ -941,6 +941,31 @@ def _is_size_node(node):
     return node.target in _SIZE_ARITHMETIC or str(node.target) in _SIZE_QUERIES
 
 
+def _size_reader(value, inputs):
+    """A function of a graph's input values (its placeholders' order) that
+    computes size `value` (a graph node of the size arithmetic of input
+    sizes, a size input, a size of an input tensor, or a number), or None
+    when the size depends on anything else. (A training graph's forward
+    returns sizes that its backward reads.)"""
+    if not isinstance(value, torch.fx.Node):
+        return (lambda args: value) if isinstance(value, int) else None
+    if value.op == "placeholder":
+        where = inputs.index(value)
+        return lambda args: args[where]
+    if value.op != "call_function":
+        return None
+    readers = [_size_reader(a, inputs) for a in value.args]
+    if any(r is None for r in readers):
+        return None
+    if value.target in _SIZE_ARITHMETIC:
+        return lambda args: value.target(*[r(args) for r in readers])
+    if str(value.target) == "aten.sym_size.int":
+        return lambda args: readers[0](args).size(readers[1](args))
+    if str(value.target) == "aten.sym_numel.default":
+        return lambda args: readers[0](args).numel()
+    return None
+
+
 def _why_in_pytorch(node):
     """Why graph node `node` (a call) runs in PyTorch, or None if opal runs
     it."""
@@ -1099,12 +1124,18 @@ class _GraphCompiler:
         outputs = output.args[0]
         flat_outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
         # None among the outputs (a backward graph's gradient of an input
-        # that needs none) is put back around the op's results.
+        # that needs none) is put back around the op's results, and so are
+        # sizes (the sizes a training graph's forward saves for its
+        # backward), computed from the call's inputs.
+        size_outputs = {}
+        for o in flat_outputs if isinstance(outputs, (list, tuple)) else ():
+            if hasattr(o, "op") and _is_size(o.meta.get("val")):
+                size_outputs[o] = _size_reader(o, inputs)
         if outputs is None or not all(
-                (hasattr(o, "op") and not _is_size(o.meta.get("val"))) or o is None
-                for o in flat_outputs):
+                (hasattr(o, "op") and not _is_size(o.meta.get("val"))) or o is None or
+                size_outputs.get(o) is not None for o in flat_outputs):
             return self._refuse("an output that is not a tensor")
-        tensor_outputs = [o for o in flat_outputs if o is not None]
+        tensor_outputs = [o for o in flat_outputs if o is not None and o not in size_outputs]
         if not tensor_outputs:
             return self._refuse("no tensor among its outputs")
         native = _native_call(nodes)
@@ -1134,8 +1165,9 @@ class _GraphCompiler:
             results = [env[o] for o in tensor_outputs]
             return tuple(results) if isinstance(outputs, (list, tuple)) else results[0]
 
-        # For a tuple, which of its places hold tensors (the others None).
-        layout = (tuple(o is not None for o in flat_outputs)
+        # For a tuple, which of its places hold tensors (True), sizes (the
+        # function of the inputs that computes each) or None.
+        layout = (tuple(size_outputs.get(o) or o is not None for o in flat_outputs)
                   if isinstance(outputs, (list, tuple)) else False)
         calls = sum(1 for n in nodes if n.op == "call_function")
         if native is not None:
@@ -1242,7 +1274,8 @@ class _OpalPiece(torch.nn.Module):
 
     def __init__(self, op, layout, constants=(), passed=None):
         """`layout`: False for a graph returning one tensor; for a tuple,
-        whether each of its places holds a tensor (True) or None.
+        whether each of its places holds a tensor (True), a size (the
+        function of the graph's inputs that computes it) or None.
         `constants`: the graph's constant tensors, its last inputs.
         `passed`: which of the graph's inputs the op takes (the others are
         sizes, which it reads from its tensors); None for all."""
@@ -1250,17 +1283,18 @@ class _OpalPiece(torch.nn.Module):
         self.op, self.layout, self.constants, self.passed = op, layout, constants, passed
         self.interpreted = getattr(op, "_opal_interpreted", False)
 
-    def forward(self, *inputs):
+    def forward(self, *given):
+        inputs = given
         if self.passed is not None:
-            inputs = tuple(value for value, keep in zip(inputs, self.passed) if keep)
+            inputs = tuple(value for value, keep in zip(given, self.passed) if keep)
         result = self.op(*[_to_opal(t) for t in inputs + self.constants])
         if self.layout is False:
             return self._fresh(_to_torch(result, meta=False), inputs)
         # (A graph returning one tensor in a tuple: "(Tensor)" is one.)
         results = iter(_to_torch(tuple(result) if isinstance(result, (list, tuple))
                                  else (result,), meta=False))
-        return tuple(self._fresh(next(results), inputs) if tensor else None
-                     for tensor in self.layout)
+        return tuple(self._fresh(next(results), inputs) if place is True
+                     else place(given) if place else None for place in self.layout)
 
     def _fresh(self, result, inputs):
         """A graph's result as new memory, as a graph op's are: a graph run

@@ -338,3 +338,24 @@ def test_backward_ops_in_opal_s_formulas_fuse_with_eager_s_gradients():
     assert result < 1e-5
     assert sum("into torchgraph::" in line for line in log) == 2, log  # forward, backward
     assert not any("op by op" in line or "in PyTorch" in line for line in log), log
+
+
+def test_training_with_sizes_known_per_call_runs_both_graphs_in_opal():
+    # dynamic=True: the forward graph returns the sizes its backward reads
+    # (the batch and length, their product); opal computes them from the
+    # call's inputs, so the forward and backward graphs both compile, once
+    # for every shape, with eager's gradients.
+    result, log = run("""
+        import copy
+        m = torch.nn.Sequential(torch.nn.Embedding(30, 8), torch.nn.LayerNorm(8), torch.nn.Linear(8, 30))
+        ref = copy.deepcopy(m)
+        c = torch.compile(m, backend="opal", dynamic=True)
+        for n in (5, 7, 9):
+            t = torch.randint(0, 30, (2, n))
+            c(t).square().mean().backward(); ref(t).square().mean().backward()
+        print(json.dumps(max(((p.grad - q.grad).abs().max() / q.grad.abs().max()).item()
+                             for p, q in zip(m.parameters(), ref.parameters()))))
+    """)
+    assert result < 1e-5
+    assert sum("into torchgraph::" in line for line in log) == 2, log
+    assert not any("in PyTorch" in line or "op by op" in line for line in log), log
