@@ -5,8 +5,8 @@
 #include "opal/CUDA/Launch.h"
 #include "opal/Runtime/Allocator.h"
 #include "opal/Runtime/Packing.h"
-#include "opal/Runtime/Storage.h"
 #include "opal/Runtime/Parallel.h"
+#include "opal/Runtime/Storage.h"
 #include "opal/Support/ArrayRef.h"
 
 #include <cstdlib>

@@ -110,16 +110,16 @@ Tensor inputGradient(const Tensor &grad, const Tensor &input, const Tensor &weig
   dilation = expand(dilation, rank, "dilation");
   if (transposed)
     return convolution(grad, weight, stride, padding, dilation, false, Sizes(rank, 0), groups);
-  bool unitStride = true, padded = true;
-  for (size_t d = 0; d < rank; ++d) {
-    unitStride = unitStride && stride[d] == 1;
-    padded = padded &&
-             dilation[d] * (weight.size(static_cast<int64_t>(d) + 2) - 1) >= padding[d];
-  }
+  // The flipped convolution needs stride 1 and a padding of at least 0
+  // (d*(k-1) - p) on each side.
+  bool flippable = true;
+  for (size_t d = 0; d < rank; ++d)
+    flippable = flippable && stride[d] == 1 &&
+                dilation[d] * (weight.size(static_cast<int64_t>(d) + 2) - 1) >= padding[d];
   if (rank == 2 && groups == 1 &&
-      (!unitStride || !padded || wastefulFlip(grad, weight, padding, dilation)))
+      (!flippable || wastefulFlip(grad, weight, padding, dilation)))
     return columnsGradient(grad, input, weight, stride, padding, dilation);
-  if (unitStride && padded)
+  if (flippable)
     return flippedConvolution(grad, weight, padding, dilation, groups);
   // The transposed convolution's output padding that gives back the
   // input's sizes (the forward dropped what its stride did not reach).

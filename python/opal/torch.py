@@ -1484,11 +1484,17 @@ def _aten_graph_runner(graph, inputs):
         return graph
 
     def run(*tensors):
-        with _seeded_from_torch(seeded):
-            result = compiler._run(entry, tensors)
+        result = compiler._run(entry, tensors)
         return result if isinstance(result, (list, tuple)) else (result,)
 
-    return run
+    if not seeded:
+        return run
+
+    def run_seeded(*tensors):
+        with _seeded_from_torch(seeded):
+            return run(*tensors)
+
+    return run_seeded
 
 
 def _seeded_devices(graph):
