@@ -10,8 +10,11 @@ classes, batch 8 of 64x64 images), a 2-layer GPT-2 (transformers, width 128,
 batch 8 of 64 tokens, vocabulary 1000) and a one-layer LSTM classifier (32
 steps of 32 features, 128 hidden, batch 16). SGD with momentum 0.9.
 
+With --parts, each step's forward (with the loss), backward and optimizer
+step are timed apart, and the medians of each part follow the table.
+
     PYTHONPATH=build/python ~/.cache/opal-venv/bin/python benchmarks/training.py \\
-        [--model resnet18|gpt2|lstm] [--threads 1] [--rounds 10] [--no-inductor]
+        [--model resnet18|gpt2|lstm] [--threads 1] [--rounds 10] [--no-inductor] [--parts]
 """
 
 import argparse
@@ -104,6 +107,8 @@ def main():
                         help="the models to time (default: all)")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--parts", action="store_true",
+                        help="also time forward, backward and the optimizer step apart")
     parser.add_argument("--no-inductor", action="store_true",
                         help="leave out torch.compile's default backend (its compile takes "
                              "tens of seconds per model)")
@@ -124,12 +129,22 @@ def main():
         model, x, loss_of = MODELS[name]()
         runs = {backend: trainer(model, compiler) for backend, compiler in backends.items()}
 
+        parts = {backend: {"forward": [], "backward": [], "step": []} for backend in backends}
+
         def step(backend):
             forward, optimizer, optimizer_step = runs[backend]
             optimizer.zero_grad()
+            start = time.perf_counter()
             loss = loss_of(forward(x))
+            after_forward = time.perf_counter()
             loss.backward()
+            after_backward = time.perf_counter()
             optimizer_step()
+            end = time.perf_counter()
+            for part, ms in (("forward", after_forward - start),
+                             ("backward", after_backward - after_forward),
+                             ("step", end - after_backward)):
+                parts[backend][part].append(ms * 1e3)
             return loss.item()
 
         first, failed = {}, {}
@@ -146,6 +161,8 @@ def main():
                 raise SystemExit(f"{name}: the first loss under {backend} is {first[backend]}, "
                                  f"eager's {first['eager']}")
         times = {backend: [] for backend in first}
+        for backend in parts:  # (only the timed rounds)
+            parts[backend] = {part: [] for part in parts[backend]}
         for _ in range(args.rounds):
             for backend in times:
                 start = time.perf_counter()
@@ -159,6 +176,11 @@ def main():
         print(f"{name:10s} " + " ".join(cells) + "  " + " ".join(ratios), flush=True)
         for backend, why in failed.items():
             print(f"  {name} under {backend} failed: {why}")
+        if args.parts:
+            for backend in times:
+                print(f"  {backend:9s} " + ", ".join(
+                    f"{part} {statistics.median(values):.1f}"
+                    for part, values in parts[backend].items()) + " ms (medians)")
 
 
 if __name__ == "__main__":
