@@ -154,6 +154,19 @@ public:
     return tensor::CollapseShapeOp::create(b, loc, tensor, reassociation);
   }
 
+  /// `tensor` as a matrix of `rows` by `columns`, whose product its sizes'
+  /// is (tensor.reshape: its buffer read in place, as a dense one; marked
+  /// regrouped, so no check of the count is derived).
+  Value matrix(Value tensor, Value rows, Value columns) {
+    auto type = cast<RankedTensorType>(tensor.getType());
+    auto shapeType = RankedTensorType::get({2}, b.getIndexType());
+    Value shape = tensor::FromElementsOp::create(b, loc, shapeType, ValueRange{rows, columns});
+    auto reshape = tensor::ReshapeOp::create(b, loc, dynamicType(2, type.getElementType()),
+                                             tensor, shape);
+    reshape->setAttr(kRegroupedReshapeAttr, b.getUnitAttr());
+    return reshape;
+  }
+
   /// A zero-filled tensor of `sizes` (index values) of `element`, each
   /// element the sum over a window of `windowSizes` of `term(indices)`:
   /// a linalg.generic over the result's dims then the window's (reductions),
@@ -730,7 +743,7 @@ Value channelsLast(ConvBuilder &cb, Value input, ArrayRef<Value> sizes, const Co
 /// (k d div s): the same sum, each shift(k) including its phase's first
 /// row.
 Value shiftedConv(ConvBuilder &cb, Value input, Value weight, const ConvParameters &p,
-                  Type element) {
+                  Type element, bool channelsLastResult = false) {
   OpBuilder &b = cb.b;
   Location loc = cb.loc;
   int64_t spatial = static_cast<int64_t>(p.stride.size());
@@ -919,6 +932,8 @@ Value shiftedConv(ConvBuilder &cb, Value input, Value weight, const ConvParamete
     auto cornerType = ConvBuilder::dynamicType(one ? 2 + spatial : 3 + spatial, accumulator);
     Value corner = tensor::ExtractSliceOp::create(b, loc, cornerType, byPlane, offsets,
                                                   cornerSizes, unitStrides);
+    if (one && channelsLastResult)
+      return corner;
     SmallVector<int64_t> permutation =
         one ? SmallVector<int64_t>{0, 1 + spatial} : SmallVector<int64_t>{1, 0, 2 + spatial};
     for (int64_t s = 0; s < spatial; ++s)
@@ -944,29 +959,21 @@ Value shiftedConv(ConvBuilder &cb, Value input, Value weight, const ConvParamete
   return mergeGroups(cb, result, spatial);
 }
 
-/// prims.conv of several groups with few channels each (a depthwise
-/// convolution: one): the input padded into [N, G, Cg, padded...] (a copy
-/// of its size, zero around), then one generic over [N, G, Fg, Cg, K...,
-/// O...] whose output loops are innermost: for each channel and kernel
-/// position, a pass over a row of outputs that reads the padded input in
-/// order (vectorizable), instead of columns and products of one channel.
-Value groupedConv(ConvBuilder &cb, Value input, Value weight, const ConvParameters &p,
-                  Type element) {
+/// [N, G*Cg, padded...] of `accumulator` (its sizes in `xSizes`): the
+/// input copied into the planes' interior, zero in the padding (and past
+/// the input's channels: a data check raises after the call); each element
+/// written once, and no generic that elementwise fusion would recompute at
+/// every kernel position.
+Value paddedPlanes(ConvBuilder &cb, Value input, const ConvParameters &p, const DirectSizes &d,
+                   Type accumulator, SmallVectorImpl<Value> &xSizes) {
   OpBuilder &b = cb.b;
   Location loc = cb.loc;
   int64_t spatial = static_cast<int64_t>(p.stride.size());
-  Type accumulator = accumulatorFor(element);
-  DirectSizes d = directSizes(cb, input, weight, p);
-  Value groups = d.groups, n = d.n, cg = d.cg, fg = d.fg;
-  ArrayRef<Value> extents = d.extents, kernel = d.kernel, out = d.out;
-
-  // [N, G*Cg, padded...]: the input copied into the planes' interior, zero
-  // in the padding (and past the input's channels: a data check raises
-  // after the call); each element written once, and no generic that
-  // elementwise fusion would recompute at every kernel position. Then
-  // seen as [N, G, Cg, padded...].
-  Value channels = cb.mul(groups, cg);
-  SmallVector<Value> xSizes = {n, channels};
+  Type element = cast<RankedTensorType>(input.getType()).getElementType();
+  Value n = d.n;
+  ArrayRef<Value> extents = d.extents;
+  Value channels = cb.mul(d.groups, d.cg);
+  xSizes.assign({n, channels});
   for (int64_t s = 0; s < spatial; ++s)
     xSizes.push_back(cb.add(extents[s], cb.index(2 * p.padding[s])));
   Value padded = tensor::EmptyOp::create(
@@ -1005,6 +1012,136 @@ Value groupedConv(ConvBuilder &cb, Value input, Value weight, const ConvParamete
   pastOffsets[1] = count;
   pastSizes[1] = arith::SubIOp::create(b, loc, channels, count).getResult();
   padded = zeroBox(b, loc, padded, pastOffsets, pastSizes);
+  return padded;
+}
+
+/// prims.conv of one group over small planes, as one product of im2col
+/// rows and the weight read in place: rows [N, O..., C, K...] (the input
+/// at o s + k d - p, zero outside it and past its channels) collapsed to
+/// [N*O, C*K], times the weight [F, C*K] transposed (linear's product:
+/// opal-tile-matmul packs the weight as it reads it), sums [N*O, F]
+/// read as [N, F, O...]. Where a plane is small, the shifted
+/// products compute mostly padding (a 2x2 plane padded to 4x4: 16 rows
+/// for 4 outputs); the rows hold only what the outputs read.
+Value rowsConv(ConvBuilder &cb, Value input, Value weight, const ConvParameters &p,
+               Type element, bool channelsLastResult = false) {
+  OpBuilder &b = cb.b;
+  Location loc = cb.loc;
+  int64_t spatial = static_cast<int64_t>(p.stride.size());
+  Type accumulator = accumulatorFor(element);
+  DirectSizes d = directSizes(cb, input, weight, p);
+  SmallVector<Value> rowSizes = {d.n};
+  llvm::append_range(rowSizes, d.out);
+  rowSizes.push_back(d.cg);
+  llvm::append_range(rowSizes, d.kernel);
+  // (The padded planes first: the rows then read without a check.)
+  SmallVector<Value> xSizes;
+  Value padded = paddedPlanes(cb, input, p, d, accumulator, xSizes);
+  Value rows = cb.tabulate(
+      rowSizes, accumulator, [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
+        ConvBuilder in(nb, l);
+        SmallVector<Value> coords = {at[0], at[1 + spatial]};
+        for (int64_t s = 0; s < spatial; ++s)
+          coords.push_back(in.add(in.mul(at[1 + s], in.index(p.stride[s])),
+                                  in.mul(at[2 + spatial + s], in.index(p.dilation[s]))));
+        return tensor::ExtractOp::create(nb, l, padded, coords).getResult();
+      });
+  // Both as matrices through tensor.reshape: a collapse_shape would let
+  // linalg-fuse-elementwise-ops expand the product into a generic over
+  // every dim, which no longer runs in register tiles.
+  Value outputs = cb.mul(d.n, cb.product(d.out));
+  Value depth = cb.mul(d.cg, cb.product(d.kernel));
+  Value rowMatrix = cb.matrix(rows, outputs, depth);
+  SmallVector<Value> weightSizes = {cb.dim(weight, 0), d.cg};
+  llvm::append_range(weightSizes, d.kernel);
+  Value weightMatrix =
+      cb.matrix(roundedTo(cb, weight, weightSizes, accumulator), weightSizes[0], depth);
+
+  // Sums [N*O, F]: i, j, k -> rows[i, k], weight[j, k], sums[i, j].
+  SmallVector<Value> sumSizes = {outputs, weightSizes[0]};
+  Value empty = tensor::EmptyOp::create(b, loc, ConvBuilder::dynamicType(2, accumulator), sumSizes);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(accumulator));
+  Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+  MLIRContext *context = b.getContext();
+  auto map = [&](unsigned x, unsigned y) {
+    return AffineMapAttr::get(AffineMap::get(
+        3, 0, {getAffineDimExpr(x, context), getAffineDimExpr(y, context)}, context));
+  };
+  NamedAttribute maps = b.getNamedAttr(
+      "indexing_maps", b.getArrayAttr({map(0, 2), map(1, 2), map(0, 1)}));
+  Value sums = linalg::MatmulOp::create(b, loc, TypeRange{init.getType()},
+                                        ValueRange{rowMatrix, weightMatrix}, ValueRange{init},
+                                        ArrayRef<NamedAttribute>{maps})
+                   .getResult(0);
+
+  if (!channelsLastResult) {
+    // The result [N, F, O...]: element (n, f, o...) is sums[n*O + o, f].
+    SmallVector<Value> resultSizes = {d.n, weightSizes[0]};
+    llvm::append_range(resultSizes, d.out);
+    SmallVector<Value> samples = {d.n};
+    llvm::append_range(samples, d.out);
+    return cb.tabulate(resultSizes, element, [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
+      ConvBuilder in(nb, l);
+      SmallVector<Value> sample = {at[0]};
+      llvm::append_range(sample, at.drop_front(2));
+      Value v = tensor::ExtractOp::create(nb, l, sums,
+                                          ValueRange{linearized(in, sample, samples), at[1]});
+      return castFloat(nb, l, v, element);
+    });
+  }
+  // [N, O..., F]: the sums reshaped, seen through a slice of all of them
+  // (as shiftedConv's corner of its planes: one type of buffer for both).
+  SmallVector<Value> lastSizes = {d.n};
+  llvm::append_range(lastSizes, d.out);
+  lastSizes.push_back(weightSizes[0]);
+  auto shapeType = RankedTensorType::get({2 + spatial}, b.getIndexType());
+  Value shape = tensor::FromElementsOp::create(b, loc, shapeType, lastSizes);
+  auto reshape = tensor::ReshapeOp::create(b, loc, ConvBuilder::dynamicType(2 + spatial, element),
+                                           sums, shape);
+  reshape->setAttr(kRegroupedReshapeAttr, b.getUnitAttr());
+  SmallVector<OpFoldResult> zeros(2 + spatial, b.getIndexAttr(0)),
+      ones(2 + spatial, b.getIndexAttr(1)), all(lastSizes.begin(), lastSizes.end());
+  return tensor::ExtractSliceOp::create(b, loc, reshape, zeros, all, ones);
+}
+
+/// Whether a convolution's shifted products would compute more than
+/// kSmallPlaneWaste times the rows its outputs need (its padded plane, or
+/// a strided one's phase planes, against the output plane): a value
+/// computed per call, as the sizes are arguments.
+constexpr int64_t kSmallPlaneWaste = 14; // tenths
+
+Value smallPlanes(ConvBuilder &cb, const ConvParameters &p, const DirectSizes &d) {
+  Value planeRows = cb.index(1), outputs = cb.index(1);
+  for (size_t s = 0; s < p.stride.size(); ++s) {
+    planeRows = cb.mul(planeRows, arith::CeilDivUIOp::create(
+                                      cb.b, cb.loc, cb.add(d.extents[s], cb.index(2 * p.padding[s])),
+                                      cb.index(p.stride[s])));
+    outputs = cb.mul(outputs, d.out[s]);
+  }
+  return arith::CmpIOp::create(cb.b, cb.loc, arith::CmpIPredicate::sgt,
+                               cb.mul(planeRows, cb.index(10)),
+                               cb.mul(outputs, cb.index(kSmallPlaneWaste)));
+}
+
+/// prims.conv of several groups with few channels each (a depthwise
+/// convolution: one): the input padded into [N, G, Cg, padded...] (a copy
+/// of its size, zero around), then one generic over [N, G, Fg, Cg, K...,
+/// O...] whose output loops are innermost: for each channel and kernel
+/// position, a pass over a row of outputs that reads the padded input in
+/// order (vectorizable), instead of columns and products of one channel.
+Value groupedConv(ConvBuilder &cb, Value input, Value weight, const ConvParameters &p,
+                  Type element) {
+  OpBuilder &b = cb.b;
+  Location loc = cb.loc;
+  int64_t spatial = static_cast<int64_t>(p.stride.size());
+  Type accumulator = accumulatorFor(element);
+  DirectSizes d = directSizes(cb, input, weight, p);
+  Value groups = d.groups, n = d.n, cg = d.cg, fg = d.fg;
+  ArrayRef<Value> extents = d.extents, kernel = d.kernel, out = d.out;
+
+  // [N, G*Cg, padded...], seen as [N, G, Cg, padded...].
+  SmallVector<Value> xSizes;
+  Value padded = paddedPlanes(cb, input, p, d, accumulator, xSizes);
   SmallVector<ReassociationIndices> split = {{0}, {1, 2}};
   SmallVector<int64_t> splitShape = {ShapedType::kDynamic, p.groups, ShapedType::kDynamic};
   SmallVector<OpFoldResult> splitSizes = {n, b.getIndexAttr(p.groups), cg};
@@ -1163,6 +1300,39 @@ Value transposedConv(ConvBuilder &cb, Value input, Value weight, const ConvParam
   return mergeGroups(cb, result, spatial);
 }
 
+/// A float convolution of one group that the shifted products suit:
+/// rowsConv where its planes are small, else shiftedConv, chosen per call
+/// (the sizes are arguments). Each branch yields its sums channels last,
+/// [N, O..., F] (a view of one type: a slice of a dense buffer), and one
+/// transpose after the branch writes the result [N, F, O...]: its sizes
+/// are then known without the branch (the kernel's shapes entry computes
+/// them alone), and it writes the output's buffer (eliminate-empty-tensors
+/// does not see through a branch's results).
+Value smallOrLargePlanes(ConvBuilder &cb, Value input, Value weight, const ConvParameters &p,
+                         Type element) {
+  int64_t spatial = static_cast<int64_t>(p.stride.size());
+  DirectSizes d = directSizes(cb, input, weight, p);
+  auto branch = scf::IfOp::create(
+      cb.b, cb.loc, smallPlanes(cb, p, d),
+      [&](OpBuilder &b, Location l) {
+        ConvBuilder in(b, l);
+        scf::YieldOp::create(b, l, rowsConv(in, input, weight, p, element, true));
+      },
+      [&](OpBuilder &b, Location l) {
+        ConvBuilder in(b, l);
+        scf::YieldOp::create(b, l, shiftedConv(in, input, weight, p, element, true));
+      });
+  SmallVector<Value> sizes = {d.n, cb.dim(weight, 0)};
+  llvm::append_range(sizes, d.out);
+  Value empty =
+      tensor::EmptyOp::create(cb.b, cb.loc, ConvBuilder::dynamicType(2 + spatial, element), sizes);
+  SmallVector<int64_t> permutation = {0, 1 + spatial};
+  for (int64_t s = 0; s < spatial; ++s)
+    permutation.push_back(1 + s);
+  return linalg::TransposeOp::create(cb.b, cb.loc, branch.getResult(0), empty, permutation)
+      .getResult()[0];
+}
+
 LogicalResult lowerConv(Operation *op, PatternRewriter &rewriter) {
   ConvBuilder cb(rewriter, op->getLoc());
   Value input = op->getOperand(0), weight = op->getOperand(1);
@@ -1177,6 +1347,8 @@ LogicalResult lowerConv(Operation *op, PatternRewriter &rewriter) {
                  parameters.groups > 1 && isa<FloatType>(element);
   Value result = parameters.transposed ? transposedConv(cb, input, weight, parameters, element)
                  : singleFilter        ? singleFilterConv(cb, input, weight, parameters, element)
+                 : shifted && parameters.groups == 1 && accumulatorFor(element) == element
+                     ? smallOrLargePlanes(cb, input, weight, parameters, element)
                  : shifted             ? shiftedConv(cb, input, weight, parameters, element)
                  : grouped             ? groupedConv(cb, input, weight, parameters, element)
                                        : directConv(cb, input, weight, parameters, element);

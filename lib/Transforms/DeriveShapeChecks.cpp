@@ -237,6 +237,8 @@ FailureOr<std::optional<ShapeCheck>> reshapeCheck(tensor::ReshapeOp op,
   // (tensor.reshape's verifier compares static element counts.)
   if (source.hasStaticShape() && op.getResult().getType().hasStaticShape())
     return std::optional<ShapeCheck>();
+  if (op->hasAttr(opal::ir::detail::kRegroupedReshapeAttr))
+    return std::optional<ShapeCheck>();
   auto untraceable = [&](StringRef what) {
     return op.emitOpError() << "cannot be checked before the call: " << what
                             << " is not computed from the sizes of the function's arguments";

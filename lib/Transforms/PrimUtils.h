@@ -35,6 +35,10 @@ namespace opal::ir::detail {
 /// one with strides of 1 may then be lowered as products over shifted rows
 /// of its padded input (CPU kernels), instead of an im2col gather.
 constexpr llvm::StringLiteral kShiftedConvolutionAttr = "opal.shifted";
+/// Marks a tensor.reshape whose sizes are its source's own, regrouped (a
+/// lowering's matrix view of a tensor it built): it needs no element-count
+/// check before the call (opal-derive-shape-checks).
+constexpr llvm::StringLiteral kRegroupedReshapeAttr = "opal.regrouped";
 
 /// How one structured prim lowers: why it cannot (or ""), and the rewrite.
 struct PrimLowering {

@@ -40,6 +40,47 @@ using opal::ir::detail::lastStride;
 
 namespace {
 
+/// A branch whose buffer result every branch yields as a cast of one
+/// layout (one-shot bufferization gives an scf.if result a fully dynamic
+/// layout when it cannot tell the branches' apart: a convolution's sums,
+/// channels last, from either of its two lowerings) takes that layout:
+/// the transposes that read it then know their rows dense. Users other
+/// than structured ops read it through a cast back.
+void narrowBranchLayouts(Operation *root) {
+  root->walk([](scf::IfOp branch) {
+    if (branch.getElseRegion().empty())
+      return;
+    for (OpResult result : branch->getResults()) {
+      auto type = dyn_cast<MemRefType>(result.getType());
+      if (!type)
+        continue;
+      unsigned i = result.getResultNumber();
+      SmallVector<memref::CastOp> casts;
+      for (scf::YieldOp yield : {branch.thenYield(), branch.elseYield()})
+        if (auto cast = yield->getOperand(i).getDefiningOp<memref::CastOp>())
+          casts.push_back(cast);
+      if (casts.size() != 2 || casts[0].getSource().getType() != casts[1].getSource().getType())
+        continue;
+      Type narrow = casts[0].getSource().getType();
+      if (narrow == type)
+        continue;
+      branch.thenYield()->setOperand(i, casts[0].getSource());
+      branch.elseYield()->setOperand(i, casts[1].getSource());
+      result.setType(narrow);
+      OpBuilder b(branch->getContext());
+      b.setInsertionPointAfter(branch);
+      Value wide;
+      for (OpOperand &use : llvm::make_early_inc_range(result.getUses())) {
+        if (isa<linalg::LinalgOp>(use.getOwner()))
+          continue;
+        if (!wide)
+          wide = memref::CastOp::create(b, branch.getLoc(), type, result);
+        use.set(wide);
+      }
+    }
+  });
+}
+
 /// `source`, whose last dim has a stride of 2 (every other element of a
 /// row: a strided convolution's phase), as a view of the same rows with a
 /// unit stride and twice the elements: a tile's row is then one vector
@@ -282,6 +323,7 @@ struct OpalVectorizeTransposes
           << static_cast<int64_t>(lanes);
       return signalPassFailure();
     }
+    narrowBranchLayouts(getOperation());
     SmallVector<Transpose> transposes;
     getOperation()->walk([&](linalg::TransposeOp op) {
       if (std::optional<Transpose> t = matchTranspose(op))

@@ -162,6 +162,52 @@ def test_unpadded_columns_match_pytorch(case, dtype):
     check_against_pytorch(case, dtype, seed=len(case[0]) + sum(case[1]) + 7)
 
 
+# Convolutions of one group whose padded planes hold more than 1.4 times
+# the rows their outputs need (ResNet's last layers: 2x2 and 4x4 planes
+# padded by 1) run as one product of im2col rows and the weight, read in
+# place; larger planes keep the shifted products. Both from one kernel,
+# chosen per call: a stride, a dilation, 1-d and 3-d, a batch, a plane of
+# one pixel.
+SMALL_PLANE_CASES = [
+    # input, weight, stride, padding, dilation, groups
+    ((8, 64, 2, 2), (32, 64, 3, 3), [1, 1], [1, 1], [1, 1], 1),
+    ((2, 32, 4, 4), (48, 32, 3, 3), [1, 1], [1, 1], [1, 1], 1),
+    ((3, 16, 4, 5), (24, 16, 3, 3), [2, 2], [1, 1], [1, 1], 1),
+    ((1, 8, 5, 5), (8, 8, 3, 3), [1, 1], [2, 2], [2, 2], 1),
+    ((2, 8, 1, 1), (4, 8, 3, 3), [1, 1], [1, 1], [1, 1], 1),
+    ((4, 16, 3), (8, 16, 3), [1], [1], [1], 1),
+    ((1, 8, 2, 3, 2), (6, 8, 3, 3, 3), [1, 1, 1], [1, 1, 1], [1, 1, 1], 1),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", SMALL_PLANE_CASES, ids=lambda c: "x".join(map(str, c[0])))
+def test_small_planes_match_pytorch(case, dtype):
+    check_against_pytorch(case, dtype, seed=len(case[0]) + sum(case[1]) + 11)
+
+
+def test_one_kernel_serves_small_and_large_planes():
+    """The lowering is chosen per call: one compiled kernel runs a 2x2
+    plane (im2col rows) and a 12x12 one (shifted products), and a weight
+    that is a transposed view (its rows not dense: copied before the
+    product reads it in place)."""
+    data = np.random.default_rng(5)
+    w = data.standard_normal((16, 8, 3, 3)).astype(np.float32)
+    compiles = opal.jit.stats()["compiles"]
+    for plane in (2, 12, 3, 7):
+        x = data.standard_normal((2, 8, plane, plane)).astype(np.float32)
+        want = torch.conv2d(torch.from_numpy(x), torch.from_numpy(w), None, 1, 1).numpy()
+        got = A.conv2d(opal.tensor(x), opal.tensor(w), None, [1, 1], [1, 1]).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    assert opal.jit.stats()["compiles"] - compiles <= 1
+    wt = np.ascontiguousarray(w.transpose(1, 0, 2, 3))
+    x = data.standard_normal((2, 8, 2, 2)).astype(np.float32)
+    view = opal.tensor(wt).transpose(0, 1)
+    want = torch.conv2d(torch.from_numpy(x), torch.from_numpy(w), None, 1, 1).numpy()
+    got = A.conv2d(opal.tensor(x), view, None, [1, 1], [1, 1]).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
 def test_strided_convolution_bfloat16_sums_in_float32():
     check_bfloat16_against_pytorch((2, 16, 15, 17), (8, 16, 3, 3), 2, 1, 1, atol=1e-1)
 

@@ -164,3 +164,22 @@ func.func @view_products(%x: tensor<?x?x?xf32>) -> !opal.tensor {
   %r = aten.reshape %x, %l : (tensor<?x?x?xf32>, !opal.list<i64>) -> !opal.tensor
   return %r : !opal.tensor
 }
+
+// -----
+
+// A reshape a lowering marks regrouped (a view of a tensor it built, as a
+// matrix whose sizes are products of the tensor's own: a convolution's
+// im2col rows) needs no check, even where its sizes cannot be traced to
+// the arguments' (a size computed with a division).
+// CHECK-LABEL: func.func @regrouped
+// CHECK-NOT: opal.shape_checks
+// CHECK: tensor.reshape
+func.func @regrouped(%x: tensor<?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %d = tensor.dim %x, %c0 : tensor<?xf32>
+  %half = arith.divui %d, %c2 : index
+  %shape = tensor.from_elements %half, %c2 : tensor<2xindex>
+  %r = tensor.reshape %x(%shape) {opal.regrouped} : (tensor<?xf32>, tensor<2xindex>) -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}

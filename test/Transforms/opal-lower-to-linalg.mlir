@@ -342,8 +342,24 @@ func.func @adaptive_avg_pool_backward(%g: tensor<?x3x2x?xf64>, %x: tensor<?x3x5x
 // (from a table of offsets) with the position's weights; then the rows seen as
 // [G, N, padded plane, Fg], whose corner of each plane, transposed, is the
 // output. Without the option (and for CUDA), the im2col product.
+// A float convolution of one group takes one of two lowerings per call:
+// where its padded planes hold more than 1.4 times the rows its outputs
+// need (small planes: a 2x2 plane padded to 4x4 is 16 rows for 4
+// outputs), the im2col rows [N*O, C*K] read from the padded planes times
+// the weight read in place as [F, C*K] (transposed maps, as linear's
+// product), else the shifted products; each yields its sums channels last
+// [N, O..., F], transposed once after the branch.
 // RUN: opal-opt %s --opal-lower-to-linalg=shifted-convolutions --split-input-file | FileCheck %s --check-prefix=SHIFTED
 // SHIFTED-LABEL: func.func @conv_shifted
+// SHIFTED: %[[SMALL:.*]] = arith.cmpi sgt, %{{.*}}, %{{.*}} : index
+// SHIFTED: %[[BRANCH:.*]] = scf.if %[[SMALL]] -> (tensor<?x?x?x?xf32>) {
+// SHIFTED: %[[COLUMNS:.*]] = tensor.reshape %{{.*}}(%{{.*}}) {opal.regrouped} : (tensor<?x?x?x?x?x?xf32>, tensor<2xindex>) -> tensor<?x?xf32>
+// SHIFTED: %[[MATRIX:.*]] = tensor.reshape %arg1(%{{.*}}) {opal.regrouped} : (tensor<?x?x?x?xf32>, tensor<2xindex>) -> tensor<?x?xf32>
+// SHIFTED: %[[PRODUCT:.*]] = linalg.matmul indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}] ins(%[[COLUMNS]], %[[MATRIX]] : tensor<?x?xf32>, tensor<?x?xf32>)
+// SHIFTED: %[[LAST:.*]] = tensor.reshape %[[PRODUCT]](%{{.*}}) {opal.regrouped} : (tensor<?x?xf32>, tensor<4xindex>) -> tensor<?x?x?x?xf32>
+// SHIFTED: %[[ALL:.*]] = tensor.extract_slice %[[LAST]][0, 0, 0, 0]
+// SHIFTED: scf.yield %[[ALL]] : tensor<?x?x?x?xf32>
+// SHIFTED: } else {
 // SHIFTED-COUNT-4: linalg.fill {{.*}} -> tensor<?x?x?x{{1x\?|\?x1}}x?xf32>
 // SHIFTED: %[[CHANNELS:.*]] = arith.minui %{{.*}}, %{{.*}} : index
 // SHIFTED: %[[FROM:.*]] = tensor.extract_slice %arg0[0, %{{.*}}, 0, 0] [%{{.*}}, %[[CHANNELS]], %{{.*}}, %{{.*}}] [1, 1, 1, 1] : tensor<?x?x?x?xf32> to tensor<?x?x?x?xf32>
@@ -377,7 +393,8 @@ func.func @adaptive_avg_pool_backward(%g: tensor<?x3x2x?xf64>, %x: tensor<?x3x5x
 // SHIFTED-NOT: linalg.batch_matmul
 // SHIFTED: %[[PLANES:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2, 3], [4]] output_shape
 // SHIFTED: %[[CORNER:.*]] = tensor.extract_slice %[[PLANES]][0, 0, 0, 0, 0] [1, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] [1, 1, 1, 1, 1] : tensor<?x?x?x?x?xf32> to tensor<?x?x?x?xf32>
-// SHIFTED: %[[OUT:.*]] = linalg.transpose ins(%[[CORNER]] : tensor<?x?x?x?xf32>) outs(%{{.*}} : tensor<?x?x?x?xf32>) permutation = [0, 3, 1, 2]
+// SHIFTED: scf.yield %[[CORNER]] : tensor<?x?x?x?xf32>
+// SHIFTED: %[[OUT:.*]] = linalg.transpose ins(%[[BRANCH]] : tensor<?x?x?x?xf32>) outs(%{{.*}} : tensor<?x?x?x?xf32>) permutation = [0, 3, 1, 2]
 // SHIFTED: return %[[OUT]]
 // PLAIN-LABEL: func.func @conv_shifted
 // PLAIN-NOT: scf.for

@@ -126,3 +126,42 @@ func.func @every_other(%x: memref<?x?x?xf32, strided<[?, ?, 2], offset: ?>>, %y:
   linalg.transpose ins(%x : memref<?x?x?xf32, strided<[?, ?, 2], offset: ?>>) outs(%y : memref<?x?x?xf32>) permutation = [0, 2, 1]
   return
 }
+
+// -----
+
+// A branch yielding buffers of one layout through casts to a fully dynamic
+// one (as one-shot bufferization types an scf.if whose branches it cannot
+// tell apart: a convolution's sums, channels last, from either lowering)
+// takes that layout, so the transpose that reads it knows its rows dense
+// and runs in tiles; a user that is not a structured op (the return)
+// reads it through a cast back.
+// CHECK-LABEL: func.func @branch_layout
+// CHECK: %[[BRANCH:.*]] = scf.if %{{.*}} -> (memref<?x?x?xf32, strided<[?, ?, 1]>>) {
+// CHECK-NOT: memref.cast
+// CHECK: scf.yield %{{.*}} : memref<?x?x?xf32, strided<[?, ?, 1]>>
+// CHECK: } else {
+// CHECK: scf.yield %{{.*}} : memref<?x?x?xf32, strided<[?, ?, 1]>>
+// CHECK: %[[WIDE:.*]] = memref.cast %[[BRANCH]] : memref<?x?x?xf32, strided<[?, ?, 1]>> to memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>
+// CHECK-NOT: linalg.transpose
+// CHECK: vector.shuffle
+// CHECK: return %[[WIDE]]
+func.func @branch_layout(%c: i1, %a: memref<?x?x?xf32>, %b: memref<?x?x?xf32>,
+                         %y: memref<?x?x?xf32>) -> memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %n = memref.dim %y, %c0 : memref<?x?x?xf32>
+  %f = memref.dim %y, %c1 : memref<?x?x?xf32>
+  %o = memref.dim %y, %c2 : memref<?x?x?xf32>
+  %r = scf.if %c -> (memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>) {
+    %s = memref.subview %a[0, 0, 0] [%n, %o, %f] [1, 1, 1] : memref<?x?x?xf32> to memref<?x?x?xf32, strided<[?, ?, 1]>>
+    %w = memref.cast %s : memref<?x?x?xf32, strided<[?, ?, 1]>> to memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>
+    scf.yield %w : memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>
+  } else {
+    %s = memref.subview %b[0, 0, 0] [%n, %o, %f] [1, 1, 1] : memref<?x?x?xf32> to memref<?x?x?xf32, strided<[?, ?, 1]>>
+    %w = memref.cast %s : memref<?x?x?xf32, strided<[?, ?, 1]>> to memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>
+    scf.yield %w : memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>
+  }
+  linalg.transpose ins(%r : memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>) outs(%y : memref<?x?x?xf32>) permutation = [0, 2, 1]
+  return %r : memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>
+}
