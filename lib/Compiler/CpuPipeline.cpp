@@ -139,6 +139,10 @@ const char *opal::ir::jitCpuReusablePipelineText(bool scalef) {
            // Row-wise runs with a reduction (softmax, norms) one row at a
            // time.
            "func.func(opal-fuse-rows),canonicalize,"
+           // Elementwise nests over dense buffers as one long loop (an
+           // optimizer step over a [64, 64, 3, 3] weight: not an innermost
+           // loop of 3).
+           "func.func(opal-collapse-elementwise),"
            // Nests large enough for threads run on OpenMP's.
            "opal-parallelize";
   };

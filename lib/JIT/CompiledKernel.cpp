@@ -399,7 +399,24 @@ void finishDataChecks(const CompiledKernel &kernel, Device device, Stack &out) {
 
 } // namespace
 
+namespace {
+thread_local std::vector<Tensor> resultsInto;
+
+/// Whether result tensor `into` can take an output of `sizes` and `dtype`
+/// on `device`.
+bool fitsResult(const Tensor &into, IntArrayRef sizes, ScalarType dtype, Device device) {
+  return into.defined() && into.dtype() == dtype && into.device() == device &&
+         into.isContiguous() && into.sizes() == sizes;
+}
+} // namespace
+
+ResultsIntoGuard::ResultsIntoGuard(std::vector<Tensor> into) { resultsInto = std::move(into); }
+
+ResultsIntoGuard::~ResultsIntoGuard() { resultsInto.clear(); }
+
 void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const {
+  std::vector<Tensor> into;
+  into.swap(resultsInto);
   if (runsOpByOp())
     return runPlan(args, out);
   // A refusal (CpuKernelCompiler's refuse) is only checks no call passes.
@@ -423,9 +440,13 @@ void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const
   }
   outputSizesInto(*this, args, packer, sizes);
   size_t at = 0;
-  for (const OutputSpec &output : outputs) {
-    Tensor result = Tensor::empty(IntArrayRef(sizes + at, output.sizes.size()), output.dtype,
-                                  device);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const OutputSpec &output = outputs[i];
+    IntArrayRef outputSizes(sizes + at, output.sizes.size());
+    Tensor result = i < into.size() && !device.isMeta() &&
+                            fitsResult(into[i], outputSizes, output.dtype, device)
+                        ? into[i]
+                        : Tensor::empty(outputSizes, output.dtype, device);
     at += output.sizes.size();
     packer.memref(result.dataPtr(), result.sizes(), result.strides());
     out.emplace_back(std::move(result));

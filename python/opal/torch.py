@@ -373,7 +373,9 @@ def register(namespace, ops=None):
 # compile: aten graphs as opal ops
 #===------------------------------------------------------------------------===#
 
+import collections
 import contextlib
+import copy
 import hashlib
 import itertools
 import math
@@ -1365,7 +1367,8 @@ def backend(graph_module, example_inputs):
         set_(False)
     try:
         return aot_autograd(fw_compiler=compile_graph, decompositions=_decompositions,
-                             partition_fn=min_cut_rematerialization_partition)(
+                             partition_fn=min_cut_rematerialization_partition,
+                             keep_inference_input_mutations=True)(
             graph_module, example_inputs)
     finally:
         for (_, set_), value in zip(switches, before):
@@ -1477,15 +1480,25 @@ def _aten_graph_runner(graph, inputs):
         _log(f"running {label} in PyTorch: an input of {foreign.dtype} on {foreign.device}, "
              "which opal's kernels do not take")
         return graph
+    writes = _input_writes(graph)
+    if writes:
+        graph = _writes_as_results(graph, writes)
+        _log(f"{label} writes {len(writes)} of its inputs, "
+             f"{sum(ok for _, _, ok in writes)} of them in place")
     compiler = _GraphCompiler(label)
     seeded = _seeded_devices(graph)
     entry = compiler._to_opal_op(graph)
     if entry is None:
+        if writes:  # (PyTorch runs the graph, whose writes are now results)
+            return _writing_back(graph, writes, graph)
         return graph
 
-    def run(*tensors):
+    def compute(*tensors):
         result = compiler._run(entry, tensors)
         return result if isinstance(result, (list, tuple)) else (result,)
+
+    run = _writing_back(graph, writes, compute, in_place=isinstance(entry, tuple)) \
+        if writes else compute
 
     if not seeded:
         return run
@@ -1495,6 +1508,150 @@ def _aten_graph_runner(graph, inputs):
             return run(*tensors)
 
     return run_seeded
+
+
+class _InputWrite:
+    """A write of a graph's value into one of its inputs (an optimizer
+    step's new parameter), from aten.copy_(input, value) at the graph's
+    end: `placeholder` the input's index, `result` the value's among the
+    results the graph gets in place of the copy, `in_place` whether the
+    kernel may write the value into the input's memory (_in_place_safe)."""
+
+    def __init__(self, placeholder, result, in_place):
+        self.placeholder, self.result, self.in_place = placeholder, result, in_place
+
+
+def _input_writes(graph):
+    """The _InputWrites of `graph`: AOTAutograd (keep_inference_input_mutations)
+    leaves an inference graph's writes into its inputs as aten.copy_ nodes
+    whose result nothing reads."""
+    placeholders = [n for n in graph.graph.nodes if n.op == "placeholder"]
+    writes, written = [], set()
+    for node in graph.graph.nodes:
+        if not (node.op == "call_function" and node.target is torch.ops.aten.copy_.default
+                and not node.users and len(node.args) == 2 and not node.kwargs):
+            continue
+        target, value = node.args
+        if not isinstance(target, torch.fx.Node) or target.op != "placeholder" or \
+                target in written or not isinstance(value, torch.fx.Node):
+            return []  # (an unusual graph: AOTAutograd's copies back, as before)
+        written.add(target)
+        writes.append((node, placeholders.index(target), _in_place_safe(target, value, graph)))
+    return writes
+
+
+def _in_place_safe(placeholder, value, graph):
+    """Whether a kernel computing `value` may write it into `placeholder`'s
+    memory as it reads it: every op that reads the input, directly or
+    through others, is a pointwise op (PyTorch's pointwise tag) on the way
+    to `value` itself (so each element of the input is read, at its own
+    index, before that index is written, and nothing reads the old value
+    after), `value` has the input's shape and dtype and is not also a
+    result."""
+    def meta(node):
+        value = node.meta.get("val")
+        return (tuple(value.shape), value.dtype) if isinstance(value, torch.Tensor) else None
+
+    if value is placeholder or meta(value) is None or meta(value) != meta(placeholder):
+        return False
+    output = next(n for n in graph.graph.nodes if n.op == "output")
+    if value in output.all_input_nodes:
+        return False
+    ancestors, stack = set(), [value]
+    while stack:
+        node = stack.pop()
+        for source in node.all_input_nodes:
+            if source not in ancestors:
+                ancestors.add(source)
+                stack.append(source)
+    readers, stack = set(), [placeholder]
+    while stack:
+        for user in stack.pop().users:
+            if user is value or user in readers:
+                continue
+            if user.op == "call_function" and user.target is torch.ops.aten.copy_.default:
+                continue  # (a write at the end: of this value, or of another into its input)
+            if user.op == "call_function" and user.target in _SHAPE_READERS:
+                continue  # (reads the sizes alone)
+            readers.add(user)
+            stack.append(user)
+    return all(node in ancestors for node in readers) and all(
+        node.op == "call_function" and (torch.Tag.pointwise in getattr(node.target, "tags", ())
+                                        or node.target is torch.ops.aten.copy.default)
+        for node in readers | {value})
+
+
+# Ops that read a tensor's sizes, dtype and device, never its elements.
+_SHAPE_READERS = {getattr(torch.ops.aten, name).default for name in (
+    "new_full", "new_zeros", "new_ones", "new_empty", "empty_like", "zeros_like", "ones_like",
+    "full_like")}
+
+
+def _writes_as_results(graph, writes):
+    """`graph` without its copies into inputs: their values become its last
+    results."""
+    graph = torch.fx.GraphModule(graph, copy.deepcopy(graph.graph))
+    copies = [n for n in graph.graph.nodes if n.op == "call_function"
+              and n.target is torch.ops.aten.copy_.default and not n.users]
+    output = next(n for n in graph.graph.nodes if n.op == "output")
+    values = [node.args[1] for node in copies]
+    for node in copies:
+        graph.graph.erase_node(node)
+    results = output.args[0]
+    output.args = (tuple(results) + tuple(values),)
+    graph.graph.lint()
+    graph.recompile()
+    return graph
+
+
+def _writing_back(graph, writes, compute, in_place=False):
+    """`compute` (of `graph` with its writes as results) as the graph with
+    writes: each write's value goes into its input, written there by the
+    kernel itself where _in_place_safe says it may and the input fits (on
+    the CPU: CUDA kernels recompute elementwise values where they are read,
+    which may read an input after it was written), else copied; the input's
+    version counter moves, as a copy_ moves it."""
+    count = len(writes)
+    safe = [placeholder for _, placeholder, ok in writes if ok] if in_place else []
+
+    def run(*tensors):
+        into = None
+        if safe and _distinct_memory(tensors, safe):
+            into = [None] * (_result_count(graph) - count) + [
+                _to_opal(tensors[placeholder]) if ok and tensors[placeholder].device.type == "cpu"
+                else None for _, placeholder, ok in writes]
+        if into is not None and any(t is not None for t in into):
+            with _C._ResultsInto(into):
+                results = compute(*tensors)
+        else:
+            results = compute(*tensors)
+        results = tuple(results)
+        written = []
+        for (_, placeholder, _), value in zip(writes, results[len(results) - count:]):
+            target = tensors[placeholder]
+            if value.data_ptr() == target.data_ptr() and value.dtype == target.dtype:
+                written.append(target)
+            else:
+                with torch.no_grad():
+                    target.copy_(value)
+        if written:
+            torch.autograd.graph.increment_version(written)
+        return results[:len(results) - count]
+
+    return run
+
+
+def _result_count(graph):
+    output = next(n for n in graph.graph.nodes if n.op == "output")
+    return len(output.args[0])
+
+
+def _distinct_memory(tensors, written):
+    """Whether each of the inputs at `written` shares its memory with no
+    other input (an input written in place must not change another)."""
+    storages = collections.Counter(
+        t.untyped_storage().data_ptr() for t in tensors if isinstance(t, torch.Tensor))
+    return all(storages[tensors[i].untyped_storage().data_ptr()] == 1 for i in written)
 
 
 def _seeded_devices(graph):

@@ -17,6 +17,8 @@
 
 #include <pybind11/stl.h>
 
+#include <optional>
+
 namespace py = pybind11;
 using namespace opal;
 using namespace opal::python;
@@ -309,6 +311,27 @@ void opal::python::bindDispatch(py::module_ &m) {
     return out;
   });
   m.def("_jit_reset_stats", &jit::resetJitStats);
+  // `with _C._ResultsInto([t, None, ...]): op(...)`: see ResultsIntoGuard.
+  struct ResultsInto {
+    std::vector<Tensor> into;
+    std::unique_ptr<jit::ResultsIntoGuard> guard;
+  };
+  py::class_<ResultsInto>(m, "_ResultsInto",
+                          "Around one op call (with): the kernel it runs writes result i "
+                          "into tensor i where it fits (None: a new tensor).")
+      .def(py::init([](const std::vector<std::optional<Tensor>> &into) {
+        auto self = std::make_unique<ResultsInto>();
+        for (const std::optional<Tensor> &t : into)
+          self->into.push_back(t ? *t : Tensor());
+        return self;
+      }))
+      .def("__enter__",
+           [](ResultsInto &self) {
+             self.guard = std::make_unique<jit::ResultsIntoGuard>(self.into);
+             return &self;
+           },
+           py::return_value_policy::reference)
+      .def("__exit__", [](ResultsInto &self, py::args) { self.guard.reset(); });
   m.def("_jit_add_op_library_text", &jit::addOpLibraryText, py::arg("name"), py::arg("text"),
         "Adds an op-library text to the JIT; returns its id.");
   m.def("_jit_remove_op_library_text", &jit::removeOpLibraryText, py::arg("id"),

@@ -5,6 +5,8 @@ what a training loop can do wrong. Each case runs in its own process
 (Dynamo's caches and opal's registrations start empty), with OPAL_LOG=torch
 to see which graphs opal compiled."""
 
+import re
+
 import pytest
 
 torch = pytest.importorskip("torch", reason="PyTorch is not installed")
@@ -171,17 +173,65 @@ def test_optimizer_steps_compile_into_one_kernel_over_all_parameters(optimizer):
         def error(a, b):
             return max(((p - q).abs().max() / q.abs().max()).item()
                        for p, q in zip(a.parameters(), b.parameters()))
+        memory = [p.data_ptr() for p in copies[0].parameters()]
+        versions = []
         for i in range(10):
             for m, o, s in zip(copies, optimizers, steps):
                 o.zero_grad(); m(x).square().mean().backward(); s()
-        print(json.dumps([error(copies[0], copies[1]), error(copies[0], copies[2])]))
+            versions.append([p._version for p in copies[0].parameters()])
+        moved = memory != [p.data_ptr() for p in copies[0].parameters()]
+        counted = all(b > a for a, b in zip(versions[-2], versions[-1]))
+        print(json.dumps([error(copies[0], copies[1]), error(copies[0], copies[2]), moved,
+                          counted]))
     """)
-    captured, eager = result
+    captured, eager, moved, counted = result
     assert captured < 1e-6, result
     assert eager < 1e-4, result
+    # The kernel writes each parameter's and each state's new value into
+    # its memory (no copy after it), and the version counters move as a
+    # copy_ moves them.
+    assert not moved and counted, result
+    writes = [line for line in log if "of its inputs" in line]
+    assert writes and all(re.search(r"writes (\d+) of its inputs, \1 of them in place", line)
+                          for line in writes[-1:]), log
     compiled = [line for line in log if "into torchgraph::" in line]
     assert 1 <= len(compiled) <= 2, log
     assert not any("in PyTorch" in line or "op by op" in line for line in log), log
+
+
+def test_writes_into_inputs_go_in_place_only_where_no_read_comes_after():
+    # A compiled function that updates its inputs under no_grad: AOTAutograd
+    # leaves the writes in the graph (keep_inference_input_mutations), and
+    # opal's kernel writes a value into its input's memory only where every
+    # read of the input is a pointwise op on the way to that value. Here p's
+    # old value is also returned (read after the write): p is copied; m
+    # (whose new value reads p's new one) is written in place; two inputs
+    # sharing memory are both copied. Each result as eager's.
+    result, log = run("""
+        def update(p, m, g):
+            old = p * 1.0
+            p.mul_(0.5).add_(g)
+            m.mul_(0.9).add_(p)
+            return old + p
+        step = torch.compile(update, backend="opal")
+        gen = torch.Generator().manual_seed(0)
+        ins = [torch.randn(64, 3, 3, generator=gen) for _ in range(3)]
+        mine, theirs = [t.clone() for t in ins], [t.clone() for t in ins]
+        where = mine[1].data_ptr()
+        with torch.no_grad():
+            for _ in range(3):
+                got, want = step(*mine), update(*theirs)
+        same = all(torch.equal(a, b) for a, b in zip(mine + [got], theirs + [want]))
+        base = torch.randn(2, 64, 3, 3, generator=gen)
+        shared, expected = base.clone(), base.clone()
+        with torch.no_grad():
+            got = step(shared[0], shared[1], ins[2]); want = update(expected[0], expected[1], ins[2])
+        print(json.dumps([same, where == mine[1].data_ptr(),
+                          torch.equal(shared, expected) and torch.equal(got, want)]))
+    """)
+    same, kept, aliased = result
+    assert same and kept and aliased, result
+    assert any(re.search(r"writes 2 of its inputs, 1 of them in place", line) for line in log), log
 
 
 def test_dropout_masks_are_opal_s_and_reproducible_by_torch_manual_seed():

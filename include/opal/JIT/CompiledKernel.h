@@ -219,6 +219,23 @@ private:
   void checkShapesOutOfLine(const IValue *args, const FunctionSchema &schema) const;
 };
 
+/// Tensors the next kernel call on this thread writes its results into:
+/// result i into `into[i]` where that is defined and fits (the result's
+/// sizes and dtype, contiguous, on the call's device), a new tensor
+/// otherwise. The torch.compile bridge's in-place updates (an optimizer
+/// step writes each parameter's new value into the parameter) set it
+/// around one call of a graph's op, after checking on the graph that every
+/// read of such an input comes, index by index, before the write. A call
+/// takes the tensors as it starts (a kernel run op by op drops them), so
+/// they never reach the calls it makes; the guard drops what no call took.
+class ResultsIntoGuard {
+public:
+  explicit ResultsIntoGuard(std::vector<Tensor> into);
+  ~ResultsIntoGuard();
+  ResultsIntoGuard(const ResultsIntoGuard &) = delete;
+  ResultsIntoGuard &operator=(const ResultsIntoGuard &) = delete;
+};
+
 /// What a precompiled kernel's code does not say about itself: its outputs
 /// (dtype and sizes, `?` where the shapes entry computes one), whether its
 /// rows are independent, where its dynamic sizes come from, and the ops its

@@ -360,6 +360,23 @@ def OpalApproximateMath : Pass<"opal-approximate-math"> {
                            "::mlir::vector::VectorDialect", "::mlir::LLVM::LLVMDialect"];
 }
 
+def OpalCollapseElementwise : Pass<"opal-collapse-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Runs elementwise nests over dense buffers as fewer, longer loops";
+  let description = [{
+    An elementwise linalg.generic on buffers (every loop parallel, no
+    linalg.index, every operand dense: an identity layout) loops over
+    every dim of its operands; consecutive loops that every operand reads
+    as consecutive dims in the same order merge into one (memref
+    collapse_shape of each operand, a generic over fewer dims). The
+    innermost loop is then as long as the dims it merged: an optimizer's
+    update of a [64, 64, 3, 3] weight is one loop of 36,864 elements that
+    LLVM vectorizes, instead of loops whose innermost runs 3 times. A
+    per-channel operand ([C] of an [N, C, H, W] batch norm) keeps the
+    channel its own loop and merges H and W.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def OpalFuseRows : Pass<"opal-fuse-rows", "::mlir::func::FuncOp"> {
   let summary = "Runs a sequence of row-wise structured ops one row at a time";
   let description = [{
