@@ -29,10 +29,11 @@
 //     i = (o + p - k*d) / s is whole and inside ("col2im" as a gather).
 // O = (I - 1) s - 2p + d (K - 1) + output_padding + 1 per spatial dim.
 //
-// prims.col2im, input [N, C*kh*kw, L] of sliding blocks: the same gather
-// without the product, a generic over [N, C, H, W, kh, kw] summing the
-// input at (c*kh*kw + ki*kw + kj, by*bw + bx) where (y + p - ki*d) / s = by
-// is whole and inside the bh x bw blocks (and the same for x).
+// prims.col2im, input [N, C*kh*kw, L] of sliding blocks: a zero padded
+// image [N, C, H + 2p..., W + 2p...] to which each kernel position (ki, kj)
+// adds its blocks, input (c*kh*kw + ki*kw + kj, by*bw + bx) into the pixel
+// (by s + ki d, bx s + kj d) (an elementwise add into a strided view), then
+// the image's interior.
 //
 // float16 and bfloat16 operands are multiplied and summed in float32, and
 // the result rounded once, as PyTorch's CPU kernels do.
@@ -1410,38 +1411,70 @@ LogicalResult lowerCol2im(Operation *op, PatternRewriter &rewriter) {
   }
   // An input without blocks contributes nothing (and is never read).
   Value filled = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, length, cb.index(0));
-  SmallVector<Value> window = {cb.index(kernel[0]), cb.index(kernel[1])};
-  SmallVector<Value> sizes = {n, planes, out[0], out[1]};
-  Value result = cb.windowSum(sizes, window, element,
-                              [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
-    ConvBuilder in(nb, l);
-    Value inside = filled;
-    SmallVector<Value> position;
-    for (int64_t s = 0; s < 2; ++s) {
-      Value shifted = arith::SubIOp::create(nb, l, in.add(at[2 + s], in.index(padding[s])),
-                                            in.mul(at[4 + s], in.index(dilation[s])));
-      Value step = in.index(stride[s]);
-      Value block = arith::DivSIOp::create(nb, l, shifted, step);
-      Value whole = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
-                                          arith::RemSIOp::create(nb, l, shifted, step),
-                                          in.index(0));
-      Value from = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, shifted, in.index(0));
-      Value below =
-          arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, block, blocks[s]);
-      inside = arith::AndIOp::create(
-          nb, l, inside,
-          arith::AndIOp::create(nb, l, arith::AndIOp::create(nb, l, whole, from), below));
-      position.push_back(block);
+  // The padded image, large enough for every block's window and for the
+  // image inside the padding; each kernel position adds its blocks' values
+  // into a strided view of it (the pixels that position reaches: block b
+  // at b s + k d), then the image is its interior. (Summed per output
+  // pixel over the kernel positions, each whose block is whole and inside,
+  // it cost a division and its checks per position and pixel: half of a
+  // strided convolution's input gradient.)
+  SmallVector<Value> reached, extents = {n, planes};
+  for (int64_t s = 0; s < 2; ++s) {
+    reached.push_back(arith::SelectOp::create(
+        b, loc, filled, arith::MaxSIOp::create(b, loc, blocks[s], cb.index(0)), cb.index(0)));
+    Value last = cb.add(cb.mul(arith::SubIOp::create(b, loc, reached[s], cb.index(1)),
+                               cb.index(stride[s])),
+                        cb.index(dilation[s] * (kernel[s] - 1) + 1));
+    extents.push_back(
+        arith::MaxSIOp::create(b, loc, cb.add(out[s], cb.index(2 * padding[s])), last));
+  }
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+  Value padded = linalg::FillOp::create(
+                     b, loc, zero,
+                     tensor::EmptyOp::create(b, loc, ConvBuilder::dynamicType(4, element), extents)
+                         .getResult())
+                     .getResult(0);
+  Value lastColumn = arith::SubIOp::create(b, loc, length, cb.index(1));
+  AffineMap identity = b.getMultiDimIdentityMap(4);
+  for (int64_t ki = 0; ki < kernel[0]; ++ki) {
+    for (int64_t kj = 0; kj < kernel[1]; ++kj) {
+      SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                           b.getIndexAttr(ki * dilation[0]),
+                                           b.getIndexAttr(kj * dilation[1])};
+      SmallVector<OpFoldResult> sizes = {n, planes, reached[0], reached[1]};
+      SmallVector<OpFoldResult> steps = {b.getIndexAttr(1), b.getIndexAttr(1),
+                                         b.getIndexAttr(stride[0]), b.getIndexAttr(stride[1])};
+      Value reach = tensor::ExtractSliceOp::create(b, loc, padded, offsets, sizes, steps);
+      int64_t position = ki * kernel[1] + kj;
+      Value sum =
+          linalg::GenericOp::create(
+              b, loc, TypeRange{reach.getType()}, ValueRange{}, ValueRange{reach},
+              SmallVector<AffineMap>{identity},
+              SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+              [&](OpBuilder &nb, Location l, ValueRange args) {
+                ConvBuilder in(nb, l);
+                SmallVector<Value> at;
+                for (unsigned d = 0; d < 4; ++d)
+                  at.push_back(linalg::IndexOp::create(nb, l, d));
+                Value row = in.add(in.mul(at[1], in.index(kernel[0] * kernel[1])),
+                                   in.index(position));
+                // (A block number past L, L not bh x bw, reads the last
+                // column: a data check raises after the call.)
+                Value column = arith::MinUIOp::create(
+                    nb, l, in.add(in.mul(at[2], blocks[1]), at[3]), lastColumn);
+                Value v = tensor::ExtractOp::create(nb, l, input, ValueRange{at[0], row, column});
+                linalg::YieldOp::create(nb, l,
+                                        arith::AddFOp::create(nb, l, args[0], v).getResult());
+              })
+              .getResult(0);
+      padded = tensor::InsertSliceOp::create(b, loc, sum, padded, offsets, sizes, steps);
     }
-    Value row = in.add(in.mul(at[1], in.index(kernel[0] * kernel[1])),
-                       in.add(in.mul(at[4], in.index(kernel[1])), at[5]));
-    Value column = in.add(in.mul(position[0], blocks[1]), position[1]);
-    // A block number past L (L not bh x bw: a data check raises) is not read.
-    inside = arith::AndIOp::create(
-        nb, l, inside, arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, column, length));
-    return extractInside(nb, l, input, ValueRange{at[0], row, column}, inside,
-                         nb.getZeroAttr(element));
-  });
+  }
+  SmallVector<OpFoldResult> interior = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                        b.getIndexAttr(padding[0]), b.getIndexAttr(padding[1])};
+  SmallVector<OpFoldResult> imageSizes = {n, planes, out[0], out[1]};
+  SmallVector<OpFoldResult> ones(4, b.getIndexAttr(1));
+  Value result = tensor::ExtractSliceOp::create(b, loc, padded, interior, imageSizes, ones);
   if (result.getType() != resultType)
     result = tensor::CastOp::create(rewriter, loc, resultType, result);
   rewriter.replaceOp(op, result);
