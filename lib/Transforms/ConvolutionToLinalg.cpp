@@ -814,8 +814,15 @@ Value shiftedConv(ConvBuilder &cb, Value input, Value weight, const ConvParamete
     Value transposed =
         linalg::TransposeOp::create(b, loc, flat, empty, SmallVector<int64_t>{2, 1, 0})
             .getResult()[0];
+    // (Its type keeps the static sizes: expand_shape may not make a static
+    // dim dynamic.)
+    auto flatType = cast<RankedTensorType>(transposed.getType());
     weights = tensor::ExpandShapeOp::create(
-        b, loc, ConvBuilder::dynamicType(4, accumulator), transposed,
+        b, loc,
+        RankedTensorType::get({1, flatType.getDimSize(0), flatType.getDimSize(1),
+                               flatType.getDimSize(2)},
+                              accumulator),
+        transposed,
         SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}},
         SmallVector<OpFoldResult>{b.getIndexAttr(1), sizes[2], sizes[1], sizes[0]});
   } else {

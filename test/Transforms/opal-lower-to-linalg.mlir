@@ -504,3 +504,25 @@ func.func @mm_of_transpose(%x: tensor<?x?xf32>, %w: tensor<?x?xf32>) -> tensor<?
   %r = prims.mm %x, %t : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
   return %r : tensor<?x?xf32>
 }
+
+// -----
+
+// Static sizes (a kernel compiled per shape): a stem's 7x7/2 over 64x64
+// planes (canonicalization later folds the choice of lowering to the
+// shifted products: its phases' planes, 35x35, are 1.2 times its 32x32
+// outputs); every op keeps the static sizes its operands have (an
+// expand_shape of the static weight to dynamic sizes did not verify).
+// SHIFTED-LABEL: func.func @conv_static
+// SHIFTED: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2], [3]] output_shape [1, 49, 3, 64] : tensor<49x3x64xf32> into tensor<1x49x3x64xf32>
+// SHIFTED: linalg.batch_matmul
+// SHIFTED: return %{{.*}} : tensor<8x64x32x32xf32>
+func.func @conv_static(%x: tensor<8x3x64x64xf32>, %w: tensor<64x3x7x7xf32>) -> tensor<8x64x32x32xf32> {
+  %c1 = arith.constant 1 : i64
+  %c2 = arith.constant 2 : i64
+  %c3 = arith.constant 3 : i64
+  %s = opal.list %c2, %c2 : i64, i64 -> !opal.list<i64>
+  %p = opal.list %c3, %c3 : i64, i64 -> !opal.list<i64>
+  %d = opal.list %c1, %c1 : i64, i64 -> !opal.list<i64>
+  %0 = prims.conv %x, %w, %s, %p, %d, %c1 : (tensor<8x3x64x64xf32>, tensor<64x3x7x7xf32>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i64) -> tensor<8x64x32x32xf32>
+  return %0 : tensor<8x64x32x32xf32>
+}
