@@ -155,17 +155,27 @@ public:
     return tensor::CollapseShapeOp::create(b, loc, tensor, reassociation);
   }
 
-  /// `tensor` as a matrix of `rows` by `columns`, whose product its sizes'
-  /// is (tensor.reshape: its buffer read in place, as a dense one; marked
-  /// regrouped, so no check of the count is derived).
-  Value matrix(Value tensor, Value rows, Value columns) {
+  /// `tensor` with its dims regrouped into dims of `sizes`, products of
+  /// consecutive sizes of its own (tensor.reshape: its buffer read in
+  /// place, as a dense one; marked regrouped, so no check of the count is
+  /// derived). A product's operands are regrouped so, not collapsed:
+  /// linalg-fuse-elementwise-ops would fold a collapse_shape into the
+  /// product, expanding it into a generic over every dim, which no longer
+  /// runs in register tiles.
+  Value regrouped(Value tensor, ArrayRef<Value> sizes) {
     auto type = cast<RankedTensorType>(tensor.getType());
-    auto shapeType = RankedTensorType::get({2}, b.getIndexType());
-    Value shape = tensor::FromElementsOp::create(b, loc, shapeType, ValueRange{rows, columns});
-    auto reshape = tensor::ReshapeOp::create(b, loc, dynamicType(2, type.getElementType()),
-                                             tensor, shape);
+    auto shapeType =
+        RankedTensorType::get({static_cast<int64_t>(sizes.size())}, b.getIndexType());
+    Value shape = tensor::FromElementsOp::create(b, loc, shapeType, sizes);
+    auto reshape = tensor::ReshapeOp::create(
+        b, loc, dynamicType(sizes.size(), type.getElementType()), tensor, shape);
     reshape->setAttr(kRegroupedReshapeAttr, b.getUnitAttr());
     return reshape;
+  }
+
+  /// `tensor` as a matrix of `rows` by `columns` (regrouped).
+  Value matrix(Value tensor, Value rows, Value columns) {
+    return regrouped(tensor, {rows, columns});
   }
 
   /// A zero-filled tensor of `sizes` (index values) of `element`, each
@@ -439,7 +449,7 @@ Value withAChannel(ConvBuilder &cb, Value input) {
 
 /// prims.conv (see the file comment).
 Value directConv(ConvBuilder &cb, Value input, Value weight, const ConvParameters &p,
-                 Type element) {
+                 Type element, bool regroup) {
   int64_t spatial = static_cast<int64_t>(p.stride.size());
   Type accumulator = accumulatorFor(element);
   DirectSizes d = directSizes(cb, input, weight, p);
@@ -491,9 +501,14 @@ Value directConv(ConvBuilder &cb, Value input, Value weight, const ConvParameter
         Value v = extractInside(nb, l, input, coords, inside, nb.getZeroAttr(element));
         return castFloat(nb, l, v, accumulator);
       });
+  // (On the CPU regrouped, not collapsed: see ConvBuilder::regrouped. On
+  // CUDA a reshape would cost a launch writing its sizes.)
+  Value depth = cb.mul(cg, cb.product(kernel));
   SmallVector<unsigned> columnGroups = {1, static_cast<unsigned>(1 + spatial),
                                         static_cast<unsigned>(1 + spatial)};
-  Value columnMatrix = cb.collapse(columns, columnGroups);
+  Value columnMatrix = regroup
+                           ? cb.regrouped(columns, {groups, depth, cb.mul(n, cb.product(out))})
+                           : cb.collapse(columns, columnGroups);
 
   // Weights [G, Fg, Cg, K...] (weight[g*Fg + f, c, k...]).
   SmallVector<Value> weightSizes = {groups, fg, cg};
@@ -507,7 +522,8 @@ Value directConv(ConvBuilder &cb, Value input, Value weight, const ConvParameter
         return castFloat(nb, l, v, accumulator);
       });
   Value weightMatrix =
-      cb.collapse(weights, SmallVector<unsigned>{1, 1, static_cast<unsigned>(1 + spatial)});
+      regroup ? cb.regrouped(weights, {groups, fg, depth})
+              : cb.collapse(weights, SmallVector<unsigned>{1, 1, static_cast<unsigned>(1 + spatial)});
 
   // Products [G, Fg, N*O...], then [N, G*Fg, O...].
   Value products = cb.batchProduct(weightMatrix, columnMatrix, accumulator);
@@ -1359,7 +1375,8 @@ LogicalResult lowerConv(Operation *op, PatternRewriter &rewriter) {
                      ? smallOrLargePlanes(cb, input, weight, parameters, element)
                  : shifted             ? shiftedConv(cb, input, weight, parameters, element)
                  : grouped             ? groupedConv(cb, input, weight, parameters, element)
-                                       : directConv(cb, input, weight, parameters, element);
+                                       : directConv(cb, input, weight, parameters, element,
+                                                    op->hasAttr(kShiftedConvolutionAttr));
   if (result.getType() != resultType)
     result = tensor::CastOp::create(rewriter, op->getLoc(), resultType, result);
   rewriter.replaceOp(op, result);

@@ -373,7 +373,7 @@ func.func @adaptive_avg_pool_backward(%g: tensor<?x3x2x?xf64>, %x: tensor<?x3x5x
 // [K, C, F] (a linalg.transpose), then [1, K, C, F].
 // SHIFTED: %[[FLAT:.*]] = tensor.collapse_shape %arg1 {{\[\[}}0], [1], [2, 3]] : tensor<?x?x?x?xf32> into tensor<?x?x?xf32>
 // SHIFTED: %[[WT:.*]] = linalg.transpose ins(%[[FLAT]] : tensor<?x?x?xf32>) outs(%{{.*}} : tensor<?x?x?xf32>) permutation = [2, 1, 0]
-// SHIFTED: %[[WEIGHTS:.*]] = tensor.expand_shape %[[WT]] {{\[\[}}0, 1], [2], [3]] output_shape [1, %{{.*}}, %{{.*}}, %{{.*}}] : tensor<?x?x?xf32> into tensor<?x?x?x?xf32>
+// SHIFTED: %[[WEIGHTS:.*]] = tensor.expand_shape %[[WT]] {{\[\[}}0, 1], [2], [3]] output_shape [1, %{{.*}}, %{{.*}}, %{{.*}}] : tensor<?x?x?xf32> into tensor<1x?x?x?xf32>
 // Q, the rows of sums computed.
 // SHIFTED: %[[Q:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : index
 // Each kernel position's offset in the padded plane, a table computed once.
