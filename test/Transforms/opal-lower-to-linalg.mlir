@@ -15,6 +15,27 @@ func.func @unary(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
 
 // -----
 
+// slice_scatter (a cat's decomposition writes each part into zeros so)
+// is src inserted into the slice, its sizes clamped to the slice's (a src
+// of other sizes, refused by a data check after the call, writes nothing
+// outside it): bufferized in place, each write touches its slice only.
+// CHECK-LABEL: func.func @slice_scatter
+// CHECK-SAME: (%[[A:.*]]: tensor<8x4xf32>, %[[S:.*]]: tensor<?x4xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: %[[N:.*]] = arith.minsi %{{.*}}, %{{.*}} : index
+// CHECK: %[[PART:.*]] = tensor.extract_slice %[[S]][0, 0] [%[[N]], %{{.*}}] [1, 1]
+// CHECK: tensor.insert_slice %[[PART]] into %[[A]][%c1, 0] [%[[N]], %{{.*}}] [%c2, 1]
+func.func @slice_scatter(%a: tensor<8x4xf32>, %s: tensor<?x4xf32>) -> tensor<8x4xf32> {
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %c2 = arith.constant 2 : i64
+  %c7 = arith.constant 7 : i64
+  %r = prims.slice_scatter %a, %s, %c1, %c7, %c2, %c0 : (tensor<8x4xf32>, tensor<?x4xf32>, i64, i64, i64, i64) -> tensor<8x4xf32>
+  return %r : tensor<8x4xf32>
+}
+
+// -----
+
 // Binary ops pick the float or integer arith op.
 // CHECK-LABEL: func.func @binary
 // CHECK: arith.mulf
