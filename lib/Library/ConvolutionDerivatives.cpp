@@ -192,6 +192,51 @@ Tensor windows(const Tensor &slider, const Sizes &positions, const Sizes &kernel
   return view.reshape({count, groups, cells}).transpose(0, 1).contiguous();
 }
 
+/// The windows of `slider` (padded) that a convolution of one group reads,
+/// as [C*prod(kernel), N*prod(positions)]: row (c, k...) is the input of
+/// kernel cell k of channel c at every sample and position. Copied from a
+/// strided view of the padded slider by opal's kernel for aten::clone,
+/// along the positions (each row a shifted plane, contiguous in both);
+/// windows() rows run along the kernel's cells, three elements long for a
+/// 3x3, which the runtime's copy took a quarter of a ResNet layer's
+/// weight gradient over.
+Tensor cellsByPosition(const Tensor &slider, const Sizes &positions, const Sizes &kernel,
+                       const Sizes &stride, const Sizes &padding, const Sizes &dilation) {
+  size_t rank = positions.size();
+  Sizes pad;
+  for (size_t d = rank; d-- > 0;) {
+    pad.push_back(padding[d]);
+    pad.push_back(padding[d]);
+  }
+  Tensor padded = callTensor("aten::constant_pad_nd", "",
+                             {IValue(slider), IValue(pad), IValue(0.0)})
+                      .contiguous();
+  Sizes strides(padded.dim());
+  int64_t step = 1;
+  for (int64_t d = padded.dim(); d-- > 0;) {
+    strides[d] = step;
+    step *= padded.size(d);
+  }
+  // The view [C, kernel..., N, positions...].
+  Sizes sizes{padded.size(1)}, steps{strides[1]};
+  int64_t cells = padded.size(1), count = padded.size(0);
+  for (size_t d = 0; d < rank; ++d) {
+    sizes.push_back(kernel[d]);
+    steps.push_back(dilation[d] * strides[d + 2]);
+    cells *= kernel[d];
+  }
+  sizes.push_back(padded.size(0));
+  steps.push_back(strides[0]);
+  for (size_t d = 0; d < rank; ++d) {
+    sizes.push_back(positions[d]);
+    steps.push_back(stride[d] * strides[d + 2]);
+    count *= positions[d];
+  }
+  Tensor view = padded.asStrided(DimVector(sizes), DimVector(steps), padded.storageOffset());
+  Tensor copied = callTensor("aten::clone", "", {IValue(view), IValue()});
+  return copied.reshape({cells, count});
+}
+
 /// A [N, G*Cg, spatial...] tensor as [G, Cg, N*prod(spatial)].
 Tensor channelsByGroup(const Tensor &t, int64_t groups) {
   int64_t perGroup = t.size(1) / groups, plane = 1;
@@ -220,6 +265,22 @@ Tensor weightGradient(const Tensor &grad, const Tensor &input, const Tensor &wei
   for (size_t d = 0; d < rank; ++d) {
     positions.push_back(filter.size(static_cast<int64_t>(d) + 2));
     kernel.push_back(weight.size(static_cast<int64_t>(d) + 2));
+  }
+  if (!transposed && groups == 1) {
+    // [F, N*P] x [C*K, N*P]^T: linear's product, which reads the windows
+    // as they are (packed as it goes).
+    int64_t batch = filter.size(0), filters = filter.size(1), count = batch;
+    for (int64_t p : positions)
+      count *= p;
+    Tensor gradient = filter.reshape({batch, filters, count / std::max<int64_t>(batch, 1)})
+                          .transpose(0, 1)
+                          .reshape({filters, count});
+    Tensor cells = cellsByPosition(slider, positions, kernel, stride, padding, dilation);
+    Tensor product =
+        callTensor("aten::linear", "", {IValue(gradient), IValue(cells), IValue()});
+    Sizes shape{weight.size(0), weight.size(1)};
+    shape.insert(shape.end(), kernel.begin(), kernel.end());
+    return product.reshape(shape);
   }
   Tensor columns = windows(slider, positions, kernel, stride, padding, dilation, groups);
   Tensor product = callTensor("aten::bmm", "", {IValue(channelsByGroup(filter, groups)),
