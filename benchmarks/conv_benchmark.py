@@ -1,4 +1,4 @@
-"""Convolutions: opal's compiled batched-product kernels against PyTorch 1.13.
+"""Convolutions: opal's compiled batched-product kernels against PyTorch.
 
 The convolutions of small CNNs in float32, opal and PyTorch interleaved
 round by round in one process, both on one thread
@@ -8,10 +8,14 @@ ImageNet stem (7x7, stride 2), ResNet's and the CNN's downsampling 3x3 of
 stride 2, depthwise ones (groups = channels: a 3x3, a
 MobileNet downsampling 3x3 of stride 2, a 5x5 over a batch of 8), a 1x1
 projection, ResNet's 1x1 shortcut of stride 2, a 1-d and a 3-d convolution, and a transposed 2-d one
-(stride 2, a decoder's upsampling). Reports min and median milliseconds and
-PyTorch's median over opal's.
+(stride 2, a decoder's upsampling), and resnet18's layers at a batch of 8
+of 64x64 images ("r18": planes of 16x16 to 2x2). Reports min and median
+milliseconds and PyTorch's median over opal's. Debian's python3 runs it
+against Debian's PyTorch 1.13; the virtual environment's python against
+PyTorch 2 (MKL and oneDNN).
 
     PYTHONPATH=build/python /usr/bin/python3 benchmarks/conv_benchmark.py [--rounds N]
+    PYTHONPATH=build/python ~/.cache/opal-venv/bin/python benchmarks/conv_benchmark.py --only r18
 """
 
 
@@ -40,6 +44,15 @@ CASES = [
     ("conv1d k5 64ch 1024", (4, 64, 1024), (64, 64, 5), 1, 2, 1, False),
     ("conv3d 3x3x3 16ch 16^3", (1, 16, 16, 16, 16), (16, 16, 3, 3, 3), 1, 1, 1, False),
     ("transposed 4x4/2 64->32ch 28x28", (1, 64, 28, 28), (64, 32, 4, 4), 2, 1, 1, True),
+    # resnet18's layers at a batch of 8 of 64x64 images (benchmarks/
+    # training.py's): planes of 16x16 down to 2x2, where padding is a large
+    # part of a padded plane.
+    ("r18 3x3 64ch 16x16 b8", (8, 64, 16, 16), (64, 64, 3, 3), 1, 1, 1, False),
+    ("r18 3x3 128ch 8x8 b8", (8, 128, 8, 8), (128, 128, 3, 3), 1, 1, 1, False),
+    ("r18 3x3/2 128->256ch 8x8 b8", (8, 128, 8, 8), (256, 128, 3, 3), 2, 1, 1, False),
+    ("r18 3x3 256ch 4x4 b8", (8, 256, 4, 4), (256, 256, 3, 3), 1, 1, 1, False),
+    ("r18 3x3/2 256->512ch 4x4 b8", (8, 256, 4, 4), (512, 256, 3, 3), 2, 1, 1, False),
+    ("r18 3x3 512ch 2x2 b8", (8, 512, 2, 2), (512, 512, 3, 3), 1, 1, 1, False),
 ]
 
 
