@@ -147,6 +147,26 @@ Tensor inputGradient(const Tensor &grad, const Tensor &input, const Tensor &weig
   return convolution(grad, weight, stride, padding, dilation, true, extra, groups);
 }
 
+/// `slider` [N, C, spatial...] padded by `padding` on both sides of each
+/// spatial dim (dense), and its strides in `strides`.
+Tensor paddedSlider(const Tensor &slider, const Sizes &padding, Sizes &strides) {
+  Sizes pad;
+  for (size_t d = padding.size(); d-- > 0;) {
+    pad.push_back(padding[d]);
+    pad.push_back(padding[d]);
+  }
+  Tensor padded = callTensor("aten::constant_pad_nd", "",
+                             {IValue(slider), IValue(pad), IValue(0.0)})
+                      .contiguous();
+  strides.assign(static_cast<size_t>(padded.dim()), 0);
+  int64_t step = 1;
+  for (int64_t d = padded.dim(); d-- > 0;) {
+    strides[d] = step;
+    step *= padded.size(d);
+  }
+  return padded;
+}
+
 /// The windows of `slider` (padded) that a convolution reads for each
 /// position of a `positions`-sized spatial grid, as [G, N*prod(positions),
 /// Cg*prod(kernel)] ("im2col"): a strided view of the padded slider, copied
@@ -155,22 +175,9 @@ Tensor windows(const Tensor &slider, const Sizes &positions, const Sizes &kernel
                const Sizes &stride, const Sizes &padding, const Sizes &dilation,
                int64_t groups) {
   size_t rank = positions.size();
-  Sizes pad;
-  for (size_t d = rank; d-- > 0;) {
-    pad.push_back(padding[d]);
-    pad.push_back(padding[d]);
-  }
-  Tensor padded = callTensor("aten::constant_pad_nd", "",
-                             {IValue(slider), IValue(pad), IValue(0.0)})
-                      .contiguous();
+  Sizes strides;
+  Tensor padded = paddedSlider(slider, padding, strides);
   int64_t batch = padded.size(0), channels = padded.size(1) / groups;
-  // Strides of the padded [N, C, spatial...] tensor.
-  Sizes strides(padded.dim());
-  int64_t step = 1;
-  for (int64_t d = padded.dim(); d-- > 0;) {
-    strides[d] = step;
-    step *= padded.size(d);
-  }
   // The view [N, positions..., G, Cg, kernel...].
   Sizes sizes{batch}, steps{strides[0]};
   for (size_t d = 0; d < rank; ++d) {
@@ -203,20 +210,8 @@ Tensor windows(const Tensor &slider, const Sizes &positions, const Sizes &kernel
 Tensor cellsByPosition(const Tensor &slider, const Sizes &positions, const Sizes &kernel,
                        const Sizes &stride, const Sizes &padding, const Sizes &dilation) {
   size_t rank = positions.size();
-  Sizes pad;
-  for (size_t d = rank; d-- > 0;) {
-    pad.push_back(padding[d]);
-    pad.push_back(padding[d]);
-  }
-  Tensor padded = callTensor("aten::constant_pad_nd", "",
-                             {IValue(slider), IValue(pad), IValue(0.0)})
-                      .contiguous();
-  Sizes strides(padded.dim());
-  int64_t step = 1;
-  for (int64_t d = padded.dim(); d-- > 0;) {
-    strides[d] = step;
-    step *= padded.size(d);
-  }
+  Sizes strides;
+  Tensor padded = paddedSlider(slider, padding, strides);
   // The view [C, kernel..., N, positions...].
   Sizes sizes{padded.size(1)}, steps{strides[1]};
   int64_t cells = padded.size(1), count = padded.size(0);
