@@ -401,6 +401,7 @@ void finishDataChecks(const CompiledKernel &kernel, Device device, Stack &out) {
 
 namespace {
 thread_local std::vector<Tensor> resultsInto;
+thread_local std::string resultsIntoOp;
 
 /// Whether result tensor `into` can take an output of `sizes` and `dtype`
 /// on `device`.
@@ -410,13 +411,21 @@ bool fitsResult(const Tensor &into, IntArrayRef sizes, ScalarType dtype, Device 
 }
 } // namespace
 
-ResultsIntoGuard::ResultsIntoGuard(std::vector<Tensor> into) { resultsInto = std::move(into); }
+ResultsIntoGuard::ResultsIntoGuard(std::vector<Tensor> into, std::string op) {
+  resultsInto = std::move(into);
+  resultsIntoOp = std::move(op);
+}
 
 ResultsIntoGuard::~ResultsIntoGuard() { resultsInto.clear(); }
 
 void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const {
   std::vector<Tensor> into;
   into.swap(resultsInto);
+  // (Only for the op they were set for: "ns::name(" or "ns::name.overload(".)
+  if (!into.empty() && !(label.compare(0, resultsIntoOp.size(), resultsIntoOp) == 0 &&
+                         label.size() > resultsIntoOp.size() &&
+                         (label[resultsIntoOp.size()] == '(' || label[resultsIntoOp.size()] == '.')))
+    into.clear();
   if (runsOpByOp())
     return runPlan(args, out);
   // A refusal (CpuKernelCompiler's refuse) is only checks no call passes.

@@ -1497,8 +1497,8 @@ def _aten_graph_runner(graph, inputs):
         result = compiler._run(entry, tensors)
         return result if isinstance(result, (list, tuple)) else (result,)
 
-    run = _writing_back(graph, writes, compute, in_place=isinstance(entry, tuple)) \
-        if writes else compute
+    op = entry[0]._schema.name if isinstance(entry, tuple) else None
+    run = _writing_back(graph, writes, compute, in_place=op) if writes else compute
 
     if not seeded:
         return run
@@ -1604,13 +1604,14 @@ def _writes_as_results(graph, writes):
     return graph
 
 
-def _writing_back(graph, writes, compute, in_place=False):
+def _writing_back(graph, writes, compute, in_place=None):
     """`compute` (of `graph` with its writes as results) as the graph with
     writes: each write's value goes into its input, written there by the
-    kernel itself where _in_place_safe says it may and the input fits (on
-    the CPU: CUDA kernels recompute elementwise values where they are read,
-    which may read an input after it was written), else copied; the input's
-    version counter moves, as a copy_ moves it."""
+    kernel of opal op `in_place` (its "ns::name"; None: none) itself where
+    _in_place_safe says it may and the input fits (on the CPU: CUDA kernels
+    recompute elementwise values where they are read, which may read an
+    input after it was written), else copied; the input's version counter
+    moves, as a copy_ moves it."""
     count = len(writes)
     safe = [placeholder for _, placeholder, ok in writes if ok] if in_place else []
 
@@ -1621,7 +1622,7 @@ def _writing_back(graph, writes, compute, in_place=False):
                 _to_opal(tensors[placeholder]) if ok and tensors[placeholder].device.type == "cpu"
                 else None for _, placeholder, ok in writes]
         if into is not None and any(t is not None for t in into):
-            with _C._ResultsInto(into):
+            with _C._ResultsInto(into, in_place):
                 results = compute(*tensors)
         else:
             results = compute(*tensors)

@@ -314,20 +314,23 @@ void opal::python::bindDispatch(py::module_ &m) {
   // `with _C._ResultsInto([t, None, ...]): op(...)`: see ResultsIntoGuard.
   struct ResultsInto {
     std::vector<Tensor> into;
+    std::string op;
     std::unique_ptr<jit::ResultsIntoGuard> guard;
   };
   py::class_<ResultsInto>(m, "_ResultsInto",
-                          "Around one op call (with): the kernel it runs writes result i "
-                          "into tensor i where it fits (None: a new tensor).")
-      .def(py::init([](const std::vector<std::optional<Tensor>> &into) {
-        auto self = std::make_unique<ResultsInto>();
-        for (const std::optional<Tensor> &t : into)
-          self->into.push_back(t ? *t : Tensor());
-        return self;
-      }))
+                          "Around one call of op `op` ('ns::name', with): its kernel writes "
+                          "result i into tensor i where it fits (None: a new tensor).")
+      .def(py::init([](const std::vector<std::optional<Tensor>> &into, const std::string &op) {
+             auto self = std::make_unique<ResultsInto>();
+             for (const std::optional<Tensor> &t : into)
+               self->into.push_back(t ? *t : Tensor());
+             self->op = op;
+             return self;
+           }),
+           py::arg("into"), py::arg("op"))
       .def("__enter__",
            [](ResultsInto &self) {
-             self.guard = std::make_unique<jit::ResultsIntoGuard>(self.into);
+             self.guard = std::make_unique<jit::ResultsIntoGuard>(self.into, self.op);
              return &self;
            },
            py::return_value_policy::reference)

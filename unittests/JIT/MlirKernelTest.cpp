@@ -58,6 +58,34 @@ TEST_F(JIT, ScalarArgumentsAndOutputShapes) {
     EXPECT_FLOAT_EQ(r.data<float>()[i], 2.0f);
 }
 
+TEST_F(JIT, ResultsGoIntoTheTensorsAGuardGivesItsOpWhereTheyFit) {
+  Tensor x = arange(0, 6, 1);
+  callOp("aten::exp", "", {x}); // (compiled before the guard: none taken by the compile)
+  Tensor into = zeros({6});
+  {
+    jit::ResultsIntoGuard guard({into}, "aten::exp");
+    Tensor y = callOp("aten::exp", "", {x});
+    EXPECT_EQ(y.dataPtr(), into.dataPtr());
+  }
+  EXPECT_NEAR(into.data<float>()[2], std::exp(2.0f), 1e-5);
+  // Another op's kernel, a tensor of other sizes, or a call after the
+  // guard's first one: a new tensor.
+  Tensor other = zeros({6});
+  {
+    jit::ResultsIntoGuard guard({other}, "aten::exp");
+    Tensor y = callOp("aten::tanh", "", {x});
+    EXPECT_NE(y.dataPtr(), other.dataPtr());
+    Tensor z = callOp("aten::exp", "", {x});
+    EXPECT_NE(z.dataPtr(), other.dataPtr());
+  }
+  {
+    jit::ResultsIntoGuard guard({zeros({5})}, "aten::exp");
+    Tensor y = callOp("aten::exp", "", {x});
+    EXPECT_EQ(y.size(0), 6);
+  }
+  EXPECT_EQ(other.data<float>()[2], 0.0f);
+}
+
 TEST_F(JIT, ALaterKernelForAReachedOpIsNeverIgnored) {
   Tensor x = full({2}, 1.0);
   Tensor before = callOp("aten::silu", "", {x});

@@ -227,10 +227,11 @@ private:
 /// around one call of a graph's op, after checking on the graph that every
 /// read of such an input comes, index by index, before the write. A call
 /// takes the tensors as it starts (a kernel run op by op drops them), so
-/// they never reach the calls it makes; the guard drops what no call took.
+/// they never reach the calls it makes, and uses them only if it is a
+/// kernel of op `op` ("ns::name"); the guard drops what no call took.
 class ResultsIntoGuard {
 public:
-  explicit ResultsIntoGuard(std::vector<Tensor> into);
+  ResultsIntoGuard(std::vector<Tensor> into, std::string op);
   ~ResultsIntoGuard();
   ResultsIntoGuard(const ResultsIntoGuard &) = delete;
   ResultsIntoGuard &operator=(const ResultsIntoGuard &) = delete;
