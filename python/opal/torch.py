@@ -1497,7 +1497,10 @@ def _aten_graph_runner(graph, inputs):
         result = compiler._run(entry, tensors)
         return result if isinstance(result, (list, tuple)) else (result,)
 
-    op = entry[0]._schema.name if isinstance(entry, tuple) else None
+    # (An opal op's name, for its kernel to write in place; a piece run
+    # op by op, a Python function, writes nothing in place.)
+    schema = getattr(entry[0], "_schema", None) if isinstance(entry, tuple) else None
+    op = schema.name if schema is not None else None
     run = _writing_back(graph, writes, compute, in_place=op) if writes else compute
 
     if not seeded:
