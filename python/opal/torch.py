@@ -1500,7 +1500,7 @@ def _aten_graph_runner(graph, inputs):
     # (An opal op's name, for its kernel to write in place; a piece run
     # op by op, a Python function, writes nothing in place.)
     schema = getattr(entry[0], "_schema", None) if isinstance(entry, tuple) else None
-    op = schema.name if schema is not None else None
+    op = (schema.name, entry[1]) if schema is not None else None
     run = _writing_back(graph, writes, compute, in_place=op) if writes else compute
 
     if not seeded:
@@ -1610,22 +1610,32 @@ def _writes_as_results(graph, writes):
 def _writing_back(graph, writes, compute, in_place=None):
     """`compute` (of `graph` with its writes as results) as the graph with
     writes: each write's value goes into its input, written there by the
-    kernel of opal op `in_place` (its "ns::name"; None: none) itself where
-    _in_place_safe says it may and the input fits (on the CPU: CUDA kernels
-    recompute elementwise values where they are read, which may read an
-    input after it was written), else copied; the input's version counter
-    moves, as a copy_ moves it."""
+    kernel of the opal op `in_place` names (its "ns::name" and _OpalPiece's
+    layout of its results; None: none) itself where _in_place_safe says it
+    may and the input fits (on the CPU: CUDA kernels recompute elementwise
+    values where they are read, which may read an input after it was
+    written), else copied; the input's version counter moves, as a copy_
+    moves it."""
     count = len(writes)
     safe = [placeholder for _, placeholder, ok in writes if ok] if in_place else []
+    if safe:
+        # Which of the op's results each write's value is: the op returns
+        # the graph's tensor results (layout True), not its sizes or Nones.
+        op, layout = in_place
+        places = [True] if layout is False else list(layout)
+        slots = [sum(place is True for place in places[:i]) if places[i] is True else None
+                 for i in range(len(places) - count, len(places))]
+        tensor_results = sum(place is True for place in places)
 
     def run(*tensors):
         into = None
         if safe and _distinct_memory(tensors, safe):
-            into = [None] * (_result_count(graph) - count) + [
-                _to_opal(tensors[placeholder]) if ok and tensors[placeholder].device.type == "cpu"
-                else None for _, placeholder, ok in writes]
+            into = [None] * tensor_results
+            for (_, placeholder, ok), slot in zip(writes, slots):
+                if ok and slot is not None and tensors[placeholder].device.type == "cpu":
+                    into[slot] = _to_opal(tensors[placeholder])
         if into is not None and any(t is not None for t in into):
-            with _C._ResultsInto(into, in_place):
+            with _C._ResultsInto(into, op):
                 results = compute(*tensors)
         else:
             results = compute(*tensors)
@@ -1643,11 +1653,6 @@ def _writing_back(graph, writes, compute, in_place=None):
         return results[:len(results) - count]
 
     return run
-
-
-def _result_count(graph):
-    output = next(n for n in graph.graph.nodes if n.op == "output")
-    return len(output.args[0])
 
 
 def _distinct_memory(tensors, written):
