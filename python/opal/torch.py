@@ -1482,7 +1482,7 @@ def _aten_graph_runner(graph, inputs):
         return graph
     writes = _input_writes(graph)
     if writes:
-        graph = _writes_as_results(graph, writes)
+        graph = _writes_as_results(graph)
         _log(f"{label} writes {len(writes)} of its inputs, "
              f"{sum(ok for _, _, ok in writes)} of them in place")
     compiler = _GraphCompiler(label)
@@ -1513,21 +1513,12 @@ def _aten_graph_runner(graph, inputs):
     return run_seeded
 
 
-class _InputWrite:
-    """A write of a graph's value into one of its inputs (an optimizer
-    step's new parameter), from aten.copy_(input, value) at the graph's
-    end: `placeholder` the input's index, `result` the value's among the
-    results the graph gets in place of the copy, `in_place` whether the
-    kernel may write the value into the input's memory (_in_place_safe)."""
-
-    def __init__(self, placeholder, result, in_place):
-        self.placeholder, self.result, self.in_place = placeholder, result, in_place
-
-
 def _input_writes(graph):
-    """The _InputWrites of `graph`: AOTAutograd (keep_inference_input_mutations)
-    leaves an inference graph's writes into its inputs as aten.copy_ nodes
-    whose result nothing reads."""
+    """The writes of `graph` into its inputs, in order, as (copy node, the
+    input's index, whether the kernel may write the value into the input's
+    memory: _in_place_safe): AOTAutograd (keep_inference_input_mutations)
+    leaves an inference graph's writes as aten.copy_ nodes whose result
+    nothing reads."""
     placeholders = [n for n in graph.graph.nodes if n.op == "placeholder"]
     writes, written = [], set()
     for node in graph.graph.nodes:
@@ -1590,7 +1581,7 @@ _SHAPE_READERS = {getattr(torch.ops.aten, name).default for name in (
     "full_like")}
 
 
-def _writes_as_results(graph, writes):
+def _writes_as_results(graph):
     """`graph` without its copies into inputs: their values become its last
     results."""
     graph = torch.fx.GraphModule(graph, copy.deepcopy(graph.graph))
