@@ -57,6 +57,18 @@ def set_threads(count):
     torch.set_num_threads(count)
 
 
+def blas():
+    """What PyTorch multiplies with (its build configuration's BLAS and
+    oneDNN), to print beside the ratios: the reference BLAS
+    (BLAS_INFO=generic, Debian's PyTorch) makes them say little."""
+    import re
+    import torch
+    config = torch.__config__.show()
+    found = [m.group(0) for m in (re.search(r"BLAS_INFO=\w+", config),
+                                  re.search(r"USE_MKLDNN=\w+", config)) if m]
+    return f"PyTorch {torch.__version__} ({', '.join(found) or 'BLAS not reported'})"
+
+
 def main(description, cases, rounds=15, width=26, copy_column=True, unit="ms"):
     """A benchmark's command line: --rounds, --threads (opal and PyTorch
     at the same count, 1 by default) and --only (a part of the names of the
@@ -69,6 +81,7 @@ def main(description, cases, rounds=15, width=26, copy_column=True, unit="ms"):
                         help="run only the cases whose name contains this text")
     args = parser.parse_args()
     set_threads(args.threads)
+    print(blas())
     chosen = [case for case in cases() if args.only in case[0]]
     if not chosen:
         parser.error(f"no case's name contains '{args.only}'")

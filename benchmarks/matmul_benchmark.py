@@ -1,16 +1,20 @@
-"""Matrix products and linear: opal's register-tiled kernels against PyTorch 1.13.
+"""Matrix products and linear: opal's register-tiled kernels against PyTorch.
 
 float32 on one thread each (--threads to change), interleaved round by
-round: `mm` at a square and two rectangular shapes, and `linear` (input
+round: `mm` at a square, two rectangular shapes and three of few rows
+(16 x 512 by 512 x 128 is an LSTM step's at batch 16), and `linear` (input
 256 x 1024, weight 4096 x 1024, bias) against the same product written as
 `mm` of the transposed weight (made contiguous beforehand) plus `add`.
-PyTorch's CPU build here multiplies with Debian's reference BLAS, so its
-column says little about opal; the last two rows compare opal with itself
+Run it with the PyTorch of the bootstrap's environment (MKL; the script
+prints what PyTorch multiplies with): Debian's PyTorch multiplies with the
+reference BLAS, against which a ratio says little. The last two rows
+compare opal with itself
 (linear reads its weight in place, the second row's weight was transposed
-outside the timing). Prints min / median ms and PyTorch's median over
+outside the timing). Prints min / median microseconds and PyTorch's median over
 opal's.
 
-    PYTHONPATH=build/python /usr/bin/python3 benchmarks/matmul_benchmark.py [--rounds N]
+    PYTHONPATH=build/python ~/.cache/opal-venv/bin/python benchmarks/matmul_benchmark.py \\
+        [--rounds N] [--only TEXT]
 """
 
 import numpy as np
@@ -26,7 +30,10 @@ A = opal.ops.aten
 def cases():
     rng = np.random.default_rng(0)
     out = []
-    for m, k, n in [(1024, 1024, 1024), (64, 576, 3136), (3136, 576, 64)]:
+    # (The last three: products of few rows, which read B in place, unpacked:
+    # a recurrent layer's step at batch 16, and one row.)
+    for m, k, n in [(1024, 1024, 1024), (64, 576, 3136), (3136, 576, 64), (16, 512, 128),
+                    (16, 128, 512), (1, 1024, 1024)]:
         a = rng.standard_normal((m, k)).astype(np.float32)
         b = rng.standard_normal((k, n)).astype(np.float32)
         oa, ob = opal.tensor(a), opal.tensor(b)
@@ -47,7 +54,7 @@ def cases():
 
 
 def main():
-    interleaved.main(__doc__, cases, rounds=5, width=28, copy_column=False)
+    interleaved.main(__doc__, cases, rounds=5, width=28, copy_column=False, unit="us")
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ struct OpalLowerToLinalg
         if (op->getName().getStringRef() == "prims.conv")
           op->setAttr(opal::ir::detail::kShiftedConvolutionAttr, UnitAttr::get(&getContext()));
       });
+    opal::ir::detail::markSharedTransposes(getOperation());
     RewritePatternSet patterns(&getContext());
     opal::ir::populateElementwiseToLinalgPatterns(patterns);
     opal::ir::populateStructuredToLinalgPatterns(patterns);

@@ -40,6 +40,15 @@ constexpr llvm::StringLiteral kShiftedConvolutionAttr = "opal.shifted";
 /// check before the call (opal-derive-shape-checks).
 constexpr llvm::StringLiteral kRegroupedReshapeAttr = "opal.regrouped";
 
+/// Put by opal-lower-to-linalg on each prims.mm or prims.bmm whose B is a
+/// prims.transpose of a matrix that more than one product reads transposed
+/// (a recurrent layer's weight, once per step): the transpose is then kept,
+/// one copy (CSE) that every product reads in rows, instead of each
+/// product packing the matrix transposed anew.
+constexpr llvm::StringLiteral kSharedTransposeAttr = "opal.shared_transpose";
+/// Puts kSharedTransposeAttr on the products under `root` that it fits.
+void markSharedTransposes(mlir::Operation *root);
+
 /// How one structured prim lowers: why it cannot (or ""), and the rewrite.
 struct PrimLowering {
   std::string (*problem)(mlir::Operation *);

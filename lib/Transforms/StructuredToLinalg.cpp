@@ -460,7 +460,7 @@ LogicalResult lowerMatmul(Operation *op, PatternRewriter &rewriter) {
   // A product with a transposed matrix (linear's weight) reads the matrix
   // itself through transposed indexing maps, instead of a transposed copy
   // (opal-tile-matmul packs it as it reads it).
-  Value bRows = transposedMatrix(b, batched ? 3 : 2);
+  Value bRows = op->hasAttr(kSharedTransposeAttr) ? Value() : transposedMatrix(b, batched ? 3 : 2);
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   Type element = resultType.getElementType();
   // Sizes: batch and rows from `a`, columns from `b`.
@@ -509,6 +509,20 @@ LogicalResult lowerMatmul(Operation *op, PatternRewriter &rewriter) {
 
 
 } // namespace
+
+void opal::ir::detail::markSharedTransposes(Operation *root) {
+  llvm::DenseMap<Value, SmallVector<Operation *>> readers;
+  root->walk([&](Operation *op) {
+    StringRef name = op->getName().getStringRef();
+    if ((name == "prims.mm" || name == "prims.bmm") && op->getNumOperands() == 2)
+      if (Value matrix = transposedMatrix(op->getOperand(1), name == "prims.bmm" ? 3 : 2))
+        readers[matrix].push_back(op);
+  });
+  for (auto &[matrix, products] : readers)
+    if (products.size() > 1)
+      for (Operation *product : products)
+        product->setAttr(kSharedTransposeAttr, UnitAttr::get(root->getContext()));
+}
 
 const llvm::StringMap<PrimLowering> &opal::ir::detail::structuredLowerings() {
   static const llvm::StringMap<PrimLowering> table = {

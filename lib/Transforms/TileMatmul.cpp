@@ -220,12 +220,13 @@ class RegisterTiledProduct {
 public:
   RegisterTiledProduct(RewriterBase &rewriter, linalg::LinalgOp op, bool transposedB,
                        int64_t tileM, int64_t vectors, int64_t vectorBytes, int64_t tileK,
-                       int64_t tileN, const ProductStart &start)
+                       int64_t tileN, int64_t directRows, const ProductStart &start)
       : b(rewriter), loc(op.getLoc()), a(op->getOperand(0)), bMat(op->getOperand(1)),
         c(start.into ? start.into : op->getOperand(2)), fillValue(start.fillValue),
         bias(start.bias), positions(start.loop), product(op),
         batched(isa<linalg::BatchMatmulOp>(op)),
-        transposedB(transposedB), tileM(tileM), vectors(vectors), tileK(tileK), tileN(tileN) {
+        transposedB(transposedB), tileM(tileM), vectors(vectors), tileK(tileK), tileN(tileN),
+        directRows(directRows) {
     element = cast<MemRefType>(c.getType()).getElementType();
     lanes = std::max<int64_t>(vectorBytes / (element.getIntOrFloatBitWidth() / 8), 1);
   }
@@ -310,6 +311,8 @@ private:
 
   void emitProduct(Value m, Value n, Value k) {
     OpBuilder::InsertionGuard guard(b);
+    if (!transposedB && !positions && directRows > 0)
+      prepareDirect(m);
     Value j0 = loop(index(0), n, tileN);
     Value jEnd = min(add(j0, index(tileN)), n);
     // (A product whose sums start from a fill or a bias runs its first
@@ -327,6 +330,13 @@ private:
       emitPacking(j0, jEnd, k0, kEnd);
       bMat = productB;
       packOffset = Value();
+    } else if (direct) {
+      OpBuilder::InsertionGuard packing(b);
+      Value packs = arith::XOrIOp::create(b, loc, direct,
+                                          arith::ConstantIntOp::create(b, loc, 1, 1));
+      auto branch = scf::IfOp::create(b, loc, packs, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(&branch.getThenRegion().front());
+      emitPacking(j0, jEnd, k0, kEnd);
     } else {
       emitPacking(j0, jEnd, k0, kEnd);
     }
@@ -344,6 +354,36 @@ private:
     }
     Value i = loop(wholeRows, m, 1);
     emitTileRow(i, 1, j0, jEnd, k0, kEnd);
+  }
+
+  /// For a product of few rows (at most `directRows`, known per call), the
+  /// register tiles read B where it is instead of from packed panels:
+  /// packing copies all of B's block for every product, which for 16 rows
+  /// (a recurrent layer's step) cost as much as the sums. Both are read as
+  /// one row of elements (`source`): B's through its base buffer, element
+  /// (k, j) at k * sourceRowStride + j, the panels' at their packedRow.
+  void prepareDirect(Value m) {
+    direct = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, m, index(directRows));
+    MLIRContext *context = b.getContext();
+    auto flatType = MemRefType::get({ShapedType::kDynamic}, element,
+                                    StridedLayoutAttr::get(context, ShapedType::kDynamic, {1}));
+    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, bMat);
+    unsigned rank = batched ? 3 : 2;
+    // (The view's size: up to B's last element.)
+    Value last = index(1);
+    for (unsigned d = 0; d < rank; ++d)
+      last = add(last, arith::MulIOp::create(
+                           b, loc, arith::SubIOp::create(b, loc, meta.getSizes()[d], index(1)),
+                           meta.getStrides()[d]));
+    Value elements = arith::MaxSIOp::create(b, loc, last, index(0));
+    Value flatB = memref::ReinterpretCastOp::create(
+        b, loc, flatType, meta.getBaseBuffer(), OpFoldResult(meta.getOffset()),
+        ArrayRef<OpFoldResult>{elements}, ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+    Value flatPacked = memref::CastOp::create(b, loc, flatType, packed);
+    source = arith::SelectOp::create(b, loc, direct, flatB, flatPacked);
+    sourceRowStride = meta.getStrides()[rank - 2];
+    if (batched)
+      sourceBatchStride = meta.getStrides()[0];
   }
 
   /// The lanes of a vector that starts at column jj and are inside the
@@ -544,14 +584,35 @@ private:
       SmallVector<Value> panels;
       for (int64_t v = 0; v < width; ++v)
         panels.push_back(panelStart(j0, columns[v]));
+      // Row kk of each vector's columns in `source` (a product that may
+      // read B in place) is at starts[v] + kk * stride.
+      SmallVector<Value> starts;
+      Value stride;
+      if (direct) {
+        stride = arith::SelectOp::create(b, loc, direct, sourceRowStride, index(lanes));
+        Value first = batch ? arith::MulIOp::create(b, loc, batch, sourceBatchStride).getResult()
+                            : index(0);
+        Value packedFirst = arith::MulIOp::create(b, loc, k0, index(lanes));
+        for (int64_t v = 0; v < width; ++v)
+          starts.push_back(arith::SelectOp::create(
+              b, loc, direct, add(first, columns[v]),
+              arith::SubIOp::create(b, loc, panels[v], packedFirst)));
+      }
       auto kLoop = scf::ForOp::create(b, loc, k0, kEnd, index(1), from);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(kLoop.getBody());
       Value kk = kLoop.getInductionVar();
       SmallVector<Value> rowsOfB;
       for (int64_t v = 0; v < width; ++v)
-        rowsOfB.push_back(vector::LoadOp::create(b, loc, vectorType, packed,
-                                                 ValueRange{packedRow(panels[v], kk, k0)}));
+        rowsOfB.push_back(
+            direct ? vector::MaskedLoadOp::create(
+                         b, loc, vectorType, source,
+                         ValueRange{add(starts[v], arith::MulIOp::create(b, loc, kk, stride))},
+                         masks[v], zeros)
+                         .getResult()
+                   : vector::LoadOp::create(b, loc, vectorType, packed,
+                                            ValueRange{packedRow(panels[v], kk, k0)})
+                         .getResult());
       SmallVector<Value> next;
       for (int64_t r = 0; r < rows; ++r) {
         Value scalar = memref::LoadOp::create(b, loc, a, at(rowIndices[r], kk));
@@ -601,8 +662,11 @@ private:
   Value packOffset;     ///< where the current iteration's block starts
   bool batched;
   bool transposedB; ///< B given as [(batch,) n, k]
-  int64_t tileM, vectors, tileK, tileN, lanes = 1;
+  int64_t tileM, vectors, tileK, tileN, directRows, lanes = 1;
   Type element;
+  /// Whether this call reads B in place (i1; null where the product always
+  /// packs), and what the tiles then read (see prepareDirect).
+  Value direct, source, sourceRowStride, sourceBatchStride;
   Value batch;  ///< the batch loop's index, for batch_matmul
   Value packed; ///< tileK x tileN elements: the current block of B
 };
@@ -631,7 +695,7 @@ struct OpalTileMatmul : public opal::ir::impl::OpalTileMatmulBase<OpalTileMatmul
         if (start.loop)
           rewriter.setInsertionPoint(start.loop);
         RegisterTiledProduct(rewriter, op, order == BOrder::Transposed, tileM, tileVectors,
-                             vectorBytes, tileK, tileN, start)
+                             vectorBytes, tileK, tileN, directRows, start)
             .emit();
         Value c = op->getOperand(2);
         rewriter.eraseOp(start.loop ? start.loop.getOperation() : op.getOperation());

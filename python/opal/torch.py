@@ -1039,7 +1039,7 @@ def _native_call(nodes):
 class _GraphCompiler:
     """Turns an aten graph (a torch.fx GraphModule of aten ops over tensor
     placeholders) into what runs it as opal's kernels (_to_opal_op), and
-    runs that on torch tensors (_run)."""
+    runs that on torch tensors (_runner)."""
 
     def __init__(self, label):
         self.label = label
@@ -1205,12 +1205,16 @@ class _GraphCompiler:
         return self.label
 
     @staticmethod
-    def _run(entry, tensors):
-        """Runs what _to_opal_op made on torch tensors (never None)."""
+    def _runner(entry):
+        """What runs what _to_opal_op made (never None) on torch tensors,
+        made once per graph: a piece's module is built here, not per call
+        (nn.Module's constructor costs tens of microseconds)."""
         if not isinstance(entry, tuple):  # a split graph: a torch.fx module
-            with torch.no_grad():
-                return entry(*tensors)
-        return _OpalPiece(*entry)(*tensors)
+            def run_split(*tensors):
+                with torch.no_grad():
+                    return entry(*tensors)
+            return run_split
+        return _OpalPiece(*entry).forward
 
 
 class CompiledFunction(_GraphCompiler):
@@ -1221,7 +1225,7 @@ class CompiledFunction(_GraphCompiler):
         super().__init__(getattr(fn, "__name__", type(fn).__name__))
         self.fn = fn
         self.module = fn if isinstance(fn, torch.nn.Module) else None
-        self._entries = {}
+        self._entries = {}  # per shape signature: a runner, or None (PyTorch runs it)
         self.traces = 0
         self(*example_inputs)  # trace now, so that a refusal comes at compile()
 
@@ -1262,12 +1266,13 @@ class CompiledFunction(_GraphCompiler):
             raise TypeError("opal.torch.compile: the compiled function takes tensors only")
         key = tuple((tuple(t.shape), t.dtype, t.device.type) for t in inputs)
         if key not in self._entries:
-            self._entries[key] = self._trace(inputs)
-        entry = self._entries[key]
-        if entry is None:
+            entry = self._trace(inputs)
+            self._entries[key] = None if entry is None else self._runner(entry)
+        run = self._entries[key]
+        if run is None:
             return self.fn(*inputs)
         _, state = self._state()
-        return self._run(entry, (*state, *inputs))
+        return run(*state, *inputs)
 
 
 class _OpalPiece(torch.nn.Module):
@@ -1493,8 +1498,10 @@ def _aten_graph_runner(graph, inputs):
             return _writing_back(graph, writes, graph)
         return graph
 
+    runner = compiler._runner(entry)
+
     def compute(*tensors):
-        result = compiler._run(entry, tensors)
+        result = runner(*tensors)
         return result if isinstance(result, (list, tuple)) else (result,)
 
     # (An opal op's name, for its kernel to write in place; a piece run

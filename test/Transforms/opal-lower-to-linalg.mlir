@@ -547,3 +547,24 @@ func.func @conv_static(%x: tensor<8x3x64x64xf32>, %w: tensor<64x3x7x7xf32>) -> t
   %0 = prims.conv %x, %w, %s, %p, %d, %c1 : (tensor<8x3x64x64xf32>, tensor<64x3x7x7xf32>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i64) -> tensor<8x64x32x32xf32>
   return %0 : tensor<8x64x32x32xf32>
 }
+
+// -----
+
+// A matrix two products read transposed (a recurrent layer's weight, once
+// per step) is transposed once (the copies CSE into one) and read in rows
+// by each product, instead of each packing it transposed anew.
+// CHECK-LABEL: func.func @shared_transpose
+// CHECK: %[[T:.*]] = linalg.transpose ins(%arg1 : tensor<?x?xf32>) {{.*}} permutation = [1, 0]
+// CHECK: linalg.matmul ins(%arg0, %[[T]] : tensor<?x?xf32>, tensor<?x?xf32>)
+// CHECK: %[[T2:.*]] = linalg.transpose ins(%arg1 : tensor<?x?xf32>) {{.*}} permutation = [1, 0]
+// CHECK: linalg.matmul ins(%{{.*}}, %[[T2]] : tensor<?x?xf32>, tensor<?x?xf32>)
+func.func @shared_transpose(%x: tensor<?x?xf32>, %w: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %perm = opal.list %c1, %c0 : i64, i64 -> !opal.list<i64>
+  %t = prims.transpose %w, %perm : (tensor<?x?xf32>, !opal.list<i64>) -> tensor<?x?xf32>
+  %h = prims.mm %x, %t : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %t2 = prims.transpose %w, %perm : (tensor<?x?xf32>, !opal.list<i64>) -> tensor<?x?xf32>
+  %r = prims.mm %h, %t2 : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}

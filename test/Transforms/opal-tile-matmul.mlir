@@ -375,3 +375,32 @@ func.func @positions_reading_sums(%rows: memref<1x?x?xf32>, %weights: memref<1x?
   }
   return
 }
+
+// -----
+
+// RUN: opal-opt %s --pass-pipeline="builtin.module(opal-tile-matmul{tile-m=4 tile-k=16 tile-n=32 direct-rows=64})" --split-input-file | FileCheck %s --check-prefix=DIRECT
+
+// With direct-rows, a call whose product has at most that many rows reads
+// B where it is: the packing runs only when the rows are more, and the
+// register tiles read one row of elements (B's base buffer, or the panels)
+// at a start and a row stride chosen per call.
+// DIRECT-LABEL: func.func @mm_direct
+// DIRECT: %[[M:.*]] = memref.dim %arg2, %c0
+// DIRECT: %[[DIRECT:.*]] = arith.cmpi ule, %[[M]], %c64
+// DIRECT: %[[BASE:.*]], %[[OFFSET:.*]], %[[SIZES:.*]]:2, %[[STRIDES:.*]]:2 = memref.extract_strided_metadata %arg1
+// DIRECT: %[[FLAT:.*]] = memref.reinterpret_cast %[[BASE]] to offset: [%[[OFFSET]]]
+// DIRECT: %[[SOURCE:.*]] = arith.select %[[DIRECT]], %[[FLAT]], %{{.*}} : memref<?xf32, strided<[1], offset: ?>>
+// DIRECT: %[[PACKS:.*]] = arith.xori %[[DIRECT]], %true
+// DIRECT: scf.if %[[PACKS]] {
+// DIRECT: vector.maskedload %arg1
+// DIRECT: vector.store
+// DIRECT: }
+// DIRECT: %[[STRIDE:[a-z0-9_]+]] = arith.select %[[DIRECT]], %[[STRIDES]]#0, %c16
+// DIRECT: scf.for %[[K:[a-z0-9_]+]] =
+// DIRECT: %[[STEP:[a-z0-9_]+]] = arith.muli %[[K]], %[[STRIDE]]
+// DIRECT: vector.maskedload %[[SOURCE]]
+// DIRECT: vector.fma
+func.func @mm_direct(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
+  linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>)
+  return
+}

@@ -508,6 +508,9 @@ def OpalTileMatmul : Pass<"opal-tile-matmul", "::mlir::ModuleOp"> {
            "bytes of a row of C in registers (one AVX-512 vector)">,
     Option<"tileK", "tile-k", "int64_t", "256", "reduction tile size">,
     Option<"tileN", "tile-n", "int64_t", "512", "column tile size">,
+    Option<"directRows", "direct-rows", "int64_t", "0",
+           "products of at most this many rows (per call) read B in place, unpacked "
+           "(0: always packed)">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
                            "::mlir::affine::AffineDialect", "::mlir::memref::MemRefDialect",
