@@ -403,6 +403,13 @@ namespace {
 thread_local std::vector<Tensor> resultsInto;
 thread_local std::string resultsIntoOp;
 
+/// Whether `label` ("ns::name(...)" or "ns::name.overload(...)") is a
+/// kernel of op `op` ("ns::name").
+bool isKernelOf(const std::string &label, const std::string &op) {
+  return label.size() > op.size() && label.compare(0, op.size(), op) == 0 &&
+         (label[op.size()] == '(' || label[op.size()] == '.');
+}
+
 /// Whether result tensor `into` can take an output of `sizes` and `dtype`
 /// on `device`.
 bool fitsResult(const Tensor &into, IntArrayRef sizes, ScalarType dtype, Device device) {
@@ -421,10 +428,8 @@ ResultsIntoGuard::~ResultsIntoGuard() { resultsInto.clear(); }
 void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const {
   std::vector<Tensor> into;
   into.swap(resultsInto);
-  // (Only for the op they were set for: "ns::name(" or "ns::name.overload(".)
-  if (!into.empty() && !(label.compare(0, resultsIntoOp.size(), resultsIntoOp) == 0 &&
-                         label.size() > resultsIntoOp.size() &&
-                         (label[resultsIntoOp.size()] == '(' || label[resultsIntoOp.size()] == '.')))
+  // (Only for the op they were set for.)
+  if (!into.empty() && !isKernelOf(label, resultsIntoOp))
     into.clear();
   if (runsOpByOp())
     return runPlan(args, out);

@@ -15,6 +15,8 @@
 // B may also come transposed ([n, k], indexing maps B[j, k]: linear's
 // weight, read in place): its block is packed into the same panels by
 // opal's runtime (Runtime/Packing.h), which the kernel calls per panel.
+// With `direct-rows`, a call of a product in rows with at most that many
+// rows skips the packing and its tiles read B where it is.
 //
 // Other products (integers, mixed types, strided views) keep the earlier
 // scheme: loops reordered to (batch,) i, k, j so the inner loop is a

@@ -475,7 +475,11 @@ def OpalTileMatmul : Pass<"opal-tile-matmul", "::mlir::ModuleOp"> {
     B[j, k], linear's weight): its blocks are packed into the same panels
     by opal's runtime, a call per panel (`opal_pack_panel_f32`/`_f64`,
     Runtime/Packing.h, declared in the module: hence a module pass), whose
-    transposes are compiled once rather than in every kernel.
+    transposes are compiled once rather than in every kernel. With
+    `direct-rows` N, a product of B in rows whose call has at most N rows
+    (tested per call) skips the packing: its tiles read B in place (a
+    select between B's base buffer and the panels), since for a few rows
+    the copy costs as much as the sums.
 
     Where the product's sums start is taken from its neighbours: a
     `linalg.fill` of C right before it goes, and the register tiles of the
