@@ -682,6 +682,12 @@ struct OpalTileMatmul : public opal::ir::impl::OpalTileMatmulBase<OpalTileMatmul
                                     "positive";
       return signalPassFailure();
     }
+    if (directRows < 0) {
+      getOperation().emitError() << "opal-tile-matmul: direct-rows must be 0 (always pack) or "
+                                    "positive, got "
+                                 << static_cast<int64_t>(directRows);
+      return signalPassFailure();
+    }
     SmallVector<linalg::LinalgOp> products;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) && op.hasPureBufferSemantics())
