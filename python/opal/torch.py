@@ -999,6 +999,12 @@ def _why_in_pytorch(node):
     return None
 
 
+# What the op made of a graph returns, in the name of each graph's op: a
+# kernel of an op made by an earlier form (in the disk cache) is not found
+# by name. 2: inputs the graph returns are not among the op's results.
+_GRAPH_OP_FORM = 2
+
+
 def _fingerprint(nodes):
     """24 hex digits of a SHA-256 of what a graph computes: each node's
     kind, target, arguments and recorded value (dtype, sizes and strides,
@@ -1009,8 +1015,8 @@ def _fingerprint(nodes):
         if isinstance(v, (list, tuple)):
             return "(" + ",".join(value(x) for x in v) + ")"
         return str(v) if _is_size(v) or v is None else type(v).__name__
-    text = "\n".join(f"{node.format_node()} :: {value(node.meta.get('val'))}"
-                      for node in nodes)
+    text = f"{_GRAPH_OP_FORM}\n" + "\n".join(
+        f"{node.format_node()} :: {value(node.meta.get('val'))}" for node in nodes)
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
@@ -1128,10 +1134,12 @@ class _GraphCompiler:
         # None among the outputs (a backward graph's gradient of an input
         # that needs none) is put back around the op's results, and so are
         # sizes (the sizes a training graph's forward saves for its
-        # backward), computed from the call's inputs.
+        # backward), computed from the call's inputs, and inputs returned
+        # as they are (the weights a training graph's forward saves): as
+        # results of the kernel, each would be a copy of the input.
         size_outputs = {}
         for o in flat_outputs if isinstance(outputs, (list, tuple)) else ():
-            if hasattr(o, "op") and _is_size(o.meta.get("val")):
+            if hasattr(o, "op") and (_is_size(o.meta.get("val")) or o.op == "placeholder"):
                 size_outputs[o] = _size_reader(o, inputs)
         if outputs is None or not all(
                 (hasattr(o, "op") and not _is_size(o.meta.get("val"))) or o is None or
