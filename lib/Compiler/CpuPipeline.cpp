@@ -76,11 +76,11 @@ const char *opal::ir::cpuLoweringPipelineText() {
 }
 
 const char *opal::ir::bufferizationPipelineText(bool recomputeElementwise) {
-  auto text = [](const char *lowering, const char *fusion) {
+  auto text = [](const char *lowering, const char *beforeFusion, const char *fusion) {
     return std::string(lowering) +
            // What the kernel assumes of its inputs' sizes, checked per call.
            "func.func(opal-derive-shape-checks),"
-           "canonicalize,cse,"
+           "canonicalize,cse," + beforeFusion +
            // Trees of elementwise ops in one step (linear in their size),
            // then what is left pair by pair.
            "func.func(opal-fuse-elementwise-trees),"
@@ -105,12 +105,16 @@ const char *opal::ir::bufferizationPipelineText(bool recomputeElementwise) {
   // not fuse into linalg.reduce).
   static const std::string plain =
       text("func.func(opal-lower-unsigned),opal-lower-to-linalg{shifted-convolutions},",
+           // A product added to another tensor starts from it: a sum of
+           // products (a recurrent layer's weight gradient) accumulates in
+           // one buffer.
+           "func.func(opal-accumulate-products),",
            "func.func(opal-recompute-elementwise{single-use=true}),canonicalize,cse,"
            // A per-column division (batch norm's mean in its variance) once
            // per column, not per element.
            "func.func(opal-hoist-broadcast-work),canonicalize,");
   static const std::string recomputing =
-      text("func.func(opal-lower-unsigned),opal-lower-to-linalg,",
+      text("func.func(opal-lower-unsigned),opal-lower-to-linalg,", "",
            "func.func(opal-recompute-elementwise),canonicalize,cse,");
   return (recomputeElementwise ? recomputing : plain).c_str();
 }

@@ -187,6 +187,21 @@ def OpalHoistBroadcastWork : Pass<"opal-hoist-broadcast-work", "::mlir::func::Fu
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
 }
 
+def OpalAccumulateProducts : Pass<"opal-accumulate-products", "::mlir::func::FuncOp"> {
+  let summary = "Starts a matrix product from the tensor it is added to";
+  let description = [{
+    A `linalg.matmul` or `linalg.batch_matmul` on float tensors (f32, f64)
+    into a zero-filled tensor, whose only use is a `linalg.generic` adding it
+    elementwise to another tensor of its type (identity maps, a body of one
+    `arith.addf`), becomes the product into that tensor, which computes
+    `acc + A x B`; the addition goes. A sum of products (a recurrent layer's
+    weight gradient, one product per time step) then accumulates in one
+    buffer instead of writing every product's result for an addition to
+    read again. CPU pipeline, on tensors, before elementwise fusion.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def OpalRowsInOutputs : Pass<"opal-rows-in-outputs", "::mlir::func::FuncOp"> {
   let summary = "Computes a row loop's temporary row in the output row it becomes";
   let description = [{
