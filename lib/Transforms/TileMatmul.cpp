@@ -8,9 +8,11 @@
 // the L2 cache), and in each block, tiles of `tile-m` rows by one vector of
 // columns of C held in registers while k runs: per k, one vector load of a
 // row of B, one broadcast per row of A, one fused multiply-add per row. The
-// last rows (fewer than `tile-m`) run as tiles of one row, and the vectors
-// of the last columns are masked: the loops hold no scalar remainder loops,
-// which LLVM would vectorize again at great cost in compile time.
+// last rows (fewer than `tile-m`) run as tiles of the powers of two below
+// `tile-m` rows (4 and 2 for 6), each where that many are left, and one
+// row; the vectors of the last columns are masked: the loops hold no
+// scalar remainder loops, which LLVM would vectorize again at great cost in
+// compile time.
 //
 // B may also come transposed ([n, k], indexing maps B[j, k]: linear's
 // weight, read in place): its block is packed into the same panels by
@@ -342,7 +344,11 @@ private:
     } else {
       emitPacking(j0, jEnd, k0, kEnd);
     }
-    // Register tiles of tileM rows, then single rows for the rest.
+    // Register tiles of tileM rows, then the rows left (fewer) in tiles of
+    // the powers of two below tileM, each taken when that many are left,
+    // and a last single row: 16 rows (a recurrent layer's batch) are two
+    // tiles of 6 and one of 4, where single rows, a broadcast per four
+    // loads of B, took as long as the 12 rows before them.
     Value wholeRows = arith::SubIOp::create(
         b, loc, m, arith::RemUIOp::create(b, loc, m, index(tileM)));
     {
@@ -354,7 +360,22 @@ private:
                                                    b.getUnitAttr());
       emitTileRow(i0, tileM, j0, jEnd, k0, kEnd);
     }
-    Value i = loop(wholeRows, m, 1);
+    Value left = wholeRows;
+    int64_t part = 1;
+    while (part * 2 < tileM)
+      part *= 2;
+    for (; part > 1; part /= 2) {
+      Value takes = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                          arith::SubIOp::create(b, loc, m, left), index(part));
+      {
+        OpBuilder::InsertionGuard rows(b);
+        auto branch = scf::IfOp::create(b, loc, takes, /*withElseRegion=*/false);
+        b.setInsertionPointToStart(&branch.getThenRegion().front());
+        emitTileRow(left, part, j0, jEnd, k0, kEnd);
+      }
+      left = arith::SelectOp::create(b, loc, takes, add(left, index(part)), left);
+    }
+    Value i = loop(left, m, 1);
     emitTileRow(i, 1, j0, jEnd, k0, kEnd);
   }
 

@@ -5,7 +5,8 @@
 // vector of space after each), then register tiles
 // of 4 rows x 16 columns of C: per k, one vector of the packed B, one
 // broadcast of A per row, four fused multiply-adds. The last rows run as
-// one-row tiles; the last columns of a block are masked. No scalar loops.
+// a tile of two rows where two are left, then one-row tiles; the last
+// columns of a block are masked. No scalar loops.
 // CHECK-LABEL: func.func @mm(
 // CHECK-SAME: %[[A:[a-z0-9]+]]: memref<?x?xf32>, %[[B:[a-z0-9]+]]: memref<?x?xf32>, %[[C:[a-z0-9]+]]: memref<?x?xf32>)
 // CHECK: %[[PACKED:.*]] = memref.alloc() {alignment = 64 : i64} : memref<544xf32>
@@ -33,8 +34,17 @@
 // CHECK-COUNT-4: vector.maskedstore %[[C]]
 // Register tiles are independent: opal-parallelize may split their loop.
 // CHECK: } {opal.parallel}
-// One-row tiles for the rows left.
+// A tile of two rows where two are left (a power of two below tile-m).
+// CHECK: %[[TWO:.*]] = arith.cmpi uge, %{{.*}}, %c2 : index
+// CHECK: scf.if %[[TWO]] {
 // CHECK: scf.for
+// CHECK: scf.for
+// CHECK-COUNT-2: vector.fma
+// CHECK-NOT: vector.fma
+// CHECK-COUNT-2: vector.maskedstore %[[C]]
+// One-row tiles for the row left.
+// CHECK: %[[FROM:.*]] = arith.select %[[TWO]]
+// CHECK: scf.for %{{.*}} = %[[FROM]] to
 // CHECK: scf.for
 // CHECK: vector.maskedload %[[C]]
 // CHECK: vector.fma

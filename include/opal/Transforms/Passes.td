@@ -486,7 +486,8 @@ def OpalTileMatmul : Pass<"opal-tile-matmul", "::mlir::ModuleOp"> {
     columns, accumulated in registers while k runs (per k: one vector load
     of B per vector, one broadcast of A per row, one `vector.fma` per row
     and vector). Columns past the matrix's edge are masked; the last rows
-    run as tiles of one row. B may be given transposed (indexing maps
+    run as tiles of the powers of two below `tile-m` rows, each where that
+    many rows are left, then of one row. B may be given transposed (indexing maps
     B[j, k], linear's weight): its blocks are packed into the same panels
     by opal's runtime, a call per panel (`opal_pack_panel_f32`/`_f64`,
     Runtime/Packing.h, declared in the module: hence a module pass), whose
