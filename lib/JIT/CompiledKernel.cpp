@@ -30,50 +30,21 @@ namespace {
 /// Dynamic output sizes kept on the stack; more go to the heap.
 constexpr size_t kInlineDynamicDims = 64;
 
-/// Where the calls of one thread with many or high-rank tensors put their
-/// slots, kept from call to call: a training graph's call with hundreds of
-/// tensors allocated two blocks of kilobytes per call, and glibc's malloc
-/// consolidates its fast bins (every small block freed since) on each such
-/// request (malloc_consolidate under invoke was 1.3% of an LSTM's training
-/// step in perf).
-struct SpillBuffers {
-  std::vector<void *> slots;
-  std::vector<uint64_t> values;
-  bool busy = false; ///< a call of this thread uses them (a nested one spills anew)
-};
-thread_local SpillBuffers spillBuffers;
-
 /// The slots of one packed call, on the caller's stack: value i lives in
 /// `values_[i]` and slot i points at it. Pushing writes only the value (a
 /// 32-bit count that no 64-bit store can alias keeps the hot path in
 /// registers); slots() points the slots at their values. Calls with many or
-/// high-rank tensors spill to the thread's spill buffers.
+/// high-rank tensors spill to the heap.
 class Packer {
 public:
   explicit Packer(size_t count) {
-    if (count <= kInline)
-      return;
-    SpillBuffers &spill = spillBuffers;
-    std::vector<void *> *slots = &heapSlots_;
-    std::vector<uint64_t> *values = &heapValues_;
-    if (!spill.busy) {
-      spill.busy = ownsSpill_ = true;
-      slots = &spill.slots;
-      values = &spill.values;
+    if (count > kInline) {
+      heapSlots_.resize(count);
+      heapValues_.resize(count);
+      slots_ = heapSlots_.data();
+      values_ = heapValues_.data();
     }
-    if (slots->size() < count) {
-      slots->resize(count);
-      values->resize(count);
-    }
-    slots_ = slots->data();
-    values_ = values->data();
   }
-  ~Packer() {
-    if (ownsSpill_)
-      spillBuffers.busy = false;
-  }
-  Packer(const Packer &) = delete;
-  Packer &operator=(const Packer &) = delete;
   void **slots() {
     for (uint32_t i = filled_; i < count_; ++i)
       slots_[i] = &values_[i];
@@ -110,7 +81,6 @@ private:
   void **slots_ = inlineSlots_;
   uint64_t *values_ = inlineValues_;
   uint32_t count_ = 0, filled_ = 0;
-  bool ownsSpill_ = false;
   std::vector<void *> heapSlots_;
   std::vector<uint64_t> heapValues_;
 };
@@ -483,7 +453,6 @@ void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const
     sizes = heapSizes.data();
   }
   outputSizesInto(*this, args, packer, sizes);
-  out.reserve(out.size() + outputs.size());
   size_t at = 0;
   for (size_t i = 0; i < outputs.size(); ++i) {
     const OutputSpec &output = outputs[i];
