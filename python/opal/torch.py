@@ -121,7 +121,7 @@ def from_torch(tensor):
 def to_torch(tensor, meta=False):
     """A torch tensor sharing opal `tensor`'s memory (the reverse of
     from_torch); with meta=True, a torch meta tensor of its sizes."""
-    if not meta and tensor.dtype != _BOOL and tensor.device.type == "cpu":
+    if not meta and tensor.is_cpu and tensor.dtype != _BOOL:
         return _from_dlpack(tensor.__dlpack__())  # the common case first
     dtype = _TORCH_DTYPES[str(tensor.dtype)]
     if meta or tensor.device.type == "meta":

@@ -49,6 +49,8 @@ def test_metadata():
     assert str(t.device) == "cpu" and repr(t.device) == "device(type='cpu')"
     assert t.device == "cpu"
     assert opal.empty(2, device="meta").is_meta
+    assert t.is_cpu and not t.is_meta and not t.is_cuda
+    assert not opal.empty(2, device="meta").is_cpu
 
 
 def test_views_share_storage():
