@@ -170,6 +170,23 @@ template <size_t Size> void copyBytes(const Tensor &dst, const Tensor &src) {
       return;
   CopyShape shape = coalesce(dst.sizes(), dst.strides(), src.strides());
   size_t rank = shape.sizes.size();
+  if (rank == 0) {
+    out[0] = in[0];
+    return;
+  }
+  if (shape.dstStrides[rank - 1] == 1 && shape.srcStrides[rank - 1] == 1) {
+    // Rows dense on both sides (outer dims transposed, a slice of rows):
+    // each row one memmove, not an element at a time through strides
+    // known only at run time (a convolution gradient's [N, F, P] made
+    // [F, N, P]: 2% of a resnet18 training step).
+    size_t rowBytes = static_cast<size_t>(shape.sizes[rank - 1]) * Size;
+    IntArrayRef sizes(shape.sizes.data(), rank - 1);
+    IntArrayRef dstStrides(shape.dstStrides.data(), rank - 1);
+    IntArrayRef srcStrides(shape.srcStrides.data(), rank - 1);
+    forEachIndex(sizes, dstStrides, srcStrides,
+                 [&](int64_t o, int64_t i) { std::memmove(out + o, in + i, rowBytes); });
+    return;
+  }
   if (rank < 2) {
     forEachIndex(shape.sizes, shape.dstStrides, shape.srcStrides,
                  [&](int64_t o, int64_t i) { out[o] = in[i]; });

@@ -124,6 +124,36 @@ TEST(Tensor, CopiesConvertDtypes) {
   EXPECT_NE(cloned.dataPtr(), row.dataPtr());
 }
 
+TEST(Tensor, CopiesRowsDenseOnBothSidesWhole) {
+  // t[n][f][p] = n*12 + f*4 + p; rows of 4 dense on both sides of each
+  // copy (copied a row at a time), checked element by element.
+  Tensor t = iota({2, 3, 4});
+  Tensor swapped = t.transpose(0, 1).contiguous(); // [3, 2, 4]
+  ASSERT_TRUE(swapped.isContiguous());
+  const float *out = swapped.data<float>();
+  for (int f = 0; f < 3; ++f)
+    for (int n = 0; n < 2; ++n)
+      for (int p = 0; p < 4; ++p)
+        EXPECT_EQ(out[(f * 2 + n) * 4 + p], static_cast<float>(n * 12 + f * 4 + p));
+  Tensor middle = t.slice(1, 1, 3).contiguous(); // [2, 2, 4]
+  const float *rows = middle.data<float>();
+  for (int n = 0; n < 2; ++n)
+    for (int f = 0; f < 2; ++f)
+      for (int p = 0; p < 4; ++p)
+        EXPECT_EQ(rows[(n * 2 + f) * 4 + p], static_cast<float>(n * 12 + (f + 1) * 4 + p));
+  Tensor into = zeros({2, 3, 4}, {ScalarType::Float});
+  into.slice(2, 1, 3).copyFrom(t.slice(2, 2, 4)); // rows of 2, strided on both sides
+  const float *partial = into.data<float>();
+  for (int r = 0; r < 6; ++r) {
+    EXPECT_EQ(partial[r * 4 + 0], 0.0f);
+    EXPECT_EQ(partial[r * 4 + 1], static_cast<float>(r * 4 + 2));
+    EXPECT_EQ(partial[r * 4 + 2], static_cast<float>(r * 4 + 3));
+    EXPECT_EQ(partial[r * 4 + 3], 0.0f);
+  }
+  Tensor scalar = full({}, 3.5, {ScalarType::Float});
+  EXPECT_EQ(scalar.clone().data<float>()[0], 3.5f);
+}
+
 TEST(Tensor, HalfAndBFloat16) {
   for (float v : {0.0f, 1.0f, -2.5f, 65504.0f, 6.1035156e-05f, 5.9604645e-08f, 0.1f})
     EXPECT_EQ(Half::toFloat(Half::fromFloat(v)), static_cast<float>(Half(v))) << v;
