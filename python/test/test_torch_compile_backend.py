@@ -474,6 +474,40 @@ def test_a_training_forward_saves_its_inputs_without_copying_them():
     assert any("into torchgraph::" in line for line in log), log
 
 
+def test_products_added_to_a_tensor_accumulate_in_it_as_eager_adds():
+    # A product added to another tensor starts from it
+    # (opal-accumulate-products): written in place into an input (x.add_),
+    # added to a product of the tensor itself, summed over steps as a
+    # recurrent layer's weight gradient is; each as eager computes it.
+    result, log = run("""
+        def into_input(x, a, b):
+            x.add_(a @ b)
+            return x.sum()
+        def of_itself(x, y):
+            return x + x @ y
+        def over_steps(ws, hs):
+            total = ws[0].t() @ hs[0]
+            for w, h in zip(ws[1:], hs[1:]):
+                total = total + w.t() @ h
+            return total
+        x, a, b = torch.randn(64, 48), torch.randn(64, 32), torch.randn(32, 48)
+        eager = x.clone(); into_input(eager, a, b)
+        compiled = x.clone(); torch.compile(into_input, backend="opal")(compiled, a, b)
+        y = torch.randn(48, 48)
+        square = torch.randn(48, 48)
+        ws = list(torch.randn(8, 16, 40).unbind(0))
+        hs = list(torch.randn(8, 16, 24).unbind(0))
+        errors = [(compiled - eager).abs().max().item(),
+                  (torch.compile(of_itself, backend="opal")(square, y) - of_itself(square, y))
+                  .abs().max().item(),
+                  (torch.compile(over_steps, backend="opal")(ws, hs) - over_steps(ws, hs))
+                  .abs().max().item()]
+        print(json.dumps(errors))
+    """)
+    assert max(result) < 1e-4, result
+    assert sum("into torchgraph::" in line for line in log) == 3, log
+
+
 def test_a_graph_calling_a_native_kernel_runs_op_by_op_and_reorders_run_in_pytorch():
     # empty has a native kernel in opal (no MLIR definition): the compiler
     # would run a kernel calling it op by op, so the graph runs op by op in
