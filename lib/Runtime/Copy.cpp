@@ -170,11 +170,7 @@ template <size_t Size> void copyBytes(const Tensor &dst, const Tensor &src) {
       return;
   CopyShape shape = coalesce(dst.sizes(), dst.strides(), src.strides());
   size_t rank = shape.sizes.size();
-  if (rank == 0) {
-    out[0] = in[0];
-    return;
-  }
-  if (shape.dstStrides[rank - 1] == 1 && shape.srcStrides[rank - 1] == 1) {
+  if (rank > 0 && shape.dstStrides[rank - 1] == 1 && shape.srcStrides[rank - 1] == 1) {
     // Rows dense on both sides (outer dims transposed, a slice of rows):
     // each row one memmove, not an element at a time through strides
     // known only at run time (a convolution gradient's [N, F, P] made

@@ -1137,15 +1137,15 @@ class _GraphCompiler:
         # backward), computed from the call's inputs, and inputs returned
         # as they are (the weights a training graph's forward saves): as
         # results of the kernel, each would be a copy of the input.
-        size_outputs = {}
+        read_outputs = {}
         for o in flat_outputs if isinstance(outputs, (list, tuple)) else ():
             if hasattr(o, "op") and (_is_size(o.meta.get("val")) or o.op == "placeholder"):
-                size_outputs[o] = _size_reader(o, inputs)
+                read_outputs[o] = _size_reader(o, inputs)
         if outputs is None or not all(
                 (hasattr(o, "op") and not _is_size(o.meta.get("val"))) or o is None or
-                size_outputs.get(o) is not None for o in flat_outputs):
+                read_outputs.get(o) is not None for o in flat_outputs):
             return self._refuse("an output that is not a tensor")
-        tensor_outputs = [o for o in flat_outputs if o is not None and o not in size_outputs]
+        tensor_outputs = [o for o in flat_outputs if o is not None and o not in read_outputs]
         if not tensor_outputs:
             return self._refuse("no tensor among its outputs")
         native = _native_call(nodes)
@@ -1177,7 +1177,7 @@ class _GraphCompiler:
 
         # For a tuple, which of its places hold tensors (True), sizes (the
         # function of the inputs that computes each) or None.
-        layout = (tuple(size_outputs.get(o) or o is not None for o in flat_outputs)
+        layout = (tuple(read_outputs.get(o) or o is not None for o in flat_outputs)
                   if isinstance(outputs, (list, tuple)) else False)
         calls = sum(1 for n in nodes if n.op == "call_function")
         if native is not None:
