@@ -1340,6 +1340,93 @@ def compile(fn, example_inputs=None, *, dynamic=None):
     return CompiledFunction(fn, list(example_inputs))
 
 
+def _saved_packable(node):
+    """Whether a tensor the forward saves for the backward can travel
+    packed: a value the forward computes (not one of its inputs, which
+    cost nothing to save), dense, of sizes known when the graph compiles,
+    small enough that copying it costs less than its crossing, and saved
+    with the usual version-counter check."""
+    value = node.meta.get("val")
+    return (node.op != "placeholder" and isinstance(value, torch.Tensor) and
+            not node.meta.get("saved_tensor_with_no_vc_check", False) and
+            all(isinstance(size, int) for size in value.shape) and
+            value.is_contiguous() and 0 < value.numel() and
+            value.numel() * value.element_size() <= _PACKED_SAVED_BYTES)
+
+
+# Each saved tensor costs about 2 us to cross from opal to PyTorch and back
+# and more in AOTAutograd's and autograd's bookkeeping; stacking costs a
+# zero fill of the pack (the kernel copies its results into its outputs
+# either way), about 1 us per 16 KiB. Larger tensors travel alone.
+_PACKED_SAVED_BYTES = 16 << 10
+
+
+def _pack_saved(forward, backward, num_outputs):
+    """Rewrites a partitioned training graph so that the small tensors its
+    forward saves for the backward travel stacked, one tensor per dtype,
+    device and shape: the forward returns the stacks first among what it
+    saves, and the backward selects from them. A recurrent layer saves a
+    few small tensors per step, each a crossing and an entry in PyTorch's
+    autograd; stacked, an LSTM's 224 are two. Returns how many it packed."""
+    output = next(iter(forward.graph.find_nodes(op="output")))
+    results = list(output.args[0])
+    saved = results[num_outputs:]
+    placeholders = {node.name: node for node in backward.graph.find_nodes(op="placeholder")}
+    if not all(node.name in placeholders for node in saved if isinstance(node, torch.fx.Node)):
+        return 0  # (not the partition this rewrite knows: left as it is)
+    groups = {}
+    for node in saved:
+        if isinstance(node, torch.fx.Node) and _saved_packable(node):
+            value = node.meta["val"]
+            groups.setdefault((value.dtype, value.device, tuple(value.shape)),
+                              []).append(node)
+    groups = {key: nodes for key, nodes in groups.items() if len(nodes) > 1}
+    if not groups:
+        return 0
+    packed_nodes = {node for nodes in groups.values() for node in nodes}
+    descs = output.meta.get("desc")
+    aten = torch.ops.aten
+    # The forward: each group stacked, the stacks first among the saved.
+    packs = []
+    with forward.graph.inserting_before(output):
+        for nodes in groups.values():
+            pack = forward.graph.call_function(aten.stack.default, (list(nodes),))
+            pack.meta["val"] = torch.stack([node.meta["val"] for node in nodes])
+            packs.append(pack)
+    kept = [node for node in saved if node not in packed_nodes]
+    output.args = (tuple(results[:num_outputs] + packs + kept),)
+    if descs is not None:
+        from torch._functorch._aot_autograd.descriptors import SavedForBackwardsAOTOutput
+        kept_descs = [desc for node, desc in zip(saved, descs[num_outputs:])
+                      if node not in packed_nodes]
+        output.meta["desc"] = (list(descs[:num_outputs]) +
+                               [SavedForBackwardsAOTOutput(i) for i in range(len(packs))] +
+                               [type(desc)(len(packs) + i) if hasattr(desc, "idx") else desc
+                                for i, desc in enumerate(kept_descs)])
+    forward.graph.lint()
+    forward.recompile()
+    # The backward: a placeholder per stack before the saved tensors' (after
+    # the saved sizes', which come first), and a view of it for each tensor.
+    first_saved = next(placeholders[node.name] for node in saved
+                       if isinstance(node, torch.fx.Node) and
+                       isinstance(node.meta.get("val"), torch.Tensor))
+    body = next(node for node in backward.graph.nodes if node.op != "placeholder")
+    for index, nodes in enumerate(groups.values()):
+        with backward.graph.inserting_before(first_saved):
+            pack = backward.graph.placeholder(f"opal_saved_pack_{index}")
+        pack.meta["val"] = packs[index].meta["val"]
+        for at, node in enumerate(nodes):
+            old = placeholders[node.name]
+            with backward.graph.inserting_before(body):
+                piece = backward.graph.call_function(aten.select.int, (pack, 0, at))
+            piece.meta["val"] = pack.meta["val"][at]
+            old.replace_all_uses_with(piece)
+            backward.graph.erase_node(old)
+    backward.graph.lint()
+    backward.recompile()
+    return len(packed_nodes)
+
+
 def backend(graph_module, example_inputs):
     """torch.compile's backend "opal":
 
@@ -1354,7 +1441,8 @@ def backend(graph_module, example_inputs):
     lacks with PyTorch's own Core ATen decompositions and, where gradients
     are needed, splits the forward graph from the backward one (its
     min-cut partitioner: the backward recomputes cheap elementwise ops
-    rather than reading them saved by the forward); opal then
+    rather than reading them saved by the forward; the small tensors the
+    forward saves travel to the backward stacked, see _pack_saved); opal then
     compiles each aten graph into one fused kernel, or into runs of them
     around the ops opal cannot run, which stay PyTorch's (OPAL_LOG=torch
     says which). Symbolic sizes (dynamic=True, or Dynamo's second shape)
@@ -1364,6 +1452,14 @@ def backend(graph_module, example_inputs):
 
     def compile_graph(graph, inputs):
         return make_boxed_func(_aten_graph_runner(graph, inputs))
+
+    def partition(joint, inputs, *, num_fwd_outputs, **options):
+        forward, backward = min_cut_rematerialization_partition(
+            joint, inputs, num_fwd_outputs=num_fwd_outputs, **options)
+        packed = _pack_saved(forward, backward, num_fwd_outputs)
+        if packed:
+            _log(f"the forward saves {packed} small tensors for the backward packed")
+        return forward, backward
 
     # While AOTAutograd traces: oneDNN off, so that the recurrent layers
     # trace into their steps' products and gates rather than oneDNN's
@@ -1380,7 +1476,7 @@ def backend(graph_module, example_inputs):
         set_(False)
     try:
         return aot_autograd(fw_compiler=compile_graph, decompositions=_decompositions,
-                             partition_fn=min_cut_rematerialization_partition,
+                             partition_fn=partition,
                              keep_inference_input_mutations=True)(
             graph_module, example_inputs)
     finally:

@@ -409,3 +409,56 @@ def test_training_with_sizes_known_per_call_runs_both_graphs_in_opal():
     assert result < 1e-5
     assert sum("into torchgraph::" in line for line in log) == 2, log
     assert not any("in PyTorch" in line or "op by op" in line for line in log), log
+
+
+def test_small_saved_tensors_cross_to_the_backward_packed():
+    # An LSTM's forward saves a few small tensors per step (gates, cells):
+    # they travel to the backward as one stacked tensor per dtype and
+    # shape, so PyTorch's autograd keeps a handful of tensors instead of
+    # one per step and gate (counted with saved_tensors_hooks), with
+    # eager's gradients. A large activation (64 KiB) travels alone. A
+    # second batch size recompiles with the batch known per call only:
+    # the sizes are not known when the graph compiles, nothing is packed,
+    # and the gradients are eager's.
+    result, log = run("""
+        import copy
+        torch._dynamo.config.allow_rnn = True
+        class M(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lstm = torch.nn.LSTM(4, 8, batch_first=True)
+                self.wide = torch.nn.Linear(8, 4096)
+                self.head = torch.nn.Linear(4096, 3)
+            def forward(self, x):
+                h = self.lstm(x)[0][:, -1]
+                return self.head(torch.relu(self.wide(h)))
+        m = M()
+        ref = copy.deepcopy(m)
+        c = torch.compile(m, backend="opal")
+        counts, errors = [], []
+        for batch in (4, 6):
+            x = torch.randn(batch, 12, 4)
+            saved = []
+            def keep(t):
+                saved.append((t.dtype, tuple(t.shape)))
+                return t
+            with torch.autograd.graph.saved_tensors_hooks(keep, lambda t: t):
+                loss = c(x).square().mean()
+            loss.backward()
+            ref(x).square().mean().backward()
+            counts.append(saved)
+            errors.append(max(((p.grad - q.grad).abs().max() / q.grad.abs().max()).item()
+                              for p, q in zip(m.parameters(), ref.parameters())))
+            for p in (*m.parameters(), *ref.parameters()):
+                p.grad = None
+        print(json.dumps([errors, [[str(d), s] for d, s in counts[0]], len(counts[1])]))
+    """)
+    errors, saved, second = result
+    assert max(errors) < 1e-5, errors
+    # (12 steps of an LSTM save 80-odd tensors unpacked, as the second
+    # compile's graph does.) The stacks lead the saved tensors: 12 steps'
+    # [1, 4, 8] tensors of each of six kinds in one, their [4, 8] in another.
+    assert len(saved) < 12 < second, (saved, second)
+    assert saved[:2] == [["torch.float32", [72, 1, 4, 8]], ["torch.float32", [12, 4, 8]]], saved
+    assert ["torch.float32", [4, 4096]] in saved, saved  # the wide activation, alone
+    assert any("small tensors for the backward packed" in line for line in log), log
