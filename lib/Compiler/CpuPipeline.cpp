@@ -88,6 +88,9 @@ const char *opal::ir::bufferizationPipelineText(bool recomputeElementwise) {
            fusion +
            // The shapes entry keeps only the size computations.
            "resolve-ranked-shaped-type-result-dims,canonicalize,cse,"
+           // A cat's or stack's zeros, which its parts overwrite, are not
+           // written.
+           "func.func(opal-drop-overwritten-fills),"
            // Results are computed in the output buffers the runtime
            // allocates (each its own: destinations CSE merged are copied
            // apart first); temporaries are freed.

@@ -202,6 +202,21 @@ def OpalAccumulateProducts : Pass<"opal-accumulate-products", "::mlir::func::Fun
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def OpalDropOverwrittenFills : Pass<"opal-drop-overwritten-fills", "::mlir::func::FuncOp"> {
+  let summary = "Drops a fill that insert_slices overwrite entirely";
+  let description = [{
+    A `linalg.fill` on a tensor of static shape whose result flows through a
+    chain of `tensor.insert_slice` ops (each the only use of the one before,
+    with constant offsets and sizes and strides of 1) whose slices are
+    disjoint and cover the whole tensor: the chain starts from the fill's
+    destination instead and the fill goes. A cat or stack (a tensor of zeros
+    with each part written into its slice) then writes each element once,
+    and empty-tensor elimination can compute each part in its slice.
+    On tensors, before bufferization.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
+}
+
 def OpalRowsInOutputs : Pass<"opal-rows-in-outputs", "::mlir::func::FuncOp"> {
   let summary = "Computes a row loop's temporary row in the output row it becomes";
   let description = [{
