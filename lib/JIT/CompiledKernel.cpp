@@ -365,36 +365,44 @@ void CompiledKernel::checkShapesOutOfLine(const IValue *args, const FunctionSche
 
 namespace {
 
-/// After a call: reads each data check's words (the last outputs), removes
-/// them from `out` and raises the first check that found a violation.
-void finishDataChecks(const CompiledKernel &kernel, Device device, Stack &out) {
+/// The data checks' words, the kernel's last outputs (0-d int64s).
+size_t dataCheckWords(const CompiledKernel &kernel) {
   size_t count = 0;
   for (const DataCheck &check : kernel.dataChecks)
     count += check.words;
-  size_t next = out.size() - count;
-  auto read = [&](size_t at) {
-    const Tensor &word = out[at].toTensor();
-    int64_t value = 0;
-    if (device.isCUDA())
-      cuda::copyBytes(&value, Device(), word.dataPtr(), device, sizeof value);
-    else
-      std::memcpy(&value, word.dataPtr(), sizeof value);
-    return value;
-  };
-  if (!device.isMeta())
-    for (const DataCheck &check : kernel.dataChecks) {
-      size_t first = next;
-      next += check.words;
-      if (read(first) == 0)
-        continue;
-      std::vector<std::string> values;
-      for (size_t w = first + 1; w < next; ++w)
-        values.push_back(std::to_string(read(w)));
-      std::string message = fillMessage(check.message, values);
-      out.resize(out.size() - count);
-      throw OpalError(message);
-    }
-  out.resize(out.size() - count);
+  return count;
+}
+
+/// Data check words lie one per 64 bytes of one buffer: each starts where an
+/// output's allocation would (outputs are declared 64-byte aligned).
+constexpr size_t kWordStride = 64 / sizeof(int64_t);
+
+/// After a call: reads each data check's words from `words` (the buffer
+/// they were written into) and raises the first check that found a
+/// violation.
+void finishDataChecks(const CompiledKernel &kernel, Device device, const Tensor &words) {
+  if (device.isMeta())
+    return;
+  size_t count = dataCheckWords(kernel);
+  std::vector<int64_t> host;
+  const int64_t *values = static_cast<const int64_t *>(words.dataPtr());
+  if (device.isCUDA()) {
+    host.resize(count * kWordStride);
+    cuda::copyBytes(host.data(), Device(), words.dataPtr(), device,
+                    host.size() * sizeof(int64_t));
+    values = host.data();
+  }
+  size_t next = 0;
+  for (const DataCheck &check : kernel.dataChecks) {
+    size_t first = next;
+    next += check.words;
+    if (values[first * kWordStride] == 0)
+      continue;
+    std::vector<std::string> filled;
+    for (size_t w = first + 1; w < next; ++w)
+      filled.push_back(std::to_string(values[w * kWordStride]));
+    throw OpalError(fillMessage(check.message, filled));
+  }
 }
 
 } // namespace
@@ -453,8 +461,13 @@ void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const
     sizes = heapSizes.data();
   }
   outputSizesInto(*this, args, packer, sizes);
+  // The data checks' words, the last outputs, go into one buffer (a stack
+  // of 224 slices checks 224 sizes after the call: a tensor each cost two
+  // allocations).
+  size_t checkWords = dataCheckWords(*this);
+  size_t results = outputs.size() - checkWords;
   size_t at = 0;
-  for (size_t i = 0; i < outputs.size(); ++i) {
+  for (size_t i = 0; i < results; ++i) {
     const OutputSpec &output = outputs[i];
     IntArrayRef outputSizes(sizes + at, output.sizes.size());
     Tensor result = i < into.size() && !device.isMeta() &&
@@ -464,6 +477,14 @@ void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const
     at += output.sizes.size();
     packer.memref(result.dataPtr(), result.sizes(), result.strides());
     out.emplace_back(std::move(result));
+  }
+  Tensor words;
+  if (checkWords) {
+    words = Tensor::empty({static_cast<int64_t>(checkWords * kWordStride)}, ScalarType::Long,
+                          device);
+    auto *base = static_cast<int64_t *>(words.dataPtr());
+    for (size_t w = 0; w < checkWords; ++w)
+      packer.memref(base ? base + w * kWordStride : nullptr, {}, {});
   }
   // On CUDA, one launch covers the call; the caller does not wait for it.
   auto runWhole = [&] {
@@ -480,14 +501,14 @@ void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const
     // are read (on CUDA, after the launch finished) and dropped.
     if (!device.isMeta())
       runWhole();
-    return finishDataChecks(*this, device, out);
+    return finishDataChecks(*this, device, words);
   }
   if (device.isMeta())
     return;
   // A kernel whose every result is empty has nothing to compute (its loops
   // over an input of shape (2^62, 0) would still step through 2^62 rows).
   // One with data checks runs: they may not depend on the data.
-  if (std::all_of(out.end() - outputs.size(), out.end(),
+  if (std::all_of(out.end() - results, out.end(),
                   [](const IValue &result) { return result.toTensor().numel() == 0; }))
     return;
   if (device.isCUDA())

@@ -245,3 +245,36 @@ def test_reshapes_of_sizes_known_per_call_compile_once():
             opal.ops.dynview.quads(bad)
     finally:
         lib._destroy()
+
+
+def test_a_kernel_with_many_data_checks_raises_the_one_that_failed():
+    # One kernel of three gathers and an integer division: four data checks
+    # whose words (a flag and the message's values) the kernel writes into
+    # one buffer; the check that fails raises with its own values, a call
+    # that passes them all returns the sum.
+    import opal
+    lib = opal.library.Library("manychecks", "DEF")
+    lib.define("f(Tensor x, Tensor i, Tensor j, Tensor k, Tensor d) -> Tensor")
+
+    @opal.library.register_decomposition("manychecks::f", lib=lib)
+    def f(x, i, j, k, d):
+        g = opal.ops.aten.gather
+        total = g(x, 1, i) + g(x, 1, j) + g(x, 1, k)
+        return opal.ops.aten.div.Tensor_mode(total, d, rounding_mode="floor")
+
+    try:
+        x = opal.tensor([[1, 2, 3], [4, 5, 6]])
+        ok = opal.tensor([[0], [2]])
+        d = opal.tensor([[1], [2]])
+        assert opal.ops.manychecks.f(x, ok, ok, ok, d).tolist() == [[3], [9]]
+        with pytest.raises(RuntimeError,
+                           match=r"^index 7 is out of bounds for dimension 1 with size 3$"):
+            opal.ops.manychecks.f(x, ok, opal.tensor([[1], [7]]), ok, d)
+        with pytest.raises(RuntimeError,
+                           match=r"^index -4 is out of bounds for dimension 1 with size 3$"):
+            opal.ops.manychecks.f(x, ok, ok, opal.tensor([[-4], [0]]), d)
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            opal.ops.manychecks.f(x, ok, ok, ok, opal.tensor([[1], [0]]))
+        assert opal.ops.manychecks.f(x, ok, ok, ok, d).tolist() == [[3], [9]]
+    finally:
+        lib._destroy()
