@@ -383,11 +383,10 @@ constexpr size_t kWordStride = 64 / sizeof(int64_t);
 void finishDataChecks(const CompiledKernel &kernel, Device device, const Tensor &words) {
   if (device.isMeta())
     return;
-  size_t count = dataCheckWords(kernel);
   std::vector<int64_t> host;
   const int64_t *values = static_cast<const int64_t *>(words.dataPtr());
   if (device.isCUDA()) {
-    host.resize(count * kWordStride);
+    host.resize(static_cast<size_t>(words.numel()));
     cuda::copyBytes(host.data(), Device(), words.dataPtr(), device,
                     host.size() * sizeof(int64_t));
     values = host.data();
@@ -466,6 +465,7 @@ void CompiledKernel::invoke(const IValue *args, Device device, Stack &out) const
   // allocations).
   size_t checkWords = dataCheckWords(*this);
   size_t results = outputs.size() - checkWords;
+  out.reserve(out.size() + results);
   size_t at = 0;
   for (size_t i = 0; i < results; ++i) {
     const OutputSpec &output = outputs[i];

@@ -1355,9 +1355,10 @@ def _saved_packable(node):
 
 
 # Each saved tensor costs about 2 us to cross from opal to PyTorch and back
-# and more in AOTAutograd's and autograd's bookkeeping; stacking costs a
-# zero fill of the pack (the kernel copies its results into its outputs
-# either way), about 1 us per 16 KiB. Larger tensors travel alone.
+# and more in AOTAutograd's and autograd's bookkeeping; a stack costs a copy
+# of each tensor into it (opal-drop-overwritten-fills leaves no zero fill
+# under it), about 1 us per 16 KiB, where a large result might have been
+# computed in its own output. Larger tensors travel alone.
 _PACKED_SAVED_BYTES = 16 << 10
 
 
