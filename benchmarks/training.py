@@ -11,10 +11,14 @@ batch 8 of 64 tokens, vocabulary 1000) and a one-layer LSTM classifier (32
 steps of 32 features, 128 hidden, batch 16). SGD with momentum 0.9.
 
 With --parts, each step's forward (with the loss), backward and optimizer
-step are timed apart, and the medians of each part follow the table.
+step are timed apart, and the medians of each part follow the table. With
+--kernels, each graph opal compiled is timed as the timed rounds call it
+(its inputs' and results' crossings included) and then alone, its kernel
+called 50 times on the last call's inputs: medians in microseconds.
 
     PYTHONPATH=build/python ~/.cache/opal-venv/bin/python benchmarks/training.py \\
         [--model resnet18|gpt2|lstm] [--threads 1] [--rounds 10] [--no-inductor] [--parts]
+        [--kernels]
 """
 
 import argparse
@@ -101,6 +105,42 @@ def trainer(model, backend):
     return forward, optimizer, step
 
 
+class PieceTimes:
+    """Times each of opal's compiled graphs (opal.torch's pieces) per call,
+    keeping the last call's inputs to time its kernel alone."""
+
+    def __init__(self):
+        self.calls, self.last, self.recording = {}, {}, False
+        original = opal.torch._OpalPiece.forward
+        times = self
+
+        def timed(piece, *given):
+            start = time.perf_counter()
+            result = original(piece, *given)
+            if times.recording:
+                times.calls.setdefault(piece, []).append(time.perf_counter() - start)
+                times.last[piece] = given
+            return result
+        opal.torch._OpalPiece.forward = timed
+
+    def report(self, label):
+        for index, (piece, calls) in enumerate(self.calls.items()):
+            given = self.last[piece]
+            inputs = given if piece.passed is None else tuple(
+                value for value, keep in zip(given, piece.passed) if keep)
+            args = [opal.torch._to_opal(t) for t in inputs + piece.constants]
+            alone = []
+            for _ in range(50):
+                start = time.perf_counter()
+                piece.op(*args)
+                alone.append(time.perf_counter() - start)
+            print(f"  {label} graph {index} ({len(args)} inputs): in the rounds "
+                  f"{statistics.median(calls) * 1e6:.0f} us, its kernel alone "
+                  f"{statistics.median(alone) * 1e6:.0f} us")
+        self.calls.clear()
+        self.last.clear()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", choices=sorted(MODELS), action="append",
@@ -109,6 +149,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--parts", action="store_true",
                         help="also time forward, backward and the optimizer step apart")
+    parser.add_argument("--kernels", action="store_true",
+                        help="also time opal's compiled graphs in the rounds and alone")
     parser.add_argument("--no-inductor", action="store_true",
                         help="leave out torch.compile's default backend (its compile takes "
                              "tens of seconds per model)")
@@ -117,6 +159,7 @@ def main():
     opal.set_num_threads(args.threads)
     torch._dynamo.config.allow_rnn = True  # the LSTM's graph, for both backends
     torch._dynamo.config.cache_size_limit = 64
+    pieces = PieceTimes() if args.kernels else None
     backends = {"eager": None, "opal": opal.torch.backend}
     if not args.no_inductor:
         backends["inductor"] = "inductor"
@@ -163,6 +206,8 @@ def main():
         times = {backend: [] for backend in first}
         for backend in parts:  # (only the timed rounds)
             parts[backend] = {part: [] for part in parts[backend]}
+        if pieces:
+            pieces.recording = True
         for _ in range(args.rounds):
             for backend in times:
                 start = time.perf_counter()
@@ -181,6 +226,9 @@ def main():
                 print(f"  {backend:9s} " + ", ".join(
                     f"{part} {statistics.median(values):.1f}"
                     for part, values in parts[backend].items()) + " ms (medians)")
+        if pieces:
+            pieces.recording = False
+            pieces.report(name)
 
 
 if __name__ == "__main__":
