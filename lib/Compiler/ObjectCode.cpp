@@ -111,6 +111,11 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine *machine) {
   tuning.LoopInterleaving = true;
   tuning.LoopVectorization = true;
   tuning.SLPVectorization = true;
+  // The parallel nests of a graph that repeats a step (an RNN's time steps,
+  // a transformer's layers) become parts that are the same function but
+  // for their name: merged, one copy of the code serves every step, compiled
+  // once and warm in the instruction cache after the first.
+  tuning.MergeFunctions = true;
   llvm::PassBuilder builder(machine, tuning);
   builder.registerModuleAnalyses(modules);
   builder.registerCGSCCAnalyses(sccs);

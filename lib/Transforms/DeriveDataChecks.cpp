@@ -25,6 +25,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/IR/Matchers.h"
 
 namespace opal::ir {
 #define GEN_PASS_DEF_OPALDERIVEDATACHECKS
@@ -222,6 +223,26 @@ bool gathers(Operation *op) {
          isa<RankedTensorType>(op->getOperand(2).getType());
 }
 
+/// True where every element of `violations` is known false when the kernel
+/// compiles: a check of sizes that are all static folds to a `prims.full`
+/// of false (or a constant). Such a check costs words and a read per call
+/// and can never raise: it is dropped.
+bool knownFalse(Value violations) {
+  DenseElementsAttr constant;
+  if (matchPattern(violations, m_Constant(&constant)))
+    return constant.isSplat() && constant.getSplatValue<APInt>().isZero();
+  Operation *def = violations.getDefiningOp();
+  if (!def)
+    return false;
+  StringRef name = def->getName().getStringRef();
+  if (name == "prims.broadcast_in_dim")
+    return knownFalse(def->getOperand(0));
+  if (name != "prims.full" || def->getNumOperands() < 2)
+    return false;
+  std::optional<int64_t> value = opal::ir::detail::constantInt(def->getOperand(1));
+  return value && *value == 0;
+}
+
 struct DeriveDataChecks
     : public opal::ir::impl::OpalDeriveDataChecksBase<DeriveDataChecks> {
   void runOnOperation() override {
@@ -255,6 +276,8 @@ struct DeriveDataChecks
           invalid = true;
           return;
         }
+        if (knownFalse(check.getViolations()))
+          return;
         OpBuilder b(op), after(op->getContext());
         after.setInsertionPointAfter(op);
         SmallVector<Value> words =

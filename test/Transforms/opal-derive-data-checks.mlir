@@ -82,3 +82,30 @@ func.func @gather(%x: tensor<?x?xf32>, %i: tensor<?x?xi64>) -> !opal.tensor {
   %r = aten.gather %x, %c1, %i, %false : (tensor<?x?xf32>, i64, tensor<?x?xi64>, i1) -> !opal.tensor
   return %r : !opal.tensor
 }
+
+// -----
+
+// A check whose violations are known false when the kernel compiles (sizes
+// all static: slice_scatter's src fits its slice) is dropped: no words, no
+// opal.data_checks. With the slice's length known only per call, the same
+// check stays.
+// CHECK-LABEL: func.func @static_slice_scatter
+// CHECK-SAME: -> tensor<4x3xf32>
+// CHECK-NOT: opal.data_checks
+// CHECK-NOT: opal.data_check
+// CHECK: prims.slice_scatter
+// CHECK-LABEL: func.func @dynamic_slice_scatter
+// CHECK-SAME: -> (tensor<?x3xf32>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>)
+// CHECK-SAME: opal.data_checks = "aten::slice_scatter,4,expected
+func.func @static_slice_scatter(%x: tensor<4x3xf32>, %y: tensor<1x3xf32>) -> !opal.tensor {
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %r = aten.slice_scatter %x, %y, %c0, %c0, %c1, %c1 : (tensor<4x3xf32>, tensor<1x3xf32>, i64, i64, i64, i64) -> !opal.tensor
+  return %r : !opal.tensor
+}
+func.func @dynamic_slice_scatter(%x: tensor<?x3xf32>, %y: tensor<1x3xf32>) -> !opal.tensor {
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %r = aten.slice_scatter %x, %y, %c0, %c0, %c1, %c1 : (tensor<?x3xf32>, tensor<1x3xf32>, i64, i64, i64, i64) -> !opal.tensor
+  return %r : !opal.tensor
+}
