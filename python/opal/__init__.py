@@ -32,6 +32,8 @@ globals().update({name: fn for name, fn in _tensor_ops.FUNCTIONS.items()
 from opal import autograd
 from opal.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 autograd._install()
+from opal._compare import allclose, isclose
+from opal import testing
 from opal import utils
 from opal import jit
 from opal import cuda

@@ -10,8 +10,32 @@ from opal._tensor_str import tensor_repr
 Tensor = _C.Tensor
 Tensor.__repr__ = tensor_repr
 Tensor.__str__ = tensor_repr
-Tensor.tolist = lambda self: self.numpy().tolist()
-Tensor.item = lambda self: self.numpy().item() if self.numel() == 1 else _item_error(self)
+
+
+def _host_array(tensor):
+    """The values of `tensor` as a numpy array on the host, for reading
+    (repr, tolist, item, comparisons): a CUDA tensor's are copied, and
+    bfloat16 (which numpy has no dtype for) comes as float32, which holds
+    every bfloat16 value exactly."""
+    if tensor.device.type != "cpu" and not tensor.is_meta:
+        tensor = tensor.cpu()
+    if tensor.dtype == _C.bfloat16:
+        tensor = tensor.to(_C.float32)
+    return tensor.numpy()
+
+
+def _numpy(self):
+    if self.dtype == _C.bfloat16:
+        raise TypeError("Got unsupported ScalarType bfloat16: numpy has no bfloat16 dtype; "
+                        "convert first with t.float().numpy(), which is exact (every bfloat16 "
+                        "value is a float32)")
+    return _C.Tensor._numpy(self)
+
+
+Tensor._numpy = Tensor.numpy
+Tensor.numpy = _numpy
+Tensor.tolist = lambda self: _host_array(self).tolist()
+Tensor.item = lambda self: _host_array(self).item() if self.numel() == 1 else _item_error(self)
 Tensor.__iter__ = lambda self: (self[i] for i in range(len(self)))
 
 

@@ -18,6 +18,7 @@ is float16; int64 + 2.5 is float32).
 import builtins
 import collections
 import numbers
+import warnings
 
 from opal import _C
 from opal._ops import ops
@@ -543,12 +544,74 @@ _C_OPERATORS = {
 }
 
 
+def _transposed(self):
+    """`x.T`: the dims reversed (PyTorch's numpy_T: a view; for other than 2
+    dims PyTorch deprecates it, and warns as it does)."""
+    if self.ndim == 0:
+        warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
+                      "these cases.", UserWarning, stacklevel=2)
+    elif self.ndim != 2:
+        warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their "
+                      "shape is deprecated and it will throw an error in a future release. "
+                      "Consider `x.mT` to transpose batches of matrices or "
+                      "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions "
+                      "of a tensor.", UserWarning, stacklevel=2)
+    return A.permute(self, list(range(self.ndim - 1, -1, -1)))
+
+
+def _matrix_transposed(self):
+    """`x.mT`: the last two dims swapped (a view)."""
+    if self.ndim == 0:
+        warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in "
+                      "these cases.", UserWarning, stacklevel=2)
+        return A.permute(self, [])
+    if self.ndim == 1:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                           "Got 1-D tensor.")
+    return A.transpose.int(self, -2, -1)
+
+
+# Properties. A traced tensor's rank is known per call only: its `T` is
+# aten::t (the same for up to 2 dims; PyTorch deprecates `T` beyond).
+_PROPERTIES = {"T": _transposed, "mT": _matrix_transposed}
+_TRACED_PROPERTIES = {"T": lambda self: A.t(self),
+                      "mT": lambda self: A.transpose.int(self, -2, -1)}
+
+
+def _traced_cast(dtype):
+    def method(self):
+        return A._to_copy(self, dtype=dtype)
+    return method
+
+
+def _traced_to(self, dtype):
+    """`x.to(dtype)` in a traced decomposition (a dtype only: the device is
+    the call's)."""
+    if not isinstance(dtype, _C.dtype):
+        raise TypeError(f"{self!r}: a traced tensor's to() takes a dtype (opal.float32, ...), "
+                        f"not {type(dtype).__name__}")
+    return A._to_copy(self, dtype=dtype)
+
+
+# The casts, for traced tensors: a copy into the dtype (aten::_to_copy).
+_TRACED_CASTS = {name: _traced_cast(dtype) for name, dtype in (
+    ("float", _C.float32), ("double", _C.float64), ("half", _C.float16),
+    ("bfloat16", _C.bfloat16), ("long", _C.int64), ("int", _C.int32), ("short", _C.int16),
+    ("bool", _C.bool))}
+_TRACED_CASTS["to"] = _traced_to
+
+
 def install(cls=Tensor):
     """Adds the operators and methods to opal.Tensor (or, with `cls`, the
     traceable ones to another tensor class)."""
     methods = dict(_METHODS, **_VIEWS)
     for name in (methods if cls is Tensor else TRACEABLE):
         setattr(cls, name, methods[name])
+    for name, getter in (_PROPERTIES if cls is Tensor else _TRACED_PROPERTIES).items():
+        setattr(cls, name, property(getter))
+    if cls is not Tensor:
+        for name, method in _TRACED_CASTS.items():
+            setattr(cls, name, method)
     if cls is Tensor:
         for name, (tensor_op, scalar_op) in _C_OPERATORS.items():
             _C._install_binary_method(Tensor, name, tensor_op, scalar_op, methods[name])

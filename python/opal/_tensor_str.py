@@ -3,7 +3,8 @@
 `tensor([1., 2.])`, `tensor([1.5000, 2.0000])`, `tensor([1, 2], dtype=opal.int32)`,
 `tensor(..., device='meta', size=(2, 3))`. Floats print with 4 decimals, or
 in scientific notation when the magnitudes span more than 1000x (or exceed
-1e8); tensors of more than 1000 elements are summarised with `...`.
+1e8); tensors of more than 1000 elements are summarised with `...`; rows
+wrap at 80 characters, and so do the suffixes (dtype=, device=).
 """
 
 import numpy as np
@@ -11,11 +12,13 @@ import numpy as np
 _DEFAULT_DTYPES = ("float32", "int64", "bool")
 _THRESHOLD = 1000
 _EDGE_ITEMS = 3
+_LINE_WIDTH = 80
 
 
 def _formatter(array):
     if array.dtype == np.bool_:
-        return lambda v: "True" if v else "False"
+        width = 5 if not array.all() else 4
+        return lambda v: ("True" if v else "False").rjust(width)
     if np.issubdtype(array.dtype, np.integer):
         width = max((len(str(v)) for v in array.flat), default=1)
         return lambda v: str(v).rjust(width)
@@ -62,7 +65,10 @@ def _format(array, fmt, indent, summarize):
                     [fmt(v) for v in array[-_EDGE_ITEMS:]]
         else:
             items = [fmt(v) for v in array]
-        return "[" + ", ".join(items) + "]"
+        # As many elements a line as fit in _LINE_WIDTH after the indent.
+        per_line = max(1, (_LINE_WIDTH - indent) // (len(items[0]) + 2)) if items else 1
+        lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
     rows = list(range(array.shape[0]))
     if summarize and len(rows) > 2 * _EDGE_ITEMS:
         rows = rows[:_EDGE_ITEMS] + [None] + rows[-_EDGE_ITEMS:]
@@ -83,13 +89,22 @@ def tensor_repr(tensor):
     elif tensor.numel() == 0 and tensor.ndim > 1:
         body = "[]"
         suffixes.append(f"size={tuple(tensor.shape)}")
-    elif dtype_name == "bfloat16":
-        body = "<bfloat16 values>"
     else:
-        array = tensor.cpu().numpy()  # a CUDA tensor's values are copied here
+        from opal._tensor import _host_array
+        array = _host_array(tensor)  # (a CUDA tensor's values are copied here)
         summarize = array.size > _THRESHOLD
         fmt = _formatter(_summarized(array) if summarize else array)
         body = _format(array, fmt, len("tensor("), summarize)
     if dtype_name not in _DEFAULT_DTYPES or (tensor.numel() == 0 and dtype_name != "float32"):
         suffixes.append(f"dtype={tensor.dtype!r}")
-    return "tensor(" + ", ".join([body] + suffixes) + ")"
+    # A suffix that would pass _LINE_WIDTH starts a line of its own.
+    text = "tensor(" + body
+    last_line = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if last_line + len(suffix) + 2 > _LINE_WIDTH:
+            text += ",\n" + " " * len("tensor(") + suffix
+            last_line = len("tensor(") + len(suffix)
+        else:
+            text += ", " + suffix
+            last_line += len(suffix) + 2
+    return text + ")"

@@ -3,6 +3,7 @@
 #include "PythonValues.h"
 
 #include <pybind11/complex.h>
+#include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
 namespace py = pybind11;
@@ -266,15 +267,18 @@ std::optional<std::string> opal::python::parseArguments(const FunctionSchema &sc
     if (!converted && !explain)
       return fail(std::string());
     if (!converted) {
-      // Another library's tensor (torch.Tensor, a jax or cupy array) comes
-      // in by DLPack, without a copy.
-      bool foreign = expected.find("Tensor") != std::string::npos &&
-                     py::hasattr(py::handle(value), "__dlpack__");
+      // A numpy array comes in by opal.from_numpy, another library's
+      // tensor (torch.Tensor, a jax or cupy array) by DLPack: both without
+      // a copy.
+      bool wantsTensor = expected.find("Tensor") != std::string::npos;
+      const char *hint = "";
+      if (wantsTensor && py::isinstance<py::array>(py::handle(value)))
+        hint = " (convert it with opal.from_numpy(x), which shares its memory)";
+      else if (wantsTensor && py::hasattr(py::handle(value), "__dlpack__"))
+        hint = " (convert it with opal.from_dlpack(x), which shares its memory)";
       return fail("argument '" + argument.name() + "'" +
                   (i < given ? " (position " + std::to_string(i + 1) + ")" : "") +
-                  " must be " + expected + ", not " + pythonTypeName(value) +
-                  (foreign ? " (convert it with opal.from_dlpack(x), which shares its memory)"
-                           : ""));
+                  " must be " + expected + ", not " + pythonTypeName(value) + hint);
     }
     stack.push_back(std::move(*converted));
   }

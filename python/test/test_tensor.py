@@ -143,7 +143,7 @@ def test_repr_matches_pytorch():
     assert repr(opal.tensor([1.5, 2.0])) == "tensor([1.5000, 2.0000])"
     assert repr(opal.tensor([[1, 2], [3, 4]])) == "tensor([[1, 2],\n        [3, 4]])"
     assert repr(opal.tensor([1, 2], dtype=opal.int32)) == "tensor([1, 2], dtype=opal.int32)"
-    assert repr(opal.tensor([True, False])) == "tensor([True, False])"
+    assert repr(opal.tensor([True, False])) == "tensor([ True, False])"  # (padded, as PyTorch)
     assert repr(opal.tensor(3.0)) == "tensor(3.)"
     assert repr(opal.empty(2, 3, device="meta")) == "tensor(..., device='meta', size=(2, 3))"
 

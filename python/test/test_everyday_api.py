@@ -1,0 +1,188 @@
+"""The API a PyTorch user reaches for: every dtype readable (repr, tolist,
+item; numpy where numpy has the dtype), x.T and x.mT, opal.isclose and
+opal.allclose, opal.testing.assert_close with PyTorch's tolerances and
+messages, casts in traced decompositions, and the error for a numpy array
+passed where a tensor goes. Where PyTorch is installed, each behaviour is
+checked against it."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import opal
+from opal.testing import assert_close
+
+try:
+    import torch
+except ImportError:  # the comparisons with PyTorch are skipped
+    torch = None
+
+needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+
+
+def test_bfloat16_prints_lists_and_gives_items_as_pytorch_does():
+    values = [1.5, 3.14159, 1e10, -0.0078125]
+    t = opal.tensor(values, dtype=opal.bfloat16)
+    assert t.tolist() == [1.5, 3.140625, 9999220736.0, -0.0078125]
+    assert opal.tensor(3.14159, dtype=opal.bfloat16).item() == 3.140625
+    # (The dtype passes 80 characters: on a line of its own, as PyTorch's.)
+    assert repr(t) == ("tensor([ 1.5000e+00,  3.1406e+00,  9.9992e+09, -7.8125e-03],\n"
+                       "       dtype=opal.bfloat16)")
+    assert repr(opal.ones(2, dtype=opal.bfloat16)) == "tensor([1., 1.], dtype=opal.bfloat16)"
+    if torch is not None:
+        expected = torch.tensor(values, dtype=torch.bfloat16)
+        assert t.tolist() == expected.tolist()
+        assert repr(t).replace("opal.", "torch.") == repr(expected)
+
+
+def test_numpy_of_bfloat16_raises_with_the_exact_conversion():
+    t = opal.ones(2, dtype=opal.bfloat16)
+    with pytest.raises(TypeError) as error:
+        t.numpy()
+    assert str(error.value) == (
+        "Got unsupported ScalarType bfloat16: numpy has no bfloat16 dtype; convert first with "
+        "t.float().numpy(), which is exact (every bfloat16 value is a float32)")
+    assert t.float().numpy().tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int16", "int32", "int64",
+                                   "float16", "bfloat16", "float32", "float64"])
+def test_every_dtype_prints_lists_and_gives_an_item(dtype):
+    t = opal.tensor([0, 1, 1], dtype=getattr(opal, dtype))
+    want = [False, True, True] if dtype == "bool" else [0, 1, 1]
+    assert t.tolist() == want
+    assert t[1].item() == want[1]
+    assert repr(t).startswith("tensor([")
+    if torch is not None:
+        expected = torch.tensor([0, 1, 1], dtype=getattr(torch, dtype))
+        assert repr(t).replace("opal.", "torch.") == repr(expected)
+
+
+def test_T_reverses_the_dims_and_mT_swaps_the_last_two():
+    x = opal.arange(24.0).reshape(2, 3, 4)
+    m = x[0]
+    assert m.T.shape == (4, 3) and m.T.tolist() == np.array(m.tolist()).T.tolist()
+    assert x.mT.shape == (2, 4, 3)
+    assert x.mT.tolist() == np.swapaxes(np.array(x.tolist()), -1, -2).tolist()
+    m.T[0, 1] = 100.0  # a view, as PyTorch's
+    assert m[1, 0].item() == 100.0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert x.T.shape == (4, 3, 2)
+        assert opal.ones(3).T.shape == (3,)
+    assert len(caught) == 2 and all("x.mT" in str(w.message) for w in caught)
+    with pytest.raises(RuntimeError, match=r"^tensor.mT is only supported on matrices or "
+                                           r"batches of matrices. Got 1-D tensor.$"):
+        opal.ones(3).mT
+
+
+def test_isclose_and_allclose_as_pytorch():
+    a = opal.tensor([1.0, 2.0, float("inf"), float("nan"), 1e-9])
+    b = opal.tensor([1.0 + 1e-6, 2.1, float("inf"), float("nan"), 0.0])
+    assert opal.isclose(a, b).tolist() == [True, False, True, False, True]
+    assert opal.isclose(a, b, equal_nan=True).tolist() == [True, False, True, True, True]
+    assert opal.isclose(a, b, rtol=0.1).tolist() == [True, True, True, False, True]
+    assert opal.allclose(opal.ones(2, 3), opal.ones(3)) is True  # broadcast
+    assert opal.allclose(opal.tensor([1, 2]), opal.tensor([1, 3]), atol=1) is True
+    if torch is not None:
+        ta, tb = torch.tensor(a.tolist()), torch.tensor(b.tolist())
+        for kwargs in ({}, {"equal_nan": True}, {"rtol": 0.1}, {"atol": 0.05}):
+            assert opal.isclose(a, b, **kwargs).tolist() == torch.isclose(ta, tb, **kwargs).tolist()
+    errors = [
+        (lambda: opal.isclose(opal.ones(2), opal.ones(2, dtype=opal.float64)),
+         "Float did not match Double"),
+        (lambda: opal.isclose(opal.ones(2), opal.ones(2), rtol=-1),
+         "rtol must be greater than or equal to zero, but got -1"),
+        (lambda: opal.allclose(opal.ones(2), opal.ones(3)),
+         "The size of tensor a (2) must match the size of tensor b (3) at non-singleton "
+         "dimension 0"),
+    ]
+    for call, message in errors:
+        with pytest.raises(RuntimeError) as error:
+            call()
+        assert str(error.value) == message
+
+
+# Each case: (actual, expected, keyword arguments), built by `make` from a
+# tensor module (opal or torch), so that both libraries run the same case.
+ASSERT_CLOSE_CASES = {
+    "one element off": lambda m: (m.tensor([1., 2., 3.]), m.tensor([1., 2.5, 3.]), {}),
+    "nan": lambda m: (m.tensor([[1., 2.], [3., float("nan")]]),
+                      m.tensor([[1., 2.], [3.5, 1.]]), {}),
+    "integers": lambda m: (m.tensor([1, 2]), m.tensor([1, 3]), {}),
+    "bools": lambda m: (m.tensor([True, False]), m.tensor([True, True]), {}),
+    "0-d": lambda m: (m.tensor(1.), m.tensor(2.), {}),
+    "float64": lambda m: (m.tensor([1., 2.], dtype=m.float64),
+                          m.tensor([1., 2.000001], dtype=m.float64), {}),
+    "nested": lambda m: ([[m.ones(2)], {"a": 1}], [[m.zeros(2)], {"a": 1}], {}),
+    "scalars": lambda m: (1.0, 1.1, {}),
+    "scalar types": lambda m: (1, 1.0, {}),
+    "lengths": lambda m: ([m.ones(2)], [m.ones(2), 1], {}),
+    "keys": lambda m: ({"a": 1}, {"b": 1}, {}),
+    "own tolerances": lambda m: (m.tensor([1., 2.]), m.tensor([1., 2.05]),
+                                 {"rtol": 0.0, "atol": 0.01}),
+    "message": lambda m: (m.tensor([1., 2.]), m.tensor([1., 3.]), {"msg": "custom"}),
+    "message function": lambda m: (m.tensor([1., 2.]), m.tensor([1., 3.]),
+                                   {"msg": lambda generated: "X " + generated[:10]}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ASSERT_CLOSE_CASES))
+def test_assert_close_raises_pytorch_s_message(case):
+    actual, expected, kwargs = ASSERT_CLOSE_CASES[case](opal)
+    with pytest.raises(AssertionError) as error:
+        assert_close(actual, expected, **kwargs)
+    if torch is not None:
+        t_actual, t_expected, t_kwargs = ASSERT_CLOSE_CASES[case](torch)
+        with pytest.raises(AssertionError) as torch_error:
+            torch.testing.assert_close(t_actual, t_expected, **t_kwargs)
+        assert str(error.value) == str(torch_error.value).replace("torch.", "opal.")
+    else:
+        assert str(error.value)
+
+
+def test_assert_close_passes_and_checks_what_pytorch_checks():
+    assert_close(opal.ones(2), opal.ones(2) + 1e-7)  # within float32's tolerances
+    assert_close(opal.tensor([float("nan")]), opal.tensor([float("nan")]), equal_nan=True)
+    assert_close(opal.ones(2), opal.ones(2, dtype=opal.float64), check_dtype=False)
+    assert_close({"w": [opal.ones(2), 3]}, {"w": [opal.ones(2), 3]})
+    with pytest.raises(AssertionError, match=r"^The values for attribute 'shape' do not "
+                                             r"match: \(2,\) != \(3,\).$"):
+        assert_close(opal.ones(2), opal.ones(3))
+    with pytest.raises(AssertionError, match=r"^The values for attribute 'dtype' do not "
+                                             r"match: opal.float32 != opal.float64.$"):
+        assert_close(opal.ones(2), opal.ones(2, dtype=opal.float64))
+    with pytest.raises(ValueError, match=r"^Both 'rtol' and 'atol' must be either specified "
+                                         r"or omitted, but got no atol.$"):
+        assert_close(opal.ones(2), opal.ones(2), rtol=1e-3)
+    with pytest.raises(TypeError, match=r"^No comparison pair was able to handle inputs of "
+                                        r"type <class 'opal._C.Tensor'> and <class 'list'>.$"):
+        assert_close(opal.ones(2), [1.0, 1.0])
+
+
+def test_casts_are_traceable_in_decompositions():
+    lib = opal.library.Library("everyday", "DEF")
+    lib.define("mean_as_float(Tensor x) -> Tensor")
+    lib.define("as_int(Tensor x) -> Tensor")
+
+    @opal.library.register_decomposition("everyday::mean_as_float", lib=lib)
+    def mean_as_float(x):
+        return x.float().mean(0) + x.to(opal.float32).T.sum(1) * 0
+
+    @opal.library.register_decomposition("everyday::as_int", lib=lib)
+    def as_int(x):
+        return x.long() + x.double().int().long()
+
+    x = opal.tensor([[1, 2], [3, 5]])
+    assert opal.ops.everyday.mean_as_float(x).tolist() == [2.0, 3.5]
+    assert opal.ops.everyday.mean_as_float(x).dtype == opal.float32
+    result = opal.ops.everyday.as_int(opal.tensor([1.7, -2.5]))
+    assert result.dtype == opal.int64 and result.tolist() == [2, -4]
+
+
+def test_a_numpy_array_where_a_tensor_goes_points_at_from_numpy():
+    with pytest.raises(Exception) as error:
+        opal.ops.aten.relu(np.ones(3, dtype=np.float32))
+    assert ("argument 'self' (position 1) must be Tensor, not numpy.ndarray (convert it with "
+            "opal.from_numpy(x), which shares its memory)") in str(error.value)
