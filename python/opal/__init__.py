@@ -34,6 +34,9 @@ from opal.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enable
 autograd._install()
 from opal._compare import allclose, isclose
 from opal import testing
+from opal import serialization
+from opal.serialization import load, save
+serialization.install()
 from opal import utils
 from opal import jit
 from opal import cuda

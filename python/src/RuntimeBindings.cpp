@@ -392,6 +392,16 @@ void opal::python::bindRuntime(py::module_ &m) {
       })
       .def("storage_offset", &Tensor::storageOffset)
       .def("data_ptr", [](const Tensor &t) { return reinterpret_cast<uintptr_t>(t.dataPtr()); })
+      .def("_storage",
+           [](const Tensor &t) {
+             // (the storage's address and bytes: which views share it, and
+             // what opal.save writes once for all of them; (0, 0) on meta)
+             const Storage &storage = t.impl()->storage();
+             if (!storage)
+               return py::make_tuple(uintptr_t(0), size_t(0));
+             return py::make_tuple(reinterpret_cast<uintptr_t>(storage->data()),
+                                   storage->nbytes());
+           })
       .def("is_contiguous", &Tensor::isContiguous)
       .def("contiguous", &Tensor::contiguous)
       .def("clone", &Tensor::clone)
@@ -522,6 +532,19 @@ void opal::python::bindRuntime(py::module_ &m) {
       throw std::runtime_error("set_num_threads expects a positive integer");
   }, py::arg("threads"), "Sets the threads compiled CPU kernels may use.");
   m.def("_num_threads_knob_error", [] { return numThreadsKnobError(); });
+  m.def(
+      "_view_storage",
+      [](const Tensor &base, const DType &dtype, const std::vector<int64_t> &sizes,
+         const std::vector<int64_t> &strides, int64_t offset) {
+        // A tensor of any dtype over `base`'s storage (opal.load's tensors
+        // over the bytes it read); TensorImpl refuses one that reaches past
+        // the storage's end.
+        return Tensor(IntrusivePtr<TensorImpl>::make(
+            base.impl()->storage(), dtype.type, base.device(), DimVector(IntArrayRef(sizes)),
+            DimVector(IntArrayRef(strides)), offset));
+      },
+      py::arg("base"), py::arg("dtype"), py::arg("sizes"), py::arg("strides"),
+      py::arg("offset"));
   m.def("from_numpy", &fromNumpy, py::arg("array"),
         "A tensor sharing memory with a numpy array.");
   m.def("from_dlpack", &fromDLPackObject, py::arg("ext_tensor"),
