@@ -28,8 +28,9 @@ using namespace opal::jit;
 namespace {
 
 struct Counters {
-  std::atomic<uint64_t> misses{0}, compiles{0}, diskHits{0}, stale{0}, precompiled{0};
-  std::atomic<uint64_t> compileMicroseconds{0};
+  std::atomic<uint64_t> misses{0}, compiles{0}, plans{0}, diskHits{0}, stale{0},
+      precompiled{0};
+  std::atomic<uint64_t> compileMicroseconds{0}, planMicroseconds{0};
   /// Hits of threads that have exited.
   std::atomic<uint64_t> retiredHits{0};
 };
@@ -344,8 +345,15 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
     kernel = std::move(*compiled);
     recordWarmStart(op, key, args, staticShapes_.load(), words, *kernel);
   }
-  counters.compileMicroseconds += elapsedMicroseconds();
-  ++(kernel->fromDisk ? counters.diskHits : counters.compiles);
+  if (kernel->runsOpByOp() && !kernel->fromDisk) {
+    // A plan over the dispatcher (a composite that reaches an opaque
+    // kernel): no kernel was compiled.
+    counters.planMicroseconds += elapsedMicroseconds();
+    ++counters.plans;
+  } else {
+    counters.compileMicroseconds += elapsedMicroseconds();
+    ++(kernel->fromDisk ? counters.diskHits : counters.compiles);
+  }
   if (wasStale)
     ++counters.stale;
   const CompiledKernel &result = *kernel;
@@ -478,10 +486,12 @@ JitStats jit::jitStats() {
   }
   stats.misses = counters.misses.load();
   stats.compiles = counters.compiles.load();
+  stats.plans = counters.plans.load();
   stats.diskHits = counters.diskHits.load();
   stats.stale = counters.stale.load();
   stats.precompiled = counters.precompiled.load();
   stats.compileMilliseconds = counters.compileMicroseconds.load() / 1000.0;
+  stats.planMilliseconds = counters.planMicroseconds.load() / 1000.0;
   return stats;
 }
 
@@ -495,8 +505,10 @@ void jit::resetJitStats() {
   }
   counters.misses = 0;
   counters.compiles = 0;
+  counters.plans = 0;
   counters.diskHits = 0;
   counters.stale = 0;
   counters.precompiled = 0;
   counters.compileMicroseconds = 0;
+  counters.planMicroseconds = 0;
 }

@@ -41,7 +41,7 @@ from opal import utils
 from opal import jit
 from opal import cuda
 
-__version__ = "0.1.0"
+from opal._config import VERSION as __version__  # (CMake's PROJECT_VERSION)
 
 # PyTorch's short names.
 float = float32

@@ -2,10 +2,13 @@
 
 `stats()` returns a dict: `hits` (calls that found their compiled kernel in
 memory), `misses` (calls that did not), `compiles` (kernels compiled),
-`disk_hits` (kernels loaded from the disk cache), `stale` (kernels dropped
-because an op they reached was registered again), `compile_ms` (time spent
-compiling and loading, in milliseconds), `torch_traces` (aten graphs
-opal.torch.compile traced). `reset_stats()` zeroes them.
+`plans` (composites that reach an opaque kernel, planned to run op by op
+through the dispatcher: nothing compiled), `disk_hits` (kernels loaded
+from the disk cache), `precompiled` (kernels installed from ahead-of-time
+libraries), `stale` (kernels dropped because an op they reached was
+registered again), `compile_ms` (time spent compiling and loading, in
+milliseconds), `plan_ms` (time spent planning), `torch_traces` (aten
+graphs opal.torch.compile traced). `reset_stats()` zeroes them.
 """
 
 from opal import _C

@@ -11,6 +11,7 @@ Destroying a Library (del, garbage collection, or _destroy()) removes every
 definition and kernel it registered.
 """
 
+import re
 import sys
 import weakref
 
@@ -45,13 +46,15 @@ class Library:
     libraries, is the key impl() uses by default.
     """
 
-    def __init__(self, ns, kind, dispatch_key=""):
+    def __init__(self, ns, kind, dispatch_key="", *, _location=None):
+        """`_location`: (file, line) its registrations report as where they
+        were made (an op-library file's); the caller's by default."""
         if kind not in ("DEF", "IMPL", "FRAGMENT"):
             raise ValueError("Unsupported kind: ", kind)
         if ns in _reserved_namespaces and kind in ("DEF", "FRAGMENT"):
             raise ValueError(ns, " is a reserved namespace. Please try creating a library "
                                  "with another name.")
-        filename, line = _caller_location(2)
+        filename, line = _location or _caller_location(2)
         self.m = _C._DispatchLibrary(kind, ns, dispatch_key, filename, line)
         self.ns = ns
         self.kind = kind
@@ -243,8 +246,13 @@ def load(path):
     libraries = {}
 
     def library(ns):
+        # Its registrations are reported as made where the file opens the
+        # namespace (`opal.library "ns"`), not in this function.
         if ns not in libraries:
-            libraries[ns] = Library(ns, "FRAGMENT")
+            opening = re.compile(r'^\s*opal\.library\s+"' + re.escape(ns) + '"')
+            line = next((number for number, text_line in enumerate(text.splitlines(), 1)
+                         if opening.match(text_line)), 1)
+            libraries[ns] = Library(ns, "FRAGMENT", _location=(real, line))
         return libraries[ns]
 
     try:

@@ -2,6 +2,7 @@
 and opal-aot in a folder of yours, without copying opal's lit.cfg.py.
 
     opal-lit TESTS_DIR [lit options]        (or: python -m opal.lit ...)
+    opal-lit --version                      (opal's version and build)
 
 runs every *.mlir, *.schema and *.test file under TESTS_DIR (``Inputs``
 folders excluded) whose ``// RUN:`` lines name opal-opt, opal-schema,
@@ -74,6 +75,10 @@ opal.lit.configure(config)
 
 def main(argv=None):
     args = list(sys.argv[1:] if argv is None else argv)
+    if "--version" in args:
+        from opal import _C
+        print(_C._version_text())
+        return 0
     folders = [a for a in args if not a.startswith("-") and os.path.isdir(a)]
     options = [a for a in args if a not in folders]
     if not folders:

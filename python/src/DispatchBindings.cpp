@@ -304,10 +304,12 @@ void opal::python::bindDispatch(py::module_ &m) {
     out["hits"] = stats.hits;
     out["misses"] = stats.misses;
     out["compiles"] = stats.compiles;
+    out["plans"] = stats.plans;
     out["disk_hits"] = stats.diskHits;
     out["precompiled"] = stats.precompiled;
     out["stale"] = stats.stale;
     out["compile_ms"] = stats.compileMilliseconds;
+    out["plan_ms"] = stats.planMilliseconds;
     return out;
   });
   m.def("_jit_reset_stats", &jit::resetJitStats);

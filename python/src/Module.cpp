@@ -2,6 +2,8 @@
 
 #include "Bindings.h"
 
+#include "opal/Support/Version.h"
+
 PYBIND11_MODULE(_C, m) {
   m.doc() = "opal's native core: schemas, dispatcher and runtime";
   opal::python::bindSchema(m);
@@ -11,4 +13,6 @@ PYBIND11_MODULE(_C, m) {
   opal::python::bindCuda(m);
   opal::python::bindCache(m);
   opal::python::bindAutograd(m);
+  m.def("_version_text", &opal::versionText,
+        "'opal 0.1.0 (build ...)': what the tools print for --version");
 }

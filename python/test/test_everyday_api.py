@@ -5,6 +5,7 @@ messages, casts in traced decompositions, and the error for a numpy array
 passed where a tensor goes. Where PyTorch is installed, each behaviour is
 checked against it."""
 
+import re
 import warnings
 
 import numpy as np
@@ -186,3 +187,17 @@ def test_a_numpy_array_where_a_tensor_goes_points_at_from_numpy():
         opal.ops.aten.relu(np.ones(3, dtype=np.float32))
     assert ("argument 'self' (position 1) must be Tensor, not numpy.ndarray (convert it with "
             "opal.from_numpy(x), which shares its memory)") in str(error.value)
+
+
+def test_the_version_is_the_build_s_and_opal_lit_prints_it():
+    import os
+    import subprocess
+    from opal import _config
+    assert opal.__version__ == _config.VERSION
+    assert re.fullmatch(r"opal \d+\.\d+\.\d+ \(build [0-9a-f]{16}\)", opal._C._version_text())
+    build = os.environ.get("OPAL_BUILD_DIR")
+    if build is None:
+        pytest.skip("OPAL_BUILD_DIR is not set: opal-lit is not found")
+    done = subprocess.run([os.path.join(build, "bin", "opal-lit"), "--version"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == opal._C._version_text(), done

@@ -154,6 +154,32 @@ def test_builtin_composite_with_an_opaque_inner_kernel_runs_op_by_op():
                                rtol=1e-6)
 
 
+def test_op_by_op_plans_are_counted_apart_from_compiles(tmp_path):
+    # A composite that reaches a Python kernel is planned, not compiled:
+    # opal.jit.stats() counts it in `plans`; only the kernel its mul step
+    # compiles is in `compiles` (an empty cache, a process of its own).
+    import json
+    import subprocess
+    import sys
+    import textwrap
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent("""
+        import json, opal
+        impl = opal.library.Library("aten", "IMPL")  # silu is x * sigmoid(x)
+        impl.impl("sigmoid", lambda t: opal.full(t.shape, 0.5), "CPU")
+        opal.jit.reset_stats()
+        out = opal.ops.aten.silu(opal.full((3,), 4.0))
+        out = opal.ops.aten.silu(opal.full((3,), 4.0))
+        stats = opal.jit.stats()
+        print(json.dumps([out.tolist(), stats["plans"], stats["compiles"], stats["misses"],
+                          stats["plan_ms"] > 0]))
+    """)], capture_output=True, text=True, timeout=300,
+        env=dict(os.environ, OPAL_CACHE_DIR=str(tmp_path)))
+    assert done.returncode == 0, done.stderr[-3000:]
+    values, plans, compiles, misses, timed = json.loads(done.stdout.splitlines()[-1])
+    assert values == [2.0, 2.0, 2.0]
+    assert (plans, compiles, misses, timed) == (1, 1, 2, True)  # (the mul step's kernel)
+
+
 def test_a_decomposition_of_a_mutating_op_is_refused_at_registration(lib):
     lib.define("inc_(Tensor(a!) x) -> Tensor(a!)")
     with pytest.raises(RuntimeError) as error:

@@ -41,3 +41,20 @@ def test_bad_library_files_report_file_line_column():
     assert not hasattr(opal.ops.badlib, "ok")
     with pytest.raises(RuntimeError, match="cannot open op library"):
         opal.library.load(os.path.join(INPUTS, "missing.opal.mlir"))
+
+
+def test_a_duplicate_definition_names_both_files_where_they_open_the_namespace(tmp_path):
+    first, second = tmp_path / "a.opal.mlir", tmp_path / "b.opal.mlir"
+    first.write_text('opal.library "duplib" {\n  opal.def "twice(Tensor x) -> Tensor"\n}\n')
+    second.write_text('// another file\nopal.library "duplib" {\n'
+                      '  opal.def "twice(Tensor x) -> Tensor"\n}\n')
+    libraries = opal.library.load(str(first))
+    try:
+        with pytest.raises(RuntimeError) as info:
+            opal.library.load(str(second))
+        assert str(info.value).endswith(
+            f"Duplicate registration: registered at {os.path.realpath(second)}:2. "
+            f"Original registration: registered at {os.path.realpath(first)}:1"), info.value
+    finally:
+        for lib in libraries:
+            lib._destroy()

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "opal/Support/Version.h"
 #include "opal/AOT/OpLibrary.h"
 #include "opal/Compiler/AotCompiler.h"
 #include "opal/Schema/OpLibraryFile.h"
@@ -119,6 +120,7 @@ int linkLibrary(const std::string &stub, const std::string &archive, const std::
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) { os << opal::versionText() << "\n"; });
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,

@@ -12,6 +12,7 @@
 #include "opal/Dialect/SchemaDialect.h"
 #include "opal/Schema/OpLibraryFile.h"
 #include "opal/Support/RegularFile.h"
+#include "opal/Support/Version.h"
 #include "opal/Dialect/BuiltinLibraries.h"
 #include "opal/Compiler/CudaPipeline.h"
 #include "opal/Transforms/Passes.h"
@@ -84,6 +85,9 @@ static std::vector<std::string> inputFiles(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  // --version: opal's version and build, then LLVM's.
+  llvm::cl::AddExtraVersionPrinter(
+      [](llvm::raw_ostream &os) { os << opal::versionText() << "\n"; });
   std::vector<std::string> libraries = takeOpLibraryOptions(argc, argv);
   mlir::registerTransformsPasses();
   opal::ir::registerOpalPasses();

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "opal/Support/Version.h"
 #include "opal/Schema/SchemaParser.h"
 
 #include <cstring>
@@ -35,7 +36,8 @@ void printUsage(std::ostream &os) {
         "FILE (or '-') is given.\n"
         "\n"
         "  --explain   print each schema's name, arguments and returns\n"
-        "  --help      show this help\n";
+        "  --help      show this help\n"
+        "  --version   print opal's version and build\n";
 }
 
 std::string describeDefault(const Argument &argument) {
@@ -122,6 +124,9 @@ int main(int argc, char **argv) {
       options.explain = true;
     } else if (arg == "--help" || arg == "-h") {
       printUsage(std::cout);
+      return 0;
+    } else if (arg == "--version") {
+      std::cout << opal::versionText() << "\n";
       return 0;
     } else if (arg.size() > 1 && arg[0] == '-') {
       std::cerr << "opal-schema: unknown option '" << arg << "'\n";

@@ -113,10 +113,12 @@ struct JitStats {
   uint64_t hits = 0;       ///< calls that found their kernel in memory
   uint64_t misses = 0;     ///< calls that did not (compiled or loaded from disk)
   uint64_t compiles = 0;   ///< kernels compiled
+  uint64_t plans = 0;      ///< composites planned to run op by op (nothing compiled)
   uint64_t diskHits = 0;   ///< kernels loaded from the disk cache
   uint64_t stale = 0;      ///< kernels dropped by a later registration
   uint64_t precompiled = 0; ///< kernels installed from ahead-of-time libraries
   double compileMilliseconds = 0; ///< time spent compiling (and loading)
+  double planMilliseconds = 0;    ///< time spent planning op-by-op runs
 };
 JitStats jitStats();
 void resetJitStats();
