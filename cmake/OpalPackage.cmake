@@ -47,6 +47,20 @@ set(CPACK_PACKAGE_CONTACT "opal developers <opal-dev@localhost>")
 set(CPACK_PACKAGING_INSTALL_PREFIX "/usr")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION "devel")
+# Runtime packages only: the OpenMP runtime is whichever package holds the
+# libomp.so.5 opal links (on Debian 12 with LLVM 22, libomp5-19: the -dev
+# package only adds the link to it), and opal-aot links op libraries with
+# the C compiler (`cc`, or $CC).
+set(opal_openmp_runtime "libomp5-19")
+find_library(opal_libomp5 NAMES libomp.so.5 PATHS "${LLVM_LIBRARY_DIR}" NO_DEFAULT_PATH)
+if(opal_libomp5)
+  get_filename_component(opal_libomp5_real "${opal_libomp5}" REALPATH)
+  execute_process(COMMAND dpkg -S "${opal_libomp5_real}" OUTPUT_VARIABLE opal_libomp5_owner
+                  ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(opal_libomp5_owner MATCHES "^([^:,]+)(:[^:]+)?: ")
+    set(opal_openmp_runtime "${CMAKE_MATCH_1}")
+  endif()
+endif()
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
-    "libllvm22, libmlir-22, libomp-22-dev, libhiredis0.14, python3 (>= 3.11), python3-numpy, llvm-22-tools")
+    "libllvm22, libmlir-22, ${opal_openmp_runtime}, libhiredis0.14, python3 (>= 3.11), python3-numpy, llvm-22-tools, gcc | c-compiler")
 include(CPack)

@@ -58,4 +58,19 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 "${sudo[@]}" apt-get update -q
+# Installing may remove packages that conflict with the new ones
+# (libomp-22-dev replaces libomp-dev and libomp-14-dev): say which first,
+# and at a terminal ask before going on.
+removals=$("${sudo[@]}" apt-get install -s -q --no-install-recommends "${missing[@]}" \
+           2>/dev/null | awk '/^Remv /{print $2}' | tr '\n' ' ')
+if [ -n "$removals" ]; then
+  echo "bootstrap: installing ${missing[*]} removes these packages, which conflict with them: ${removals}"
+  if [ -t 0 ]; then
+    read -r -p "bootstrap: go on? [y/N] " answer
+    case "$answer" in
+      y|Y|yes) ;;
+      *) echo "bootstrap: nothing installed" >&2; exit 1 ;;
+    esac
+  fi
+fi
 "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -108,3 +108,6 @@ def test_cpack_builds_a_debian_package(tmp_path):
     depends = subprocess.run(["dpkg-deb", "-f", debs[0], "Depends"], capture_output=True,
                              text=True, check=True).stdout
     assert "libmlir-22" in depends and "python3-numpy" in depends
+    # Runtime packages, and the C compiler opal-aot links with; no -dev one.
+    assert "libomp5" in depends and "gcc | c-compiler" in depends, depends
+    assert "-dev" not in depends, depends
