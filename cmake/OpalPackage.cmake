@@ -2,7 +2,7 @@
 # <prefix>/lib/cmake/opal, and usable from the build tree with
 # -Dopal_DIR=<build>/lib/cmake/opal.
 include(CMakePackageConfigHelpers)
-set(opal_package_dir "lib/cmake/opal")
+set(opal_package_dir "${OPAL_INSTALL_LIBDIR}/cmake/opal")
 
 add_library(opal::opal ALIAS opal)
 add_library(opal::opal_compiler ALIAS opal_compiler)
@@ -10,14 +10,15 @@ add_executable(opal::opal-aot ALIAS opal-aot)
 include(OpalOpLibrary)
 
 install(TARGETS opal opal_compiler opal-aot EXPORT opalTargets
-  LIBRARY DESTINATION lib
-  RUNTIME DESTINATION bin
-  INCLUDES DESTINATION include)
-install(DIRECTORY "${OPAL_SOURCE_DIR}/include/opal" DESTINATION include
+  LIBRARY DESTINATION "${OPAL_INSTALL_LIBDIR}"
+  RUNTIME DESTINATION "${OPAL_INSTALL_BINDIR}"
+  INCLUDES DESTINATION "${OPAL_INSTALL_INCLUDEDIR}")
+install(DIRECTORY "${OPAL_SOURCE_DIR}/include/opal" DESTINATION "${OPAL_INSTALL_INCLUDEDIR}"
   FILES_MATCHING PATTERN "*.h")
-install(FILES "${CMAKE_BINARY_DIR}/include/opal/Config.h" DESTINATION include/opal)
+install(FILES "${CMAKE_BINARY_DIR}/include/opal/Config.h"
+  DESTINATION "${OPAL_INSTALL_INCLUDEDIR}/opal")
 # The TableGen'd declarations the dialect and pass headers include.
-install(DIRECTORY "${CMAKE_BINARY_DIR}/include/opal/" DESTINATION include/opal
+install(DIRECTORY "${CMAKE_BINARY_DIR}/include/opal/" DESTINATION "${OPAL_INSTALL_INCLUDEDIR}/opal"
   FILES_MATCHING PATTERN "*.inc" PATTERN "CMakeFiles" EXCLUDE)
 install(EXPORT opalTargets NAMESPACE opal:: DESTINATION "${opal_package_dir}")
 

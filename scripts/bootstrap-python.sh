@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Creates (once) the virtual environment the tests run in and installs
-# scripts/requirements-test.txt into it from PyPI; prints its python.
+# scripts/requirements-test.txt into it from PyPI, downloads the wheels of
+# scripts/requirements-wheelhouse.txt into its wheelhouse/; prints its python.
 #
 #   scripts/bootstrap-python.sh        # -> /root/.cache/opal-venv/bin/python
 #
@@ -21,11 +22,15 @@ if [ ! -x "$python" ]; then
   echo "bootstrap-python: creating $venv" >&2
   /usr/bin/python3 -m venv --system-site-packages "$venv"
 fi
-wanted="$(sha256sum "$requirements" | cut -d' ' -f1)"
+wheelhouse_requirements="$here/requirements-wheelhouse.txt"
+wanted="$(cat "$requirements" "$wheelhouse_requirements" | sha256sum | cut -d' ' -f1)"
 stamp="$venv/.opal-requirements"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
   echo "bootstrap-python: installing $(grep -v '^#' "$requirements" | tr '\n' ' ')into $venv" >&2
   "$python" -m pip install -q --disable-pip-version-check -r "$requirements" >&2
+  echo "bootstrap-python: downloading $(grep -v '^#' "$wheelhouse_requirements" | tr '\n' ' ')into $venv/wheelhouse" >&2
+  "$python" -m pip download -q --disable-pip-version-check -d "$venv/wheelhouse" \
+    -r "$wheelhouse_requirements" >&2
   echo "$wanted" > "$stamp"
 fi
 echo "$python"

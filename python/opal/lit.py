@@ -29,9 +29,11 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 
 def tools_dir():
-    """Where opal-opt, opal-schema and opal-aot are: <prefix>/bin for an
-    installed opal, the build tree's bin/ for a build."""
-    for candidate in (os.path.join(_PACKAGE, "..", "..", "..", "..", "bin"),  # lib/python3/dist-packages/opal
+    """Where opal-opt, opal-schema and opal-aot are: the package's bin/ for
+    a pip install, <prefix>/bin for cmake --install, the build tree's bin/
+    for a build."""
+    for candidate in (os.path.join(_PACKAGE, "bin"),                         # pip install (a wheel)
+                      os.path.join(_PACKAGE, "..", "..", "..", "..", "bin"),  # lib/python3/dist-packages/opal
                       os.path.join(_PACKAGE, "..", "..", "bin")):           # build/python/opal
         if os.path.isfile(os.path.join(candidate, "opal-opt")):
             return os.path.abspath(candidate)
