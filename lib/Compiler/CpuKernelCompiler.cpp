@@ -635,12 +635,19 @@ private:
     auto texts = jit::opLibraryTexts(generation, &removals);
     if (context_ && generation == generation_ && (!op || knownOps_.count(op->str())))
       return true;
-    if (logEnabled(LogTopic::JIT))
+    if (logEnabled(LogTopic::JIT)) {
+      // (Which texts: each context names its own reason, so that a run
+      // that adds libraries one by one says what each context is for.)
+      std::string added;
+      for (size_t i = addedTexts_; i < texts.size() && removals == removals_; ++i)
+        added += (added.empty() ? "" : ", ") + texts[i].first;
       logLine(LogTopic::JIT, std::string("creating the MLIR context: ") +
                                  (!context_                   ? "the first compile"
                                   : removals != removals_     ? "op-library texts were removed"
-                                  : generation != generation_ ? "op-library texts were added"
+                                  : generation != generation_ ? "op-library texts were added (" +
+                                                                    added + ")"
                                                               : op->str() + " is new"));
+    }
     // A text taken back (its Library destroyed): the decompositions start
     // again from the texts still added.
     if (removals != removals_) {
