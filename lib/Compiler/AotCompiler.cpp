@@ -243,6 +243,36 @@ compileCudaKernel(const std::string &op, const OperatorHandle &handle,
   return std::make_pair(std::move(stub), std::move(device.host));
 }
 
+/// The specializations an opal.precompile entry names: a tensor dim written
+/// `*` (any size, 1 included) stands for two kernels, one with that dim `1`
+/// and one with it `?` (a size-1 dim compiles apart: it may broadcast).
+/// Fails past kMaxStarDims of them (2^n kernels).
+constexpr int kMaxStarDims = 4;
+Expected<std::vector<std::string>> expandStarDims(const std::string &specialization) {
+  std::vector<std::string> variants{""};
+  int stars = 0;
+  bool inDims = false;
+  for (char c : specialization) {
+    inDims = c == '[' ? true : c == ']' ? false : inDims;
+    if (c != '*' || !inDims) {
+      for (std::string &variant : variants)
+        variant += c;
+      continue;
+    }
+    if (++stars > kMaxStarDims)
+      return makeUnexpected(Error("'" + specialization + "': at most " +
+                                  std::to_string(kMaxStarDims) +
+                                  " dims may be '*' (each doubles the kernels compiled)"));
+    std::vector<std::string> doubled;
+    for (const std::string &variant : variants) {
+      doubled.push_back(variant + "?");
+      doubled.push_back(variant + "1");
+    }
+    variants = std::move(doubled);
+  }
+  return variants;
+}
+
 } // namespace
 
 Expected<AotTarget> opal::ir::createAotTarget(const std::string &cpu) {
@@ -353,40 +383,45 @@ Expected<AotLibraryParts> opal::ir::compileOpLibrary(const std::string &fileName
         contents->decomposed.end())
       return where("opal.precompile names " + entry.op +
                    ", which has no opal.decomposition in this library");
-    auto sample = jit::parseSpecialization(handle->schema(), entry.specialization);
-    if (!sample)
-      return where(sample.error().message());
-    jit::CallSpec spec = jit::makeCallSpec(handle->schema(), sample->data(), DeviceType::CPU,
-                                           /*staticShapes=*/false);
-    ObjectOptions objectOptions;
-    objectOptions.machine = target->machine.get();
-    objectOptions.exportPrefix = prefix + std::to_string(objects.size()) + "_";
-    objectOptions.output = options.output;
-    std::string label = entry.op + spec.str();
-    auto started = reportStart(options, label);
-    auto compiled = compileKernelObject(spec, DispatchKey::CPU, objectOptions);
-    reportDone(options, label, started);
-    if (!compiled)
-      return where(compiled.error().message());
-    StubKernel stub;
-    stub.op = entry.op;
-    stub.specialization = spec.str();
-    stub.description = compiled->description;
-    stub.run = objectOptions.exportPrefix + kKernelName;
-    stub.shapes = compiled->hasShapes ? objectOptions.exportPrefix + kShapesName : "";
-    parts.kernels.push_back(entry.op + spec.str());
-    if (options.output != ObjectOptions::Output::Object)
-      parts.listing += "// ----- " + entry.op + spec.str() + "\n" + compiled->object;
-    stubKernels.push_back(std::move(stub));
-    objects.push_back(std::move(compiled->object));
-    for (const std::string &arch : options.cudaArchs) {
-      auto kernel = compileCudaKernel(entry.op, *handle, *sample, arch, target->machine.get(),
-                                      prefix + std::to_string(objects.size()) + "_", options,
-                                      parts);
-      if (!kernel)
-        return where(kernel.error().message());
-      objects.push_back(std::move(kernel->second));
-      stubKernels.push_back(std::move(kernel->first));
+    auto variants = expandStarDims(entry.specialization);
+    if (!variants)
+      return where(variants.error().message());
+    for (const std::string &variant : *variants) {
+      auto sample = jit::parseSpecialization(handle->schema(), variant);
+      if (!sample)
+        return where(sample.error().message());
+      jit::CallSpec spec = jit::makeCallSpec(handle->schema(), sample->data(), DeviceType::CPU,
+                                             /*staticShapes=*/false);
+      ObjectOptions objectOptions;
+      objectOptions.machine = target->machine.get();
+      objectOptions.exportPrefix = prefix + std::to_string(objects.size()) + "_";
+      objectOptions.output = options.output;
+      std::string label = entry.op + spec.str();
+      auto started = reportStart(options, label);
+      auto compiled = compileKernelObject(spec, DispatchKey::CPU, objectOptions);
+      reportDone(options, label, started);
+      if (!compiled)
+        return where(compiled.error().message());
+      StubKernel stub;
+      stub.op = entry.op;
+      stub.specialization = spec.str();
+      stub.description = compiled->description;
+      stub.run = objectOptions.exportPrefix + kKernelName;
+      stub.shapes = compiled->hasShapes ? objectOptions.exportPrefix + kShapesName : "";
+      parts.kernels.push_back(entry.op + spec.str());
+      if (options.output != ObjectOptions::Output::Object)
+        parts.listing += "// ----- " + entry.op + spec.str() + "\n" + compiled->object;
+      stubKernels.push_back(std::move(stub));
+      objects.push_back(std::move(compiled->object));
+      for (const std::string &arch : options.cudaArchs) {
+        auto kernel = compileCudaKernel(entry.op, *handle, *sample, arch, target->machine.get(),
+                                        prefix + std::to_string(objects.size()) + "_", options,
+                                        parts);
+        if (!kernel)
+          return where(kernel.error().message());
+        objects.push_back(std::move(kernel->second));
+        stubKernels.push_back(std::move(kernel->first));
+      }
     }
   }
   if (options.output != ObjectOptions::Output::Object)

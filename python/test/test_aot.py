@@ -85,6 +85,35 @@ def test_precompiled_kernels_run_without_the_compiler(tmp_path):
     assert out["compiler_loaded"] is False
 
 
+def test_a_star_dim_precompiles_its_size_one_kernel_too(tmp_path):
+    # `*`: any size, 1 included: float32[*,?] is the kernels [1,?] and [?,?],
+    # so a batch of one runs precompiled too (a `?` dim never takes a size-1
+    # call: it may broadcast there).
+    lib = tmp_path / "libaot.so"
+    listed = aot(write_library(tmp_path, precompile=['"softplus" "(float32[*,?], float)"']),
+                 "--emit=asm", "-o", "-")
+    assert "softplus(float32[1,?], float)" in listed.stdout
+    assert "softplus(float32[?,?], float)" in listed.stdout
+    aot(write_library(tmp_path, precompile=['"softplus" "(float32[*,?], float)"']), "-o", lib)
+    out = run_fresh(f"""
+        import json, numpy as np, opal
+        opal.ops.load_library({str(lib)!r})
+        one = np.linspace(-3, 3, 10).reshape(1, 10).astype(np.float32)
+        many = np.linspace(-3, 3, 60).reshape(6, 10).astype(np.float32)
+        errors = [np.abs(opal.ops.aotlib.softplus(opal.tensor(m)).numpy() -
+                         np.log1p(np.exp(m.astype(np.float64)))).max().item()
+                  for m in (one, many)]
+        print(json.dumps(dict(errors=errors, stats=opal.jit.stats())))
+    """)
+    assert max(out["errors"]) < 1e-6
+    assert out["stats"]["precompiled"] == 2 and out["stats"]["compiles"] == 0
+    too_many = aot(write_library(tmp_path, precompile=['"softplus" "(float32[*,*,*,*,*], float)"']),
+                   "-o", lib, check=False)
+    assert too_many.returncode != 0
+    assert ("'(float32[*,*,*,*,*], float)': at most 4 dims may be '*' (each doubles the "
+            "kernels compiled)") in too_many.stderr
+
+
 def test_views_run_the_precompiled_kernel_from_a_copy(tmp_path):
     # A JIT kernel would read a slice in place (a key of its own); with the
     # contiguous form compiled ahead of time, the view runs that kernel from
