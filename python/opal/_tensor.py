@@ -199,19 +199,38 @@ def _factory_device(device):
     return None if device is None else _device(device)
 
 
+_FLOATING = ("float16", "bfloat16", "float32", "float64")
+
+
+def _random(name, size, dtype, device):
+    """aten.rand or aten.randn of `size`, called as aten.rand_like or
+    aten.randn_like of an empty tensor of that size: the same numbers (one
+    generator stream), and one compile for every shape of a rank, where the
+    size list is a constant of aten.rand's own kernel key. Sizes that are
+    not all >= 0 and dtypes that are not floating go to aten.rand itself,
+    for its errors."""
+    from opal import ops
+    sizes = _sizes(size)
+    op = getattr(ops.aten, name)
+    if (dtype is not None and _dtype_name(dtype) not in _FLOATING) or not all(
+            isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in sizes):
+        return op(sizes, dtype=dtype, device=_factory_device(device))
+    shape_of = _C._empty(sizes, dtype or _C.float32, _device(device))
+    return getattr(ops.aten, name + "_like")(shape_of)
+
+
 @_factory
 def rand(*size, dtype=None, device=None):
     """Uniform in [0, 1): aten.rand, drawn from the device's generator
-    (opal.manual_seed)."""
-    from opal import ops
-    return ops.aten.rand(_sizes(size), dtype=dtype, device=_factory_device(device))
+    (opal.manual_seed); compiled once per rank (see _random)."""
+    return _random("rand", size, dtype, device)
 
 
 @_factory
 def randn(*size, dtype=None, device=None):
-    """Standard normal: aten.randn, drawn from the device's generator."""
-    from opal import ops
-    return ops.aten.randn(_sizes(size), dtype=dtype, device=_factory_device(device))
+    """Standard normal: aten.randn, drawn from the device's generator;
+    compiled once per rank (see _random)."""
+    return _random("randn", size, dtype, device)
 
 
 @_factory

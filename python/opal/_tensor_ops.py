@@ -281,6 +281,23 @@ def _where(self, condition, other):
     return A.where.self(condition, self, other)
 
 
+def _new_filled(self, size, value, dtype, op):
+    """x.new_zeros, new_ones and new_full: filled by the runtime, as
+    opal.zeros and opal.full are (no kernel compiled per size, where
+    aten.new_zeros's key holds the size list); sizes that are not all
+    >= 0 and values the dtype cannot hold go to the aten op, for its
+    errors."""
+    dtype = dtype or self.dtype
+    if all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in size):
+        try:
+            return _C._full(size, value, dtype, self.device)
+        except (RuntimeError, OverflowError, TypeError):
+            pass
+    if op is A.new_full:
+        return op(self, size, value, dtype=dtype)
+    return op(self, size, dtype=dtype)
+
+
 def _cast(dtype):
     def method(self):
         return self.to(dtype)
@@ -496,10 +513,12 @@ _METHODS = {
     "bernoulli": lambda s, p=None, *, generator=None: _bernoulli(s, p, generator=generator),
     "gather": lambda s, dim, index: A.gather(s, dim, index),
     "index_select": lambda s, dim, index: A.index_select(s, dim, index),
-    "new_zeros": lambda s, *size, dtype=None: A.new_zeros(s, _size_list(size), dtype=dtype),
-    "new_ones": lambda s, *size, dtype=None: A.new_ones(s, _size_list(size), dtype=dtype),
-    "new_full": lambda s, size, fill_value, dtype=None: A.new_full(s, list(size), fill_value,
-                                                                   dtype=dtype),
+    "new_zeros": lambda s, *size, dtype=None: _new_filled(s, _size_list(size), 0, dtype,
+                                                          A.new_zeros),
+    "new_ones": lambda s, *size, dtype=None: _new_filled(s, _size_list(size), 1, dtype,
+                                                         A.new_ones),
+    "new_full": lambda s, size, fill_value, dtype=None: _new_filled(s, list(size), fill_value,
+                                                                    dtype, A.new_full),
     "float": _cast(_C.float32), "double": _cast(_C.float64), "half": _cast(_C.float16),
     "long": _cast(_C.int64), "int": _cast(_C.int32), "short": _cast(_C.int16),
     "bool": _cast(_C.bool), "bfloat16": _cast(_C.bfloat16),

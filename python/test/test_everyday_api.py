@@ -201,3 +201,40 @@ def test_the_version_is_the_build_s_and_opal_lit_prints_it():
     done = subprocess.run([os.path.join(build, "bin", "opal-lit"), "--version"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == opal._C._version_text(), done
+
+
+def test_random_factories_compile_once_per_rank_and_new_fills_compile_none(tmp_path):
+    # opal.rand/opal.randn are the _like ops of an empty tensor of the size
+    # (its dims are kernel arguments), with aten.randn's numbers; x.new_*
+    # fill in the runtime. A process of its own with an empty cache.
+    import json
+    import os
+    import subprocess
+    import sys
+    import textwrap
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent("""
+        import json, opal
+        A = opal.ops.aten
+        counts = {}
+        for name in ("rand", "randn"):
+            opal.jit.reset_stats()
+            for n in (3, 5, 7, 9):
+                getattr(opal, name)(n, 4)
+            counts[name] = opal.jit.stats()["compiles"]
+        opal.manual_seed(3); ours = opal.randn(6, 4, dtype=opal.float64)
+        opal.manual_seed(3); aten = A.randn([6, 4], dtype=opal.float64)
+        x = opal.ones(2, dtype=opal.int16)
+        opal.jit.reset_stats()
+        filled = [x.new_zeros(n, 4).shape for n in (3, 5)] + [x.new_full((2,), 7).tolist()]
+        counts["new"] = opal.jit.stats()["compiles"]
+        print(json.dumps([counts, ours.tolist() == aten.tolist(), filled,
+                          str(x.new_ones(2).dtype)]))
+    """)], capture_output=True, text=True, timeout=300,
+        env=dict(os.environ, OPAL_CACHE_DIR=str(tmp_path)))
+    assert done.returncode == 0, done.stderr[-3000:]
+    counts, same, filled, dtype = json.loads(done.stdout.splitlines()[-1])
+    assert counts == {"rand": 1, "randn": 1, "new": 0}
+    assert same and filled == [[3, 4], [5, 4], [7, 7]] and dtype == "opal.int16"
+    with pytest.raises(RuntimeError, match=r"^aten::randn: Trying to create tensor with "
+                                           r"negative dimension -1: \[-1, 4\]$"):
+        opal.randn(-1, 4)
