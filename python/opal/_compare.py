@@ -10,13 +10,7 @@ them, integers in float32 (PyTorch's default dtype).
 import numpy as np
 
 from opal import _C
-
-_FLOATING = ("float16", "bfloat16", "float32", "float64")
-_COMPLEX = ("complex64", "complex128")
-
-
-def _dtype_name(tensor):
-    return repr(tensor.dtype).split(".", 1)[1]
+from opal._tensor import _dtype_name, _host_array
 
 
 def _pytorch_dtype_name(name):
@@ -52,16 +46,17 @@ def close_arrays(actual, expected, rtol, atol, equal_nan):
     return np.asarray(equal | within)
 
 
-def _arrays(a, b):
-    from opal._tensor import _host_array
+def _broadcast_shape(a, b):
+    """The shape `a` and `b` broadcast to, after PyTorch's checks of their
+    types, dtypes and sizes."""
     if not isinstance(a, _C.Tensor) or not isinstance(b, _C.Tensor):
         raise TypeError(f"isclose(): expected two Tensors, got {type(a).__name__} and "
                         f"{type(b).__name__}")
     if a.dtype != b.dtype:
-        raise RuntimeError(f"{_pytorch_dtype_name(_dtype_name(a))} did not match "
-                           f"{_pytorch_dtype_name(_dtype_name(b))}")
+        raise RuntimeError(f"{_pytorch_dtype_name(_dtype_name(a.dtype))} did not match "
+                           f"{_pytorch_dtype_name(_dtype_name(b.dtype))}")
     try:
-        np.broadcast_shapes(tuple(a.shape), tuple(b.shape))
+        return np.broadcast_shapes(tuple(a.shape), tuple(b.shape))
     except ValueError:
         for dim in range(1, max(a.ndim, b.ndim) + 1):
             sa = a.shape[-dim] if dim <= a.ndim else 1
@@ -70,15 +65,17 @@ def _arrays(a, b):
                 raise RuntimeError(
                     f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
                     f"non-singleton dimension {max(a.ndim, b.ndim) - dim}") from None
-    return _host_array(a), _host_array(b)
+        raise
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """torch.isclose: a bool tensor, True where `input` is close to `other`
-    (broadcast), on `input`'s device."""
+    (broadcast), on `input`'s device (of meta tensors, a meta tensor)."""
     _check_tolerances(rtol, atol)
-    a, b = _arrays(input, other)
-    close = close_arrays(a, b, rtol, atol, equal_nan)
+    shape = _broadcast_shape(input, other)
+    if input.is_meta or other.is_meta:
+        return _C._empty(list(shape), _C.bool, _C.device("meta"))
+    close = close_arrays(_host_array(input), _host_array(other), rtol, atol, equal_nan)
     result = _C.from_numpy(np.ascontiguousarray(close, dtype=np.bool_)).clone()
     return result if input.device.type == "cpu" else result.to(input.device)
 
@@ -87,5 +84,8 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """torch.allclose: whether every element of `input` is close to
     `other`'s (a Python bool)."""
     _check_tolerances(rtol, atol)
-    a, b = _arrays(input, other)
-    return bool(np.all(close_arrays(a, b, rtol, atol, equal_nan)))
+    _broadcast_shape(input, other)
+    if input.is_meta or other.is_meta:
+        raise RuntimeError("Tensor.item() cannot be called on meta tensors")
+    return bool(np.all(close_arrays(_host_array(input), _host_array(other), rtol, atol,
+                                    equal_nan)))

@@ -17,25 +17,31 @@ def _host_array(tensor):
     (repr, tolist, item, comparisons): a CUDA tensor's are copied, and
     bfloat16 (which numpy has no dtype for) comes as float32, which holds
     every bfloat16 value exactly."""
-    if tensor.device.type != "cpu" and not tensor.is_meta:
+    if tensor.device.type != "cpu":
         tensor = tensor.cpu()
     if tensor.dtype == _C.bfloat16:
         tensor = tensor.to(_C.float32)
     return tensor.numpy()
 
 
-def _numpy(self):
-    if self.dtype == _C.bfloat16:
-        raise TypeError("Got unsupported ScalarType bfloat16: numpy has no bfloat16 dtype; "
-                        "convert first with t.float().numpy(), which is exact (every bfloat16 "
-                        "value is a float32)")
-    return _C.Tensor._numpy(self)
 
 
-Tensor._numpy = Tensor.numpy
-Tensor.numpy = _numpy
-Tensor.tolist = lambda self: _host_array(self).tolist()
-Tensor.item = lambda self: _host_array(self).item() if self.numel() == 1 else _item_error(self)
+def _tolist(self):
+    if self.is_meta:
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+    return _host_array(self).tolist()
+
+
+def _item(self):
+    if self.numel() != 1:
+        _item_error(self)
+    if self.is_meta:
+        raise RuntimeError("Tensor.item() cannot be called on meta tensors")
+    return _host_array(self).item()
+
+
+Tensor.tolist = _tolist
+Tensor.item = _item
 Tensor.__iter__ = lambda self: (self[i] for i in range(len(self)))
 
 
@@ -199,7 +205,10 @@ def _factory_device(device):
     return None if device is None else _device(device)
 
 
-_FLOATING = ("float16", "bfloat16", "float32", "float64")
+def _valid_sizes(sizes):
+    """Whether every size is an int >= 0: what the runtime fills and the
+    _like ops take; others go to the aten op, for PyTorch's errors."""
+    return all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in sizes)
 
 
 def _random(name, size, dtype, device):
@@ -212,8 +221,7 @@ def _random(name, size, dtype, device):
     from opal import ops
     sizes = _sizes(size)
     op = getattr(ops.aten, name)
-    if (dtype is not None and _dtype_name(dtype) not in _FLOATING) or not all(
-            isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in sizes):
+    if (dtype is not None and not dtype.is_floating_point) or not _valid_sizes(sizes):
         return op(sizes, dtype=dtype, device=_factory_device(device))
     shape_of = _C._empty(sizes, dtype or _C.float32, _device(device))
     return getattr(ops.aten, name + "_like")(shape_of)

@@ -288,7 +288,8 @@ def _new_filled(self, size, value, dtype, op):
     >= 0 and values the dtype cannot hold go to the aten op, for its
     errors."""
     dtype = dtype or self.dtype
-    if all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in size):
+    from opal._tensor import _valid_sizes
+    if _valid_sizes(size):
         try:
             return _C._full(size, value, dtype, self.device)
         except (RuntimeError, OverflowError, TypeError):

@@ -41,19 +41,16 @@ import weakref
 import numpy as np
 
 from opal import _C
+from opal._tensor import _dtype_name
 
 MAGIC = b"OPALSAVE"
 VERSION = 1
 _ALIGNMENT = 64
 _PREAMBLE = struct.Struct("<8sIQ")  # magic, version, header length
 
-_DTYPES = {repr(d).split(".", 1)[1]: d for d in (
+_DTYPES = {_dtype_name(d): d for d in (
     _C.bool, _C.uint8, _C.int8, _C.int16, _C.int32, _C.int64, _C.float16, _C.bfloat16,
     _C.float32, _C.float64, _C.complex64, _C.complex128)}
-
-
-def _dtype_name(dtype):
-    return repr(dtype).split(".", 1)[1]
 
 
 def _aligned(n):
@@ -65,11 +62,16 @@ def _storage_key(tensor):
     return str(tensor.device), address, nbytes
 
 
+def _whole_storage(tensor):
+    """The whole storage under `tensor`, as a uint8 tensor over it."""
+    _, nbytes = tensor._storage()
+    return _C._view_storage(tensor, _C.uint8, [nbytes], [1], 0)
+
+
 def _storage_bytes(tensor):
     """The whole storage under `tensor` as a host numpy uint8 array (shared
     with the tensor on the CPU, a copy from another device)."""
-    _, nbytes = tensor._storage()
-    whole = _C._view_storage(tensor, _C.uint8, [nbytes], [1], 0)
+    whole = _whole_storage(tensor)
     if tensor.device.type != "cpu":
         whole = whole.cpu()
     return whole.numpy()
@@ -118,7 +120,10 @@ class _Writer:
         if isinstance(value, dict):
             kind = "odict" if isinstance(value, collections.OrderedDict) else "dict"
             return {kind: [[self.encode(k), self.encode(v)] for k, v in value.items()]}
-        raise TypeError(f"opal.save: cannot save a {type(value).__name__} (it saves tensors, "
+        kind = type(value)
+        name = kind.__name__ if kind.__module__ == "builtins" else \
+            f"{kind.__module__}.{kind.__qualname__}"
+        raise TypeError(f"opal.save: cannot save a {name} (it saves opal tensors, "
                         "None, bool, int, float, complex, str, lists, tuples, dicts, "
                         "opal.dtype and opal.device)")
 
@@ -407,9 +412,7 @@ def _deepcopy_tensor(tensor, memo):
     if not tensor.is_meta:
         key = ("opal storage",) + _storage_key(tensor)
         if key not in memo:
-            _, nbytes = tensor._storage()
-            whole = _C._view_storage(tensor, _C.uint8, [nbytes], [1], 0)
-            memo[key] = whole.clone()
+            memo[key] = _whole_storage(tensor).clone()
             memo.setdefault(id(memo), []).append(tensor)  # (keeps the address taken)
         storage = memo[key]
     made = _rebuild_tensor(storage, _dtype_name(tensor.dtype), tuple(tensor.shape),

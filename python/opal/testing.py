@@ -17,7 +17,8 @@ import numbers
 import numpy as np
 
 from opal import _C
-from opal._compare import _dtype_name, close_arrays
+from opal._compare import close_arrays
+from opal._tensor import _dtype_name, _host_array
 
 __all__ = ["assert_close"]
 
@@ -29,7 +30,7 @@ _TOLERANCES = {
 
 
 class _Mismatch(AssertionError):
-    pass
+    path = None  # the item that failed: indices and keys from the top
 
 
 def _tolerances(dtype_name, rtol, atol):
@@ -73,14 +74,15 @@ def _attribute(name, actual, expected):
 
 
 def _compare_tensors(actual, expected, rtol, atol, equal_nan, check_device, check_dtype):
-    from opal._tensor import _host_array
     if tuple(actual.shape) != tuple(expected.shape):
         _attribute("shape", tuple(actual.shape), tuple(expected.shape))
     if check_device and actual.device != expected.device:
         _attribute("device", actual.device, expected.device)
     if check_dtype and actual.dtype != expected.dtype:
         _attribute("dtype", repr(actual.dtype), repr(expected.dtype))
-    names = (_dtype_name(actual), _dtype_name(expected))
+    if actual.is_meta or expected.is_meta:
+        return  # (no values to compare, as PyTorch)
+    names = (_dtype_name(actual.dtype), _dtype_name(expected.dtype))
     name = names[0] if names[0] == names[1] else "float64"
     rtol, atol = _tolerances(name, rtol, atol)
     a, e = _host_array(actual), _host_array(expected)
@@ -125,49 +127,38 @@ def _is_sequence(value):
 
 
 def _compare(actual, expected, path, options):
-    if isinstance(actual, _C.Tensor) and isinstance(expected, _C.Tensor):
-        return _compare_tensors(actual, expected, **options)
-    if isinstance(actual, numbers.Number) and isinstance(expected, numbers.Number):
-        return _compare_scalars(actual, expected, options["rtol"], options["atol"],
-                                options["equal_nan"])
-    if _is_sequence(actual) and _is_sequence(expected):
-        if len(actual) != len(expected):
-            raise _Mismatch(f"The length of the sequences mismatch: {len(actual)} != "
-                            f"{len(expected)}")
-        for index, (a, e) in enumerate(zip(actual, expected)):
-            _compare(a, e, path + [index], options)
-        return
-    if isinstance(actual, collections.abc.Mapping) and \
-            isinstance(expected, collections.abc.Mapping):
-        if set(actual) != set(expected):
-            raise _Mismatch("The keys of the mappings do not match:\n"
-                            f"Missing keys in the actual mapping: "
-                            f"{sorted(set(expected) - set(actual), key=repr)}\n"
-                            f"Additional keys in the actual mapping: "
-                            f"{sorted(set(actual) - set(expected), key=repr)}")
-        for key in expected:
-            _compare(actual[key], expected[key], path + [key], options)
-        return
+    """Compares one item, and the items of sequences and mappings; a
+    mismatch records the path of the item that failed."""
+    try:
+        if isinstance(actual, _C.Tensor) and isinstance(expected, _C.Tensor):
+            return _compare_tensors(actual, expected, **options)
+        if isinstance(actual, numbers.Number) and isinstance(expected, numbers.Number):
+            return _compare_scalars(actual, expected, options["rtol"], options["atol"],
+                                    options["equal_nan"])
+        if _is_sequence(actual) and _is_sequence(expected):
+            if len(actual) != len(expected):
+                raise _Mismatch(f"The length of the sequences mismatch: {len(actual)} != "
+                                f"{len(expected)}")
+            for index, (a, e) in enumerate(zip(actual, expected)):
+                _compare(a, e, path + [index], options)
+            return
+        if isinstance(actual, collections.abc.Mapping) and \
+                isinstance(expected, collections.abc.Mapping):
+            if set(actual) != set(expected):
+                raise _Mismatch("The keys of the mappings do not match:\n"
+                                f"Missing keys in the actual mapping: "
+                                f"{sorted(set(expected) - set(actual), key=repr)}\n"
+                                f"Additional keys in the actual mapping: "
+                                f"{sorted(set(actual) - set(expected), key=repr)}")
+            for key in expected:
+                _compare(actual[key], expected[key], path + [key], options)
+            return
+    except _Mismatch as mismatch:
+        if mismatch.path is None:
+            mismatch.path = path
+        raise
     raise TypeError(f"No comparison pair was able to handle inputs of type {type(actual)} "
                     f"and {type(expected)}.")
-
-
-def _located(function):
-    """Runs `function` over an item, adding which item failed to a
-    mismatch's message."""
-    def compare(actual, expected, path, options):
-        try:
-            function(actual, expected, path, options)
-        except _Mismatch as mismatch:
-            if path and not getattr(mismatch, "located", False):
-                items = "".join(f"[{item!r}]" for item in path)
-                mismatch = _Mismatch(f"{mismatch}\n\nThe failure occurred for item {items}")
-                mismatch.located = True
-            raise mismatch from None
-    return compare
-
-
-_compare = _located(_compare)
 
 
 def assert_close(actual, expected, *, rtol=None, atol=None, equal_nan=False,
@@ -184,6 +175,9 @@ def assert_close(actual, expected, *, rtol=None, atol=None, equal_nan=False,
         _compare(actual, expected, [], options)
     except _Mismatch as mismatch:
         message = str(mismatch)
+        if mismatch.path:
+            items = "".join(f"[{item!r}]" for item in mismatch.path)
+            message += f"\n\nThe failure occurred for item {items}"
         if msg is not None:
             message = msg(message) if callable(msg) else msg
         raise AssertionError(message) from None

@@ -99,6 +99,10 @@ py::array toNumpy(const Tensor &t) {
     throw py::type_error("can't convert " + t.device().str() +
                          " tensor to numpy; only cpu tensors can be converted");
   const char *format = numpyFormat(t.dtype());
+  if (!format && t.dtype() == ScalarType::BFloat16)
+    throw py::type_error("Got unsupported ScalarType bfloat16: numpy has no bfloat16 dtype; "
+                         "convert first with t.float().numpy(), which is exact (every "
+                         "bfloat16 value is a float32)");
   if (!format)
     throw py::type_error(std::string("Got unsupported ScalarType ") + dtypeName(t.dtype()));
   size_t itemSize = elementSize(t.dtype());

@@ -238,3 +238,38 @@ def test_random_factories_compile_once_per_rank_and_new_fills_compile_none(tmp_p
     with pytest.raises(RuntimeError, match=r"^aten::randn: Trying to create tensor with "
                                            r"negative dimension -1: \[-1, 4\]$"):
         opal.randn(-1, 4)
+
+
+# Inputs a user can build that these functions cannot read: each in a
+# process of its own, expecting a clean error (or PyTorch's meta behaviour).
+UNREADABLE = {
+    "isclose of meta": ("print(opal.isclose(m, m).is_meta, tuple(opal.isclose(m, m).shape))",
+                        "True (2, 3)"),
+    "allclose of meta": ("opal.allclose(m, m)",
+                         "RuntimeError: Tensor.item() cannot be called on meta tensors"),
+    "assert_close of meta": ("opal.testing.assert_close(m, opal.empty(2, 3, device='meta')); "
+                             "print('passed')", "passed"),
+    "tolist of meta": ("m.tolist()", "NotImplementedError: Cannot copy out of meta tensor; "
+                                     "no data!"),
+    "item of meta": ("m[0, 0].item()", "RuntimeError: Tensor.item() cannot be called on meta "
+                                       "tensors"),
+    "isclose of numpy": ("opal.isclose(opal.ones(2), np.ones(2))",
+                         "TypeError: isclose(): expected two Tensors, got Tensor and ndarray"),
+    "save of numpy": ("opal.save(np.ones(2), io.BytesIO())",
+                      "TypeError: opal.save: cannot save a numpy.ndarray (it saves opal tensors"),
+    "save of a meta view": ("opal.save(m[1], io.BytesIO()); print('saved')", "saved"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(UNREADABLE))
+def test_unreadable_inputs_raise_clean_errors_in_their_own_process(case):
+    import subprocess
+    import sys
+    code, expected = UNREADABLE[case]
+    script = ("import io, numpy as np, opal\nm = opal.empty(2, 3, device='meta')\n"
+              f"try:\n    {code}\nexcept Exception as e:\n"
+              "    print(f'{type(e).__name__}: {e}')\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith(expected), done.stdout
