@@ -69,6 +69,22 @@ FailureOr<Value> constantArgument(OpBuilder &b, Location loc, const Argument &ar
   return built;
 }
 
+/// The `opal.list` of the sizes of `carrier`, a runtime size list
+/// (ArgKind::Sizes): constants where its type has them.
+Value sizeList(OpBuilder &b, Location loc, Value carrier) {
+  auto type = cast<RankedTensorType>(carrier.getType());
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d)) {
+      sizes.push_back(arith::ConstantIntOp::create(b, loc, type.getDimSize(d), 64));
+      continue;
+    }
+    Value dim = tensor::DimOp::create(b, loc, carrier, d);
+    sizes.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(), dim));
+  }
+  return ListOp::create(b, loc, ListType::get(b.getContext(), b.getI64Type()), sizes);
+}
+
 /// The schema argument of each entry point argument: the entry points take
 /// the non-constant arguments, in order.
 std::vector<uint32_t> schemaArgumentsOf(const std::vector<jit::ArgKind> &argKinds) {
@@ -77,6 +93,11 @@ std::vector<uint32_t> schemaArgumentsOf(const std::vector<jit::ArgKind> &argKind
     if (argKinds[i] != jit::ArgKind::Constant)
       schemaIndex.push_back(static_cast<uint32_t>(i));
   return schemaIndex;
+}
+
+/// Whether an argument of `kind` has sizes a kernel reads.
+bool isSized(jit::ArgKind kind) {
+  return kind == jit::ArgKind::Tensor || kind == jit::ArgKind::Sizes;
 }
 
 /// Sets `function`'s type to take its entry block's arguments, keeping the
@@ -119,6 +140,16 @@ FailureOr<OwningOpRef<ModuleOp>> opal::ir::buildCallModule(MLIRContext *context,
                         : (arg.sizeOneDims >> d & 1) ? 1
                                                      : ShapedType::kDynamic);
       inputTypes.push_back(RankedTensorType::get(shape, element));
+      break;
+    }
+    case jit::ArgKind::Sizes: {
+      // A memref without data whose sizes are the list's entries.
+      SmallVector<int64_t> shape;
+      for (int d = 0; d < arg.rank; ++d)
+        shape.push_back(!arg.sizes.empty()         ? arg.sizes[d]
+                        : (arg.sizeOneDims >> d & 1) ? 1
+                                                     : ShapedType::kDynamic);
+      inputTypes.push_back(RankedTensorType::get(shape, b.getI8Type()));
       break;
     }
     case jit::ArgKind::Float:
@@ -174,6 +205,10 @@ FailureOr<OwningOpRef<ModuleOp>> opal::ir::buildCallModule(MLIRContext *context,
   SmallVector<Value> operands;
   unsigned nextInput = 0;
   for (size_t i = 0; i < spec.args.size(); ++i) {
+    if (spec.args[i].kind == jit::ArgKind::Sizes) {
+      operands.push_back(sizeList(b, loc, entry->getArgument(nextInput++)));
+      continue;
+    }
     if (spec.args[i].kind != jit::ArgKind::Constant) {
       operands.push_back(entry->getArgument(nextInput++));
       continue;
@@ -364,7 +399,7 @@ std::vector<jit::SizeSource> opal::ir::sizeSourcesOf(ModuleOp module,
     std::optional<int64_t> index = dim.getConstantIndex();
     if (!argument || argument.getOwner() != &body ||
         argument.getArgNumber() >= schemaIndex.size() || !index ||
-        argKinds[schemaIndex[argument.getArgNumber()]] != jit::ArgKind::Tensor)
+        !isSized(argKinds[schemaIndex[argument.getArgNumber()]]))
       return {};
     stored[*position] = {schemaIndex[argument.getArgNumber()], static_cast<uint32_t>(*index)};
   }
@@ -394,8 +429,7 @@ opal::ir::readFunctionShapeChecks(const std::string &text,
   auto remap = [&](jit::SizeRef &size) {
     if (size.constant)
       return true;
-    if (size.argument >= schemaIndex.size() ||
-        argKinds[schemaIndex[size.argument]] != jit::ArgKind::Tensor)
+    if (size.argument >= schemaIndex.size() || !isSized(argKinds[schemaIndex[size.argument]]))
       return false;
     size.argument = schemaIndex[size.argument];
     return true;

@@ -62,14 +62,15 @@ public:
   void real(double v) { std::memcpy(&values_[count_++], &v, sizeof v); }
   /// An exploded memref descriptor (allocated and aligned pointers, offset,
   /// sizes, strides; strides are ignored by identity layouts).
+  /// Empty `strides` stand for zeros.
   void memref(void *data, IntArrayRef sizes, IntArrayRef strides) {
     pointer(data);
     pointer(data);
     integer(0);
     for (int64_t size : sizes)
       integer(size);
-    for (int64_t stride : strides)
-      integer(stride);
+    for (size_t d = 0; d < sizes.size(); ++d)
+      integer(strides.empty() ? 0 : strides[d]);
   }
 
 private:
@@ -92,6 +93,8 @@ size_t packedValueCount(const CompiledKernel &kernel, const IValue *args) {
   for (size_t i = 0; i < kernel.argKinds.size(); ++i) {
     if (kernel.argKinds[i] == ArgKind::Tensor)
       count += 3 + 2 * static_cast<size_t>(args[i].toTensorImpl()->sizes().size());
+    else if (kernel.argKinds[i] == ArgKind::Sizes)
+      count += 3 + 2 * args[i].toIntList().size();
     else if (kernel.argKinds[i] != ArgKind::Constant)
       ++count;
   }
@@ -118,6 +121,12 @@ size_t packedValueCount(const CompiledKernel &kernel, const IValue *args) {
       packer.memref(impl->data(), impl->sizes(), impl->strides());
       break;
     }
+    case ArgKind::Sizes: {
+      // (No data: strides of 0, which the kernel's identity layout ignores.)
+      const std::vector<int64_t> &sizes = args[i].toIntList();
+      packer.memref(nullptr, sizes, {});
+      break;
+    }
     case ArgKind::Float:
       packer.real(args[i].toDouble());
       break;
@@ -134,6 +143,16 @@ size_t packedValueCount(const CompiledKernel &kernel, const IValue *args) {
   }
 }
 
+/// The sizes of argument `arg` of `kind`: a tensor's, a runtime size list
+/// (ArgKind::Sizes) itself; none for other kinds.
+IntArrayRef sizesOf(const IValue &arg, ArgKind kind) {
+  if (kind == ArgKind::Tensor)
+    return arg.toTensorImpl()->sizes();
+  if (kind == ArgKind::Sizes)
+    return arg.toIntList();
+  return {};
+}
+
 /// The dynamic output sizes from the inputs' sizes (kernel.sizeSources);
 /// false, with nothing written, if the kernel has no sources or one does
 /// not apply to this call.
@@ -144,14 +163,13 @@ bool sizesFromInputs(const CompiledKernel &kernel, const IValue *args, int64_t *
     return false;
   for (const SizeSource &source : sources)
     if (source.argument >= kernel.argKinds.size() ||
-        kernel.argKinds[source.argument] != ArgKind::Tensor ||
-        source.dim >= args[source.argument].toTensorImpl()->sizes().size())
+        source.dim >= sizesOf(args[source.argument], kernel.argKinds[source.argument]).size())
       return false;
   size_t next = 0;
   for (size_t i = 0; i < count; ++i)
     if (sizes[i] < 0) {
       const SizeSource &source = sources[next++];
-      sizes[i] = args[source.argument].toTensorImpl()->sizes()[source.dim];
+      sizes[i] = sizesOf(args[source.argument], kernel.argKinds[source.argument])[source.dim];
     }
   return true;
 }
@@ -202,9 +220,9 @@ std::optional<int64_t> sizeOf(const SizeRef &size, const IValue *args,
                               const std::vector<ArgKind> &kinds) {
   if (size.constant)
     return size.value;
-  if (size.argument >= kinds.size() || kinds[size.argument] != ArgKind::Tensor)
+  if (size.argument >= kinds.size())
     return std::nullopt;
-  IntArrayRef sizes = args[size.argument].toTensorImpl()->sizes();
+  IntArrayRef sizes = sizesOf(args[size.argument], kinds[size.argument]);
   if (size.dim >= sizes.size())
     return std::nullopt;
   return sizes[size.dim];

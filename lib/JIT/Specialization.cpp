@@ -5,6 +5,7 @@
 #include "opal/Runtime/Tensor.h"
 #include "opal/Schema/SchemaParser.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <optional>
@@ -21,10 +22,40 @@ TypeKind baseKind(const TypePtr &type) {
   return type->isOptional() ? type->element()->kind() : type->kind();
 }
 
-/// How `value` of `argument` enters a kernel.
-ArgKind kindOf(const Argument &argument, const IValue &value) {
+/// Whether a call of `schema` on `device` takes its `SymInt[] size` at run
+/// time (ArgKind::Sizes): a factory, an op that takes no tensor, on the CPU.
+bool sizesAtRunTime(const FunctionSchema &schema, DeviceType device) {
+  if (device != DeviceType::CPU)
+    return false;
+  for (const Argument &argument : schema.arguments()) {
+    const TypePtr &type = argument.type();
+    const TypePtr &base = type->isOptional() ? type->element() : type;
+    if (base->kind() == TypeKind::Tensor ||
+        (base->isList() && base->element()->kind() == TypeKind::Tensor))
+      return false;
+  }
+  return true;
+}
+
+/// Whether `value` of `argument` is a size list a factory takes at run time.
+bool isRuntimeSizes(const Argument &argument, const IValue &value) {
+  const TypePtr &type = argument.type();
+  if (argument.name() != "size" || !type->isList() || type->fixedSize() ||
+      type->element()->kind() != TypeKind::SymInt || !value.isIntList())
+    return false;
+  const std::vector<int64_t> &sizes = value.toIntList();
+  // (A negative size is refused by the factory's own check, compiled in.)
+  return sizes.size() <= 64 &&
+         std::all_of(sizes.begin(), sizes.end(), [](int64_t size) { return size >= 0; });
+}
+
+/// How `value` of `argument` enters a kernel; `runtimeSizes`: the call's
+/// `SymInt[] size` is a runtime value (sizesAtRunTime).
+ArgKind kindOf(const Argument &argument, const IValue &value, bool runtimeSizes) {
   if (value.isTensor())
     return ArgKind::Tensor;
+  if (runtimeSizes && isRuntimeSizes(argument, value))
+    return ArgKind::Sizes;
   TypeKind kind = baseKind(argument.type());
   if (kind == TypeKind::Float && (value.isDouble() || value.isInt()))
     return ArgKind::Float;
@@ -152,9 +183,10 @@ Expected<bool> jit::appendKeyWords(const FunctionSchema &schema, const IValue *a
                   uint64_t(opByOp) << 9 |
                   static_cast<uint64_t>(static_cast<uint32_t>(cudaCapability)) << 16);
   const auto &arguments = schema.arguments();
+  bool runtimeSizes = sizesAtRunTime(schema, device);
   for (size_t i = 0; i < arguments.size(); ++i) {
     const IValue &value = args[i];
-    ArgKind kind = kindOf(arguments[i], value);
+    ArgKind kind = kindOf(arguments[i], value, runtimeSizes);
     uint64_t head = static_cast<uint64_t>(kind) + 1;
     if (kind == ArgKind::Tensor) {
       const TensorImpl &tensor = *value.toTensorImpl();
@@ -166,6 +198,13 @@ Expected<bool> jit::appendKeyWords(const FunctionSchema &schema, const IValue *a
       words.push_back(head | uint64_t(static_cast<uint8_t>(tensor.dtype())) << 8 |
                       uint64_t(sizes.size()) << 16 | uint64_t(misaligned) << 24 |
                       uint64_t(strided) << 25);
+      words.push_back(sizeOneDims(sizes));
+      if (staticShapes)
+        for (int64_t size : sizes)
+          words.push_back(static_cast<uint64_t>(size));
+    } else if (kind == ArgKind::Sizes) {
+      IntArrayRef sizes = value.toIntList();
+      words.push_back(head | uint64_t(sizes.size()) << 16);
       words.push_back(sizeOneDims(sizes));
       if (staticShapes)
         for (int64_t size : sizes)
@@ -187,9 +226,10 @@ CallSpec jit::makeCallSpec(const FunctionSchema &schema, const IValue *args,
   spec.cudaCapability = cudaCapability;
   spec.staticShapes = staticShapes;
   const auto &arguments = schema.arguments();
+  bool runtimeSizes = sizesAtRunTime(schema, device);
   for (size_t i = 0; i < arguments.size(); ++i) {
     ArgSpec arg;
-    arg.kind = kindOf(arguments[i], args[i]);
+    arg.kind = kindOf(arguments[i], args[i], runtimeSizes);
     if (arg.kind == ArgKind::Tensor) {
       Tensor tensor = args[i].toTensor();
       arg.dtype = tensor.dtype();
@@ -199,6 +239,12 @@ CallSpec jit::makeCallSpec(const FunctionSchema &schema, const IValue *args,
         arg.sizes.assign(tensor.sizes().begin(), tensor.sizes().end());
       arg.aligned = device != DeviceType::CUDA || readsAligned(*tensor.impl());
       arg.strided = device == DeviceType::CPU && readsStrided(*tensor.impl());
+    } else if (arg.kind == ArgKind::Sizes) {
+      IntArrayRef sizes = args[i].toIntList();
+      arg.rank = static_cast<int>(sizes.size());
+      arg.sizeOneDims = sizeOneDims(sizes);
+      if (staticShapes)
+        arg.sizes.assign(sizes.begin(), sizes.end());
     } else if (arg.kind == ArgKind::Constant) {
       arg.constant = args[i];
     }
@@ -214,9 +260,8 @@ std::string CallSpec::str() const {
     const ArgSpec &arg = args[i];
     if (i)
       out << ", ";
-    switch (arg.kind) {
-    case ArgKind::Tensor:
-      out << dtypeName(arg.dtype) << "[";
+    auto dims = [&] {
+      out << "[";
       for (int d = 0; d < arg.rank; ++d) {
         out << (d ? "," : "");
         if (!arg.sizes.empty())
@@ -225,6 +270,15 @@ std::string CallSpec::str() const {
           out << ((arg.sizeOneDims >> d & 1) ? "1" : "?");
       }
       out << "]";
+    };
+    switch (arg.kind) {
+    case ArgKind::Sizes:
+      out << "sizes";
+      dims();
+      break;
+    case ArgKind::Tensor:
+      out << dtypeName(arg.dtype);
+      dims();
       if (!arg.aligned)
         out << " misaligned";
       if (arg.strided)
@@ -295,14 +349,10 @@ std::optional<std::vector<std::string>> splitEntries(std::string_view inner) {
   return entries;
 }
 
-/// A meta tensor for `dtype[dims]`, or an error message.
-std::variant<IValue, std::string> sampleTensor(const std::string &entry) {
-  size_t open = entry.find('[');
-  if (open == std::string::npos || entry.back() != ']')
-    return std::string("expected a tensor written dtype[dims], such as float32[?,1]");
-  auto dtype = parseScalarType(trimmed(entry.substr(0, open)));
-  if (!dtype)
-    return "unknown dtype '" + trimmed(entry.substr(0, open)) + "'";
+/// The sizes of `[dims]` at `open` in `entry` (each `?`, standing for 2, or
+/// `1`), or an error message.
+std::variant<std::vector<int64_t>, std::string> sampleDims(const std::string &entry,
+                                                           size_t open) {
   std::vector<int64_t> sizes;
   auto dims = splitEntries(entry.substr(open + 1, entry.size() - open - 2));
   for (const std::string &dim : dims.value_or(std::vector<std::string>{"bad"})) {
@@ -315,7 +365,31 @@ std::variant<IValue, std::string> sampleTensor(const std::string &entry) {
   }
   if (sizes.size() > 64)
     return std::string("the JIT compiles tensors of rank up to 64");
-  return IValue(Tensor::empty(sizes, *dtype, Device(DeviceType::Meta)));
+  return sizes;
+}
+
+/// A meta tensor for `dtype[dims]`, or an error message.
+std::variant<IValue, std::string> sampleTensor(const std::string &entry) {
+  size_t open = entry.find('[');
+  if (open == std::string::npos || entry.back() != ']')
+    return std::string("expected a tensor written dtype[dims], such as float32[?,1]");
+  auto dtype = parseScalarType(trimmed(entry.substr(0, open)));
+  if (!dtype)
+    return "unknown dtype '" + trimmed(entry.substr(0, open)) + "'";
+  auto sizes = sampleDims(entry, open);
+  if (auto *message = std::get_if<std::string>(&sizes))
+    return *message;
+  return IValue(Tensor::empty(std::get<std::vector<int64_t>>(sizes), *dtype,
+                              Device(DeviceType::Meta)));
+}
+
+/// The size list `sizes[dims]` of a factory (ArgKind::Sizes), or an error
+/// message.
+std::variant<IValue, std::string> sampleSizes(const std::string &entry) {
+  auto sizes = sampleDims(entry, entry.find('['));
+  if (auto *message = std::get_if<std::string>(&sizes))
+    return *message;
+  return IValue(std::get<std::vector<int64_t>>(sizes));
 }
 
 /// A constant of the argument's type, read with the schema-default grammar.
@@ -378,6 +452,10 @@ Expected<std::vector<IValue>> jit::parseSpecialization(const FunctionSchema &sch
       value = IValue();
     else if (kind == TypeKind::Tensor)
       value = sampleTensor(entry);
+    else if (entry.rfind("sizes[", 0) == 0 && entry.back() == ']' &&
+             sizesAtRunTime(schema, DeviceType::CPU) &&
+             isRuntimeSizes(argument, IValue(std::vector<int64_t>{})))
+      value = sampleSizes(entry);
     else if (entry == "float" && (kind == TypeKind::Float || kind == TypeKind::Scalar))
       value = IValue(1.0);
     else if (entry == "int" && kind == TypeKind::Scalar)

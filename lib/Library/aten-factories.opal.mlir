@@ -40,7 +40,7 @@ opal.library "aten" {
     %negative = opal.first_negative %size : !opal.list<i64> -> i64
     %c0 = arith.constant 0 : i64
     %sizes_ok = arith.cmpi eq, %negative, %c0 : i64
-    opal.check %sizes_ok, "Trying to create tensor with negative dimension {0}: [{1}]" (%negative, %size : i64, !opal.list<i64>)
+    opal.check %sizes_ok, "Dimension size must be non-negative."
     %c6 = arith.constant 6 : i64
     %no_dtype = opal.is_none %dtype : i64 -> i1
     %code = opal.static_if %no_dtype -> i64 {

@@ -3,7 +3,8 @@
 // opal.list_eq, opal.ends_with and opal.list_len compute the conditions of
 // opal.check and opal.static_if from shapes and int lists: constants where
 // the sizes are known for the use, `arith.cmpi` of the sizes otherwise (an
-// opal.check then checks them per call). opal.check_reduction_dims becomes
+// opal.check then checks them per call); opal.first_negative knows that a
+// tensor's sizes, and sums and products of them, are not negative. opal.check_reduction_dims becomes
 // one opal.assert per size it needs to be non-zero, opal.check_padding one
 // per dim that negative padding crops, opal.check_repeats one per negative
 // repeat count, opal.check_edge_padding those of reflected and replicated
@@ -19,6 +20,7 @@
 #include "opal/Dialect/OpalTypes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
 using namespace opal::ir;
@@ -34,6 +36,22 @@ FailureOr<SmallVector<Value>> listElements(Value list, std::string &problem) {
     return failure();
   }
   return SmallVector<Value>(op.getElements());
+}
+
+/// Whether `value` (an i64) is known to be at least 0: a size of a tensor,
+/// a non-negative constant, or a sum, product or maximum of such values.
+bool knownNonNegative(Value value, unsigned depth = 0) {
+  if (std::optional<int64_t> constant = constantInt(value))
+    return *constant >= 0;
+  if (depth > 8)
+    return false;
+  if (auto cast = value.getDefiningOp<arith::IndexCastOp>())
+    return cast.getIn().getDefiningOp<tensor::DimOp>() != nullptr;
+  Operation *op = value.getDefiningOp();
+  if (isa_and_nonnull<arith::AddIOp, arith::MulIOp, arith::MaxSIOp>(op))
+    return knownNonNegative(op->getOperand(0), depth + 1) &&
+           knownNonNegative(op->getOperand(1), depth + 1);
+  return false;
 }
 
 Value constantBool(OpBuilder &b, Location loc, bool value) {
@@ -129,16 +147,27 @@ Expanded opal::ir::detail::expandListItem(OpBuilder &b, Operation *op, ValueRang
 
 Expanded opal::ir::detail::expandFirstNegative(OpBuilder &b, Operation *op, ValueRange operands,
                                                std::string &problem) {
-  auto list = constantIntList(operands[0]);
-  if (!list)
-    return expansionFailure(problem, "needs a list of constants");
-  int64_t first = 0;
-  for (int64_t value : *list)
-    if (value < 0) {
-      first = value;
-      break;
+  auto list = listElements(operands[0], problem);
+  if (failed(list))
+    return failure();
+  // From the last element to the first, so the first negative one wins:
+  // a constant where the elements are, `arith.select` of the sizes known
+  // per call otherwise.
+  Location loc = op->getLoc();
+  Value first = constantI64(b, loc, 0);
+  for (Value element : llvm::reverse(*list)) {
+    if (std::optional<int64_t> value = constantInt(element)) {
+      if (*value < 0)
+        first = element;
+      continue;
     }
-  return SmallVector<Value>{constantI64(b, op->getLoc(), first)};
+    if (knownNonNegative(element))
+      continue;
+    Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, element,
+                                           constantI64(b, loc, 0));
+    first = arith::SelectOp::create(b, loc, negative, element, first);
+  }
+  return SmallVector<Value>{first};
 }
 
 Expanded opal::ir::detail::expandSizesWithin(OpBuilder &b, Operation *op, ValueRange operands,

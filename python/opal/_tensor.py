@@ -182,7 +182,11 @@ def full(size, fill_value, *, dtype=None, device=None):
 
 @_factory
 def zeros(*size, dtype=None, device=None):
-    return _C._full(_sizes(size), 0.0, dtype or _C.float32, _device(device))
+    sizes = _sizes(size)
+    # (PyTorch 2's zeros checks its sizes itself, in its own words.)
+    if any(isinstance(s, int) and s < 0 for s in sizes):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
+    return _C._full(sizes, 0.0, dtype or _C.float32, _device(device))
 
 
 @_factory
@@ -212,18 +216,21 @@ def _valid_sizes(sizes):
 
 
 def _random(name, size, dtype, device):
-    """aten.rand or aten.randn of `size`, called as aten.rand_like or
+    """aten.rand or aten.randn of `size`. On the CPU the op takes its sizes
+    at run time (one kernel for every shape of a rank); elsewhere its size
+    list is a constant of its kernel key, so it runs as aten.rand_like or
     aten.randn_like of an empty tensor of that size: the same numbers (one
-    generator stream), and one compile for every shape of a rank, where the
-    size list is a constant of aten.rand's own kernel key. Sizes that are
-    not all >= 0 and dtypes that are not floating go to aten.rand itself,
-    for its errors."""
+    generator stream), one compile per rank. Sizes that are not all >= 0
+    and dtypes that are not floating go to aten.rand itself, for its
+    errors."""
     from opal import ops
     sizes = _sizes(size)
     op = getattr(ops.aten, name)
-    if (dtype is not None and not dtype.is_floating_point) or not _valid_sizes(sizes):
+    where = _device(device)
+    if (where.type == "cpu" or (dtype is not None and not dtype.is_floating_point)
+            or not _valid_sizes(sizes)):
         return op(sizes, dtype=dtype, device=_factory_device(device))
-    shape_of = _C._empty(sizes, dtype or _C.float32, _device(device))
+    shape_of = _C._empty(sizes, dtype or _C.float32, where)
     return getattr(ops.aten, name + "_like")(shape_of)
 
 

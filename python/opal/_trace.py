@@ -121,6 +121,10 @@ class Tracer:
             return name, "!opal.none"
         if isinstance(value, TracedTensor):
             raise TypeError(f"{context}: expected {base}, got a tensor")
+        if base.startswith("Tensor") and isinstance(value, (list, tuple)):
+            raise TypeError(f"{context}: a traced decomposition cannot pass a list of tensors "
+                            "yet: call the op outside the decomposition, or register a "
+                            "Python kernel (opal.library.impl) for it")
         if isinstance(value, _Scalar):
             return value.name, value.type
         if base == "Device" and isinstance(value, str):

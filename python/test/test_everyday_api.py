@@ -204,9 +204,9 @@ def test_the_version_is_the_build_s_and_opal_lit_prints_it():
 
 
 def test_random_factories_compile_once_per_rank_and_new_fills_compile_none(tmp_path):
-    # opal.rand/opal.randn are the _like ops of an empty tensor of the size
-    # (its dims are kernel arguments), with aten.randn's numbers; x.new_*
-    # fill in the runtime. A process of its own with an empty cache.
+    # opal.rand/opal.randn call aten.rand/aten.randn, whose size list is a
+    # kernel argument on the CPU; x.new_* fill in the runtime. A process of
+    # its own with an empty cache.
     import json
     import os
     import subprocess
@@ -238,6 +238,72 @@ def test_random_factories_compile_once_per_rank_and_new_fills_compile_none(tmp_p
     with pytest.raises(RuntimeError, match=r"^aten::randn: Trying to create tensor with "
                                            r"negative dimension -1: \[-1, 4\]$"):
         opal.randn(-1, 4)
+
+
+def test_factory_ops_take_their_sizes_at_run_time(tmp_path):
+    # aten's factories called directly compile once for every shape of a
+    # rank (the size list is a kernel argument: its length and entries of 1
+    # are keyed); so does a decomposition that makes a tensor of sizes it
+    # reads per call. A process of its own with an empty cache.
+    import json
+    import os
+    import subprocess
+    import sys
+    import textwrap
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent("""
+        import json, opal
+        A = opal.ops.aten
+        calls = {"zeros": lambda n: A.zeros([n, 4]), "ones": lambda n: A.ones([n, 4]),
+                 "full": lambda n: A.full([n, 4], 2.5), "rand": lambda n: A.rand([n, 4]),
+                 "randn": lambda n: A.randn([n, 4], dtype=opal.float64)}
+        counts, shapes = {}, []
+        for name, call in calls.items():
+            opal.jit.reset_stats()
+            shapes += [list(call(n).shape) for n in (3, 5, 0, 9)]
+            counts[name] = opal.jit.stats()["compiles"]
+        values = [A.full([2, 3], 7).tolist(), A.ones([2], dtype=opal.int16).tolist(),
+                  A.zeros([1, 2]).tolist(), A.zeros([]).tolist()]
+        opal.manual_seed(5); first = A.randn([6, 4]).tolist()
+        opal.manual_seed(5); again = opal.randn(6, 4).tolist()
+        lib = opal.library.Library("sizes_test", "DEF")
+        lib.define("pad_rows(Tensor x) -> Tensor")
+        @opal.library.register_decomposition("sizes_test::pad_rows", lib=lib)
+        def pad_rows(x):
+            return A.zeros([x.size(0) * 2, x.size(1)]) + x.sum()
+        opal.jit.reset_stats()
+        padded = [opal.ops.sizes_test.pad_rows(opal.ones(n, 3)) for n in (2, 4)]
+        counts["traced"] = opal.jit.stats()["compiles"]
+        print(json.dumps([counts, shapes[8:12], values, first == again,
+                          [p.tolist() for p in padded]]))
+    """)], capture_output=True, text=True, timeout=300,
+        env=dict(os.environ, OPAL_CACHE_DIR=str(tmp_path)))
+    assert done.returncode == 0, done.stderr[-3000:]
+    counts, shapes, values, same, padded = json.loads(done.stdout.splitlines()[-1])
+    assert counts == {"zeros": 1, "ones": 1, "full": 1, "rand": 1, "randn": 1, "traced": 1}
+    assert shapes == [[3, 4], [5, 4], [0, 4], [9, 4]]
+    assert values == [[[7] * 3] * 2, [1, 1], [[0.0, 0.0]], 0.0]
+    assert same
+    assert padded == [[[6.0] * 3] * 4, [[12.0] * 3] * 8]
+
+
+@pytest.mark.parametrize("call, reference", [
+    ("opal.zeros(2, -1)", "torch.zeros(2, -1)"),
+    ("opal.ops.aten.zeros([-3])", "torch.ops.aten.zeros([-3])"),
+    ("opal.ops.aten.ones([4, -1])", "torch.ops.aten.ones([4, -1])"),
+    ("opal.ops.aten.full([-2], 1.0)", "torch.ops.aten.full([-2], 1.0)"),
+    ("opal.ops.aten.randn([2, -1])", "torch.ops.aten.randn([2, -1])"),
+])
+def test_negative_factory_sizes_raise_as_pytorch_does(call, reference):
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError) as expected:
+        eval(reference, {"torch": torch})
+    with pytest.raises(RuntimeError) as got:
+        eval(call, {"opal": opal})
+    message = str(got.value)
+    for prefix in ("aten::zeros: ", "aten::ones: ", "aten::full: ", "aten::randn: "):
+        message = message.removeprefix(prefix)
+    assert message == str(expected.value).removeprefix("zeros: ") or \
+        message == str(expected.value)
 
 
 # Inputs a user can build that these functions cannot read: each in a

@@ -999,6 +999,45 @@ func.func @zeros_like(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
 
 // -----
 
+// zeros of sizes known per call: a tensor's size (and products of sizes)
+// is never negative, so the negative-size check folds away
+// CHECK-LABEL: func.func @zeros_of_sizes
+// CHECK-NOT: opal.assert
+// CHECK: prims.full {{.*}} : (!opal.list<i64>, i64, i64, !opal.device, i1) -> tensor<?x4xf32>
+// CHECK-NOT: aten.
+func.func @zeros_of_sizes(%x: tensor<?x?xf32>) -> tensor<?x4xf32> {
+  %n = opal.none
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %s = arith.index_cast %d : index to i64
+  %c2 = arith.constant 2 : i64
+  %t = arith.muli %s, %c2 : i64
+  %c4 = arith.constant 4 : i64
+  %size = opal.list %t, %c4 : i64, i64 -> !opal.list<i64>
+  %r = aten.zeros %size, %n, %n, %n, %n : (!opal.list<i64>, !opal.none, !opal.none, !opal.none, !opal.none) -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}
+
+// -----
+
+// zeros of an int that may be negative: checked per call, with PyTorch's
+// message
+// CHECK-LABEL: func.func @zeros_of_ints
+// CHECK: %[[NEG:.*]] = arith.cmpi slt, %arg0
+// CHECK: %[[FIRST:.*]] = arith.select %[[NEG]], %arg0
+// CHECK: %[[OK:.*]] = arith.cmpi eq, %[[FIRST]]
+// CHECK: opal.assert %[[OK]], "Dimension size must be non-negative."
+// CHECK: prims.full
+func.func @zeros_of_ints(%a: i64) -> tensor<?x4xf32> {
+  %n = opal.none
+  %c4 = arith.constant 4 : i64
+  %size = opal.list %a, %c4 : i64, i64 -> !opal.list<i64>
+  %r = aten.zeros %size, %n, %n, %n, %n : (!opal.list<i64>, !opal.none, !opal.none, !opal.none, !opal.none) -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}
+
+// -----
+
 // ones_like with a dtype (float64 = 7)
 // CHECK-LABEL: func.func @ones_like
 // CHECK: prims.full {{.*}} : (!opal.list<i64>, i64, i64, !opal.device, i1) -> tensor<2x3xf64>

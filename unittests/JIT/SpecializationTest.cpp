@@ -77,6 +77,44 @@ TEST(Specialization, SpecDescribesTheCall) {
   EXPECT_EQ(spec.str(), "(float32[4,1], float, int=1, None)");
 }
 
+TEST(Specialization, AFactorysSizesAreRuntimeValuesOnTheCpu) {
+  // The `SymInt[] size` of an op that takes no tensor: keyed by its length
+  // and its entries of 1, as a tensor's shape.
+  auto s = schema("t::zeros(SymInt[] size, *, ScalarType? dtype=None) -> Tensor");
+  using Sizes = std::vector<int64_t>;
+  EXPECT_EQ(keyOf(s, {Sizes{3, 4}, IValue()}), keyOf(s, {Sizes{7, 0}, IValue()}));
+  EXPECT_NE(keyOf(s, {Sizes{3, 4}, IValue()}), keyOf(s, {Sizes{1, 4}, IValue()}));
+  EXPECT_NE(keyOf(s, {Sizes{3, 4}, IValue()}), keyOf(s, {Sizes{12}, IValue()}));
+  EXPECT_NE(keyOf(s, {Sizes{3, 4}, IValue()}, true), keyOf(s, {Sizes{7, 4}, IValue()}, true));
+  std::vector<IValue> args = {Sizes{5, 1}, IValue()};
+  CallSpec spec = makeCallSpec(s, args.data(), DeviceType::CPU, false);
+  EXPECT_EQ(spec.str(), "(sizes[?,1], None)");
+  EXPECT_EQ(spec.args[0].kind, ArgKind::Sizes);
+  EXPECT_EQ(spec.args[0].rank, 2);
+  // Written back as text, the spec stands for the same kernel.
+  auto parsed = parseSpecialization(s, spec.str());
+  ASSERT_TRUE(parsed.hasValue()) << parsed.error().message();
+  EXPECT_EQ(keyOf(s, *parsed), keyOf(s, args));
+  // A negative size stays a constant (the factory's own check refuses it),
+  // so does every size list on CUDA, and a list of an op that takes a
+  // tensor (a view's size may be -1).
+  args = {Sizes{-1, 4}, IValue()};
+  EXPECT_EQ(makeCallSpec(s, args.data(), DeviceType::CPU, false).args[0].kind,
+            ArgKind::Constant);
+  args = {Sizes{5, 1}, IValue()};
+  EXPECT_EQ(makeCallSpec(s, args.data(), DeviceType::CUDA, false).args[0].kind,
+            ArgKind::Constant);
+  auto view = schema("t::view(Tensor self, SymInt[] size) -> Tensor");
+  args = {Tensor::empty({4}), Sizes{2, 2}};
+  EXPECT_EQ(makeCallSpec(view, args.data(), DeviceType::CPU, false).args[1].kind,
+            ArgKind::Constant);
+  auto wrong = parseSpecialization(view, "(float32[?], sizes[?,?])");
+  ASSERT_FALSE(wrong.hasValue());
+  EXPECT_NE(wrong.error().message().find("argument 'size': cannot read 'sizes[?,?]' as SymInt[]"),
+            std::string::npos)
+      << wrong.error().message();
+}
+
 TEST(Specialization, RunningOpByOpUnderAModeIsPartOfTheKey) {
   // The same call with a dispatch mode active (CallSpec::opByOp) has its own
   // key, whatever its last argument: the flag is a bit of the first word.

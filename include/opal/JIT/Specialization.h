@@ -6,8 +6,11 @@
 // decomposition needs them, every dim static). `float` and `Scalar`
 // arguments are runtime values (`x * 0.5` and `x * 0.7` share a kernel; a
 // Scalar's kind, int or float, is part of the key because it changes type
-// promotion). Every other argument (dims, keepdim, dtype, strings, lists,
-// None) is baked into the IR as a constant.
+// promotion). The `SymInt[] size` of a factory (an op that takes no tensor)
+// on the CPU is a runtime value too, with its length and its entries of 1
+// specialized as a tensor's rank and size-1 dims are: `zeros([n, 4])` is
+// one kernel for every n. Every other argument (dims, keepdim, dtype,
+// strings, lists, None) is baked into the IR as a constant.
 //
 // The key of a call is a short array of 64-bit words that holds all of
 // this exactly (no hashing of values, no strings): the in-memory cache
@@ -42,11 +45,15 @@ enum class ArgKind : uint8_t {
   Float,    ///< an f64 passed at run time
   Int,      ///< an i64 passed at run time
   Constant, ///< the value is part of the IR
+  /// A factory's `SymInt[] size` passed at run time as the sizes of a
+  /// memref without data; specialized like a tensor's shape (its length as
+  /// the rank, the entries of 1 static).
+  Sizes,
 };
 
 struct ArgSpec {
   ArgKind kind = ArgKind::Constant;
-  // Tensor:
+  // Tensor (and Sizes: rank, sizeOneDims and sizes):
   ScalarType dtype = ScalarType::Undefined;
   int rank = 0;
   uint64_t sizeOneDims = 0; ///< bit d set: dim d has size 1
@@ -105,7 +112,8 @@ CallSpec makeCallSpec(const FunctionSchema &schema, const IValue *args, DeviceTy
 /// Arguments that stand for the specialization `text`, written as
 /// CallSpec::str() prints it: per schema argument a tensor `dtype[dims]`
 /// (each dim `?`, any size, or `1`), `float` or `int` for a runtime number
-/// (`int` only for Scalar arguments), or a constant in schema-default syntax
+/// (`int` only for Scalar arguments), a factory's runtime size list
+/// `sizes[dims]` (dims as a tensor's), or a constant in schema-default syntax
 /// (`1`, `[0, 1]`, `True`, `None`, `'tanh'`, optionally after its kind as
 /// printed: `int=1`). Trailing arguments with defaults may be left out.
 /// Tensors are meta tensors (dims `?` have size 2), so appendKeyWords and
