@@ -1,6 +1,6 @@
-"""Autograd against PyTorch 1.13's, interleaved round by round.
+"""Autograd against PyTorch's, interleaved round by round.
 
-    PYTHONPATH=build/python /usr/bin/python3 benchmarks/autograd_benchmark.py
+    PYTHONPATH=build/python ~/.cache/opal-venv/bin/python benchmarks/autograd_benchmark.py
 
 1. The cost of recording: `x * y` on 1-element float32 tensors from Python,
    with inputs that require grad and without, ns per call (min / median of
@@ -22,6 +22,7 @@ import time
 
 import numpy as np
 import opal
+import interleaved  # noqa: E402 (beside this file)
 import torch
 
 
@@ -205,6 +206,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
+    print(interleaved.blas())  # (refuses the reference BLAS)
     opal.set_num_threads(args.threads)
     torch.set_num_threads(args.threads)
     call_costs(args.repeats, args.number)

@@ -1,4 +1,4 @@
-"""Row-wise ops over columns: opal against PyTorch 1.13 on one thread.
+"""Row-wise ops over columns: opal against PyTorch on one thread.
 
 softmax and log_softmax over dim 0 of a (4096, 1024) float32 matrix (each
 column normalized: the column's max and sum are per-column values every
@@ -8,7 +8,7 @@ on (256, 1024), which stays in the L2 cache. opal and PyTorch interleaved
 round by round in one process; min and median milliseconds, PyTorch's
 median over opal's, and the clone's median over each case's.
 
-    PYTHONPATH=build/python /usr/bin/python3 benchmarks/columns_benchmark.py [--rounds N] [--threads T]
+    PYTHONPATH=build/python ~/.cache/opal-venv/bin/python benchmarks/columns_benchmark.py [--rounds N] [--threads T]
 """
 
 import numpy as np

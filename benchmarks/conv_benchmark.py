@@ -10,12 +10,11 @@ MobileNet downsampling 3x3 of stride 2, a 5x5 over a batch of 8), a 1x1
 projection, ResNet's 1x1 shortcut of stride 2, a 1-d and a 3-d convolution, and a transposed 2-d one
 (stride 2, a decoder's upsampling), and resnet18's layers at a batch of 8
 of 64x64 images ("r18": planes of 16x16 to 2x2). Reports min and median
-milliseconds and PyTorch's median over opal's. Debian's python3 runs it
-against Debian's PyTorch 1.13; the virtual environment's python against
-PyTorch 2 (MKL and oneDNN).
+milliseconds and PyTorch's median over opal's, against the PyTorch 2 of
+the bootstrap's environment (MKL and oneDNN; the reference BLAS is refused).
 
-    PYTHONPATH=build/python /usr/bin/python3 benchmarks/conv_benchmark.py [--rounds N]
-    PYTHONPATH=build/python ~/.cache/opal-venv/bin/python benchmarks/conv_benchmark.py --only r18
+    PYTHONPATH=build/python ~/.cache/opal-venv/bin/python benchmarks/conv_benchmark.py \
+        [--rounds N] [--only r18]
 """
 
 

@@ -4,7 +4,7 @@
 Not a test: run it on a machine with a GPU and read the tables
 (docs/performance.md records them with the device named).
 
-    PYTHONPATH=build/python /usr/bin/python3 benchmarks/cuda_benchmark.py
+    PYTHONPATH=build/python ~/.cache/opal-venv/bin/python benchmarks/cuda_benchmark.py
 
 1. Elementwise add, exp, softplus and gelu at 16M to 256M float32 elements,
    a sum over the last dim and a last-dim softmax, each as a fraction of the

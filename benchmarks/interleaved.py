@@ -59,14 +59,44 @@ def set_threads(count):
 
 def blas():
     """What PyTorch multiplies with (its build configuration's BLAS and
-    oneDNN), to print beside the ratios: the reference BLAS
-    (BLAS_INFO=generic, Debian's PyTorch) makes them say little."""
+    oneDNN), to print beside the ratios. Refuses the reference BLAS
+    (BLAS_INFO=generic, Debian's PyTorch): a ratio against it is not a
+    result."""
     import re
     import torch
     config = torch.__config__.show()
     found = [m.group(0) for m in (re.search(r"BLAS_INFO=\w+", config),
                                   re.search(r"USE_MKLDNN=\w+", config)) if m]
+    if "BLAS_INFO=generic" in found:
+        raise SystemExit(f"PyTorch {torch.__version__} multiplies with the reference BLAS "
+                         "(BLAS_INFO=generic): a ratio against it is not a result. Run the "
+                         "benchmark with the PyTorch of scripts/bootstrap-python.sh (MKL and "
+                         "oneDNN).")
     return f"PyTorch {torch.__version__} ({', '.join(found) or 'BLAS not reported'})"
+
+
+def numpy_blas():
+    """The BLAS library numpy multiplies with, read from the libraries the
+    process has mapped after a product, and whether it is a real one
+    (OpenBLAS, MKL, BLIS) rather than the reference BLAS (Debian's
+    default `libblas.so.3`, about a fifth of OpenBLAS's speed)."""
+    import os
+    import numpy as np
+    np.ones((64, 64), np.float32) @ np.ones((64, 64), np.float32)
+    try:
+        with open("/proc/self/maps") as maps:
+            paths = {line.split()[-1] for line in maps if ".so" in line}
+    except OSError:
+        return "numpy's BLAS unknown", False
+    for path in sorted(paths):
+        name = os.path.basename(os.path.realpath(path))
+        if any(real in name for real in ("openblas", "mkl_rt", "libmkl", "blis")):
+            return f"numpy {np.__version__} with {name}", True
+    for path in sorted(paths):
+        if "libblas.so" in path or "libcblas.so" in path:
+            return (f"numpy {np.__version__} with the reference BLAS "
+                    f"({os.path.realpath(path)})"), False
+    return f"numpy {np.__version__} (BLAS not found among its libraries)", False
 
 
 def main(description, cases, rounds=15, width=26, copy_column=True, unit="ms"):

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""The CPU JIT beside numpy and PyTorch 1.13, in one run.
+"""The CPU JIT beside numpy and PyTorch, in one run.
 
 Not a test: run it and read the tables (docs/performance.md records them).
 
-    PYTHONPATH=build/python /usr/bin/python3 benchmarks/jit_benchmark.py
+    PYTHONPATH=build/python ~/.cache/opal-venv/bin/python benchmarks/jit_benchmark.py
 
 1. Compile times, each in a fresh process: the first kernel of a process
    (loads libopal_compiler and LLVM), the next kernels, and the same kernels
@@ -13,7 +13,9 @@ Not a test: run it and read the tables (docs/performance.md records them).
    over rows of 1024; and a 1024x1024 matmul. opal,
    numpy (out= where it has one), PyTorch and PyTorch with out= interleaved
    round by round, opal and PyTorch at the same thread count (--threads,
-   1 by default); min and median of --rounds.
+   1 by default); min and median of --rounds. PyTorch must multiply with a
+   real BLAS (the bootstrap's PyTorch: MKL); numpy's matmul ratio is left
+   out when numpy has the reference BLAS.
 """
 
 import argparse
@@ -27,6 +29,9 @@ import textwrap
 import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import interleaved  # noqa: E402
 
 import opal
 
@@ -99,6 +104,7 @@ def interleaved_times(calls, rounds):
 
 def throughput(rounds, threads):
     import torch
+    reference = interleaved.blas()  # (refuses the reference BLAS)
     opal.set_num_threads(threads)
     torch.set_num_threads(threads)
     print(f"## Throughput (ms, min / median of {rounds} interleaved rounds, opal and PyTorch "
@@ -164,9 +170,12 @@ def throughput(rounds, threads):
         [lambda: A.mm(oa, ob), lambda: a @ b, lambda: ta @ tb], max(3, rounds // 4))
     rate = lambda t: f"{flop / min(t) / 1e9:.1f} / {flop / statistics.median(t) / 1e9:.1f}"
     ratio = lambda t: f"{statistics.median(t) / statistics.median(t_opal):.2f}"
+    numpy_name, numpy_real = interleaved.numpy_blas()
+    # (No ratio against the reference BLAS: it says nothing of opal.)
+    numpy_ratio = ratio(t_numpy) if numpy_real else "– (reference BLAS)"
     print(f"| matmul 1024x1024 (GFLOP/s, max / median) | – | {rate(t_opal)} | {rate(t_numpy)} | "
-          f"{rate(t_torch)} | – | {ratio(t_numpy)} | {ratio(t_torch)} | – |")
-    print("\n(numpy's BLAS and PyTorch's here are Debian's reference BLAS.)")
+          f"{rate(t_torch)} | – | {numpy_ratio} | {ratio(t_torch)} | – |")
+    print(f"\n({numpy_name}; {reference}.)")
 
 
 def main():

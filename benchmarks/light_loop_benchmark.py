@@ -7,7 +7,7 @@ by round.
 The A/B of docs/jit.md's `HintLoops` paragraph for light loops (how
 their remainder is handled): run it with each build in turn, e.g.
 
-    PYTHONPATH=build/python /usr/bin/python3 benchmarks/light_loop_benchmark.py --rounds 15
+    PYTHONPATH=build/python ~/.cache/opal-venv/bin/python benchmarks/light_loop_benchmark.py --rounds 15
 
 The small sizes are timed over many calls a round and reported per call,
 in microseconds (opal's per-call overhead is in every row: compare rows of
@@ -70,6 +70,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--only", default="", help="run only the cases whose name contains this text")
     args = parser.parse_args()
+    print(interleaved.blas())  # (refuses the reference BLAS)
     interleaved.set_threads(1)
     chosen = [case for case in cases() if args.only in case[0]]
     if not chosen:

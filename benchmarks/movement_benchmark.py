@@ -1,4 +1,4 @@
-"""Data movement and sorting: opal against PyTorch 1.13 and against a copy.
+"""Data movement and sorting: opal against PyTorch and against a copy.
 
 Each op runs at about 16M float32 output elements (sort and topk at 4M),
 opal and PyTorch interleaved round by round in one process, both on one
@@ -8,7 +8,7 @@ contiguous tensor of the output's bytes: the speed of memory, which a
 gather-like op can at best reach. Reports min and median milliseconds and
 the ratios of the medians.
 
-    PYTHONPATH=build/python /usr/bin/python3 benchmarks/movement_benchmark.py [--rounds N]
+    PYTHONPATH=build/python ~/.cache/opal-venv/bin/python benchmarks/movement_benchmark.py [--rounds N]
 """
 
 

@@ -1,4 +1,4 @@
-"""Normalizations on a ResNet-sized activation: opal against PyTorch 1.13.
+"""Normalizations on a ResNet-sized activation: opal against PyTorch.
 
 group_norm (32 groups), batch_norm in training (statistics of the batch)
 and in evaluation (running statistics), each with weight and bias, on
@@ -12,7 +12,7 @@ the aten ops (`native_group_norm`, `native_batch_norm`,
 `native_layer_norm`); min and median milliseconds, PyTorch's median over
 opal's, and the copy's median over each case's.
 
-    PYTHONPATH=build/python /usr/bin/python3 benchmarks/norm_benchmark.py [--rounds N] [--threads T]
+    PYTHONPATH=build/python ~/.cache/opal-venv/bin/python benchmarks/norm_benchmark.py [--rounds N] [--threads T]
 """
 
 import numpy as np

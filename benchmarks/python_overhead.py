@@ -3,7 +3,7 @@
 
 Not a test: run it and read the table (docs/performance.md records it).
 
-    PYTHONPATH=build/python /usr/bin/python3 benchmarks/python_overhead.py
+    PYTHONPATH=build/python ~/.cache/opal-venv/bin/python benchmarks/python_overhead.py
 
 Every row calls on 1-element float32 tensors. The rows are timed round-robin
 (each repeat times every row once), so load from other processes hits all of
@@ -19,6 +19,7 @@ import timeit
 import numpy as np
 
 import opal
+import interleaved  # noqa: E402 (beside this file)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -77,12 +78,12 @@ def torch_rows():
     lib.impl("myadd", lambda x, y: torch.add(x, y), "CPU")
     myadd = torch.ops.pybench.myadd.default
     return lib, {
-        "torch 1.13: torch.add": lambda: torch.add(a, b),
-        "torch 1.13: a + b": lambda: a + b,
-        "torch 1.13: torch.ops.aten.add.Tensor": lambda: aten_add(a, b),
-        "torch 1.13: torch.ops.aten.add (packet)": lambda: aten_packet(a, b),
-        "torch 1.13: torch.library op, Python kernel (torch.add)": lambda: myadd(a, b),
-        "torch 1.13: torch.empty(1)": lambda: torch.empty(1),
+        "torch: torch.add": lambda: torch.add(a, b),
+        "torch: a + b": lambda: a + b,
+        "torch: torch.ops.aten.add.Tensor": lambda: aten_add(a, b),
+        "torch: torch.ops.aten.add (packet)": lambda: aten_packet(a, b),
+        "torch: torch.library op, Python kernel (torch.add)": lambda: myadd(a, b),
+        "torch: torch.empty(1)": lambda: torch.empty(1),
     }
 
 
@@ -102,6 +103,7 @@ def main():
     parser.add_argument("--repeats", type=int, default=21)
     parser.add_argument("--number", type=int, default=20000)
     args = parser.parse_args()
+    print(interleaved.blas())  # (refuses the reference BLAS)
 
     load_bench_ops(args.build_dir)
     keep_opal, rows = opal_rows()

@@ -9,7 +9,7 @@ Twister), the work does not. "copy" is a clone of 16M floats, the speed
 of memory. Reports min and median milliseconds and the ratios of the
 medians.
 
-    PYTHONPATH=build/python /usr/bin/python3 benchmarks/random_benchmark.py [--rounds N]
+    PYTHONPATH=build/python ~/.cache/opal-venv/bin/python benchmarks/random_benchmark.py [--rounds N]
 """
 
 

@@ -11,7 +11,7 @@ call, and PyTorch's median over opal's. The call overhead of both
 functions (torch.sum, ...), its quickest path (torch.ops.aten adds about
 5 us per call).
 
-    PYTHONPATH=build/python /usr/bin/python3 benchmarks/reduction_benchmark.py [--rounds N]
+    PYTHONPATH=build/python ~/.cache/opal-venv/bin/python benchmarks/reduction_benchmark.py [--rounds N]
 """
 
 import numpy as np

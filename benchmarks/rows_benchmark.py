@@ -7,7 +7,7 @@ one process, at the same thread count (--threads, 1 by default); min and
 median milliseconds, PyTorch's median over opal's, and the clone's median
 over each case's (the same bytes are read and written).
 
-    PYTHONPATH=build/python /usr/bin/python3 benchmarks/rows_benchmark.py [--rounds N] [--threads T]
+    PYTHONPATH=build/python ~/.cache/opal-venv/bin/python benchmarks/rows_benchmark.py [--rounds N] [--threads T]
 """
 
 import numpy as np

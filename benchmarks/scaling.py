@@ -10,7 +10,7 @@ Prints min and median milliseconds, PyTorch's median over opal's, opal's
 speedup over its own one-thread median, and for the memory-bound rows
 opal's bytes moved per second as a share of the copy's at the same count.
 
-    PYTHONPATH=build/python /usr/bin/python3 benchmarks/scaling.py [--threads 1,2,4,8,16] [--rounds N]
+    PYTHONPATH=build/python ~/.cache/opal-venv/bin/python benchmarks/scaling.py [--threads 1,2,4,8,16] [--rounds N]
         [--only NAME]   (only the rows whose name contains NAME; "of copy" needs the copy row)
         [--opal-only]   (opal alone: PyTorch's columns then time an empty call)
 """
@@ -70,6 +70,7 @@ def main():
     parser.add_argument("--only", default="",
                         help="run only the rows whose name contains this text")
     args = parser.parse_args()
+    print(interleaved.blas())  # (refuses the reference BLAS)
     cores = len(os.sched_getaffinity(0))
     counts = [int(c) for c in args.threads.split(",") if int(c) <= cores]
     table = [case for case in cases() if args.only in case[0]]

@@ -9,7 +9,7 @@ before the same op, what opal did before it read views in place. opal and
 PyTorch 1.13 at the same thread count, interleaved round by round in one
 process (benchmarks/interleaved.py), sharing the input memory.
 
-    PYTHONPATH=build/python /usr/bin/python3 benchmarks/strided_benchmark.py [--threads N]
+    PYTHONPATH=build/python ~/.cache/opal-venv/bin/python benchmarks/strided_benchmark.py [--threads N]
 """
 
 import numpy as np

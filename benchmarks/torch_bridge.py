@@ -21,7 +21,7 @@ import opal.torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
 import torch_models  # noqa: E402
-from interleaved import report, run, set_threads  # noqa: E402
+from interleaved import blas, report, run, set_threads  # noqa: E402
 
 
 def main():
@@ -29,6 +29,7 @@ def main():
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=30)
     args = parser.parse_args()
+    print(blas())  # (refuses the reference BLAS)
     set_threads(args.threads)
     tokens, images = torch_models.inputs()
     tokens = tokens.repeat(8, 1)              # batch 16

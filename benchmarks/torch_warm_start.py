@@ -18,7 +18,7 @@ objects) that falls inside opal's part is reported apart ("gc").
 import argparse
 import json
 import os
-import re
+
 import statistics
 import subprocess
 import sys
@@ -114,13 +114,9 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
-    import torch
-    config = torch.__config__.show()
-    blas = [found.group(0) for found in (re.search(r"BLAS_INFO=\w+", config),
-                                         re.search(r"USE_MKLDNN=\w+", config)) if found]
+    from interleaved import blas
     shape = "16 tokens" if args.model == "gpt2" else "batch 1 224²"
-    print(f"PyTorch {torch.__version__} ({', '.join(blas) or 'BLAS not reported'}), "
-          f"{args.threads} thread(s), {args.model} {shape}, {args.rounds} rounds")
+    print(f"{blas()}, {args.threads} thread(s), {args.model} {shape}, {args.rounds} rounds")
     with tempfile.TemporaryDirectory() as opal_cache, \
             tempfile.TemporaryDirectory() as inductor_cache:
         environment = dict(os.environ, OPAL_CACHE_DIR=opal_cache,

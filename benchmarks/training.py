@@ -23,14 +23,18 @@ called 50 times on the last call's inputs: medians in microseconds.
 
 import argparse
 import copy
-import re
+import os
 import statistics
+import sys
 import time
 
 import torch
 
 import opal
 import opal.torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from interleaved import blas  # noqa: E402
 
 
 def resnet18():
@@ -80,17 +84,6 @@ def lstm():
 
 
 MODELS = {"resnet18": resnet18, "gpt2": gpt2, "lstm": lstm}
-
-
-def blas():
-    """What PyTorch multiplies with; refuses the reference BLAS."""
-    config = torch.__config__.show()
-    found = [m.group(0) for m in (re.search(r"BLAS_INFO=\w+", config),
-                                  re.search(r"USE_MKLDNN=\w+", config)) if m]
-    if "BLAS_INFO=generic" in found:
-        raise SystemExit("PyTorch multiplies with the reference BLAS (BLAS_INFO=generic): "
-                         "a ratio against it is not a result")
-    return ", ".join(found) or "BLAS not reported"
 
 
 def trainer(model, backend):
@@ -163,7 +156,7 @@ def main():
     backends = {"eager": None, "opal": opal.torch.backend}
     if not args.no_inductor:
         backends["inductor"] = "inductor"
-    print(f"PyTorch {torch.__version__} ({blas()}), {args.threads} thread(s), "
+    print(f"{blas()}, {args.threads} thread(s), "
           f"{args.rounds} rounds; ms per training step, min / median")
     print(f"{'model':10s} " + " ".join(f"{name + ' ms':>17s}" for name in backends) + "  " +
           " ".join(f"{'eager/' + name:>14s}" for name in backends if name != "eager"))
