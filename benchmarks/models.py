@@ -113,11 +113,21 @@ with torch.no_grad():
         try:
             import onnxruntime
             path = os.path.join(tempfile.mkdtemp(), "model.onnx")
-            torch.onnx.export(model, (x,), path, dynamo=False, input_names=["x"])
+            class Exported(torch.nn.Module):
+                # (The first output only: transformers return a ModelOutput.)
+                def __init__(self):
+                    super().__init__()
+                    self.model = model
+                def forward(self, x):
+                    return first(self.model(x))
+            torch.onnx.export(Exported().eval(), (x,), path, dynamo=False, input_names=["x"])
             for n in threads:
                 options = onnxruntime.SessionOptions()
                 options.intra_op_num_threads = n
                 options.inter_op_num_threads = 1
+                # (Its idle threads sleep at once: spinning, they take the
+                # cores the next backend's round needs.)
+                options.add_session_config_entry("session.intra_op.allow_spinning", "0")
                 sessions[n] = onnxruntime.InferenceSession(
                     path, options, providers=["CPUExecutionProvider"])
             feed = {"x": x.numpy()}

@@ -3,6 +3,7 @@
 #include "opal/JIT/KernelRuntime.h"
 
 #include "opal/CUDA/Launch.h"
+#include "opal/JIT/ParallelRuntime.h"
 #include "opal/Runtime/Allocator.h"
 #include "opal/Runtime/Packing.h"
 #include "opal/Runtime/Parallel.h"
@@ -135,13 +136,17 @@ void opal_kernel_free(void *data) {
 
 } // namespace
 
-// (Only parallel regions call these, which libomp forked.)
+// (Only parallel regions call these, which libgomp or libomp forked.)
 int64_t opal_parallel_thread() {
+  if (opal_gnu_team_size())
+    return opal_gnu_team_thread();
   static const TeamQuery query = teamQuery("__kmpc_bound_thread_num");
   return query(nullptr);
 }
 
 int64_t opal_parallel_team() {
+  if (int64_t team = opal_gnu_team_size())
+    return team;
   static const TeamQuery query = teamQuery("__kmpc_bound_num_threads");
   return query(nullptr);
 }
@@ -160,7 +165,11 @@ void *jit::kernelRuntimeSymbol(const std::string &name) {
       {"memrefCopy", reinterpret_cast<void *>(&opal_memref_copy)},
       {"aligned_alloc", reinterpret_cast<void *>(&opal_kernel_aligned_alloc)},
       {"malloc", reinterpret_cast<void *>(&opal_kernel_malloc)},
-      {"free", reinterpret_cast<void *>(&opal_kernel_free)}};
+      {"free", reinterpret_cast<void *>(&opal_kernel_free)},
+      // The forks of parallel nests, on the chosen OpenMP runtime.
+      {"__kmpc_global_thread_num", reinterpret_cast<void *>(&opal_omp_global_thread_num)},
+      {"__kmpc_push_num_threads", reinterpret_cast<void *>(&opal_omp_push_num_threads)},
+      {"__kmpc_fork_call", reinterpret_cast<void *>(&opal_omp_fork_call)}};
   auto found = own.find(name);
   if (found != own.end())
     return found->second;

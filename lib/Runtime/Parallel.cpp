@@ -62,6 +62,23 @@ Setting &setting() {
   return *value;
 }
 
+/// LLVM's OpenMP runtime keeps an idle worker spinning for 200 ms after each
+/// parallel nest (KMP_BLOCKTIME's default). In a process that runs other
+/// thread pools (PyTorch's OpenMP, ONNX Runtime's), that spinning takes the
+/// cores their next parallel region needs: at 2 threads on 2 cores, eager
+/// PyTorch ran a model 1.2-2x slower after an opal call. Unless the user
+/// chose (KMP_BLOCKTIME or OMP_WAIT_POLICY set), opal sets the block time
+/// to kOpenMpBlockTime before libomp reads its environment (its first
+/// parallel nest, after libopal is loaded): workers stay awake between the
+/// nests of one kernel, which follow each other within microseconds, and
+/// sleep soon after the kernel returns.
+constexpr const char *kOpenMpBlockTime = "1";
+[[maybe_unused]] const bool shortBlockTime = [] {
+  if (!std::getenv("KMP_BLOCKTIME") && !std::getenv("OMP_WAIT_POLICY"))
+    ::setenv("KMP_BLOCKTIME", kOpenMpBlockTime, /*overwrite=*/0);
+  return true;
+}();
+
 /// Threads taken by the nests running now beyond their callers' own, and
 /// the number of those nests.
 std::atomic<int64_t> busyThreads{0};

@@ -109,7 +109,9 @@ const std::vector<EnvironmentKnob> &opal::environmentKnobs() {
        "then forks only nests of 16 times the work it forks otherwise"},
       {"KMP_BLOCKTIME", false,
        "LLVM's OpenMP runtime's own, read by opal: the milliseconds an idle worker spins "
-       "before it sleeps; 0 counts as OMP_WAIT_POLICY=PASSIVE"},
+       "before it sleeps (opal sets 1 unless it or OMP_WAIT_POLICY is set, so that its workers "
+       "leave the cores to other thread pools soon after a kernel); 0 counts as "
+       "OMP_WAIT_POLICY=PASSIVE"},
       {"OPAL_LIBCUDA", false,
        "the CUDA driver library to open (default libcuda.so.1, found by the dynamic loader)"},
       {"CUDA_HOME", true,

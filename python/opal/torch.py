@@ -65,6 +65,11 @@ def _native_kernels():
 
 
 _native = _native_kernels()
+# Compiled kernels' parallel nests run on PyTorch's OpenMP threads (its
+# libgomp) rather than on a second pool of opal's (libomp): two pools in one
+# process each keep idle workers spinning after a region, taking the cores
+# the other's next region needs (docs/jit.md, Threads).
+_C._set_parallel_runtime("gnu")
 # PyTorch 2 (torch.library.register_fake): fake kernels, and fake or
 # functional tensors sent below autograd.
 _HAS_FAKE_KERNELS = hasattr(torch.library, "register_fake")

@@ -12,6 +12,7 @@
 #include "opal/Runtime/Factories.h"
 #include "opal/Runtime/ScalarElement.h"
 #include "opal/Runtime/Generator.h"
+#include "opal/JIT/ParallelRuntime.h"
 #include "opal/Runtime/Parallel.h"
 
 #include <pybind11/numpy.h>
@@ -536,6 +537,18 @@ void opal::python::bindRuntime(py::module_ &m) {
       throw std::runtime_error("set_num_threads expects a positive integer");
   }, py::arg("threads"), "Sets the threads compiled CPU kernels may use.");
   m.def("_num_threads_knob_error", [] { return numThreadsKnobError(); });
+  // Whose threads run compiled kernels' parallel nests (JIT/ParallelRuntime.h):
+  // opal.torch chooses PyTorch's libgomp.
+  m.def("_set_parallel_runtime", [](const std::string &name) {
+    if (name != "llvm" && name != "gnu")
+      throw py::value_error("_set_parallel_runtime: expected 'llvm' or 'gnu', got '" + name +
+                            "'");
+    auto done = jit::setParallelRuntime(name == "gnu" ? jit::ParallelRuntime::GNU
+                                                      : jit::ParallelRuntime::LLVM);
+    if (!done)
+      throw std::runtime_error(done.error().message());
+  }, py::arg("name"));
+  m.def("_parallel_runtime", [] { return jit::parallelRuntimeName(); });
   m.def(
       "_view_storage",
       [](const Tensor &base, const DType &dtype, const std::vector<int64_t> &sizes,

@@ -240,3 +240,83 @@ def test_threads_are_right_with_pytorchs_openmp_loaded_first():
     """)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["True", "True"]
+
+
+def test_the_openmp_block_time_is_short_unless_the_user_sets_it():
+    # libomp's idle workers spin 200 ms by default, taking the cores of the
+    # process's other thread pools: opal sets 1 ms before libomp starts,
+    # and leaves a user's KMP_BLOCKTIME or OMP_WAIT_POLICY alone.
+    script = """
+        import ctypes, numpy as np, opal
+        opal.set_num_threads(2)
+        opal.ops.aten.exp(opal.tensor(np.ones((1024, 1024), np.float32)))
+        omp = ctypes.CDLL("libomp.so.5", mode=4)  # (RTLD_NOLOAD: opal's)
+        print(omp.kmp_get_blocktime())
+    """
+    environment = {k: v for k, v in os.environ.items()
+                   if k not in ("KMP_BLOCKTIME", "OMP_WAIT_POLICY")}
+    for extra, expected in (({}, "1"), ({"KMP_BLOCKTIME": "50"}, "50"),
+                            ({"OMP_WAIT_POLICY": "ACTIVE"}, None)):
+        result = subprocess.run([sys.executable, "-c", textwrap.dedent(script)],
+                                env=dict(environment, **extra), capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+        if expected is None:
+            assert result.stdout.strip() != "1"
+        else:
+            assert result.stdout.strip() == expected
+
+
+def test_kernels_run_on_pytorchs_threads_once_opal_torch_is_imported():
+    # opal.torch puts compiled kernels' parallel nests on PyTorch's libgomp
+    # threads: results as on opal's own libomp threads (bitwise but for the
+    # reductions' partials), and no second pool of workers in the process.
+    pytest.importorskip("torch")
+    script = """
+        import os, sys, numpy as np
+        import torch, opal
+        if sys.argv[1] == "gnu":
+            import opal.torch
+        A = opal.ops.aten
+        rng = np.random.default_rng(5)
+        x = opal.tensor(rng.standard_normal((512, 1024)).astype(np.float32))
+        w = opal.tensor(rng.standard_normal((1024, 256)).astype(np.float32))
+        opal.set_num_threads(2)
+        torch.set_num_threads(2)
+        torch.ones(1 << 20).exp()  # (PyTorch's pool starts)
+        outs = [A.exp(x), A.gelu(x), A.mm(x, w), A.softmax.int(x, -1), A.sum.dim_IntList(x, [1])]
+        np.save(sys.argv[2], np.concatenate([o.numpy().ravel() for o in outs]))
+        print(opal._C._parallel_runtime(), len(os.listdir("/proc/self/task")))
+    """
+    import tempfile
+    with tempfile.TemporaryDirectory() as where:
+        results = {}
+        for runtime in ("gnu", "llvm"):
+            path = os.path.join(where, runtime + ".npy")
+            done = subprocess.run([sys.executable, "-c", textwrap.dedent(script), runtime, path],
+                                  capture_output=True, text=True)
+            assert done.returncode == 0, done.stderr
+            name, threads = done.stdout.split()
+            results[runtime] = (name, int(threads), np.load(path))
+    assert results["gnu"][0] == "gnu" and results["llvm"][0] == "llvm"
+    assert results["gnu"][1] < results["llvm"][1]  # (libomp's worker never started)
+    np.testing.assert_allclose(results["gnu"][2], results["llvm"][2], rtol=1e-5, atol=1e-5)
+
+
+def test_choosing_pytorchs_threads_without_pytorch_is_refused():
+    result = run_fresh("""
+        import opal
+        # (A numpy built with OpenBLAS's OpenMP flavour loads libgomp too.)
+        assert "libgomp" not in open("/proc/self/maps").read()
+        for name in ("gnu", "omp"):
+            try:
+                opal._C._set_parallel_runtime(name)
+            except (RuntimeError, ValueError) as e:
+                print(type(e).__name__, e)
+        print(opal._C._parallel_runtime())
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "RuntimeError set_parallel_runtime: 'gnu' runs kernels' parallel nests on the libgomp "
+        "the process has loaded (PyTorch's), but none is loaded",
+        "ValueError _set_parallel_runtime: expected 'llvm' or 'gnu', got 'omp'",
+        "llvm"]

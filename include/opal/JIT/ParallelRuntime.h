@@ -1,0 +1,56 @@
+//===- ParallelRuntime.h - Whose threads run a kernel's nests ---*- C++ -*-===//
+//
+// A compiled kernel forks its parallel nests through three OpenMP entry
+// points (__kmpc_global_thread_num, __kmpc_push_num_threads,
+// __kmpc_fork_call, as LLVM's OpenMP lowering emits them) and splits each
+// nest by opal_parallel_thread()/opal_parallel_team(). The object loader
+// binds those entry points to the functions here, which run the nest on one
+// of two OpenMP runtimes:
+//   - LLVM's libomp (the default; libopal links it);
+//   - GNU's libgomp already loaded in the process (PyTorch's): opal's nests
+//     then run on the threads PyTorch's own parallel regions use. Two
+//     runtimes' pools in one process each keep idle workers spinning after a
+//     region, taking the cores the other's next region needs; one pool
+//     shares them. opal.torch chooses it when it is imported.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPAL_JIT_PARALLELRUNTIME_H
+#define OPAL_JIT_PARALLELRUNTIME_H
+
+#include "opal/Support/Expected.h"
+
+#include <cstdint>
+#include <string>
+
+namespace opal::jit {
+
+enum class ParallelRuntime : uint8_t {
+  LLVM, ///< libomp, linked by libopal
+  GNU,  ///< libgomp, found among the process's libraries
+};
+
+/// Runs compiled kernels' parallel nests on `runtime` from now on. Choosing
+/// GNU fails, with the reason, when no libgomp is loaded in the process.
+Expected<bool> setParallelRuntime(ParallelRuntime runtime);
+ParallelRuntime parallelRuntime();
+/// "llvm" or "gnu".
+std::string parallelRuntimeName();
+
+} // namespace opal::jit
+
+extern "C" {
+/// A nest's outlined function: the thread's ids, then its captured values.
+using OpalMicrotask = void (*)(int32_t *, int32_t *, ...);
+/// What kernels call for __kmpc_global_thread_num, __kmpc_push_num_threads
+/// and __kmpc_fork_call (same arguments).
+int32_t opal_omp_global_thread_num(void *ident);
+void opal_omp_push_num_threads(void *ident, int32_t gtid, int32_t threads);
+void opal_omp_fork_call(void *ident, int32_t argc, OpalMicrotask microtask, ...);
+/// In a nest forked through libgomp: the thread's number in its team and
+/// the team's size; 0 for both elsewhere.
+int64_t opal_gnu_team_thread();
+int64_t opal_gnu_team_size();
+}
+
+#endif // OPAL_JIT_PARALLELRUNTIME_H

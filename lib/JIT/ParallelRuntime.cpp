@@ -1,0 +1,229 @@
+//===- ParallelRuntime.cpp - Whose threads run a kernel's nests -----------===//
+
+#include "opal/JIT/ParallelRuntime.h"
+
+#include <array>
+#include <atomic>
+#include <cstdarg>
+#include <cstring>
+#include <dlfcn.h>
+#include <link.h>
+
+using namespace opal;
+using namespace opal::jit;
+
+namespace {
+
+/// The most captured values a nest may pass (LLVM's OpenMP lowering packs
+/// them into one struct: kernels pass 1).
+constexpr int32_t kMaxCaptured = 8;
+
+/// LLVM's libomp, which libopal links (by this name).
+struct LlvmOpenMp {
+  using GlobalThreadNum = int32_t (*)(void *);
+  using PushNumThreads = void (*)(void *, int32_t, int32_t);
+  using ForkCall = void (*)(void *, int32_t, OpalMicrotask, ...);
+  GlobalThreadNum globalThreadNum = nullptr;
+  PushNumThreads pushNumThreads = nullptr;
+  ForkCall forkCall = nullptr;
+  LlvmOpenMp() {
+    void *library = ::dlopen("libomp.so.5", RTLD_LAZY | RTLD_NOLOAD);
+    if (!library)
+      return;
+    globalThreadNum = reinterpret_cast<GlobalThreadNum>(::dlsym(library, "__kmpc_global_thread_num"));
+    pushNumThreads = reinterpret_cast<PushNumThreads>(::dlsym(library, "__kmpc_push_num_threads"));
+    forkCall = reinterpret_cast<ForkCall>(::dlsym(library, "__kmpc_fork_call"));
+  }
+};
+
+const LlvmOpenMp &llvmOpenMp() {
+  static const LlvmOpenMp runtime;
+  return runtime;
+}
+
+/// GNU's libgomp as the process loaded it (PyTorch's wheel carries its own
+/// copy, by soname libgomp.so.1).
+struct GnuOpenMp {
+  using Parallel = void (*)(void (*)(void *), void *, unsigned, unsigned);
+  using Query = int (*)();
+  Parallel parallel = nullptr;
+  Query threadNum = nullptr, numThreads = nullptr;
+  std::string path;
+};
+
+/// The path of a loaded library whose file name starts with "libgomp".
+int findGomp(struct dl_phdr_info *info, size_t, void *data) {
+  const char *name = info->dlpi_name;
+  const char *base = name ? std::strrchr(name, '/') : nullptr;
+  base = base ? base + 1 : name;
+  if (base && std::strncmp(base, "libgomp", 7) == 0) {
+    *static_cast<std::string *>(data) = name;
+    return 1;
+  }
+  return 0;
+}
+
+const GnuOpenMp *loadGnuOpenMp() {
+  static const GnuOpenMp *runtime = [] () -> const GnuOpenMp * {
+    std::string path;
+    ::dl_iterate_phdr(findGomp, &path);
+    if (path.empty())
+      return nullptr;
+    void *library = ::dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+    if (!library)
+      return nullptr;
+    auto *gomp = new GnuOpenMp();
+    gomp->parallel = reinterpret_cast<GnuOpenMp::Parallel>(::dlsym(library, "GOMP_parallel"));
+    gomp->threadNum = reinterpret_cast<GnuOpenMp::Query>(::dlsym(library, "omp_get_thread_num"));
+    gomp->numThreads =
+        reinterpret_cast<GnuOpenMp::Query>(::dlsym(library, "omp_get_num_threads"));
+    gomp->path = path;
+    if (!gomp->parallel || !gomp->threadNum || !gomp->numThreads) {
+      delete gomp;
+      return nullptr;
+    }
+    return gomp;
+  }();
+  return runtime;
+}
+
+std::atomic<const GnuOpenMp *> chosenGnu{nullptr};
+
+/// The thread count the kernel pushed for its next fork (0: none).
+thread_local int32_t pushedThreads = 0;
+/// Inside a nest forked through libgomp: the thread's number and the team's
+/// size (0: not in one).
+thread_local int32_t gnuThread = 0, gnuTeam = 0;
+
+struct Nest {
+  OpalMicrotask microtask;
+  int32_t argc;
+  std::array<void *, kMaxCaptured> captured;
+  const GnuOpenMp *gomp = nullptr;
+};
+
+void invoke(const Nest &nest, int32_t *gtid, int32_t *btid) {
+  using P = void *;
+  void *const *a = nest.captured.data();
+  auto f = nest.microtask;
+  switch (nest.argc) {
+  case 0: reinterpret_cast<void (*)(int32_t *, int32_t *)>(f)(gtid, btid); break;
+  case 1: reinterpret_cast<void (*)(int32_t *, int32_t *, P)>(f)(gtid, btid, a[0]); break;
+  case 2:
+    reinterpret_cast<void (*)(int32_t *, int32_t *, P, P)>(f)(gtid, btid, a[0], a[1]);
+    break;
+  case 3:
+    reinterpret_cast<void (*)(int32_t *, int32_t *, P, P, P)>(f)(gtid, btid, a[0], a[1], a[2]);
+    break;
+  case 4:
+    reinterpret_cast<void (*)(int32_t *, int32_t *, P, P, P, P)>(f)(gtid, btid, a[0], a[1],
+                                                                     a[2], a[3]);
+    break;
+  case 5:
+    reinterpret_cast<void (*)(int32_t *, int32_t *, P, P, P, P, P)>(f)(gtid, btid, a[0], a[1],
+                                                                        a[2], a[3], a[4]);
+    break;
+  case 6:
+    reinterpret_cast<void (*)(int32_t *, int32_t *, P, P, P, P, P, P)>(f)(
+        gtid, btid, a[0], a[1], a[2], a[3], a[4], a[5]);
+    break;
+  case 7:
+    reinterpret_cast<void (*)(int32_t *, int32_t *, P, P, P, P, P, P, P)>(f)(
+        gtid, btid, a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
+    break;
+  default:
+    reinterpret_cast<void (*)(int32_t *, int32_t *, P, P, P, P, P, P, P, P)>(f)(
+        gtid, btid, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+    break;
+  }
+}
+
+/// One thread of a nest forked through libgomp.
+void gnuThreadOf(void *data) {
+  const auto &nest = *static_cast<const Nest *>(data);
+  const GnuOpenMp *gomp = nest.gomp;
+  int32_t outerThread = gnuThread, outerTeam = gnuTeam;
+  gnuThread = gomp->threadNum();
+  gnuTeam = gomp->numThreads();
+  int32_t gtid = gnuThread, btid = gnuThread;
+  invoke(nest, &gtid, &btid);
+  gnuThread = outerThread;
+  gnuTeam = outerTeam;
+}
+
+/// libomp's fork of `nest` on `threads` threads (0: its default).
+void forkOnLlvm(void *ident, int32_t threads, const Nest &nest) {
+  const LlvmOpenMp &omp = llvmOpenMp();
+  if (threads > 0)
+    omp.pushNumThreads(ident, omp.globalThreadNum(ident), threads);
+  void *const *a = nest.captured.data();
+  switch (nest.argc) {
+  case 0: omp.forkCall(ident, 0, nest.microtask); break;
+  case 1: omp.forkCall(ident, 1, nest.microtask, a[0]); break;
+  case 2: omp.forkCall(ident, 2, nest.microtask, a[0], a[1]); break;
+  case 3: omp.forkCall(ident, 3, nest.microtask, a[0], a[1], a[2]); break;
+  case 4: omp.forkCall(ident, 4, nest.microtask, a[0], a[1], a[2], a[3]); break;
+  case 5: omp.forkCall(ident, 5, nest.microtask, a[0], a[1], a[2], a[3], a[4]); break;
+  case 6: omp.forkCall(ident, 6, nest.microtask, a[0], a[1], a[2], a[3], a[4], a[5]); break;
+  case 7:
+    omp.forkCall(ident, 7, nest.microtask, a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
+    break;
+  default:
+    omp.forkCall(ident, 8, nest.microtask, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+    break;
+  }
+}
+
+} // namespace
+
+Expected<bool> jit::setParallelRuntime(ParallelRuntime runtime) {
+  if (runtime == ParallelRuntime::LLVM) {
+    chosenGnu.store(nullptr, std::memory_order_relaxed);
+    return true;
+  }
+  const GnuOpenMp *gomp = loadGnuOpenMp();
+  if (!gomp)
+    return makeUnexpected(Error("set_parallel_runtime: 'gnu' runs kernels' parallel nests on "
+                                "the libgomp the process has loaded (PyTorch's), but none is "
+                                "loaded"));
+  chosenGnu.store(gomp, std::memory_order_relaxed);
+  return true;
+}
+
+ParallelRuntime jit::parallelRuntime() {
+  return chosenGnu.load(std::memory_order_relaxed) ? ParallelRuntime::GNU
+                                                   : ParallelRuntime::LLVM;
+}
+
+std::string jit::parallelRuntimeName() {
+  return parallelRuntime() == ParallelRuntime::GNU ? "gnu" : "llvm";
+}
+
+int32_t opal_omp_global_thread_num(void *) {
+  // (Read only by opal_omp_push_num_threads, which ignores it.)
+  return 0;
+}
+
+void opal_omp_push_num_threads(void *, int32_t, int32_t threads) { pushedThreads = threads; }
+
+void opal_omp_fork_call(void *ident, int32_t argc, OpalMicrotask microtask, ...) {
+  if (argc < 0 || argc > kMaxCaptured)
+    __builtin_trap(); // (LLVM's OpenMP lowering passes one struct: see kMaxCaptured)
+  Nest nest{microtask, argc, {}};
+  int32_t threads = pushedThreads;
+  pushedThreads = 0;
+  va_list captured;
+  va_start(captured, microtask);
+  for (int32_t i = 0; i < argc && i < kMaxCaptured; ++i)
+    nest.captured[i] = va_arg(captured, void *);
+  va_end(captured);
+  nest.gomp = chosenGnu.load(std::memory_order_relaxed);
+  if (!nest.gomp) {
+    forkOnLlvm(ident, threads, nest);
+    return;
+  }
+  nest.gomp->parallel(gnuThreadOf, &nest, static_cast<unsigned>(threads > 0 ? threads : 0), 0);
+}
+
+int64_t opal_gnu_team_thread() { return gnuThread; }
+int64_t opal_gnu_team_size() { return gnuTeam; }
