@@ -1,4 +1,4 @@
-"""Thread scaling: opal's compiled CPU kernels against PyTorch 1.13 at 1, 2, 4, ... threads.
+"""Thread scaling: opal's compiled CPU kernels against PyTorch at 1, 2, 4, ... threads.
 
 At each thread count, opal (opal.set_num_threads) and PyTorch
 (torch.set_num_threads) run at that count, interleaved round by round in

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <link.h>
+#include <mutex>
 
 using namespace opal;
 using namespace opal::jit;
@@ -88,6 +89,21 @@ const GnuOpenMp *loadGnuOpenMp() {
 }
 
 std::atomic<const GnuOpenMp *> chosenGnu{nullptr};
+/// Whether a runtime was chosen (setParallelRuntime, or the first fork's
+/// choice: libgomp when the process has loaded it by then).
+std::atomic<bool> chosen{false};
+
+void chooseAtFirstFork() {
+  if (chosen.load(std::memory_order_acquire))
+    return;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (!chosen.load(std::memory_order_acquire)) {
+      chosenGnu.store(loadGnuOpenMp(), std::memory_order_relaxed);
+      chosen.store(true, std::memory_order_release);
+    }
+  });
+}
 
 /// The thread count the kernel pushed for its next fork (0: none).
 thread_local int32_t pushedThreads = 0;
@@ -179,6 +195,7 @@ void forkOnLlvm(void *ident, int32_t threads, const Nest &nest) {
 Expected<bool> jit::setParallelRuntime(ParallelRuntime runtime) {
   if (runtime == ParallelRuntime::LLVM) {
     chosenGnu.store(nullptr, std::memory_order_relaxed);
+    chosen.store(true, std::memory_order_release);
     return true;
   }
   const GnuOpenMp *gomp = loadGnuOpenMp();
@@ -187,10 +204,12 @@ Expected<bool> jit::setParallelRuntime(ParallelRuntime runtime) {
                                 "the libgomp the process has loaded (PyTorch's), but none is "
                                 "loaded"));
   chosenGnu.store(gomp, std::memory_order_relaxed);
+  chosen.store(true, std::memory_order_release);
   return true;
 }
 
 ParallelRuntime jit::parallelRuntime() {
+  chooseAtFirstFork();
   return chosenGnu.load(std::memory_order_relaxed) ? ParallelRuntime::GNU
                                                    : ParallelRuntime::LLVM;
 }
@@ -217,6 +236,7 @@ void opal_omp_fork_call(void *ident, int32_t argc, OpalMicrotask microtask, ...)
   for (int32_t i = 0; i < argc && i < kMaxCaptured; ++i)
     nest.captured[i] = va_arg(captured, void *);
   va_end(captured);
+  chooseAtFirstFork();
   nest.gomp = chosenGnu.load(std::memory_order_relaxed);
   if (!nest.gomp) {
     forkOnLlvm(ident, threads, nest);

@@ -276,6 +276,8 @@ def test_kernels_run_on_pytorchs_threads_once_opal_torch_is_imported():
         import torch, opal
         if sys.argv[1] == "gnu":
             import opal.torch
+        else:  # (else the first fork would choose the libgomp torch loaded)
+            opal._C._set_parallel_runtime("llvm")
         A = opal.ops.aten
         rng = np.random.default_rng(5)
         x = opal.tensor(rng.standard_normal((512, 1024)).astype(np.float32))
@@ -300,6 +302,19 @@ def test_kernels_run_on_pytorchs_threads_once_opal_torch_is_imported():
     assert results["gnu"][0] == "gnu" and results["llvm"][0] == "llvm"
     assert results["gnu"][1] < results["llvm"][1]  # (libomp's worker never started)
     np.testing.assert_allclose(results["gnu"][2], results["llvm"][2], rtol=1e-5, atol=1e-5)
+
+
+def test_the_first_fork_chooses_pytorchs_threads_when_pytorch_is_loaded():
+    pytest.importorskip("torch")
+    for first, expected in (("import torch, opal", "gnu"), ("import opal", "llvm")):
+        result = run_fresh(first + """
+import numpy as np
+opal.set_num_threads(2)
+opal.ops.aten.exp(opal.tensor(np.ones((1024, 1024), np.float32)))
+print(opal._C._parallel_runtime())
+""")
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.strip() == expected
 
 
 def test_choosing_pytorchs_threads_without_pytorch_is_refused():

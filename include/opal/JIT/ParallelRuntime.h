@@ -6,12 +6,15 @@
 // nest by opal_parallel_thread()/opal_parallel_team(). The object loader
 // binds those entry points to the functions here, which run the nest on one
 // of two OpenMP runtimes:
-//   - LLVM's libomp (the default; libopal links it);
-//   - GNU's libgomp already loaded in the process (PyTorch's): opal's nests
-//     then run on the threads PyTorch's own parallel regions use. Two
-//     runtimes' pools in one process each keep idle workers spinning after a
-//     region, taking the cores the other's next region needs; one pool
-//     shares them. opal.torch chooses it when it is imported.
+//   - LLVM's libomp, which libopal links;
+//   - GNU's libgomp loaded in the process (PyTorch's, or an OpenMP BLAS's):
+//     opal's nests then run on the threads the other library's parallel
+//     regions use. Two runtimes' pools in one process each keep idle workers
+//     spinning after a region, taking the cores the other's next region
+//     needs; one pool shares them.
+// Unless one was chosen, the first fork of the process chooses: libgomp if
+// it is loaded by then, else libomp. Importing opal.torch chooses libgomp
+// (PyTorch may have been imported after opal's first kernel).
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +35,7 @@ enum class ParallelRuntime : uint8_t {
 
 /// Runs compiled kernels' parallel nests on `runtime` from now on. Choosing
 /// GNU fails, with the reason, when no libgomp is loaded in the process.
+/// The runtime the process runs them on (chosen now if no fork chose yet).
 Expected<bool> setParallelRuntime(ParallelRuntime runtime);
 ParallelRuntime parallelRuntime();
 /// "llvm" or "gnu".
