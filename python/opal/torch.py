@@ -880,6 +880,38 @@ _NODE_FORMS = {"aten.split.Tensor": _split, "aten.split_with_sizes.default": _sp
                "aten._native_batch_norm_legit_functional.default": _batch_norm_functional,
                "aten._native_batch_norm_legit.no_stats": _batch_norm_no_stats,
                "aten.index.Tensor": _index, "aten.index_put.default": _index_put}
+def _weight_of(mat2):
+    """The matrix `mat2` is the transpose of, when it is the transpose of a
+    contiguous matrix (a Linear layer's weight: AOTAutograd spells x @ w.t()
+    as mm or addmm of `aten.t(w)`); else None. Only a value computed per
+    call (a graph run op by op) has strides: a graph compiled into one
+    kernel lays its values out itself."""
+    if not isinstance(mat2, _opal.Tensor) or mat2.dim() != 2 or min(mat2.shape) < 2:
+        return None
+    return _ops.aten.t(mat2) if tuple(mat2.stride()) == (1, mat2.shape[0]) else None
+
+
+def _mm(node, x, mat2):
+    """x @ mat2; as linear(x, w) when mat2 is w's transpose: linear reads w
+    in place, where mm would copy its transpose first at every call."""
+    weight = _weight_of(mat2)
+    return _ops.aten.mm(x, mat2) if weight is None else _ops.aten.linear(x, weight)
+
+
+def _addmm(node, bias, x, mat2, beta=1, alpha=1):
+    """bias + x @ mat2, as linear(x, w, bias) when mat2 is w's transpose
+    and the sum is plain (see _mm)."""
+    weight = _weight_of(mat2)
+    if weight is None or beta != 1 or alpha != 1 or not isinstance(bias, _opal.Tensor) or \
+            bias.dim() != 1:
+        return _ops.aten.addmm(bias, x, mat2, beta=beta, alpha=alpha)
+    return _ops.aten.linear(x, weight, bias)
+
+
+_NODE_FORMS["aten.mm.default"] = _mm
+_NODE_FORMS["aten.addmm.default"] = _addmm
+
+
 # Those of them that take or return lists of tensors, or slice.
 _LIST_FORMS = frozenset(("aten.split.Tensor", "aten.split_with_sizes.default",
                          "aten.cat.default", "aten.stack.default", "aten.unbind.int",

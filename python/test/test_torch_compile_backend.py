@@ -328,6 +328,43 @@ def test_train_and_eval_after_compiling_switch_as_in_eager():
     assert 0.3 < dropped < 0.7
 
 
+def test_a_graph_run_op_by_op_reads_linear_weights_in_place():
+    # A graph with batch norm in eval mode runs op by op; AOTAutograd spells
+    # a Linear layer as addmm (or mm) of the weight's transpose, which opal
+    # runs as linear, reading the weight in place instead of copying its
+    # transpose at every call (OPAL_LOG=jit: the kernels it gets). A
+    # product of a matrix that is no transpose stays mm. Results as eager's.
+    code = PRELUDE + textwrap.dedent("""
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = torch.nn.Conv2d(3, 8, 3)
+                self.bn = torch.nn.BatchNorm2d(8)
+                self.fc = torch.nn.Linear(8 * 6 * 6, 10)
+                self.head = torch.nn.Linear(10, 5, bias=False)
+                self.mix = torch.nn.Parameter(torch.randn(5, 3))
+            def forward(self, x):
+                y = self.bn(self.conv(x)).flatten(1)
+                return self.head(self.fc(y)) @ self.mix
+        m = Net().eval()
+        x = torch.randn(2, 3, 8, 8)
+        with torch.no_grad():
+            got, want = torch.compile(m, backend="opal")(x), m(x)
+        print(json.dumps((got - want).abs().max().item()))
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=600, env=dict(os.environ, OPAL_LOG="torch,jit"))
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) < 1e-5
+    # (Compiled now, or loaded from a kernel cache that has them.)
+    compiled = [line.split(" for CPU")[0] for line in done.stderr.splitlines()
+                if line.startswith(("[opal:jit] compiled aten::", "[opal:jit] loaded aten::"))]
+    assert any("op by op" in line for line in done.stderr.splitlines()), done.stderr[-2000:]
+    assert sum("aten::linear(" in line for line in compiled) == 2, compiled
+    assert not any("aten::addmm(" in line for line in compiled), compiled
+    assert sum("aten::mm(" in line for line in compiled) == 1, compiled
+
+
 def test_batch_norm_buffers_move_as_in_eager():
     result, _ = run("""
         bn, ref = torch.nn.BatchNorm1d(3), torch.nn.BatchNorm1d(3)
