@@ -69,6 +69,18 @@ FailureOr<Value> constantArgument(OpBuilder &b, Location loc, const Argument &ar
   return built;
 }
 
+/// The shape an argument of kind Tensor or Sizes enters the kernel with:
+/// every size when the spec has static shapes, else the size-1 dims static
+/// and the others dynamic.
+SmallVector<int64_t> shapeOf(const jit::ArgSpec &arg) {
+  SmallVector<int64_t> shape;
+  for (int d = 0; d < arg.rank; ++d)
+    shape.push_back(!arg.sizes.empty()         ? arg.sizes[d]
+                    : (arg.sizeOneDims >> d & 1) ? 1
+                                                 : ShapedType::kDynamic);
+  return shape;
+}
+
 /// The `opal.list` of the sizes of `carrier`, a runtime size list
 /// (ArgKind::Sizes): constants where its type has them.
 Value sizeList(OpBuilder &b, Location loc, Value carrier) {
@@ -134,22 +146,12 @@ FailureOr<OwningOpRef<ModuleOp>> opal::ir::buildCallModule(MLIRContext *context,
                 "compile " + dtypeName(arg.dtype) + " tensors";
         return failure();
       }
-      SmallVector<int64_t> shape;
-      for (int d = 0; d < arg.rank; ++d)
-        shape.push_back(!arg.sizes.empty()         ? arg.sizes[d]
-                        : (arg.sizeOneDims >> d & 1) ? 1
-                                                     : ShapedType::kDynamic);
-      inputTypes.push_back(RankedTensorType::get(shape, element));
+      inputTypes.push_back(RankedTensorType::get(shapeOf(arg), element));
       break;
     }
     case jit::ArgKind::Sizes: {
       // A memref without data whose sizes are the list's entries.
-      SmallVector<int64_t> shape;
-      for (int d = 0; d < arg.rank; ++d)
-        shape.push_back(!arg.sizes.empty()         ? arg.sizes[d]
-                        : (arg.sizeOneDims >> d & 1) ? 1
-                                                     : ShapedType::kDynamic);
-      inputTypes.push_back(RankedTensorType::get(shape, b.getI8Type()));
+      inputTypes.push_back(RankedTensorType::get(shapeOf(arg), b.getI8Type()));
       break;
     }
     case jit::ArgKind::Float:

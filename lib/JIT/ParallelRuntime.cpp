@@ -49,7 +49,6 @@ struct GnuOpenMp {
   using Query = int (*)();
   Parallel parallel = nullptr;
   Query threadNum = nullptr, numThreads = nullptr;
-  std::string path;
 };
 
 /// The path of a loaded library whose file name starts with "libgomp".
@@ -78,7 +77,6 @@ const GnuOpenMp *loadGnuOpenMp() {
     gomp->threadNum = reinterpret_cast<GnuOpenMp::Query>(::dlsym(library, "omp_get_thread_num"));
     gomp->numThreads =
         reinterpret_cast<GnuOpenMp::Query>(::dlsym(library, "omp_get_num_threads"));
-    gomp->path = path;
     if (!gomp->parallel || !gomp->threadNum || !gomp->numThreads) {
       delete gomp;
       return nullptr;
@@ -167,27 +165,18 @@ void gnuThreadOf(void *data) {
   gnuTeam = outerTeam;
 }
 
+/// One thread of a nest forked through libomp: libomp's own ids, and the
+/// nest passed as its one captured value.
+void llvmThreadOf(int32_t *gtid, int32_t *btid, void *data) {
+  invoke(*static_cast<const Nest *>(data), gtid, btid);
+}
+
 /// libomp's fork of `nest` on `threads` threads (0: its default).
 void forkOnLlvm(void *ident, int32_t threads, const Nest &nest) {
   const LlvmOpenMp &omp = llvmOpenMp();
   if (threads > 0)
     omp.pushNumThreads(ident, omp.globalThreadNum(ident), threads);
-  void *const *a = nest.captured.data();
-  switch (nest.argc) {
-  case 0: omp.forkCall(ident, 0, nest.microtask); break;
-  case 1: omp.forkCall(ident, 1, nest.microtask, a[0]); break;
-  case 2: omp.forkCall(ident, 2, nest.microtask, a[0], a[1]); break;
-  case 3: omp.forkCall(ident, 3, nest.microtask, a[0], a[1], a[2]); break;
-  case 4: omp.forkCall(ident, 4, nest.microtask, a[0], a[1], a[2], a[3]); break;
-  case 5: omp.forkCall(ident, 5, nest.microtask, a[0], a[1], a[2], a[3], a[4]); break;
-  case 6: omp.forkCall(ident, 6, nest.microtask, a[0], a[1], a[2], a[3], a[4], a[5]); break;
-  case 7:
-    omp.forkCall(ident, 7, nest.microtask, a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
-    break;
-  default:
-    omp.forkCall(ident, 8, nest.microtask, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
-    break;
-  }
+  omp.forkCall(ident, 1, reinterpret_cast<OpalMicrotask>(&llvmThreadOf), &nest);
 }
 
 } // namespace
@@ -233,7 +222,7 @@ void opal_omp_fork_call(void *ident, int32_t argc, OpalMicrotask microtask, ...)
   pushedThreads = 0;
   va_list captured;
   va_start(captured, microtask);
-  for (int32_t i = 0; i < argc && i < kMaxCaptured; ++i)
+  for (int32_t i = 0; i < argc; ++i)
     nest.captured[i] = va_arg(captured, void *);
   va_end(captured);
   chooseAtFirstFork();

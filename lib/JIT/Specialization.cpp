@@ -22,11 +22,16 @@ TypeKind baseKind(const TypePtr &type) {
   return type->isOptional() ? type->element()->kind() : type->kind();
 }
 
-/// Whether a call of `schema` on `device` takes its `SymInt[] size` at run
-/// time (ArgKind::Sizes): a factory, an op that takes no tensor, on the CPU.
-bool sizesAtRunTime(const FunctionSchema &schema, DeviceType device) {
-  if (device != DeviceType::CPU)
-    return false;
+/// Whether `argument` is a factory's size list (`SymInt[] size`), which a
+/// call on the CPU takes at run time (ArgKind::Sizes).
+bool isSizeList(const Argument &argument) {
+  const TypePtr &type = argument.type();
+  return type->isList() && !type->fixedSize() && type->element()->kind() == TypeKind::SymInt &&
+         argument.name() == "size";
+}
+
+/// Whether `schema` is a factory's, an op that takes no tensor.
+bool takesNoTensor(const FunctionSchema &schema) {
   for (const Argument &argument : schema.arguments()) {
     const TypePtr &type = argument.type();
     const TypePtr &base = type->isOptional() ? type->element() : type;
@@ -37,24 +42,26 @@ bool sizesAtRunTime(const FunctionSchema &schema, DeviceType device) {
   return true;
 }
 
-/// Whether `value` of `argument` is a size list a factory takes at run time.
-bool isRuntimeSizes(const Argument &argument, const IValue &value) {
-  const TypePtr &type = argument.type();
-  if (argument.name() != "size" || !type->isList() || type->fixedSize() ||
-      type->element()->kind() != TypeKind::SymInt || !value.isIntList())
+/// Whether `value` of `argument` of `schema` enters a call on `device` as
+/// a runtime size list: a factory's on the CPU with no size negative (a
+/// negative one is refused by the factory's own check, compiled in). The
+/// cheap tests first: most calls pass no int list.
+bool isRuntimeSizes(const FunctionSchema &schema, const Argument &argument,
+                    const IValue &value, DeviceType device) {
+  if (!value.isIntList() || device != DeviceType::CPU || !isSizeList(argument))
     return false;
   const std::vector<int64_t> &sizes = value.toIntList();
-  // (A negative size is refused by the factory's own check, compiled in.)
   return sizes.size() <= 64 &&
-         std::all_of(sizes.begin(), sizes.end(), [](int64_t size) { return size >= 0; });
+         std::all_of(sizes.begin(), sizes.end(), [](int64_t size) { return size >= 0; }) &&
+         takesNoTensor(schema);
 }
 
-/// How `value` of `argument` enters a kernel; `runtimeSizes`: the call's
-/// `SymInt[] size` is a runtime value (sizesAtRunTime).
-ArgKind kindOf(const Argument &argument, const IValue &value, bool runtimeSizes) {
+/// How `value` of `argument` of `schema` enters a kernel on `device`.
+ArgKind kindOf(const FunctionSchema &schema, const Argument &argument, const IValue &value,
+               DeviceType device) {
   if (value.isTensor())
     return ArgKind::Tensor;
-  if (runtimeSizes && isRuntimeSizes(argument, value))
+  if (isRuntimeSizes(schema, argument, value, device))
     return ArgKind::Sizes;
   TypeKind kind = baseKind(argument.type());
   if (kind == TypeKind::Float && (value.isDouble() || value.isInt()))
@@ -183,10 +190,9 @@ Expected<bool> jit::appendKeyWords(const FunctionSchema &schema, const IValue *a
                   uint64_t(opByOp) << 9 |
                   static_cast<uint64_t>(static_cast<uint32_t>(cudaCapability)) << 16);
   const auto &arguments = schema.arguments();
-  bool runtimeSizes = sizesAtRunTime(schema, device);
   for (size_t i = 0; i < arguments.size(); ++i) {
     const IValue &value = args[i];
-    ArgKind kind = kindOf(arguments[i], value, runtimeSizes);
+    ArgKind kind = kindOf(schema, arguments[i], value, device);
     uint64_t head = static_cast<uint64_t>(kind) + 1;
     if (kind == ArgKind::Tensor) {
       const TensorImpl &tensor = *value.toTensorImpl();
@@ -226,10 +232,9 @@ CallSpec jit::makeCallSpec(const FunctionSchema &schema, const IValue *args,
   spec.cudaCapability = cudaCapability;
   spec.staticShapes = staticShapes;
   const auto &arguments = schema.arguments();
-  bool runtimeSizes = sizesAtRunTime(schema, device);
   for (size_t i = 0; i < arguments.size(); ++i) {
     ArgSpec arg;
-    arg.kind = kindOf(arguments[i], args[i], runtimeSizes);
+    arg.kind = kindOf(schema, arguments[i], args[i], device);
     if (arg.kind == ArgKind::Tensor) {
       Tensor tensor = args[i].toTensor();
       arg.dtype = tensor.dtype();
@@ -452,9 +457,8 @@ Expected<std::vector<IValue>> jit::parseSpecialization(const FunctionSchema &sch
       value = IValue();
     else if (kind == TypeKind::Tensor)
       value = sampleTensor(entry);
-    else if (entry.rfind("sizes[", 0) == 0 && entry.back() == ']' &&
-             sizesAtRunTime(schema, DeviceType::CPU) &&
-             isRuntimeSizes(argument, IValue(std::vector<int64_t>{})))
+    else if (entry.rfind("sizes[", 0) == 0 && entry.back() == ']' && isSizeList(argument) &&
+             takesNoTensor(schema))
       value = sampleSizes(entry);
     else if (entry == "float" && (kind == TypeKind::Float || kind == TypeKind::Scalar))
       value = IValue(1.0);

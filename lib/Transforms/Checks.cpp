@@ -4,12 +4,12 @@
 // opal.check and opal.static_if from shapes and int lists: constants where
 // the sizes are known for the use, `arith.cmpi` of the sizes otherwise (an
 // opal.check then checks them per call); opal.first_negative knows that a
-// tensor's sizes, and sums and products of them, are not negative. opal.check_reduction_dims becomes
-// one opal.assert per size it needs to be non-zero, opal.check_padding one
-// per dim that negative padding crops, opal.check_repeats one per negative
-// repeat count, opal.check_edge_padding those of reflected and replicated
-// padding; opal.conv_params checks a convolution's int lists and gives
-// each one entry per spatial dim.
+// tensor's sizes, and sums and products of them, are not negative.
+// opal.check_reduction_dims becomes one opal.assert per size it needs to
+// be non-zero, opal.check_padding one per dim that negative padding crops,
+// opal.check_repeats one per negative repeat count, opal.check_edge_padding
+// those of reflected and replicated padding; opal.conv_params checks a
+// convolution's int lists and gives each one entry per spatial dim.
 //
 //===----------------------------------------------------------------------===//
 

@@ -866,20 +866,6 @@ def _index(node, x, indices):
     return _ops.aten.reshape(picked, shape)
 
 
-# Ops computed from what the traced graph recorded of them (the fake
-# values of their inputs and outputs), as a traced decomposition cannot
-# express them otherwise: those taking or returning a list of tensors
-# (split's pieces as slices, their count the graph's; cat and stack as
-# writes into slices of their result) and arange, whose length the values
-# of its arguments decide.
-_NODE_FORMS = {"aten.split.Tensor": _split, "aten.split_with_sizes.default": _split_with_sizes,
-               "aten.cat.default": _cat, "aten.stack.default": _stack,
-               "aten.unbind.int": _unbind, "aten.as_strided.default": _restrided,
-               "aten.arange.default": _arange, "aten.arange.start": _arange,
-               "aten.arange.start_step": _arange,
-               "aten._native_batch_norm_legit_functional.default": _batch_norm_functional,
-               "aten._native_batch_norm_legit.no_stats": _batch_norm_no_stats,
-               "aten.index.Tensor": _index, "aten.index_put.default": _index_put}
 def _weight_of(mat2):
     """The matrix `mat2` is the transpose of, when it is the transpose of a
     contiguous matrix (a Linear layer's weight: AOTAutograd spells x @ w.t()
@@ -908,10 +894,21 @@ def _addmm(node, bias, x, mat2, beta=1, alpha=1):
     return _ops.aten.linear(x, weight, bias)
 
 
-_NODE_FORMS["aten.mm.default"] = _mm
-_NODE_FORMS["aten.addmm.default"] = _addmm
-
-
+# Ops computed from what the traced graph recorded of them (the fake
+# values of their inputs and outputs), as a traced decomposition cannot
+# express them otherwise: those taking or returning a list of tensors
+# (split's pieces as slices, their count the graph's; cat and stack as
+# writes into slices of their result) and arange, whose length the values
+# of its arguments decide; and products of a transposed weight (_mm).
+_NODE_FORMS = {"aten.split.Tensor": _split, "aten.split_with_sizes.default": _split_with_sizes,
+               "aten.cat.default": _cat, "aten.stack.default": _stack,
+               "aten.unbind.int": _unbind, "aten.as_strided.default": _restrided,
+               "aten.arange.default": _arange, "aten.arange.start": _arange,
+               "aten.arange.start_step": _arange,
+               "aten._native_batch_norm_legit_functional.default": _batch_norm_functional,
+               "aten._native_batch_norm_legit.no_stats": _batch_norm_no_stats,
+               "aten.index.Tensor": _index, "aten.index_put.default": _index_put,
+               "aten.mm.default": _mm, "aten.addmm.default": _addmm}
 # Those of them that take or return lists of tensors, or slice.
 _LIST_FORMS = frozenset(("aten.split.Tensor", "aten.split_with_sizes.default",
                          "aten.cat.default", "aten.stack.default", "aten.unbind.int",
