@@ -108,6 +108,13 @@ TEST(Specialization, AFactorysSizesAreRuntimeValuesOnTheCpu) {
   args = {Tensor::empty({4}), Sizes{2, 2}};
   EXPECT_EQ(makeCallSpec(view, args.data(), DeviceType::CPU, false).args[1].kind,
             ArgKind::Constant);
+  // A size list's dims are written as a tensor's.
+  auto sized = parseSpecialization(s, "(sizes[?,3])");
+  ASSERT_FALSE(sized.hasValue());
+  EXPECT_NE(sized.error().message().find("dim '3' of sizes[?,3]: write '?' for any size or "
+                                         "'1' for size one"),
+            std::string::npos)
+      << sized.error().message();
   auto wrong = parseSpecialization(view, "(float32[?], sizes[?,?])");
   ASSERT_FALSE(wrong.hasValue());
   EXPECT_NE(wrong.error().message().find("argument 'size': cannot read 'sizes[?,?]' as SymInt[]"),
