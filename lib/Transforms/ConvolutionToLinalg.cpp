@@ -1128,6 +1128,73 @@ Value rowsConv(ConvBuilder &cb, Value input, Value weight, const ConvParameters 
   return tensor::ExtractSliceOp::create(b, loc, reshape, zeros, all, ones);
 }
 
+/// Whether prims.conv `op` is pointwise: one group, kernel positions known
+/// to be one (a 1 x 1 kernel), strides of 1 and no padding, of a float type
+/// summed in itself. Each output pixel is then the weight [F, C] times the
+/// input's pixel, and an image's output [F, P] the product of the weight
+/// and the image [C, P] (P its pixels), both read where they are.
+bool isPointwise(Operation *op, const ConvParameters &p, Type element) {
+  if (p.transposed || p.groups != 1 || accumulatorFor(element) != element ||
+      !(element.isF32() || element.isF64()))
+    return false;
+  auto weightType = cast<RankedTensorType>(op->getOperand(1).getType());
+  for (int64_t d = 2; d < weightType.getRank(); ++d)
+    if (weightType.getDimSize(d) != 1)
+      return false;
+  return llvm::all_of(p.stride, [](int64_t s) { return s == 1; }) &&
+         llvm::all_of(p.padding, [](int64_t s) { return s == 0; });
+}
+
+/// A pointwise prims.conv (isPointwise) on the CPU: per image n, sums [F, P]
+/// = weight [F, C] x input[n] [C, P], one product on views of the weight
+/// and the image (no columns, no copy of either: the product's tiles pack
+/// the image's rows as they read them), written into the rows of the
+/// result [N, F, P], which is the result [N, F, O...] regrouped.
+Value pointwiseConv(ConvBuilder &cb, Value input, Value weight, Type element) {
+  OpBuilder &b = cb.b;
+  Location loc = cb.loc;
+  int64_t spatial = cast<RankedTensorType>(input.getType()).getRank() - 2;
+  Value n = cb.dim(input, 0), filters = cb.dim(weight, 0);
+  // (The channels both have: where the input's differ from the weight's, a
+  // data check raises after the call, and no product reads past either.)
+  Value weightChannels = cb.dim(weight, 1);
+  Value channels = arith::MinUIOp::create(b, loc, cb.dim(input, 1), weightChannels);
+  SmallVector<Value> extents = sizesOf(cb, input, 2, spatial);
+  Value pixels = cb.product(extents);
+  auto matrixType = ConvBuilder::dynamicType(2, element);
+  SmallVector<OpFoldResult> origin(2, b.getIndexAttr(0)), units(2, b.getIndexAttr(1));
+  Value weightMatrix = tensor::ExtractSliceOp::create(
+      b, loc, matrixType, cb.matrix(weight, filters, weightChannels), origin,
+      SmallVector<OpFoldResult>{filters, channels}, units);
+  Value images = cb.regrouped(input, {n, cb.dim(input, 1), pixels});
+  Value empty = tensor::EmptyOp::create(b, loc, ConvBuilder::dynamicType(3, element),
+                                        ValueRange{n, filters, pixels});
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+  auto loop = scf::ForOp::create(
+      b, loc, cb.index(0), n, cb.index(1), ValueRange{empty},
+      [&](OpBuilder &lb, Location l, Value image, ValueRange carried) {
+        ConvBuilder in(lb, l);
+        SmallVector<OpFoldResult> at = {image, lb.getIndexAttr(0), lb.getIndexAttr(0)};
+        SmallVector<OpFoldResult> ones(3, lb.getIndexAttr(1));
+        Value x = tensor::ExtractSliceOp::create(
+            lb, l, matrixType, images, at,
+            SmallVector<OpFoldResult>{lb.getIndexAttr(1), channels, pixels}, ones);
+        SmallVector<OpFoldResult> rows = {lb.getIndexAttr(1), filters, pixels};
+        Value sums = tensor::ExtractSliceOp::create(lb, l, matrixType, carried[0], at, rows, ones);
+        // (Zero filled right before the product: its tiles start from it.)
+        Value init = linalg::FillOp::create(lb, l, zero, sums).getResult(0);
+        Value product = linalg::MatmulOp::create(lb, l, TypeRange{matrixType},
+                                                 ValueRange{weightMatrix, x}, ValueRange{init})
+                            .getResult(0);
+        scf::YieldOp::create(
+            lb, l, tensor::InsertSliceOp::create(lb, l, product, carried[0], at, rows, ones)
+                       .getResult());
+      });
+  SmallVector<Value> resultSizes = {n, filters};
+  llvm::append_range(resultSizes, extents);
+  return cb.regrouped(loop.getResult(0), resultSizes);
+}
+
 /// Whether a convolution's shifted products would compute more than
 /// kSmallPlaneWaste times the rows its outputs need (its padded plane, or
 /// a strided one's phase planes, against the output plane): a value
@@ -1369,8 +1436,12 @@ LogicalResult lowerConv(Operation *op, PatternRewriter &rewriter) {
   // (CPU kernels: a grouped convolution the shifted products do not take.)
   bool grouped = op->hasAttr(kShiftedConvolutionAttr) && !parameters.transposed && !shifted &&
                  parameters.groups > 1 && isa<FloatType>(element);
+  // (CPU kernels: a 1 x 1 convolution as products on views.)
+  bool pointwise = op->hasAttr(kShiftedConvolutionAttr) && !singleFilter &&
+                   isPointwise(op, parameters, element);
   Value result = parameters.transposed ? transposedConv(cb, input, weight, parameters, element)
                  : singleFilter        ? singleFilterConv(cb, input, weight, parameters, element)
+                 : pointwise           ? pointwiseConv(cb, input, weight, element)
                  : shifted && parameters.groups == 1 && accumulatorFor(element) == element
                      ? smallOrLargePlanes(cb, input, weight, parameters, element)
                  : shifted             ? shiftedConv(cb, input, weight, parameters, element)

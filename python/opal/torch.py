@@ -103,12 +103,11 @@ def _meta_like(tensor):
 def from_torch(tensor):
     """An opal tensor sharing `tensor`'s memory (DLPack; a bool tensor
     crosses as uint8 and is viewed back as bool)."""
-    if tensor.dtype in _DIRECT_DTYPES and not (tensor.is_cuda or tensor.is_meta or
-                                               tensor.requires_grad):
+    if tensor.dtype in _DIRECT_DTYPES and not (tensor.is_cuda or tensor.is_meta):
         # The common case first: a dense CPU tensor, its capsule made
         # directly (no stream handshake to make on the CPU, and torch's
         # __dlpack__/__dlpack_device__ cost microseconds a call).
-        return _C.from_dlpack(_to_dlpack(tensor))
+        return _C.from_dlpack(_to_dlpack(tensor.detach() if tensor.requires_grad else tensor))
     if tensor.device.type not in ("cpu", "cuda", "meta"):
         raise RuntimeError(f"opal.torch: tensors on {tensor.device} have no opal device "
                            "(opal has cpu, cuda and meta)")
@@ -386,6 +385,7 @@ import itertools
 import math
 import operator
 import sys
+import weakref
 
 _GRAPH_LIBRARY = None
 
@@ -894,6 +894,18 @@ def _addmm(node, bias, x, mat2, beta=1, alpha=1):
     return _ops.aten.linear(x, weight, bias)
 
 
+def _max_pool2d_with_indices(node, x, kernel_size, stride=(), padding=0, dilation=1,
+                             ceil_mode=False):
+    """max_pool2d_with_indices; where no node reads the indices (an eval
+    graph: max_pool2d is CompositeImplicit, so the graph holds the op with
+    indices), max_pool2d, whose kernel computes no indices (a third less
+    time on ResNet's pooling), with None for them."""
+    args = (x, kernel_size, stride, padding, dilation, ceil_mode)
+    if any(user.target is not operator.getitem or user.args[1] != 0 for user in node.users):
+        return _ops.aten.max_pool2d_with_indices(*args)
+    return _ops.aten.max_pool2d(*args), None
+
+
 # Ops computed from what the traced graph recorded of them (the fake
 # values of their inputs and outputs), as a traced decomposition cannot
 # express them otherwise: those taking or returning a list of tensors
@@ -908,7 +920,8 @@ _NODE_FORMS = {"aten.split.Tensor": _split, "aten.split_with_sizes.default": _sp
                "aten._native_batch_norm_legit_functional.default": _batch_norm_functional,
                "aten._native_batch_norm_legit.no_stats": _batch_norm_no_stats,
                "aten.index.Tensor": _index, "aten.index_put.default": _index_put,
-               "aten.mm.default": _mm, "aten.addmm.default": _addmm}
+               "aten.mm.default": _mm, "aten.addmm.default": _addmm,
+               "aten.max_pool2d_with_indices.default": _max_pool2d_with_indices}
 # Those of them that take or return lists of tensors, or slice.
 _LIST_FORMS = frozenset(("aten.split.Tensor", "aten.split_with_sizes.default",
                          "aten.cat.default", "aten.stack.default", "aten.unbind.int",
@@ -1052,6 +1065,19 @@ def _fingerprint(nodes):
     text = f"{_GRAPH_OP_FORM}\n" + "\n".join(
         f"{node.format_node()} :: {value(node.meta.get('val'))}" for node in nodes)
     return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def _fresh_result(node):
+    """Whether graph output `node` is new memory when its graph runs op by
+    op: the result of an aten op whose schema returns no alias, which opal
+    computes as that op (not a view or an input passed through)."""
+    if node.op != "call_function" or node.target is operator.getitem or \
+            str(node.target) in _NODE_FORMS:
+        return False
+    schema = getattr(node.target, "_schema", None)
+    return (schema is not None and schema.name.startswith("aten::") and
+            schema.name not in _SPELLED_OTHERWISE and
+            all(r.alias_info is None for r in schema.returns))
 
 
 def _native_call(nodes):
@@ -1220,7 +1246,9 @@ class _GraphCompiler:
             # cache without loading the compiler).
             _log(f"running {self._label()} op by op in opal ({calls} aten calls): it calls "
                  f"{native}, whose CPU kernel is not defined in MLIR")
-            body._opal_interpreted = True
+            # Per tensor output: whether it may share memory with an input
+            # (checked per call, and copied if it does).
+            body._opal_interpreted = tuple(not _fresh_result(o) for o in tensor_outputs)
             return body, layout, tuple(constant_values), passed
         # Named by what it computes: the same graph (in this process or the
         # next, whose warm start finds its kernels by name) is the same op.
@@ -1317,6 +1345,39 @@ class CompiledFunction(_GraphCompiler):
         return run(*state, *inputs)
 
 
+class _Conversions:
+    """Torch tensors as opal tensors sharing their memory, for the calls of
+    one graph: an argument that is the same tensor as at the previous call
+    (a parameter or buffer: the same object, memory and version) is given
+    the opal tensor made for it then (from_torch costs a microsecond or
+    two, and a CNN's graph takes hundreds of parameters). Whether it is the
+    same is checked by a weak reference, so an input seen once (a batch of
+    activations) is not kept alive by its record."""
+
+    def __init__(self):
+        self.seen = []  # per argument: (weakref, data_ptr, version, opal tensor or None)
+
+    def __call__(self, arguments):
+        seen = self.seen
+        if len(seen) != len(arguments):
+            seen[:] = [None] * len(arguments)
+        converted = []
+        for i, value in enumerate(arguments):
+            if not isinstance(value, torch.Tensor):
+                converted.append(_to_opal(value))
+                continue
+            record = seen[i]
+            key = (value.data_ptr(), value._version)
+            if record is not None and record[0]() is value and record[1] == key:
+                if record[2] is None:  # the second time: kept from now on
+                    record = seen[i] = (record[0], key, from_torch(value))
+                converted.append(record[2])
+                continue
+            seen[i] = (weakref.ref(value), key, None)
+            converted.append(from_torch(value))
+        return converted
+
+
 class _OpalPiece(torch.nn.Module):
     """An opal op called on torch tensors: one compiled piece of a graph
     (a module, so that it can stand in a split torch.fx graph)."""
@@ -1330,25 +1391,34 @@ class _OpalPiece(torch.nn.Module):
         sizes, which it reads from its tensors); None for all."""
         super().__init__()
         self.op, self.layout, self.constants, self.passed = op, layout, constants, passed
-        self.interpreted = getattr(op, "_opal_interpreted", False)
+        # Per tensor output of a graph run op by op, whether it may be a
+        # view of an input; () for a graph op (its results are new).
+        self.shared = getattr(op, "_opal_interpreted", ())
+        self.converted = _Conversions()
 
     def forward(self, *given):
         inputs = given
         if self.passed is not None:
             inputs = tuple(value for value, keep in zip(given, self.passed) if keep)
-        result = self.op(*[_to_opal(t) for t in inputs + self.constants])
+        result = self.op(*self.converted(inputs + self.constants))
         if self.layout is False:
-            return self._fresh(_to_torch(result, meta=False), inputs)
+            return self._fresh(_to_torch(result, meta=False), inputs, 0)
         # (A graph returning one tensor in a tuple: "(Tensor)" is one.)
-        results = iter(_to_torch(tuple(result) if isinstance(result, (list, tuple))
-                                 else (result,), meta=False))
-        return tuple(self._fresh(next(results), inputs) if place is True
-                     else place(given) if place else None for place in self.layout)
+        results = _to_torch(tuple(result) if isinstance(result, (list, tuple)) else (result,),
+                            meta=False)
+        values, index = [], 0
+        for place in self.layout:
+            if place is True:
+                values.append(self._fresh(results[index], inputs, index))
+                index += 1
+            else:
+                values.append(place(given) if place else None)
+        return tuple(values)
 
-    def _fresh(self, result, inputs):
-        """A graph's result as new memory, as a graph op's are: a graph run
-        op by op (_interpreted) may return a view of an input."""
-        if not self.interpreted:
+    def _fresh(self, result, inputs, index):
+        """A graph's result (its `index`-th tensor) as new memory, as a graph
+        op's are: a graph run op by op may return a view of an input."""
+        if not (self.shared and self.shared[index]):
             return result
         storage = result.untyped_storage().data_ptr()
         if any(isinstance(t, torch.Tensor) and t.untyped_storage().data_ptr() == storage

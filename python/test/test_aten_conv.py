@@ -186,6 +186,37 @@ def test_small_planes_match_pytorch(case, dtype):
     check_against_pytorch(case, dtype, seed=len(case[0]) + sum(case[1]) + 11)
 
 
+# Pointwise convolutions (1x1 kernels, stride 1, no padding, one group) run
+# on the CPU as one product per image of the weight and the image, both read
+# in place: a batch of one and of several, 1 to 3 spatial dims, a plane of
+# one pixel, a bias, and a non-contiguous input.
+POINTWISE_CASES = [
+    # input, weight, stride, padding, dilation, groups
+    ((1, 104, 20, 20), (208, 104, 1, 1), [1, 1], [0, 0], [1, 1], 1),
+    ((3, 24, 7, 9), (40, 24, 1, 1), [1, 1], [0, 0], [2, 2], 1),
+    ((2, 17, 1, 1), (5, 17, 1, 1), [1, 1], [0, 0], [1, 1], 1),
+    ((4, 8, 33), (12, 8, 1), [1], [0], [1], 1),
+    ((2, 6, 3, 4, 5), (7, 6, 1, 1, 1), [1, 1, 1], [0, 0, 0], [1, 1, 1], 1),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", POINTWISE_CASES, ids=lambda c: "x".join(map(str, c[0])))
+def test_pointwise_convolutions_match_pytorch(case, dtype):
+    check_against_pytorch(case, dtype, seed=len(case[0]) + sum(case[1]) + 13)
+
+
+def test_pointwise_convolution_of_a_strided_input():
+    x = np.random.default_rng(3).standard_normal((2, 16, 6, 10)).astype(np.float32)
+    w = np.random.default_rng(4).standard_normal((9, 8, 1, 1)).astype(np.float32)
+    args = [[1, 1], [0, 0], [1, 1], False, [0, 0], 1]
+    # Every other channel, and the width transposed with the height.
+    want = torch.convolution(torch.from_numpy(x)[:, ::2].transpose(2, 3), torch.from_numpy(w),
+                             None, *args)
+    got = A.convolution(A.transpose(opal.tensor(x)[:, ::2], 2, 3), opal.tensor(w), None, *args)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-4, atol=1e-4)
+
+
 def test_one_kernel_serves_small_and_large_planes():
     """The lowering is chosen per call: one compiled kernel runs a 2x2
     plane (im2col rows) and a 12x12 one (shifted products), and a weight
@@ -264,6 +295,14 @@ ERRORS = [
     ((2, 0, 5, 5), (6, 2, 1, 1), [2], [0], [1], False, [0], 3,
      "Given groups=3, weight of size [6, 2, 1, 1], expected input[2, 0, 5, 5] to have 6 "
      "channels, but got 0 channels instead"),
+    # A pointwise convolution whose input has fewer or more channels than
+    # its weight: each product reads the channels both have.
+    ((2, 3, 5, 5), (6, 4, 1, 1), [1], [0], [1], False, [0], 1,
+     "Given groups=1, weight of size [6, 4, 1, 1], expected input[2, 3, 5, 5] to have 4 "
+     "channels, but got 3 channels instead"),
+    ((1, 9, 4, 4), (6, 4, 1, 1), [1], [0], [1], False, [0], 1,
+     "Given groups=1, weight of size [6, 4, 1, 1], expected input[1, 9, 4, 4] to have 4 "
+     "channels, but got 9 channels instead"),
     ((2, 4, 1, 1), (6, 4, 3, 3), [1], [0], [1], False, [0], 1,
      "Calculated padded input size per channel: (1 x 1). Kernel size: (3 x 3). Kernel size "
      "can't be greater than actual input size"),
@@ -288,15 +327,16 @@ def test_errors_as_pytorch(case):
         A.convolution(opal.tensor(x), opal.tensor(w), None, *args)
 
 
-UNCHECKED_READS = [case for case in ERRORS if case[1][2:] == (1, 1) and case[2] == [2]]
+UNCHECKED_READS = [case for case in ERRORS if case[1][2:] == (1, 1) and case[2] in ([1], [2])
+                   and case[5] is False]
 
 
 @pytest.mark.parametrize("case", UNCHECKED_READS, ids=lambda c: "x".join(map(str, c[0])))
 def test_unchecked_column_reads_raise_in_their_own_process(case):
     # An unpadded 1x1/2 convolution reads its columns without bounds checks
     # (a channel past the input's clamped; no channel at all read from
-    # zeros): each bad case alone in a process, which must end with the
-    # error, not a crash.
+    # zeros), a pointwise one (1x1/1) the channels both have: each bad case
+    # alone in a process, which must end with the error, not a crash.
     xs, ws, *args, message = case
     script = (
         "import opal\n"

@@ -365,6 +365,54 @@ def test_a_graph_run_op_by_op_reads_linear_weights_in_place():
     assert sum("aten::mm(" in line for line in compiled) == 1, compiled
 
 
+def test_an_op_by_op_graph_pools_without_indices_and_sees_its_parameters_change():
+    # An eval CNN (batch norm: run op by op) pools with max_pool2d where no
+    # node reads the indices (OPAL_LOG=jit: no max_pool2d_with_indices
+    # kernel). Its parameters are converted once and kept while they stay
+    # the same tensors: a weight changed in place, a weight given new memory
+    # (`.data =`) and a buffer changed are all seen at the next call; an
+    # output that is a view of the input stays one, as in eager.
+    code = PRELUDE + textwrap.dedent("""
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+                self.bn = torch.nn.BatchNorm2d(8)
+                self.pool = torch.nn.MaxPool2d(3, 2, 1)
+            def forward(self, x):
+                return self.pool(torch.relu(self.bn(self.conv(x)))), x.view(-1)
+        m = Net().eval()
+        x = torch.randn(2, 3, 9, 9)
+        c = torch.compile(m, backend="opal")
+        errors = []
+        def check():
+            with torch.no_grad():
+                got, want = c(x), m(x)
+            errors.append((got[0] - want[0]).abs().max().item())
+            errors.append(got[1].data_ptr() == x.data_ptr() and
+                          bool(torch.equal(got[1], want[1])))
+        check(); check()
+        with torch.no_grad():
+            m.conv.weight.mul_(2)
+        check()
+        m.conv.weight.data = torch.randn(8, 3, 3, 3)
+        check()
+        m.bn.running_var.fill_(4.0)
+        check()
+        print(json.dumps(errors))
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=600, env=dict(os.environ, OPAL_LOG="torch,jit"))
+    assert done.returncode == 0, done.stderr[-4000:]
+    errors = json.loads(done.stdout.strip().splitlines()[-1])
+    assert all(e < 1e-5 for e in errors[0::2]), errors
+    assert all(e is True for e in errors[1::2]), errors
+    kernels = [line for line in done.stderr.splitlines()
+               if line.startswith(("[opal:jit] compiled aten::", "[opal:jit] loaded aten::"))]
+    assert any("aten::max_pool2d(" in line for line in kernels), kernels
+    assert not any("aten::max_pool2d_with_indices(" in line for line in kernels), kernels
+
+
 def test_batch_norm_buffers_move_as_in_eager():
     result, _ = run("""
         bn, ref = torch.nn.BatchNorm1d(3), torch.nn.BatchNorm1d(3)
