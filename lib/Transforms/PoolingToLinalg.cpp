@@ -5,7 +5,10 @@
 // index into the input's plane of spatial dims (the first maximum wins; NaN is the maximum,
 // as in PyTorch). The input is read with tensor.extract only inside it:
 // padding counts as -inf. A window-shaped operand gives the loops over the
-// window their extent, as linalg's pooling ops do.
+// window their extent, as linalg's pooling ops do. Where nothing reads the
+// indices (max_pool2d), the maximum alone: the input padded with the
+// smallest value, then a generic whose output loops are innermost, reading
+// the padded input without a check (a strided row LLVM vectorizes).
 //
 // prims.avg_pool: the same reduction into each window's sum (padding adds
 // 0), then one elementwise generic divides by PyTorch's divisor (the window
@@ -167,6 +170,75 @@ std::string maxPoolProblem(Operation *op) {
   return "";
 }
 
+/// prims.max_pool whose indices nothing reads (max_pool2d): the input
+/// padded with the smallest value (on each side by the padding, and on the
+/// far side by what a last ceil-mode window reaches past it), then one
+/// generic over (N, C, K..., O...) that takes the maximum into each output:
+/// the output loops innermost, reading the padded input at o * stride + k *
+/// dilation without a check (a strided row: vectorizable). NaN wins, as in
+/// PyTorch (arith.maximumf).
+Value maxPoolValues(PatternRewriter &rewriter, Location loc, Value input,
+                    RankedTensorType valuesType, ArrayRef<Value> sizes, const PoolParameters &p,
+                    TypedAttr lowest) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  int64_t spatial = inputType.getRank() - 2;
+  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v); };
+  // The output's sizes (those of `sizes` where dynamic) as values.
+  SmallVector<Value> outSizes;
+  for (int64_t d = 0, next = 0; d < inputType.getRank(); ++d)
+    outSizes.push_back(valuesType.isDynamicDim(d) ? sizes[next++]
+                                                  : index(valuesType.getDimSize(d)).getResult());
+  SmallVector<OpFoldResult> low(2, rewriter.getIndexAttr(0)), high(2, rewriter.getIndexAttr(0));
+  for (int64_t s = 0; s < spatial; ++s) {
+    low.push_back(rewriter.getIndexAttr(p.padding[s]));
+    // The last window's end, (O - 1) s + (K - 1) d + 1, past the input and
+    // its left padding: at least 0 (and past the right padding only in
+    // ceil mode, by less than a stride).
+    Value extent = tensor::DimOp::create(rewriter, loc, input, 2 + s);
+    Value last = arith::MulIOp::create(
+        rewriter, loc, arith::SubIOp::create(rewriter, loc, outSizes[2 + s], index(1)),
+        index(p.stride[s]));
+    Value end = arith::AddIOp::create(rewriter, loc, last,
+                                      index((p.kernel[s] - 1) * p.dilation[s] + 1 - p.padding[s]));
+    Value beyond = arith::SubIOp::create(rewriter, loc, end, extent);
+    high.push_back(arith::MaxSIOp::create(rewriter, loc, beyond, index(0)).getResult());
+  }
+  Value fillValue = arith::ConstantOp::create(rewriter, loc, lowest);
+  Value padded = tensor::PadOp::create(rewriter, loc, Type(), input, low, high, fillValue);
+
+  Value empty = tensor::EmptyOp::create(rewriter, loc, valuesType.getShape(),
+                                        valuesType.getElementType(), sizes);
+  Value init = linalg::FillOp::create(rewriter, loc, fillValue, empty).getResult(0);
+  Value window = tensor::EmptyOp::create(rewriter, loc, p.kernel, inputType.getElementType());
+  // Loops (N, C, K..., O...): the window's, then the output's.
+  MLIRContext *context = rewriter.getContext();
+  int64_t loops = 2 + 2 * spatial;
+  auto dim = [&](int64_t d) { return getAffineDimExpr(d, context); };
+  SmallVector<AffineExpr> read = {dim(0), dim(1)}, windowDims, out = {dim(0), dim(1)};
+  for (int64_t s = 0; s < spatial; ++s) {
+    read.push_back(dim(2 + spatial + s) * p.stride[s] + dim(2 + s) * p.dilation[s]);
+    windowDims.push_back(dim(2 + s));
+    out.push_back(dim(2 + spatial + s));
+  }
+  SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, read, context),
+                                 AffineMap::get(loops, 0, windowDims, context),
+                                 AffineMap::get(loops, 0, out, context)};
+  SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::parallel);
+  iterators.append(spatial, utils::IteratorType::reduction);
+  iterators.append(spatial, utils::IteratorType::parallel);
+  bool floating = isa<FloatType>(inputType.getElementType());
+  return linalg::GenericOp::create(
+             rewriter, loc, TypeRange{valuesType}, ValueRange{padded, window}, ValueRange{init},
+             maps, iterators,
+             [&](OpBuilder &b, Location l, ValueRange args) {
+               Value larger = floating
+                                  ? arith::MaximumFOp::create(b, l, args[2], args[0]).getResult()
+                                  : arith::MaxSIOp::create(b, l, args[2], args[0]).getResult();
+               linalg::YieldOp::create(b, l, larger);
+             })
+      .getResult(0);
+}
+
 LogicalResult lowerMaxPool(Operation *op, PatternRewriter &rewriter) {
   Location loc = op->getLoc();
   Value input = op->getOperand(0);
@@ -205,6 +277,13 @@ LogicalResult lowerMaxPool(Operation *op, PatternRewriter &rewriter) {
       floating ? TypedAttr(rewriter.getFloatAttr(element, -std::numeric_limits<double>::infinity()))
                : TypedAttr(rewriter.getIntegerAttr(
                      element, APInt::getSignedMinValue(element.getIntOrFloatBitWidth())));
+  if (op->getResult(1).use_empty()) {
+    Value values = maxPoolValues(rewriter, loc, input, valuesType, sizes, p, lowest);
+    Value unread = tensor::EmptyOp::create(rewriter, loc, indicesType.getShape(),
+                                           indicesType.getElementType(), sizes);
+    rewriter.replaceOp(op, ValueRange{values, unread});
+    return success();
+  }
   Value values = fill(valuesType, lowest);
   // -1: not set yet (the body sets PyTorch's start of the window).
   Value indices = fill(indicesType, rewriter.getI64IntegerAttr(-1));

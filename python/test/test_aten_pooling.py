@@ -75,6 +75,46 @@ def test_max_pool2d_ceil_mode(args):
     np.testing.assert_array_equal(indices.numpy(), want[1].numpy())
 
 
+def pooling_case(rng, spatial):
+    """A max pooling's arguments of `spatial` dims: kernel, stride, padding
+    (at most half the kernel, as PyTorch's max_pool2d requires), dilation,
+    ceil mode, and an input shape whose windows fit."""
+    kernel = [int(rng.integers(1, 4)) for _ in range(spatial)]
+    stride = [int(rng.integers(1, 4)) for _ in range(spatial)]
+    dilation = [int(rng.integers(1, 3)) for _ in range(spatial)]
+    padding = [int(rng.integers(0, k // 2 + 1)) for k in kernel]
+    sizes = [int(rng.integers((k - 1) * d + 1, 12)) for k, d in zip(kernel, dilation)]
+    batch = [int(rng.integers(1, 3))] if rng.random() < 0.7 else []
+    return batch + [int(rng.integers(1, 4))] + sizes, \
+        (kernel, stride, padding, dilation, bool(rng.random() < 0.5))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "int8", "uint8"])
+@pytest.mark.parametrize("spatial", [2, 3])
+def test_max_pool_values_alone_match_pytorch(spatial, dtype):
+    # max_pool2d/3d (no indices): the input padded with the smallest
+    # value, the output loops innermost. Random kernels, strides, padding,
+    # dilation and ceil mode; NaN wins its windows, as in PyTorch.
+    rng = np.random.default_rng(spatial * 10 + len(dtype))
+    op = {2: "max_pool2d", 3: "max_pool3d"}[spatial]
+    for _ in range(6):
+        shape, args = pooling_case(rng, spatial)
+        x = rng.standard_normal(shape) * 50
+        if dtype.startswith("float"):
+            x.flat[rng.integers(0, x.size, 2)] = np.nan
+        x = x.astype(dtype) if dtype.startswith("float") else \
+            np.clip(x, -100, 100).astype(dtype) if dtype != "uint8" else np.abs(x).astype(dtype)
+        try:
+            want = getattr(torch, op)(torch.from_numpy(x), *args).numpy()
+        except RuntimeError as error:  # (dtypes PyTorch's CPU kernels lack)
+            with pytest.raises(RuntimeError):
+                getattr(A, op)(opal.tensor(x), *args)
+            assert "not implemented" in str(error)
+            continue
+        got = getattr(A, op)(opal.tensor(x), *args).numpy()
+        np.testing.assert_array_equal(got, want, err_msg=f"{shape} {args}")
+
+
 @pytest.mark.parametrize("args", [([4, 5],), ([3, 7], -1.0, None), ([1, 2],), ([6, 6],)])
 def test_upsample_nearest2d(args):
     x = np.random.default_rng(4).standard_normal((2, 3, 2, 3)).astype(np.float32)

@@ -301,6 +301,34 @@ func.func @take(%w: tensor<?x3xf32>, %i: tensor<2x?xi64>) -> tensor<2x?x3xf32> {
 
 // -----
 
+// max_pool whose indices nothing reads (max_pool2d): the input padded with
+// -inf (by the padding before; after, by what the last window reaches past
+// the input, at least 0), then one generic over (N, C, KH, KW, OH, OW), the
+// output loops innermost, reading the padded input at o * stride + k *
+// dilation without a check: the maximum (NaN wins) into -inf. No index.
+// CHECK-LABEL: func.func @max_pool_values
+// CHECK: %[[PADDED:.*]] = tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, %{{.*}}, %{{.*}}]
+// CHECK: tensor.yield %cst
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%cst : f32)
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "reduction", "reduction", "parallel", "parallel"]} ins(%[[PADDED]], %{{.*}} : tensor<?x?x?x?xf32>, tensor<3x3xf32>) outs(%[[INIT]] : tensor<?x?x?x?xf32>)
+// CHECK: arith.maximumf
+// CHECK-NOT: arith.select
+// CHECK: return
+func.func @max_pool_values(%x: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {
+  %c1 = arith.constant 1 : i64
+  %c2 = arith.constant 2 : i64
+  %c3 = arith.constant 3 : i64
+  %false = arith.constant false
+  %k = opal.list %c3, %c3 : i64, i64 -> !opal.list<i64>
+  %s = opal.list %c2, %c2 : i64, i64 -> !opal.list<i64>
+  %p = opal.list %c1, %c1 : i64, i64 -> !opal.list<i64>
+  %d = opal.list %c1, %c1 : i64, i64 -> !opal.list<i64>
+  %v, %i = prims.max_pool %x, %k, %s, %p, %d, %false : (tensor<?x?x?x?xf32>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i1) -> (tensor<?x?x?x?xf32>, tensor<?x?x?x?xi64>)
+  return %v : tensor<?x?x?x?xf32>
+}
+
+// -----
+
 // avg_pool's gradient: one generic divides each output's gradient by its
 // window's divisor, a second sums, for each input element, the windows
 // that cover it: loops from ceil((i + padding - kernel + 1) / stride) to
