@@ -377,9 +377,11 @@ def register(namespace, ops=None):
 # compile: aten graphs as opal ops
 #===------------------------------------------------------------------------===#
 
+import builtins
 import collections
 import contextlib
 import copy
+import functools
 import hashlib
 import itertools
 import math
@@ -421,31 +423,23 @@ def _opal_overload(target):
     return getattr(packet, schema.overload_name or "default", None)
 
 
-def _node_step(node):
+def _node_call(node):
     """What computes graph node `node` (a call) from its arguments as a
-    traced decomposition takes them: a function (args, kwargs) -> value."""
+    traced decomposition takes them, as (function, packet): the function
+    takes the node's args and kwargs; the packet, where not None, is what
+    to call instead when the function refuses them with a TypeError."""
     target, name = node.target, str(node.target)
-    if target is operator.getitem:
-        return lambda args, kwargs: args[0][args[1]]
     if target in _SIZE_ARITHMETIC:
-        return lambda args, kwargs: target(*args)
+        return target, None
     form = _SIZE_QUERIES.get(name) or _NODE_FORMS.get(name)
     if form is not None:
-        return lambda args, kwargs: form(node, *args, **kwargs)
-    overload = _opal_overload(target)
-
-    def call(args, kwargs):
-        # make_fx records a Python number where a Tensor overload takes a
-        # tensor (div.Tensor(x, 2.0): PyTorch wraps the number); the op's
-        # packet then picks the Scalar overload, as PyTorch's wrapped number
-        # computes.
-        try:
-            return overload(*args, **kwargs)
-        except TypeError:
-            namespace, _, op = target._schema.name.partition("::")
-            return getattr(getattr(_ops, namespace), op)(*args, **kwargs)
-
-    return call
+        return functools.partial(form, node), None
+    # make_fx records a Python number where a Tensor overload takes a
+    # tensor (div.Tensor(x, 2.0): PyTorch wraps the number); the op's
+    # packet then picks the Scalar overload, as PyTorch's wrapped number
+    # computes.
+    namespace, _, op = target._schema.name.partition("::")
+    return _opal_overload(target), getattr(getattr(_ops, namespace), op, None)
 
 
 def _holds_node(value):
@@ -458,20 +452,77 @@ def _holds_node(value):
     return False
 
 
-def _argument_reader(value):
-    """A function of the graph's values so far (env: node -> value) that
-    gives graph node argument `value` (args, kwargs or one of them) as a
-    traced decomposition takes it; what no node decides is made once."""
-    if not _holds_node(value):
-        constant = _graph_argument(value)
-        return lambda env: constant
-    if isinstance(value, torch.fx.Node):
-        return operator.itemgetter(value)
-    if isinstance(value, dict):
-        readers = {key: _argument_reader(v) for key, v in value.items()}
-        return lambda env: {key: read(env) for key, read in readers.items()}
-    readers, kind = [_argument_reader(v) for v in value], type(value)
-    return lambda env: kind([read(env) for read in readers])
+class _GraphSource:
+    """A graph's nodes as the source of one Python function, a statement a
+    node (`v3 = s3(v1, c0, dim=c1)`), its values local variables and what
+    no node decides (constants, the functions called) names bound once:
+    a graph run op by op costs a call per node, not an interpreter's
+    dictionary and argument readers."""
+
+    def __init__(self):
+        self.names, self.scope, self.lines = {}, {}, []
+
+    def bind(self, value, prefix="c"):
+        """A name for `value` in the function's scope."""
+        name = f"{prefix}{len(self.scope)}"
+        self.scope[name] = value
+        return name
+
+    def expression(self, value):
+        """Source for graph argument `value` as a traced decomposition
+        takes it."""
+        if isinstance(value, torch.fx.Node):
+            return self.names[value]
+        if not _holds_node(value):
+            return self.bind(_graph_argument(value))
+        if isinstance(value, dict):
+            return "{" + ", ".join(f"{key!r}: {self.expression(v)}"
+                                   for key, v in value.items()) + "}"
+        parts = ", ".join(self.expression(v) for v in value)
+        return f"({parts},)" if isinstance(value, tuple) else f"[{parts}]"
+
+    def call(self, node, done):
+        """The statement computing `node`, then the values it was the last
+        to read dropped."""
+        name = self.names[node] = f"v{len(self.names)}"
+        if node.target is operator.getitem:
+            self.lines.append(f"    {name} = {self.expression(node.args[0])}"
+                              f"[{self.expression(node.args[1])}]")
+        else:
+            function, packet = _node_call(node)
+            arguments = ", ".join([self.expression(a) for a in node.args] +
+                                  [f"{key}={self.expression(v)}"
+                                   for key, v in node.kwargs.items()])
+            called = f"{name} = {self.bind(function, 's')}({arguments})"
+            if packet is None:
+                self.lines.append(f"    {called}")
+            else:
+                self.lines += [f"    try:", f"        {called}", f"    except TypeError:",
+                               f"        {name} = {self.bind(packet, 'p')}({arguments})"]
+        if done:
+            self.lines.append("    del " + ", ".join(self.names[n] for n in done))
+
+    def function(self, placeholders, sizes, calls, results, as_tuple, label):
+        """The function of `placeholders` that computes `calls` (node,
+        values dropped after it) and returns `results` (a tuple, or the
+        one)."""
+        for i, node in enumerate(placeholders):
+            self.names[node] = f"a{i}"
+        parameters = [self.names[node] for node in placeholders]
+        lines = self.lines
+        for node, (tensor, dim) in sizes.items():
+            self.names[node] = f"v{len(self.names)}"
+            lines.append(f"    {self.names[node]} = {self.names[tensor]}.size({dim})")
+        for node, done in calls:
+            self.call(node, done)
+        values = ", ".join(self.names[o] for o in results)
+        lines.append(f"    return ({values},)" if as_tuple else f"    return {values}")
+        source = f"def body({', '.join(parameters)}):\n" + "\n".join(lines) + "\n"
+        # (builtins.compile: this module's compile() is the backend's.)
+        exec(builtins.compile(source, f"<opal graph: {label}>", "exec"), self.scope)
+        body = self.scope["body"]
+        body._opal_source = source
+        return body
 
 
 def _graph_argument(value):
@@ -1220,20 +1271,10 @@ class _GraphCompiler:
                                     if n not in seen and n.op == "call_function"]
                 seen.update(node.all_input_nodes)
 
-        steps = [(node, _node_step(node), _argument_reader(node.args),
-                  _argument_reader(dict(node.kwargs)), done_after[node])
-                 for node in nodes if node.op == "call_function"]
-
-        def body(*args):
-            env = dict(zip(placeholders, args))
-            for node, (tensor, dim) in sizes.items():
-                env[node] = env[tensor].size(dim)
-            for node, step, read_args, read_kwargs, done in steps:
-                env[node] = step(read_args(env), read_kwargs(env))
-                for value in done:
-                    del env[value]
-            results = [env[o] for o in tensor_outputs]
-            return tuple(results) if isinstance(outputs, (list, tuple)) else results[0]
+        body = _GraphSource().function(
+            placeholders, sizes,
+            [(node, done_after[node]) for node in nodes if node.op == "call_function"],
+            tensor_outputs, isinstance(outputs, (list, tuple)), self._label())
 
         # For a tuple, which of its places hold tensors (True), sizes (the
         # function of the inputs that computes each) or None.
