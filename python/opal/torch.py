@@ -1122,13 +1122,19 @@ def _fresh_result(node):
     """Whether graph output `node` is new memory when its graph runs op by
     op: the result of an aten op whose schema returns no alias, which opal
     computes as that op (not a view or an input passed through)."""
-    if node.op != "call_function" or node.target is operator.getitem or \
-            str(node.target) in _NODE_FORMS:
+    if node.op != "call_function" or node.target is operator.getitem:
         return False
+    if str(node.target) in _NODE_FORMS:
+        return str(node.target) in _FRESH_FORMS
     schema = getattr(node.target, "_schema", None)
     return (schema is not None and schema.name.startswith("aten::") and
             schema.name not in _SPELLED_OTHERWISE and
             all(r.alias_info is None for r in schema.returns))
+
+
+# Node forms whose results are new memory (products, joins).
+_FRESH_FORMS = frozenset(("aten.mm.default", "aten.addmm.default", "aten.cat.default",
+                          "aten.stack.default"))
 
 
 def _native_call(nodes):
