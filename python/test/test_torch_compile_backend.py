@@ -413,6 +413,36 @@ def test_an_op_by_op_graph_pools_without_indices_and_sees_its_parameters_change(
     assert not any("aten::max_pool2d_with_indices(" in line for line in kernels), kernels
 
 
+def test_an_op_by_op_graph_is_one_straight_line_function():
+    # A graph run op by op becomes the source of one Python function: its
+    # inputs as parameters, a statement a node (getitem as indexing, an op
+    # with its packet to fall back on), values dropped after their last
+    # use; it computes what eager does.
+    result, _ = run("""
+        from torch.fx.experimental.proxy_tensor import make_fx
+        import opal.torch as ot
+        bn = torch.nn.BatchNorm1d(4).eval()
+        bn.running_mean.uniform_(); bn.running_var.uniform_(1, 2)
+        def f(x, w, b, mean, var):
+            y = torch.nn.functional.batch_norm(x * 2, mean, var, w, b, False)
+            return torch.relu(y).sum(1), y.max(1).values
+        args = (torch.randn(3, 4), bn.weight.detach(), bn.bias.detach(), bn.running_mean,
+                bn.running_var)
+        graph = make_fx(f, tracing_mode="fake")(*args)
+        body, layout, constants, passed = ot._GraphCompiler("t")._to_opal_op(graph)
+        source = body._opal_source
+        got = body(*[ot.from_torch(a) for a in args])
+        want = f(*args)
+        print(json.dumps([source.splitlines()[0], "del " in source,
+                          "except TypeError:" in source, "for " in source,
+                          max((ot.to_torch(g) - w).abs().max().item()
+                              for g, w in zip(got, want))]))
+    """)
+    assert result[0] == "def body(a0, a1, a2, a3, a4):", result
+    assert result[1:4] == [True, True, False], result
+    assert result[4] < 1e-6, result
+
+
 def test_batch_norm_buffers_move_as_in_eager():
     result, _ = run("""
         bn, ref = torch.nn.BatchNorm1d(3), torch.nn.BatchNorm1d(3)
