@@ -1402,7 +1402,7 @@ class _Conversions:
     activations) is not kept alive by its record."""
 
     def __init__(self):
-        self.seen = []  # per argument: (weakref, data_ptr, version, opal tensor or None)
+        self.seen = []  # per argument: (weakref, (data_ptr, version), opal tensor or None)
 
     def __call__(self, arguments):
         seen = self.seen
@@ -1413,8 +1413,13 @@ class _Conversions:
             if not isinstance(value, torch.Tensor):
                 converted.append(_to_opal(value))
                 continue
+            try:
+                key = (value.data_ptr(), value._version)
+            except RuntimeError:  # (an inference tensor has no version: not kept)
+                seen[i] = None
+                converted.append(from_torch(value))
+                continue
             record = seen[i]
-            key = (value.data_ptr(), value._version)
             if record is not None and record[0]() is value and record[1] == key:
                 if record[2] is None:  # the second time: kept from now on
                     record = seen[i] = (record[0], key, from_torch(value))

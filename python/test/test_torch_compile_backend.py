@@ -413,6 +413,26 @@ def test_an_op_by_op_graph_pools_without_indices_and_sees_its_parameters_change(
     assert not any("aten::max_pool2d_with_indices(" in line for line in kernels), kernels
 
 
+def test_an_op_by_op_graph_runs_on_inference_tensors():
+    # Under torch.inference_mode the input has no version counter: it is
+    # converted at every call (the parameters are still kept); results as
+    # eager's, call after call.
+    result, _ = run("""
+        m = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4),
+                                torch.nn.ReLU()).eval()
+        c = torch.compile(m, backend="opal")
+        errors = []
+        with torch.inference_mode():
+            for _ in range(3):
+                x = torch.randn(1, 3, 8, 8)
+                errors.append((c(x) - m(x)).abs().max().item())
+            x.mul_(2)  # (changed in place: no version to tell)
+            errors.append((c(x) - m(x)).abs().max().item())
+        print(json.dumps(errors))
+    """)
+    assert all(e < 1e-5 for e in result), result
+
+
 def test_an_op_by_op_graph_is_one_straight_line_function():
     # A graph run op by op becomes the source of one Python function: its
     # inputs as parameters, a statement a node (getitem as indexing, an op
