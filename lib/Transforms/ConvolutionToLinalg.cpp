@@ -1157,8 +1157,8 @@ Value pointwiseConv(ConvBuilder &cb, Value input, Value weight, Type element) {
   Value n = cb.dim(input, 0), filters = cb.dim(weight, 0);
   // (The channels both have: where the input's differ from the weight's, a
   // data check raises after the call, and no product reads past either.)
-  Value weightChannels = cb.dim(weight, 1);
-  Value channels = arith::MinUIOp::create(b, loc, cb.dim(input, 1), weightChannels);
+  Value inputChannels = cb.dim(input, 1), weightChannels = cb.dim(weight, 1);
+  Value channels = arith::MinUIOp::create(b, loc, inputChannels, weightChannels);
   SmallVector<Value> extents = sizesOf(cb, input, 2, spatial);
   Value pixels = cb.product(extents);
   auto matrixType = ConvBuilder::dynamicType(2, element);
@@ -1166,7 +1166,7 @@ Value pointwiseConv(ConvBuilder &cb, Value input, Value weight, Type element) {
   Value weightMatrix = tensor::ExtractSliceOp::create(
       b, loc, matrixType, cb.matrix(weight, filters, weightChannels), origin,
       SmallVector<OpFoldResult>{filters, channels}, units);
-  Value images = cb.regrouped(input, {n, cb.dim(input, 1), pixels});
+  Value images = cb.regrouped(input, {n, inputChannels, pixels});
   Value empty = tensor::EmptyOp::create(b, loc, ConvBuilder::dynamicType(3, element),
                                         ValueRange{n, filters, pixels});
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
