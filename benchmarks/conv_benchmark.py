@@ -7,9 +7,11 @@ thread). A ResNet 3x3 layer, a batch of 8 through a small CNN layer, an
 ImageNet stem (7x7, stride 2), ResNet's and the CNN's downsampling 3x3 of
 stride 2, depthwise ones (groups = channels: a 3x3, a
 MobileNet downsampling 3x3 of stride 2, a 5x5 over a batch of 8), a 1x1
-projection, ResNet's 1x1 shortcut of stride 2, a 1-d and a 3-d convolution, and a transposed 2-d one
-(stride 2, a decoder's upsampling), and resnet18's layers at a batch of 8
-of 64x64 images ("r18": planes of 16x16 to 2x2). Reports min and median
+projection, ResNet's 1x1 shortcut of stride 2, RegNet's and MobileNet's
+pointwise layers over a batch of 16, a 1-d and a 3-d convolution, and a
+transposed 2-d one (stride 2, a decoder's upsampling), resnet18's layers
+at a batch of 8 of 64x64 images ("r18": planes of 16x16 to 2x2), and
+ResNet's max pool after its stem (values only, as an eval graph pools). Reports min and median
 milliseconds and PyTorch's median over opal's, against the PyTorch 2 of
 the bootstrap's environment (MKL and oneDNN; the reference BLAS is refused).
 
@@ -40,6 +42,10 @@ CASES = [
     ("depthwise 5x5 64ch 32x32 b8", (8, 64, 32, 32), (64, 1, 5, 5), 1, 2, 64, False),
     ("1x1 256ch 14x14", (1, 256, 14, 14), (256, 256, 1, 1), 1, 0, 1, False),
     ("1x1/2 256->512ch 56x56", (1, 256, 56, 56), (512, 256, 1, 1), 2, 0, 1, False),
+    # RegNet's and MobileNet's pointwise layers over a batch of 16.
+    ("1x1 104->208ch 20x20 b16", (16, 104, 20, 20), (208, 104, 1, 1), 1, 0, 1, False),
+    ("1x1 208ch 10x10 b16", (16, 208, 10, 10), (208, 208, 1, 1), 1, 0, 1, False),
+    ("1x1 440ch 5x5 b16", (16, 440, 5, 5), (440, 440, 1, 1), 1, 0, 1, False),
     ("conv1d k5 64ch 1024", (4, 64, 1024), (64, 64, 5), 1, 2, 1, False),
     ("conv3d 3x3x3 16ch 16^3", (1, 16, 16, 16, 16), (16, 16, 3, 3, 3), 1, 1, 1, False),
     ("transposed 4x4/2 64->32ch 28x28", (1, 64, 28, 28), (64, 32, 4, 4), 2, 1, 1, True),
@@ -68,6 +74,13 @@ def cases():
         tx, tw = torch.from_numpy(x), torch.from_numpy(w)
         out.append((name, lambda ox=ox, ow=ow, args=args: A.convolution(ox, ow, None, *args),
                     lambda tx=tx, tw=tw, args=args: T.convolution(tx, tw, None, *args)))
+    # ResNet's max pool after its stem (at 160x160), values only, as an eval
+    # graph computes it.
+    x = rng.standard_normal((1, 64, 80, 80)).astype(np.float32)
+    ox, tx = opal.tensor(x), torch.from_numpy(x)
+    pool = ([3, 3], [2, 2], [1, 1])
+    out.append(("max_pool2d 3x3/2 64ch 80x80", lambda: A.max_pool2d(ox, *pool),
+                lambda: T.max_pool2d(tx, *pool)))
     return out
 
 

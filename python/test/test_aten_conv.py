@@ -188,13 +188,16 @@ def test_small_planes_match_pytorch(case, dtype):
 
 # Pointwise convolutions (1x1 kernels, stride 1, no padding, one group) run
 # on the CPU as one product per image of the weight and the image, both read
-# in place: a batch of one and of several, 1 to 3 spatial dims, a plane of
-# one pixel, a bias, and a non-contiguous input.
+# in place, where the batch is one or the planes hold at least 128 pixels,
+# else as im2col's one product (chosen per call): a batch of one and of
+# several, planes on both sides of 128 pixels, 1 to 3 spatial dims, a plane
+# of one pixel, and a non-contiguous input.
 POINTWISE_CASES = [
     # input, weight, stride, padding, dilation, groups
     ((1, 104, 20, 20), (208, 104, 1, 1), [1, 1], [0, 0], [1, 1], 1),
     ((3, 24, 7, 9), (40, 24, 1, 1), [1, 1], [0, 0], [2, 2], 1),
     ((2, 17, 1, 1), (5, 17, 1, 1), [1, 1], [0, 0], [1, 1], 1),
+    ((3, 16, 12, 12), (20, 16, 1, 1), [1, 1], [0, 0], [1, 1], 1),
     ((4, 8, 33), (12, 8, 1), [1], [0], [1], 1),
     ((2, 6, 3, 4, 5), (7, 6, 1, 1, 1), [1, 1, 1], [0, 0, 0], [1, 1, 1], 1),
 ]
@@ -303,6 +306,9 @@ ERRORS = [
     ((1, 9, 4, 4), (6, 4, 1, 1), [1], [0], [1], False, [0], 1,
      "Given groups=1, weight of size [6, 4, 1, 1], expected input[1, 9, 4, 4] to have 4 "
      "channels, but got 9 channels instead"),
+    ((2, 3, 12, 12), (6, 4, 1, 1), [1], [0], [1], False, [0], 1,
+     "Given groups=1, weight of size [6, 4, 1, 1], expected input[2, 3, 12, 12] to have 4 "
+     "channels, but got 3 channels instead"),
     ((2, 4, 1, 1), (6, 4, 3, 3), [1], [0], [1], False, [0], 1,
      "Calculated padded input size per channel: (1 x 1). Kernel size: (3 x 3). Kernel size "
      "can't be greater than actual input size"),

@@ -459,26 +459,39 @@ func.func @conv_shifted(%x: tensor<?x?x?x?xf32>, %w: tensor<?x?x?x?xf32>) -> ten
 // -----
 
 // With shifted-convolutions, a pointwise convolution (a 1x1 kernel, stride
-// 1, no padding, one group) is one product per image: the weight [F, C, 1,
-// 1] read in place as [F, C] times the image [C, H*W] (a slice of the input
-// read in place as [N, C, H*W]), into that image's rows of the sums [N, F,
-// H*W], each zero-filled right before its product; the sums read as [N, F,
-// H, W]. No columns, no copy of the weight. Without the option, im2col.
+// 1, no padding, one group) of one image, or of planes of at least 128
+// pixels, is one product per image: the weight [F, C, 1, 1] read in place
+// as [F, C] times the image [C, H*W] (a slice of the input read in place as
+// [N, C, H*W]), into that image's rows of the sums [N, F, H*W], each
+// zero-filled right before its product. No columns, no copy of the weight.
+// Else (chosen per call) im2col's one product over every image's pixels,
+// of the input as [N, C, H*W] and the weight as [F, C, 1]. Either branch
+// yields the sums [N, F, H*W], read as [N, F, H, W] after it. Without the
+// option, im2col.
 // RUN: opal-opt %s --opal-lower-to-linalg=shifted-convolutions --split-input-file | FileCheck %s --check-prefix=POINTWISE
 // POINTWISE-LABEL: func.func @conv_pointwise
+// POINTWISE: %[[ONE:.*]] = arith.cmpi eq, %{{.*}}, %c1 : index
+// POINTWISE: %[[WIDE:.*]] = arith.cmpi sge, %{{.*}}, %c128 : index
+// POINTWISE: %[[EITHER:.*]] = arith.ori %[[ONE]], %[[WIDE]] : i1
+// POINTWISE: %[[SUMS:.*]] = scf.if %[[EITHER]] -> (tensor<?x?x?xf32>) {
 // The channels both have (a data check raises where they differ; no product
 // reads past either):
 // POINTWISE: %[[C:.*]] = arith.minui
 // POINTWISE: %[[WM:.*]] = tensor.reshape %arg1(%{{.*}}) {opal.regrouped} : (tensor<?x?x1x1xf32>, tensor<2xindex>) -> tensor<?x?xf32>
 // POINTWISE: %[[W:.*]] = tensor.extract_slice %[[WM]][0, 0] [%{{.*}}, %[[C]]] [1, 1]
 // POINTWISE: %[[IMAGES:.*]] = tensor.reshape %arg0(%{{.*}}) {opal.regrouped} : (tensor<?x?x?x?xf32>, tensor<3xindex>) -> tensor<?x?x?xf32>
-// POINTWISE: %[[SUMS:.*]] = scf.for %[[N:.*]] = %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<?x?x?xf32>)
+// POINTWISE: %[[EACH:.*]] = scf.for %[[N:.*]] = %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<?x?x?xf32>)
 // POINTWISE: %[[X:.*]] = tensor.extract_slice %[[IMAGES]][%[[N]], 0, 0] [1, %[[C]], %{{.*}}] [1, 1, 1] : tensor<?x?x?xf32> to tensor<?x?xf32>
 // POINTWISE: %[[ROWS:.*]] = tensor.extract_slice %[[ACC]][%[[N]], 0, 0]
 // POINTWISE: %[[ZEROS:.*]] = linalg.fill {{.*}} outs(%[[ROWS]] : tensor<?x?xf32>)
 // POINTWISE: %[[P:.*]] = linalg.matmul ins(%[[W]], %[[X]] : tensor<?x?xf32>, tensor<?x?xf32>) outs(%[[ZEROS]] : tensor<?x?xf32>)
 // POINTWISE: tensor.insert_slice %[[P]] into %[[ACC]][%[[N]], 0, 0]
-// POINTWISE-NOT: linalg.generic
+// POINTWISE: scf.yield %[[EACH]] : tensor<?x?x?xf32>
+// POINTWISE: } else {
+// POINTWISE: tensor.reshape %arg0(%{{.*}}) {opal.regrouped} : (tensor<?x?x?x?xf32>, tensor<3xindex>) -> tensor<?x?x?xf32>
+// POINTWISE: tensor.reshape %arg1(%{{.*}}) {opal.regrouped} : (tensor<?x?x1x1xf32>, tensor<3xindex>) -> tensor<?x?x?xf32>
+// POINTWISE: linalg.batch_matmul
+// POINTWISE: scf.yield %{{.*}} : tensor<?x?x?xf32>
 // POINTWISE: %[[OUT:.*]] = tensor.reshape %[[SUMS]](%{{.*}}) {opal.regrouped} : (tensor<?x?x?xf32>, tensor<4xindex>) -> tensor<?x?x?x?xf32>
 // POINTWISE: return %[[OUT]]
 // PLAIN-LABEL: func.func @conv_pointwise
