@@ -220,19 +220,21 @@ FailureOr<std::string> opal::ir::emitObject(ModuleOp module,
     // read, outputs are fresh: KernelBuilder.h), so loops need no runtime
     // alias checks. (convert-func-to-llvm drops the memrefs' llvm.noalias;
     // every pointer argument is a memref's.)
-    // The parts of its parallel nests (opal-parallelize: `<entry>_part`,
-    // `<entry>_part_<n>`) take whole buffers of the entry point (arguments,
-    // allocations, globals; never a view of another), so the same holds.
+    // The functions of its nests (opal-parallelize's parts and
+    // opal-outline-nests' functions: `<entry>_part`, `<entry>_part_<n>`)
+    // take whole buffers of the entry point (arguments, allocations,
+    // globals; never a view of another), so the same holds.
     auto markNoAlias = [](llvm::Function &f) {
       for (llvm::Argument &argument : f.args())
         if (argument.getType()->isPointerTy())
           argument.addAttr(llvm::Attribute::NoAlias);
     };
     markNoAlias(*function);
-    // Each part is called twice, from the parallel region and from the path
-    // that runs the nest on the caller's thread: kept out of line, its
-    // loops are optimized, vectorized and compiled once, not once per call
-    // site (a call per nest costs nanoseconds).
+    // Each part is called twice or more (from the parallel region and from
+    // the path that runs the nest on the caller's thread; from each layer
+    // whose nest it is): kept out of line, its loops are optimized,
+    // vectorized and compiled once, not once per call site (a call per
+    // nest costs nanoseconds).
     for (llvm::Function &part : *llvmModule)
       if (!part.isDeclaration() && part.getName().starts_with(name + "_part")) {
         markNoAlias(part);

@@ -32,6 +32,7 @@
 
 #include "opal/Runtime/Parallel.h"
 
+#include "Outlining.h"
 #include "PrimUtils.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
@@ -47,8 +48,6 @@
 #include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/ADT/SetVector.h"
-
-#include <functional>
 
 namespace opal::ir {
 #define GEN_PASS_DEF_OPALPARALLELIZE
@@ -161,14 +160,6 @@ std::optional<Nest> linalgNest(linalg::LinalgOp op) {
   return std::nullopt;
 }
 
-/// An op that makes a view of a buffer (cloned into a part with what it
-/// views, never passed).
-bool isBufferView(Operation *op) {
-  return isa<memref::SubViewOp, memref::CastOp, memref::ExpandShapeOp,
-             memref::CollapseShapeOp, memref::ReshapeOp, memref::ReinterpretCastOp,
-             memref::TransposeOp, memref::DimOp>(op);
-}
-
 /// Builds index arithmetic at one place.
 struct Arith {
   OpBuilder &b;
@@ -257,23 +248,10 @@ public:
     }
     // Constants and views are cloned into the function rather than passed,
     // so that every buffer it takes is a whole one: a kernel argument, an
-    // allocation or a global, none a view of another (see isBaseBuffer).
+    // allocation or a global, none a view of another.
     llvm::SetVector<Value> passedSet;
-    llvm::SetVector<Operation *> cloned; // in an order that defines before use
-    std::function<void(Value)> take = [&](Value value) {
-      Operation *def = value.getDefiningOp();
-      if (def && (def->hasTrait<OpTrait::ConstantLike>() || isBufferView(def))) {
-        if (cloned.contains(def))
-          return;
-        for (Value operand : def->getOperands())
-          take(operand);
-        cloned.insert(def);
-        return;
-      }
-      passedSet.insert(value);
-    };
-    for (Value value : used)
-      take(value);
+    llvm::SetVector<Operation *> cloned;
+    opal::ir::detail::splitUsedValues(used.getArrayRef(), passedSet, cloned);
     SmallVector<Value> passed(passedSet.begin(), passedSet.end());
     SmallVector<Operation *> constants(cloned.begin(), cloned.end());
     SmallVector<Value> outputs; // a reduction's outputs, as the function sees them

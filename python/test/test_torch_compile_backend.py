@@ -742,3 +742,36 @@ def test_model_zoo_sample_matches_eager(zoo, models):
     assert len(rows) == len(models), done.stdout
     for row in rows:
         assert "| matches | one opal op |" in row, row
+
+
+def test_repeated_layers_compile_one_copy_of_each_nest(tmp_path):
+    # A model of 4 and of 8 equal blocks (layer norm, linear, gelu, a
+    # residual add): its graph is one kernel, whose nests of equal blocks
+    # are merged (opal-outline-nests), so the kernel's LLVM holds as many
+    # functions for 8 blocks as for 4 (the first and last blocks differ from
+    # the others: what they read or write), and computes what eager does.
+    counts = []
+    for blocks in (4, 8):
+        dump = tmp_path / f"dump{blocks}"
+        result, _ = run(f"""
+            class Block(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.norm = torch.nn.LayerNorm(24)
+                    self.linear = torch.nn.Linear(24, 24)
+                def forward(self, x):
+                    return x + torch.nn.functional.gelu(self.linear(self.norm(x)))
+            m = torch.nn.Sequential(*[Block() for _ in range({blocks})]).eval()
+            x = torch.randn(5, 24)
+            with torch.no_grad():
+                got, want = torch.compile(m, backend="opal")(x), m(x)
+            print(json.dumps((got - want).abs().max().item()))
+        """, {"OPAL_DUMP_DIR": str(dump), "OPAL_CACHE_DIR": str(tmp_path / f"cache{blocks}")})
+        assert result < 1e-5
+        texts = [path.read_text() for path in dump.glob("*/3-llvm.mlir")]
+        assert texts, list(dump.rglob("*"))
+        llvm = max(texts, key=len)
+        counts.append(llvm.count("llvm.func internal @opal_kernel_part")
+                      + llvm.count("llvm.func private @opal_kernel_part")
+                      + llvm.count("llvm.func @opal_kernel_part"))
+    assert counts[0] >= 2 and counts[0] == counts[1], counts

@@ -622,6 +622,32 @@ def OpalParallelize : Pass<"opal-parallelize", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect"];
 }
 
+def OpalOutlineNests : Pass<"opal-outline-nests", "::mlir::ModuleOp"> {
+  let summary = "Moves a kernel's loop nests into functions and merges the equal ones";
+  let description = [{
+    A kernel of many layers (a transformer's blocks, a CNN's repeated
+    stages) holds the same loop nests once per layer: lowered, optimized
+    and compiled once per layer. After opal-parallelize, each nest left in
+    a kernel's function (a linalg op on buffers or an `scf.for` without
+    results, at the function's top or in an `scf.if` there) moves into a
+    private function of the values it uses (`<kernel>_part_<n>`, marked
+    `opal.parallel_part` like opal-parallelize's parts), and the kernel
+    calls it. As for opal-parallelize's parts, constants and views (subview,
+    reshapes, casts, dims) are cloned into the function, so every buffer it
+    takes is a whole one: an argument of the kernel's function, an
+    allocation or a global (a nest that would take anything else stays in
+    place). No two of its buffer arguments then overlap, which lets LLVM
+    vectorize its loops without alias checks.
+
+    Then every outlined function (these and opal-parallelize's parts) whose
+    body and type equal those of an earlier one is replaced by it at its
+    calls and erased: one copy per distinct nest is left to lower and
+    compile. A function of this pass that is then called only once goes
+    back inline: a kernel of one nest compiles as before.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 def OpalMapToGpu : Pass<"opal-map-to-gpu", "::mlir::func::FuncOp"> {
   let summary = "Maps linalg ops on buffers to gpu.launch kernels";
   let description = [{

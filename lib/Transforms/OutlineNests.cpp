@@ -1,0 +1,208 @@
+//===- OutlineNests.cpp - The opal-outline-nests pass ---------------------===//
+//
+// Moves each loop nest left in a kernel's function into a function of its
+// own, merges the functions whose bodies are equal and puts back inline
+// those called once (Passes.td says why).
+//
+//===----------------------------------------------------------------------===//
+
+#include "opal/Transforms/Passes.h"
+
+#include "Outlining.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace opal::ir {
+#define GEN_PASS_DEF_OPALOUTLINENESTS
+#include "opal/Transforms/Passes.h.inc"
+} // namespace opal::ir
+
+using namespace mlir;
+
+namespace {
+
+/// The nests of `block` (linalg ops on buffers and loops without results),
+/// and those of the blocks of its scf.if ops.
+void collectNests(Block &block, SmallVectorImpl<Operation *> &nests) {
+  for (Operation &op : block) {
+    if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      for (Region &region : branch->getRegions())
+        for (Block &inner : region)
+          collectNests(inner, nests);
+      continue;
+    }
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if ((linalgOp && linalgOp.hasPureBufferSemantics()) ||
+        (isa<scf::ForOp>(op) && op.getNumResults() == 0))
+      nests.push_back(&op);
+  }
+}
+
+/// A buffer the nest's function may take with no other argument aliasing
+/// it: an argument of the kernel's function, an allocation or a global.
+bool isWholeBuffer(Value value, func::FuncOp func) {
+  if (auto argument = dyn_cast<BlockArgument>(value))
+    return argument.getOwner() == &func.getBody().front();
+  return isa_and_nonnull<memref::AllocOp, memref::AllocaOp, memref::GetGlobalOp>(
+      value.getDefiningOp());
+}
+
+class Outliner {
+public:
+  Outliner(ModuleOp module) : module(module), symbols(module) {}
+
+  /// Moves `nest` (in `func`) into a new function and calls it; false when
+  /// it takes a buffer that is not a whole one.
+  bool outline(func::FuncOp func, Operation *nest) {
+    llvm::SetVector<Value> used;
+    nest->walk([&](Operation *inner) {
+      for (Value operand : inner->getOperands())
+        if (!nest->isAncestor(operand.getParentRegion()->getParentOp()))
+          used.insert(operand);
+    });
+    llvm::SetVector<Value> passed;
+    llvm::SetVector<Operation *> cloned;
+    opal::ir::detail::splitUsedValues(used.getArrayRef(), passed, cloned);
+    for (Value value : passed)
+      if (isa<MemRefType>(value.getType()) && !isWholeBuffer(value, func))
+        return false;
+    Location loc = nest->getLoc();
+    OpBuilder b(module.getContext());
+    b.setInsertionPointToEnd(module.getBody());
+    SmallVector<Type> types;
+    for (Value value : passed)
+      types.push_back(value.getType());
+    auto part = func::FuncOp::create(b, loc, (func.getSymName() + "_part").str(),
+                                     b.getFunctionType(types, {}));
+    part.setPrivate();
+    symbols.insert(part); // renamed _part_<n> when taken
+    part->setAttr(opal::ir::kParallelPartAttrName, b.getUnitAttr());
+    Block *entry = part.addEntryBlock();
+    b.setInsertionPointToStart(entry);
+    IRMapping mapping;
+    for (auto [value, argument] : llvm::zip(passed, entry->getArguments()))
+      mapping.map(value, argument);
+    for (Operation *op : cloned)
+      b.clone(*op, mapping);
+    b.clone(*nest, mapping);
+    func::ReturnOp::create(b, loc);
+    OpBuilder at(nest);
+    func::CallOp::create(at, loc, part, passed.getArrayRef());
+    nest->erase();
+    outlined.insert(part);
+    return true;
+  }
+
+  /// Merges the outlined functions (these and opal-parallelize's parts)
+  /// whose bodies are equal into the first of them, then puts back inline
+  /// the functions this pass made that are called once.
+  void mergeAndInline() {
+    SmallVector<func::FuncOp> parts;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (func->hasAttr(opal::ir::kParallelPartAttrName) && !func.isDeclaration())
+        parts.push_back(func);
+    llvm::DenseMap<llvm::hash_code, SmallVector<func::FuncOp>> kept;
+    llvm::DenseMap<StringAttr, func::FuncOp> replacement;
+    for (func::FuncOp part : parts) {
+      llvm::hash_code hash = mlir::hash_value(Type(part.getFunctionType()));
+      part.getBody().walk([&](Operation *op) {
+        hash = llvm::hash_combine(
+            hash, OperationEquivalence::computeHash(op, OperationEquivalence::ignoreHashValue,
+                                                    OperationEquivalence::ignoreHashValue,
+                                                    OperationEquivalence::IgnoreLocations));
+      });
+      SmallVector<func::FuncOp> &same = kept[hash];
+      auto equal = llvm::find_if(same, [&](func::FuncOp other) {
+        return other.getFunctionType() == part.getFunctionType() &&
+               other.getAllArgAttrs() == part.getAllArgAttrs() &&
+               OperationEquivalence::isRegionEquivalentTo(&other.getBody(), &part.getBody(),
+                                                          OperationEquivalence::IgnoreLocations);
+      });
+      if (equal == same.end())
+        same.push_back(part);
+      else
+        replacement[part.getSymNameAttr()] = *equal;
+    }
+    llvm::DenseMap<Operation *, SmallVector<func::CallOp>> calls;
+    module.walk([&](func::CallOp call) {
+      auto found = replacement.find(call.getCalleeAttr().getAttr());
+      if (found != replacement.end())
+        call.setCallee(found->second.getSymName());
+      if (Operation *callee = symbols.lookup(call.getCallee()))
+        calls[callee].push_back(call);
+    });
+    for (func::FuncOp part : parts) {
+      if (replacement.count(part.getSymNameAttr())) {
+        outlined.remove(part);
+        part->erase();
+      }
+    }
+    for (func::FuncOp part : outlined) {
+      SmallVector<func::CallOp> &callers = calls[part];
+      if (callers.size() != 1)
+        continue;
+      func::CallOp call = callers.front();
+      OpBuilder b(call);
+      IRMapping mapping;
+      mapping.map(part.getArguments(), call.getOperands());
+      for (Operation &op : part.getBody().front().without_terminator())
+        b.clone(op, mapping);
+      call->erase();
+      part->erase();
+    }
+  }
+
+private:
+  ModuleOp module;
+  SymbolTable symbols;
+  llvm::SetVector<func::FuncOp> outlined; ///< the functions this pass made
+};
+
+/// Erases the ops of `func` that nothing uses and that have no effect
+/// (views and constants the outlined nests took copies of).
+void eraseDeadOps(func::FuncOp func) {
+  SmallVector<Operation *> ops;
+  func.getBody().walk<WalkOrder::PostOrder>([&](Operation *op) { ops.push_back(op); });
+  for (Operation *op : llvm::reverse(ops))
+    if (op != func && isOpTriviallyDead(op))
+      op->erase();
+}
+
+struct OpalOutlineNests : public opal::ir::impl::OpalOutlineNestsBase<OpalOutlineNests> {
+  using OpalOutlineNestsBase::OpalOutlineNestsBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<std::pair<func::FuncOp, SmallVector<Operation *>>> functions;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isDeclaration() || func->hasAttr(opal::ir::kParallelPartAttrName))
+        continue;
+      SmallVector<Operation *> nests;
+      collectNests(func.getBody().front(), nests);
+      if (!nests.empty())
+        functions.push_back({func, std::move(nests)});
+    }
+    if (functions.empty())
+      return;
+    Outliner outliner(module);
+    for (auto &[func, nests] : functions) {
+      for (Operation *nest : nests)
+        outliner.outline(func, nest);
+      eraseDeadOps(func);
+    }
+    outliner.mergeAndInline();
+  }
+};
+
+} // namespace
