@@ -202,6 +202,23 @@ void jit::declareElementScalar(const OperatorName &op, size_t argument) {
   elementScalars()[op.str()] = argument;
 }
 
+namespace {
+std::mutex staticShapesMutex;
+std::set<std::string> &staticShapeOps() {
+  static std::set<std::string> ops;
+  return ops;
+}
+bool declaredStatic(const OperatorName &op) {
+  std::lock_guard<std::mutex> lock(staticShapesMutex);
+  return staticShapeOps().count(op.str()) != 0;
+}
+} // namespace
+
+void jit::declareStaticShapes(const std::string &op) {
+  std::lock_guard<std::mutex> lock(staticShapesMutex);
+  staticShapeOps().insert(op);
+}
+
 bool jit::isDefinedByMlir(const KernelFunction &kernel) {
   if (MlirKernel::isMlirKernel(kernel))
     return true;
@@ -245,6 +262,14 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
   if (const CompiledKernel *kernel = find(words))
     return *kernel;
 
+  if (!staticShapes_.load() && declaredStatic(op.operatorName())) {
+    // (declareStaticShapes: the call's key, with every size in it.)
+    staticShapes_.store(true);
+    words.clear();
+    appendCallWords(op.schema(), args, device, cudaCapability, true, underMode, words);
+    if (const CompiledKernel *kernel = find(words))
+      return *kernel;
+  }
   const Table *old = table_.load(std::memory_order_acquire);
   bool wasStale = false;
   if (old)

@@ -57,6 +57,31 @@ bool fusable(linalg::GenericOp producer, linalg::GenericOp consumer, OpOperand &
   return !usesIndices;
 }
 
+/// Inputs of generics that another generic computes as one value defined
+/// outside it (a constant broadcast: the mask of a comparison of
+/// constants, addmm's `beta == 0`) are read as that value. CSE makes one
+/// such generic serve every consumer, so it fuses into none of them and
+/// each consumer read a buffer of the value (BERT's four layers: a pass
+/// over a [1024, 256] mask per product); linalg-fuse-elementwise-ops then
+/// drops the inputs no body reads.
+void readBroadcastValues(Operation *root) {
+  root->walk([&](linalg::GenericOp consumer) {
+    if (!consumer.hasPureTensorSemantics())
+      return;
+    for (OpOperand *input : consumer.getDpsInputOperands()) {
+      auto producer = input->get().getDefiningOp<linalg::GenericOp>();
+      if (!producer || producer.getNumDpsInputs() != 0 || producer->getNumResults() != 1 ||
+          !producer.hasPureTensorSemantics())
+        continue;
+      Value value = producer.getRegion().front().getTerminator()->getOperand(0);
+      Region *home = value.getParentRegion();
+      if (producer->isAncestor(home->getParentOp()) || !home->isAncestor(consumer->getParentRegion()))
+        continue;
+      consumer.getMatchingBlockArgument(input).replaceAllUsesWith(value);
+    }
+  });
+}
+
 /// One op of a tree: how its loops are found from the root's (`toLoops`:
 /// root loops -> this op's loops) and, for each of its inputs, the member
 /// that produces it (-1 for a leaf).
@@ -69,6 +94,7 @@ struct Member {
 struct OpalFuseElementwiseTrees
     : public opal::ir::impl::OpalFuseElementwiseTreesBase<OpalFuseElementwiseTrees> {
   void runOnOperation() override {
+    readBroadcastValues(getOperation());
     // Roots: generics whose result is not fused into a consumer.
     SmallVector<linalg::GenericOp> roots;
     getOperation().walk([&](linalg::GenericOp op) {

@@ -1310,6 +1310,11 @@ class _GraphCompiler:
             # warm start never loads; one that does not parse is left out.)
             _opal.library.register_decomposition(f"torchgraph::{name}", lib=_GRAPH_LIBRARY,
                                                  _check=False)(body)
+            if not sizes and not any(isinstance(n.meta.get("val"), torch.Tensor) and
+                                     _has_symbolic_size(n.meta["val"]) for n in inputs):
+                # Its name says its shapes (_fingerprint), which Dynamo made
+                # static: a kernel for every size would be compiled in vain.
+                _C._jit_declare_static_shapes(f"torchgraph::{name}")
         _log(f"compiled {self._label()} into torchgraph::{name} ({calls} aten calls)")
         return (getattr(_ops.torchgraph, name).default, layout, tuple(constant_values),
                 passed)

@@ -313,6 +313,9 @@ void opal::python::bindDispatch(py::module_ &m) {
     return out;
   });
   m.def("_jit_reset_stats", &jit::resetJitStats);
+  m.def("_jit_declare_static_shapes", &jit::declareStaticShapes, py::arg("op"),
+        "Op 'ns::name' compiles for the sizes of each call, with no kernel for "
+        "every size tried first.");
   // `with _C._ResultsInto([t, None, ...]): op(...)`: see ResultsIntoGuard.
   struct ResultsInto {
     std::vector<Tensor> into;

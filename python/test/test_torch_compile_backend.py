@@ -775,3 +775,29 @@ def test_repeated_layers_compile_one_copy_of_each_nest(tmp_path):
                       + llvm.count("llvm.func private @opal_kernel_part")
                       + llvm.count("llvm.func @opal_kernel_part"))
     assert counts[0] >= 2 and counts[0] == counts[1], counts
+
+
+def test_a_graph_of_static_shapes_compiles_for_them_alone():
+    # Dynamo's first graph has static sizes, and its op's name says them
+    # (graph ops are named by what they compute, shapes included): its
+    # kernel is compiled for those sizes at once, with no kernel for every
+    # size tried first (OPAL_LOG=jit: the sizes in the compiled line, no
+    # "compiles for static shapes only" after a failed attempt).
+    code = PRELUDE + textwrap.dedent("""
+        m = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU(),
+                                torch.nn.Linear(16, 4)).eval()
+        x = torch.randn(3, 8)
+        with torch.no_grad():
+            got, want = torch.compile(m, backend="opal")(x), m(x)
+        print(json.dumps((got - want).abs().max().item()))
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=600, env=dict(os.environ, OPAL_LOG="torch,jit"))
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) < 1e-5
+    compiled = [line for line in done.stderr.splitlines()
+                if line.startswith("[opal:jit] compiled torchgraph::")]
+    assert len(compiled) == 1, done.stderr[-4000:]
+    signature = compiled[0].split(" for CPU")[0]
+    assert "float32[3,8]" in signature and "?" not in signature, compiled[0]
+    assert "static shapes only" not in done.stderr

@@ -120,3 +120,61 @@ func.func @kept(%x: tensor<4xf32>, %init: tensor<4xf32>) -> (tensor<4xf32>, tens
   } -> tensor<4xf32>
   return %a, %b : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// A mask that a generic of no inputs computes as one constant, shared by
+// two consumers (as CSE leaves addmm's `beta == 0`): each consumer reads
+// the constant itself, and no longer the mask's values (the block
+// argument goes unused; linalg-fuse-elementwise-ops drops the input).
+// A generic whose value it computes itself fuses into its one consumer as
+// before.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @broadcast_value
+// CHECK: %[[FALSE:.*]] = arith.constant false
+// CHECK: linalg.generic
+// CHECK: ^bb0(%[[M:.*]]: i1, %{{.*}}: f32, %{{.*}}: f32):
+// CHECK-NOT: %[[M]]
+// CHECK: arith.select %[[FALSE]]
+// CHECK: linalg.generic
+// CHECK: arith.select %[[FALSE]]
+// CHECK: linalg.generic
+// CHECK: %[[N:.*]] = arith.xori
+// CHECK: arith.select %[[N]]
+func.func @broadcast_value(%b: tensor<4xf32>, %c: tensor<4xf32>, %flag: i1) -> (tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>) {
+  %false = arith.constant false
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x4xi1>
+  %mask = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]}
+      outs(%e : tensor<8x4xi1>) {
+  ^bb0(%o: i1):
+    linalg.yield %false : i1
+  } -> tensor<8x4xi1>
+  %computed = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]}
+      outs(%e : tensor<8x4xi1>) {
+  ^bb0(%o: i1):
+    %not = arith.xori %flag, %false : i1
+    linalg.yield %not : i1
+  } -> tensor<8x4xi1>
+  %f = tensor.empty() : tensor<8x4xf32>
+  %x = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mask, %b : tensor<8x4xi1>, tensor<4xf32>) outs(%f : tensor<8x4xf32>) {
+  ^bb0(%m: i1, %v: f32, %o: f32):
+    %s = arith.select %m, %zero, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<8x4xf32>
+  %y = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mask, %c : tensor<8x4xi1>, tensor<4xf32>) outs(%f : tensor<8x4xf32>) {
+  ^bb0(%m: i1, %v: f32, %o: f32):
+    %s = arith.select %m, %zero, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<8x4xf32>
+  %z = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%computed, %c : tensor<8x4xi1>, tensor<4xf32>) outs(%f : tensor<8x4xf32>) {
+  ^bb0(%m: i1, %v: f32, %o: f32):
+    %s = arith.select %m, %zero, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<8x4xf32>
+  return %x, %y, %z : tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>
+}

@@ -101,6 +101,14 @@ void declareEquivalentToMlir(const KernelFunction &kernel);
 /// overflow"); inside the kernel it is converted unchecked.
 void declareElementScalar(const OperatorName &op, size_t argument);
 
+/// Declares that the kernels of `op` ("ns::name", or "ns::name.overload")
+/// specialize on every size from its first call, with no shape-polymorphic
+/// compile tried first: an op made for one set of shapes (a torch.compile
+/// graph whose sizes Dynamo made static, named by what it computes, its
+/// shapes included), for which a kernel of any shape would be compiled in
+/// vain.
+void declareStaticShapes(const std::string &op);
+
 /// True for MLIR kernels and kernels declared equivalent to them.
 bool isDefinedByMlir(const KernelFunction &kernel);
 /// True for a kernel a compiled kernel cannot fuse through (a native C++

@@ -261,6 +261,11 @@ def OpalFuseElementwiseTrees : Pass<"opal-fuse-elementwise-trees", "::mlir::func
     so a chain of N ops took time N^2. Producers whose body reads their
     output or the loop indices are left to the upstream pass, which runs
     after this one.
+
+    First, an input that a generic of no inputs computes as one value
+    defined outside it (a broadcast constant, which CSE may have made one
+    op for many consumers, so that it fuses into none) is read as that
+    value in the consumer's body; the upstream pass drops the input.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
