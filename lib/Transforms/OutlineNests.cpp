@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OperationSupport.h"
@@ -32,11 +33,18 @@ using namespace mlir;
 
 namespace {
 
-/// The nests of `block` (linalg ops on buffers and loops without results),
-/// and those of the blocks of its scf.if ops.
+/// The nests of `block` (linalg ops on buffers, loops without results and
+/// opal-parallelize's choices between a parallel region and one thread),
+/// and those of the blocks of its other scf.if ops.
 void collectNests(Block &block, SmallVectorImpl<Operation *> &nests) {
   for (Operation &op : block) {
     if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      bool forks = false;
+      branch.getThenRegion().walk([&](omp::ParallelOp) { forks = true; });
+      if (forks && branch->getNumResults() == 0) {
+        nests.push_back(&op);
+        continue;
+      }
       for (Region &region : branch->getRegions())
         for (Block &inner : region)
           collectNests(inner, nests);
@@ -106,8 +114,36 @@ public:
 
   /// Merges the outlined functions (these and opal-parallelize's parts)
   /// whose bodies are equal into the first of them, then puts back inline
-  /// the functions this pass made that are called once.
+  /// the functions this pass made that are called once. Merging runs in
+  /// rounds: functions that call parts (opal-parallelize's choices between
+  /// a parallel region and one thread) are equal only once the parts they
+  /// call are merged.
   void mergeAndInline() {
+    while (mergeRound()) {
+    }
+    llvm::DenseMap<Operation *, SmallVector<func::CallOp>> calls;
+    module.walk([&](func::CallOp call) {
+      if (Operation *callee = symbols.lookup(call.getCallee()))
+        calls[callee].push_back(call);
+    });
+    for (func::FuncOp part : outlined) {
+      SmallVector<func::CallOp> &callers = calls[part];
+      if (callers.size() != 1)
+        continue;
+      func::CallOp call = callers.front();
+      OpBuilder b(call);
+      IRMapping mapping;
+      mapping.map(part.getArguments(), call.getOperands());
+      for (Operation &op : part.getBody().front().without_terminator())
+        b.clone(op, mapping);
+      call->erase();
+      symbols.erase(part);
+    }
+  }
+
+private:
+  /// One round of merging; false when no two functions were equal.
+  bool mergeRound() {
     SmallVector<func::FuncOp> parts;
     for (auto func : module.getOps<func::FuncOp>())
       if (func->hasAttr(opal::ir::kParallelPartAttrName) && !func.isDeclaration())
@@ -134,36 +170,21 @@ public:
       else
         replacement[part.getSymNameAttr()] = *equal;
     }
-    llvm::DenseMap<Operation *, SmallVector<func::CallOp>> calls;
+    if (replacement.empty())
+      return false;
     module.walk([&](func::CallOp call) {
       auto found = replacement.find(call.getCalleeAttr().getAttr());
       if (found != replacement.end())
         call.setCallee(found->second.getSymName());
-      if (Operation *callee = symbols.lookup(call.getCallee()))
-        calls[callee].push_back(call);
     });
-    for (func::FuncOp part : parts) {
+    for (func::FuncOp part : parts)
       if (replacement.count(part.getSymNameAttr())) {
         outlined.remove(part);
-        part->erase();
+        symbols.erase(part);
       }
-    }
-    for (func::FuncOp part : outlined) {
-      SmallVector<func::CallOp> &callers = calls[part];
-      if (callers.size() != 1)
-        continue;
-      func::CallOp call = callers.front();
-      OpBuilder b(call);
-      IRMapping mapping;
-      mapping.map(part.getArguments(), call.getOperands());
-      for (Operation &op : part.getBody().front().without_terminator())
-        b.clone(op, mapping);
-      call->erase();
-      part->erase();
-    }
+    return true;
   }
 
-private:
   ModuleOp module;
   SymbolTable symbols;
   llvm::SetVector<func::FuncOp> outlined; ///< the functions this pass made

@@ -1,4 +1,5 @@
 // RUN: opal-opt %s --split-input-file --opal-outline-nests | FileCheck %s
+// RUN: opal-opt %s --split-input-file --opal-parallelize --opal-outline-nests | FileCheck %s --check-prefix=FORK
 
 // Two layers that compute the same nests on their own buffers: each nest
 // moves into a function of the whole buffers it uses (the constant and the
@@ -142,6 +143,49 @@ func.func @different(%x: memref<8xf32>, %y: memref<8xf32>, %z: memref<4xf32>, %w
       ins(%x : memref<8xf32>) outs(%picked : memref<8xf32>) {
   ^bb0(%in: f32, %out: f32):
     %m = arith.addf %in, %one : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+// After opal-parallelize, two equal nests are two equal parts, each run
+// by a choice between a parallel region and one thread: the parts merge,
+// then the choices (which now call the same part) move into one function
+// the kernel calls twice, so one parallel region is left to compile.
+#id = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @twice(
+// FORK-LABEL: func.func @twice(
+// FORK-SAME: %[[X:[a-z0-9]+]]: memref<?xf32>, %[[Y:[a-z0-9]+]]: memref<?xf32>, %[[Z:[a-z0-9]+]]: memref<?xf32>)
+// FORK: %[[N:.*]] = call @opal_parallel_begin
+// FORK: %[[MULTI:.*]] = arith.cmpi sgt, %[[N]]
+// FORK: call @[[FORKS:twice_part_[0-9]+]](%[[N]], %[[X]], %[[Y]], %[[MULTI]])
+// FORK: call @opal_parallel_end
+// FORK: %[[N2:.*]] = call @opal_parallel_begin
+// FORK: %[[MULTI2:.*]] = arith.cmpi sgt, %[[N2]]
+// FORK: call @[[FORKS]](%[[N2]], %[[Y]], %[[Z]], %[[MULTI2]])
+// FORK-NOT: omp.parallel
+// FORK: return
+// FORK: func.func private @[[PART:twice_part_[0-9]+]](%{{.*}}: index, %{{.*}}: index,
+// FORK: linalg.generic
+// FORK: func.func private @[[FORKS]](
+// FORK: omp.parallel
+// FORK: func.call @[[PART]](
+// FORK: } else {
+// FORK: func.call @[[PART]](
+// FORK-NOT: omp.parallel
+func.func @twice(%x: memref<?xf32>, %y: memref<?xf32>, %z: memref<?xf32>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : memref<?xf32>) outs(%y : memref<?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.negf %in : f32
+    linalg.yield %m : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%y : memref<?xf32>) outs(%z : memref<?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.negf %in : f32
     linalg.yield %m : f32
   }
   return

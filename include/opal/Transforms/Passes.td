@@ -633,8 +633,10 @@ def OpalOutlineNests : Pass<"opal-outline-nests", "::mlir::ModuleOp"> {
     A kernel of many layers (a transformer's blocks, a CNN's repeated
     stages) holds the same loop nests once per layer: lowered, optimized
     and compiled once per layer. After opal-parallelize, each nest left in
-    a kernel's function (a linalg op on buffers or an `scf.for` without
-    results, at the function's top or in an `scf.if` there) moves into a
+    a kernel's function (a linalg op on buffers, an `scf.for` without
+    results, or opal-parallelize's `scf.if` that runs a part in an
+    `omp.parallel` region or on one thread; at the function's top or in
+    another `scf.if` there) moves into a
     private function of the values it uses (`<kernel>_part_<n>`, marked
     `opal.parallel_part` like opal-parallelize's parts), and the kernel
     calls it. As for opal-parallelize's parts, constants and views (subview,
@@ -646,7 +648,9 @@ def OpalOutlineNests : Pass<"opal-outline-nests", "::mlir::ModuleOp"> {
 
     Then every outlined function (these and opal-parallelize's parts) whose
     body and type equal those of an earlier one is replaced by it at its
-    calls and erased: one copy per distinct nest is left to lower and
+    calls and erased, in rounds until none is (functions that call parts
+    are equal once those parts are merged): one copy per distinct nest,
+    and one parallel region per distinct part, is left to lower and
     compile. A function of this pass that is then called only once goes
     back inline: a kernel of one nest compiles as before.
   }];
