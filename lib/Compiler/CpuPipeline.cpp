@@ -126,6 +126,8 @@ const char *opal::ir::jitCpuReusablePipelineText(bool scalef) {
   auto text = [](bool scalef) {
     return std::string(bufferizationPipelineText()) +
            ","
+           // Temporaries freed at their last use, not at the kernel's end.
+           "func.func(opal-free-at-last-use),"
            // exp/log/tanh/erf in f32 as SIMD-friendly polynomials (exp's
            // 2^n by vscalefps on AVX-512).
            + (scalef ? "opal-approximate-math{scalef=true}," : "opal-approximate-math,") +
