@@ -24,14 +24,19 @@ torch.manual_seed(0)
 """
 
 
-def run(code, environment=None):
-    """(the JSON the case prints last, its OPAL_LOG=torch lines)."""
-    environment = dict(os.environ, OPAL_LOG="torch", **(environment or {}))
+def run_logged(code, environment=None, log="torch,jit"):
+    """(the JSON the case prints last, its stderr) with OPAL_LOG=`log`."""
+    environment = dict(os.environ, OPAL_LOG=log, **(environment or {}))
     done = subprocess.run([sys.executable, "-c", PRELUDE + textwrap.dedent(code)],
                           capture_output=True, text=True, timeout=600, env=environment)
     assert done.returncode == 0, done.stderr[-4000:]
-    log = [line for line in done.stderr.splitlines() if line.startswith("[opal:torch]")]
-    return json.loads(done.stdout.strip().splitlines()[-1]), log
+    return json.loads(done.stdout.strip().splitlines()[-1]), done.stderr
+
+
+def run(code, environment=None):
+    """(the JSON the case prints last, its OPAL_LOG=torch lines)."""
+    result, stderr = run_logged(code, environment, log="torch")
+    return result, [line for line in stderr.splitlines() if line.startswith("[opal:torch]")]
 
 
 def test_the_backend_is_found_by_name_and_runs_a_model_in_one_kernel():
@@ -334,7 +339,7 @@ def test_a_graph_run_op_by_op_reads_linear_weights_in_place():
     # runs as linear, reading the weight in place instead of copying its
     # transpose at every call (OPAL_LOG=jit: the kernels it gets). A
     # product of a matrix that is no transpose stays mm. Results as eager's.
-    code = PRELUDE + textwrap.dedent("""
+    result, stderr = run_logged("""
         class Net(torch.nn.Module):
             def __init__(self):
                 super().__init__()
@@ -352,14 +357,11 @@ def test_a_graph_run_op_by_op_reads_linear_weights_in_place():
             got, want = torch.compile(m, backend="opal")(x), m(x)
         print(json.dumps((got - want).abs().max().item()))
     """)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=600, env=dict(os.environ, OPAL_LOG="torch,jit"))
-    assert done.returncode == 0, done.stderr[-4000:]
-    assert json.loads(done.stdout.strip().splitlines()[-1]) < 1e-5
+    assert result < 1e-5
     # (Compiled now, or loaded from a kernel cache that has them.)
-    compiled = [line.split(" for CPU")[0] for line in done.stderr.splitlines()
+    compiled = [line.split(" for CPU")[0] for line in stderr.splitlines()
                 if line.startswith(("[opal:jit] compiled aten::", "[opal:jit] loaded aten::"))]
-    assert any("op by op" in line for line in done.stderr.splitlines()), done.stderr[-2000:]
+    assert any("op by op" in line for line in stderr.splitlines()), stderr[-2000:]
     assert sum("aten::linear(" in line for line in compiled) == 2, compiled
     assert not any("aten::addmm(" in line for line in compiled), compiled
     assert sum("aten::mm(" in line for line in compiled) == 1, compiled
@@ -372,7 +374,7 @@ def test_an_op_by_op_graph_pools_without_indices_and_sees_its_parameters_change(
     # the same tensors: a weight changed in place, a weight given new memory
     # (`.data =`) and a buffer changed are all seen at the next call; an
     # output that is a view of the input stays one, as in eager.
-    code = PRELUDE + textwrap.dedent("""
+    errors, stderr = run_logged("""
         class Net(torch.nn.Module):
             def __init__(self):
                 super().__init__()
@@ -401,13 +403,9 @@ def test_an_op_by_op_graph_pools_without_indices_and_sees_its_parameters_change(
         check()
         print(json.dumps(errors))
     """)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=600, env=dict(os.environ, OPAL_LOG="torch,jit"))
-    assert done.returncode == 0, done.stderr[-4000:]
-    errors = json.loads(done.stdout.strip().splitlines()[-1])
     assert all(e < 1e-5 for e in errors[0::2]), errors
     assert all(e is True for e in errors[1::2]), errors
-    kernels = [line for line in done.stderr.splitlines()
+    kernels = [line for line in stderr.splitlines()
                if line.startswith(("[opal:jit] compiled aten::", "[opal:jit] loaded aten::"))]
     assert any("aten::max_pool2d(" in line for line in kernels), kernels
     assert not any("aten::max_pool2d_with_indices(" in line for line in kernels), kernels
@@ -783,7 +781,7 @@ def test_a_graph_of_static_shapes_compiles_for_them_alone():
     # kernel is compiled for those sizes at once, with no kernel for every
     # size tried first (OPAL_LOG=jit: the sizes in the compiled line, no
     # "compiles for static shapes only" after a failed attempt).
-    code = PRELUDE + textwrap.dedent("""
+    result, stderr = run_logged("""
         m = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU(),
                                 torch.nn.Linear(16, 4)).eval()
         x = torch.randn(3, 8)
@@ -791,13 +789,10 @@ def test_a_graph_of_static_shapes_compiles_for_them_alone():
             got, want = torch.compile(m, backend="opal")(x), m(x)
         print(json.dumps((got - want).abs().max().item()))
     """)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=600, env=dict(os.environ, OPAL_LOG="torch,jit"))
-    assert done.returncode == 0, done.stderr[-4000:]
-    assert json.loads(done.stdout.strip().splitlines()[-1]) < 1e-5
-    compiled = [line for line in done.stderr.splitlines()
+    assert result < 1e-5
+    compiled = [line for line in stderr.splitlines()
                 if line.startswith("[opal:jit] compiled torchgraph::")]
-    assert len(compiled) == 1, done.stderr[-4000:]
+    assert len(compiled) == 1, stderr[-4000:]
     signature = compiled[0].split(" for CPU")[0]
     assert "float32[3,8]" in signature and "?" not in signature, compiled[0]
-    assert "static shapes only" not in done.stderr
+    assert "static shapes only" not in stderr
