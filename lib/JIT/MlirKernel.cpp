@@ -262,11 +262,15 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
   if (const CompiledKernel *kernel = find(words))
     return *kernel;
 
-  if (!staticShapes_.load() && declaredStatic(op.operatorName())) {
-    // (declareStaticShapes: the call's key, with every size in it.)
+  // From now on the op specializes on every size: `words` becomes the
+  // call's key with its sizes.
+  auto specializeSizes = [&] {
     staticShapes_.store(true);
     words.clear();
     appendCallWords(op.schema(), args, device, cudaCapability, true, underMode, words);
+  };
+  if (!staticShapes_.load() && declaredStatic(op.operatorName())) {
+    specializeSizes(); // (declareStaticShapes)
     if (const CompiledKernel *kernel = find(words))
       return *kernel;
   }
@@ -310,10 +314,8 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
     kernel = warmStart(op, key, args, staticShapes, words, &staticShapesOnly);
     if (staticShapesOnly && !staticShapes) {
       // A process before found that the op compiles for static shapes only.
-      staticShapes_.store(true);
+      specializeSizes();
       staticShapes = true;
-      words.clear();
-      appendCallWords(op.schema(), args, device, cudaCapability, true, underMode, words);
       if (const CompiledKernel *found = find(words))
         return *found;
       spec = makeCallSpec(op.schema(), args, device, true, cudaCapability);
@@ -351,10 +353,8 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
         if (logEnabled(LogTopic::JIT))
           logLine(LogTopic::JIT, spec.op.str() + " compiles for static shapes only (" +
                                      compiled.error().message() + ")");
-        staticShapes_.store(true);
         std::vector<uint64_t> dynamicWords = std::move(words);
-        words.clear();
-        appendCallWords(op.schema(), args, device, cudaCapability, true, underMode, words);
+        specializeSizes();
         compiled = std::move(retried);
         if (!underMode)
           recordStaticShapesOnly(op, key, args, dynamicWords, **compiled);

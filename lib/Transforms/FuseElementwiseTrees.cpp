@@ -75,7 +75,8 @@ void readBroadcastValues(Operation *root) {
         continue;
       Value value = producer.getRegion().front().getTerminator()->getOperand(0);
       Region *home = value.getParentRegion();
-      if (producer->isAncestor(home->getParentOp()) || !home->isAncestor(consumer->getParentRegion()))
+      if (producer->isAncestor(home->getParentOp()) ||
+          !home->isAncestor(consumer->getParentRegion()))
         continue;
       consumer.getMatchingBlockArgument(input).replaceAllUsesWith(value);
     }

@@ -18,7 +18,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/SymbolTable.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -88,21 +89,10 @@ public:
     Location loc = nest->getLoc();
     OpBuilder b(module.getContext());
     b.setInsertionPointToEnd(module.getBody());
-    SmallVector<Type> types;
-    for (Value value : passed)
-      types.push_back(value.getType());
-    auto part = func::FuncOp::create(b, loc, (func.getSymName() + "_part").str(),
-                                     b.getFunctionType(types, {}));
-    part.setPrivate();
-    symbols.insert(part); // renamed _part_<n> when taken
-    part->setAttr(opal::ir::kParallelPartAttrName, b.getUnitAttr());
-    Block *entry = part.addEntryBlock();
-    b.setInsertionPointToStart(entry);
     IRMapping mapping;
-    for (auto [value, argument] : llvm::zip(passed, entry->getArguments()))
-      mapping.map(value, argument);
-    for (Operation *op : cloned)
-      b.clone(*op, mapping);
+    func::FuncOp part = opal::ir::detail::createPart(b, symbols, func, loc, TypeRange(),
+                                                     passed.getArrayRef(),
+                                                     cloned.getArrayRef(), mapping);
     b.clone(*nest, mapping);
     func::ReturnOp::create(b, loc);
     OpBuilder at(nest);
@@ -190,16 +180,6 @@ private:
   llvm::SetVector<func::FuncOp> outlined; ///< the functions this pass made
 };
 
-/// Erases the ops of `func` that nothing uses and that have no effect
-/// (views and constants the outlined nests took copies of).
-void eraseDeadOps(func::FuncOp func) {
-  SmallVector<Operation *> ops;
-  func.getBody().walk<WalkOrder::PostOrder>([&](Operation *op) { ops.push_back(op); });
-  for (Operation *op : llvm::reverse(ops))
-    if (op != func && isOpTriviallyDead(op))
-      op->erase();
-}
-
 struct OpalOutlineNests : public opal::ir::impl::OpalOutlineNestsBase<OpalOutlineNests> {
   using OpalOutlineNestsBase::OpalOutlineNestsBase;
 
@@ -220,7 +200,9 @@ struct OpalOutlineNests : public opal::ir::impl::OpalOutlineNestsBase<OpalOutlin
     for (auto &[func, nests] : functions) {
       for (Operation *nest : nests)
         outliner.outline(func, nest);
-      eraseDeadOps(func);
+      // (The views and constants the outlined nests took copies of.)
+      IRRewriter rewriter(module.getContext());
+      (void)runRegionDCE(rewriter, func.getBody());
     }
     outliner.mergeAndInline();
   }

@@ -2,6 +2,8 @@
 
 #include "Outlining.h"
 
+#include "opal/Transforms/Passes.h"
+
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 #include <functional>
@@ -30,4 +32,25 @@ void opal::ir::detail::splitUsedValues(ArrayRef<Value> used, llvm::SetVector<Val
   };
   for (Value value : used)
     take(value);
+}
+
+func::FuncOp opal::ir::detail::createPart(OpBuilder &b, SymbolTable &symbols, func::FuncOp kernel,
+                                          Location loc, TypeRange leading, ArrayRef<Value> passed,
+                                          ArrayRef<Operation *> cloned, IRMapping &mapping) {
+  SmallVector<Type> types(leading.begin(), leading.end());
+  for (Value value : passed)
+    types.push_back(value.getType());
+  auto part = func::FuncOp::create(b, loc, (kernel.getSymName() + "_part").str(),
+                                   b.getFunctionType(types, {}));
+  part.setPrivate();
+  symbols.insert(part);
+  part->setAttr(opal::ir::kParallelPartAttrName, b.getUnitAttr());
+  Block *entry = part.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  for (auto [value, argument] :
+       llvm::zip(passed, entry->getArguments().drop_front(leading.size())))
+    mapping.map(value, argument);
+  for (Operation *op : cloned)
+    b.clone(*op, mapping);
+  return part;
 }

@@ -8,7 +8,11 @@
 #ifndef OPAL_LIB_TRANSFORMS_OUTLINING_H
 #define OPAL_LIB_TRANSFORMS_OUTLINING_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Value.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -26,6 +30,16 @@ bool isBufferView(mlir::Operation *op);
 /// that every buffer it takes is a whole one, never a view of another.
 void splitUsedValues(llvm::ArrayRef<mlir::Value> used, llvm::SetVector<mlir::Value> &passed,
                      llvm::SetVector<mlir::Operation *> &cloned);
+
+/// A function for a nest of `kernel`, made at `b`'s insertion point: private,
+/// marked `opal.parallel_part`, named `<kernel>_part` (`_part_<n>` when that is
+/// taken in `symbols`), taking `leading` and then one argument per value of
+/// `passed`. In its entry block `mapping` maps `passed` to those arguments and
+/// the ops of `cloned` are cloned there; `b` is left after them.
+mlir::func::FuncOp createPart(mlir::OpBuilder &b, mlir::SymbolTable &symbols,
+                              mlir::func::FuncOp kernel, mlir::Location loc,
+                              mlir::TypeRange leading, llvm::ArrayRef<mlir::Value> passed,
+                              llvm::ArrayRef<mlir::Operation *> cloned, mlir::IRMapping &mapping);
 
 } // namespace opal::ir::detail
 

@@ -450,29 +450,17 @@ private:
   func::FuncOp outline(func::FuncOp func, const Nest &nest, ArrayRef<Value> passed,
                        ArrayRef<Operation *> constants, ArrayRef<Type> outputTypes,
                        ArrayRef<Operation *> scratch) {
-    MLIRContext *context = module.getContext();
     Location loc = nest.op->getLoc();
-    OpBuilder b(context);
+    OpBuilder b(module.getContext());
     b.setInsertionPointAfter(func);
-    SmallVector<Type> types{b.getIndexType(), b.getIndexType()};
-    llvm::append_range(types, outputTypes);
-    for (Value value : passed)
-      types.push_back(value.getType());
-    auto part = func::FuncOp::create(b, loc, (func.getSymName() + "_part").str(),
-                                     b.getFunctionType(types, {}));
-    part.setPrivate();
-    symbols.insert(part); // renamed _part_0, _part_1, ... when taken
-    part->setAttr(opal::ir::kParallelPartAttrName, b.getUnitAttr());
-    Block *entry = part.addEntryBlock();
-    b.setInsertionPointToStart(entry);
+    SmallVector<Type> leading{b.getIndexType(), b.getIndexType()};
+    llvm::append_range(leading, outputTypes);
+    IRMapping mapping;
+    func::FuncOp part = opal::ir::detail::createPart(b, symbols, func, loc, leading, passed,
+                                                     constants, mapping);
+    Block *entry = &part.getBody().front();
     Arith a{b, loc};
     Value begin = entry->getArgument(0), end = entry->getArgument(1);
-    IRMapping mapping;
-    for (auto [value, argument] :
-         llvm::zip(passed, entry->getArguments().drop_front(2 + outputTypes.size())))
-      mapping.map(value, argument);
-    for (Operation *constant : constants)
-      b.clone(*constant, mapping);
 
     if (auto loop = dyn_cast<scf::ForOp>(nest.op)) {
       SmallVector<Operation *> own;
