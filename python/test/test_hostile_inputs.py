@@ -7,6 +7,7 @@ case is compared with it.
 """
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -827,3 +828,31 @@ def test_huge_empty_tensors_do_not_loop(call):
     assert shape in ([], [0], [2**62, 0])
     if shape == []:
         assert values == 0.0 or values != values  # sum 0, mean nan
+
+
+def test_declaring_static_shapes_takes_only_a_name_and_changes_no_result(tmp_path):
+    # _C._jit_declare_static_shapes (what the torch.compile backend calls for
+    # graphs of static sizes) takes an op's name: anything else is a
+    # TypeError; a name of no op is harmless; a real op declared static
+    # compiles per shape and computes what it did.
+    done = run("""
+        from opal import _C
+        errors = []
+        for bad in (None, 3, ["aten::sin"]):
+            try:
+                _C._jit_declare_static_shapes(bad)
+            except TypeError:
+                errors.append("TypeError")
+        _C._jit_declare_static_shapes("")
+        _C._jit_declare_static_shapes("no such op ::\\x00")
+        _C._jit_declare_static_shapes("aten::sin")
+        values = []
+        for n in (3, 5):
+            x = opal.tensor([0.5 * i for i in range(n)])
+            values.append([round(v, 6) for v in A.sin(x).tolist()])
+        print(json.dumps([errors, values]))
+    """, cache_dir=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    errors, values = json.loads(done.stdout.strip().splitlines()[-1])
+    assert errors == ["TypeError"] * 3
+    assert values == [[round(math.sin(0.5 * i), 6) for i in range(n)] for n in (3, 5)]
