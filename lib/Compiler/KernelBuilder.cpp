@@ -431,7 +431,10 @@ opal::ir::readFunctionShapeChecks(const std::string &text,
   auto remap = [&](jit::SizeRef &size) {
     if (size.constant)
       return true;
-    if (size.argument >= schemaIndex.size() || !isSized(argKinds[schemaIndex[size.argument]]))
+    if (size.argument >= schemaIndex.size())
+      return false;
+    jit::ArgKind kind = argKinds[schemaIndex[size.argument]];
+    if (size.dim == jit::SizeRef::kArgumentValue ? kind != jit::ArgKind::Int : !isSized(kind))
       return false;
     size.argument = schemaIndex[size.argument];
     return true;

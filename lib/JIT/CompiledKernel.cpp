@@ -222,6 +222,11 @@ std::optional<int64_t> sizeOf(const SizeRef &size, const IValue *args,
     return size.value;
   if (size.argument >= kinds.size())
     return std::nullopt;
+  if (size.dim == SizeRef::kArgumentValue) {
+    if (kinds[size.argument] != ArgKind::Int)
+      return std::nullopt;
+    return args[size.argument].toInt();
+  }
   IntArrayRef sizes = sizesOf(args[size.argument], kinds[size.argument]);
   if (size.dim >= sizes.size())
     return std::nullopt;

@@ -79,6 +79,8 @@ bool decodeMessage(const std::string &text, std::string &message) {
 std::string describeSizeRef(const SizeRef &size) {
   if (size.constant)
     return std::to_string(size.value);
+  if (size.dim == SizeRef::kArgumentValue)
+    return "a" + std::to_string(size.argument) + ".value";
   return "a" + std::to_string(size.argument) + "." + std::to_string(size.dim);
 }
 
@@ -234,9 +236,19 @@ Expected<SizeSource> readSizeSource(const std::string &word) {
   return SizeSource{static_cast<uint32_t>(argument), static_cast<uint32_t>(dim)};
 }
 
-/// "a<argument>.<dim>" or a constant of at most 18 digits (with a sign for
-/// a negative one).
+/// "a<argument>.<dim>", "a<argument>.value" or a constant of at most 18
+/// digits (with a sign for a negative one).
 bool readSizeRef(const std::string &word, SizeRef &size) {
+  static const std::string kValueSuffix = ".value";
+  if (word.size() > kValueSuffix.size() + 1 && word[0] == 'a' &&
+      word.compare(word.size() - kValueSuffix.size(), kValueSuffix.size(), kValueSuffix) == 0) {
+    uint64_t argument = 0;
+    if (!readDecimal(word.substr(1, word.size() - kValueSuffix.size() - 1), 6, argument))
+      return false;
+    size.argument = static_cast<uint32_t>(argument);
+    size.dim = SizeRef::kArgumentValue;
+    return true;
+  }
   uint64_t value = 0;
   bool negative = !word.empty() && word[0] == '-';
   if (readDecimal(negative ? word.substr(1) : word, 18, value)) {

@@ -56,13 +56,38 @@ bool isRuntimeSizes(const FunctionSchema &schema, const Argument &argument,
          takesNoTensor(schema);
 }
 
-/// How `value` of `argument` of `schema` enters a kernel on `device`.
-ArgKind kindOf(const FunctionSchema &schema, const Argument &argument, const IValue &value,
-               DeviceType device) {
+/// Whether argument `i` of a call of `schema` with `args` enters it on
+/// `device` as a runtime int: a convolution's `groups` above 1 on the CPU
+/// (not transposed: the output's channels are the weight's times groups),
+/// in a kernel of dynamic shapes. Its lowering reads the number of groups at run time,
+/// so one kernel serves every grouped (or depthwise) convolution of a
+/// kernel size and stride: MobileNet's ten depthwise convolutions compile
+/// as two kernels, not ten. `groups == 1` (an ordinary convolution, lowered
+/// as products) stays a constant, as does a bad value (its error is the
+/// compile's).
+constexpr size_t kConvolutionTransposed = 6, kConvolutionGroups = 8;
+bool isRuntimeInt(const FunctionSchema &schema, const IValue *args, size_t i, DeviceType device,
+                  bool staticShapes) {
+  return i == kConvolutionGroups && args[i].isInt() && args[i].toInt() > 1 &&
+         device == DeviceType::CPU && !staticShapes &&
+         schema.operatorName().name == "aten::convolution" &&
+         schema.operatorName().overloadName.empty() &&
+         schema.arguments()[i].name() == "groups" &&
+         args[kConvolutionTransposed].isBool() && !args[kConvolutionTransposed].toBool();
+}
+
+/// How argument `i` of a call of `schema` with `args` enters a kernel on
+/// `device`.
+ArgKind kindOf(const FunctionSchema &schema, const IValue *args, size_t i, DeviceType device,
+               bool staticShapes) {
+  const Argument &argument = schema.arguments()[i];
+  const IValue &value = args[i];
   if (value.isTensor())
     return ArgKind::Tensor;
   if (isRuntimeSizes(schema, argument, value, device))
     return ArgKind::Sizes;
+  if (isRuntimeInt(schema, args, i, device, staticShapes))
+    return ArgKind::Int;
   TypeKind kind = baseKind(argument.type());
   if (kind == TypeKind::Float && (value.isDouble() || value.isInt()))
     return ArgKind::Float;
@@ -192,7 +217,7 @@ Expected<bool> jit::appendKeyWords(const FunctionSchema &schema, const IValue *a
   const auto &arguments = schema.arguments();
   for (size_t i = 0; i < arguments.size(); ++i) {
     const IValue &value = args[i];
-    ArgKind kind = kindOf(schema, arguments[i], value, device);
+    ArgKind kind = kindOf(schema, args, i, device, staticShapes);
     uint64_t head = static_cast<uint64_t>(kind) + 1;
     if (kind == ArgKind::Tensor) {
       const TensorImpl &tensor = *value.toTensorImpl();
@@ -234,7 +259,7 @@ CallSpec jit::makeCallSpec(const FunctionSchema &schema, const IValue *args,
   const auto &arguments = schema.arguments();
   for (size_t i = 0; i < arguments.size(); ++i) {
     ArgSpec arg;
-    arg.kind = kindOf(schema, arguments[i], args[i], device);
+    arg.kind = kindOf(schema, args, i, device, staticShapes);
     if (arg.kind == ArgKind::Tensor) {
       Tensor tensor = args[i].toTensor();
       arg.dtype = tensor.dtype();
@@ -464,6 +489,12 @@ Expected<std::vector<IValue>> jit::parseSpecialization(const FunctionSchema &sch
       value = IValue(1.0);
     else if (entry == "int" && kind == TypeKind::Scalar)
       value = IValue(int64_t(1));
+    else if (entry == "int" && [&] {
+               std::vector<IValue> sample = values;
+               sample.push_back(IValue(int64_t(2)));
+               return isRuntimeInt(schema, sample.data(), i, DeviceType::CPU, false);
+             }())
+      value = IValue(int64_t(2)); // (a convolution's groups: any above 1)
     else if (kind == TypeKind::Float || kind == TypeKind::Scalar)
       value = std::string("a ") + (kind == TypeKind::Float ? "float" : "Scalar") +
               " is a runtime argument: write " +

@@ -376,14 +376,21 @@ Expanded opal::ir::detail::expandConvParams(OpBuilder &b, Operation *op, ValueRa
   RankedTensorType weight = rankedOperand(operands[0], problem);
   if (!weight)
     return failure();
+  // Groups may be a runtime value (a CPU kernel for every grouped
+  // convolution, JIT/Specialization.h): then checked per call.
   std::optional<int64_t> groups = constantInt(operands[5]);
-  if (!groups)
-    return expansionFailure(problem, "needs constant groups");
   int64_t spatial = weight.getRank() - 2;
   if (spatial < 1)
     return expansionRefusal(problem, "weight should have at least three dimensions");
-  if (*groups <= 0)
+  if (groups && *groups <= 0)
     return expansionRefusal(problem, "non-positive groups is not supported");
+  if (!groups) {
+    Location loc = op->getLoc();
+    Value positive = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, operands[5],
+                                           constantI64(b, loc, 0));
+    AssertOp::create(b, loc, positive, "non-positive groups is not supported", ValueRange(),
+                     b.getDenseI32ArrayAttr({}));
+  }
   if (spatial > 3)
     return expansionRefusal(problem, "opal supports convolutions over 1, 2 or 3 spatial dims, "
                                      "but got a " +

@@ -58,11 +58,17 @@ using namespace opal::ir::detail;
 namespace {
 
 /// The conv's constant operands: stride, padding, dilation and (transposed)
-/// output_padding, one per spatial dim, and groups.
+/// output_padding, one per spatial dim, and groups. A CPU kernel for every
+/// grouped convolution takes groups at run time (JIT/Specialization.h):
+/// then `runtimeGroups` holds the i64 and `groups` is 0.
 struct ConvParameters {
   SmallVector<int64_t> stride, padding, dilation, outputPadding;
   int64_t groups = 1;
   bool transposed = false;
+  Value runtimeGroups = nullptr;
+
+  /// More than one group (known so, or given at run time: always above 1).
+  bool grouped() const { return groups > 1 || runtimeGroups; }
 };
 
 bool isTransposed(Operation *op) { return op->getName().getStringRef() == "prims.conv_transpose"; }
@@ -75,10 +81,13 @@ std::optional<ConvParameters> parametersOf(Operation *op) {
   std::optional<SmallVector<int64_t>> outputPadding = SmallVector<int64_t>();
   if (transposed)
     outputPadding = constantIntList(op->getOperand(5));
-  auto groups = constantInt(op->getOperand(transposed ? 6 : 5));
-  if (!stride || !padding || !dilation || !outputPadding || !groups)
+  Value groupsOperand = op->getOperand(transposed ? 6 : 5);
+  auto groups = constantInt(groupsOperand);
+  if (!stride || !padding || !dilation || !outputPadding || (!groups && transposed))
     return std::nullopt;
-  return ConvParameters{*stride, *padding, *dilation, *outputPadding, *groups, transposed};
+  return ConvParameters{*stride,      *padding,   *dilation,
+                        *outputPadding, groups.value_or(0), transposed,
+                        groups ? Value() : groupsOperand};
 }
 
 std::string convProblem(Operation *op) {
@@ -97,7 +106,7 @@ std::string convProblem(Operation *op) {
   std::optional<ConvParameters> parameters = parametersOf(op);
   if (!parameters)
     return "needs constant stride, padding, dilation" +
-           std::string(isTransposed(op) ? ", output_padding" : "") + " and groups";
+           std::string(isTransposed(op) ? ", output_padding and groups" : "");
   size_t spatial = static_cast<size_t>(rank - 2);
   if (parameters->stride.size() != spatial || parameters->padding.size() != spatial ||
       parameters->dilation.size() != spatial ||
@@ -110,7 +119,7 @@ std::string convProblem(Operation *op) {
   if (below(parameters->stride, 1) || below(parameters->dilation, 1) ||
       below(parameters->padding, 0) || below(parameters->outputPadding, 0))
     return "needs positive strides and dilations and non-negative paddings";
-  if (parameters->groups < 1)
+  if (parameters->groups < 1 && !parameters->runtimeGroups)
     return "needs positive groups";
   return "";
 }
@@ -339,7 +348,10 @@ struct DirectSizes {
 DirectSizes directSizes(ConvBuilder &cb, Value input, Value weight, const ConvParameters &p) {
   int64_t spatial = static_cast<int64_t>(p.stride.size());
   DirectSizes d;
-  d.groups = cb.index(p.groups);
+  d.groups = p.runtimeGroups ? arith::IndexCastOp::create(cb.b, cb.loc, cb.b.getIndexType(),
+                                                          p.runtimeGroups)
+                                  .getResult()
+                            : cb.index(p.groups);
   d.n = cb.dim(input, 0);
   d.cg = cb.dim(weight, 1);
   d.channels = cb.dim(input, 1);
@@ -578,7 +590,7 @@ bool suitsShiftedConv(Operation *op, const ConvParameters &p) {
   if (!accumulator.isF32() && !accumulator.isF64())
     return false;
   int64_t channels = weightType.getDimSize(1);
-  if (p.groups != 1 && (ShapedType::isDynamic(channels) || channels < 8))
+  if (p.groups != 1 && (ShapedType::isDynamic(channels) || channels < 8 || p.runtimeGroups))
     return false;
   int64_t positions = 1;
   for (int64_t d = 2; d < weightType.getRank(); ++d) {
@@ -1273,8 +1285,11 @@ Value groupedConv(ConvBuilder &cb, Value input, Value weight, const ConvParamete
   SmallVector<Value> xSizes;
   Value padded = paddedPlanes(cb, input, p, d, accumulator, xSizes);
   SmallVector<ReassociationIndices> split = {{0}, {1, 2}};
-  SmallVector<int64_t> splitShape = {ShapedType::kDynamic, p.groups, ShapedType::kDynamic};
-  SmallVector<OpFoldResult> splitSizes = {n, b.getIndexAttr(p.groups), cg};
+  SmallVector<int64_t> splitShape = {ShapedType::kDynamic,
+                                     p.runtimeGroups ? ShapedType::kDynamic : p.groups,
+                                     ShapedType::kDynamic};
+  SmallVector<OpFoldResult> splitSizes = {
+      n, p.runtimeGroups ? OpFoldResult(groups) : OpFoldResult(b.getIndexAttr(p.groups)), cg};
   for (int64_t s = 0; s < spatial; ++s) {
     split.push_back({3 + s});
     splitShape.push_back(ShapedType::kDynamic);
@@ -1474,7 +1489,7 @@ LogicalResult lowerConv(Operation *op, PatternRewriter &rewriter) {
   bool shifted = op->hasAttr(kShiftedConvolutionAttr) && !singleFilter && suitsShiftedConv(op, parameters);
   // (CPU kernels: a grouped convolution the shifted products do not take.)
   bool grouped = op->hasAttr(kShiftedConvolutionAttr) && !parameters.transposed && !shifted &&
-                 parameters.groups > 1 && isa<FloatType>(element);
+                 parameters.grouped() && isa<FloatType>(element);
   // (CPU kernels: a 1 x 1 convolution as products on views.)
   bool pointwise = op->hasAttr(kShiftedConvolutionAttr) && !singleFilter &&
                    isPointwise(op, parameters, element);

@@ -119,6 +119,15 @@ std::optional<SizeRef> traceIndex(Value index, func::FuncOp function, int depth)
       return std::nullopt;
     return traceDim(dim.getSource(), *d, function, depth + 1);
   }
+  // A runtime int the kernel takes (a convolution's groups): its value.
+  if (auto argument = dyn_cast<BlockArgument>(index);
+      argument && argument.getOwner() == &function.getBody().front() &&
+      argument.getType().isInteger(64)) {
+    SizeRef size;
+    size.argument = argument.getArgNumber();
+    size.dim = SizeRef::kArgumentValue;
+    return size;
+  }
   return std::nullopt;
 }
 

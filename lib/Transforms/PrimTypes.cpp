@@ -346,11 +346,13 @@ FailureOr<SmallVector<Type>> opal::ir::inferPrimResultTypes(Operation *op,
     int64_t rank = input ? input.getRank() : 0;
     size_t spatial = static_cast<size_t>(std::max<int64_t>(rank - 2, 0));
     if (!input || !weight || rank < 3 || rank > 5 || weight.getRank() != rank || !stride ||
-        !padding || !dilation || !groups || *groups < 1 || stride->size() != spatial ||
+        !padding || !dilation || (groups ? *groups < 1 : transposed) ||
+        stride->size() != spatial ||
         padding->size() != spatial || dilation->size() != spatial ||
         (transposed && (!outputPadding || outputPadding->size() != spatial)))
-      return fail(problem, "needs an input and a weight of one rank (3 to 5), constant positive "
-                           "groups and constant lists of one entry per spatial dim");
+      return fail(problem, "needs an input and a weight of one rank (3 to 5), positive groups "
+                           "(constant if transposed) and constant lists of one entry per "
+                           "spatial dim");
     int64_t channels = transposed ? weight.getDimSize(1) : weight.getDimSize(0);
     if (transposed && !ShapedType::isDynamic(channels))
       channels *= *groups;

@@ -242,6 +242,34 @@ def test_one_kernel_serves_small_and_large_planes():
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
+def test_one_kernel_serves_every_group_count():
+    """A convolution's groups above 1 is a runtime value of a CPU kernel: one
+    compiled kernel runs 2, 3, 4 and 6 groups, and one more every depthwise
+    convolution (a weight of one channel per group, whose dim of size 1 is
+    part of the key), each as PyTorch computes it."""
+    data = np.random.default_rng(7)
+
+    def check(xs, ws, groups, stride):
+        x = data.standard_normal(xs).astype(np.float32)
+        w = data.standard_normal(ws).astype(np.float32)
+        b = data.standard_normal(ws[0]).astype(np.float32)
+        want = torch.convolution(torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b),
+                                 [stride, stride], [1, 1], [1, 1], False, [0, 0], groups)
+        got = A.convolution(opal.tensor(x), opal.tensor(w), opal.tensor(b), [stride, stride],
+                            [1, 1], [1, 1], False, [0, 0], groups)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-4, atol=1e-4)
+
+    compiles = opal.jit.stats()["compiles"]
+    for groups in (2, 3, 4, 6):
+        check((2, 12, 9, 9), (24, 12 // groups, 3, 3), groups, 3)
+    assert opal.jit.stats()["compiles"] - compiles <= 1
+    compiles = opal.jit.stats()["compiles"]
+    for channels in (8, 12, 32):
+        check((2, channels, 7, 7), (channels, 1, 3, 3), channels, 3)
+        check((2, channels, 6, 6), (2 * channels, 1, 3, 3), channels, 3)  # two filters each
+    assert opal.jit.stats()["compiles"] - compiles <= 1
+
+
 def test_strided_convolution_bfloat16_sums_in_float32():
     check_bfloat16_against_pytorch((2, 16, 15, 17), (8, 16, 3, 3), 2, 1, 1, atol=1e-1)
 
@@ -289,6 +317,13 @@ ERRORS = [
     ((2, 4, 5, 5), (6, 2, 3, 3), [1], [0], [1], False, [0], 3,
      "Given groups=3, weight of size [6, 2, 3, 3], expected input[2, 4, 5, 5] to have 6 "
      "channels, but got 4 channels instead"),
+    # (Groups above 1 is a runtime value: checked before the call.)
+    ((2, 4, 5, 5), (2, 1, 3, 3), [1], [0], [1], False, [0], 4,
+     "Given groups=4, expected weight to be at least 4 at dimension 0, but got weight of size "
+     "[2, 1, 3, 3] instead"),
+    ((2, 6, 5, 5), (4, 1, 3, 3), [1], [0], [1], False, [0], 4,
+     "Given groups=4, weight of size [4, 1, 3, 3], expected input[2, 6, 5, 5] to have 4 "
+     "channels, but got 6 channels instead"),
     # (Unpadded 1x1/2 convolutions read their columns unchecked: a channel
     # past the input's, or an input without channels, is read clamped or
     # from zeros before the data check raises.)

@@ -131,6 +131,21 @@ func.func @user(%a: tensor<?x2xf32>, %b: tensor<?x5xf32>) {
 
 // -----
 
+// A runtime int the kernel takes (a convolution's groups) is compared by
+// its value: a1.value.
+// CHECK-LABEL: func.func @groups
+// CHECK-SAME: opal.shape_checks = "expect,aten::convolution,ge,a0.0,a1.value,at%20least%20%7B0%7D,a1.value"
+func.func @groups(%w: tensor<?x1x3x3xf32>, %groups: i64) {
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %w, %c0 : tensor<?x1x3x3xf32>
+  %w0 = arith.index_cast %d : index to i64
+  %enough = arith.cmpi sge, %w0, %groups : i64
+  opal.assert %enough, "at least {0}" groups [1] (%groups : i64) loc("aten::convolution")
+  return
+}
+
+// -----
+
 // A view of a dynamic input keeps its elements: the sizes asked for (one
 // inferred) must divide the input's element count, checked before the call.
 // CHECK-LABEL: func.func @view_inferred

@@ -589,6 +589,25 @@ func.func @conv_grouped(%x: tensor<?x?x?x?xf32>, %w: tensor<?x?x?x?xf32>) -> ten
 
 // -----
 
+// Groups given at run time (a CPU kernel for every grouped convolution):
+// the same generic, with the groups dim of the padded input dynamic and
+// its size the argument's value.
+// SHIFTED-LABEL: func.func @conv_runtime_groups
+// SHIFTED-SAME: (%[[X:.*]]: tensor<?x?x?x?xf32>, %[[W:.*]]: tensor<?x1x?x?xf32>, %[[G:.*]]: i64)
+// SHIFTED: %[[GROUPS:.*]] = arith.index_cast %[[G]] : i64 to index
+// SHIFTED: %[[PADDED:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] output_shape [%{{.*}}, %[[GROUPS]], %{{.*}}, %{{.*}}, %{{.*}}] : tensor<?x?x?x?xf32> into tensor<?x?x?x?x?xf32>
+// SHIFTED: linalg.generic {{.*}} ins(%[[PADDED]], %{{.*}} :
+// SHIFTED-NOT: linalg.batch_matmul
+// SHIFTED: return
+func.func @conv_runtime_groups(%x: tensor<?x?x?x?xf32>, %w: tensor<?x1x?x?xf32>, %groups: i64) -> tensor<?x?x?x?xf32> {
+  %c1 = arith.constant 1 : i64
+  %one = opal.list %c1, %c1 : i64, i64 -> !opal.list<i64>
+  %r = prims.conv %x, %w, %one, %one, %one, %groups : (tensor<?x?x?x?xf32>, tensor<?x1x?x?xf32>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i64) -> tensor<?x?x?x?xf32>
+  return %r : tensor<?x?x?x?xf32>
+}
+
+// -----
+
 // A product with a transposed matrix (linear's weight) reads the matrix
 // itself through transposed indexing maps: no transposed copy.
 // CHECK-LABEL: func.func @mm_of_transpose

@@ -195,6 +195,15 @@ TEST(KernelDescription, ShapeChecksRoundTrip) {
   EXPECT_EQ(describeShapeChecks(read.shapeChecks), describeShapeChecks(kernel.shapeChecks));
   EXPECT_EQ(read.shapeChecks[1].rhsShape[0], (SizeRef{true, 1, 0, 0}));
 
+  // A runtime int argument's own value (a convolution's groups): a<n>.value.
+  auto value = readShapeChecks("expect,aten::convolution,ge,a1.0,a8.value,at%20least%20%7B0%7D,a8.value");
+  ASSERT_TRUE(value.hasValue()) << value.error().message();
+  EXPECT_EQ(value->front().rhs.argument, 8u);
+  EXPECT_EQ(value->front().rhs.dim, SizeRef::kArgumentValue);
+  EXPECT_EQ(describeShapeChecks(*value),
+            "expect,aten::convolution,ge,a1.0,a8.value,at%20least%20%7B0%7D,a8.value");
+  EXPECT_FALSE(readShapeChecks("expect,aten::convolution,ge,a1.0,ax.value,m,").hasValue());
+
   // A 0-d shape is "-"; every malformed word is refused with its reason.
   auto scalar = readShapeChecks("batch,aten::bmm,0,a0.0,a1.0,-,a1.0xa1.1");
   ASSERT_TRUE(scalar.hasValue());

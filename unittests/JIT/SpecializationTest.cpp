@@ -122,6 +122,50 @@ TEST(Specialization, AFactorysSizesAreRuntimeValuesOnTheCpu) {
       << wrong.error().message();
 }
 
+TEST(Specialization, AConvolutionsGroupsAboveOneAreRuntimeValuesOnTheCpu) {
+  // One kernel for every grouped (or depthwise) convolution of a kernel
+  // size and stride: groups above 1 enters at run time; 1 (lowered as
+  // products), a transposed convolution's (its output's channels), a
+  // static-shape kernel's and every CUDA kernel's stay constants.
+  auto s = schema("aten::convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, "
+                  "SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] "
+                  "output_padding, SymInt groups) -> Tensor");
+  using List = std::vector<int64_t>;
+  auto call = [](int64_t groups, bool transposed = false) {
+    return std::vector<IValue>{Tensor::empty({2, 12, 5, 5}), Tensor::empty({12, 12 / groups, 3, 3}),
+                               IValue(), List{1, 1}, List{1, 1}, List{1, 1}, transposed,
+                               List{0, 0}, groups};
+  };
+  EXPECT_EQ(keyOf(s, call(2)), keyOf(s, call(3)));
+  EXPECT_NE(keyOf(s, call(1)), keyOf(s, call(2)));
+  EXPECT_NE(keyOf(s, call(2, true)), keyOf(s, call(3, true)));
+  auto args = call(4);
+  EXPECT_EQ(makeCallSpec(s, args.data(), DeviceType::CPU, true).args[8].kind,
+            ArgKind::Constant);
+  CallSpec spec = makeCallSpec(s, args.data(), DeviceType::CPU, false);
+  EXPECT_EQ(spec.args[8].kind, ArgKind::Int);
+  EXPECT_EQ(spec.str(), "(float32[?,?,?,?], float32[?,?,?,?], None, List[int]=[1, 1], "
+                        "List[int]=[1, 1], List[int]=[1, 1], bool=False, List[int]=[0, 0], int)");
+  EXPECT_EQ(makeCallSpec(s, args.data(), DeviceType::CUDA, false).args[8].kind,
+            ArgKind::Constant);
+  args = call(1);
+  EXPECT_EQ(makeCallSpec(s, args.data(), DeviceType::CPU, false).args[8].kind,
+            ArgKind::Constant);
+  // Written back as text, the spec stands for the same kernel; `int` is
+  // refused where groups is compiled in.
+  auto parsed = parseSpecialization(s, spec.str());
+  ASSERT_TRUE(parsed.hasValue()) << parsed.error().message();
+  EXPECT_EQ(keyOf(s, *parsed), keyOf(s, call(6)));
+  auto transposed = parseSpecialization(
+      s, "(float32[?,?,?,?], float32[?,?,?,?], None, [1, 1], [1, 1], [1, 1], True, [0, 0], int)");
+  ASSERT_FALSE(transposed.hasValue());
+  EXPECT_NE(transposed.error().message().find(
+                "argument 'groups': 'int' stands for a runtime number, but SymInt arguments "
+                "are compiled in: give the value"),
+            std::string::npos)
+      << transposed.error().message();
+}
+
 TEST(Specialization, RunningOpByOpUnderAModeIsPartOfTheKey) {
   // The same call with a dispatch mode active (CallSpec::opByOp) has its own
   // key, whatever its last argument: the flag is a bit of the first word.

@@ -66,8 +66,11 @@ struct SizeSource {
 };
 
 /// A size a shape check compares: dim `dim` of the call's argument
-/// `argument` (a schema argument index), or the constant `value`.
+/// `argument` (a schema argument index), the argument's own value when
+/// `dim` is kArgumentValue (a runtime int: a convolution's groups), or the
+/// constant `value`.
 struct SizeRef {
+  static constexpr uint32_t kArgumentValue = UINT32_MAX;
   bool constant = false;
   int64_t value = 0;
   uint32_t argument = 0;

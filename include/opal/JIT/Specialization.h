@@ -9,8 +9,11 @@
 // promotion). The `SymInt[] size` of a factory (an op that takes no tensor)
 // on the CPU is a runtime value too, with its length and its entries of 1
 // specialized as a tensor's rank and size-1 dims are: `zeros([n, 4])` is
-// one kernel for every n. Every other argument (dims, keepdim, dtype,
-// strings, lists, None) is baked into the IR as a constant.
+// one kernel for every n. So is `aten::convolution`'s `groups` above 1
+// on the CPU with dynamic shapes (`groups == 1` stays a constant): one
+// kernel serves every depthwise or grouped convolution of a kernel size and
+// stride. Every other argument (dims, keepdim, dtype, strings, lists,
+// None) is baked into the IR as a constant.
 //
 // The key of a call is a short array of 64-bit words that holds all of
 // this exactly (no hashing of values, no strings): the in-memory cache
@@ -112,7 +115,8 @@ CallSpec makeCallSpec(const FunctionSchema &schema, const IValue *args, DeviceTy
 /// Arguments that stand for the specialization `text`, written as
 /// CallSpec::str() prints it: per schema argument a tensor `dtype[dims]`
 /// (each dim `?`, any size, or `1`), `float` or `int` for a runtime number
-/// (`int` only for Scalar arguments), a factory's runtime size list
+/// (`int` only for Scalar arguments and a convolution's groups above 1,
+/// see the file comment), a factory's runtime size list
 /// `sizes[dims]` (dims as a tensor's), or a constant in schema-default syntax
 /// (`1`, `[0, 1]`, `True`, `None`, `'tanh'`, optionally after its kind as
 /// printed: `int=1`). Trailing arguments with defaults may be left out.
