@@ -429,7 +429,7 @@ def _node_call(node):
     takes the node's args and kwargs; the packet, where not None, is what
     to call instead when the function refuses them with a TypeError."""
     target, name = node.target, str(node.target)
-    if target in _SIZE_ARITHMETIC:
+    if target in _SIZE_ARITHMETIC or isinstance(target, _FoldedBatchNorm):
         return target, None
     form = _SIZE_QUERIES.get(name) or _NODE_FORMS.get(name)
     if form is not None:
@@ -1159,6 +1159,84 @@ def _native_call(nodes):
     return None
 
 
+class _FoldedBatchNorm:
+    """A convolution's weight and bias with the batch norm in evaluation
+    mode that follows it folded in (a graph run op by op,
+    _fold_batch_norms): weight * s per output channel and
+    (bias - mean) * s + beta, s = gamma / sqrt(var + eps), computed by
+    PyTorch as its own fuse_conv_bn_weights does. A graph's parameters are
+    the same opal tensors from one call to the next while their memory and
+    version stay (_Conversions), so the folded pair is kept while its
+    inputs are those objects, and computed again when one is not."""
+
+    __name__ = "fold_batch_norm"  # (what torch.fx names its nodes by)
+
+    def __init__(self, eps):
+        self.eps, self.inputs, self.folded = eps, None, None
+
+    def __call__(self, weight, bias, gamma, beta, mean, var):
+        inputs = (weight, bias, gamma, beta, mean, var)
+        if self.inputs is not None and all(a is b for a, b in zip(inputs, self.inputs)):
+            return self.folded
+        w, b, g, bt, m, v = (None if t is None else to_torch(t) for t in inputs)
+        scale = torch.rsqrt(v + self.eps)
+        if g is not None:
+            scale = scale * g
+        folded_weight = w * scale.reshape([-1] + [1] * (w.dim() - 1))
+        folded_bias = (-m if b is None else b - m) * scale
+        if bt is not None:
+            folded_bias = folded_bias + bt
+        self.inputs = inputs
+        self.folded = (from_torch(folded_weight), from_torch(folded_bias))
+        return self.folded
+
+
+# The batch norm of an evaluation graph, as AOTAutograd records it.
+_BATCH_NORM_NO_TRAINING = "aten._native_batch_norm_legit_no_training.default"
+
+
+def _fold_batch_norms(graph):
+    """In `graph` (run op by op), each convolution whose only reader is a
+    batch norm in evaluation mode, of float32 or float64, that only the
+    normalized result is read of, becomes a convolution with the batch norm
+    folded into its weight and bias (_FoldedBatchNorm): one kernel where
+    there were two, and the normalized tensor never written and read
+    again. Returns how many were folded."""
+    folded = 0
+    for norm in list(graph.graph.nodes):
+        if norm.op != "call_function" or str(norm.target) != _BATCH_NORM_NO_TRAINING:
+            continue
+        conv, gamma, beta, mean, var, _momentum, eps = norm.args
+        if not (isinstance(conv, torch.fx.Node) and conv.op == "call_function" and
+                str(conv.target) == "aten.convolution.default" and len(conv.users) == 1 and
+                not conv.kwargs and len(conv.args) == 9 and conv.args[6] is False):
+            continue
+        value = conv.meta.get("val")
+        if not isinstance(value, torch.Tensor) or value.dtype not in (torch.float32,
+                                                                      torch.float64):
+            continue
+        readers = list(norm.users)
+        if not all(r.target is operator.getitem and r.args[1] == 0 for r in readers):
+            continue
+        weight, bias = conv.args[1], conv.args[2]
+        with graph.graph.inserting_before(conv):
+            fold = graph.graph.call_function(_FoldedBatchNorm(eps),
+                                             (weight, bias, gamma, beta, mean, var))
+            new_weight = graph.graph.call_function(operator.getitem, (fold, 0))
+            new_bias = graph.graph.call_function(operator.getitem, (fold, 1))
+            args = list(conv.args)
+            args[1], args[2] = new_weight, new_bias
+            new_conv = graph.graph.call_function(conv.target, tuple(args))
+        new_conv.meta["val"] = value
+        for reader in readers:
+            reader.replace_all_uses_with(new_conv)
+            graph.graph.erase_node(reader)
+        graph.graph.erase_node(norm)
+        graph.graph.erase_node(conv)
+        folded += 1
+    return folded
+
+
 class _GraphCompiler:
     """Turns an aten graph (a torch.fx GraphModule of aten ops over tensor
     placeholders) into what runs it as opal's kernels (_to_opal_op), and
@@ -1226,6 +1304,13 @@ class _GraphCompiler:
         has), or None when an output is not a tensor."""
         global _GRAPH_LIBRARY
         nodes = list(graph.graph.nodes)
+        # A graph that calls a native kernel runs op by op (below): its batch
+        # norms in evaluation mode fold into the convolutions before them.
+        native = _native_call(nodes)
+        folded = _fold_batch_norms(graph) if native is not None else 0
+        if folded:
+            nodes = list(graph.graph.nodes)
+            native = _native_call(nodes) or native
         # A constant tensor of the graph (a causal mask made in forward) is
         # one more input of the op, passed at every call.
         constants = [n for n in nodes if n.op == "get_attr"]
@@ -1265,7 +1350,6 @@ class _GraphCompiler:
         tensor_outputs = [o for o in flat_outputs if o is not None and o not in read_outputs]
         if not tensor_outputs:
             return self._refuse("no tensor among its outputs")
-        native = _native_call(nodes)
         if _GRAPH_LIBRARY is None and native is None:
             _GRAPH_LIBRARY = _opal.library.Library("torchgraph", "DEF")
         # Values no later node reads, per node: dropped after it (run op by
@@ -1291,8 +1375,11 @@ class _GraphCompiler:
             # The compiler would run it op by op: so does the graph itself,
             # each call through opal's dispatcher (its kernels from the disk
             # cache without loading the compiler).
+            # (Folded, its batch norms leave convolutions that run faster
+            # standalone than in one fused kernel: it stays op by op.)
             _log(f"running {self._label()} op by op in opal ({calls} aten calls): it calls "
-                 f"{native}, whose CPU kernel is not defined in MLIR")
+                 f"{native}, whose CPU kernel is not defined in MLIR" +
+                 (f" ({folded} folded into the convolutions before them)" if folded else ""))
             # Per tensor output: whether it may share memory with an input
             # (checked per call, and copied if it does).
             body._opal_interpreted = tuple(not _fresh_result(o) for o in tensor_outputs)

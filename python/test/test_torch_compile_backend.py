@@ -664,6 +664,51 @@ def test_a_graph_calling_a_native_kernel_runs_op_by_op_and_reorders_run_in_pytor
     assert any("split into 3 pieces, 2 compiled by opal" in line for line in log), log
 
 
+def test_batch_norms_in_evaluation_fold_into_the_convolutions_before_them():
+    # A CNN in eval mode runs op by op (batch norm's native kernel); each
+    # batch norm that only reads a convolution folds into its weight and
+    # bias (with and without a conv bias, with and without an affine
+    # transform), computed again when a parameter changes in place. A
+    # convolution whose result another op also reads keeps its batch norm.
+    result, log = run("""
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a = torch.nn.Conv2d(3, 8, 3, padding=1, bias=False)
+                self.na = torch.nn.BatchNorm2d(8)
+                self.b = torch.nn.Conv2d(8, 8, 3, padding=1, groups=4)
+                self.nb = torch.nn.BatchNorm2d(8, affine=False)
+                self.c = torch.nn.Conv2d(8, 6, 1)
+                self.nc = torch.nn.BatchNorm2d(6)
+            def forward(self, x):
+                y = torch.relu(self.na(self.a(x)))
+                y = torch.relu(self.nb(self.b(y)))
+                z = self.c(y)
+                return self.nc(z) + z.mean()
+        m = Net().eval()
+        with torch.no_grad():
+            for norm in (m.na, m.nb, m.nc):
+                norm.running_mean.uniform_(-1, 1)
+                norm.running_var.uniform_(0.5, 2)
+            for norm in (m.na, m.nc):
+                norm.weight.uniform_(0.5, 2)
+                norm.bias.uniform_(-1, 1)
+        x = torch.randn(2, 3, 10, 10)
+        f = torch.compile(m, backend="opal")
+        errors = []
+        with torch.no_grad():
+            for _ in range(3):
+                errors.append((f(x) - m(x)).abs().max().item())
+            m.na.running_var.mul_(3)
+            m.b.weight.mul_(-1)
+            errors.append((f(x) - m(x)).abs().max().item())
+        print(json.dumps(errors))
+    """)
+    assert max(result) < 1e-5, result
+    assert any("op by op in opal" in line and "(2 folded into the convolutions before them)"
+               in line for line in log), log
+
+
 def test_a_constant_tensor_of_the_graph_is_an_input_of_its_kernel():
     # A tensor made in forward (GPT-2's and Llama's masks are such) is a
     # constant of Dynamo's graph: one more input of the opal op.
