@@ -459,9 +459,10 @@ Value withAChannel(ConvBuilder &cb, Value input) {
   return branch.getResult(0);
 }
 
-/// prims.conv (see the file comment).
+/// prims.conv (see the file comment); `hasAChannel`: the input is known to
+/// have a channel, so that unpadded columns read it where it is.
 Value directConv(ConvBuilder &cb, Value input, Value weight, const ConvParameters &p,
-                 Type element, bool regroup) {
+                 Type element, bool regroup, bool hasAChannel = false) {
   int64_t spatial = static_cast<int64_t>(p.stride.size());
   Type accumulator = accumulatorFor(element);
   DirectSizes d = directSizes(cb, input, weight, p);
@@ -478,7 +479,7 @@ Value directConv(ConvBuilder &cb, Value input, Value weight, const ConvParameter
   columnSizes.push_back(n);
   llvm::append_range(columnSizes, out);
   bool unpadded = llvm::all_of(p.padding, [](int64_t v) { return v == 0; });
-  Value readable = unpadded ? withAChannel(cb, input) : Value();
+  Value readable = !unpadded ? Value() : hasAChannel ? input : withAChannel(cb, input);
   Value lastChannel =
       readable ? arith::SubIOp::create(cb.b, cb.loc, cb.dim(readable, 1), cb.index(1)).getResult()
                : Value();
@@ -1233,13 +1234,37 @@ Value pointwiseOrColumns(ConvBuilder &cb, Value input, Value weight, Type elemen
       },
       [&](OpBuilder &b, Location l) {
         ConvBuilder in(b, l);
-        Value images = in.regrouped(input, {n, in.dim(input, 1), pixels});
-        Value filters = in.regrouped(weight, {in.dim(weight, 0), in.dim(weight, 1), in.index(1)});
-        ConvParameters line;
-        line.stride = {1};
-        line.padding = {0};
-        line.dilation = {1};
-        scf::YieldOp::create(b, l, directConv(in, images, filters, line, element, true));
+        // Zeros where the input has no channel (nothing to read), else the
+        // columns read from the input where it is. (withAChannel's choice
+        // of the input or zeros to read made bufferization copy the whole
+        // input at every call.)
+        Value channels = in.dim(input, 1), filterCount = in.dim(weight, 0);
+        Value none = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, channels, in.index(0));
+        auto lineType = ConvBuilder::dynamicType(3, element);
+        auto guarded = scf::IfOp::create(
+            b, l, none,
+            [&](OpBuilder &tb, Location tl) {
+              Value empty = tensor::EmptyOp::create(tb, tl, lineType.getShape(), element,
+                                                    ValueRange{n, filterCount, pixels});
+              Value zero = arith::ConstantOp::create(tb, tl, tb.getZeroAttr(element));
+              scf::YieldOp::create(tb, tl, linalg::FillOp::create(tb, tl, zero, empty).getResult(0));
+            },
+            [&](OpBuilder &eb, Location el) {
+              ConvBuilder ein(eb, el);
+              Value images = ein.regrouped(input, {n, channels, pixels});
+              Value filters =
+                  ein.regrouped(weight, {filterCount, ein.dim(weight, 1), ein.index(1)});
+              ConvParameters line;
+              line.stride = {1};
+              line.padding = {0};
+              line.dilation = {1};
+              Value result = directConv(ein, images, filters, line, element, true, true);
+              if (result.getType() != lineType)
+                result = tensor::CastOp::create(eb, el, lineType, result);
+              scf::YieldOp::create(eb, el, result);
+            });
+        Value result = guarded.getResult(0);
+        scf::YieldOp::create(b, l, result);
       });
   SmallVector<Value> resultSizes = {n, cb.dim(weight, 0)};
   llvm::append_range(resultSizes, extents);
