@@ -187,6 +187,14 @@ public:
     return regrouped(tensor, {rows, columns});
   }
 
+  /// A zero-filled tensor of `sizes` (index values, every dim dynamic) of
+  /// `element`.
+  Value zeros(ArrayRef<Value> sizes, Type element) {
+    Value empty = tensor::EmptyOp::create(b, loc, dynamicType(sizes.size(), element), sizes);
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+    return linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+  }
+
   /// A zero-filled tensor of `sizes` (index values) of `element`, each
   /// element the sum over a window of `windowSizes` of `term(indices)`:
   /// a linalg.generic over the result's dims then the window's (reductions),
@@ -194,9 +202,7 @@ public:
   Value windowSum(ArrayRef<Value> sizes, ArrayRef<Value> windowSizes, Type element,
                   const std::function<Value(OpBuilder &, Location, ArrayRef<Value>)> &term) {
     unsigned parallel = sizes.size(), loops = parallel + windowSizes.size();
-    Value empty = tensor::EmptyOp::create(b, loc, dynamicType(parallel, element), sizes);
-    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
-    Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+    Value init = zeros(sizes, element);
     Value window =
         tensor::EmptyOp::create(b, loc, dynamicType(windowSizes.size(), element), windowSizes);
     SmallVector<AffineExpr> windowDims, resultDims;
@@ -227,10 +233,7 @@ public:
   /// The products [G, M, N] of lhs [G, M, K] and rhs [G, K, N]: a
   /// linalg.batch_matmul into a zero-filled [G, M, N] of `element`.
   Value batchProduct(Value lhs, Value rhs, Type element) {
-    SmallVector<Value> sizes = {dim(lhs, 0), dim(lhs, 1), dim(rhs, 2)};
-    Value empty = tensor::EmptyOp::create(b, loc, dynamicType(3, element), sizes);
-    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
-    Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+    Value init = zeros({dim(lhs, 0), dim(lhs, 1), dim(rhs, 2)}, element);
     return linalg::BatchMatmulOp::create(b, loc, TypeRange{init.getType()}, ValueRange{lhs, rhs},
                                          ValueRange{init})
         .getResult(0);
@@ -1096,9 +1099,7 @@ Value rowsConv(ConvBuilder &cb, Value input, Value weight, const ConvParameters 
 
   // Sums [N*O, F]: i, j, k -> rows[i, k], weight[j, k], sums[i, j].
   SmallVector<Value> sumSizes = {outputs, weightSizes[0]};
-  Value empty = tensor::EmptyOp::create(b, loc, ConvBuilder::dynamicType(2, accumulator), sumSizes);
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(accumulator));
-  Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+  Value init = cb.zeros(sumSizes, accumulator);
   MLIRContext *context = b.getContext();
   auto map = [&](unsigned x, unsigned y) {
     return AffineMapAttr::get(AffineMap::get(
@@ -1244,10 +1245,8 @@ Value pointwiseOrColumns(ConvBuilder &cb, Value input, Value weight, Type elemen
         auto guarded = scf::IfOp::create(
             b, l, none,
             [&](OpBuilder &tb, Location tl) {
-              Value empty = tensor::EmptyOp::create(tb, tl, lineType.getShape(), element,
-                                                    ValueRange{n, filterCount, pixels});
-              Value zero = arith::ConstantOp::create(tb, tl, tb.getZeroAttr(element));
-              scf::YieldOp::create(tb, tl, linalg::FillOp::create(tb, tl, zero, empty).getResult(0));
+              scf::YieldOp::create(tb, tl,
+                                   ConvBuilder(tb, tl).zeros({n, filterCount, pixels}, element));
             },
             [&](OpBuilder &eb, Location el) {
               ConvBuilder ein(eb, el);
@@ -1263,8 +1262,7 @@ Value pointwiseOrColumns(ConvBuilder &cb, Value input, Value weight, Type elemen
                 result = tensor::CastOp::create(eb, el, lineType, result);
               scf::YieldOp::create(eb, el, result);
             });
-        Value result = guarded.getResult(0);
-        scf::YieldOp::create(b, l, result);
+        scf::YieldOp::create(b, l, guarded.getResult(0));
       });
   SmallVector<Value> resultSizes = {n, cb.dim(weight, 0)};
   llvm::append_range(resultSizes, extents);
@@ -1348,10 +1346,7 @@ Value groupedConv(ConvBuilder &cb, Value input, Value weight, const ConvParamete
   iterators.append(spatial, utils::IteratorType::parallel);
   SmallVector<Value> sizes = {n, groups, fg};
   llvm::append_range(sizes, out);
-  Value empty = tensor::EmptyOp::create(b, loc, ConvBuilder::dynamicType(sizes.size(), accumulator),
-                                        sizes);
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(accumulator));
-  Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+  Value init = cb.zeros(sizes, accumulator);
   Value sums =
       linalg::GenericOp::create(
           b, loc, TypeRange{init.getType()}, ValueRange{padded, weights}, ValueRange{init},
