@@ -10,8 +10,10 @@ MobileNet downsampling 3x3 of stride 2, a 5x5 over a batch of 8), a 1x1
 projection, ResNet's 1x1 shortcut of stride 2, RegNet's and MobileNet's
 pointwise layers over a batch of 16, a 1-d and a 3-d convolution, and a
 transposed 2-d one (stride 2, a decoder's upsampling), resnet18's layers
-at a batch of 8 of 64x64 images ("r18": planes of 16x16 to 2x2), and
-ResNet's max pool after its stem (values only, as an eval graph pools). Reports min and median
+at a batch of 8 of 64x64 images ("r18": planes of 16x16 to 2x2),
+MobileNet-v2's depthwise and pointwise layers at a batch of 16 ("mb"), with and
+without a bias (a batch norm folded into the convolution gives it one:
+"+bias"), and ResNet's max pool after its stem (values only, as an eval graph pools). Reports min and median
 milliseconds and PyTorch's median over opal's, against the PyTorch 2 of
 the bootstrap's environment (MKL and oneDNN; the reference BLAS is refused).
 
@@ -58,22 +60,32 @@ CASES = [
     ("r18 3x3 256ch 4x4 b8", (8, 256, 4, 4), (256, 256, 3, 3), 1, 1, 1, False),
     ("r18 3x3/2 256->512ch 4x4 b8", (8, 256, 4, 4), (512, 256, 3, 3), 2, 1, 1, False),
     ("r18 3x3 512ch 2x2 b8", (8, 512, 2, 2), (512, 512, 3, 3), 1, 1, 1, False),
+    ("mb dw 3x3 144ch 40x40 b16", (16, 144, 40, 40), (144, 1, 3, 3), 1, 1, 144,
+     False),
+    ("mb 1x1 24->144ch 40x40 b16", (16, 24, 40, 40), (144, 24, 1, 1), 1, 0, 1, False),
 ]
+# Cases run again with a bias (named "<case> +bias").
+BIASED = ("mb dw 3x3 144ch 40x40 b16", "mb 1x1 24->144ch 40x40 b16")
 
 
 def cases():
     rng = np.random.default_rng(0)
     out = []
-    for name, xs, ws, stride, padding, groups, transposed in CASES:
+    runs = [(case, False) for case in CASES]
+    runs += [(case, True) for case in CASES if case[0] in BIASED]
+    for (name, xs, ws, stride, padding, groups, transposed), biased in runs:
         x = rng.standard_normal(xs).astype(np.float32)
         w = rng.standard_normal(ws).astype(np.float32)
+        b = rng.standard_normal(ws[1] if transposed else ws[0]).astype(np.float32)
         spatial = len(xs) - 2
         args = ([stride] * spatial, [padding] * spatial, [1] * spatial, transposed,
                 [0] * spatial, groups)
         ox, ow = opal.tensor(x), opal.tensor(w)
         tx, tw = torch.from_numpy(x), torch.from_numpy(w)
-        out.append((name, lambda ox=ox, ow=ow, args=args: A.convolution(ox, ow, None, *args),
-                    lambda tx=tx, tw=tw, args=args: T.convolution(tx, tw, None, *args)))
+        ob, tb = (opal.tensor(b), torch.from_numpy(b)) if biased else (None, None)
+        out.append((name + (" +bias" if biased else ""),
+                    lambda ox=ox, ow=ow, ob=ob, args=args: A.convolution(ox, ow, ob, *args),
+                    lambda tx=tx, tw=tw, tb=tb, args=args: T.convolution(tx, tw, tb, *args)))
     # ResNet's max pool after its stem (at 160x160), values only, as an eval
     # graph computes it.
     x = rng.standard_normal((1, 64, 80, 80)).astype(np.float32)

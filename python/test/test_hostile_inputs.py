@@ -856,3 +856,26 @@ def test_declaring_static_shapes_takes_only_a_name_and_changes_no_result(tmp_pat
     errors, values = json.loads(done.stdout.strip().splitlines()[-1])
     assert errors == ["TypeError"] * 3
     assert values == [[round(math.sin(0.5 * i), 6) for i in range(n)] for n in (3, 5)]
+
+
+# A convolution's groups above 1 is a runtime value of its CPU kernel: bad
+# group counts and meta tensors each in a process of their own, the checks
+# made per call raising PyTorch's message, never a crash.
+GROUPS_CASES = [
+    ("A.convolution(opal.ones(2, 4, 5, 5), opal.ones(2, 1, 3, 3), None, [1], [0], [1], False, "
+     "[0], 4)", "Given groups=4, expected weight to be at least 4 at dimension 0"),
+    ("A.convolution(opal.empty([2, 4, 5, 5], device='meta'), opal.empty([2, 1, 3, 3], "
+     "device='meta'), None, [1], [0], [1], False, [0], 4)",
+     "Given groups=4, expected weight to be at least 4 at dimension 0"),
+    ("A.convolution(opal.ones(1, 2, 3, 3), opal.ones(2, 1, 1, 1), None, [1], [0], [1], False, "
+     "[0], 2**62)", "expected weight to be at least 4611686018427387904 at dimension 0"),
+    ("A.convolution(opal.ones(2, 6, 5, 5), opal.ones(4, 1, 3, 3), None, [1], [0], [1], False, "
+     "[0], 4)", "expected input[2, 6, 5, 5] to have 4 channels, but got 6 channels instead"),
+]
+
+
+@pytest.mark.parametrize("case", GROUPS_CASES, ids=range(len(GROUPS_CASES)))
+def test_runtime_groups_raise_pytorchs_errors_in_their_own_process(case):
+    expression, message = case
+    kind, text = outcome(expression)
+    assert kind == "RuntimeError" and message in text, (kind, text)
