@@ -38,6 +38,19 @@ public:
 
   static void call(OperatorKernel *functor, const OperatorHandle &op, DispatchKeySet keys,
                    Stack *stack);
+  /// Whether a call with `args` records (grad mode on, an input requiring
+  /// grad).
+  bool records(const IValue *args) const {
+    if (!GradMode::isEnabled())
+      return false;
+    for (uint32_t i : tensorArguments)
+      if (args[i].isTensor() && requiresGrad(args[i].toTensorImpl()))
+        return true;
+    for (uint32_t i : listArguments)
+      if (anyRequiresGrad(args[i]))
+        return true;
+    return false;
+  }
   void record(const OperatorHandle &op, DispatchKeySet below, Stack *stack) const;
   /// Records `viewed` as the base of the op's view results.
   void markViews(Stack *stack, const Tensor &viewed) const;
@@ -74,13 +87,7 @@ void VariableKernel::call(OperatorKernel *functor, const OperatorHandle &op, Dis
                           Stack *stack) {
   const auto &self = *static_cast<const VariableKernel *>(functor);
   const IValue *args = stack->data() + stack->size() - self.numArguments;
-  bool record = false;
-  if (GradMode::isEnabled()) {
-    for (uint32_t i : self.tensorArguments)
-      record = record || (args[i].isTensor() && requiresGrad(args[i].toTensorImpl()));
-    for (uint32_t i : self.listArguments)
-      record = record || anyRequiresGrad(args[i]);
-  }
+  bool record = self.records(args);
   DispatchKeySet below = keys & kAfterAutograd;
   if (record) {
     self.record(op, below, stack);
@@ -249,4 +256,18 @@ KernelFunction autograd::makeVariableKernel(const OperatorHandle &op,
       IntrusivePtr<OperatorKernel>(
           new VariableKernel(op.schema(), std::move(formula), std::move(composite))),
       &VariableKernel::call);
+}
+
+std::optional<PassedKernel> autograd::passThrough(const KernelFunction &kernel,
+                                                  const OperatorHandle &op, DispatchKeySet keys,
+                                                  const IValue *args) {
+  if (!kernel.isBoxedFunction(&VariableKernel::call))
+    return std::nullopt;
+  const auto &self = *static_cast<const VariableKernel *>(kernel.functor());
+  if (self.records(args))
+    return std::nullopt;
+  if (self.composite.isValid())
+    return PassedKernel{self.composite, keys};
+  DispatchKeySet below = keys & kAfterAutograd;
+  return PassedKernel{op.entry().lookup(below), below};
 }

@@ -20,6 +20,7 @@
 #include "opal/Dialect/BuiltinLibraries.h"
 #include "opal/Dispatch/Dispatcher.h"
 #include "opal/JIT/MlirKernel.h"
+#include "opal/JIT/ObjectLoader.h"
 #include "opal/Support/Environment.h"
 #include "opal/Transforms/Passes.h"
 
@@ -127,7 +128,7 @@ class CpuKernelCompiler final : public jit::KernelCompiler {
 public:
   Expected<std::shared_ptr<const jit::CompiledKernel>> compile(const jit::CallSpec &spec,
                                                                DispatchKey key) override {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::unique_lock<std::mutex> lock(mutex_);
     Front front(spec);
     if (!buildFront(spec, key, front))
       return makeUnexpected(Error(front.refused ? front.error : "opal JIT: " + front.error));
@@ -168,7 +169,16 @@ public:
       objectOptions.timings = &llvmSteps;
       if (target.cuda)
         objectOptions.exportedGlobals.push_back("opal_gpu_module"); // set by link()
-      auto emitted = lowerAndEmit(front, objectOptions, lowerMs, target);
+      auto lowered = lowerToLlvm(front, objectOptions, lowerMs, target);
+      if (!lowered)
+        return fail(lowered.error().message());
+      // LLVM's half (O2 and code generation, most of a compile) runs
+      // without the lock: another thread lowers its kernel meanwhile
+      // (jit::compileAhead). The module goes first, with the context it
+      // lives in.
+      front.module = nullptr;
+      lock.unlock();
+      auto emitted = emitLowered(*lowered, front, objectOptions);
       if (!emitted)
         return fail(emitted.error().message());
       object = std::move(*emitted);
@@ -189,7 +199,11 @@ public:
            << llvmMs;
       if (!kernel.fromDisk)
         line << " [translate " << llvmSteps.translateMs << ", O2 " << llvmSteps.optimizeMs
-             << ", codegen " << llvmSteps.codegenMs << "]";
+             << ", codegen " << llvmSteps.codegenMs
+             << (llvmSteps.modules > 1
+                     ? ", in " + std::to_string(llvmSteps.modules) + " modules on as many threads"
+                     : std::string())
+             << "]";
       line << ", load " << loadMs << ")"
            << " [" << cacheKey.substr(0, 16) << "]; reached:";
       for (const OperatorName &name : kernel.reached)
@@ -218,7 +232,10 @@ public:
     ObjectOptions objectOptions = options;
     if (target.cuda)
       objectOptions.exportedGlobals.push_back("opal_gpu_module");
-    auto object = lowerAndEmit(front, objectOptions, lowerMs, target);
+    auto lowered = lowerToLlvm(front, objectOptions, lowerMs, target);
+    if (!lowered)
+      return makeUnexpected(lowered.error());
+    auto object = emitLowered(*lowered, front, objectOptions);
     if (!object)
       return makeUnexpected(object.error());
     KernelObject result;
@@ -464,10 +481,16 @@ private:
                          front.decomposed});
   }
 
-  /// Lowers the front's module to LLVM and emits its object code; for CUDA,
-  /// the host code's object and the device code as one blob.
-  Expected<std::string> lowerAndEmit(Front &front, const ObjectOptions &options,
-                                     double &lowerMs, const Target &target) {
+  /// A kernel lowered to LLVM IR, with its CUDA device code.
+  struct Lowered {
+    LlvmKernel host;
+    std::optional<CudaKernelObject> device;
+  };
+
+  /// Lowers the front's module to LLVM IR (the half of a compile that uses
+  /// the MLIR context); for CUDA, takes its device code too.
+  Expected<Lowered> lowerToLlvm(Front &front, const ObjectOptions &options, double &lowerMs,
+                                const Target &target) {
     DiagnosticCollector diagnostics(context_.get());
     ModuleOp module = *front.module;
     front.dumper.dump("2-entry-points.mlir", module);
@@ -503,15 +526,37 @@ private:
     front.stage(lowerMs);
     front.dumper.dump("3-llvm.mlir", module);
     std::string error;
-    CudaKernelObject device;
-    if (target.cuda && failed(takeDeviceCode(module, device, error)))
+    Lowered lowered;
+    if (target.cuda) {
+      lowered.device.emplace();
+      if (failed(takeDeviceCode(module, *lowered.device, error)))
+        return makeUnexpected(Error(front.label + ": " + error));
+    }
+    auto translated = translateKernel(module, front.entryPoints, options, error);
+    if (failed(translated))
       return makeUnexpected(Error(front.label + ": " + error));
-    auto emitted = emitObject(module, front.entryPoints, options, error);
+    lowered.host = std::move(*translated);
+    return std::move(lowered);
+  }
+
+  /// The object code of a lowered kernel (the LLVM half: no MLIR context,
+  /// so on any thread); for CUDA, the host code's object and the device
+  /// code as one blob.
+  static Expected<std::string> emitLowered(Lowered &lowered, const Front &front,
+                                           const ObjectOptions &options) {
+    std::string error;
+    auto emitted = compileKernel(lowered.host, options, error);
     if (failed(emitted))
       return makeUnexpected(Error(front.label + ": " + error));
-    front.dumper.dump("4-kernel.o", *emitted);
-    if (!target.cuda)
+    // (A kernel split across threads: one file per object of its group.)
+    if (auto objects = jit::unpackObjectGroup(*emitted); objects && objects->size() > 1)
+      for (size_t i = 0; i < objects->size(); ++i)
+        front.dumper.dump("4-kernel." + std::to_string(i) + ".o", (*objects)[i]);
+    else
+      front.dumper.dump("4-kernel.o", *emitted);
+    if (!lowered.device)
       return std::move(*emitted);
+    CudaKernelObject &device = *lowered.device;
     front.dumper.dump(device.ptx ? "5-device.ptx" : "5-device.cubin", device.image);
     device.host = std::move(*emitted);
     return serializeCudaObject(device);

@@ -4,6 +4,8 @@
 
 #include "opal/Compiler/LoopHints.h"
 #include "opal/Compiler/MinMaxReductions.h"
+#include "opal/Compiler/ModuleSplit.h"
+#include "opal/JIT/CompileAhead.h"
 #include "opal/JIT/ObjectLoader.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -12,6 +14,7 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -25,6 +28,8 @@
 #include "llvm/TargetParser/Host.h"
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <chrono>
 #include <mutex>
 
@@ -128,18 +133,22 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine *machine) {
         passes.addPass(opal::ir::FlagNanInMinMaxReductions());
         passes.addPass(opal::ir::HintLoops());
       });
-  // Parts that are the same function before optimization (a transformer's
-  // layers, a CNN's repeated blocks) are merged first, so that O2 optimizes
-  // one of them rather than each (the pipeline's own MergeFunctions, at its
-  // end, merges what optimizing made the same). opal-outline-nests merges
-  // most of them already; this catches what lowering made equal (before it
-  // existed: ViT-tiny's graph 298 -> 164 functions, its O2 3.1 -> 2.3 s).
-  {
-    llvm::ModulePassManager first;
-    first.addPass(llvm::MergeFunctionsPass());
-    first.run(module, modules);
-  }
   builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2).run(module, modules);
+}
+
+/// Parts that are the same function before optimization (a transformer's
+/// layers, a CNN's repeated blocks) are merged first, so that O2 optimizes
+/// one of them rather than each (the pipeline's own MergeFunctions, at its
+/// end, merges what optimizing made the same). opal-outline-nests merges
+/// most of them already; this catches what lowering made equal (before it
+/// existed: ViT-tiny's graph 298 -> 164 functions, its O2 3.1 -> 2.3 s).
+/// Before a split (ModuleSplit.h), so that equal parts merge across it.
+void mergeFunctions(llvm::Module &module) {
+  llvm::ModuleAnalysisManager modules;
+  llvm::PassBuilder().registerModuleAnalyses(modules);
+  llvm::ModulePassManager first;
+  first.addPass(llvm::MergeFunctionsPass());
+  first.run(module, modules);
 }
 
 /// Whether kernels use 512-bit vectors: on CPUs with AVX-512F. LLVM's own
@@ -171,30 +180,88 @@ const std::string &opal::ir::hostTargetDescription() {
   return description;
 }
 
-FailureOr<std::string> opal::ir::emitObject(ModuleOp module,
-                                            const std::vector<std::string> &entryPoints,
-                                            const ObjectOptions &options, std::string &error) {
-  // One host target machine for the process (callers hold the compile lock).
-  static auto hostMachine = hostMachineBuilder().createTargetMachine();
-  llvm::TargetMachine *machine = options.machine;
-  if (!machine) {
-    if (!hostMachine) {
-      error = "cannot create the host target machine: " +
-              llvm::toString(hostMachine.takeError());
-      return failure();
+namespace {
+
+/// Host target machines for compileKernel, one per compile at a time (a
+/// TargetMachine is not for concurrent code generation): taken from the
+/// pool and given back after use.
+class HostMachines {
+public:
+  static HostMachines &get() {
+    static HostMachines *machines = new HostMachines(); // (outlives exit's threads)
+    return *machines;
+  }
+  /// One machine for the caller alone (error set and null if none can be
+  /// made).
+  std::unique_ptr<llvm::TargetMachine> take(std::string &error) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!free_.empty()) {
+        std::unique_ptr<llvm::TargetMachine> machine = std::move(free_.back());
+        free_.pop_back();
+        return machine;
+      }
     }
-    machine = hostMachine->get();
+    auto created = hostMachineBuilder().createTargetMachine();
+    if (!created) {
+      error = "cannot create the host target machine: " + llvm::toString(created.takeError());
+      return nullptr;
+    }
+    return std::move(*created);
+  }
+  void giveBack(std::unique_ptr<llvm::TargetMachine> machine) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    free_.push_back(std::move(machine));
   }
 
-  using Clock = std::chrono::steady_clock;
-  Clock::time_point stepStart = Clock::now();
-  auto step = [&](double ObjectTimings::*field) {
-    Clock::time_point now = Clock::now();
-    if (options.timings)
-      options.timings->*field =
-          std::chrono::duration<double, std::milli>(now - stepStart).count();
-    stepStart = now;
-  };
+private:
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<llvm::TargetMachine>> free_;
+};
+
+/// A host machine for the length of a scope (or `given`, the caller's).
+class MachineLease {
+public:
+  MachineLease(llvm::TargetMachine *given, std::string &error) : machine_(given) {
+    if (!machine_) {
+      owned_ = HostMachines::get().take(error);
+      machine_ = owned_.get();
+    }
+  }
+  ~MachineLease() {
+    if (owned_)
+      HostMachines::get().giveBack(std::move(owned_));
+  }
+  llvm::TargetMachine *get() const { return machine_; }
+
+private:
+  llvm::TargetMachine *machine_;
+  std::unique_ptr<llvm::TargetMachine> owned_;
+};
+
+using Clock = std::chrono::steady_clock;
+
+double millisecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+} // namespace
+
+LlvmKernel::LlvmKernel() = default;
+LlvmKernel::LlvmKernel(LlvmKernel &&) = default;
+LlvmKernel &LlvmKernel::operator=(LlvmKernel &&) = default;
+LlvmKernel::~LlvmKernel() {
+  module.reset(); // (before its context)
+}
+
+FailureOr<LlvmKernel> opal::ir::translateKernel(ModuleOp module,
+                                                const std::vector<std::string> &entryPoints,
+                                                const ObjectOptions &options,
+                                                std::string &error) {
+  Clock::time_point start = Clock::now();
+  MachineLease machine(options.machine, error);
+  if (!machine.get())
+    return failure();
 
   DialectRegistry registry;
   registerBuiltinDialectTranslation(registry);
@@ -203,12 +270,14 @@ FailureOr<std::string> opal::ir::emitObject(ModuleOp module,
   registerOpenMPDialectTranslation(registry);
   module->getContext()->appendDialectRegistry(registry);
 
-  llvm::LLVMContext context;
-  std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(module, context);
-  if (!llvmModule) {
+  LlvmKernel kernel;
+  kernel.context = std::make_unique<llvm::LLVMContext>();
+  kernel.module = translateModuleToLLVMIR(module, *kernel.context);
+  if (!kernel.module) {
     error = "cannot translate the kernel to LLVM IR";
     return failure();
   }
+  llvm::Module *llvmModule = kernel.module.get();
   std::vector<llvm::GlobalValue *> exported;
   for (size_t i = 0; i < entryPoints.size(); ++i) {
     const std::string &name = entryPoints[i];
@@ -272,39 +341,141 @@ FailureOr<std::string> opal::ir::emitObject(ModuleOp module,
       function.addFnAttr(llvm::Attribute::NoInline);
       function.addFnAttr(llvm::Attribute::OptimizeNone);
     }
-  llvmModule->setDataLayout(machine->createDataLayout());
-  llvmModule->setTargetTriple(machine->getTargetTriple());
+  llvmModule->setDataLayout(machine.get()->createDataLayout());
+  llvmModule->setTargetTriple(machine.get()->getTargetTriple());
   // Host CPU and features on every function, so the vectorizers use them.
   for (llvm::Function &function : *llvmModule) {
     if (function.isDeclaration())
       continue;
-    function.addFnAttr("target-cpu", machine->getTargetCPU());
-    function.addFnAttr("target-features", machine->getTargetFeatureString());
-    if (prefersWideVectors(machine->getTargetFeatureString()))
+    function.addFnAttr("target-cpu", machine.get()->getTargetCPU());
+    function.addFnAttr("target-features", machine.get()->getTargetFeatureString());
+    if (prefersWideVectors(machine.get()->getTargetFeatureString()))
       function.addFnAttr("prefer-vector-width", "512");
   }
-  step(&ObjectTimings::translateMs);
-  optimizeModule(*llvmModule, machine);
-  step(&ObjectTimings::optimizeMs);
-  if (options.output == ObjectOptions::Output::LLVMIR) {
+  if (options.timings)
+    options.timings->translateMs = millisecondsSince(start);
+  return kernel;
+}
+
+namespace {
+
+/// O2 and code generation of one module, for `machine`; the time of each
+/// added to `optimizeMs` and `codegenMs`.
+FailureOr<std::string> optimizeAndEmit(llvm::Module &module, llvm::TargetMachine *machine,
+                                       ObjectOptions::Output output, double &optimizeMs,
+                                       double &codegenMs, std::string &error) {
+  Clock::time_point start = Clock::now();
+  optimizeModule(module, machine);
+  optimizeMs += millisecondsSince(start);
+  if (output == ObjectOptions::Output::LLVMIR) {
     std::string text;
     llvm::raw_string_ostream out(text);
-    llvmModule->print(out, nullptr);
+    module.print(out, nullptr);
     return text;
   }
+  start = Clock::now();
   llvm::SmallVector<char, 0> object;
   llvm::raw_svector_ostream stream(object);
   llvm::legacy::PassManager passes;
   if (machine->addPassesToEmitFile(passes, stream, nullptr,
-                                   options.output == ObjectOptions::Output::Assembly
+                                   output == ObjectOptions::Output::Assembly
                                        ? llvm::CodeGenFileType::AssemblyFile
                                        : llvm::CodeGenFileType::ObjectFile)) {
     error = "the host target cannot emit object files";
     return failure();
   }
-  passes.run(*llvmModule);
-  step(&ObjectTimings::codegenMs);
+  passes.run(module);
+  codegenMs += millisecondsSince(start);
   return std::string(object.begin(), object.end());
+}
+
+/// Compiles in LLVM's half now (compileKernel), across all threads: a
+/// kernel splits across the threads the others leave.
+std::atomic<int> compilesInLlvm{0};
+
+/// How many modules a JIT kernel splits into: one per compile thread that
+/// no other compile is using.
+unsigned splitCount(const ObjectOptions &options) {
+  if (options.machine || !options.exportPrefix.empty() ||
+      options.output != ObjectOptions::Output::Object)
+    return 1; // (ahead-of-time libraries and text stay one module)
+  int free = static_cast<int>(opal::jit::compileThreads()) - compilesInLlvm.load() + 1;
+  return static_cast<unsigned>(std::clamp(free, 1, 8));
+}
+
+} // namespace
+
+FailureOr<std::string> opal::ir::compileKernel(LlvmKernel &kernel, const ObjectOptions &options,
+                                               std::string &error) {
+  MachineLease machine(options.machine, error);
+  if (!machine.get())
+    return failure();
+  ++compilesInLlvm;
+  struct Leave {
+    ~Leave() { --compilesInLlvm; }
+  } leave;
+  double optimizeMs = 0, codegenMs = 0;
+  Clock::time_point start = Clock::now();
+  mergeFunctions(*kernel.module);
+  optimizeMs += millisecondsSince(start);
+  // A large kernel's nests go to modules of their own, each optimized and
+  // compiled on a thread of its own, from a context of its own.
+  std::vector<std::string> others = splitModule(*kernel.module, splitCount(options));
+  std::vector<std::string> objects(others.size() + 1), errors(others.size() + 1);
+  std::vector<double> optimizeEach(others.size(), 0), codegenEach(others.size(), 0);
+  std::vector<char> failedEach(others.size(), 0);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < others.size(); ++i)
+    threads.emplace_back([&, i] {
+      llvm::LLVMContext context;
+      auto parsed = llvm::parseBitcodeFile(
+          llvm::MemoryBufferRef(others[i], "opal-kernel-part"), context);
+      if (!parsed) {
+        errors[i + 1] = "internal error: a split kernel's module does not read back: " +
+                        llvm::toString(parsed.takeError());
+        failedEach[i] = 1;
+        return;
+      }
+      MachineLease own(nullptr, errors[i + 1]);
+      auto object = own.get() ? optimizeAndEmit(**parsed, own.get(), options.output,
+                                                optimizeEach[i], codegenEach[i], errors[i + 1])
+                              : FailureOr<std::string>(failure());
+      if (failed(object)) {
+        failedEach[i] = 1;
+        return;
+      }
+      objects[i + 1] = std::move(*object);
+    });
+  auto first = optimizeAndEmit(*kernel.module, machine.get(), options.output, optimizeMs,
+                               codegenMs, error);
+  for (std::thread &thread : threads)
+    thread.join();
+  for (size_t i = 0; i < others.size(); ++i) {
+    optimizeMs += optimizeEach[i];
+    codegenMs += codegenEach[i];
+    if (failedEach[i] && succeeded(first)) {
+      error = errors[i + 1];
+      return failure();
+    }
+  }
+  if (options.timings) {
+    options.timings->optimizeMs = optimizeMs;
+    options.timings->codegenMs = codegenMs;
+    options.timings->modules = static_cast<unsigned>(objects.size());
+  }
+  if (failed(first))
+    return failure();
+  objects[0] = std::move(*first);
+  return opal::jit::packObjectGroup(objects);
+}
+
+FailureOr<std::string> opal::ir::emitObject(ModuleOp module,
+                                            const std::vector<std::string> &entryPoints,
+                                            const ObjectOptions &options, std::string &error) {
+  FailureOr<LlvmKernel> kernel = translateKernel(module, entryPoints, options, error);
+  if (failed(kernel))
+    return failure();
+  return compileKernel(*kernel, options, error);
 }
 
 FailureOr<LoadedObject> opal::ir::loadObject(const std::string &object,

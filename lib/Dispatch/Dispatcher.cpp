@@ -275,15 +275,18 @@ void OperatorHandle::callBoxed(Stack *stack) const {
     throw OpalError(operatorName().str() + " expects " + std::to_string(count) +
                     " arguments, but the stack holds " +
                     std::to_string(stack->size()));
-  auto first = stack->end() - count;
+  DispatchKeySet keys = callKeySet(stack->data() + (stack->size() - count));
+  entry_->lookup(keys).callBoxed(*this, keys, stack);
+}
+
+DispatchKeySet OperatorHandle::callKeySet(const IValue *args) const {
   DispatchKeySet keys;
   for (uint32_t index : entry_->tensorArguments()) {
-    const IValue &value = first[index];
+    const IValue &value = args[index];
     keys = keys | (value.isTensor() ? value.toTensorImpl()->keySet()
                                     : value.dispatchKeys());
   }
-  keys = entry_->computeCallKeySet(keys);
-  entry_->lookup(keys).callBoxed(*this, keys, stack);
+  return entry_->computeCallKeySet(keys);
 }
 
 void OperatorHandle::redispatchBoxed(DispatchKeySet keys, Stack *stack) const {

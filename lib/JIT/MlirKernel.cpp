@@ -36,6 +36,38 @@ struct Counters {
 };
 Counters counters;
 
+/// A compile of one key in flight with its kernel's mutex released: the
+/// key is in `compiling` from construction until destruction, which (with
+/// the mutex held again) wakes the calls that wait for it.
+class Flight {
+public:
+  Flight(std::vector<std::vector<uint64_t>> &compiling, std::condition_variable &landed,
+         std::unique_lock<std::mutex> &lock, std::vector<uint64_t> words)
+      : compiling_(compiling), landed_(landed), lock_(lock), words_(std::move(words)) {
+    compiling_.push_back(words_);
+    lock_.unlock();
+  }
+  Flight(const Flight &) = delete;
+  Flight &operator=(const Flight &) = delete;
+  void relock() {
+    if (!lock_.owns_lock())
+      lock_.lock();
+  }
+  ~Flight() {
+    relock();
+    auto found = std::find(compiling_.begin(), compiling_.end(), words_);
+    if (found != compiling_.end())
+      compiling_.erase(found);
+    landed_.notify_all();
+  }
+
+private:
+  std::vector<std::vector<uint64_t>> &compiling_;
+  std::condition_variable &landed_;
+  std::unique_lock<std::mutex> &lock_;
+  std::vector<uint64_t> words_;
+};
+
 /// The hit path's per-thread state: its key buffer and its hit count. A hit
 /// writes only its own thread's count (no shared cache line, no locked
 /// instruction); jitStats sums the counts of all threads.
@@ -257,10 +289,16 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
                                           const IValue *args, DeviceType device,
                                           int cudaCapability, std::vector<uint64_t> &words,
                                           bool underMode) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  // Another thread may have compiled it while this one waited.
-  if (const CompiledKernel *kernel = find(words))
-    return *kernel;
+  std::unique_lock<std::mutex> lock(mutex_);
+  // Another thread may have compiled it while this one waited, or be
+  // compiling it now (single flight).
+  for (;;) {
+    if (const CompiledKernel *kernel = find(words))
+      return *kernel;
+    if (std::find(compiling_.begin(), compiling_.end(), words) == compiling_.end())
+      break;
+    landed_.wait(lock);
+  }
 
   // From now on the op specializes on every size: `words` becomes the
   // call's key with its sizes.
@@ -307,6 +345,7 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
   // A kernel on disk that the warm-start index names runs without the
   // compiler (WarmStart.h).
   std::shared_ptr<const CompiledKernel> kernel;
+  std::optional<Flight> flight; // (ends after the kernel is in the table)
   if (dense && dense->precompiled)
     kernel = dense->kernel;
   else if (!underMode) {
@@ -339,16 +378,28 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
     }
   }
   if (!kernel) {
-    CompileProgress progress(spec.op.str() + spec.str() + " for " + toString(key));
     auto compiler = kernelCompiler();
-    auto compiled = (*compiler)->compile(spec, key);
-    if (!compiled && !staticShapes) {
-      // Some decompositions need static shapes (a reshape of dynamic dims):
-      // compile for this call's shapes, and from now on per shape.
-      CallSpec exact = makeCallSpec(op.schema(), args, device, /*staticShapes=*/true,
-                                    cudaCapability);
-      exact.opByOp = underMode;
-      auto retried = (*compiler)->compile(exact, key);
+    // The compiles run with mutex_ released, so that other keys of this op
+    // compile meanwhile (compileAhead); a call of this key waits for them.
+    flight.emplace(compiling_, landed_, lock, words);
+    Expected<std::shared_ptr<const CompiledKernel>> compiled = makeUnexpected(Error(""));
+    Expected<std::shared_ptr<const CompiledKernel>> retried = makeUnexpected(Error(""));
+    bool triedExact = false;
+    {
+      CompileProgress progress(spec.op.str() + spec.str() + " for " + toString(key));
+      compiled = (*compiler)->compile(spec, key);
+      if (!compiled && !staticShapes) {
+        // Some decompositions need static shapes (a reshape of dynamic
+        // dims): compile for this call's shapes, and from now on per shape.
+        CallSpec exact = makeCallSpec(op.schema(), args, device, /*staticShapes=*/true,
+                                      cudaCapability);
+        exact.opByOp = underMode;
+        retried = (*compiler)->compile(exact, key);
+        triedExact = true;
+      }
+    }
+    flight->relock();
+    if (triedExact) {
       if (retried) {
         if (logEnabled(LogTopic::JIT))
           logLine(LogTopic::JIT, spec.op.str() + " compiles for static shapes only (" +
@@ -499,6 +550,42 @@ void MlirKernel::boxedCall(OperatorKernel *functor, const OperatorHandle &op,
   kernel->invoke(args, device, *stack);
   stack->erase(stack->begin() + static_cast<std::ptrdiff_t>(base),
                stack->begin() + static_cast<std::ptrdiff_t>(base + count));
+}
+
+std::optional<MlirKernel::Ahead> MlirKernel::planAhead(const KernelFunction &kernel,
+                                                       const OperatorHandle &op,
+                                                       DispatchKeySet keys,
+                                                       const IValue *args) {
+  if (!isMlirKernel(kernel))
+    return std::nullopt;
+  auto &self = *static_cast<MlirKernel *>(kernel.functor());
+  const FunctionSchema &schema = op.schema();
+  // As boxedCall: under a dispatch mode, or recording autograd, the call
+  // runs the decomposition's ops (or a derived node), not a kernel of
+  // this op's.
+  if (keys.has(DispatchKey::Python) ||
+      (keys.hasAny(DispatchKeySet(DispatchKey::AutogradFunctionality)) &&
+       autograd::recordsCall(schema, args)))
+    return std::nullopt;
+  Device device = callDevice(schema, args);
+  Ahead ahead;
+  ahead.kernel = &self;
+  bool onCuda = device.isCUDA();
+  ahead.device = onCuda ? DeviceType::CUDA : DeviceType::CPU;
+  ahead.key = onCuda ? DispatchKey::CUDA : DispatchKey::CPU;
+  ahead.cudaCapability = onCuda ? cudaCapabilityOf(cuda::ordinalOf(device)) : 0;
+  appendCallWords(schema, args, ahead.device, ahead.cudaCapability,
+                  self.staticShapes_.load(std::memory_order_relaxed), /*underMode=*/false,
+                  ahead.words);
+  return ahead;
+}
+
+bool MlirKernel::compileAhead(const OperatorHandle &op, const IValue *args, Ahead &ahead) {
+  if (ahead.kernel->find(ahead.words))
+    return false;
+  ahead.kernel->compile(op, ahead.key, args, ahead.device, ahead.cudaCapability, ahead.words,
+                        /*underMode=*/false);
+  return true;
 }
 
 JitStats jit::jitStats() {

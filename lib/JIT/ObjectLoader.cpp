@@ -99,6 +99,11 @@ bool perfMapWanted() {
   return wanted;
 }
 
+/// What a group of objects (packObjectGroup) starts with, and the most
+/// objects it may hold.
+constexpr char kGroupMagic[] = "\x7fOPALGRP";
+constexpr uint32_t kMaxGroupObjects = 64;
+
 /// The largest object, section and alignment the loader accepts.
 constexpr uint64_t kMaxLoadedBytes = 1ull << 30;
 constexpr uint64_t kMaxAlignment = 4096;
@@ -169,34 +174,59 @@ public:
     return entry;
   }
 
-  Expected<SymbolAddresses> load() {
+  /// The first half of loading: the object read, its sections mapped and
+  /// its own symbols given addresses (what another object of a group may
+  /// bind to).
+  Expected<bool> place() {
     Problem failed = readHeaders();
     if (!failed)
       failed = layOut();
     if (!failed)
-      failed = bindSymbols();
+      failed = bindDefined();
+    if (failed)
+      return makeUnexpected(Error(*failed));
+    return true;
+  }
+
+  /// The second half: undefined symbols bound (to `extraSymbols`, then
+  /// the runtime's, then the process's), relocations applied, pages
+  /// protected and unwind tables registered.
+  Expected<bool> link() {
+    Problem failed = bindUndefined();
     if (!failed)
       failed = relocate();
     if (!failed)
       failed = checkUnwindTables();
     if (!failed)
       failed = protect();
-    if (!failed && ehFrame_) {
+    if (failed)
+      return makeUnexpected(Error(*failed));
+    if (ehFrame_) {
       unwindTables_ = sectionAddress(ehFrame_);
       __register_frame(unwindTables_);
     }
-    if (failed) {
-      if (base_)
-        ::munmap(base_, mappedBytes_);
-      return makeUnexpected(Error(*failed));
-    }
-    SymbolAddresses defined;
-    for (size_t i = 0; i < symbols_.size(); ++i)
+    return true;
+  }
+
+  /// Undoes place() and link(): the unwind tables and the pages go.
+  void discard() {
+    if (unwindTables_)
+      __deregister_frame(unwindTables_);
+    unwindTables_ = nullptr;
+    if (base_)
+      ::munmap(base_, mappedBytes_);
+    base_ = nullptr;
+  }
+
+  /// The global symbols the object defines, by name.
+  SymbolAddresses defined() const {
+    SymbolAddresses found;
+    for (size_t i = 0; i < symbols_.size() && i < addresses_.size(); ++i)
       if (ELF64_ST_BIND(symbols_[i].st_info) != STB_LOCAL &&
           symbols_[i].st_shndx != SHN_UNDEF && addresses_[i])
         if (std::string name = nameOf(symbols_[i]); !name.empty())
-          defined[name] = addresses_[i];
-    return defined;
+          found[name] = addresses_[i];
+    return found;
   }
 
 private:
@@ -348,7 +378,8 @@ private:
     return base_ + groupStart_[group] + placement_[index] - 1;
   }
 
-  Problem bindSymbols() {
+  /// Addresses for the symbols the object defines.
+  Problem bindDefined() {
     addresses_.assign(symbols_.size(), nullptr);
     for (size_t i = 1; i < symbols_.size(); ++i) {
       const Elf64_Sym &symbol = symbols_[i];
@@ -358,22 +389,8 @@ private:
       if (type == STT_TLS)
         return "the object uses thread-local symbol " + nameOf(symbol);
       switch (symbol.st_shndx) {
-      case SHN_UNDEF: {
-        std::string name = nameOf(symbol);
-        if (name.empty())
-          continue;
-        auto extra = extra_.find(name);
-        void *address = extra != extra_.end() ? extra->second : kernelRuntimeSymbol(name);
-        if (!address)
-          address = ::dlsym(RTLD_DEFAULT, name.c_str());
-        if (!address) {
-          if (ELF64_ST_BIND(symbol.st_info) == STB_WEAK)
-            continue;
-          return "undefined symbol " + name;
-        }
-        addresses_[i] = address;
-        break;
-      }
+      case SHN_UNDEF:
+        break; // (bindUndefined)
       case SHN_ABS:
         addresses_[i] = reinterpret_cast<void *>(symbol.st_value);
         break;
@@ -388,6 +405,29 @@ private:
           return "symbol " + nameOf(symbol) + " lies past the end of its section";
         addresses_[i] = sectionAddress(symbol.st_shndx) + symbol.st_value;
       }
+    }
+    return std::nullopt;
+  }
+
+  /// Addresses for the symbols the object uses and does not define.
+  Problem bindUndefined() {
+    for (size_t i = 1; i < symbols_.size(); ++i) {
+      const Elf64_Sym &symbol = symbols_[i];
+      if (symbol.st_shndx != SHN_UNDEF || ELF64_ST_TYPE(symbol.st_info) == STT_FILE)
+        continue;
+      std::string name = nameOf(symbol);
+      if (name.empty())
+        continue;
+      auto extra = extra_.find(name);
+      void *address = extra != extra_.end() ? extra->second : kernelRuntimeSymbol(name);
+      if (!address)
+        address = ::dlsym(RTLD_DEFAULT, name.c_str());
+      if (!address) {
+        if (ELF64_ST_BIND(symbol.st_info) == STB_WEAK)
+          continue;
+        return "undefined symbol " + name;
+      }
+      addresses_[i] = address;
     }
     return std::nullopt;
   }
@@ -538,38 +578,131 @@ private:
 
 } // namespace
 
+Expected<std::vector<std::string>> jit::unpackObjectGroup(const std::string &blob) {
+  if (blob.compare(0, sizeof kGroupMagic - 1, kGroupMagic) != 0)
+    return std::vector<std::string>{blob};
+  auto damaged = [](const std::string &why) {
+    return makeUnexpected(Error("a damaged group of objects (" + why + ")"));
+  };
+  size_t at = sizeof kGroupMagic - 1;
+  uint32_t count = 0;
+  if (blob.size() - at < sizeof count)
+    return damaged("no count");
+  std::memcpy(&count, blob.data() + at, sizeof count);
+  at += sizeof count;
+  if (count == 0 || count > kMaxGroupObjects)
+    return damaged(std::to_string(count) + " objects");
+  if ((blob.size() - at) / sizeof(uint64_t) < count)
+    return damaged("sizes past its end");
+  std::vector<uint64_t> sizes(count);
+  std::memcpy(sizes.data(), blob.data() + at, count * sizeof(uint64_t));
+  at += count * sizeof(uint64_t);
+  std::vector<std::string> objects;
+  for (uint64_t size : sizes) {
+    if (size > blob.size() - at)
+      return damaged("an object past its end");
+    objects.push_back(blob.substr(at, size));
+    at += size;
+  }
+  if (at != blob.size())
+    return damaged("bytes after its last object");
+  return objects;
+}
+
+namespace {
+
+/// Objects loaded as one: each placed, then each linked with the others'
+/// global symbols (and `extra`) bound. The loaders stay for their owner
+/// (tools registration, unloading).
+struct LoadedGroup {
+  std::vector<std::string> objects;
+  std::vector<std::unique_ptr<Loader>> loaders;
+  SymbolAddresses symbols;
+  SymbolAddresses bound; ///< extra, then every object's globals
+};
+
+Expected<std::unique_ptr<LoadedGroup>> loadGroup(const std::string &blob,
+                                                 const SymbolAddresses &extra) {
+  auto objects = unpackObjectGroup(blob);
+  if (!objects)
+    return makeUnexpected(objects.error());
+  auto group = std::make_unique<LoadedGroup>();
+  group->objects = std::move(*objects);
+  group->bound = extra;
+  auto fail = [&](const Error &error) {
+    for (auto &loader : group->loaders)
+      loader->discard();
+    return makeUnexpected(error);
+  };
+  for (const std::string &object : group->objects) {
+    group->loaders.push_back(std::make_unique<Loader>(object, group->bound));
+    auto placed = group->loaders.back()->place();
+    if (!placed)
+      return fail(placed.error());
+  }
+  for (auto &loader : group->loaders)
+    for (auto &[name, address] : loader->defined()) {
+      if (group->symbols.count(name))
+        return fail(Error("symbol " + name + " is defined by two objects of the group"));
+      group->symbols[name] = address;
+      if (group->objects.size() > 1)
+        group->bound[name] = address;
+    }
+  for (auto &loader : group->loaders)
+    if (auto linked = loader->link(); !linked)
+      return fail(linked.error());
+  return group;
+}
+
+} // namespace
+
+std::string jit::packObjectGroup(const std::vector<std::string> &objects) {
+  if (objects.size() == 1)
+    return objects.front();
+  std::string blob(kGroupMagic, sizeof kGroupMagic - 1);
+  auto count = static_cast<uint32_t>(objects.size());
+  blob.append(reinterpret_cast<const char *>(&count), sizeof count);
+  for (const std::string &object : objects) {
+    uint64_t size = object.size();
+    blob.append(reinterpret_cast<const char *>(&size), sizeof size);
+  }
+  for (const std::string &object : objects)
+    blob += object;
+  return blob;
+}
+
 Expected<SymbolAddresses> jit::loadNativeObject(const std::string &object,
                                                 const SymbolAddresses &extraSymbols,
                                                 const std::string &label) {
-  Loader loader(object, extraSymbols);
-  auto loaded = loader.load();
-  if (!loaded)
+  auto group = loadGroup(object, extraSymbols);
+  if (!group)
     return makeUnexpected(Error("cannot load the kernel's object code: " +
-                                loaded.error().message()));
-  loader.registerWithTools(label); // for the life of the process, as the code
-  return loaded;
+                                group.error().message()));
+  for (auto &loader : (*group)->loaders)
+    loader->registerWithTools(label); // for the life of the process, as the code
+  return std::move((*group)->symbols);
 }
 
 Expected<std::unique_ptr<ScopedNativeObject>>
 ScopedNativeObject::load(const std::string &object, const SymbolAddresses &extraSymbols) {
-  Loader loader(object, extraSymbols);
-  auto loaded = loader.load();
-  if (!loaded)
+  auto group = loadGroup(object, extraSymbols);
+  if (!group)
     return makeUnexpected(Error("cannot load the kernel's object code: " +
-                                loaded.error().message()));
+                                group.error().message()));
   std::unique_ptr<ScopedNativeObject> scoped(new ScopedNativeObject());
-  scoped->symbols_ = std::move(*loaded);
-  scoped->base_ = loader.base();
-  scoped->bytes_ = loader.mappedBytes();
-  scoped->debugEntry_ = loader.registerWithTools("");
-  scoped->unwindTables_ = loader.unwindTables();
+  scoped->symbols_ = std::move((*group)->symbols);
+  for (auto &loader : (*group)->loaders)
+    scoped->parts_.push_back({loader->base(), loader->mappedBytes(),
+                              loader->registerWithTools(""), loader->unwindTables()});
   return scoped;
 }
 
 ScopedNativeObject::~ScopedNativeObject() {
-  if (unwindTables_)
-    __deregister_frame(unwindTables_);
-  unregisterWithGdb(static_cast<jit_code_entry *>(debugEntry_));
-  if (base_)
-    ::munmap(base_, bytes_);
+  for (const Part &part : parts_) {
+    if (part.unwindTables)
+      __deregister_frame(part.unwindTables);
+    unregisterWithGdb(static_cast<jit_code_entry *>(part.debugEntry));
+    if (part.base)
+      ::munmap(part.base, part.bytes);
+  }
 }

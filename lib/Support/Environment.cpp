@@ -127,6 +127,13 @@ const std::vector<EnvironmentKnob> &opal::environmentKnobs() {
          uint64_t number = 0;
          return readDecimal(value, 6, number) && number <= 600000;
        }},
+      {"OPAL_COMPILE_THREADS", false,
+       "how many kernels a torch.compile graph run op by op compiles at once before its first "
+       "call (default: the cores in the process's affinity mask, at most 16)",
+       "a number from 1 to 64", [](const std::string &value) {
+         uint64_t number = 0;
+         return readDecimal(value, 2, number) && number >= 1 && number <= 64;
+       }},
       // Read by opal's own scripts and tests, not by the library.
       {"OPAL_BUILD_DIR", false, "the build tree opal's tests and benchmarks use (default build)",
        nullptr, nullptr, true},

@@ -387,6 +387,7 @@ import itertools
 import math
 import operator
 import sys
+import time
 import weakref
 
 _GRAPH_LIBRARY = None
@@ -1228,6 +1229,12 @@ def _fold_batch_norms(graph):
             args[1], args[2] = new_weight, new_bias
             new_conv = graph.graph.call_function(conv.target, tuple(args))
         new_conv.meta["val"] = value
+        # (What the folded pair is like, for compiling the graph's kernels
+        # ahead of its first run: the weight's shape, one value per
+        # output channel.)
+        if isinstance(weight.meta.get("val"), torch.Tensor):
+            new_weight.meta["val"] = weight.meta["val"]
+        new_bias.meta["val"] = torch.empty((value.shape[1],), dtype=value.dtype, device="meta")
         for reader in readers:
             reader.replace_all_uses_with(new_conv)
             graph.graph.erase_node(reader)
@@ -1235,6 +1242,60 @@ def _fold_batch_norms(graph):
         graph.graph.erase_node(conv)
         folded += 1
     return folded
+
+
+def _compile_ahead(nodes, label):
+    """Compiles the kernels of a graph run op by op before its first run,
+    several at once (_C._jit_compile_ahead): each call of an opal op whose
+    arguments the graph's metadata describes (tensors of static sizes on
+    the CPU), on tensors of those sizes and strides whose data is never
+    read. A call it cannot describe compiles at the first run, as before."""
+    made, calls = {}, []
+
+    class Unknown(Exception):
+        pass
+
+    def tensor_of(node):
+        meta = node.meta.get("val")
+        if (not isinstance(meta, torch.Tensor) or meta.dtype not in _DTYPES or
+                meta.device.type not in ("cpu", "meta") or
+                not all(type(n) is int for n in (*meta.shape, *meta.stride()))):
+            raise Unknown()
+        signature = (tuple(meta.shape), tuple(meta.stride()), meta.dtype)
+        if signature not in made:
+            made[signature] = _ops.aten.empty_strided(*signature[:2],
+                                                      dtype=_DTYPES[meta.dtype])
+        return made[signature]
+
+    def value(v):
+        if isinstance(v, torch.fx.Node):
+            return tensor_of(v)
+        if isinstance(v, (list, tuple)):
+            return type(v)(value(x) for x in v)
+        if isinstance(v, dict):
+            return {key: value(x) for key, x in v.items()}
+        return _graph_argument(v)
+
+    for node in nodes:
+        if node.op != "call_function" or node.target is operator.getitem:
+            continue
+        function, _ = _node_call(node)
+        if not isinstance(function, _OpOverload):
+            continue
+        try:
+            calls.append((function, tuple(value(a) for a in node.args),
+                          {key: value(v) for key, v in node.kwargs.items()}))
+        except Unknown:
+            continue
+    if not calls:
+        return
+    start = time.perf_counter()
+    outcomes = _C._jit_compile_ahead(calls)
+    counts = collections.Counter(what for what, _ in outcomes)
+    _log(f"{label}: compiled {counts['compiled']} kernels ahead of the first run in "
+         f"{time.perf_counter() - start:.2f} s ({len(outcomes)} calls: {counts['in memory']} "
+         f"found in memory, {counts['no kernel']} without a kernel of their own, "
+         f"{counts['failed']} left to fail at the run)")
 
 
 class _GraphCompiler:
@@ -1383,6 +1444,7 @@ class _GraphCompiler:
             # Per tensor output: whether it may share memory with an input
             # (checked per call, and copied if it does).
             body._opal_interpreted = tuple(not _fresh_result(o) for o in tensor_outputs)
+            _compile_ahead(nodes, self._label())
             return body, layout, tuple(constant_values), passed
         # Named by what it computes: the same graph (in this process or the
         # next, whose warm start finds its kernels by name) is the same op.

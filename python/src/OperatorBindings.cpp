@@ -10,6 +10,7 @@
 #include "Bindings.h"
 #include "PythonValues.h"
 
+#include "opal/JIT/CompileAhead.h"
 #include "opal/Schema/SchemaParser.h"
 
 #include <pybind11/stl.h>
@@ -285,6 +286,50 @@ void opal::python::bindOperators(py::module_ &m) {
         py::gil_scoped_acquire gil;
         return returnsToPython(schema, stack);
       });
+
+  m.def(
+      "_jit_compile_ahead",
+      [](py::list calls, std::optional<unsigned> threads) {
+        // Each (op, args, kwargs): arguments that do not parse are that
+        // call's failure, as compiling it would be.
+        std::vector<jit::AheadCall> parsed;
+        std::vector<std::optional<std::string>> refused;
+        for (py::handle item : calls) {
+          auto call = py::cast<py::tuple>(item);
+          if (call.size() != 3)
+            throw py::value_error("_jit_compile_ahead takes (op, args, kwargs) triples");
+          const OperatorHandle &op = py::cast<const PyOpHandle &>(call[0]).handle;
+          jit::AheadCall ahead{op, {}};
+          auto problem = parseArguments(op.schema(), py::cast<py::tuple>(call[1]),
+                                        py::cast<py::dict>(call[2]), ahead.args);
+          refused.push_back(problem ? std::optional<std::string>(
+                                          op.schema().operatorName().str() + "() " + *problem)
+                                    : std::nullopt);
+          if (!refused.back())
+            parsed.push_back(std::move(ahead));
+        }
+        std::vector<jit::AheadOutcome> outcomes;
+        {
+          py::gil_scoped_release release;
+          outcomes = jit::compileAhead(parsed, threads.value_or(jit::compileThreads()));
+        }
+        static const char *names[] = {"compiled", "in memory", "no kernel", "failed"};
+        py::list results;
+        size_t next = 0;
+        for (const std::optional<std::string> &problem : refused) {
+          if (problem) {
+            results.append(py::make_tuple("failed", *problem));
+            continue;
+          }
+          const jit::AheadOutcome &outcome = outcomes[next++];
+          results.append(
+              py::make_tuple(names[static_cast<int>(outcome.result)], outcome.error));
+        }
+        return results;
+      },
+      py::arg("calls"), py::arg("threads") = py::none(),
+      "Compiles the kernels that calls of (op, args, kwargs) will run, several at once, "
+      "without running them; returns (what happened, error) per call.");
 
   // `op(...)` bypasses pybind11's dispatcher: opal.ops installs this
   // tp_call on OpOverload once the class exists (a subclass created later

@@ -58,6 +58,8 @@ def test_log_help_lists_every_channel_and_variable():
      "to 60000 (50 by default)"),
     ("OPAL_CUDA_FORMAT", "ptx", "opal: ignoring OPAL_CUDA_FORMAT=ptx: it takes bin or isa"),
     ("OPAL_PERF_MAP", "on", "opal: ignoring OPAL_PERF_MAP=on: it takes 0 or 1"),
+    ("OPAL_COMPILE_THREADS", "0",
+     "opal: ignoring OPAL_COMPILE_THREADS=0: it takes a number from 1 to 64"),
     ("OPAL_COMPILE_PROGRESS_MS", "-1",
      "opal: ignoring OPAL_COMPILE_PROGRESS_MS=-1: it takes a number of milliseconds from 0 to "
      "600000"),

@@ -39,12 +39,13 @@ double twice_extra(void) { return 2.0 * (double)extra_value(); }
 )";
 
 /// The object the system C compiler makes of kSource; "" without one.
-std::string compileWithCc(const char *flags = "-fno-asynchronous-unwind-tables") {
+std::string compileWithCc(const char *flags = "-fno-asynchronous-unwind-tables",
+                          const char *text = kSource) {
   char dir[] = "/tmp/opal-object-loader-XXXXXX";
   if (!mkdtemp(dir))
     return "";
   std::string source = std::string(dir) + "/k.c", object = std::string(dir) + "/k.o";
-  std::ofstream(source) << kSource;
+  std::ofstream(source) << text;
   std::string command = std::string("cc -O2 ") + flags + " -c " + source + " -o " + object +
                         " 2>/dev/null";
   if (std::system(command.c_str()) != 0)
@@ -70,6 +71,68 @@ long extraValueThatWalksTheStack() {
 }
 
 __attribute__((noinline)) double callTwice(double (*twice)()) { return twice() + 0.0; }
+
+// A kernel split across threads (Compiler/ModuleSplit.h): objects that call
+// each other's functions, loaded as one group.
+const char *kFirstOfGroup = R"(
+long helper(long);
+long back(long x) { return -x; }
+long entry(long x) { return helper(x) + 1; }
+)";
+const char *kSecondOfGroup = R"(
+static const long factors[2] = {5, 7};
+long back(long);
+long helper(long x) { return factors[x & 1] * x; }
+long uses_back(long x) { return back(x) * 2; }
+)";
+
+TEST(ObjectLoader, LinksAGroupOfObjectsThatCallEachOther) {
+  std::string first = compileWithCc("-fno-asynchronous-unwind-tables", kFirstOfGroup);
+  std::string second = compileWithCc("-fno-asynchronous-unwind-tables", kSecondOfGroup);
+  if (first.empty() || second.empty())
+    GTEST_SKIP() << "no C compiler (cc) to make a test object";
+  EXPECT_EQ(packObjectGroup({first}), first); // one object is its own blob
+  std::string group = packObjectGroup({first, second});
+  auto loaded = loadNativeObject(group);
+  ASSERT_TRUE(loaded) << loaded.error().message();
+  for (const char *name : {"entry", "back", "helper", "uses_back"})
+    EXPECT_TRUE(loaded->count(name)) << name;
+  auto entry = reinterpret_cast<long (*)(long)>(loaded->at("entry"));
+  auto usesBack = reinterpret_cast<long (*)(long)>(loaded->at("uses_back"));
+  EXPECT_EQ(entry(3), 7 * 3 + 1);
+  EXPECT_EQ(entry(4), 5 * 4 + 1);
+  EXPECT_EQ(usesBack(6), -12);
+  // The scoped form unloads every object of the group.
+  auto scoped = ScopedNativeObject::load(group);
+  ASSERT_TRUE(scoped) << scoped.error().message();
+  EXPECT_EQ(reinterpret_cast<long (*)(long)>((*scoped)->symbols().at("entry"))(1), 8);
+}
+
+TEST(ObjectLoader, RefusesDamagedGroups) {
+  std::string first = compileWithCc("-fno-asynchronous-unwind-tables", kFirstOfGroup);
+  std::string second = compileWithCc("-fno-asynchronous-unwind-tables", kSecondOfGroup);
+  if (first.empty() || second.empty())
+    GTEST_SKIP() << "no C compiler (cc) to make a test object";
+  std::string group = packObjectGroup({first, second});
+  auto refusal = [](const std::string &blob) {
+    auto loaded = loadNativeObject(blob);
+    return loaded ? std::string("loaded") : loaded.error().message();
+  };
+  const std::string prefix = "cannot load the kernel's object code: a damaged group of objects (";
+  EXPECT_EQ(refusal(group.substr(0, 10)), prefix + "no count)");
+  std::string none = group.substr(0, 8) + std::string(4, '\0');
+  EXPECT_EQ(refusal(none), prefix + "0 objects)");
+  EXPECT_EQ(refusal(group.substr(0, 20)), prefix + "sizes past its end)");
+  EXPECT_EQ(refusal(group.substr(0, group.size() - 1)), prefix + "an object past its end)");
+  EXPECT_EQ(refusal(group + "x"), prefix + "bytes after its last object)");
+  // The same function in two objects of a group is refused.
+  EXPECT_EQ(refusal(packObjectGroup({first, first})),
+            "cannot load the kernel's object code: symbol back is defined by two objects of "
+            "the group");
+  // An object of the group that cannot link refuses the whole group.
+  auto alone = loadNativeObject(packObjectGroup({first, first.substr(0, 100)}));
+  ASSERT_FALSE(alone);
+}
 
 TEST(ObjectLoader, LinksSmallCodeModelObjects) {
   std::string object = compileWithCc();

@@ -16,6 +16,8 @@
 #include "opal/Autograd/Formula.h"
 #include "opal/Dispatch/KernelFunction.h"
 
+#include <optional>
+
 namespace opal::autograd {
 
 /// The Autograd kernel of `op` with `formula` (null: no derivative). For an
@@ -26,6 +28,17 @@ namespace opal::autograd {
 KernelFunction makeVariableKernel(const OperatorHandle &op,
                                   std::shared_ptr<const Formula> formula,
                                   KernelFunction composite = KernelFunction());
+
+/// Where a call that `kernel` takes at `keys` goes when it records nothing,
+/// if `kernel` is a variable kernel (makeVariableKernel): its composite at
+/// `keys`, or the op's kernel below autograd. nullopt if `kernel` is no
+/// variable kernel, or the call (with this thread's grad mode) records.
+struct PassedKernel {
+  KernelFunction kernel;
+  DispatchKeySet keys;
+};
+std::optional<PassedKernel> passThrough(const KernelFunction &kernel, const OperatorHandle &op,
+                                        DispatchKeySet keys, const IValue *args);
 
 } // namespace opal::autograd
 

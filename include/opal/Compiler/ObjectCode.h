@@ -19,6 +19,8 @@
 #include <vector>
 
 namespace llvm {
+class LLVMContext;
+class Module;
 class TargetMachine;
 }
 
@@ -37,6 +39,9 @@ struct ObjectTimings {
   double translateMs = 0; ///< LLVM dialect to LLVM IR, packed entry points
   double optimizeMs = 0;  ///< LLVM's O2 pipeline
   double codegenMs = 0;   ///< instruction selection to the object file
+  /// The modules a large kernel was split into, each optimized and compiled
+  /// on its own thread (ModuleSplit.h); the times above are their sums.
+  unsigned modules = 1;
 };
 
 struct ObjectOptions {
@@ -60,8 +65,31 @@ struct ObjectOptions {
   ObjectTimings *timings = nullptr;
 };
 
-/// The object code of `module` (LLVM dialect) with packed entry points for
-/// `entryPoints`, each of which must return nothing.
+/// A kernel as LLVM IR in an LLVMContext of its own, ready for O2 and code
+/// generation: the half of a compile that needs no MLIR context, so that
+/// it may run on any thread while the next kernel is lowered.
+struct LlvmKernel {
+  LlvmKernel();
+  LlvmKernel(LlvmKernel &&);
+  LlvmKernel &operator=(LlvmKernel &&);
+  ~LlvmKernel();
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
+};
+/// `module` (LLVM dialect) as LLVM IR with packed entry points for
+/// `entryPoints`, each of which must return nothing. Uses `module`'s MLIR
+/// context (callers hold the compile lock).
+mlir::FailureOr<LlvmKernel> translateKernel(mlir::ModuleOp module,
+                                            const std::vector<std::string> &entryPoints,
+                                            const ObjectOptions &options, std::string &error);
+/// `kernel` optimized at O2 and emitted as `options.output` says. Safe to
+/// call from several threads at once when `options.machine` is null (each
+/// call takes a host target machine of its own). A large JIT kernel is
+/// split across the compile threads other compiles leave free (ModuleSplit.h):
+/// its object is then a group (JIT/ObjectLoader.h, packObjectGroup).
+mlir::FailureOr<std::string> compileKernel(LlvmKernel &kernel, const ObjectOptions &options,
+                                           std::string &error);
+/// translateKernel then compileKernel.
 mlir::FailureOr<std::string> emitObject(mlir::ModuleOp module,
                                         const std::vector<std::string> &entryPoints,
                                         const ObjectOptions &options, std::string &error);

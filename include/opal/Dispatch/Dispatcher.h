@@ -40,6 +40,9 @@ public:
   /// Dispatches a boxed call: the arguments are on `stack`, the returns
   /// replace them.
   void callBoxed(Stack *stack) const;
+  /// The keys a call with arguments `args` (the op's, in order) dispatches
+  /// on: its tensors' keys with this thread's included and excluded keys.
+  DispatchKeySet callKeySet(const IValue *args) const;
   void callBoxed(Stack &stack) const { callBoxed(&stack); }
   /// Calls the kernel for `keys` as given (no TLS, no fallthrough mask).
   void redispatchBoxed(DispatchKeySet keys, Stack *stack) const;

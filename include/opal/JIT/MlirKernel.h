@@ -21,6 +21,8 @@
 #include "opal/JIT/CompiledKernel.h"
 
 #include <atomic>
+#include <condition_variable>
+#include <optional>
 #include <mutex>
 
 namespace opal {
@@ -50,6 +52,26 @@ public:
                                        std::shared_ptr<const CompiledKernel> compiled,
                                        DeviceType device = DeviceType::CPU,
                                        int cudaCapability = 0);
+
+  /// What compiling a call's kernel ahead of the call takes (planAhead).
+  struct Ahead {
+    MlirKernel *kernel = nullptr;
+    DispatchKey key = DispatchKey::CPU;
+    DeviceType device = DeviceType::CPU;
+    int cudaCapability = 0;
+    std::vector<uint64_t> words; ///< the call's specialization key
+  };
+  /// For a call of `op` with `args` that dispatches to `kernel` (an MLIR
+  /// kernel) at `keys`: what compileAhead needs, computed on the calling
+  /// thread (its grad mode decides whether the call records autograd).
+  /// nullopt when the call runs no kernel of this op's own (it records
+  /// autograd, or a dispatch mode is active) or its kernel is in memory.
+  static std::optional<Ahead> planAhead(const KernelFunction &kernel, const OperatorHandle &op,
+                                        DispatchKeySet keys, const IValue *args);
+  /// Compiles (or loads from disk) the kernel `ahead` names, as the call
+  /// would, without running it; on any thread. False if it was in memory
+  /// already. Throws the call's error.
+  static bool compileAhead(const OperatorHandle &op, const IValue *args, Ahead &ahead);
 
 private:
   struct Entry {
@@ -86,6 +108,11 @@ private:
   std::once_flag elementScalarOnce_;
   int elementScalar_ = -1;
   mutable std::mutex mutex_;
+  /// The keys being compiled now, each by one thread with mutex_ released
+  /// (the compiler's LLVM half runs in parallel); a call that misses on one
+  /// of them waits for `landed_`.
+  std::vector<std::vector<uint64_t>> compiling_;
+  std::condition_variable landed_;
   std::vector<std::unique_ptr<const Table>> tables_; ///< every snapshot, freed with the kernel
 };
 

@@ -39,14 +39,27 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace opal::jit {
 
 /// The addresses of the global symbols an object defines, by name.
 using SymbolAddresses = std::map<std::string, void *>;
 
-/// Loads `object` for the life of the process; `label` names its kernel
-/// for perf and gdb ("aten::gelu(float32[?,?])").
+/// Objects that link together into one kernel (the compiler's code
+/// generation split across threads), as one blob: "\x7fOPALGRP", the
+/// count (4 bytes), each object's size (8 bytes each, little-endian), then
+/// the objects. One object is its own blob. The disk cache stores the blob
+/// as it stores an object, and loadNativeObject takes either.
+std::string packObjectGroup(const std::vector<std::string> &objects);
+/// The objects of a blob from packObjectGroup (one object: itself), or why
+/// it is damaged.
+Expected<std::vector<std::string>> unpackObjectGroup(const std::string &blob);
+
+/// Loads `object` (one ELF object, or a group from packObjectGroup, each of
+/// whose objects binds to the others' global symbols) for the life of the
+/// process; `label` names its kernel for perf and gdb
+/// ("aten::gelu(float32[?,?])").
 Expected<SymbolAddresses> loadNativeObject(const std::string &object,
                                            const SymbolAddresses &extraSymbols = {},
                                            const std::string &label = "");
@@ -63,10 +76,14 @@ public:
 private:
   ScopedNativeObject() = default;
   SymbolAddresses symbols_;
-  void *base_ = nullptr;
-  size_t bytes_ = 0;
-  void *debugEntry_ = nullptr;
-  void *unwindTables_ = nullptr;
+  /// What each object of the group mapped and registered.
+  struct Part {
+    void *base = nullptr;
+    size_t bytes = 0;
+    void *debugEntry = nullptr;
+    void *unwindTables = nullptr;
+  };
+  std::vector<Part> parts_;
 };
 
 } // namespace opal::jit
