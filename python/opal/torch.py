@@ -928,25 +928,28 @@ def _weight_of(mat2):
     return _ops.aten.t(mat2) if tuple(mat2.stride()) == (1, mat2.shape[0]) else None
 
 
-def _mm(node, x, mat2):
+def _mm_call(node, x, mat2):
     """x @ mat2; as linear(x, w) when mat2 is w's transpose: linear reads w
-    in place, where mm would copy its transpose first at every call."""
+    in place, where mm would copy its transpose first at every call. (Each
+    such form's `_call` says which op it calls, with which arguments: what
+    _compile_ahead compiles.)"""
     weight = _weight_of(mat2)
-    return _ops.aten.mm(x, mat2) if weight is None else _ops.aten.linear(x, weight)
+    if weight is None:
+        return _ops.aten.mm.default, (x, mat2), {}
+    return _ops.aten.linear.default, (x, weight), {}
 
 
-def _addmm(node, bias, x, mat2, beta=1, alpha=1):
+def _addmm_call(node, bias, x, mat2, beta=1, alpha=1):
     """bias + x @ mat2, as linear(x, w, bias) when mat2 is w's transpose
-    and the sum is plain (see _mm)."""
+    and the sum is plain (see _mm_call)."""
     weight = _weight_of(mat2)
     if weight is None or beta != 1 or alpha != 1 or not isinstance(bias, _opal.Tensor) or \
             bias.dim() != 1:
-        return _ops.aten.addmm(bias, x, mat2, beta=beta, alpha=alpha)
-    return _ops.aten.linear(x, weight, bias)
+        return _ops.aten.addmm.default, (bias, x, mat2), {"beta": beta, "alpha": alpha}
+    return _ops.aten.linear.default, (x, weight, bias), {}
 
 
-def _max_pool2d_with_indices(node, x, kernel_size, stride=(), padding=0, dilation=1,
-                             ceil_mode=False):
+def _max_pool2d_call(node, x, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     """max_pool2d_with_indices; where no node reads the indices (an eval
     graph: max_pool2d is CompositeImplicit, so the graph holds the op with
     indices), max_pool2d, whose kernel computes no indices (ResNet's pool
@@ -954,8 +957,24 @@ def _max_pool2d_with_indices(node, x, kernel_size, stride=(), padding=0, dilatio
     them."""
     args = (x, kernel_size, stride, padding, dilation, ceil_mode)
     if any(user.target is not operator.getitem or user.args[1] != 0 for user in node.users):
-        return _ops.aten.max_pool2d_with_indices(*args)
-    return _ops.aten.max_pool2d(*args), None
+        return _ops.aten.max_pool2d_with_indices.default, args, {}
+    return _ops.aten.max_pool2d.default, args, {}
+
+
+def _mm(node, *args):
+    op, args, kwargs = _mm_call(node, *args)
+    return op(*args, **kwargs)
+
+
+def _addmm(node, *args, **kwargs):
+    op, args, kwargs = _addmm_call(node, *args, **kwargs)
+    return op(*args, **kwargs)
+
+
+def _max_pool2d_with_indices(node, *args, **kwargs):
+    op, args, kwargs = _max_pool2d_call(node, *args, **kwargs)
+    result = op(*args, **kwargs)
+    return result if op is _ops.aten.max_pool2d_with_indices.default else (result, None)
 
 
 # Ops computed from what the traced graph recorded of them (the fake
@@ -974,6 +993,10 @@ _NODE_FORMS = {"aten.split.Tensor": _split, "aten.split_with_sizes.default": _sp
                "aten.index.Tensor": _index, "aten.index_put.default": _index_put,
                "aten.mm.default": _mm, "aten.addmm.default": _addmm,
                "aten.max_pool2d_with_indices.default": _max_pool2d_with_indices}
+# Of those, the ones that call one op, and the function that says which,
+# with which arguments (_compile_ahead).
+_CALL_FORMS = {"aten.mm.default": _mm_call, "aten.addmm.default": _addmm_call,
+               "aten.max_pool2d_with_indices.default": _max_pool2d_call}
 # Those of them that take or return lists of tensors, or slice.
 _LIST_FORMS = frozenset(("aten.split.Tensor", "aten.split_with_sizes.default",
                          "aten.cat.default", "aten.stack.default", "aten.unbind.int",
@@ -1280,13 +1303,15 @@ def _compile_ahead(nodes, label):
         if node.op != "call_function" or node.target is operator.getitem:
             continue
         function, _ = _node_call(node)
-        if not isinstance(function, _OpOverload):
+        form = _CALL_FORMS.get(str(node.target))
+        if not isinstance(function, _OpOverload) and form is None:
             continue
         try:
-            calls.append((function, tuple(value(a) for a in node.args),
-                          {key: value(v) for key, v in node.kwargs.items()}))
-        except Unknown:
-            continue
+            args = tuple(value(a) for a in node.args)
+            kwargs = {key: value(v) for key, v in node.kwargs.items()}
+            calls.append(form(node, *args, **kwargs) if form else (function, args, kwargs))
+        except (Unknown, TypeError, ValueError):
+            continue  # (an argument opal cannot make: the run compiles it)
     if not calls:
         return
     start = time.perf_counter()

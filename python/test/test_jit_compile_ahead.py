@@ -138,8 +138,10 @@ def test_opal_compile_threads_sets_the_default():
 
 def test_a_graph_run_op_by_op_compiles_its_kernels_before_its_first_run(tmp_path):
     # A CNN in eval mode runs op by op (batch norm's native kernel): its
-    # convolutions (folded batch norms included) compile ahead, so the
-    # first run compiles nothing more of them, and agrees with eager.
+    # convolutions (folded batch norms included), its pool (max_pool2d, the
+    # indices unread) and its head (linear, from addmm of the weight's
+    # transpose) compile ahead, so the first run compiles nothing, and
+    # agrees with eager.
     result = run_fresh("""
         import json
         import torch
@@ -152,10 +154,12 @@ def test_a_graph_run_op_by_op_compiles_its_kernels_before_its_first_run(tmp_path
                 self.b = torch.nn.Conv2d(8, 8, 3, stride=2, padding=1)
                 self.nb = torch.nn.BatchNorm2d(8)
                 self.c = torch.nn.Conv2d(8, 4, 1)
+                self.head = torch.nn.Linear(36, 5)
             def forward(self, x):
                 y = torch.relu(self.na(self.a(x)))
+                y = torch.nn.functional.max_pool2d(y, 2)
                 y = torch.relu(self.nb(self.b(y)))
-                return self.c(y).sigmoid()
+                return self.head(self.c(y).sigmoid().flatten(1))
         m = Net().eval()
         x = torch.randn(2, 3, 12, 12)
         f = torch.compile(m, backend="opal")
@@ -167,8 +171,9 @@ def test_a_graph_run_op_by_op_compiles_its_kernels_before_its_first_run(tmp_path
     log = result.stderr.splitlines()
     ahead = [i for i, line in enumerate(log) if "kernels ahead of the first run" in line]
     assert len(ahead) == 1, log
-    assert "compiled 5 kernels ahead" in log[ahead[0]], log[ahead[0]]
-    later = [line for line in log[ahead[0]:] if "compiled aten::convolution" in line]
+    assert "compiled 7 kernels ahead" in log[ahead[0]], log[ahead[0]]
+    assert "0 left to fail at the run" in log[ahead[0]], log[ahead[0]]
+    later = [line for line in log[ahead[0]:] if "[opal:jit] compiled " in line]
     assert later == [], later
 
 
