@@ -1295,7 +1295,7 @@ Value smallPlanes(ConvBuilder &cb, const ConvParameters &p, const DirectSizes &d
 /// position, a pass over a row of outputs that reads the padded input in
 /// order (vectorizable), instead of columns and products of one channel.
 Value groupedConv(ConvBuilder &cb, Value input, Value weight, const ConvParameters &p,
-                  Type element) {
+                  Type element, Value bias) {
   OpBuilder &b = cb.b;
   Location loc = cb.loc;
   int64_t spatial = static_cast<int64_t>(p.stride.size());
@@ -1346,7 +1346,18 @@ Value groupedConv(ConvBuilder &cb, Value input, Value weight, const ConvParamete
   iterators.append(spatial, utils::IteratorType::parallel);
   SmallVector<Value> sizes = {n, groups, fg};
   llvm::append_range(sizes, out);
-  Value init = cb.zeros(sizes, accumulator);
+  // The sums start from zero, or from the bias of their channel, g*Fg + f
+  // (opal-tile-depthwise starts its tiles from it).
+  Value init = bias ? cb.tabulate(sizes, accumulator,
+                                  [&](OpBuilder &nb, Location l, ArrayRef<Value> at) {
+                                    ConvBuilder in(nb, l);
+                                    Value channel = in.add(in.mul(at[1], fg), at[2]);
+                                    return castFloat(nb, l,
+                                                     tensor::ExtractOp::create(nb, l, bias,
+                                                                               channel),
+                                                     accumulator);
+                                  })
+                    : cb.zeros(sizes, accumulator);
   Value sums =
       linalg::GenericOp::create(
           b, loc, TypeRange{init.getType()}, ValueRange{padded, weights}, ValueRange{init},
@@ -1498,12 +1509,11 @@ Value smallOrLargePlanes(ConvBuilder &cb, Value input, Value weight, const ConvP
       .getResult()[0];
 }
 
-LogicalResult lowerConv(Operation *op, PatternRewriter &rewriter) {
-  ConvBuilder cb(rewriter, op->getLoc());
-  Value input = op->getOperand(0), weight = op->getOperand(1);
-  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-  ConvParameters parameters = *parametersOf(op);
-  Type element = resultType.getElementType();
+/// How lowerConv builds a convolution.
+enum class ConvPath { Transposed, SingleFilter, Pointwise, Planes, Shifted, Grouped, Direct };
+
+ConvPath pathOf(Operation *op, const ConvParameters &parameters, Type element) {
+  Value weight = op->getOperand(1);
   bool singleFilter = !parameters.transposed && parameters.groups == 1 &&
                       cast<RankedTensorType>(weight.getType()).getDimSize(0) == 1;
   bool shifted = op->hasAttr(kShiftedConvolutionAttr) && !singleFilter && suitsShiftedConv(op, parameters);
@@ -1513,20 +1523,128 @@ LogicalResult lowerConv(Operation *op, PatternRewriter &rewriter) {
   // (CPU kernels: a 1 x 1 convolution as products on views.)
   bool pointwise = op->hasAttr(kShiftedConvolutionAttr) && !singleFilter &&
                    isPointwise(op, parameters, element);
-  Value result = parameters.transposed ? transposedConv(cb, input, weight, parameters, element)
-                 : singleFilter        ? singleFilterConv(cb, input, weight, parameters, element)
-                 : pointwise           ? pointwiseOrColumns(cb, input, weight, element)
-                 : shifted && parameters.groups == 1 && accumulatorFor(element) == element
-                     ? smallOrLargePlanes(cb, input, weight, parameters, element)
-                 : shifted             ? shiftedConv(cb, input, weight, parameters, element)
-                 : grouped             ? groupedConv(cb, input, weight, parameters, element)
-                                       : directConv(cb, input, weight, parameters, element,
-                                                    op->hasAttr(kShiftedConvolutionAttr));
+  return parameters.transposed ? ConvPath::Transposed
+         : singleFilter        ? ConvPath::SingleFilter
+         : pointwise           ? ConvPath::Pointwise
+         : shifted && parameters.groups == 1 && accumulatorFor(element) == element
+             ? ConvPath::Planes
+         : shifted ? ConvPath::Shifted
+         : grouped ? ConvPath::Grouped
+                   : ConvPath::Direct;
+}
+
+/// The bias that prims.conv `op`'s reader adds along dim 1, as aten's
+/// decomposition adds it (prims.add(conv, prims.broadcast_in_dim(bias,
+/// sizes, [1])), bias 1-d of the result's element type, the sum of the
+/// convolution's type), with that add; none if another op reads the
+/// convolution but for its sizes.
+std::optional<std::pair<Operation *, Value>> addedBias(Operation *op) {
+  Value result = op->getResult(0);
+  Operation *add = nullptr;
+  for (Operation *user : result.getUsers()) {
+    if (isa<tensor::DimOp>(user))
+      continue;
+    if (add || user->getName().getStringRef() != "prims.add" || user->getOperand(0) != result ||
+        user->getResult(0).getType() != result.getType())
+      return std::nullopt;
+    add = user;
+  }
+  if (!add)
+    return std::nullopt;
+  Operation *broadcast = add->getOperand(1).getDefiningOp();
+  if (!broadcast || broadcast->getName().getStringRef() != "prims.broadcast_in_dim")
+    return std::nullopt;
+  auto dims = constantIntList(broadcast->getOperand(2));
+  auto biasType = dyn_cast<RankedTensorType>(broadcast->getOperand(0).getType());
+  auto resultType = cast<RankedTensorType>(result.getType());
+  if (!dims || *dims != SmallVector<int64_t>{1} || !biasType || biasType.getRank() != 1 ||
+      biasType.getElementType() != resultType.getElementType())
+    return std::nullopt;
+  return std::make_pair(add, broadcast->getOperand(0));
+}
+
+LogicalResult lowerConv(Operation *op, PatternRewriter &rewriter) {
+  ConvBuilder cb(rewriter, op->getLoc());
+  Value input = op->getOperand(0), weight = op->getOperand(1);
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  ConvParameters parameters = *parametersOf(op);
+  Type element = resultType.getElementType();
+  std::optional<std::pair<Operation *, Value>> bias;
+  if (op->hasAttr(kStartsFromBiasAttr)) {
+    // (Marked by markConvolutionBiases, whose add and broadcast nothing
+    // else lowers.)
+    bias = addedBias(op);
+    if (!bias)
+      return rewriter.notifyMatchFailure(op, "internal error: the bias it starts from is gone");
+  }
+  Value result;
+  switch (pathOf(op, parameters, element)) {
+  case ConvPath::Transposed:
+    result = transposedConv(cb, input, weight, parameters, element);
+    break;
+  case ConvPath::SingleFilter:
+    result = singleFilterConv(cb, input, weight, parameters, element);
+    break;
+  case ConvPath::Pointwise:
+    result = pointwiseOrColumns(cb, input, weight, element);
+    break;
+  case ConvPath::Planes:
+    result = smallOrLargePlanes(cb, input, weight, parameters, element);
+    break;
+  case ConvPath::Shifted:
+    result = shiftedConv(cb, input, weight, parameters, element);
+    break;
+  case ConvPath::Grouped:
+    result = groupedConv(cb, input, weight, parameters, element,
+                         bias ? bias->second : Value());
+    break;
+  case ConvPath::Direct:
+    result = directConv(cb, input, weight, parameters, element,
+                        op->hasAttr(kShiftedConvolutionAttr));
+    break;
+  }
   if (result.getType() != resultType)
     result = tensor::CastOp::create(rewriter, op->getLoc(), resultType, result);
   rewriter.replaceOp(op, result);
+  if (bias) {
+    // The sum is the convolution's result; its broadcast bias goes with it.
+    Operation *broadcast = bias->first->getOperand(1).getDefiningOp();
+    rewriter.replaceOp(bias->first, result);
+    rewriter.eraseOp(broadcast);
+  }
   return success();
 }
+
+} // namespace
+
+void opal::ir::detail::markConvolutionBiases(Operation *root) {
+  root->walk([](Operation *op) {
+    if (op->getName().getStringRef() != "prims.conv" || !parametersOf(op))
+      return;
+    auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!resultType || !convProblem(op).empty())
+      return;
+    Type element = resultType.getElementType();
+    // (Float32 and float64: a 16-bit float's sum would add the bias in
+    // float32 before rounding, where PyTorch rounds the products first.)
+    if (accumulatorFor(element) != element ||
+        pathOf(op, *parametersOf(op), element) != ConvPath::Grouped)
+      return;
+    auto bias = addedBias(op);
+    if (!bias)
+      return;
+    // (The add and its broadcast wait for the convolution's lowering, which
+    // replaces the one and erases the other.)
+    Operation *broadcast = bias->first->getOperand(1).getDefiningOp();
+    if (!broadcast->hasOneUse())
+      return;
+    op->setAttr(kStartsFromBiasAttr, UnitAttr::get(op->getContext()));
+    bias->first->setAttr(kLoweredByProducerAttr, UnitAttr::get(op->getContext()));
+    broadcast->setAttr(kLoweredByProducerAttr, UnitAttr::get(op->getContext()));
+  });
+}
+
+namespace {
 
 std::string col2imProblem(Operation *op) {
   auto input = dyn_cast<RankedTensorType>(op->getOperand(0).getType());

@@ -401,6 +401,8 @@ public:
       : RewritePattern(name, /*benefit=*/1, context), payload_(std::move(payload)) {}
 
   LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    if (op->hasAttr(opal::ir::detail::kLoweredByProducerAttr))
+      return rewriter.notifyMatchFailure(op, "its producer's lowering replaces it");
     std::string problem = opal::ir::elementwiseLoweringProblem(op);
     if (!problem.empty())
       return rewriter.notifyMatchFailure(op, problem);

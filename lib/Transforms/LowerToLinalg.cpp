@@ -36,6 +36,7 @@ struct OpalLowerToLinalg
           op->setAttr(opal::ir::detail::kShiftedConvolutionAttr, UnitAttr::get(&getContext()));
       });
     opal::ir::detail::markSharedTransposes(getOperation());
+    opal::ir::detail::markConvolutionBiases(getOperation());
     RewritePatternSet patterns(&getContext());
     opal::ir::populateElementwiseToLinalgPatterns(patterns);
     opal::ir::populateStructuredToLinalgPatterns(patterns);

@@ -211,6 +211,8 @@ public:
                       MLIRContext *context)
       : RewritePattern(name, 1, context), lowering_(lowering) {}
   LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    if (op->hasAttr(opal::ir::detail::kLoweredByProducerAttr))
+      return rewriter.notifyMatchFailure(op, "its producer's lowering replaces it");
     std::string problem = lowering_.problem(op);
     if (!problem.empty())
       return rewriter.notifyMatchFailure(op, problem);

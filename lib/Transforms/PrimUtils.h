@@ -49,6 +49,17 @@ constexpr llvm::StringLiteral kSharedTransposeAttr = "opal.shared_transpose";
 /// Puts kSharedTransposeAttr on the products under `root` that it fits.
 void markSharedTransposes(mlir::Operation *root);
 
+/// Put by opal-lower-to-linalg on a prims.conv whose products start from the
+/// bias its reader adds (a depthwise or grouped convolution on the CPU), and
+/// on that prims.add, which the convolution's lowering replaces (its own
+/// pattern leaves it alone): the bias is written once, where the products
+/// start, instead of added in a pass of its own after them.
+constexpr llvm::StringLiteral kStartsFromBiasAttr = "opal.starts_from_bias";
+constexpr llvm::StringLiteral kLoweredByProducerAttr = "opal.lowered_by_producer";
+/// Puts kStartsFromBiasAttr and kLoweredByProducerAttr on the
+/// convolutions under `root` (and their adds) that it fits.
+void markConvolutionBiases(mlir::Operation *root);
+
 /// How one structured prim lowers: why it cannot (or ""), and the rewrite.
 struct PrimLowering {
   std::string (*problem)(mlir::Operation *);

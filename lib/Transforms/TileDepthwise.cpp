@@ -33,7 +33,9 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <functional>
 
@@ -169,13 +171,15 @@ public:
     outMap = maps[2];
   }
 
-  /// Replaces the generic (and `fill`, if given: the tiles start from its
-  /// value) with the tiles' loops.
-  void emit(linalg::FillOp fill) {
+  /// Replaces the generic (and `fill` or `startOp`, if given: the tiles
+  /// start from their value) with the tiles' loops.
+  void emit(linalg::FillOp fill, linalg::GenericOp startOp) {
     linalg::GenericOp op = window.op;
     b.setInsertionPoint(op);
     if (fill)
       fillValue = fill.getDpsInputOperand(0)->get();
+    else
+      start = startOp;
     for (Range range : cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc))
       sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, range.size));
     point.assign(op.getNumLoops(), Value());
@@ -208,9 +212,27 @@ public:
     b.eraseOp(op);
     if (fill)
       b.eraseOp(fill);
+    if (start)
+      b.eraseOp(start);
   }
 
 private:
+  /// The value `start` writes at the current point (the same for every row
+  /// and column of a tile: startBefore): its body at the point.
+  Value startAtPoint() {
+    IRMapping map;
+    Block &body = start.getRegion().front();
+    for (Operation &op : body.without_terminator()) {
+      if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+        if (!index->use_empty())
+          map.map(index.getResult(), point[outMap.getDimPosition(index.getDim())]);
+        continue;
+      }
+      b.clone(op, map);
+    }
+    return map.lookupOrDefault(body.getTerminator()->getOperand(0));
+  }
+
   Value index(int64_t value) { return arith::ConstantIndexOp::create(b, loc, value); }
   Value add(Value l, Value r) { return arith::AddIOp::create(b, loc, l, r); }
   Value mul(Value l, Value r) { return arith::MulIOp::create(b, loc, l, r); }
@@ -311,10 +333,11 @@ private:
       point[window.column] = columnAt[v];
     };
     SmallVector<Value> accumulators;
+    Value startValue = fillValue ? fillValue : start ? startAtPoint() : Value();
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t v = 0; v < width; ++v) {
-        if (fillValue) {
-          accumulators.push_back(vector::BroadcastOp::create(b, loc, vectorType, fillValue));
+        if (startValue) {
+          accumulators.push_back(vector::BroadcastOp::create(b, loc, vectorType, startValue));
           continue;
         }
         at(r, v);
@@ -361,6 +384,7 @@ private:
   WindowProduct window;
   int64_t tileRows, vectors, lanes = 1;
   Value x, w, out, fillValue;
+  linalg::GenericOp start;
   AffineMap xMap, wMap, outMap;
   Type element;
   VectorType vectorType;
@@ -375,6 +399,39 @@ linalg::FillOp fillBefore(linalg::GenericOp op) {
       fill.getDpsInitOperand(0)->get() != op.getDpsInitOperand(0)->get())
     return linalg::FillOp();
   return fill;
+}
+
+/// The linalg.generic right before `window`'s op that writes each element
+/// of its output with a value that does not vary along the output's last
+/// two dims and reads nothing but through loads (a bias per channel: the
+/// sums start from it), if any.
+linalg::GenericOp startBefore(const WindowProduct &window) {
+  linalg::GenericOp op = window.op;
+  auto start = dyn_cast_or_null<linalg::GenericOp>(op->getPrevNode());
+  if (!start || !start.hasPureBufferSemantics() || start.getNumDpsInputs() != 0 ||
+      start.getNumDpsInits() != 1 ||
+      start.getDpsInitOperand(0)->get() != op.getDpsInitOperand(0)->get() ||
+      !start.getIndexingMapsArray()[0].isIdentity() ||
+      start.getNumParallelLoops() != start.getNumLoops())
+    return linalg::GenericOp();
+  AffineMap outMap = op.getIndexingMapsArray()[2];
+  if (!outMap.isProjectedPermutation())
+    return linalg::GenericOp();
+  Block &body = start.getRegion().front();
+  if (!body.getArgument(0).use_empty())
+    return linalg::GenericOp(); // (reads the output it writes)
+  for (Operation &nested : body.without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(nested)) {
+      unsigned loop = outMap.getDimPosition(index.getDim());
+      if (!index->use_empty() && (loop == window.column || loop == window.row))
+        return linalg::GenericOp();
+      continue;
+    }
+    if (nested.getNumRegions() != 0 ||
+        !(isa<memref::LoadOp>(nested) || isMemoryEffectFree(&nested)))
+      return linalg::GenericOp();
+  }
+  return start;
 }
 
 struct OpalTileDepthwise : public opal::ir::impl::OpalTileDepthwiseBase<OpalTileDepthwise> {
@@ -394,7 +451,7 @@ struct OpalTileDepthwise : public opal::ir::impl::OpalTileDepthwiseBase<OpalTile
     IRRewriter rewriter(&getContext());
     for (const WindowProduct &window : windows)
       RegisterTiledWindow(rewriter, window, tileRows, tileVectors, vectorBytes)
-          .emit(fillBefore(window.op));
+          .emit(fillBefore(window.op), startBefore(window));
   }
 };
 

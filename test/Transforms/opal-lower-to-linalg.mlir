@@ -617,6 +617,58 @@ func.func @conv_runtime_groups(%x: tensor<?x?x?x?xf32>, %w: tensor<?x1x?x?xf32>,
 
 // -----
 
+// A grouped convolution whose bias aten's decomposition adds after it
+// (prims.add of a prims.broadcast_in_dim along dim 1): the sums start from
+// bias[g * Fg + f] (a generic writes it where they start; the tiles of
+// opal-tile-depthwise start from it), and no add or broadcast is left.
+// SHIFTED-LABEL: func.func @conv_grouped_bias
+// SHIFTED-SAME: %[[B:[a-z0-9]+]]: tensor<?xf32>, %{{.*}}: i64)
+// SHIFTED: tensor.extract %[[B]]
+// SHIFTED: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel", "parallel"]
+// SHIFTED-NOT: linalg.generic
+// SHIFTED-NOT: prims.
+// SHIFTED: return
+func.func @conv_grouped_bias(%x: tensor<?x?x?x?xf32>, %w: tensor<?x1x?x?xf32>, %b: tensor<?xf32>, %groups: i64) -> tensor<?x?x?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %one64 = arith.constant 1 : i64
+  %one = opal.list %one64, %one64 : i64, i64 -> !opal.list<i64>
+  %r = prims.conv %x, %w, %one, %one, %one, %groups : (tensor<?x?x?x?xf32>, tensor<?x1x?x?xf32>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i64) -> tensor<?x?x?x?xf32>
+  %d0 = tensor.dim %r, %c0 : tensor<?x?x?x?xf32>
+  %d1 = tensor.dim %r, %c1 : tensor<?x?x?x?xf32>
+  %d2 = tensor.dim %r, %c2 : tensor<?x?x?x?xf32>
+  %d3 = tensor.dim %r, %c3 : tensor<?x?x?x?xf32>
+  %i0 = arith.index_cast %d0 : index to i64
+  %i1 = arith.index_cast %d1 : index to i64
+  %i2 = arith.index_cast %d2 : index to i64
+  %i3 = arith.index_cast %d3 : index to i64
+  %shape = opal.list %i0, %i1, %i2, %i3 : i64, i64, i64, i64 -> !opal.list<i64>
+  %at = opal.list %one64 : i64 -> !opal.list<i64>
+  %bb = prims.broadcast_in_dim %b, %shape, %at : (tensor<?xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<?x?x?x?xf32>
+  %a = prims.add %r, %bb : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
+  return %a : tensor<?x?x?x?xf32>
+}
+
+// -----
+
+// The same with the sum read twice: the add stays, and the sums start from
+// zero.
+// SHIFTED-LABEL: func.func @conv_grouped_bias_read_twice
+// SHIFTED: linalg.fill
+// SHIFTED: arith.addf
+// SHIFTED: return
+func.func @conv_grouped_bias_read_twice(%x: tensor<?x?x?x?xf32>, %w: tensor<?x1x?x?xf32>, %b: tensor<?x?x?x?xf32>, %groups: i64) -> (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) {
+  %one64 = arith.constant 1 : i64
+  %one = opal.list %one64, %one64 : i64, i64 -> !opal.list<i64>
+  %r = prims.conv %x, %w, %one, %one, %one, %groups : (tensor<?x?x?x?xf32>, tensor<?x1x?x?xf32>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i64) -> tensor<?x?x?x?xf32>
+  %a = prims.add %r, %b : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
+  return %a, %r : tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>
+}
+
+// -----
+
 // A product with a transposed matrix (linear's weight) reads the matrix
 // itself through transposed indexing maps: no transposed copy.
 // CHECK-LABEL: func.func @mm_of_transpose

@@ -193,3 +193,80 @@ func.func @difference(%x: memref<?x?xf32>, %w: memref<?x?xf32>, %y: memref<?x?xf
   }
   return
 }
+
+// -----
+
+// The sums start from a bias per channel (opal-lower-to-linalg writes
+// bias[g * F + f] into the output before a depthwise convolution with a
+// bias): the generic that writes it goes, and each tile's sums start from
+// a broadcast of the point's bias, loaded once per tile (its index ops of
+// the rows and columns unread).
+// CHECK-LABEL: func.func @depthwise_from_bias
+// CHECK-SAME: (%[[X:.*]]: memref<?x?x?x?x?xf32>, %[[W:.*]]: memref<?x?x?x?x?xf32>, %[[Y:.*]]: memref<?x?x?x?x?xf32>, %[[B:.*]]: memref<?xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: scf.for %[[J:.*]] = %c0 to %{{.*}} step %c32 {
+// CHECK:   %[[BIAS:.*]] = memref.load %[[B]][%{{.*}}] : memref<?xf32>
+// CHECK:   %[[START:.*]] = vector.broadcast %[[BIAS]] : f32 to vector<16xf32>
+// CHECK:   scf.for %{{.*}} iter_args(%{{.*}} = %[[START]], %{{.*}} = %[[START]], %{{.*}} = %[[START]], %{{.*}} = %[[START]], %{{.*}} = %[[START]], %{{.*}} = %[[START]], %{{.*}} = %[[START]], %{{.*}} = %[[START]])
+// CHECK-NOT: vector.maskedload %[[Y]]
+// CHECK: vector.maskedstore %[[Y]]
+#xb = affine_map<(n, g, f, c, kh, kw, oh, ow) -> (n, g, c, oh + kh, ow + kw)>
+#wb = affine_map<(n, g, f, c, kh, kw, oh, ow) -> (g, f, c, kh, kw)>
+#ob = affine_map<(n, g, f, c, kh, kw, oh, ow) -> (n, g, f, oh, ow)>
+#yb = affine_map<(n, g, f, oh, ow) -> (n, g, f, oh, ow)>
+func.func @depthwise_from_bias(%x: memref<?x?x?x?x?xf32>, %w: memref<?x?x?x?x?xf32>, %y: memref<?x?x?x?x?xf32>, %b: memref<?xf32>) {
+  %c2 = arith.constant 2 : index
+  %fg = memref.dim %w, %c2 : memref<?x?x?x?x?xf32>
+  linalg.generic {indexing_maps = [#yb], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]}
+      outs(%y : memref<?x?x?x?x?xf32>) {
+  ^bb0(%out: f32):
+    %n = linalg.index 0 : index
+    %g = linalg.index 1 : index
+    %f = linalg.index 2 : index
+    %i = linalg.index 3 : index
+    %j = linalg.index 4 : index
+    %gf = arith.muli %g, %fg : index
+    %channel = arith.addi %gf, %f : index
+    %v = memref.load %b[%channel] : memref<?xf32>
+    linalg.yield %v : f32
+  }
+  linalg.generic {indexing_maps = [#xb, #wb, #ob], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel", "parallel"]}
+      ins(%x, %w : memref<?x?x?x?x?xf32>, memref<?x?x?x?x?xf32>) outs(%y : memref<?x?x?x?x?xf32>) {
+  ^bb0(%a: f32, %bw: f32, %acc: f32):
+    %p = arith.mulf %a, %bw : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A value that varies along the row (here the column's index) is no
+// tile's start: the generic that writes it stays, and the tiles load the
+// sums' start from the output.
+// CHECK-LABEL: func.func @start_varies_along_the_row
+// CHECK: linalg.generic
+// CHECK: vector.maskedload %{{.*}} : memref<?x?xf32>
+#xs = affine_map<(c, k, o) -> (c, o + k)>
+#ws = affine_map<(c, k, o) -> (c, k)>
+#os = affine_map<(c, k, o) -> (c, o)>
+#ys = affine_map<(c, o) -> (c, o)>
+func.func @start_varies_along_the_row(%x: memref<?x?xf32>, %w: memref<?x?xf32>, %y: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [#ys], iterator_types = ["parallel", "parallel"]}
+      outs(%y : memref<?x?xf32>) {
+  ^bb0(%out: f32):
+    %j = linalg.index 1 : index
+    %i = arith.index_cast %j : index to i32
+    %v = arith.sitofp %i : i32 to f32
+    linalg.yield %v : f32
+  }
+  linalg.generic {indexing_maps = [#xs, #ws, #os], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x, %w : memref<?x?xf32>, memref<?x?xf32>) outs(%y : memref<?x?xf32>) {
+  ^bb0(%a: f32, %bw: f32, %acc: f32):
+    %p = arith.mulf %a, %bw : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
