@@ -1159,12 +1159,49 @@ bool isPointwise(Operation *op, const ConvParameters &p, Type element) {
          llvm::all_of(p.padding, [](int64_t s) { return s == 0; });
 }
 
+/// `into` (a matrix [F, P]) with row f all bias[f].
+Value rowsOf(ConvBuilder &cb, Value into, Value bias, Type element) {
+  auto type = cast<RankedTensorType>(into.getType());
+  return linalg::GenericOp::create(
+             cb.b, cb.loc, TypeRange{type}, ValueRange{}, ValueRange{into},
+             SmallVector<AffineMap>{cb.b.getMultiDimIdentityMap(2)},
+             SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location l, ValueRange) {
+               Value row = linalg::IndexOp::create(nb, l, 0);
+               Value value = tensor::ExtractOp::create(nb, l, bias, row);
+               linalg::YieldOp::create(nb, l, castFloat(nb, l, value, element));
+             })
+      .getResult(0);
+}
+
+/// `sums` [N, F, P] plus bias[f] (a pass of its own).
+Value plusRowBias(ConvBuilder &cb, Value sums, Value bias, Type element) {
+  auto type = cast<RankedTensorType>(sums.getType());
+  MLIRContext *context = cb.b.getContext();
+  Value empty = tensor::EmptyOp::create(
+      cb.b, cb.loc, type, ValueRange{cb.dim(sums, 0), cb.dim(sums, 1), cb.dim(sums, 2)});
+  return linalg::GenericOp::create(
+             cb.b, cb.loc, TypeRange{type}, ValueRange{sums, bias}, ValueRange{empty},
+             SmallVector<AffineMap>{
+                 cb.b.getMultiDimIdentityMap(3),
+                 AffineMap::get(3, 0, {getAffineDimExpr(1, context)}, context),
+                 cb.b.getMultiDimIdentityMap(3)},
+             SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(
+                   nb, l,
+                   arith::AddFOp::create(nb, l, args[0], castFloat(nb, l, args[1], element))
+                       .getResult());
+             })
+      .getResult(0);
+}
+
 /// A pointwise prims.conv (isPointwise) on the CPU: per image n, sums [F, P]
 /// = weight [F, C] x input[n] [C, P], one product on views of the weight
 /// and the image (no columns, no copy of either: the product's tiles pack
 /// the image's rows as they read them), written into the rows of the sums
 /// [N, F, P].
-Value pointwiseConv(ConvBuilder &cb, Value input, Value weight, Type element) {
+Value pointwiseConv(ConvBuilder &cb, Value input, Value weight, Type element, Value bias) {
   OpBuilder &b = cb.b;
   Location loc = cb.loc;
   int64_t spatial = cast<RankedTensorType>(input.getType()).getRank() - 2;
@@ -1195,8 +1232,10 @@ Value pointwiseConv(ConvBuilder &cb, Value input, Value weight, Type element) {
             SmallVector<OpFoldResult>{lb.getIndexAttr(1), channels, pixels}, ones);
         SmallVector<OpFoldResult> rows = {lb.getIndexAttr(1), filters, pixels};
         Value sums = tensor::ExtractSliceOp::create(lb, l, matrixType, carried[0], at, rows, ones);
-        // (Zero filled right before the product: its tiles start from it.)
-        Value init = linalg::FillOp::create(lb, l, zero, sums).getResult(0);
+        // (Zero filled, or each filter's row its bias, right before the
+        // product: its tiles start from it.)
+        Value init =
+            bias ? rowsOf(in, sums, bias, element) : linalg::FillOp::create(lb, l, zero, sums).getResult(0);
         Value product = linalg::MatmulOp::create(lb, l, TypeRange{matrixType},
                                                  ValueRange{weightMatrix, x}, ValueRange{init})
                             .getResult(0);
@@ -1219,7 +1258,8 @@ Value pointwiseConv(ConvBuilder &cb, Value input, Value weight, Type element) {
 /// them alone).
 constexpr int64_t kPointwisePixels = 128;
 
-Value pointwiseOrColumns(ConvBuilder &cb, Value input, Value weight, Type element) {
+Value pointwiseOrColumns(ConvBuilder &cb, Value input, Value weight, Type element,
+                         Value bias) {
   int64_t spatial = cast<RankedTensorType>(input.getType()).getRank() - 2;
   Value n = cb.dim(input, 0);
   SmallVector<Value> extents = sizesOf(cb, input, 2, spatial);
@@ -1231,7 +1271,7 @@ Value pointwiseOrColumns(ConvBuilder &cb, Value input, Value weight, Type elemen
       cb.b, cb.loc, arith::OrIOp::create(cb.b, cb.loc, one, wide),
       [&](OpBuilder &b, Location l) {
         ConvBuilder in(b, l);
-        scf::YieldOp::create(b, l, pointwiseConv(in, input, weight, element));
+        scf::YieldOp::create(b, l, pointwiseConv(in, input, weight, element, bias));
       },
       [&](OpBuilder &b, Location l) {
         ConvBuilder in(b, l);
@@ -1245,8 +1285,10 @@ Value pointwiseOrColumns(ConvBuilder &cb, Value input, Value weight, Type elemen
         auto guarded = scf::IfOp::create(
             b, l, none,
             [&](OpBuilder &tb, Location tl) {
+              ConvBuilder tin(tb, tl);
+              Value zeros = tin.zeros({n, filterCount, pixels}, element);
               scf::YieldOp::create(tb, tl,
-                                   ConvBuilder(tb, tl).zeros({n, filterCount, pixels}, element));
+                                   bias ? plusRowBias(tin, zeros, bias, element) : zeros);
             },
             [&](OpBuilder &eb, Location el) {
               ConvBuilder ein(eb, el);
@@ -1260,6 +1302,8 @@ Value pointwiseOrColumns(ConvBuilder &cb, Value input, Value weight, Type elemen
               Value result = directConv(ein, images, filters, line, element, true, true);
               if (result.getType() != lineType)
                 result = tensor::CastOp::create(eb, el, lineType, result);
+              if (bias)
+                result = plusRowBias(ein, result, bias, element);
               scf::YieldOp::create(eb, el, result);
             });
         scf::YieldOp::create(b, l, guarded.getResult(0));
@@ -1586,7 +1630,7 @@ LogicalResult lowerConv(Operation *op, PatternRewriter &rewriter) {
     result = singleFilterConv(cb, input, weight, parameters, element);
     break;
   case ConvPath::Pointwise:
-    result = pointwiseOrColumns(cb, input, weight, element);
+    result = pointwiseOrColumns(cb, input, weight, element, bias ? bias->second : Value());
     break;
   case ConvPath::Planes:
     result = smallOrLargePlanes(cb, input, weight, parameters, element);
@@ -1627,8 +1671,9 @@ void opal::ir::detail::markConvolutionBiases(Operation *root) {
     Type element = resultType.getElementType();
     // (Float32 and float64: a 16-bit float's sum would add the bias in
     // float32 before rounding, where PyTorch rounds the products first.)
+    ConvPath path = pathOf(op, *parametersOf(op), element);
     if (accumulatorFor(element) != element ||
-        pathOf(op, *parametersOf(op), element) != ConvPath::Grouped)
+        (path != ConvPath::Grouped && path != ConvPath::Pointwise))
       return;
     auto bias = addedBias(op);
     if (!bias)

@@ -118,7 +118,35 @@ struct ProductStart {
   scf::ForOp loop;
   linalg::GenericOp addition; ///< D = C + bias[j] right after, if any
   Value bias, into;           ///< its bias and D
+  /// A generic right before that writes each row of C with one value (a
+  /// convolution's bias per filter, rowStartOf), if any.
+  linalg::GenericOp rowStart;
 };
+
+/// Whether `op` writes every element of the matrix `c` (on buffers) with
+/// a value that depends on the row only: no inputs, its index of the
+/// column unread, its output unread, nothing but loads and pure ops.
+bool writesRowValues(linalg::GenericOp op, Value c) {
+  if (!op || !op.hasPureBufferSemantics() || op.getNumDpsInputs() != 0 ||
+      op.getNumDpsInits() != 1 || op.getDpsInitOperand(0)->get() != c ||
+      op.getNumLoops() != 2 || op.getNumParallelLoops() != 2 ||
+      !op.getIndexingMapsArray()[0].isIdentity())
+    return false;
+  Block &body = op.getRegion().front();
+  if (!body.getArgument(0).use_empty())
+    return false;
+  for (Operation &nested : body.without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(nested)) {
+      if (index.getDim() != 0 && !index->use_empty())
+        return false;
+      continue;
+    }
+    if (nested.getNumRegions() != 0 ||
+        !(isa<memref::LoadOp>(nested) || isMemoryEffectFree(&nested)))
+      return false;
+  }
+  return true;
+}
 
 /// Whether `op` is D[i, j] = C[i, j] + bias[j] (either order of the
 /// operands of one arith.addf) over `c`.
@@ -174,6 +202,10 @@ ProductStart productStart(linalg::LinalgOp op, BOrder order) {
   Operation *before = touching(op);
   if (linalg::FillOp fill = fillOfC(before)) {
     start.fill = fill;
+  } else if (auto generic = dyn_cast_or_null<linalg::GenericOp>(before);
+             !isa<linalg::BatchMatmulOp>(op) && writesRowValues(generic, c)) {
+    start.rowStart = generic;
+    return start;
   } else if (auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
              !before && loop && loop.getNumResults() == 0 && loop.isDefinedOutsideOfLoop(c) &&
              getConstantIntValue(loop.getStep()) == 1 && order == BOrder::Rows &&
@@ -227,7 +259,7 @@ public:
                        int64_t tileN, int64_t directRows, const ProductStart &start)
       : b(rewriter), loc(op.getLoc()), a(op->getOperand(0)), bMat(op->getOperand(1)),
         c(start.into ? start.into : op->getOperand(2)), fillValue(start.fillValue),
-        bias(start.bias), positions(start.loop), product(op),
+        bias(start.bias), rowStart(start.rowStart), positions(start.loop), product(op),
         batched(isa<linalg::BatchMatmulOp>(op)),
         transposedB(transposedB), tileM(tileM), vectors(vectors), tileK(tileK), tileN(tileN),
         directRows(directRows) {
@@ -321,7 +353,9 @@ private:
     Value jEnd = min(add(j0, index(tileN)), n);
     // (A product whose sums start from a fill or a bias runs its first
     // block of k even for k = 0: the tiles write the start.)
-    Value kBlocks = fillValue || bias ? arith::MaxUIOp::create(b, loc, k, index(1)).getResult() : k;
+    Value kBlocks = fillValue || bias || rowStart
+                        ? arith::MaxUIOp::create(b, loc, k, index(1)).getResult()
+                        : k;
     Value k0 = loop(index(0), kBlocks, tileK);
     Value kEnd = min(add(k0, index(tileK)), k);
     if (positions) {
@@ -575,11 +609,11 @@ private:
               b, loc, vectorType, c, at(rowIndices[r], columns[v]), masks[v], zeros));
       return loaded;
     };
-    if (!fillValue && !bias) {
+    if (!fillValue && !bias && !rowStart) {
       accumulators = loadC(b);
     } else {
-      // The first block of k starts from the fill value or the bias (C
-      // was never written); the later ones from C.
+      // The first block of k starts from the fill value, the bias or each
+      // row's value (C was never written); the later ones from C.
       SmallVector<Type> types(rows * width, vectorType);
       Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, k0, index(0));
       auto start = scf::IfOp::create(b, loc, types, first, /*withElseRegion=*/true);
@@ -589,7 +623,8 @@ private:
         SmallVector<Value> initial;
         for (int64_t v = 0; v < width; ++v)
           initial.push_back(
-              fillValue ? vector::BroadcastOp::create(b, loc, vectorType, fillValue).getResult()
+              rowStart ? zeros
+              : fillValue ? vector::BroadcastOp::create(b, loc, vectorType, fillValue).getResult()
                         : vector::MaskedLoadOp::create(b, loc, vectorType, bias,
                                                        ValueRange{columns[v]}, masks[v], zeros)
                               .getResult());
@@ -665,10 +700,24 @@ private:
     } else {
       sums = sumBlock(accumulators);
     }
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t v = 0; v < width; ++v)
-        vector::MaskedStoreOp::create(b, loc, c, at(rowIndices[r], columns[v]), masks[v],
-                                      sums->getResult(r * width + v));
+    for (int64_t r = 0; r < rows; ++r) {
+      // Each row's value (rowStart) is added once, to the first block's sums
+      // (which start from zero), after the block: loaded before it, the
+      // rows' values would hold registers the sums need (LLVM spilled sums
+      // of a 6 x 4 tile).
+      Value rowAdd;
+      if (rowStart) {
+        Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, k0, index(0));
+        Value value = vector::BroadcastOp::create(b, loc, vectorType, rowValue(rowIndices[r]));
+        rowAdd = arith::SelectOp::create(b, loc, first, value, zeros);
+      }
+      for (int64_t v = 0; v < width; ++v) {
+        Value sum = sums->getResult(r * width + v);
+        if (rowAdd)
+          sum = arith::AddFOp::create(b, loc, sum, rowAdd);
+        vector::MaskedStoreOp::create(b, loc, c, at(rowIndices[r], columns[v]), masks[v], sum);
+      }
+    }
   }
 
   RewriterBase &b;
@@ -677,6 +726,22 @@ private:
   /// What C holds before the product, when not C's own values (see
   /// ProductStart): the first block of k starts the sums there.
   Value fillValue, bias;
+  linalg::GenericOp rowStart;
+
+  /// The value rowStart writes in row `row`: its body there.
+  Value rowValue(Value row) {
+    IRMapping map;
+    Block &body = rowStart.getRegion().front();
+    for (Operation &nested : body.without_terminator()) {
+      if (auto index = dyn_cast<linalg::IndexOp>(nested)) {
+        if (index.getDim() == 0)
+          map.map(index.getResult(), row);
+        continue;
+      }
+      b.clone(nested, map);
+    }
+    return map.lookupOrDefault(body.getTerminator()->getOperand(0));
+  }
   /// The loop of products whose iterations run inside the register tiles
   /// (each tile sums every iteration's product before it is stored).
   scf::ForOp positions;
@@ -730,6 +795,8 @@ struct OpalTileMatmul : public opal::ir::impl::OpalTileMatmulBase<OpalTileMatmul
         rewriter.eraseOp(start.loop ? start.loop.getOperation() : op.getOperation());
         if (start.fill)
           rewriter.eraseOp(start.fill);
+        if (start.rowStart)
+          rewriter.eraseOp(start.rowStart);
         if (start.addition) {
           // The temporary C goes with its dealloc.
           rewriter.eraseOp(start.addition);

@@ -8,24 +8,13 @@ import os
 import subprocess
 import sys
 import textwrap
-import threading
 
 import numpy as np
 import pytest
-import torch
 
 import opal
 
 A = opal.ops.aten
-rng = np.random.default_rng(5)
-
-
-def conv_call(k, stride, channels=6, size=9):
-    x = opal.tensor(rng.standard_normal((1, channels, size, size)).astype(np.float32))
-    w = opal.tensor(rng.standard_normal((channels + 2, channels, k, k)).astype(np.float32))
-    b = opal.tensor(rng.standard_normal(channels + 2).astype(np.float32))
-    return (A.convolution.default,
-            (x, w, b, [stride, stride], [k // 2, k // 2], [1, 1], False, [0, 0], 1))
 
 
 def run_fresh(script, **env):
@@ -36,13 +25,33 @@ def run_fresh(script, **env):
     return result
 
 
-def test_calls_compiled_ahead_run_without_compiling_and_agree_with_pytorch():
+# (Each in a process of its own: what compiles is what no test compiled
+# before in the process.)
+PRELUDE = """
+    import numpy as np
+    import pytest
+    import torch
+    import opal
+    A = opal.ops.aten
+    rng = np.random.default_rng(5)
+    def conv_call(k, stride, channels=6, size=9):
+        x = opal.tensor(rng.standard_normal((1, channels, size, size)).astype(np.float32))
+        w = opal.tensor(rng.standard_normal((channels + 2, channels, k, k)).astype(np.float32))
+        b = opal.tensor(rng.standard_normal(channels + 2).astype(np.float32))
+        return (A.convolution.default,
+                (x, w, b, [stride, stride], [k // 2, k // 2], [1, 1], False, [0, 0], 1))
+"""
+
+
+def test_calls_compiled_ahead_run_without_compiling_and_agree_with_pytorch(tmp_path):
     # Distinct convolutions (one op, four keys: they compile in parallel
     # with the op's lock released) and an elementwise op, one call twice.
+    run_fresh(PRELUDE + """
     calls = [conv_call(3, 1, 5), conv_call(3, 2, 5), conv_call(1, 1, 5), conv_call(5, 2, 5)]
     x = opal.tensor(rng.standard_normal((3, 7)).astype(np.float32))
     calls += [(A.softplus.default, (x, 2.0, 10.0)), (A.softplus.default, (x, 3.0, 10.0))]
-    assert opal.jit.compile_ahead(calls, threads=2) == ["compiled"] * 5 + ["in memory"]
+    got = opal.jit.compile_ahead(calls, threads=2)
+    assert got == ["compiled"] * 5 + ["in memory"], got
     opal.jit.reset_stats()
     for op, args in calls:
         got = op(*args).numpy()
@@ -55,9 +64,11 @@ def test_calls_compiled_ahead_run_without_compiling_and_agree_with_pytorch():
     stats = opal.jit.stats()
     assert (stats["compiles"], stats["misses"], stats["hits"]) == (0, 0, 6), stats
     assert opal.jit.compile_ahead(calls) == ["in memory"] * 6
+    """, OPAL_CACHE_DIR=str(tmp_path / "cache"))
 
 
-def test_what_compiles_nothing_says_why():
+def test_what_compiles_nothing_says_why(tmp_path):
+    run_fresh(PRELUDE + """
     x = opal.tensor(rng.standard_normal((2, 3)).astype(np.float32))
     leaf = opal.tensor(rng.standard_normal((2, 3)).astype(np.float32), requires_grad=True)
     results = opal.jit.compile_ahead([
@@ -67,16 +78,17 @@ def test_what_compiles_nothing_says_why():
         (A.cumsum.default, (x, 5)),                     # the call's own error
         (A.cosh.default, (x,), {}),
     ])
-    assert results[:2] == ["no kernel", "no kernel"]
+    assert results[:2] == ["no kernel", "no kernel"], results
     assert results[2] == ("failed: aten::mul.Tensor() argument 'other' (position 2) must be "
                           "Tensor, not str"), results
     message = ("aten::cumsum: Dimension out of range (expected to be in range of [-2, 1], but "
                "got 5)")
-    assert results[3] == "failed: " + message
-    assert results[4] == "compiled"
+    assert results[3] == "failed: " + message, results
+    assert results[4] == "compiled", results
     with pytest.raises(RuntimeError) as raised:
         A.cumsum.default(x, 5)
     assert str(raised.value) == message
+    """, OPAL_CACHE_DIR=str(tmp_path / "cache"))
 
 
 @pytest.mark.parametrize("calls,error", [

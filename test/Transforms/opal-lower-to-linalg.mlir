@@ -516,6 +516,51 @@ func.func @conv_pointwise(%x: tensor<?x?x?x?xf32>, %w: tensor<?x?x1x1xf32>) -> t
 
 // -----
 
+// With the bias aten's decomposition adds: each image's product starts
+// from the bias's rows (a generic right before it, which opal-tile-matmul
+// starts its tiles from), the columns add it in a pass of their own, and
+// an input without channels gives the bias; no add or broadcast is left.
+// POINTWISE-LABEL: func.func @conv_pointwise_bias
+// POINTWISE-SAME: %[[B:[a-z0-9]+]]: tensor<?xf32>)
+// POINTWISE: scf.for
+// POINTWISE-NOT: linalg.fill
+// POINTWISE: tensor.extract %[[B]]
+// POINTWISE: linalg.matmul
+// POINTWISE: } else {
+// POINTWISE: linalg.fill
+// POINTWISE: arith.addf
+// POINTWISE: } else {
+// POINTWISE: linalg.batch_matmul
+// POINTWISE: arith.addf
+// POINTWISE-NOT: prims.
+// POINTWISE: return
+func.func @conv_pointwise_bias(%x: tensor<?x?x?x?xf32>, %w: tensor<?x?x1x1xf32>, %b: tensor<?xf32>) -> tensor<?x?x?x?xf32> {
+  %i0 = arith.constant 0 : index
+  %i1 = arith.constant 1 : index
+  %i2 = arith.constant 2 : index
+  %i3 = arith.constant 3 : index
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %one = opal.list %c1, %c1 : i64, i64 -> !opal.list<i64>
+  %zero = opal.list %c0, %c0 : i64, i64 -> !opal.list<i64>
+  %r = prims.conv %x, %w, %one, %zero, %one, %c1 : (tensor<?x?x?x?xf32>, tensor<?x?x1x1xf32>, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i64) -> tensor<?x?x?x?xf32>
+  %d0 = tensor.dim %r, %i0 : tensor<?x?x?x?xf32>
+  %d1 = tensor.dim %r, %i1 : tensor<?x?x?x?xf32>
+  %d2 = tensor.dim %r, %i2 : tensor<?x?x?x?xf32>
+  %d3 = tensor.dim %r, %i3 : tensor<?x?x?x?xf32>
+  %s0 = arith.index_cast %d0 : index to i64
+  %s1 = arith.index_cast %d1 : index to i64
+  %s2 = arith.index_cast %d2 : index to i64
+  %s3 = arith.index_cast %d3 : index to i64
+  %shape = opal.list %s0, %s1, %s2, %s3 : i64, i64, i64, i64 -> !opal.list<i64>
+  %at = opal.list %c1 : i64 -> !opal.list<i64>
+  %bb = prims.broadcast_in_dim %b, %shape, %at : (tensor<?xf32>, !opal.list<i64>, !opal.list<i64>) -> tensor<?x?x?x?xf32>
+  %a = prims.add %r, %bb : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
+  return %a : tensor<?x?x?x?xf32>
+}
+
+// -----
+
 // With shifted-convolutions, a convolution of stride 2 also sums products
 // over shifted rows, of its padded input's four phases (the pixels of even
 // or odd padded row and column, each a plane of ceil(padded / 2)^2 rows):

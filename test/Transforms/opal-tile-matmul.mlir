@@ -246,6 +246,61 @@ func.func @filled(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>)
 
 // -----
 
+// C written right before the product with a value per row (a pointwise
+// convolution's bias per filter, as opal-lower-to-linalg writes it): the
+// generic goes; the first block of k starts from zero, and each row's
+// value is added to the sums of that block before they are stored (after
+// the block, so that the values hold no registers the sums need).
+// CHECK-LABEL: func.func @row_start
+// CHECK-SAME: %[[A:[a-z0-9]+]]: memref<?x?xf32>, %[[B:[a-z0-9]+]]: memref<?x?xf32>, %[[C:[a-z0-9]+]]: memref<?x?xf32>, %[[BIAS:[a-z0-9]+]]: memref<?xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: scf.if %{{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: scf.yield %[[Z:.*]], %[[Z]], %[[Z]], %[[Z]]
+// CHECK: } else {
+// CHECK-COUNT-4: vector.maskedload %[[C]]
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : index
+// CHECK: %[[VALUE:.*]] = memref.load %[[BIAS]][%{{.*}}] : memref<?xf32>
+// CHECK: %[[ROW:.*]] = vector.broadcast %[[VALUE]] : f32 to vector<16xf32>
+// CHECK: %[[ADD:.*]] = arith.select %[[FIRST]], %[[ROW]], %{{.*}} : vector<16xf32>
+// CHECK: %[[SUM:.*]] = arith.addf %{{.*}}, %[[ADD]] : vector<16xf32>
+// CHECK: vector.maskedstore %[[C]][%{{.*}}], %{{.*}}, %[[SUM]]
+// CHECK-NOT: linalg.generic
+func.func @row_start(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>, %bias: memref<?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      outs(%c : memref<?x?xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %v = memref.load %bias[%i] : memref<?xf32>
+    linalg.yield %v : f32
+  }
+  linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>)
+  return
+}
+
+// -----
+
+// A value that varies along the row is no start: the generic stays before
+// the tiles, which load C.
+// CHECK-LABEL: func.func @column_start
+// CHECK: linalg.generic
+// CHECK: scf.for
+// CHECK-NOT: arith.addf {{.*}} : vector<16xf32>
+// CHECK: return
+func.func @column_start(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>, %bias: memref<?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      outs(%c : memref<?x?xf32>) {
+  ^bb0(%out: f32):
+    %j = linalg.index 1 : index
+    %v = memref.load %bias[%j] : memref<?xf32>
+    linalg.yield %v : f32
+  }
+  linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>)
+  return
+}
+
+// -----
+
 // linear's bias: a temporary product added to bias[j] into D right after.
 // The tiles write D directly, their first block of k starting from the
 // bias's vectors at their columns; the temporary, its fill, the addition
