@@ -111,6 +111,17 @@ public:
       return;
     std::ofstream(dir_ + "/" + stage, std::ios::binary) << text;
   }
+  /// The kernel's object code: 4-kernel.o, or for a kernel split across
+  /// threads one file per object of its group (4-kernel.<i>.o).
+  void dumpObject(const std::string &blob) const {
+    if (dir_.empty())
+      return;
+    auto objects = jit::unpackObjectGroup(blob);
+    if (!objects || objects->size() == 1)
+      return dump("4-kernel.o", blob);
+    for (size_t i = 0; i < objects->size(); ++i)
+      dump("4-kernel." + std::to_string(i) + ".o", (*objects)[i]);
+  }
   void dump(const std::string &stage, ModuleOp module) const {
     if (dir_.empty())
       return;
@@ -548,12 +559,7 @@ private:
     auto emitted = compileKernel(lowered.host, options, error);
     if (failed(emitted))
       return makeUnexpected(Error(front.label + ": " + error));
-    // (A kernel split across threads: one file per object of its group.)
-    if (auto objects = jit::unpackObjectGroup(*emitted); objects && objects->size() > 1)
-      for (size_t i = 0; i < objects->size(); ++i)
-        front.dumper.dump("4-kernel." + std::to_string(i) + ".o", (*objects)[i]);
-    else
-      front.dumper.dump("4-kernel.o", *emitted);
+    front.dumper.dumpObject(*emitted);
     if (!lowered.device)
       return std::move(*emitted);
     CudaKernelObject &device = *lowered.device;

@@ -54,13 +54,6 @@ void removeDead(llvm::Module &module) {
 
 } // namespace
 
-size_t opal::ir::instructionCount(const llvm::Module &module) {
-  size_t count = 0;
-  for (const llvm::Function &function : module)
-    count += sizeOf(function);
-  return count;
-}
-
 std::vector<std::string> opal::ir::splitModule(llvm::Module &module, unsigned count) {
   std::vector<std::pair<size_t, llvm::Function *>> moved;
   size_t rest = 0, movedSize = 0;

@@ -420,43 +420,45 @@ FailureOr<std::string> opal::ir::compileKernel(LlvmKernel &kernel, const ObjectO
   optimizeMs += millisecondsSince(start);
   // A large kernel's nests go to modules of their own, each optimized and
   // compiled on a thread of its own, from a context of its own.
-  std::vector<std::string> others = splitModule(*kernel.module, splitCount(options));
-  std::vector<std::string> objects(others.size() + 1), errors(others.size() + 1);
-  std::vector<double> optimizeEach(others.size(), 0), codegenEach(others.size(), 0);
-  std::vector<char> failedEach(others.size(), 0);
+  struct Part {
+    std::string bitcode, object, error; ///< (an empty object: it failed)
+    double optimizeMs = 0, codegenMs = 0;
+  };
+  std::vector<Part> parts;
+  for (std::string &bitcode : splitModule(*kernel.module, splitCount(options)))
+    parts.push_back({std::move(bitcode), "", "", 0, 0});
   std::vector<std::thread> threads;
-  for (size_t i = 0; i < others.size(); ++i)
-    threads.emplace_back([&, i] {
+  for (Part &part : parts)
+    threads.emplace_back([&options, &part] {
       llvm::LLVMContext context;
-      auto parsed = llvm::parseBitcodeFile(
-          llvm::MemoryBufferRef(others[i], "opal-kernel-part"), context);
+      auto parsed =
+          llvm::parseBitcodeFile(llvm::MemoryBufferRef(part.bitcode, "opal-kernel-part"), context);
       if (!parsed) {
-        errors[i + 1] = "internal error: a split kernel's module does not read back: " +
-                        llvm::toString(parsed.takeError());
-        failedEach[i] = 1;
+        part.error = "internal error: a split kernel's module does not read back: " +
+                     llvm::toString(parsed.takeError());
         return;
       }
-      MachineLease own(nullptr, errors[i + 1]);
-      auto object = own.get() ? optimizeAndEmit(**parsed, own.get(), options.output,
-                                                optimizeEach[i], codegenEach[i], errors[i + 1])
-                              : FailureOr<std::string>(failure());
-      if (failed(object)) {
-        failedEach[i] = 1;
+      MachineLease own(nullptr, part.error);
+      if (!own.get())
         return;
-      }
-      objects[i + 1] = std::move(*object);
+      auto object = optimizeAndEmit(**parsed, own.get(), options.output, part.optimizeMs,
+                                    part.codegenMs, part.error);
+      if (succeeded(object))
+        part.object = std::move(*object);
     });
   auto first = optimizeAndEmit(*kernel.module, machine.get(), options.output, optimizeMs,
                                codegenMs, error);
   for (std::thread &thread : threads)
     thread.join();
-  for (size_t i = 0; i < others.size(); ++i) {
-    optimizeMs += optimizeEach[i];
-    codegenMs += codegenEach[i];
-    if (failedEach[i] && succeeded(first)) {
-      error = errors[i + 1];
+  std::vector<std::string> objects(1);
+  for (Part &part : parts) {
+    optimizeMs += part.optimizeMs;
+    codegenMs += part.codegenMs;
+    if (part.object.empty() && succeeded(first)) {
+      error = part.error;
       return failure();
     }
+    objects.push_back(std::move(part.object));
   }
   if (options.timings) {
     options.timings->optimizeMs = optimizeMs;
@@ -467,15 +469,6 @@ FailureOr<std::string> opal::ir::compileKernel(LlvmKernel &kernel, const ObjectO
     return failure();
   objects[0] = std::move(*first);
   return opal::jit::packObjectGroup(objects);
-}
-
-FailureOr<std::string> opal::ir::emitObject(ModuleOp module,
-                                            const std::vector<std::string> &entryPoints,
-                                            const ObjectOptions &options, std::string &error) {
-  FailureOr<LlvmKernel> kernel = translateKernel(module, entryPoints, options, error);
-  if (failed(kernel))
-    return failure();
-  return compileKernel(*kernel, options, error);
 }
 
 FailureOr<LoadedObject> opal::ir::loadObject(const std::string &object,

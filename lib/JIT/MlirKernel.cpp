@@ -195,6 +195,32 @@ void appendCallWords(const FunctionSchema &schema, const IValue *args, DeviceTyp
     throw OpalError(ok.error().message());
 }
 
+/// Where a call's kernel runs: CUDA's on a CUDA device, else the CPU's
+/// (meta calls use the CPU kernel's shape computation).
+struct CallTarget {
+  Device device;
+  DeviceType type;
+  DispatchKey key;
+  int capability;
+};
+CallTarget callTarget(const FunctionSchema &schema, const IValue *args) {
+  Device device = callDevice(schema, args);
+  if (!device.isCUDA())
+    return {device, DeviceType::CPU, DispatchKey::CPU, 0};
+  return {device, DeviceType::CUDA, DispatchKey::CUDA,
+          cudaCapabilityOf(cuda::ordinalOf(device))};
+}
+
+/// Whether a call this kernel takes at `keys` records autograd. The Python
+/// key is still in the call's keys only above it: this kernel runs at an
+/// Autograd key (a CompositeImplicitAutograd decomposition) and a dispatch
+/// mode waits below, which must see the decomposed calls, as in PyTorch.
+bool recordsAt(DispatchKeySet keys, const FunctionSchema &schema, const IValue *args) {
+  return !keys.has(DispatchKey::Python) &&
+         keys.hasAny(DispatchKeySet(DispatchKey::AutogradFunctionality)) &&
+         autograd::recordsCall(schema, args);
+}
+
 } // namespace
 
 KernelFunction MlirKernel::make() {
@@ -384,7 +410,6 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
     flight.emplace(compiling_, landed_, lock, words);
     Expected<std::shared_ptr<const CompiledKernel>> compiled = makeUnexpected(Error(""));
     Expected<std::shared_ptr<const CompiledKernel>> retried = makeUnexpected(Error(""));
-    bool triedExact = false;
     {
       CompileProgress progress(spec.op.str() + spec.str() + " for " + toString(key));
       compiled = (*compiler)->compile(spec, key);
@@ -395,11 +420,10 @@ const CompiledKernel &MlirKernel::compile(const OperatorHandle &op, DispatchKey 
                                       cudaCapability);
         exact.opByOp = underMode;
         retried = (*compiler)->compile(exact, key);
-        triedExact = true;
       }
     }
     flight->relock();
-    if (triedExact) {
+    if (!compiled && !staticShapes) {
       if (retried) {
         if (logEnabled(LogTopic::JIT))
           logLine(LogTopic::JIT, spec.op.str() + " compiles for static shapes only (" +
@@ -496,25 +520,16 @@ void MlirKernel::boxedCall(OperatorKernel *functor, const OperatorHandle &op,
   const FunctionSchema &schema = op.schema();
   size_t count = schema.arguments().size();
   IValue *args = stack->data() + stack->size() - count;
-  Device device = callDevice(schema, args);
-  // Meta calls use the CPU kernel's shape computation.
-  bool onCuda = device.isCUDA();
-  DeviceType target = onCuda ? DeviceType::CUDA : DeviceType::CPU;
-  int capability = onCuda ? cudaCapabilityOf(cuda::ordinalOf(device)) : 0;
+  CallTarget target = callTarget(schema, args);
   ThreadState &state = threadState();
   std::vector<uint64_t> &words = state.words;
   words.clear();
-  // The Python key is still in the call's keys only above it: this kernel
-  // runs at an Autograd key (a CompositeImplicitAutograd decomposition) and
-  // a dispatch mode waits below. As in PyTorch, the mode must see the
-  // decomposed calls, so the decomposition runs op by op.
+  // Under a dispatch mode the decomposition runs op by op (recordsAt).
   // When autograd records the call, the backward derived from the
   // decomposition is one node around the fused kernel (DerivedGradients.h);
   // where there is none, the ops the decomposition reaches record
   // themselves, each with its own derivative.
-  bool records = !keys.has(DispatchKey::Python) &&
-                 keys.hasAny(DispatchKeySet(DispatchKey::AutogradFunctionality)) &&
-                 autograd::recordsCall(schema, args);
+  bool records = recordsAt(keys, schema, args);
   if (records) {
     KernelFunction derived = derivedVariableKernel(op, functor);
     if (derived.isValid()) {
@@ -523,15 +538,15 @@ void MlirKernel::boxedCall(OperatorKernel *functor, const OperatorHandle &op,
     }
   }
   bool underMode = keys.has(DispatchKey::Python) || records;
-  appendCallWords(schema, args, target, capability,
+  appendCallWords(schema, args, target.type, target.capability,
                   self.staticShapes_.load(std::memory_order_relaxed), underMode, words);
   const CompiledKernel *kernel = self.find(words);
   if (kernel) {
     state.hits.store(state.hits.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   } else {
     ++counters.misses;
-    kernel = &self.compile(op, onCuda ? DispatchKey::CUDA : DispatchKey::CPU, args, target,
-                           capability, words, underMode);
+    kernel = &self.compile(op, target.key, args, target.type, target.capability, words,
+                           underMode);
   }
   // The outputs go on the stack after the arguments (room is made first, so
   // `args` stays valid), then the arguments are erased.
@@ -547,7 +562,7 @@ void MlirKernel::boxedCall(OperatorKernel *functor, const OperatorHandle &op,
   });
   if (self.elementScalar_ >= 0 && !kernel->outputs.empty())
     checkElementScalar(args[self.elementScalar_], kernel->outputs.front().dtype);
-  kernel->invoke(args, device, *stack);
+  kernel->invoke(args, target.device, *stack);
   stack->erase(stack->begin() + static_cast<std::ptrdiff_t>(base),
                stack->begin() + static_cast<std::ptrdiff_t>(base + count));
 }
@@ -563,17 +578,14 @@ std::optional<MlirKernel::Ahead> MlirKernel::planAhead(const KernelFunction &ker
   // As boxedCall: under a dispatch mode, or recording autograd, the call
   // runs the decomposition's ops (or a derived node), not a kernel of
   // this op's.
-  if (keys.has(DispatchKey::Python) ||
-      (keys.hasAny(DispatchKeySet(DispatchKey::AutogradFunctionality)) &&
-       autograd::recordsCall(schema, args)))
+  if (keys.has(DispatchKey::Python) || recordsAt(keys, schema, args))
     return std::nullopt;
-  Device device = callDevice(schema, args);
+  CallTarget target = callTarget(schema, args);
   Ahead ahead;
   ahead.kernel = &self;
-  bool onCuda = device.isCUDA();
-  ahead.device = onCuda ? DeviceType::CUDA : DeviceType::CPU;
-  ahead.key = onCuda ? DispatchKey::CUDA : DispatchKey::CPU;
-  ahead.cudaCapability = onCuda ? cudaCapabilityOf(cuda::ordinalOf(device)) : 0;
+  ahead.device = target.type;
+  ahead.key = target.key;
+  ahead.cudaCapability = target.capability;
   appendCallWords(schema, args, ahead.device, ahead.cudaCapability,
                   self.staticShapes_.load(std::memory_order_relaxed), /*underMode=*/false,
                   ahead.words);

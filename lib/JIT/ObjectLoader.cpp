@@ -645,8 +645,7 @@ Expected<std::unique_ptr<LoadedGroup>> loadGroup(const std::string &blob,
       if (group->symbols.count(name))
         return fail(Error("symbol " + name + " is defined by two objects of the group"));
       group->symbols[name] = address;
-      if (group->objects.size() > 1)
-        group->bound[name] = address;
+      group->bound[name] = address;
     }
   for (auto &loader : group->loaders)
     if (auto linked = loader->link(); !linked)

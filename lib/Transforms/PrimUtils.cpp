@@ -14,6 +14,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -358,4 +360,41 @@ void opal::ir::detail::declareFunction(mlir::ModuleOp module, llvm::StringRef na
   mlir::OpBuilder b(module.getContext());
   b.setInsertionPointToEnd(module.getBody());
   mlir::func::FuncOp::create(b, module.getLoc(), name, type).setPrivate();
+}
+
+bool opal::ir::detail::writesIndexedValues(Operation *op, Value out, ArrayRef<unsigned> varying) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!generic || !generic.hasPureBufferSemantics() || generic.getNumDpsInputs() != 0 ||
+      generic.getNumDpsInits() != 1 || generic.getDpsInitOperand(0)->get() != out ||
+      !generic.getIndexingMapsArray()[0].isIdentity() ||
+      generic.getNumParallelLoops() != generic.getNumLoops())
+    return false;
+  Block &body = generic.getRegion().front();
+  if (!body.getArgument(0).use_empty())
+    return false;
+  for (Operation &nested : body.without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(nested)) {
+      if (!index->use_empty() && llvm::is_contained(varying, index.getDim()))
+        return false;
+      continue;
+    }
+    if (nested.getNumRegions() != 0 ||
+        !(isa<memref::LoadOp>(nested) || isMemoryEffectFree(&nested)))
+      return false;
+  }
+  return true;
+}
+
+Value opal::ir::detail::indexedValueAt(OpBuilder &b, Operation *op, ArrayRef<Value> at) {
+  IRMapping map;
+  Block &body = cast<linalg::GenericOp>(op).getRegion().front();
+  for (Operation &nested : body.without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(nested)) {
+      if (!index->use_empty())
+        map.map(index.getResult(), at[index.getDim()]);
+      continue;
+    }
+    b.clone(nested, map);
+  }
+  return map.lookupOrDefault(body.getTerminator()->getOperand(0));
 }

@@ -60,6 +60,19 @@ constexpr llvm::StringLiteral kLoweredByProducerAttr = "opal.lowered_by_producer
 /// convolutions under `root` (and their adds) that it fits.
 void markConvolutionBiases(mlir::Operation *root);
 
+/// Whether `op` is a linalg.generic on buffers that writes every element of
+/// `out` with a value computed from its indices alone (what the register
+/// tiles of a product or window after it may start from, as from a fill: a
+/// bias per channel): no inputs, its output unread, nothing but loads and
+/// pure ops, and the index of no dim of `out` in `varying` read.
+bool writesIndexedValues(mlir::Operation *op, mlir::Value out,
+                         llvm::ArrayRef<unsigned> varying);
+/// The value such a generic writes at `at` (a coordinate per dim of its
+/// output; null for a dim its body does not read): its body, cloned at the
+/// builder's insertion point.
+mlir::Value indexedValueAt(mlir::OpBuilder &b, mlir::Operation *op,
+                           llvm::ArrayRef<mlir::Value> at);
+
 /// How one structured prim lowers: why it cannot (or ""), and the rewrite.
 struct PrimLowering {
   std::string (*problem)(mlir::Operation *);

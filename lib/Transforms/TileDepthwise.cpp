@@ -33,9 +33,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <functional>
 
@@ -218,19 +216,12 @@ public:
 
 private:
   /// The value `start` writes at the current point (the same for every row
-  /// and column of a tile: startBefore): its body at the point.
+  /// and column of a tile: startBefore).
   Value startAtPoint() {
-    IRMapping map;
-    Block &body = start.getRegion().front();
-    for (Operation &op : body.without_terminator()) {
-      if (auto index = dyn_cast<linalg::IndexOp>(op)) {
-        if (!index->use_empty())
-          map.map(index.getResult(), point[outMap.getDimPosition(index.getDim())]);
-        continue;
-      }
-      b.clone(op, map);
-    }
-    return map.lookupOrDefault(body.getTerminator()->getOperand(0));
+    SmallVector<Value> at;
+    for (unsigned d = 0; d < outMap.getNumResults(); ++d)
+      at.push_back(point[outMap.getDimPosition(d)]);
+    return opal::ir::detail::indexedValueAt(b, start, at);
   }
 
   Value index(int64_t value) { return arith::ConstantIndexOp::create(b, loc, value); }
@@ -403,35 +394,20 @@ linalg::FillOp fillBefore(linalg::GenericOp op) {
 
 /// The linalg.generic right before `window`'s op that writes each element
 /// of its output with a value that does not vary along the output's last
-/// two dims and reads nothing but through loads (a bias per channel: the
-/// sums start from it), if any.
+/// two dims (a bias per channel: the sums start from it), if any.
 linalg::GenericOp startBefore(const WindowProduct &window) {
   linalg::GenericOp op = window.op;
-  auto start = dyn_cast_or_null<linalg::GenericOp>(op->getPrevNode());
-  if (!start || !start.hasPureBufferSemantics() || start.getNumDpsInputs() != 0 ||
-      start.getNumDpsInits() != 1 ||
-      start.getDpsInitOperand(0)->get() != op.getDpsInitOperand(0)->get() ||
-      !start.getIndexingMapsArray()[0].isIdentity() ||
-      start.getNumParallelLoops() != start.getNumLoops())
-    return linalg::GenericOp();
   AffineMap outMap = op.getIndexingMapsArray()[2];
-  if (!outMap.isProjectedPermutation())
-    return linalg::GenericOp();
-  Block &body = start.getRegion().front();
-  if (!body.getArgument(0).use_empty())
-    return linalg::GenericOp(); // (reads the output it writes)
-  for (Operation &nested : body.without_terminator()) {
-    if (auto index = dyn_cast<linalg::IndexOp>(nested)) {
-      unsigned loop = outMap.getDimPosition(index.getDim());
-      if (!index->use_empty() && (loop == window.column || loop == window.row))
-        return linalg::GenericOp();
-      continue;
-    }
-    if (nested.getNumRegions() != 0 ||
-        !(isa<memref::LoadOp>(nested) || isMemoryEffectFree(&nested)))
-      return linalg::GenericOp();
+  SmallVector<unsigned> varying; // (the output's dims of the tiles' rows and columns)
+  for (unsigned d = 0; d < outMap.getNumResults(); ++d) {
+    unsigned loop = outMap.getDimPosition(d);
+    if (loop == window.column || loop == window.row)
+      varying.push_back(d);
   }
-  return start;
+  Operation *before = op->getPrevNode();
+  if (!opal::ir::detail::writesIndexedValues(before, op.getDpsInitOperand(0)->get(), varying))
+    return linalg::GenericOp();
+  return cast<linalg::GenericOp>(before);
 }
 
 struct OpalTileDepthwise : public opal::ir::impl::OpalTileDepthwiseBase<OpalTileDepthwise> {

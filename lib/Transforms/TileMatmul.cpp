@@ -119,34 +119,9 @@ struct ProductStart {
   linalg::GenericOp addition; ///< D = C + bias[j] right after, if any
   Value bias, into;           ///< its bias and D
   /// A generic right before that writes each row of C with one value (a
-  /// convolution's bias per filter, rowStartOf), if any.
+  /// convolution's bias per filter: writesIndexedValues), if any.
   linalg::GenericOp rowStart;
 };
-
-/// Whether `op` writes every element of the matrix `c` (on buffers) with
-/// a value that depends on the row only: no inputs, its index of the
-/// column unread, its output unread, nothing but loads and pure ops.
-bool writesRowValues(linalg::GenericOp op, Value c) {
-  if (!op || !op.hasPureBufferSemantics() || op.getNumDpsInputs() != 0 ||
-      op.getNumDpsInits() != 1 || op.getDpsInitOperand(0)->get() != c ||
-      op.getNumLoops() != 2 || op.getNumParallelLoops() != 2 ||
-      !op.getIndexingMapsArray()[0].isIdentity())
-    return false;
-  Block &body = op.getRegion().front();
-  if (!body.getArgument(0).use_empty())
-    return false;
-  for (Operation &nested : body.without_terminator()) {
-    if (auto index = dyn_cast<linalg::IndexOp>(nested)) {
-      if (index.getDim() != 0 && !index->use_empty())
-        return false;
-      continue;
-    }
-    if (nested.getNumRegions() != 0 ||
-        !(isa<memref::LoadOp>(nested) || isMemoryEffectFree(&nested)))
-      return false;
-  }
-  return true;
-}
 
 /// Whether `op` is D[i, j] = C[i, j] + bias[j] (either order of the
 /// operands of one arith.addf) over `c`.
@@ -202,9 +177,10 @@ ProductStart productStart(linalg::LinalgOp op, BOrder order) {
   Operation *before = touching(op);
   if (linalg::FillOp fill = fillOfC(before)) {
     start.fill = fill;
-  } else if (auto generic = dyn_cast_or_null<linalg::GenericOp>(before);
-             !isa<linalg::BatchMatmulOp>(op) && writesRowValues(generic, c)) {
-    start.rowStart = generic;
+  } else if (!isa<linalg::BatchMatmulOp>(op) &&
+             opal::ir::detail::writesIndexedValues(before, c, /*varying=*/{1})) {
+    // (A value per row of C.)
+    start.rowStart = cast<linalg::GenericOp>(before);
     return start;
   } else if (auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
              !before && loop && loop.getNumResults() == 0 && loop.isDefinedOutsideOfLoop(c) &&
@@ -708,7 +684,8 @@ private:
       Value rowAdd;
       if (rowStart) {
         Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, k0, index(0));
-        Value value = vector::BroadcastOp::create(b, loc, vectorType, rowValue(rowIndices[r]));
+        Value row = opal::ir::detail::indexedValueAt(b, rowStart, {rowIndices[r], Value()});
+        Value value = vector::BroadcastOp::create(b, loc, vectorType, row);
         rowAdd = arith::SelectOp::create(b, loc, first, value, zeros);
       }
       for (int64_t v = 0; v < width; ++v) {
@@ -727,21 +704,6 @@ private:
   /// ProductStart): the first block of k starts the sums there.
   Value fillValue, bias;
   linalg::GenericOp rowStart;
-
-  /// The value rowStart writes in row `row`: its body there.
-  Value rowValue(Value row) {
-    IRMapping map;
-    Block &body = rowStart.getRegion().front();
-    for (Operation &nested : body.without_terminator()) {
-      if (auto index = dyn_cast<linalg::IndexOp>(nested)) {
-        if (index.getDim() == 0)
-          map.map(index.getResult(), row);
-        continue;
-      }
-      b.clone(nested, map);
-    }
-    return map.lookupOrDefault(body.getTerminator()->getOperand(0));
-  }
   /// The loop of products whose iterations run inside the register tiles
   /// (each tile sums every iteration's product before it is stored).
   scf::ForOp positions;

@@ -21,8 +21,9 @@ another take. `threads` defaults to OPAL_COMPILE_THREADS, else the cores
 this process may use. Returns, per call, `"compiled"` (compiled or loaded
 from disk now), `"in memory"` (compiled before, or by an earlier call of
 the list), `"no kernel"` (the call runs no MLIR kernel of its own: a native
-kernel, or a call that records autograd) or `"failed: <the error the call
-raises>"`. opal.torch's backend compiles the calls of every graph it runs
+kernel, or a call that records autograd) or `"failed: <error>"` (arguments
+that do not fit the op, or the compile's error, which the call raises
+too; a call's shape checks run at the call). opal.torch's backend compiles the calls of every graph it runs
 op by op this way before the graph's first run.
 """
 

@@ -961,14 +961,15 @@ def _max_pool2d_call(node, x, kernel_size, stride=(), padding=0, dilation=1, cei
     return _ops.aten.max_pool2d.default, args, {}
 
 
-def _mm(node, *args):
-    op, args, kwargs = _mm_call(node, *args)
-    return op(*args, **kwargs)
+def _runs(call):
+    """The node form that calls what `call` (a form's `_call`) says."""
+    def form(node, *args, **kwargs):
+        op, args, kwargs = call(node, *args, **kwargs)
+        return op(*args, **kwargs)
+    return form
 
 
-def _addmm(node, *args, **kwargs):
-    op, args, kwargs = _addmm_call(node, *args, **kwargs)
-    return op(*args, **kwargs)
+_mm, _addmm = _runs(_mm_call), _runs(_addmm_call)
 
 
 def _max_pool2d_with_indices(node, *args, **kwargs):

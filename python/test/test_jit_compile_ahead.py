@@ -91,6 +91,37 @@ def test_what_compiles_nothing_says_why(tmp_path):
     """, OPAL_CACHE_DIR=str(tmp_path / "cache"))
 
 
+# Hostile calls, each in a process of its own: a clean result or error,
+# never a crash. (Meta tensors compile the kernel a meta call computes
+# shapes with: the CPU's; sizes that do not broadcast compile, and the call
+# raises its shape check's error.)
+HOSTILE = [
+    ("[(A.convolution.default, (opal.empty(1, 3, 8, 8, device='meta'), "
+     "opal.empty(4, 3, 3, 3, device='meta'), None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1))]",
+     "['compiled']"),
+    ("[(A.cosh.default, (torch.randn(2, 2),))]",
+     "[\"failed: aten::cosh() argument 'self' (position 1) must be Tensor, not torch.Tensor "
+     "(convert it with opal.from_dlpack(x), which shares its memory)\"]"),
+    ("[(A.cosh.default, (None,))]",
+     "[\"failed: aten::cosh() argument 'self' (position 1) must be Tensor, not NoneType\"]"),
+    ("[(A.add.Tensor, (opal.ones(2), opal.ones(3)))]", "['compiled']"),
+    ("iter([])", "[]"),
+    ("[(A.cosh.default, (opal.ones(2),), {'bogus': 1})]",
+     "[\"failed: aten::cosh() got an unexpected keyword argument 'bogus'\"]"),
+]
+
+
+@pytest.mark.parametrize("calls,printed", HOSTILE, ids=[c[0][:40] for c in HOSTILE])
+def test_hostile_calls_get_a_clean_answer_in_their_own_process(calls, printed, tmp_path):
+    result = run_fresh(f"""
+        import torch
+        import opal
+        A = opal.ops.aten
+        print(opal.jit.compile_ahead({calls}))
+    """, OPAL_CACHE_DIR=str(tmp_path / "cache"))
+    assert result.stdout.strip() == printed
+
+
 @pytest.mark.parametrize("calls,error", [
     ([(A.cosh,)], TypeError),
     ([(A.cosh, ())], TypeError),

@@ -37,9 +37,6 @@ constexpr size_t kSplitInstructions = 4000;
 /// when `module` is too small to split or has one such function.
 std::vector<std::string> splitModule(llvm::Module &module, unsigned count);
 
-/// The instructions in `module`'s defined functions.
-size_t instructionCount(const llvm::Module &module);
-
 } // namespace opal::ir
 
 #endif // OPAL_COMPILER_MODULESPLIT_H

@@ -34,7 +34,8 @@ const std::string &hostTargetDescription();
 /// where it is one vscalefps.
 bool scalesExponents(const llvm::TargetMachine *machine = nullptr);
 
-/// Where emitObject's time went, in milliseconds (for OPAL_LOG=jit).
+/// Where translateKernel's and compileKernel's time went, in milliseconds
+/// (for OPAL_LOG=jit).
 struct ObjectTimings {
   double translateMs = 0; ///< LLVM dialect to LLVM IR, packed entry points
   double optimizeMs = 0;  ///< LLVM's O2 pipeline
@@ -58,7 +59,7 @@ struct ObjectOptions {
   /// For a CUDA kernel: `bin` (a cubin) or `isa` (PTX); empty: what the JIT
   /// uses (CudaObject.h).
   std::string cudaFormat;
-  /// What emitObject returns: an ELF object, or (for lit tests and
+  /// What compileKernel returns: an ELF object, or (for lit tests and
   /// opal-aot --emit) the optimized LLVM IR or the assembly, as text.
   enum class Output { Object, LLVMIR, Assembly } output = Output::Object;
   /// When set, receives the time of each step.
@@ -89,10 +90,7 @@ mlir::FailureOr<LlvmKernel> translateKernel(mlir::ModuleOp module,
 /// its object is then a group (JIT/ObjectLoader.h, packObjectGroup).
 mlir::FailureOr<std::string> compileKernel(LlvmKernel &kernel, const ObjectOptions &options,
                                            std::string &error);
-/// translateKernel then compileKernel.
-mlir::FailureOr<std::string> emitObject(mlir::ModuleOp module,
-                                        const std::vector<std::string> &entryPoints,
-                                        const ObjectOptions &options, std::string &error);
+
 
 /// An object linked into the process; `addresses` are its packed entry
 /// points in the order asked for, `symbols` the addresses of the other
