@@ -28,16 +28,16 @@ void *openMpLibrary() {
   return handle;
 }
 
-bool startsWith(const std::string &name, const char *prefix) {
-  return name.rfind(prefix, 0) == 0;
-}
-
 /// libomp's function `name` (an int of an ident_t pointer, which the
 /// __kmpc_bound_* functions do not read).
 using TeamQuery = int (*)(void *);
 TeamQuery teamQuery(const char *name) {
   void *library = openMpLibrary();
   return library ? reinterpret_cast<TeamQuery>(::dlsym(library, name)) : nullptr;
+}
+
+bool startsWith(const std::string &name, const char *prefix) {
+  return name.rfind(prefix, 0) == 0;
 }
 
 /// A memref descriptor of any rank, as MLIR's lowering passes one to a
@@ -136,17 +136,19 @@ void opal_kernel_free(void *data) {
 
 } // namespace
 
-// (Only parallel regions call these, which libgomp or libomp forked.)
+// (Only parallel regions call these: opal_omp_fork_call's, or, in an
+// ahead-of-time library, which the dynamic linker binds to libomp itself,
+// libomp's.)
 int64_t opal_parallel_thread() {
-  if (opal_gnu_team_size())
-    return opal_gnu_team_thread();
+  if (opal_part_count())
+    return opal_part_thread();
   static const TeamQuery query = teamQuery("__kmpc_bound_thread_num");
   return query(nullptr);
 }
 
 int64_t opal_parallel_team() {
-  if (int64_t team = opal_gnu_team_size())
-    return team;
+  if (int64_t parts = opal_part_count())
+    return parts;
   static const TeamQuery query = teamQuery("__kmpc_bound_num_threads");
   return query(nullptr);
 }

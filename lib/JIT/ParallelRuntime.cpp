@@ -2,8 +2,12 @@
 
 #include "opal/JIT/ParallelRuntime.h"
 
+#include "opal/Runtime/Parallel.h"
+
+#include <algorithm>
 #include <array>
 #include <atomic>
+#include <climits>
 #include <cstdarg>
 #include <cstring>
 #include <dlfcn.h>
@@ -24,9 +28,11 @@ struct LlvmOpenMp {
   using GlobalThreadNum = int32_t (*)(void *);
   using PushNumThreads = void (*)(void *, int32_t, int32_t);
   using ForkCall = void (*)(void *, int32_t, OpalMicrotask, ...);
+  using Query = int (*)();
   GlobalThreadNum globalThreadNum = nullptr;
   PushNumThreads pushNumThreads = nullptr;
   ForkCall forkCall = nullptr;
+  Query numThreads = nullptr; ///< omp_get_num_threads, libomp's own
   LlvmOpenMp() {
     void *library = ::dlopen("libomp.so.5", RTLD_LAZY | RTLD_NOLOAD);
     if (!library)
@@ -34,6 +40,7 @@ struct LlvmOpenMp {
     globalThreadNum = reinterpret_cast<GlobalThreadNum>(::dlsym(library, "__kmpc_global_thread_num"));
     pushNumThreads = reinterpret_cast<PushNumThreads>(::dlsym(library, "__kmpc_push_num_threads"));
     forkCall = reinterpret_cast<ForkCall>(::dlsym(library, "__kmpc_fork_call"));
+    numThreads = reinterpret_cast<Query>(::dlsym(library, "omp_get_num_threads"));
   }
 };
 
@@ -48,7 +55,7 @@ struct GnuOpenMp {
   using Parallel = void (*)(void (*)(void *), void *, unsigned, unsigned);
   using Query = int (*)();
   Parallel parallel = nullptr;
-  Query threadNum = nullptr, numThreads = nullptr;
+  Query threadNum = nullptr, numThreads = nullptr, maxThreads = nullptr;
 };
 
 /// The path of a loaded library whose file name starts with "libgomp".
@@ -77,7 +84,9 @@ const GnuOpenMp *loadGnuOpenMp() {
     gomp->threadNum = reinterpret_cast<GnuOpenMp::Query>(::dlsym(library, "omp_get_thread_num"));
     gomp->numThreads =
         reinterpret_cast<GnuOpenMp::Query>(::dlsym(library, "omp_get_num_threads"));
-    if (!gomp->parallel || !gomp->threadNum || !gomp->numThreads) {
+    gomp->maxThreads =
+        reinterpret_cast<GnuOpenMp::Query>(::dlsym(library, "omp_get_max_threads"));
+    if (!gomp->parallel || !gomp->threadNum || !gomp->numThreads || !gomp->maxThreads) {
       delete gomp;
       return nullptr;
     }
@@ -105,15 +114,18 @@ void chooseAtFirstFork() {
 
 /// The thread count the kernel pushed for its next fork (0: none).
 thread_local int32_t pushedThreads = 0;
-/// Inside a nest forked through libgomp: the thread's number and the team's
-/// size (0: not in one).
-thread_local int32_t gnuThread = 0, gnuTeam = 0;
+/// Inside a nest's part: the thread's number and the nest's parts (0: not
+/// in one).
+thread_local int32_t partThread = 0, partCount = 0;
 
 struct Nest {
   OpalMicrotask microtask;
   int32_t argc;
   std::array<void *, kMaxCaptured> captured;
   const GnuOpenMp *gomp = nullptr;
+  /// The threads that run a part: the first ones of the team (which may be
+  /// larger: forkedTeam).
+  int32_t parts = INT32_MAX;
 };
 
 void invoke(const Nest &nest, int32_t *gtid, int32_t *btid) {
@@ -152,23 +164,33 @@ void invoke(const Nest &nest, int32_t *gtid, int32_t *btid) {
   }
 }
 
+/// Thread `thread` of a team of `team`: its part of the nest, if it has
+/// one (the first `nest.parts` threads of the team do, or all should the
+/// runtime give fewer: a region inside another one).
+void runPart(const Nest &nest, int32_t thread, int32_t team, int32_t *gtid, int32_t *btid) {
+  int32_t parts = std::max(std::min(nest.parts, team), 1);
+  if (thread >= parts)
+    return;
+  int32_t outerThread = partThread, outerCount = partCount;
+  partThread = thread;
+  partCount = parts;
+  invoke(nest, gtid, btid);
+  partThread = outerThread;
+  partCount = outerCount;
+}
+
 /// One thread of a nest forked through libgomp.
 void gnuThreadOf(void *data) {
   const auto &nest = *static_cast<const Nest *>(data);
-  const GnuOpenMp *gomp = nest.gomp;
-  int32_t outerThread = gnuThread, outerTeam = gnuTeam;
-  gnuThread = gomp->threadNum();
-  gnuTeam = gomp->numThreads();
-  int32_t gtid = gnuThread, btid = gnuThread;
-  invoke(nest, &gtid, &btid);
-  gnuThread = outerThread;
-  gnuTeam = outerTeam;
+  int32_t thread = nest.gomp->threadNum();
+  int32_t gtid = thread, btid = thread;
+  runPart(nest, thread, nest.gomp->numThreads(), &gtid, &btid);
 }
 
 /// One thread of a nest forked through libomp: libomp's own ids, and the
 /// nest passed as its one captured value.
 void llvmThreadOf(int32_t *gtid, int32_t *btid, void *data) {
-  invoke(*static_cast<const Nest *>(data), gtid, btid);
+  runPart(*static_cast<const Nest *>(data), *btid, llvmOpenMp().numThreads(), gtid, btid);
 }
 
 /// libomp's fork of `nest` on `threads` threads (0: its default).
@@ -227,12 +249,23 @@ void opal_omp_fork_call(void *ident, int32_t argc, OpalMicrotask microtask, ...)
   va_end(captured);
   chooseAtFirstFork();
   nest.gomp = chosenGnu.load(std::memory_order_relaxed);
+  // The team keeps one size from nest to nest (forkedTeam): the setting,
+  // or on libgomp the size PyTorch's regions fork (its omp_get_max_threads)
+  // where that is larger (the same pool serves both).
+  int32_t team = threads;
+  if (threads > 0) {
+    nest.parts = threads;
+    int64_t stable = getNumThreads();
+    if (nest.gomp)
+      stable = std::max<int64_t>(stable, nest.gomp->maxThreads());
+    team = static_cast<int32_t>(std::min<int64_t>(forkedTeam(threads, stable), INT32_MAX));
+  }
   if (!nest.gomp) {
-    forkOnLlvm(ident, threads, nest);
+    forkOnLlvm(ident, team, nest);
     return;
   }
-  nest.gomp->parallel(gnuThreadOf, &nest, static_cast<unsigned>(threads > 0 ? threads : 0), 0);
+  nest.gomp->parallel(gnuThreadOf, &nest, static_cast<unsigned>(team > 0 ? team : 0), 0);
 }
 
-int64_t opal_gnu_team_thread() { return gnuThread; }
-int64_t opal_gnu_team_size() { return gnuTeam; }
+int64_t opal_part_thread() { return partThread; }
+int64_t opal_part_count() { return partCount; }

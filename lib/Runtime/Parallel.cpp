@@ -120,6 +120,12 @@ int64_t opal::minimumForkedWork() {
   return least;
 }
 
+int64_t opal::forkedTeam(int64_t threads, int64_t stable) {
+  if (runningNests.load(std::memory_order_relaxed) > 1)
+    return threads; // (concurrent callers: each keeps to its share)
+  return std::max(threads, stable);
+}
+
 int64_t opal_parallel_begin(int64_t work) {
   if (work < minimumForkedWork())
     return 1; // small: not a nest that competes for threads

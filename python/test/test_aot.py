@@ -85,6 +85,44 @@ def test_precompiled_kernels_run_without_the_compiler(tmp_path):
     assert out["compiler_loaded"] is False
 
 
+SUM_LIBRARY = """\
+opal.library "aotsum" {
+  opal.def "total(Tensor x) -> Tensor"
+  opal.decomposition "total" {
+  ^bb0(%x: !opal.tensor):
+    %none = opal.none
+    %r = aten.sum %x, %none : (!opal.tensor, !opal.none) -> !opal.tensor
+    opal.yield %r : !opal.tensor
+  }
+  opal.precompile "total" "(float32[?])"
+}
+"""
+
+
+def test_precompiled_reductions_split_over_threads(tmp_path):
+    # A library's kernels fork on libomp through the dynamic linker, not
+    # through opal's fork: each thread still sums its own part into its own
+    # partial (a thread that took the whole range would race the others).
+    source = tmp_path / "aotsum.opal.mlir"
+    source.write_text(SUM_LIBRARY)
+    lib = tmp_path / "libaotsum.so"
+    aot(source, "-o", lib)
+    out = run_fresh(f"""
+        import json, numpy as np, opal
+        opal.ops.load_library({str(lib)!r})
+        x = np.random.default_rng(3).standard_normal(1 << 22).astype(np.float32)
+        want = x.sum(dtype=np.float64)
+        errors = {{}}
+        for threads in (1, 2, 3, 4):
+            opal.set_num_threads(threads)
+            got = [float(opal.ops.aotsum.total(opal.tensor(x)).numpy()) for _ in range(5)]
+            errors[threads] = max(abs(g - want) for g in got) / np.abs(x).sum()
+        print(json.dumps(dict(errors=errors, stats=opal.jit.stats())))
+    """)
+    assert out["stats"]["precompiled"] == 1 and out["stats"]["compiles"] == 0
+    assert all(error < 1e-6 for error in out["errors"].values()), out["errors"]
+
+
 def test_a_star_dim_precompiles_its_size_one_kernel_too(tmp_path):
     # `*`: any size, 1 included: float32[*,?] is the kernels [1,?] and [?,?],
     # so a batch of one runs precompiled too (a `?` dim never takes a size-1

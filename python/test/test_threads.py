@@ -304,6 +304,42 @@ def test_kernels_run_on_pytorchs_threads_once_opal_torch_is_imported():
     np.testing.assert_allclose(results["gnu"][2], results["llvm"][2], rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("runtime", ["gnu", "llvm"])
+def test_nests_of_every_size_keep_one_team_of_threads(runtime):
+    # A nest forks as many threads as the setting (or PyTorch's pool, where
+    # larger) and runs its parts on the first ones: libgomp ends the surplus
+    # threads of a smaller team and creates new ones when the team grows
+    # again (two threads per call here before; 14 on 16 cores). Nests whose
+    # work deserves 2, 3, 4 and all 6 threads, elementwise and reductions
+    # (per-part partials), stay right and start no thread after the first
+    # round.
+    if runtime == "gnu":
+        pytest.importorskip("torch")
+    result = run_fresh("""
+        import os, sys, numpy as np
+        if sys.argv[1] == "gnu":
+            import torch
+        import opal
+        opal._C._set_parallel_runtime(sys.argv[1])
+        opal.set_num_threads(6)
+        A = opal.ops.aten
+        rng = np.random.default_rng(1)
+        xs = [rng.standard_normal(n * 32768).astype(np.float32) for n in (2, 3, 4, 5, 64)]
+        def run():
+            for x in xs:
+                t = opal.tensor(x)
+                assert np.array_equal(A.neg(t).numpy(), -x)
+                assert np.isclose(A.sum.default(t).numpy(), x.sum(dtype=np.float64), rtol=1e-4)
+        run()
+        seen = set(os.listdir("/proc/self/task"))
+        for _ in range(20):
+            run()
+        print(opal._C._parallel_runtime(), len(set(os.listdir("/proc/self/task")) - seen))
+    """.replace("sys.argv[1]", repr(runtime)))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [runtime, "0"]
+
+
 def test_the_first_fork_chooses_pytorchs_threads_when_pytorch_is_loaded():
     pytest.importorskip("torch")
     for first, expected in (("import torch, opal", "gnu"), ("import opal", "llvm")):

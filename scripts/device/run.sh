@@ -24,6 +24,9 @@
 #             runtimes' idle threads sleep at once (neither spins on the
 #             cores the other's next call needs)
 #   jitbench  benchmarks/jit_benchmark.py --threads 16 --skip-compile (CPU)
+#   models    benchmarks/models.py at batch 16 over 1 to 16 threads, opal
+#             against eager (CPU; the zoo's scaling with cores to spare);
+#             MODELS, MODELS_THREADS, MODELS_ROUNDS choose a part
 set -u
 root=$(pwd)
 out=${OUT:-/tmp/opal-out}
@@ -50,6 +53,16 @@ say "unpacked ($(ls "$opal/lib" | tr '\n' ' ')); CUDA_HOME=${CUDA_HOME:-none}"
 pkg=$opal/python/opal
 mkdir -p "$pkg" "$opal/obj"
 cp -r python/opal/. "$pkg/"
+# What CMake generates, as this machine has it: no LLVM tools,
+# no opal._torch_C.
+version=$(sed -n 's/^project(opal VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
+sed -e "s/@PROJECT_VERSION@/${version:-0}/" -e 's/@LLVM_TOOLS_BINARY_DIR@//' \
+  -e 's/@OPAL_TORCH_VERSION@//' python/opal/_config.py.in > "$pkg/_config.py"
+# The entry point that makes torch.compile(backend="opal") find opal.torch.
+meta=$opal/python/opal-${version:-0}.dist-info
+mkdir -p "$meta"
+printf 'Metadata-Version: 2.1\nName: opal\nVersion: %s\n' "${version:-0}" > "$meta/METADATA"
+printf '[torch_dynamo_backends]\nopal = opal.torch:backend\n' > "$meta/entry_points.txt"
 includes=$(python3 -m pybind11 --includes 2>/dev/null \
   || python3 -c 'import sysconfig; print("-I" + sysconfig.get_paths()["include"])')
 suffix=$(python3 -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
@@ -116,6 +129,9 @@ for rows in (1, 16, 1024, 16384, 65536):
     scaling) phase scaling 150 python3 benchmarks/scaling.py --threads 1,2,4,8,16 --rounds ${SCALING_ROUNDS:-9} ;;
     scaling-bt1) phase scaling-bt1 150 env KMP_BLOCKTIME=1 python3 benchmarks/scaling.py --threads 1,2,4,8,16 ;;
     scaling-passive) phase scaling-passive 150 env OMP_WAIT_POLICY=PASSIVE python3 benchmarks/scaling.py --threads 1,2,4,8,16 --rounds ${SCALING_ROUNDS:-9} ;;
+    models) phase models ${MODELS_SECONDS:-300} python3 benchmarks/models.py --batches 16 \
+      --threads ${MODELS_THREADS:-1 2 4 8 16} --rounds ${MODELS_ROUNDS:-5} ${MODELS:+--models $MODELS} \
+      --no-inductor --no-onnx --timeout 120 --json "$out/models.json" ;;
     jitbench) phase jitbench 150 python3 benchmarks/jit_benchmark.py --threads 16 --skip-compile ;;
     *) say "unknown phase $name" ;;
   esac

@@ -26,10 +26,13 @@ void *kernelRuntimeSymbol(const std::string &name);
 } // namespace opal::jit
 
 extern "C" {
-/// In a kernel's parallel region: the calling thread's number in its team
-/// (0 for the thread that forked) and the team's size, from libomp by its
-/// __kmpc_* names (GCC's libgomp, which PyTorch loads, defines
-/// omp_get_thread_num and omp_get_num_threads too).
+/// In a kernel's parallel region: the calling thread's number among the
+/// threads that run the nest's parts (0 for the thread that forked) and
+/// their count. The team opal_omp_fork_call forks may hold more threads
+/// (forkedTeam): those run no part and never call these. In a region an
+/// ahead-of-time library forked on libomp directly: libomp's thread number
+/// and team size, by its __kmpc_bound_* names (GCC's libgomp, which
+/// PyTorch loads, defines omp_get_thread_num too).
 int64_t opal_parallel_thread();
 int64_t opal_parallel_team();
 }

@@ -12,6 +12,8 @@
 //     regions use. Two runtimes' pools in one process each keep idle workers
 //     spinning after a region, taking the cores the other's next region
 //     needs; one pool shares them.
+// Each fork keeps the team at one size (forkedTeam, Runtime/Parallel.h):
+// the nest's parts run on its first threads.
 // Unless one was chosen, the first fork of the process chooses: libgomp if
 // it is loaded by then, else libomp. Importing opal.torch chooses libgomp
 // (PyTorch may have been imported after opal's first kernel).
@@ -51,10 +53,10 @@ using OpalMicrotask = void (*)(int32_t *, int32_t *, ...);
 int32_t opal_omp_global_thread_num(void *ident);
 void opal_omp_push_num_threads(void *ident, int32_t gtid, int32_t threads);
 void opal_omp_fork_call(void *ident, int32_t argc, OpalMicrotask microtask, ...);
-/// In a nest forked through libgomp: the thread's number in its team and
-/// the team's size; 0 for both elsewhere.
-int64_t opal_gnu_team_thread();
-int64_t opal_gnu_team_size();
+/// In a nest's part: the thread's number and the nest's parts (the threads
+/// of the team that run one); 0 for both elsewhere.
+int64_t opal_part_thread();
+int64_t opal_part_count();
 }
 
 #endif // OPAL_JIT_PARALLELRUNTIME_H

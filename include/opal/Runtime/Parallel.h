@@ -60,6 +60,17 @@ Expected<int64_t> parseNumThreads(const std::optional<std::string> &value);
 /// (the setting is then availableCores()); Python raises it at import.
 std::optional<std::string> numThreadsKnobError();
 
+/// The team a nest granted `threads` by opal_parallel_begin forks: while it
+/// is the only nest running, at least `stable` threads (the team size the
+/// process's OpenMP runtime keeps: the setting, or PyTorch's), of which the
+/// first `threads` run the nest's parts and the others return at once;
+/// else `threads`. OpenMP runtimes keep a team's threads between regions of
+/// one size, but a smaller team releases them (libgomp ends the surplus
+/// threads and creates new ones when the team grows again): forking as
+/// many threads as each nest's work deserves created two threads per
+/// kernel call at 4 threads.
+int64_t forkedTeam(int64_t threads, int64_t stable);
+
 /// The threads compiled kernels may use (>= 1).
 int64_t getNumThreads();
 /// Sets it; an error for counts below 1.

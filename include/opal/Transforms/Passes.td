@@ -602,8 +602,9 @@ def OpalParallelize : Pass<"opal-parallelize", "::mlir::ModuleOp"> {
     for the nest's work: the product of its loop sizes) and then either
     calls that function on the whole range (one thread) or, in an
     `omp.parallel` region of that many threads, thread t on the t-th of as
-    many contiguous parts of the range as the team has threads
-    (`opal_parallel_thread()`, `opal_parallel_team()`);
+    many contiguous parts of the range as the runtime says run parts
+    (`opal_parallel_thread()`, `opal_parallel_team()`: the runtime's fork
+    may give the team more threads, which run none);
     `opal_parallel_end(work, threads)` after. A loop marked `opal.parallel`
     may say what one iteration does (`opal.parallel_work`, a positive
     number of elements; anything else is an error), which then makes the
