@@ -9,6 +9,14 @@
 // argument itself, seen in the computed shape (a reinterpret_cast: both are
 // dense and row-major), and the copy goes.
 //
+// The buffer may also be the result of an scf.if whose branches each yield
+// a fresh buffer of their own (a convolution's paths chosen per call): each
+// branch's buffer becomes the output argument. Such a result, read through
+// a cast to a strided layout, is first copied into a fresh buffer that the
+// reshapes read (memref.reshape wants an identity layout): when nothing
+// writes that copy or reads the result after it, the copy reads the result
+// itself.
+//
 //===----------------------------------------------------------------------===//
 
 #include "opal/Transforms/Passes.h"
@@ -19,6 +27,9 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <functional>
 
 namespace opal::ir {
 #define GEN_PASS_DEF_OPALRESHAPEOUTPUTSINPLACE
@@ -31,11 +42,42 @@ using opal::ir::detail::reshapeSource;
 
 namespace {
 
+/// Whether `op` only frees a buffer: a dealloc, or the metadata of a
+/// buffer whose base buffer alone is read, by deallocs.
+bool onlyFrees(Operation *op) {
+  if (isa<memref::DeallocOp>(op))
+    return true;
+  auto metadata = dyn_cast<memref::ExtractStridedMetadataOp>(op);
+  if (!metadata)
+    return false;
+  for (Value result : metadata->getResults())
+    for (Operation *user : result.getUsers())
+      if (result != metadata.getBaseBuffer() || !isa<memref::DeallocOp>(user))
+        return false;
+  return true;
+}
+
+/// Erases the ops that free `buffer` or a view of it (onlyFrees).
+void eraseFrees(Value buffer) {
+  for (Operation *user : llvm::make_early_inc_range(buffer.getUsers())) {
+    if (onlyFrees(user)) {
+      for (Value result : user->getResults())
+        for (Operation *dealloc : llvm::make_early_inc_range(result.getUsers()))
+          dealloc->erase();
+      user->erase();
+    } else if (isa<ViewLikeOpInterface>(user) && user->getNumResults() == 1) {
+      eraseFrees(user->getResult(0));
+      if (user->use_empty())
+        user->erase();
+    }
+  }
+}
+
 /// Whether `buffer` and every view of it are used, but for deallocs and
 /// `copy`, only before `copy` in its block.
 bool usedOnlyBefore(Value buffer, memref::CopyOp copy) {
   for (Operation *user : buffer.getUsers()) {
-    if (user == copy.getOperation() || isa<memref::DeallocOp>(user))
+    if (user == copy.getOperation() || onlyFrees(user))
       continue;
     if (isa<ViewLikeOpInterface>(user) && user->getNumResults() == 1) {
       if (!usedOnlyBefore(user->getResult(0), copy))
@@ -80,6 +122,109 @@ Value viewAs(OpBuilder &b, Location loc, Value out, MemRefType type, ValueRange 
   return memref::CastOp::create(b, loc, type, view.getResult());
 }
 
+/// `value` without the memref.casts that only change its layout's type.
+Value castSource(Value value) {
+  while (auto cast = value.getDefiningOp<memref::CastOp>())
+    value = cast.getSource();
+  return value;
+}
+
+/// The fresh buffers that `result` is (a memref.alloc, or an scf.if result
+/// each of whose branches yields such a buffer of its own, yielded once),
+/// of an identity layout in `space`; false if it is not one.
+bool freshBuffers(Value result, Attribute space, SmallVectorImpl<memref::AllocOp> &allocs) {
+  result = castSource(result);
+  if (auto alloc = result.getDefiningOp<memref::AllocOp>()) {
+    if (!alloc.getType().getLayout().isIdentity() || alloc.getType().getMemorySpace() != space)
+      return false;
+    allocs.push_back(alloc);
+    return true;
+  }
+  auto branch = result.getDefiningOp<scf::IfOp>();
+  if (!branch || branch.getElseRegion().empty())
+    return false;
+  unsigned position = cast<OpResult>(result).getResultNumber();
+  for (Region *region : {&branch.getThenRegion(), &branch.getElseRegion()}) {
+    Operation *yield = region->front().getTerminator();
+    Value yielded = castSource(yield->getOperand(position));
+    Operation *producer = yielded.getDefiningOp();
+    if (!producer || producer->getBlock() != &region->front() ||
+        llvm::count_if(yield->getOperands(),
+                       [&](Value operand) { return castSource(operand) == yielded; }) != 1 ||
+        !freshBuffers(yielded, space, allocs))
+      return false;
+  }
+  return true;
+}
+
+/// A copy of `result` (an scf.if's fresh buffers, seen through a cast) into
+/// a fresh buffer of its type that nothing writes after the copy, when
+/// nothing reads `result` after it: the copy's readers read `result`, and
+/// its frees (after them) free it.
+void forwardCopy(memref::CopyOp copy, Block &entry) {
+  Value result = castSource(copy.getSource());
+  auto target = copy.getTarget().getDefiningOp<memref::AllocOp>();
+  if (!target || target->getBlock() != &entry || copy->getBlock() != &entry ||
+      target.getType() != result.getType() || !result.getDefiningOp<scf::IfOp>())
+    return;
+  SmallVector<memref::AllocOp> allocs;
+  if (!freshBuffers(result, target.getType().getMemorySpace(), allocs))
+    return;
+  // The target: written by the copy alone, after it read by reshapes, dims
+  // and other copies' sources only.
+  Operation *lastRead = copy;
+  for (Operation *user : target->getUsers()) {
+    if (user == copy.getOperation() || isa<memref::DeallocOp>(user))
+      continue;
+    if (!isReshape(user) && !isa<memref::DimOp>(user))
+      return;
+    Operation *ancestor = entry.findAncestorOpInBlock(*user);
+    if (!ancestor || ancestor->isBeforeInBlock(copy))
+      return;
+    if (lastRead->isBeforeInBlock(ancestor))
+      lastRead = ancestor;
+    if (isReshape(user))
+      for (Operation *reader : user->getResult(0).getUsers()) {
+        auto read = dyn_cast<memref::CopyOp>(reader);
+        if (!read || read.getSource() != user->getResult(0) || read->getBlock() != &entry)
+          return;
+        if (lastRead->isBeforeInBlock(read))
+          lastRead = read;
+      }
+  }
+  // The result: read before the copy only, freed after the target's reads.
+  std::function<bool(Value)> readBefore = [&](Value buffer) {
+    for (Operation *user : buffer.getUsers()) {
+      Operation *ancestor = entry.findAncestorOpInBlock(*user);
+      if (!ancestor)
+        return false;
+      if (onlyFrees(user)) {
+        for (Value freed : user->getResults())
+          for (Operation *dealloc : freed.getUsers())
+            if (!lastRead->isBeforeInBlock(entry.findAncestorOpInBlock(*dealloc)))
+              return false;
+        continue;
+      }
+      if (isa<memref::CastOp>(user)) {
+        if (!readBefore(user->getResult(0)))
+          return false;
+        continue;
+      }
+      if (user != copy.getOperation() && !ancestor->isBeforeInBlock(copy))
+        return false;
+    }
+    return true;
+  };
+  if (!readBefore(result))
+    return;
+  for (Operation *user : llvm::make_early_inc_range(target->getUsers()))
+    if (isa<memref::DeallocOp>(user))
+      user->erase();
+  copy->erase();
+  target.getResult().replaceAllUsesWith(result);
+  target->erase();
+}
+
 struct OpalReshapeOutputsInPlace
     : public opal::ir::impl::OpalReshapeOutputsInPlaceBase<OpalReshapeOutputsInPlace> {
   void runOnOperation() override {
@@ -88,6 +233,10 @@ struct OpalReshapeOutputsInPlace
       return;
     Block &entry = func.getBody().front();
     SmallVector<memref::CopyOp> copies;
+    func.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
+    for (memref::CopyOp copy : llvm::make_early_inc_range(copies))
+      forwardCopy(copy, entry);
+    copies.clear();
     func.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
     for (memref::CopyOp copy : copies) {
       auto out = dyn_cast<BlockArgument>(copy.getTarget());
@@ -99,17 +248,22 @@ struct OpalReshapeOutputsInPlace
       // The source: reshapes of a fresh buffer, dense and row-major.
       if (!isReshape(copy.getSource().getDefiningOp()))
         continue; // (a plain copy of an allocation is bufferization's to avoid)
-      auto alloc = reshapeSource(copy.getSource()).getDefiningOp<memref::AllocOp>();
-      if (!alloc || alloc->getBlock() != &entry || !alloc.getType().getLayout().isIdentity() ||
-          alloc.getType().getMemorySpace() != outType.getMemorySpace() ||
-          !usedOnlyBefore(alloc.getResult(), copy))
+      Value buffer = reshapeSource(copy.getSource());
+      Operation *producer = buffer.getDefiningOp();
+      SmallVector<memref::AllocOp> allocs;
+      if (!producer || producer->getBlock() != &entry ||
+          !freshBuffers(buffer, outType.getMemorySpace(), allocs) ||
+          !usedOnlyBefore(buffer, copy))
         continue;
-      OpBuilder b(alloc);
-      Value view = viewAs(b, alloc.getLoc(), out, alloc.getType(), alloc.getDynamicSizes());
-      for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
-        if (isa<memref::DeallocOp>(user))
-          user->erase();
-      alloc.getResult().replaceAllUsesWith(view);
+      // Each fresh buffer is the output argument, in its own shape.
+      eraseFrees(buffer);
+      for (memref::AllocOp alloc : allocs) {
+        OpBuilder b(alloc);
+        Value view = viewAs(b, alloc.getLoc(), out, alloc.getType(), alloc.getDynamicSizes());
+        eraseFrees(alloc.getResult());
+        alloc.getResult().replaceAllUsesWith(view);
+        alloc->erase();
+      }
       // The copy, then the reshapes only it read.
       Value read = copy.getSource();
       copy->erase();
@@ -118,7 +272,6 @@ struct OpalReshapeOutputsInPlace
         read = reshape->getOperand(0);
         reshape->erase();
       }
-      alloc->erase();
     }
   }
 };

@@ -314,8 +314,14 @@ def OpalReshapeOutputsInPlace : Pass<"opal-reshape-outputs-in-place", "::mlir::f
     but its deallocation, the buffer becomes the output argument seen in
     the buffer's shape (`memref.reinterpret_cast`, then `memref.cast` to
     the buffer's type: both are dense and row-major), and the copy, the
-    reshapes and the deallocation go. Run after bufferization, on kernels
-    whose results are written into output arguments.
+    reshapes and the deallocation go. The buffer may be an `scf.if` result
+    whose branches each yield a fresh buffer of their own (paths chosen
+    per call): each becomes the output argument. Such a result read
+    through a cast to a strided layout is first copied into a fresh buffer
+    for `memref.reshape`; when nothing writes that buffer after the copy
+    and nothing reads the result after it, the reshapes read the result
+    itself (the copy goes). Run after bufferization, on kernels whose
+    results are written into output arguments.
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"];
 }
