@@ -1243,6 +1243,11 @@ Value pointwiseConv(ConvBuilder &cb, Value input, Value weight, Type element, Va
             lb, l, tensor::InsertSliceOp::create(lb, l, product, carried[0], at, rows, ones)
                        .getResult());
       });
+  // The images are independent: threads share them (opal-parallelize), each
+  // image's product on one thread, with no fork per block of the product
+  // and no rows left to one thread; a single image's product splits its
+  // register tiles instead.
+  loop->setAttr(opal::ir::kParallelAttrName, b.getUnitAttr());
   return loop.getResult(0);
 }
 

@@ -13,11 +13,15 @@
 //     the result is the same for the same number of threads;
 //     A memref.copy of a whole buffer (a clone) splits as a linalg.copy;
 //   - an scf.for marked `opal.parallel` (the row loops of opal-fuse-rows,
-//     the register tiles of opal-tile-matmul and its packing of B): its
-//     iterations are independent. Buffers allocated before it and used only
-//     inside it are scratch: each thread allocates its own. Its work is its
-//     iterations times `opal.parallel_work` where the loop says what one
-//     iteration does.
+//     the register tiles of opal-tile-matmul and its packing of B, a
+//     pointwise convolution's images): its iterations are independent.
+//     Buffers allocated before it and used only inside it are scratch: each
+//     thread allocates its own. Its work is its iterations times
+//     `opal.parallel_work` where the loop says what one iteration does. It
+//     forks no more threads than it has iterations; on one thread it gives
+//     its threads back before it runs, so that marked loops inside it (which
+//     split too, inner ones first) take them: a batch of one image splits
+//     the image's product, a batch of many the images.
 // The nest moves into a new function of the range it runs (`begin`, `end`
 // and the values it uses), and in its place the kernel asks the runtime
 // how many threads the nest's work deserves (opal_parallel_begin, which
@@ -226,7 +230,12 @@ public:
       }
     }
     Value work64 = a.toI64(work);
-    Value threads = func::CallOp::create(b, loc, kBeginName, b.getI64Type(), work64).getResult(0);
+    Value granted =
+        func::CallOp::create(b, loc, kBeginName, b.getI64Type(), work64).getResult(0);
+    // A loop forks no more threads than it has iterations: a loop of one
+    // iteration (a batch of one image) runs on the caller's thread, and
+    // gives its threads back first, for the nests inside it.
+    Value threads = loop ? a.min(granted, a.toI64(count)) : granted;
 
     // The nest as a function of (begin, end, outputs of a reduction, used values).
     llvm::SetVector<Value> used;
@@ -272,10 +281,14 @@ public:
     Value one = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(1));
     Value multi = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, threads, one);
     auto branch = scf::IfOp::create(b, loc, multi, /*withElseRegion=*/true);
+    auto giveBack = [&](OpBuilder &builder) {
+      func::CallOp::create(builder, loc, kEndName, TypeRange(), ValueRange{work64, granted});
+    };
     {
       // One thread: the whole range, into the outputs themselves.
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(branch.elseBlock());
+      giveBack(b);
       SmallVector<Value> outs;
       for (auto [output, type] : llvm::zip(outputs, outputTypes))
         outs.push_back(memref::CastOp::create(b, loc, type, output));
@@ -330,8 +343,8 @@ public:
         combine(b, loc, partial, output, combiner);
         memref::DeallocOp::create(b, loc, partial);
       }
+      giveBack(b);
     }
-    func::CallOp::create(b, loc, kEndName, TypeRange(), ValueRange{work64, threads});
     for (Operation *alloc : scratch)
       for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
         if (isa<memref::DeallocOp>(user))
@@ -561,8 +574,12 @@ struct OpalParallelize : public opal::ir::impl::OpalParallelizeBase<OpalParallel
         if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
           if (std::optional<Nest> nest = linalgNest(linalgOp))
             nests.push_back({func, *nest});
+      // Inner loops first (post-order): a marked loop inside another one
+      // splits too, for the calls whose outer loop runs on one thread (the
+      // outer loop of one iteration); inside the outer loop's threads, the
+      // runtime grants its nests one thread each.
       bool bad = false;
-      func.walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
+      func.walk<WalkOrder::PostOrder>([&](scf::ForOp loop) {
         if (!loop->hasAttr(opal::ir::kParallelAttrName))
           return WalkResult::advance();
         if (Attribute work = loop->getAttr(opal::ir::kParallelWorkAttrName)) {
@@ -577,7 +594,7 @@ struct OpalParallelize : public opal::ir::impl::OpalParallelizeBase<OpalParallel
           }
         }
         nests.push_back({func, Nest{loop, -1, false, {}}});
-        return WalkResult::skip(); // loops inside it run on its threads
+        return WalkResult::advance();
       });
       if (bad)
         return signalPassFailure();

@@ -160,11 +160,10 @@ func.func @different(%x: memref<8xf32>, %y: memref<8xf32>, %z: memref<4xf32>, %w
 // FORK-SAME: %[[X:[a-z0-9]+]]: memref<?xf32>, %[[Y:[a-z0-9]+]]: memref<?xf32>, %[[Z:[a-z0-9]+]]: memref<?xf32>)
 // FORK: %[[N:.*]] = call @opal_parallel_begin
 // FORK: %[[MULTI:.*]] = arith.cmpi sgt, %[[N]]
-// FORK: call @[[FORKS:twice_part_[0-9]+]](%[[N]], %[[X]], %[[Y]], %[[MULTI]])
-// FORK: call @opal_parallel_end
+// FORK: call @[[FORKS:twice_part_[0-9]+]](%[[N]], %[[X]], %[[Y]], %{{.*}}, %[[MULTI]])
 // FORK: %[[N2:.*]] = call @opal_parallel_begin
 // FORK: %[[MULTI2:.*]] = arith.cmpi sgt, %[[N2]]
-// FORK: call @[[FORKS]](%[[N2]], %[[Y]], %[[Z]], %[[MULTI2]])
+// FORK: call @[[FORKS]](%[[N2]], %[[Y]], %[[Z]], %{{.*}}, %[[MULTI2]])
 // FORK-NOT: omp.parallel
 // FORK: return
 // FORK: func.func private @[[PART:twice_part_[0-9]+]](%{{.*}}: index, %{{.*}}: index,
@@ -172,7 +171,9 @@ func.func @different(%x: memref<8xf32>, %y: memref<8xf32>, %z: memref<4xf32>, %w
 // FORK: func.func private @[[FORKS]](
 // FORK: omp.parallel
 // FORK: func.call @[[PART]](
+// FORK: call @opal_parallel_end
 // FORK: } else {
+// FORK: call @opal_parallel_end
 // FORK: func.call @[[PART]](
 // FORK-NOT: omp.parallel
 func.func @twice(%x: memref<?xf32>, %y: memref<?xf32>, %z: memref<?xf32>) {

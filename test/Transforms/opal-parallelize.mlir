@@ -8,7 +8,8 @@
 // an omp.parallel region, where thread t of a team of n (asked of the
 // runtime: opal_parallel_thread, opal_parallel_team) runs the t-th of n
 // contiguous parts (no loop over parts: a team smaller than asked for
-// makes fewer, larger parts).
+// makes fewer, larger parts). The threads go back after the region, or,
+// on one thread, before the call (for nests inside it).
 // CHECK-LABEL: func.func @add(
 // CHECK-SAME: %[[X:[a-z0-9]+]]: memref<?x?xf32>, %[[Y:[a-z0-9]+]]: memref<?x?xf32>, %[[Z:[a-z0-9]+]]: memref<?x?xf32>)
 // CHECK: %[[ROWS:.*]] = memref.dim %[[X]], %c0
@@ -32,10 +33,12 @@
 // CHECK:     %[[END:.*]] = arith.minsi %[[STOP]], %[[ROWS]] : index
 // CHECK:     func.call @add_part(%[[BEGIN]], %[[END]], %[[X]], %[[Y]], %[[Z]])
 // CHECK-NEXT: omp.terminator
+// CHECK:   }
+// CHECK-NEXT: func.call @opal_parallel_end(%[[WORK]], %[[N]]) : (i64, i64) -> ()
 // CHECK: } else {
+// CHECK-NEXT: func.call @opal_parallel_end(%[[WORK]], %[[N]]) : (i64, i64) -> ()
 // CHECK:   func.call @add_part(%{{.*}}, %[[ROWS]], %[[X]], %[[Y]], %[[Z]])
 // CHECK: }
-// CHECK: call @opal_parallel_end(%[[WORK]], %[[N]]) : (i64, i64) -> ()
 // CHECK-NOT: linalg.generic
 // CHECK: return
 // CHECK: func.func private @add_part(%[[B:.*]]: index, %[[E:.*]]: index, %[[PX:.*]]: memref<?x?xf32>, %[[PY:.*]]: memref<?x?xf32>, %[[PZ:.*]]: memref<?x?xf32>) attributes {opal.parallel_part}
@@ -184,6 +187,51 @@ func.func @rows(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
     memref.copy %tmp, %yr : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
   } {opal.parallel}
   memref.dealloc %tmp : memref<?xf32>
+  return
+}
+
+// -----
+
+// A marked loop inside a marked loop (a pointwise convolution's images,
+// each a product whose rows threads share) splits too, inner loop first:
+// the outer loop's part calls the inner one's through the runtime, which
+// grants it one thread while the outer loop's threads run, and the threads
+// the outer loop gives back when it runs on one (a batch of one image).
+// A loop forks no more threads than it has iterations.
+// CHECK-LABEL: func.func @images(
+// CHECK: %[[COUNT:.*]] = arith.ceildivsi
+// CHECK: %[[GRANTED:.*]] = call @opal_parallel_begin
+// CHECK: %[[COUNT64:.*]] = arith.index_cast %{{.*}} : index to i64
+// CHECK: %[[N:.*]] = arith.minsi %[[GRANTED]], %[[COUNT64]] : i64
+// CHECK: %[[MULTI:.*]] = arith.cmpi sgt, %[[N]], %c1_i64
+// CHECK: scf.if %[[MULTI]] {
+// CHECK:   omp.parallel
+// CHECK:     func.call @images_part_0(
+// CHECK: } else {
+// CHECK-NEXT: func.call @opal_parallel_end(%{{.*}}, %[[GRANTED]])
+// CHECK:   func.call @images_part_0(
+// CHECK: func.func private @images_part_0(
+// CHECK: scf.for
+// CHECK:   call @opal_parallel_begin
+// CHECK:   omp.parallel
+// CHECK:     func.call @images_part(
+// CHECK: func.func private @images_part(
+// CHECK: scf.for
+// CHECK-NOT: opal.parallel}
+func.func @images(%x: memref<?x?x?xf32>, %y: memref<?x?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %n = memref.dim %x, %c0 : memref<?x?x?xf32>
+  %rows = memref.dim %x, %c1 : memref<?x?x?xf32>
+  %cols = memref.dim %x, %c2 : memref<?x?x?xf32>
+  scf.for %i = %c0 to %n step %c1 {
+    scf.for %r = %c0 to %rows step %c1 {
+      %xr = memref.subview %x[%i, %r, 0] [1, 1, %cols] [1, 1, 1] : memref<?x?x?xf32> to memref<?xf32, strided<[1], offset: ?>>
+      %yr = memref.subview %y[%i, %r, 0] [1, 1, %cols] [1, 1, 1] : memref<?x?x?xf32> to memref<?xf32, strided<[1], offset: ?>>
+      memref.copy %xr, %yr : memref<?xf32, strided<[1], offset: ?>> to memref<?xf32, strided<[1], offset: ?>>
+    } {opal.parallel}
+  } {opal.parallel}
   return
 }
 

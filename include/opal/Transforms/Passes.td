@@ -611,7 +611,9 @@ def OpalParallelize : Pass<"opal-parallelize", "::mlir::ModuleOp"> {
     many contiguous parts of the range as the runtime says run parts
     (`opal_parallel_thread()`, `opal_parallel_team()`: the runtime's fork
     may give the team more threads, which run none);
-    `opal_parallel_end(work, threads)` after. A loop marked `opal.parallel`
+    `opal_parallel_end(work, threads)` after (before the call, where it
+    runs on one thread). A loop forks no more threads than it has
+    iterations. A loop marked `opal.parallel`
     may say what one iteration does (`opal.parallel_work`, a positive
     number of elements; anything else is an error), which then makes the
     nest's work.
@@ -625,7 +627,9 @@ def OpalParallelize : Pass<"opal-parallelize", "::mlir::ModuleOp"> {
     the partials are combined into the output in thread order (the same
     result for the same thread count). And an `scf.for` marked
     `opal.parallel`, whose iterations are independent: buffers allocated
-    before it and used only inside it become each thread's own. Nests whose
+    before it and used only inside it become each thread's own; marked
+    loops inside it split too (inner ones first), and take the threads
+    where it runs on one (a batch of one image). Nests whose
     sizes are all static and whose work is below twice the runtime's grain
     stay as they are.
   }];
