@@ -3,7 +3,8 @@
 // Splits a bufferized kernel's loop nests over threads of the OpenMP runtime.
 //
 // A nest that may split is
-//   - a linalg op at the top of a function: split along one of its loops
+//   - a linalg op at the top of a function, or in the branches of scf.ifs
+//     there (a choice made per call), not in a loop: split along one of its loops
 //     that every operand indexes by that loop alone (or not at all). A
 //     parallel loop is preferred (each thread writes its own part of the
 //     outputs); else a reduction loop, when every output's body is one
@@ -570,10 +571,17 @@ struct OpalParallelize : public opal::ir::impl::OpalParallelizeBase<OpalParallel
       if (func.isDeclaration() || func->hasAttr(opal::ir::kParallelPartAttrName))
         continue;
       copiesAsLinalg(func);
-      for (Operation &op : func.getBody().front())
-        if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-          if (std::optional<Nest> nest = linalgNest(linalgOp))
-            nests.push_back({func, *nest});
+      // Linalg ops that run once per call: at the top of the function, or
+      // in the branches of a choice made per call (a convolution's path),
+      // not inside a loop.
+      func.walk([&](linalg::LinalgOp linalgOp) {
+        for (Operation *parent = linalgOp->getParentOp(); parent != func.getOperation();
+             parent = parent->getParentOp())
+          if (!isa<scf::IfOp>(parent))
+            return;
+        if (std::optional<Nest> nest = linalgNest(linalgOp))
+          nests.push_back({func, *nest});
+      });
       // Inner loops first (post-order): a marked loop inside another one
       // splits too, for the calls whose outer loop runs on one thread (the
       // outer loop of one iteration); inside the outer loop's threads, the

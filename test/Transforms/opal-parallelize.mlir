@@ -237,6 +237,44 @@ func.func @images(%x: memref<?x?x?xf32>, %y: memref<?x?x?xf32>) {
 
 // -----
 
+// A linalg op in a branch of a choice made per call (a convolution's
+// path) runs once per call: it splits as at the top of the function; one
+// inside a loop does not.
+// CHECK-LABEL: func.func @chosen(
+// CHECK: scf.if %{{.*}} {
+// CHECK:   call @opal_parallel_begin
+// CHECK:   omp.parallel
+// CHECK:     func.call @chosen_part(
+// CHECK: } else {
+// CHECK:   scf.for
+// CHECK:     linalg.generic
+// CHECK-NOT: opal_parallel_begin
+// CHECK: return
+#chosen = affine_map<(d0, d1) -> (d0, d1)>
+func.func @chosen(%c: i1, %x: memref<?x?xf32>, %y: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.if %c {
+    linalg.generic {indexing_maps = [#chosen, #chosen], iterator_types = ["parallel", "parallel"]} ins(%x : memref<?x?xf32>) outs(%y : memref<?x?xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %0 = arith.negf %in : f32
+      linalg.yield %0 : f32
+    }
+  } else {
+    scf.for %i = %c0 to %c4 step %c1 {
+      linalg.generic {indexing_maps = [#chosen, #chosen], iterator_types = ["parallel", "parallel"]} ins(%x : memref<?x?xf32>) outs(%y : memref<?x?xf32>) {
+      ^bb0(%in: f32, %out: f32):
+        %0 = math.absf %in : f32
+        linalg.yield %0 : f32
+      }
+    }
+  }
+  return
+}
+
+// -----
+
 // A loop that says what one iteration does (opal.parallel_work: here 32
 // elements, a matrix product's packing of a block of B) has its
 // iterations times that for its work, not the elements of the large

@@ -618,7 +618,9 @@ def OpalParallelize : Pass<"opal-parallelize", "::mlir::ModuleOp"> {
     number of elements; anything else is an error), which then makes the
     nest's work.
 
-    Nests that split: a linalg op at the top of a function, along its first
+    Nests that split: a linalg op at the top of a function or in the
+    branches of `scf.if`s there (a choice made per call; not in a loop),
+    along its first
     parallel loop that every operand indexes by that loop alone (or not at
     all) and that is not of static size 1, else along its first such
     reduction loop when each output's body is one combining op with a
