@@ -169,6 +169,36 @@ def test_results_do_not_depend_on_the_thread_count(threads, name, fn):
                 np.testing.assert_array_equal(got, want)
 
 
+# Convolutions on each of their paths, at batch 16 (a pointwise one splits
+# its images over threads) and 1 (it splits its product's register tiles):
+# 16 filters leave 4 rows after the 6-row tiles; planes of 5x5 take the
+# columns path, chosen per call, whose gathers split in their branch.
+CONVOLUTIONS = {
+    "pointwise_b16": ((16, 96, 12, 12), (16, 96, 1, 1), 1, 0),
+    "pointwise_b1": ((1, 96, 40, 40), (16, 96, 1, 1), 1, 0),
+    "pointwise_small_planes": ((16, 96, 5, 5), (16, 96, 1, 1), 1, 0),
+    "depthwise": ((16, 32, 20, 20), (32, 1, 3, 3), 32, 1),
+    "three_by_three": ((16, 16, 10, 10), (24, 16, 3, 3), 1, 1),
+}
+
+
+@pytest.mark.parametrize("name", list(CONVOLUTIONS))
+def test_convolutions_do_not_depend_on_the_thread_count(threads, name):
+    torch = pytest.importorskip("torch")
+    shape, weight_shape, groups, padding = CONVOLUTIONS[name]
+    x = rng.standard_normal(shape).astype(np.float32)
+    w = rng.standard_normal(weight_shape).astype(np.float32)
+    b = rng.standard_normal(weight_shape[0]).astype(np.float32)
+    results = at_thread_counts(lambda: A.convolution(
+        opal.tensor(x), opal.tensor(w), opal.tensor(b), [1, 1], [padding, padding], [1, 1],
+        False, [0, 0], groups))
+    for other in results[1:]:
+        np.testing.assert_array_equal(other[0], results[0][0])
+    want = torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w),
+                                      torch.from_numpy(b), padding=padding, groups=groups)
+    np.testing.assert_allclose(results[0][0], want.numpy(), rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize("shape", [(1 << 20,), (1025, 513), (3, 200000), (2, 3, 50000)], ids=str)
 def test_full_reductions_agree_across_thread_counts(threads, shape):
     x = rng.uniform(-3, 3, shape)
