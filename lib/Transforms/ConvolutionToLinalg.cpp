@@ -1196,6 +1196,11 @@ Value plusRowBias(ConvBuilder &cb, Value sums, Value bias, Type element) {
       .getResult(0);
 }
 
+/// The pixels of a pointwise convolution's product per chunk: a block of
+/// opal-tile-matmul's columns (tile-n), so that a chunk packs its columns
+/// once.
+constexpr int64_t kPointwiseChunk = 512;
+
 /// A pointwise prims.conv (isPointwise) on the CPU: per image n, sums [F, P]
 /// = weight [F, C] x input[n] [C, P], one product on views of the weight
 /// and the image (no columns, no copy of either: the product's tiles pack
@@ -1221,32 +1226,50 @@ Value pointwiseConv(ConvBuilder &cb, Value input, Value weight, Type element, Va
   Value empty = tensor::EmptyOp::create(b, loc, ConvBuilder::dynamicType(3, element),
                                         ValueRange{n, filters, pixels});
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+  // Per image, the pixels in chunks of kPointwiseChunk, each chunk's
+  // product written into its columns of the image's rows of the sums.
+  auto chunks = [&](OpBuilder &lb, Location l, Value image, Value sumsSoFar) {
+    auto loop = scf::ForOp::create(
+        lb, l, arith::ConstantIndexOp::create(lb, l, 0), pixels,
+        arith::ConstantIndexOp::create(lb, l, kPointwiseChunk), ValueRange{sumsSoFar},
+        [&](OpBuilder &cb2, Location l2, Value first, ValueRange carried) {
+          ConvBuilder in(cb2, l2);
+          Value width = arith::MinUIOp::create(
+              cb2, l2, in.index(kPointwiseChunk), arith::SubIOp::create(cb2, l2, pixels, first));
+          SmallVector<OpFoldResult> at = {image, cb2.getIndexAttr(0), first};
+          SmallVector<OpFoldResult> ones(3, cb2.getIndexAttr(1));
+          Value x = tensor::ExtractSliceOp::create(
+              cb2, l2, matrixType, images, at,
+              SmallVector<OpFoldResult>{cb2.getIndexAttr(1), channels, width}, ones);
+          SmallVector<OpFoldResult> rows = {cb2.getIndexAttr(1), filters, width};
+          Value sums =
+              tensor::ExtractSliceOp::create(cb2, l2, matrixType, carried[0], at, rows, ones);
+          // (Zero filled, or each filter's row its bias, right before the
+          // product: its tiles start from it.)
+          Value init = bias ? rowsOf(in, sums, bias, element)
+                            : linalg::FillOp::create(cb2, l2, zero, sums).getResult(0);
+          Value product = linalg::MatmulOp::create(cb2, l2, TypeRange{matrixType},
+                                                   ValueRange{weightMatrix, x}, ValueRange{init})
+                              .getResult(0);
+          scf::YieldOp::create(
+              cb2, l2,
+              tensor::InsertSliceOp::create(cb2, l2, product, carried[0], at, rows, ones)
+                  .getResult());
+        });
+    // The chunks are independent: threads share them where the images
+    // run on one thread (a batch of one image).
+    loop->setAttr(opal::ir::kParallelAttrName, lb.getUnitAttr());
+    return loop.getResult(0);
+  };
   auto loop = scf::ForOp::create(
       b, loc, cb.index(0), n, cb.index(1), ValueRange{empty},
       [&](OpBuilder &lb, Location l, Value image, ValueRange carried) {
-        ConvBuilder in(lb, l);
-        SmallVector<OpFoldResult> at = {image, lb.getIndexAttr(0), lb.getIndexAttr(0)};
-        SmallVector<OpFoldResult> ones(3, lb.getIndexAttr(1));
-        Value x = tensor::ExtractSliceOp::create(
-            lb, l, matrixType, images, at,
-            SmallVector<OpFoldResult>{lb.getIndexAttr(1), channels, pixels}, ones);
-        SmallVector<OpFoldResult> rows = {lb.getIndexAttr(1), filters, pixels};
-        Value sums = tensor::ExtractSliceOp::create(lb, l, matrixType, carried[0], at, rows, ones);
-        // (Zero filled, or each filter's row its bias, right before the
-        // product: its tiles start from it.)
-        Value init =
-            bias ? rowsOf(in, sums, bias, element) : linalg::FillOp::create(lb, l, zero, sums).getResult(0);
-        Value product = linalg::MatmulOp::create(lb, l, TypeRange{matrixType},
-                                                 ValueRange{weightMatrix, x}, ValueRange{init})
-                            .getResult(0);
-        scf::YieldOp::create(
-            lb, l, tensor::InsertSliceOp::create(lb, l, product, carried[0], at, rows, ones)
-                       .getResult());
+        scf::YieldOp::create(lb, l, chunks(lb, l, image, carried[0]));
       });
   // The images are independent: threads share them (opal-parallelize), each
   // image's product on one thread, with no fork per block of the product
-  // and no rows left to one thread; a single image's product splits its
-  // register tiles instead.
+  // and no rows left to one thread; a single image's chunks of pixels
+  // split instead, each chunk's product on one thread.
   loop->setAttr(opal::ir::kParallelAttrName, b.getUnitAttr());
   return loop.getResult(0);
 }
@@ -1351,7 +1374,7 @@ Value groupedConv(ConvBuilder &cb, Value input, Value weight, const ConvParamete
   Type accumulator = accumulatorFor(element);
   DirectSizes d = directSizes(cb, input, weight, p);
   Value groups = d.groups, n = d.n, cg = d.cg, fg = d.fg;
-  ArrayRef<Value> extents = d.extents, kernel = d.kernel, out = d.out;
+  ArrayRef<Value> kernel = d.kernel, out = d.out;
 
   // [N, G*Cg, padded...], seen as [N, G, Cg, padded...].
   SmallVector<Value> xSizes;

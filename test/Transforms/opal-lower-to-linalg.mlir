@@ -460,10 +460,12 @@ func.func @conv_shifted(%x: tensor<?x?x?x?xf32>, %w: tensor<?x?x?x?xf32>) -> ten
 
 // With shifted-convolutions, a pointwise convolution (a 1x1 kernel, stride
 // 1, no padding, one group) of one image, or of planes of at least 128
-// pixels, is one product per image: the weight [F, C, 1, 1] read in place
-// as [F, C] times the image [C, H*W] (a slice of the input read in place as
-// [N, C, H*W]), into that image's rows of the sums [N, F, H*W], each
-// zero-filled right before its product. No columns, no copy of the weight.
+// pixels, is one product per image and chunk of 512 pixels: the weight
+// [F, C, 1, 1] read in place as [F, C] times the image's chunk [C, <= 512]
+// (a slice of the input read in place as [N, C, H*W]), into that image's
+// rows of the sums [N, F, H*W] at the chunk's columns, each zero-filled
+// right before its product; the images and, inside them, the chunks are
+// marked for threads (opal.parallel). No columns, no copy of the weight.
 // Else (chosen per call) im2col's one product over every image's pixels,
 // of the input as [N, C, H*W] and the weight as [F, C, 1]. Either branch
 // yields the sums [N, F, H*W], read as [N, F, H, W] after it. Without the
@@ -481,11 +483,16 @@ func.func @conv_shifted(%x: tensor<?x?x?x?xf32>, %w: tensor<?x?x?x?xf32>) -> ten
 // POINTWISE: %[[W:.*]] = tensor.extract_slice %[[WM]][0, 0] [%{{.*}}, %[[C]]] [1, 1]
 // POINTWISE: %[[IMAGES:.*]] = tensor.reshape %arg0(%{{.*}}) {opal.regrouped} : (tensor<?x?x?x?xf32>, tensor<3xindex>) -> tensor<?x?x?xf32>
 // POINTWISE: %[[EACH:.*]] = scf.for %[[N:.*]] = %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<?x?x?xf32>)
-// POINTWISE: %[[X:.*]] = tensor.extract_slice %[[IMAGES]][%[[N]], 0, 0] [1, %[[C]], %{{.*}}] [1, 1, 1] : tensor<?x?x?xf32> to tensor<?x?xf32>
-// POINTWISE: %[[ROWS:.*]] = tensor.extract_slice %[[ACC]][%[[N]], 0, 0]
+// POINTWISE: %[[CHUNKS:.*]] = scf.for %[[J:.*]] = %c0 to %{{.*}} step %c512 iter_args(%[[PART:.*]] = %[[ACC]]) -> (tensor<?x?x?xf32>)
+// POINTWISE: %[[WIDTH:.*]] = arith.minui %{{.*}}, %c512 : index
+// POINTWISE: %[[X:.*]] = tensor.extract_slice %[[IMAGES]][%[[N]], 0, %[[J]]] [1, %[[C]], %[[WIDTH]]] [1, 1, 1] : tensor<?x?x?xf32> to tensor<?x?xf32>
+// POINTWISE: %[[ROWS:.*]] = tensor.extract_slice %[[PART]][%[[N]], 0, %[[J]]]
 // POINTWISE: %[[ZEROS:.*]] = linalg.fill {{.*}} outs(%[[ROWS]] : tensor<?x?xf32>)
 // POINTWISE: %[[P:.*]] = linalg.matmul ins(%[[W]], %[[X]] : tensor<?x?xf32>, tensor<?x?xf32>) outs(%[[ZEROS]] : tensor<?x?xf32>)
-// POINTWISE: tensor.insert_slice %[[P]] into %[[ACC]][%[[N]], 0, 0]
+// POINTWISE: tensor.insert_slice %[[P]] into %[[PART]][%[[N]], 0, %[[J]]]
+// POINTWISE: } {opal.parallel}
+// POINTWISE: scf.yield %[[CHUNKS]]
+// POINTWISE: } {opal.parallel}
 // POINTWISE: scf.yield %[[EACH]] : tensor<?x?x?xf32>
 // POINTWISE: } else {
 // The columns: zeros where the input has no channel, else read from the
