@@ -1228,43 +1228,42 @@ Value pointwiseConv(ConvBuilder &cb, Value input, Value weight, Type element, Va
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
   // Per image, the pixels in chunks of kPointwiseChunk, each chunk's
   // product written into its columns of the image's rows of the sums.
-  auto chunks = [&](OpBuilder &lb, Location l, Value image, Value sumsSoFar) {
-    auto loop = scf::ForOp::create(
-        lb, l, arith::ConstantIndexOp::create(lb, l, 0), pixels,
-        arith::ConstantIndexOp::create(lb, l, kPointwiseChunk), ValueRange{sumsSoFar},
-        [&](OpBuilder &cb2, Location l2, Value first, ValueRange carried) {
-          ConvBuilder in(cb2, l2);
-          Value width = arith::MinUIOp::create(
-              cb2, l2, in.index(kPointwiseChunk), arith::SubIOp::create(cb2, l2, pixels, first));
-          SmallVector<OpFoldResult> at = {image, cb2.getIndexAttr(0), first};
-          SmallVector<OpFoldResult> ones(3, cb2.getIndexAttr(1));
-          Value x = tensor::ExtractSliceOp::create(
-              cb2, l2, matrixType, images, at,
-              SmallVector<OpFoldResult>{cb2.getIndexAttr(1), channels, width}, ones);
-          SmallVector<OpFoldResult> rows = {cb2.getIndexAttr(1), filters, width};
-          Value sums =
-              tensor::ExtractSliceOp::create(cb2, l2, matrixType, carried[0], at, rows, ones);
-          // (Zero filled, or each filter's row its bias, right before the
-          // product: its tiles start from it.)
-          Value init = bias ? rowsOf(in, sums, bias, element)
-                            : linalg::FillOp::create(cb2, l2, zero, sums).getResult(0);
-          Value product = linalg::MatmulOp::create(cb2, l2, TypeRange{matrixType},
-                                                   ValueRange{weightMatrix, x}, ValueRange{init})
-                              .getResult(0);
-          scf::YieldOp::create(
-              cb2, l2,
-              tensor::InsertSliceOp::create(cb2, l2, product, carried[0], at, rows, ones)
-                  .getResult());
-        });
-    // The chunks are independent: threads share them where the images
-    // run on one thread (a batch of one image).
-    loop->setAttr(opal::ir::kParallelAttrName, lb.getUnitAttr());
-    return loop.getResult(0);
-  };
   auto loop = scf::ForOp::create(
       b, loc, cb.index(0), n, cb.index(1), ValueRange{empty},
-      [&](OpBuilder &lb, Location l, Value image, ValueRange carried) {
-        scf::YieldOp::create(lb, l, chunks(lb, l, image, carried[0]));
+      [&](OpBuilder &ib, Location il, Value image, ValueRange carriedSums) {
+        ConvBuilder perImage(ib, il);
+        auto chunks = scf::ForOp::create(
+            ib, il, perImage.index(0), pixels, perImage.index(kPointwiseChunk),
+            ValueRange{carriedSums[0]},
+            [&](OpBuilder &lb, Location l, Value first, ValueRange carried) {
+              ConvBuilder in(lb, l);
+              Value width = arith::MinUIOp::create(lb, l, in.index(kPointwiseChunk),
+                                                   arith::SubIOp::create(lb, l, pixels, first));
+              SmallVector<OpFoldResult> at = {image, lb.getIndexAttr(0), first};
+              SmallVector<OpFoldResult> ones(3, lb.getIndexAttr(1));
+              Value x = tensor::ExtractSliceOp::create(
+                  lb, l, matrixType, images, at,
+                  SmallVector<OpFoldResult>{lb.getIndexAttr(1), channels, width}, ones);
+              SmallVector<OpFoldResult> rows = {lb.getIndexAttr(1), filters, width};
+              Value sums =
+                  tensor::ExtractSliceOp::create(lb, l, matrixType, carried[0], at, rows, ones);
+              // (Zero filled, or each filter's row its bias, right before
+              // the product: its tiles start from it.)
+              Value init = bias ? rowsOf(in, sums, bias, element)
+                                : linalg::FillOp::create(lb, l, zero, sums).getResult(0);
+              Value product =
+                  linalg::MatmulOp::create(lb, l, TypeRange{matrixType},
+                                           ValueRange{weightMatrix, x}, ValueRange{init})
+                      .getResult(0);
+              scf::YieldOp::create(
+                  lb, l,
+                  tensor::InsertSliceOp::create(lb, l, product, carried[0], at, rows, ones)
+                      .getResult());
+            });
+        // The chunks are independent: threads share them where the images
+        // run on one thread (a batch of one image).
+        chunks->setAttr(opal::ir::kParallelAttrName, ib.getUnitAttr());
+        scf::YieldOp::create(ib, il, chunks.getResult(0));
       });
   // The images are independent: threads share them (opal-parallelize), each
   // image's product on one thread, with no fork per block of the product

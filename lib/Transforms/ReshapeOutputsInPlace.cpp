@@ -29,8 +29,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
-#include <functional>
-
 namespace opal::ir {
 #define GEN_PASS_DEF_OPALRESHAPEOUTPUTSINPLACE
 #include "opal/Transforms/Passes.h.inc"
@@ -122,6 +120,31 @@ Value viewAs(OpBuilder &b, Location loc, Value out, MemRefType type, ValueRange 
   return memref::CastOp::create(b, loc, type, view.getResult());
 }
 
+/// Whether every free of `buffer` or a view of it (onlyFrees) comes after
+/// `last` in its block.
+bool freedAfter(Value buffer, Operation *last) {
+  Block *block = last->getBlock();
+  for (Operation *user : buffer.getUsers()) {
+    if (onlyFrees(user)) {
+      for (Value freed : user->getResults())
+        for (Operation *dealloc : freed.getUsers()) {
+          Operation *ancestor = block->findAncestorOpInBlock(*dealloc);
+          if (!ancestor || !last->isBeforeInBlock(ancestor))
+            return false;
+        }
+      if (isa<memref::DeallocOp>(user)) {
+        Operation *ancestor = block->findAncestorOpInBlock(*user);
+        if (!ancestor || !last->isBeforeInBlock(ancestor))
+          return false;
+      }
+    } else if (isa<ViewLikeOpInterface>(user) && user->getNumResults() == 1 &&
+               !freedAfter(user->getResult(0), last)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 /// `value` without the memref.casts that only change its layout's type.
 Value castSource(Value value) {
   while (auto cast = value.getDefiningOp<memref::CastOp>())
@@ -193,29 +216,7 @@ void forwardCopy(memref::CopyOp copy, Block &entry) {
       }
   }
   // The result: read before the copy only, freed after the target's reads.
-  std::function<bool(Value)> readBefore = [&](Value buffer) {
-    for (Operation *user : buffer.getUsers()) {
-      Operation *ancestor = entry.findAncestorOpInBlock(*user);
-      if (!ancestor)
-        return false;
-      if (onlyFrees(user)) {
-        for (Value freed : user->getResults())
-          for (Operation *dealloc : freed.getUsers())
-            if (!lastRead->isBeforeInBlock(entry.findAncestorOpInBlock(*dealloc)))
-              return false;
-        continue;
-      }
-      if (isa<memref::CastOp>(user)) {
-        if (!readBefore(user->getResult(0)))
-          return false;
-        continue;
-      }
-      if (user != copy.getOperation() && !ancestor->isBeforeInBlock(copy))
-        return false;
-    }
-    return true;
-  };
-  if (!readBefore(result))
+  if (!usedOnlyBefore(result, copy) || !freedAfter(result, lastRead))
     return;
   for (Operation *user : llvm::make_early_inc_range(target->getUsers()))
     if (isa<memref::DeallocOp>(user))
