@@ -162,7 +162,11 @@ const char *opal::ir::jitCpuReusablePipelineText(bool scalef) {
            // region per part (ViT-tiny's kernel: 148 parallel parts and
            // ~460 nests left inline become 40-70 functions; its compile
            // 8.7 -> 1.1 s).
-           "opal-outline-nests";
+           "opal-outline-nests,"
+           // The temporaries of a kernel's body in one buffer, memory
+           // shared between those not live at once (ConvNeXt-tiny at batch
+           // 16: 270 temporaries, 1.5 GiB of blocks -> one of N MiB).
+           "func.func(opal-plan-buffers)";
   };
   static const std::string plain = text(false), scaling = text(true);
   return (scalef ? scaling : plain).c_str();
