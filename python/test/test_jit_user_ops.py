@@ -303,3 +303,39 @@ opal.library "twosums" {
     finally:
         for lib in libs:
             lib._destroy()
+
+
+def test_a_kernels_temporaries_share_one_buffer(lib):
+    # A chain of products, compiled for static shapes (as torch.compile's
+    # graphs are), whose results grow 4x, 2x, 2x and each die at the next
+    # product: the kernel's temporaries (the results and each product's
+    # packed weight) are views of one buffer (opal-plan-buffers) the size
+    # of what is live at once, not a block each. A call allocates that buffer and its output, and gives back
+    # all but the output; the result agrees with numpy.
+    lib.define("chain(Tensor x, Tensor a, Tensor b, Tensor c, Tensor d) -> Tensor")
+
+    @opal.library.register_decomposition("pyjit::chain", lib=lib)
+    def chain(x, a, b, c, d):
+        h = A.relu(A.mm(x, a))
+        h = A.relu(A.mm(h, b))
+        h = A.tanh(A.mm(h, c))
+        return A.mm(h, d)
+
+    opal._C._jit_declare_static_shapes("pyjit::chain")
+    shapes = [(256, 32), (32, 64), (64, 256), (256, 512), (512, 16)]
+    x, a, b, c, d = (rng.standard_normal(s).astype(np.float32) / np.sqrt(s[0]) for s in shapes)
+    args = [opal.tensor(v) for v in (x, a, b, c, d)]
+    opal.ops.pyjit.chain(*args)
+    opal._C._empty_cache()
+    before = opal._C._allocator_stats()
+    got = opal.ops.pyjit.chain(*args)
+    after = opal._C._allocator_stats()
+    want = np.tanh(np.maximum(np.maximum(x @ a, 0) @ b, 0) @ c) @ d
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-4, atol=1e-5)
+    assert after["allocations"] - before["allocations"] == 2  # the buffer, the output
+    output = after["bytes_in_use"] - before["bytes_in_use"]
+    assert output == 256 * 16 * 4
+    # The buffer: the last product's input and result and its packed weight
+    # (1.3 MB), in the caching allocator's 2 MiB size class.
+    largest_pair = 4 * 256 * (256 + 512)
+    assert largest_pair <= after["bytes_cached"] <= 2 << 20, (before, after)
