@@ -11,6 +11,7 @@
 #include "opal/Compiler/CpuPipeline.h"
 #include "opal/Compiler/CudaObject.h"
 #include "opal/Compiler/CacheKey.h"
+#include "opal/JIT/CompileAhead.h"
 #include "opal/JIT/DiskCache.h"
 #include "opal/Compiler/KernelBuilder.h"
 #include "opal/Compiler/ObjectCode.h"
@@ -45,6 +46,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -61,6 +63,14 @@ using namespace opal;
 using namespace opal::ir;
 
 namespace {
+
+/// The threads of the compiler's MLIR contexts (one pool for all of them,
+/// as many as the compile threads; it outlives every context).
+llvm::ThreadPoolInterface &compilePool() {
+  static auto *pool = new llvm::DefaultThreadPool(
+      llvm::hardware_concurrency(static_cast<unsigned>(jit::compileThreads())));
+  return *pool;
+}
 
 double millisecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
@@ -735,6 +745,9 @@ private:
     registerCpuPipeline(registry);
     registerCudaPipeline(registry);
     auto context = std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
+    // The passes nested in func.func run on several functions at once (a
+    // whole model's nests, lowered to LLVM), on the compile threads.
+    context->setThreadPool(compilePool());
     context->loadAllAvailableDialects();
 
     auto decompose = std::make_unique<PassManager>(context.get());

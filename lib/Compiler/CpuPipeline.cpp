@@ -26,35 +26,41 @@ using namespace mlir;
 namespace {
 /// From bufferized loops to the LLVM dialect.
 constexpr const char *kLoopsToLLVM =
+    // Each function's own (a whole model's kernel: 300 nest functions
+    // after opal-outline-nests) nested in func.func, where the context's
+    // threads lower several functions at once; the passes that add
+    // declarations or functions to the module (libm's, the vector and
+    // memref lowerings' helpers) run on the module.
+    "func.func("
     // A structured op whose loops may be empty (a dim of size 0) runs none
     // of them: not 2^62 empty iterations of an outer one.
-    "func.func(opal-guard-empty-loops),"
+    "opal-guard-empty-loops,"
     "convert-linalg-to-loops,"
     // softmax's exp(x - max) stored in its output row, scaled in place.
-    "func.func(opal-rows-in-outputs),"
+    "opal-rows-in-outputs,"
     "lower-affine,"
-    "convert-scf-to-cf,"
+    "convert-scf-to-cf),"
     // Register-tiled matrix products (opal-tile-matmul).
     "convert-vector-to-llvm,"
     // libm has no rsqrt; half-precision math computes in f32.
-    "math-expand-ops{ops=rsqrt},"
+    "func.func(math-expand-ops{ops=rsqrt}),"
     // Integer powers become loops in helper functions.
     "convert-math-to-funcs,"
-    "math-extend-to-supported-types,"
+    "func.func(math-extend-to-supported-types),"
     "convert-math-to-libm,"
     "convert-math-to-llvm,"
     // (MLIR 22's expand-strided-metadata crashes on some expand_shapes.)
-    "opal-expand-shapes-as-casts,"
+    "func.func(opal-expand-shapes-as-casts,"
     "expand-strided-metadata,"
-    "lower-affine,"
+    "lower-affine),"
     "finalize-memref-to-llvm{use-aligned-alloc},"
     // bfloat16 arithmetic in f32, rounded per op as PyTorch does, and its
     // conversions as integer arithmetic (LLVM would call compiler-rt's
     // __truncsfbf2, which this system's libgcc lacks); ceil/floor divisions
     // expanded, min and max kept for LLVM to vectorize.
-    "opal-truncate-through-f32,"
+    "func.func(opal-truncate-through-f32,"
     "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
-    "opal-expand-arith,"
+    "opal-expand-arith),"
     "convert-arith-to-llvm,"
     "convert-cf-to-llvm,"
     "convert-func-to-llvm,"
