@@ -220,6 +220,40 @@ def test_a_graph_run_op_by_op_compiles_its_kernels_before_its_first_run(tmp_path
     assert later == [], later
 
 
+
+def test_a_fused_graph_compiles_its_kernel_while_dynamo_finishes(tmp_path):
+    # A graph fused into one kernel starts its compile on a thread of its
+    # own when the backend has made its op, for the example inputs' sizes
+    # and strides (a transposed input's kernel reads it strided); the first
+    # call waits for it and compiles nothing more. Three graphs (Dynamo
+    # recompiles for the contiguous input and for the second shape): three
+    # kernels, each compiled ahead, and results that agree with eager.
+    result = run_fresh("""
+        import json
+        import torch
+        import opal, opal.torch
+        torch.manual_seed(0)
+        m = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.GELU(),
+                                torch.nn.LayerNorm(32), torch.nn.Linear(32, 8)).eval()
+        f = torch.compile(m, backend="opal", dynamic=False)
+        errors = []
+        with torch.no_grad():
+            for x in (torch.randn(16, 4).t(), torch.randn(4, 16), torch.randn(6, 16)):
+                errors.append((f(x) - m(x)).abs().max().item())
+        print(json.dumps([errors, opal.jit.stats()["compiles"]]))
+    """, OPAL_LOG="torch,jit", OPAL_CACHE_DIR=str(tmp_path / "cache"))
+    errors, compiles = json.loads(result.stdout)
+    assert max(errors) < 1e-5, errors
+    log = result.stderr.splitlines()
+    ahead = [line for line in log if "ahead of the first call" in line]
+    assert [line.split("] ")[1].split(":")[0] for line in ahead] == \
+        [f"torch.compile graph {i}" for i in range(3)], log
+    assert all("kernel compiled ahead of the first call in" in line for line in ahead), log
+    compiled = [line for line in log if "[opal:jit] compiled torchgraph::" in line]
+    assert len(compiled) == 3 and compiles == 3, (compiled, compiles)
+    assert "float32[4,16] strided" in compiled[0], compiled[0]
+    assert "float32[6,16]" in compiled[2], compiled[2]
+
 SPLIT_GRAPH = """
     import json
     import torch
