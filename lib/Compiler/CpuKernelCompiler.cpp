@@ -557,7 +557,7 @@ private:
     if (failed(translated))
       return makeUnexpected(Error(front.label + ": " + error));
     lowered.host = std::move(*translated);
-    return std::move(lowered);
+    return lowered;
   }
 
   /// The object code of a lowered kernel (the LLVM half: no MLIR context,
