@@ -31,6 +31,11 @@ namespace {
 /// runtime's (a cache line; the vector loads of a kernel need no more).
 constexpr int64_t kAlignment = 64;
 
+/// The largest temporary placed (1 TiB): one larger stays an allocation of
+/// its own, for the allocator to refuse, and the offsets of any number of
+/// placed ones cannot overflow.
+constexpr int64_t kLargestPlaced = int64_t(1) << 40;
+
 /// A temporary that moves into the shared buffer: its life (positions of
 /// its allocation and its deallocation in the block) and its place.
 struct Temporary {
@@ -70,7 +75,10 @@ std::optional<Temporary> temporaryOf(memref::AllocOp alloc, memref::DeallocOp de
   Operation *last = opal::ir::detail::lastUse(alloc.getResult(), block, dealloc);
   if (!last || !last->isBeforeInBlock(dealloc))
     return std::nullopt;
-  int64_t bytes = std::max<int64_t>(type.getNumElements() * *element, 1);
+  int64_t elements = type.getNumElements();
+  if (elements > kLargestPlaced / *element)
+    return std::nullopt;
+  int64_t bytes = std::max<int64_t>(elements * *element, 1);
   bytes = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   return Temporary{alloc, dealloc, position.lookup(alloc), position.lookup(dealloc), bytes};
 }

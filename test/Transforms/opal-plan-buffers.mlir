@@ -43,8 +43,10 @@ func.func @chain(%out: memref<32xi32>) {
 // -----
 
 // Dynamic sizes, a buffer freed in another block, one an iteration
-// argument forwards into a loop, one the function returns: none is placed,
-// and the one candidate left (%alone) stays an allocation of its own.
+// argument forwards into a loop, one the function returns, one of more than
+// 1 TiB (the allocator refuses it; placed, its size and offset could
+// overflow): none is placed, and the one candidate left (%alone) stays an
+// allocation of its own.
 // CHECK-LABEL: func.func @left(
 // CHECK-NOT: memref.view
 // CHECK: memref.alloc(%{{.*}}) : memref<?xf32>
@@ -52,6 +54,7 @@ func.func @chain(%out: memref<32xi32>) {
 // CHECK: memref.alloc() : memref<16xf32>
 // CHECK: memref.alloc() : memref<4xf32>
 // CHECK: memref.alloc() : memref<2xf32>
+// CHECK: memref.alloc() : memref<2305843009213693952xf32>
 // CHECK-NOT: memref.view
 func.func @left(%n: index, %flag: i1, %out: memref<16xf32>) -> memref<4xf32> {
   %c0 = arith.constant 0 : index
@@ -75,6 +78,9 @@ func.func @left(%n: index, %flag: i1, %out: memref<16xf32>) -> memref<4xf32> {
   %alone = memref.alloc() : memref<2xf32>
   linalg.fill ins(%zero : f32) outs(%alone : memref<2xf32>)
   memref.dealloc %alone : memref<2xf32>
+  %huge = memref.alloc() : memref<2305843009213693952xf32>
+  linalg.fill ins(%zero : f32) outs(%huge : memref<2305843009213693952xf32>)
+  memref.dealloc %huge : memref<2305843009213693952xf32>
   return %returned : memref<4xf32>
 }
 
