@@ -1273,6 +1273,19 @@ def _fold_batch_norms(graph):
     return folded
 
 
+def _stand_in_signature(meta):
+    """(sizes, strides, opal dtype) of a tensor a compile ahead of a call
+    can stand in for `meta` (a graph's example value: a fake or real torch
+    tensor), or None when it cannot: not a tensor, a dtype opal lacks, a
+    device other than the CPU (or meta, whose calls use the CPU's kernel),
+    symbolic sizes or strides."""
+    if (not isinstance(meta, torch.Tensor) or meta.dtype not in _DTYPES or
+            meta.device.type not in ("cpu", "meta") or
+            not all(type(n) is int for n in (*meta.shape, *meta.stride()))):
+        return None
+    return tuple(meta.shape), tuple(meta.stride()), _DTYPES[meta.dtype]
+
+
 def _compile_ahead(nodes, label):
     """Compiles the kernels of a graph run op by op before its first run,
     several at once (_C._jit_compile_ahead): each call of an opal op whose
@@ -1285,15 +1298,12 @@ def _compile_ahead(nodes, label):
         pass
 
     def tensor_of(node):
-        meta = node.meta.get("val")
-        if (not isinstance(meta, torch.Tensor) or meta.dtype not in _DTYPES or
-                meta.device.type not in ("cpu", "meta") or
-                not all(type(n) is int for n in (*meta.shape, *meta.stride()))):
+        signature = _stand_in_signature(node.meta.get("val"))
+        if signature is None:
             raise Unknown()
-        signature = (tuple(meta.shape), tuple(meta.stride()), meta.dtype)
         if signature not in made:
-            made[signature] = _ops.aten.empty_strided(*signature[:2],
-                                                      dtype=_DTYPES[meta.dtype])
+            sizes, strides, dtype = signature
+            made[signature] = _ops.aten.empty_strided(sizes, strides, dtype=dtype)
         return made[signature]
 
     def value(v):
@@ -1978,23 +1988,19 @@ def _compile_ahead_of_first_call(entry, graph, label):
     call (its guards, its wrappers; a tenth of a second on ConvNeXt-tiny).
     The first call waits for the thread and finds the kernel in memory.
     None where there is nothing to start: a graph run op by op or split
-    (their kernels compile ahead in _compile_ahead), symbolic sizes, inputs
-    on another device than the CPU."""
+    (their kernels compile ahead in _compile_ahead), an input no tensor can
+    stand in for (_stand_in_signature: symbolic sizes, another device)."""
     if not isinstance(entry, tuple) or not isinstance(entry[0], _OpOverload):
         return None
     op, _, constants, passed = entry
     placeholders = [n for n in graph.graph.nodes if n.op == "placeholder"]
     metas = [n.meta.get("val") for n, keep in zip(placeholders, passed) if keep]
-    metas += list(constants)
-    args = []
-    for meta in metas:
-        if (not isinstance(meta, torch.Tensor) or meta.dtype not in _DTYPES or
-                meta.device.type != "cpu" or
-                not all(type(n) is int for n in (*meta.shape, *meta.stride()))):
-            return None
-        args.append(_ops.aten.empty_strided(tuple(meta.shape), tuple(meta.stride()),
-                                            dtype=_DTYPES[meta.dtype]))
-    call = [(op, tuple(args), {})]
+    signatures = [_stand_in_signature(meta) for meta in metas + list(constants)]
+    if None in signatures:
+        return None
+    args = tuple(_ops.aten.empty_strided(sizes, strides, dtype=dtype)
+                 for sizes, strides, dtype in signatures)
+    call = [(op, args, {})]
 
     def compile_kernel():
         try:
