@@ -673,8 +673,9 @@ def OpalPlanBuffers : Pass<"opal-plan-buffers", "::mlir::func::FuncOp"> {
     whole one buffer (an `i8` allocation, 64-byte aligned), each a
     `memref.view` of it at an offset chosen at compile time, two buffers
     sharing memory only where their lives do not overlap. A candidate is a
-    `memref.alloc` in the function's entry block of static sizes, identity
-    layout and a numeric element type, freed by one `memref.dealloc` in
+    `memref.alloc` in the function's entry block of static sizes (at most
+    1 TiB: a larger one is the allocator's to refuse), identity layout and
+    a numeric element type, freed by one `memref.dealloc` in
     that block, with every use of it or of a value that may alias it (a
     view, a cast, any memref result of an op that takes it, followed
     transitively; a use inside an op's regions counts as a use of that op)
