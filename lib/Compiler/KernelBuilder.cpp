@@ -70,14 +70,15 @@ FailureOr<Value> constantArgument(OpBuilder &b, Location loc, const Argument &ar
 }
 
 /// The shape an argument of kind Tensor or Sizes enters the kernel with:
-/// every size when the spec has static shapes, else the size-1 dims static
-/// and the others dynamic.
+/// every size when the spec has static shapes, else the size-1 dims (and
+/// the size-0 dims the key holds) static and the others dynamic.
 SmallVector<int64_t> shapeOf(const jit::ArgSpec &arg) {
   SmallVector<int64_t> shape;
   for (int d = 0; d < arg.rank; ++d)
-    shape.push_back(!arg.sizes.empty()         ? arg.sizes[d]
-                    : (arg.sizeOneDims >> d & 1) ? 1
-                                                 : ShapedType::kDynamic);
+    shape.push_back(!arg.sizes.empty()           ? arg.sizes[d]
+                    : (arg.sizeOneDims >> d & 1)  ? 1
+                    : (arg.sizeZeroDims >> d & 1) ? 0
+                                                  : ShapedType::kDynamic);
   return shape;
 }
 

@@ -98,6 +98,18 @@ ArgKind kindOf(const FunctionSchema &schema, const IValue *args, size_t i, Devic
   return ArgKind::Constant;
 }
 
+/// Bit d set: dim d of argument `i` of a call of `schema` has size 0 and
+/// the kernel takes it static: `aten::convolution`'s input channels, where
+/// PyTorch's empty convolution returns 0 channels whatever the weight's
+/// count (the decomposition branches on it with opal.has_static_size). The
+/// cheap test first: nearly every call has no such dim.
+uint64_t emptyDimsOf(const FunctionSchema &schema, size_t i, IntArrayRef sizes) {
+  if (i != 0 || sizes.size() < 2 || sizes[1] != 0)
+    return 0;
+  const OperatorName &name = schema.operatorName();
+  return name.name == "aten::convolution" && name.overloadName.empty() ? uint64_t(1) << 1 : 0;
+}
+
 /// Bit d set: dim d has size 1.
 uint64_t sizeOneDims(IntArrayRef sizes) {
   uint64_t mask = 0;
@@ -226,10 +238,13 @@ Expected<bool> jit::appendKeyWords(const FunctionSchema &schema, const IValue *a
         return keyError(schema, args, i);
       bool misaligned = device == DeviceType::CUDA && !readsAligned(tensor);
       bool strided = viewsInPlace && device == DeviceType::CPU && readsStrided(tensor);
+      uint64_t empty = emptyDimsOf(schema, i, sizes);
       words.push_back(head | uint64_t(static_cast<uint8_t>(tensor.dtype())) << 8 |
                       uint64_t(sizes.size()) << 16 | uint64_t(misaligned) << 24 |
-                      uint64_t(strided) << 25);
+                      uint64_t(strided) << 25 | uint64_t(empty != 0) << 26);
       words.push_back(sizeOneDims(sizes));
+      if (empty)
+        words.push_back(empty);
       if (staticShapes)
         for (int64_t size : sizes)
           words.push_back(static_cast<uint64_t>(size));
@@ -265,6 +280,7 @@ CallSpec jit::makeCallSpec(const FunctionSchema &schema, const IValue *args,
       arg.dtype = tensor.dtype();
       arg.rank = static_cast<int>(tensor.dim());
       arg.sizeOneDims = sizeOneDims(tensor.sizes());
+      arg.sizeZeroDims = emptyDimsOf(schema, i, tensor.sizes());
       if (staticShapes)
         arg.sizes.assign(tensor.sizes().begin(), tensor.sizes().end());
       arg.aligned = device != DeviceType::CUDA || readsAligned(*tensor.impl());
@@ -297,7 +313,9 @@ std::string CallSpec::str() const {
         if (!arg.sizes.empty())
           out << arg.sizes[d];
         else
-          out << ((arg.sizeOneDims >> d & 1) ? "1" : "?");
+          out << ((arg.sizeOneDims >> d & 1)    ? "1"
+                  : (arg.sizeZeroDims >> d & 1) ? "0"
+                                                : "?");
       }
       out << "]";
     };
@@ -379,8 +397,8 @@ std::optional<std::vector<std::string>> splitEntries(std::string_view inner) {
   return entries;
 }
 
-/// The sizes of `[dims]` at `open` in `entry` (each `?`, standing for 2, or
-/// `1`), or an error message.
+/// The sizes of `[dims]` at `open` in `entry` (each `?`, standing for 2,
+/// `1` or `0`: a convolution's input of no channels), or an error message.
 std::variant<std::vector<int64_t>, std::string> sampleDims(const std::string &entry,
                                                            size_t open) {
   std::vector<int64_t> sizes;
@@ -388,10 +406,11 @@ std::variant<std::vector<int64_t>, std::string> sampleDims(const std::string &en
   for (const std::string &dim : dims.value_or(std::vector<std::string>{"bad"})) {
     if (dim == "?")
       sizes.push_back(2);
-    else if (dim == "1")
-      sizes.push_back(1);
+    else if (dim == "1" || dim == "0")
+      sizes.push_back(dim == "1");
     else
-      return "dim '" + dim + "' of " + entry + ": write '?' for any size or '1' for size one";
+      return "dim '" + dim + "' of " + entry +
+             ": write '?' for any size, '1' for size one or '0' for size zero";
   }
   if (sizes.size() > 64)
     return std::string("the JIT compiles tensors of rank up to 64");

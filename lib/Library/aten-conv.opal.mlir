@@ -9,6 +9,8 @@
 // convolution takes float32, float64, bfloat16 and int64, a transposed one
 // float32, float64 and int64. conv1d/2d/3d and conv_transpose1d/2d/3d are
 // CompositeImplicit, as in PyTorch: an unbatched input is a batch of one.
+// An input of 0 channels gives an output of 0 channels, as PyTorch's empty
+// convolution does (its kernel is specialized on that size 0).
 // Written by scripts/generate-conv-library.py (the per-rank checks): edit
 // that script and run it, not this file.
 opal.library "aten" {
@@ -32,6 +34,8 @@ opal.library "aten" {
     %same = arith.cmpi eq, %ic, %wc : i64
     opal.check %same, "Input type ({0:ctype}) and weight type ({1:ctype}) should be the same" (%ic, %wc : i64, i64)
     %no_bias = opal.is_none %bias : !opal.tensor -> i1
+    %empty = opal.has_static_size %input, 1, 0 : !opal.tensor -> i1
+    %no_bias_added = arith.ori %no_bias, %empty : i1
     opal.static_if %no_bias {
       opal.yield
     } else {
@@ -671,11 +675,23 @@ opal.library "aten" {
         }
         opal.yield
       }
-      %c = prims.conv %input, %weight, %s, %p, %d, %groups : (!opal.tensor, !opal.tensor, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i64) -> !opal.tensor
+      // An input of 0 channels gives 0 channels, whatever the weight's count
+      // (PyTorch's empty convolution): the key holds that size 0, so the
+      // kernel of such a call convolves with none of the weight's filters.
+      %c = opal.static_if %empty -> !opal.tensor {
+        %e0 = arith.constant 0 : i64
+        %e1 = arith.constant 1 : i64
+        %none_f = prims.slice_in_dim %weight, %e0, %e0, %e1, %e0 : (!opal.tensor, i64, i64, i64, i64) -> !opal.tensor
+        %e = prims.conv %input, %none_f, %s, %p, %d, %groups : (!opal.tensor, !opal.tensor, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i64) -> !opal.tensor
+        opal.yield %e : !opal.tensor
+      } else {
+        %f = prims.conv %input, %weight, %s, %p, %d, %groups : (!opal.tensor, !opal.tensor, !opal.list<i64>, !opal.list<i64>, !opal.list<i64>, i64) -> !opal.tensor
+        opal.yield %f : !opal.tensor
+      }
       opal.yield %c : !opal.tensor
     }
-    // The bias along dim 1.
-    %r = opal.static_if %no_bias -> !opal.tensor {
+    // The bias along dim 1 (none on an empty convolution's 0 channels).
+    %r = opal.static_if %no_bias_added -> !opal.tensor {
       opal.yield %y : !opal.tensor
     } else {
       %ys = opal.shape_of %y : !opal.tensor -> !opal.list<i64>

@@ -1,8 +1,9 @@
 //===- TypeDirected.cpp - Expanding the type-directed ops -----------------===//
 //
 // The table from op name to expansion, the shared helpers, and the
-// conditions of opal.static_if (is_none, str_eq, has_rank). Promotion.cpp and
-// ShapeDirected.cpp hold the other expansions.
+// conditions of opal.static_if (is_none, str_eq, has_rank,
+// has_static_size). Promotion.cpp and ShapeDirected.cpp hold the other
+// expansions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -130,6 +131,18 @@ Expanded opal::ir::detail::expandHasRank(OpBuilder &b, Operation *op, ValueRange
   return SmallVector<Value>{arith::ConstantIntOp::create(b, op->getLoc(), has ? 1 : 0, 1)};
 }
 
+Expanded opal::ir::detail::expandHasStaticSize(OpBuilder &b, Operation *generic,
+                                               ValueRange operands, std::string &problem) {
+  RankedTensorType type = rankedOperand(operands[0], problem);
+  if (!type)
+    return failure();
+  auto op = cast<HasStaticSizeOp>(generic);
+  int64_t dim = static_cast<int64_t>(op.getDim());
+  bool has = dim >= 0 && dim < type.getRank() && !type.isDynamicDim(dim) &&
+             type.getDimSize(dim) == static_cast<int64_t>(op.getSize());
+  return SmallVector<Value>{arith::ConstantIntOp::create(b, op.getLoc(), has ? 1 : 0, 1)};
+}
+
 namespace {
 
 using Expander = FailureOr<SmallVector<Value>> (*)(OpBuilder &, Operation *, ValueRange,
@@ -157,6 +170,7 @@ const llvm::StringMap<Expander> &expanders() {
     t[TransposePermOp::getOperationName()] = expandTransposePerm;
     t[DimsExceptOp::getOperationName()] = expandDimsExcept;
     t[HasRankOp::getOperationName()] = expandHasRank;
+    t[HasStaticSizeOp::getOperationName()] = expandHasStaticSize;
     t[DimSizeOp::getOperationName()] = expandDimSize;
     t[BatchMatmulOp::getOperationName()] = expandBatchMatmul;
     t[ListEqOp::getOperationName()] = expandListEq;

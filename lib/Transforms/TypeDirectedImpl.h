@@ -98,6 +98,7 @@ OPAL_EXPANDER(expandIsNone);
 OPAL_EXPANDER(expandIsFloating);
 OPAL_EXPANDER(expandStrEq);
 OPAL_EXPANDER(expandHasRank);
+OPAL_EXPANDER(expandHasStaticSize);
 #undef OPAL_EXPANDER
 
 } // namespace opal::ir::detail

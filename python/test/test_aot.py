@@ -332,7 +332,7 @@ def test_fragment_defining_an_existing_op_fails_and_registers_nothing(tmp_path):
 @pytest.mark.parametrize("entry, message", [
     ('"softplus" "(float32[?,2], float)"',
      "aotlib::softplus: specialization (float32[?,2], float): argument 'x': dim '2' of "
-     "float32[?,2]: write '?' for any size or '1' for size one"),
+     "float32[?,2]: write '?' for any size, '1' for size one or '0' for size zero"),
     ('"softplus" "(float32[?], 0.5)"',
      "aotlib::softplus: specialization (float32[?], 0.5): argument 'beta': a float is a "
      "runtime argument: write 'float', not '0.5'"),

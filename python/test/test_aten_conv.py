@@ -417,3 +417,30 @@ def test_a_transposed_convolution_with_an_empty_output_dim_raises():
             assert "Calculated output size per channel: (0 x 9)" in str(ours.value)
         else:
             assert opal.ops.aten.convolution(opal.ones(*x), opal.ones(*w), *args).shape == want
+
+
+def test_an_input_of_no_channels_gives_no_channels():
+    """PyTorch's empty convolution: an input of 0 channels (a weight of 0
+    channels per group) gives an output of 0 channels whatever the weight's
+    count of filters, bias or none, over 1 to 3 spatial dims; the kernel is
+    specialized on that size 0, so a call with channels afterwards gets the
+    filters' output again, and so do meta tensors."""
+    cases = [((2, 0, 5), (4, 0, 3), 1, False), ((2, 0, 5, 5), (4, 0, 3, 3), 1, True),
+             ((2, 0, 5, 5), (4, 0, 3, 3), 2, True), ((1, 0, 4, 5, 5), (3, 0, 2, 3, 3), 1, False),
+             ((0, 0, 5, 5), (4, 0, 3, 3), 1, True)]
+    for xs, ws, groups, bias in cases:
+        spatial = len(xs) - 2
+        args = ([2] * spatial, [1] * spatial, [1] * spatial, False, [0] * spatial, groups)
+        want = torch.ops.aten.convolution(torch.ones(xs), torch.ones(ws),
+                                          torch.ones(ws[0]) if bias else None, *args)
+        got = A.convolution(opal.ones(*xs), opal.ones(*ws), opal.ones(ws[0]) if bias else None,
+                            *args)
+        assert got.shape == tuple(want.shape), (xs, ws)
+        meta = A.convolution(opal.empty(*xs, device="meta"), opal.empty(*ws, device="meta"),
+                             opal.empty(ws[0], device="meta") if bias else None, *args)
+        assert meta.shape == tuple(want.shape), (xs, ws)
+    # The same shapes but for the channels: the filters' sums, with the bias.
+    x, w = torch.randn(2, 3, 5, 5), torch.randn(4, 3, 3, 3)
+    want = torch.conv2d(x, w, torch.ones(4), 2, 1)
+    got = A.conv2d(opal.tensor(x.numpy()), opal.tensor(w.numpy()), opal.ones(4), [2, 2], [1, 1])
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-5)

@@ -111,8 +111,8 @@ TEST(Specialization, AFactorysSizesAreRuntimeValuesOnTheCpu) {
   // A size list's dims are written as a tensor's.
   auto sized = parseSpecialization(s, "(sizes[?,3])");
   ASSERT_FALSE(sized.hasValue());
-  EXPECT_NE(sized.error().message().find("dim '3' of sizes[?,3]: write '?' for any size or "
-                                         "'1' for size one"),
+  EXPECT_NE(sized.error().message().find("dim '3' of sizes[?,3]: write '?' for any size, "
+                                         "'1' for size one or '0' for size zero"),
             std::string::npos)
       << sized.error().message();
   auto wrong = parseSpecialization(view, "(float32[?], sizes[?,?])");
@@ -164,6 +164,36 @@ TEST(Specialization, AConvolutionsGroupsAboveOneAreRuntimeValuesOnTheCpu) {
                 "are compiled in: give the value"),
             std::string::npos)
       << transposed.error().message();
+}
+
+TEST(Specialization, AConvolutionsInputOfNoChannelsIsSpecialized) {
+  // PyTorch's empty convolution: an input of 0 channels gives 0 channels,
+  // so its kernel has that size static (and no other op's size 0 is).
+  auto s = schema("aten::convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, "
+                  "SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] "
+                  "output_padding, SymInt groups) -> Tensor");
+  using List = std::vector<int64_t>;
+  auto call = [](int64_t channels, int64_t batch = 2) {
+    return std::vector<IValue>{Tensor::empty({batch, channels, 5, 5}),
+                               Tensor::empty({4, channels, 3, 3}), IValue(), List{1, 1},
+                               List{1, 1}, List{1, 1}, false, List{0, 0}, int64_t(1)};
+  };
+  EXPECT_NE(keyOf(s, call(0)), keyOf(s, call(3)));
+  EXPECT_EQ(keyOf(s, call(3)), keyOf(s, call(5)));
+  // A batch of 0 is no different from any other.
+  EXPECT_EQ(keyOf(s, call(3, 0)), keyOf(s, call(3)));
+  auto args = call(0);
+  CallSpec spec = makeCallSpec(s, args.data(), DeviceType::CPU, false);
+  EXPECT_EQ(spec.args[0].sizeZeroDims, uint64_t(1) << 1);
+  EXPECT_EQ(spec.args[1].sizeZeroDims, 0u);
+  EXPECT_EQ(spec.str(), "(float32[?,0,?,?], float32[?,?,?,?], None, List[int]=[1, 1], "
+                        "List[int]=[1, 1], List[int]=[1, 1], bool=False, List[int]=[0, 0], "
+                        "int=1)");
+  auto parsed = parseSpecialization(s, spec.str());
+  ASSERT_TRUE(parsed.hasValue()) << parsed.error().message();
+  EXPECT_EQ(keyOf(s, *parsed), keyOf(s, call(0)));
+  auto f = schema("t::f(Tensor x) -> Tensor");
+  EXPECT_EQ(keyOf(f, {Tensor::empty({2, 0})}), keyOf(f, {Tensor::empty({2, 3})}));
 }
 
 TEST(Specialization, RunningOpByOpUnderAModeIsPartOfTheKey) {

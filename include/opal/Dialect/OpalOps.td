@@ -674,6 +674,24 @@ def Opal_HasRankOp : Opal_Op<"has_rank", [Pure, ParentOneOf<["DecompositionOp", 
   let assemblyFormat = "$value `,` $rank attr-dict `:` type($value) `->` type($result)";
 }
 
+def Opal_HasStaticSizeOp
+    : Opal_Op<"has_static_size", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
+  let summary = "whether a dim of a tensor has a given size in the use's type";
+  let description = [{
+    ```mlir
+    %empty = opal.has_static_size %input, 1, 0 : !opal.tensor -> i1
+    ```
+    Becomes a constant, for `opal.static_if`: true where the use's type
+    has dim `dim` static with size `size`, false where the dim is dynamic,
+    static with another size, or missing. Sizes other than 1 are static only where
+    the specialization key holds them (a convolution's empty input
+    channels), so the condition is exact there and false elsewhere.
+  }];
+  let arguments = (ins AnyTensorOrGeneric:$value, I64Attr:$dim, I64Attr:$size);
+  let results = (outs I1:$result);
+  let assemblyFormat = "$value `,` $dim `,` $size attr-dict `:` type($value) `->` type($result)";
+}
+
 def Opal_DimSizeOp : Opal_Op<"dim_size", [Pure, ParentOneOf<["DecompositionOp", "StaticIfOp"]>]> {
   let summary = "the size of one dimension of a tensor";
   let description = [{

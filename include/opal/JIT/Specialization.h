@@ -13,7 +13,10 @@
 // on the CPU with dynamic shapes (`groups == 1` stays a constant): one
 // kernel serves every depthwise or grouped convolution of a kernel size and
 // stride. Every other argument (dims, keepdim, dtype, strings, lists,
-// None) is baked into the IR as a constant.
+// None) is baked into the IR as a constant. One size 0 is specialized
+// too: `aten::convolution`'s input with 0 channels, whose output has 0
+// channels whatever the weight says (PyTorch's empty convolution), gets a
+// kernel of its own with that dim static.
 //
 // The key of a call is a short array of 64-bit words that holds all of
 // this exactly (no hashing of values, no strings): the in-memory cache
@@ -60,6 +63,9 @@ struct ArgSpec {
   ScalarType dtype = ScalarType::Undefined;
   int rank = 0;
   uint64_t sizeOneDims = 0; ///< bit d set: dim d has size 1
+  /// Bit d set: dim d has size 0 and the kernel takes it static (only where
+  /// the op's decomposition branches on it: emptyDimsOf).
+  uint64_t sizeZeroDims = 0;
   std::vector<int64_t> sizes; ///< every size, when the spec has static shapes
   /// On CUDA: the data the kernel reads is kVectorAlignment-byte aligned, so
   /// its elementwise loops may use 128-bit loads (always true elsewhere).
