@@ -11,8 +11,9 @@ projection, ResNet's 1x1 shortcut of stride 2, RegNet's and MobileNet's
 pointwise layers over a batch of 16, a 1-d and a 3-d convolution, and a
 transposed 2-d one (stride 2, a decoder's upsampling), resnet18's layers
 at a batch of 8 of 64x64 images ("r18": planes of 16x16 to 2x2),
-MobileNet-v2's depthwise and pointwise layers at a batch of 16 ("mb"), with and
-without a bias (a batch norm folded into the convolution gives it one:
+MobileNet-v2's depthwise and pointwise layers at a batch of 16 ("mb"),
+RegNet-Y-400MF's grouped 3x3 layers of 8 channels a group at a batch of 16
+("rg", with a bias), with and without a bias (a batch norm folded into the convolution gives it one:
 "+bias"), and ResNet's max pool after its stem (values only, as an eval graph pools). Reports min and median
 milliseconds and PyTorch's median over opal's, against the PyTorch 2 of
 the bootstrap's environment (MKL and oneDNN; the reference BLAS is refused).
@@ -63,16 +64,26 @@ CASES = [
     ("mb dw 3x3 144ch 40x40 b16", (16, 144, 40, 40), (144, 1, 3, 3), 1, 1, 144,
      False),
     ("mb 1x1 24->144ch 40x40 b16", (16, 24, 40, 40), (144, 24, 1, 1), 1, 0, 1, False),
+    # RegNet-Y-400MF's grouped 3x3 layers (8 channels a group) at a batch
+    # of 16 of 160x160 images, each with a bias (a folded batch norm).
+    ("rg 3x3/2 48ch g6 80x80 b16", (16, 48, 80, 80), (48, 8, 3, 3), 2, 1, 6, False),
+    ("rg 3x3/2 104ch g13 40x40 b16", (16, 104, 40, 40), (104, 8, 3, 3), 2, 1, 13, False),
+    ("rg 3x3 104ch g13 20x20 b16", (16, 104, 20, 20), (104, 8, 3, 3), 1, 1, 13, False),
+    ("rg 3x3 208ch g26 10x10 b16", (16, 208, 10, 10), (208, 8, 3, 3), 1, 1, 26, False),
+    ("rg 3x3 440ch g55 5x5 b16", (16, 440, 5, 5), (440, 8, 3, 3), 1, 1, 55, False),
 ]
 # Cases run again with a bias (named "<case> +bias").
 BIASED = ("mb dw 3x3 144ch 40x40 b16", "mb 1x1 24->144ch 40x40 b16")
+# Cases that run with a bias only.
+ONLY_BIASED = ("rg ",)
 
 
 def cases():
     rng = np.random.default_rng(0)
     out = []
-    runs = [(case, False) for case in CASES]
-    runs += [(case, True) for case in CASES if case[0] in BIASED]
+    runs = [(case, False) for case in CASES if not case[0].startswith(ONLY_BIASED)]
+    runs += [(case, True) for case in CASES
+             if case[0] in BIASED or case[0].startswith(ONLY_BIASED)]
     for (name, xs, ws, stride, padding, groups, transposed), biased in runs:
         x = rng.standard_normal(xs).astype(np.float32)
         w = rng.standard_normal(ws).astype(np.float32)

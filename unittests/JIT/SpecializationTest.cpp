@@ -151,6 +151,15 @@ TEST(Specialization, AConvolutionsGroupsAboveOneAreRuntimeValuesOnTheCpu) {
   args = call(1);
   EXPECT_EQ(makeCallSpec(s, args.data(), DeviceType::CPU, false).args[8].kind,
             ArgKind::Constant);
+  // 8 channels per group or more (RegNet's): groups compiled in, for the
+  // products over shifted rows.
+  std::vector<IValue> wide = {Tensor::empty({2, 24, 5, 5}), Tensor::empty({24, 8, 3, 3}),
+                              IValue(), List{1, 1}, List{1, 1}, List{1, 1}, false,
+                              List{0, 0}, int64_t(3)};
+  EXPECT_EQ(makeCallSpec(s, wide.data(), DeviceType::CPU, false).args[8].kind,
+            ArgKind::Constant);
+  wide[1] = Tensor::empty({24, 7, 3, 3});
+  EXPECT_EQ(makeCallSpec(s, wide.data(), DeviceType::CPU, false).args[8].kind, ArgKind::Int);
   // Written back as text, the spec stands for the same kernel; `int` is
   // refused where groups is compiled in.
   auto parsed = parseSpecialization(s, spec.str());

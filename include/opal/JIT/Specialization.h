@@ -10,8 +10,9 @@
 // on the CPU is a runtime value too, with its length and its entries of 1
 // specialized as a tensor's rank and size-1 dims are: `zeros([n, 4])` is
 // one kernel for every n. So is `aten::convolution`'s `groups` above 1
-// on the CPU with dynamic shapes (`groups == 1` stays a constant): one
-// kernel serves every depthwise or grouped convolution of a kernel size and
+// on the CPU with dynamic shapes for a weight of fewer than 8 channels per
+// group (`groups == 1` and wider groups stay constants): one kernel serves
+// every depthwise or narrowly grouped convolution of a kernel size and
 // stride. Every other argument (dims, keepdim, dtype, strings, lists,
 // None) is baked into the IR as a constant. One size 0 is specialized
 // too: `aten::convolution`'s input with 0 channels, whose output has 0
