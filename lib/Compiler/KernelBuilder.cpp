@@ -71,14 +71,14 @@ FailureOr<Value> constantArgument(OpBuilder &b, Location loc, const Argument &ar
 
 /// The shape an argument of kind Tensor or Sizes enters the kernel with:
 /// every size when the spec has static shapes, else the size-1 dims (and
-/// the size-0 dims the key holds) static and the others dynamic.
+/// the dims whose sizes the key holds) static and the others dynamic.
 SmallVector<int64_t> shapeOf(const jit::ArgSpec &arg) {
   SmallVector<int64_t> shape;
   for (int d = 0; d < arg.rank; ++d)
-    shape.push_back(!arg.sizes.empty()           ? arg.sizes[d]
-                    : (arg.sizeOneDims >> d & 1)  ? 1
-                    : (arg.sizeZeroDims >> d & 1) ? 0
-                                                  : ShapedType::kDynamic);
+    shape.push_back(!arg.sizes.empty()          ? arg.sizes[d]
+                    : (arg.sizeOneDims >> d & 1) ? 1
+                    : (arg.keyedDims >> d & 1)   ? arg.keyedSize(d)
+                                                 : ShapedType::kDynamic);
   return shape;
 }
 

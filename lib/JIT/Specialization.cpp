@@ -59,20 +59,15 @@ bool isRuntimeSizes(const FunctionSchema &schema, const Argument &argument,
 /// Whether argument `i` of a call of `schema` with `args` enters it on
 /// `device` as a runtime int: a convolution's `groups` above 1 on the CPU
 /// (not transposed: the output's channels are the weight's times groups),
-/// in a kernel of dynamic shapes, whose weight has fewer than
-/// kShiftedChannels channels per group. Its lowering reads the number of
-/// groups at run time, so one kernel serves every depthwise (or narrowly
-/// grouped) convolution of a kernel size and stride: MobileNet's ten
+/// in a kernel of dynamic shapes. Its lowering reads the number of groups
+/// at run time, so one kernel serves every depthwise or grouped
+/// convolution of a kernel size and stride (and, from kShiftedChannels
+/// channels per group, of that count: keyedDimsOf): MobileNet's ten
 /// depthwise convolutions compile as two kernels, not ten. `groups == 1`
 /// (an ordinary convolution, lowered as products) stays a constant, as does
-/// a bad value (its error is the compile's) and the groups of a weight of
-/// kShiftedChannels channels per group or more (RegNet's 8): their kernel
-/// sums each group's channels in matrix products over shifted rows
-/// (ConvolutionToLinalg.cpp), which need the groups compiled in, 1.3x to
-/// 2.3x faster than the loop over one channel at a time that runtime
-/// groups get.
-constexpr size_t kConvolutionWeight = 1, kConvolutionTransposed = 6, kConvolutionGroups = 8;
-constexpr int64_t kShiftedChannels = 8;
+/// a bad value (its error is the compile's).
+constexpr size_t kConvolutionInput = 0, kConvolutionWeight = 1, kConvolutionTransposed = 6,
+                 kConvolutionGroups = 8;
 bool isRuntimeInt(const FunctionSchema &schema, const IValue *args, size_t i, DeviceType device,
                   bool staticShapes) {
   return i == kConvolutionGroups && args[i].isInt() && args[i].toInt() > 1 &&
@@ -80,10 +75,7 @@ bool isRuntimeInt(const FunctionSchema &schema, const IValue *args, size_t i, De
          schema.operatorName().name == "aten::convolution" &&
          schema.operatorName().overloadName.empty() &&
          schema.arguments()[i].name() == "groups" &&
-         args[kConvolutionTransposed].isBool() && !args[kConvolutionTransposed].toBool() &&
-         args[kConvolutionWeight].isTensor() &&
-         args[kConvolutionWeight].toTensorImpl()->sizes().size() > 1 &&
-         args[kConvolutionWeight].toTensorImpl()->sizes()[1] < kShiftedChannels;
+         args[kConvolutionTransposed].isBool() && !args[kConvolutionTransposed].toBool();
 }
 
 /// How argument `i` of a call of `schema` with `args` enters a kernel on
@@ -108,16 +100,33 @@ ArgKind kindOf(const FunctionSchema &schema, const IValue *args, size_t i, Devic
   return ArgKind::Constant;
 }
 
-/// Bit d set: dim d of argument `i` of a call of `schema` has size 0 and
-/// the kernel takes it static: `aten::convolution`'s input channels, where
-/// PyTorch's empty convolution returns 0 channels whatever the weight's
-/// count (the decomposition branches on it with opal.has_static_size). The
-/// cheap test first: nearly every call has no such dim.
-uint64_t emptyDimsOf(const FunctionSchema &schema, size_t i, IntArrayRef sizes) {
-  if (i != 0 || sizes.size() < 2 || sizes[1] != 0)
+/// Bit d set: dim d of argument `i` (a tensor of `sizes`) of a call of
+/// `schema` with `args` has its size in the key and static in the kernel,
+/// where a decomposition or lowering needs it known. Two, both of
+/// `aten::convolution`: its input's channels when 0 (PyTorch's empty
+/// convolution gives 0 channels whatever the weight's count: the
+/// decomposition branches on it with opal.has_static_size), and, where its
+/// groups enter at run time, its weight's channels per group from
+/// kShiftedChannels on (RegNet's 8): a kernel for that count sums a group's
+/// channels in products over shifted rows (ConvolutionToLinalg.cpp), 1.2x
+/// to 2.9x faster than the loop over one channel at a time that fewer get.
+/// The cheap tests first: nearly every call has no such dim.
+constexpr int64_t kShiftedChannels = 8;
+uint64_t keyedDimsOf(const FunctionSchema &schema, const IValue *args, size_t i,
+                     IntArrayRef sizes, DeviceType device, bool staticShapes) {
+  if (i > kConvolutionWeight || sizes.size() < 2 || staticShapes)
+    return 0;
+  bool emptyInput = i == kConvolutionInput && sizes[1] == 0;
+  bool wideGroups = i == kConvolutionWeight && sizes[1] >= kShiftedChannels;
+  if (!emptyInput && !wideGroups)
     return 0;
   const OperatorName &name = schema.operatorName();
-  return name.name == "aten::convolution" && name.overloadName.empty() ? uint64_t(1) << 1 : 0;
+  if (name.name != "aten::convolution" || !name.overloadName.empty())
+    return 0;
+  if (wideGroups && (schema.arguments().size() <= kConvolutionGroups ||
+                     !isRuntimeInt(schema, args, kConvolutionGroups, device, staticShapes)))
+    return 0;
+  return uint64_t(1) << 1;
 }
 
 /// Bit d set: dim d has size 1.
@@ -248,13 +257,17 @@ Expected<bool> jit::appendKeyWords(const FunctionSchema &schema, const IValue *a
         return keyError(schema, args, i);
       bool misaligned = device == DeviceType::CUDA && !readsAligned(tensor);
       bool strided = viewsInPlace && device == DeviceType::CPU && readsStrided(tensor);
-      uint64_t empty = emptyDimsOf(schema, i, sizes);
+      uint64_t keyed = keyedDimsOf(schema, args, i, sizes, device, staticShapes);
       words.push_back(head | uint64_t(static_cast<uint8_t>(tensor.dtype())) << 8 |
                       uint64_t(sizes.size()) << 16 | uint64_t(misaligned) << 24 |
-                      uint64_t(strided) << 25 | uint64_t(empty != 0) << 26);
+                      uint64_t(strided) << 25 | uint64_t(keyed != 0) << 26);
       words.push_back(sizeOneDims(sizes));
-      if (empty)
-        words.push_back(empty);
+      if (keyed) {
+        words.push_back(keyed);
+        for (size_t d = 0; d < sizes.size(); ++d)
+          if (keyed >> d & 1)
+            words.push_back(static_cast<uint64_t>(sizes[d]));
+      }
       if (staticShapes)
         for (int64_t size : sizes)
           words.push_back(static_cast<uint64_t>(size));
@@ -290,7 +303,10 @@ CallSpec jit::makeCallSpec(const FunctionSchema &schema, const IValue *args,
       arg.dtype = tensor.dtype();
       arg.rank = static_cast<int>(tensor.dim());
       arg.sizeOneDims = sizeOneDims(tensor.sizes());
-      arg.sizeZeroDims = emptyDimsOf(schema, i, tensor.sizes());
+      arg.keyedDims = keyedDimsOf(schema, args, i, tensor.sizes(), device, staticShapes);
+      for (int d = 0; d < arg.rank; ++d)
+        if (arg.keyedDims >> d & 1)
+          arg.keyedSizes.push_back(tensor.sizes()[d]);
       if (staticShapes)
         arg.sizes.assign(tensor.sizes().begin(), tensor.sizes().end());
       arg.aligned = device != DeviceType::CUDA || readsAligned(*tensor.impl());
@@ -323,9 +339,9 @@ std::string CallSpec::str() const {
         if (!arg.sizes.empty())
           out << arg.sizes[d];
         else
-          out << ((arg.sizeOneDims >> d & 1)    ? "1"
-                  : (arg.sizeZeroDims >> d & 1) ? "0"
-                                                : "?");
+          out << ((arg.sizeOneDims >> d & 1) ? "1"
+                  : (arg.keyedDims >> d & 1) ? std::to_string(arg.keyedSize(d))
+                                             : "?");
       }
       out << "]";
     };
@@ -407,20 +423,35 @@ std::optional<std::vector<std::string>> splitEntries(std::string_view inner) {
   return entries;
 }
 
+/// What a dim written as a number other than 1 must be: a size the key
+/// holds (ArgSpec::keyedDims), checked once the whole call is read.
+std::string unkeyedSize(const std::string &dim, const std::string &entry) {
+  return "dim '" + dim + "' of " + entry +
+         ": write '?' for any size or '1' for size one; other sizes only where kernels are "
+         "specialized on them (a convolution's input of 0 channels, its weight's 8 or more "
+         "channels per group with groups 'int')";
+}
+
+/// The dims of `[dims]` at `open` in `entry`, as written, or nullopt.
+std::optional<std::vector<std::string>> dimsOf(const std::string &entry, size_t open) {
+  return splitEntries(entry.substr(open + 1, entry.size() - open - 2));
+}
+
 /// The sizes of `[dims]` at `open` in `entry` (each `?`, standing for 2,
-/// `1` or `0`: a convolution's input of no channels), or an error message.
+/// or a size: 1, or one the key may hold, checked by keyedAsWritten), or an
+/// error message.
 std::variant<std::vector<int64_t>, std::string> sampleDims(const std::string &entry,
                                                            size_t open) {
   std::vector<int64_t> sizes;
-  auto dims = splitEntries(entry.substr(open + 1, entry.size() - open - 2));
-  for (const std::string &dim : dims.value_or(std::vector<std::string>{"bad"})) {
-    if (dim == "?")
+  for (const std::string &dim : dimsOf(entry, open).value_or(std::vector<std::string>{"bad"})) {
+    if (dim == "?") {
       sizes.push_back(2);
-    else if (dim == "1" || dim == "0")
-      sizes.push_back(dim == "1");
-    else
-      return "dim '" + dim + "' of " + entry +
-             ": write '?' for any size, '1' for size one or '0' for size zero";
+      continue;
+    }
+    if (dim.empty() || dim.size() > 12 ||
+        !std::all_of(dim.begin(), dim.end(), [](unsigned char c) { return std::isdigit(c); }))
+      return unkeyedSize(dim, entry);
+    sizes.push_back(std::stoll(dim));
   }
   if (sizes.size() > 64)
     return std::string("the JIT compiles tensors of rank up to 64");
@@ -537,6 +568,23 @@ Expected<std::vector<IValue>> jit::parseSpecialization(const FunctionSchema &sch
     if (auto *message = std::get_if<std::string>(&value))
       return argumentFail(*message);
     values.push_back(std::move(std::get<IValue>(value)));
+  }
+  // A dim written as a size other than 1 must be one the call's key holds.
+  CallSpec spec = makeCallSpec(schema, values.data(), DeviceType::CPU, false);
+  for (size_t i = 0; i < entries->size() && i < arguments.size(); ++i) {
+    const std::string &entry = (*entries)[i];
+    size_t open = entry.find('[');
+    if (open == std::string::npos || entry.back() != ']' ||
+        (spec.args[i].kind != ArgKind::Tensor && spec.args[i].kind != ArgKind::Sizes))
+      continue;
+    std::vector<std::string> dims = dimsOf(entry, open).value_or(std::vector<std::string>{});
+    for (size_t d = 0; d < dims.size(); ++d) {
+      if (dims[d] == "?" || dims[d] == "1")
+        continue;
+      const ArgSpec &arg = spec.args[i];
+      if (!(arg.keyedDims >> d & 1) || std::to_string(arg.keyedSize(int(d))) != dims[d])
+        return fail("argument '" + arguments[i].name() + "': " + unkeyedSize(dims[d], entry));
+    }
   }
   return values;
 }

@@ -569,11 +569,11 @@ Phases phasesOf(const ConvParameters &p) {
 }
 
 /// Whether shiftedConv suits prims.conv `op`: a float accumulator, more
-/// than one kernel position (when known), one group or groups compiled in
-/// with channels per group not known to be fewer than 8 (each product sums
-/// over them: a depthwise convolution's products would sum one each; a
-/// CPU kernel whose groups are compiled in has at least 8, the JIT's key
-/// says, JIT/Specialization.cpp), and strides that make at most
+/// than one kernel position (when known), one group or at least 8 channels
+/// per group known (each product sums over them: a depthwise convolution's
+/// products would sum one each; a CPU kernel whose groups enter at run
+/// time knows its count from 8 on, JIT/Specialization.cpp), and strides
+/// that make at most
 /// kMaxPhases phases, none of them unread by a kernel known to span less
 /// than its stride.
 constexpr int64_t kMaxPhases = 16;
@@ -596,7 +596,7 @@ bool suitsShiftedConv(Operation *op, const ConvParameters &p) {
   if (!accumulator.isF32() && !accumulator.isF64())
     return false;
   int64_t channels = weightType.getDimSize(1);
-  if (p.groups != 1 && (p.runtimeGroups || (!ShapedType::isDynamic(channels) && channels < 8)))
+  if (p.groups != 1 && (ShapedType::isDynamic(channels) || channels < 8))
     return false;
   int64_t positions = 1;
   for (int64_t d = 2; d < weightType.getRank(); ++d) {

@@ -332,7 +332,9 @@ def test_fragment_defining_an_existing_op_fails_and_registers_nothing(tmp_path):
 @pytest.mark.parametrize("entry, message", [
     ('"softplus" "(float32[?,2], float)"',
      "aotlib::softplus: specialization (float32[?,2], float): argument 'x': dim '2' of "
-     "float32[?,2]: write '?' for any size, '1' for size one or '0' for size zero"),
+     "float32[?,2]: write '?' for any size or '1' for size one; other sizes only where "
+     "kernels are specialized on them (a convolution's input of 0 channels, its weight's 8 "
+     "or more channels per group with groups 'int')"),
     ('"softplus" "(float32[?], 0.5)"',
      "aotlib::softplus: specialization (float32[?], 0.5): argument 'beta': a float is a "
      "runtime argument: write 'float', not '0.5'"),

@@ -243,12 +243,11 @@ def test_one_kernel_serves_small_and_large_planes():
 
 
 def test_one_kernel_serves_every_group_count():
-    """A convolution's groups above 1 is a runtime value of a CPU kernel for
-    a weight of fewer than 8 channels per group: one compiled kernel runs 2,
-    3, 4 and 6 groups, and one more every depthwise convolution (a weight of
-    one channel per group, whose dim of size 1 is part of the key), each as
-    PyTorch computes it; with 8 channels per group or more the groups are
-    compiled in."""
+    """A convolution's groups above 1 is a runtime value of a CPU kernel: one
+    compiled kernel runs 2, 3, 4 and 6 groups, one more every depthwise
+    convolution (a weight of one channel per group, whose dim of size 1 is
+    part of the key), and from 8 channels per group on one per count of
+    channels a group, each as PyTorch computes it."""
     data = np.random.default_rng(7)
 
     def check(xs, ws, groups, stride):
@@ -270,16 +269,17 @@ def test_one_kernel_serves_every_group_count():
         check((2, channels, 7, 7), (channels, 1, 3, 3), channels, 3)
         check((2, channels, 6, 6), (2 * channels, 1, 3, 3), channels, 3)  # two filters each
     assert opal.jit.stats()["compiles"] - compiles <= 1
-    # 8 channels per group or more (RegNet's): groups compiled in, a kernel
-    # per group count and stride (products over shifted rows), which serves
-    # other sizes and channel counts.
+    # 8 channels per group or more (RegNet's): a kernel per count of
+    # channels a group and stride (products over shifted rows), which
+    # serves every group count and size.
     compiles = opal.jit.stats()["compiles"]
-    for groups in (2, 3):
+    for groups in (2, 3, 5):
         for stride in (1, 2):
             check((2, 8 * groups, 9, 9), (8 * groups, 8, 3, 3), groups, stride)
             check((2, 8 * groups, 5, 7), (16 * groups, 8, 3, 3), groups, stride)
     check((3, 30, 6, 6), (30, 10, 3, 3), 3, 1)
-    assert opal.jit.stats()["compiles"] - compiles == 4
+    check((2, 40, 7, 7), (20, 10, 3, 3), 4, 1)
+    assert opal.jit.stats()["compiles"] - compiles == 3
 
 
 def test_strided_convolution_bfloat16_sums_in_float32():

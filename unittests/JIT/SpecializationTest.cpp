@@ -111,8 +111,8 @@ TEST(Specialization, AFactorysSizesAreRuntimeValuesOnTheCpu) {
   // A size list's dims are written as a tensor's.
   auto sized = parseSpecialization(s, "(sizes[?,3])");
   ASSERT_FALSE(sized.hasValue());
-  EXPECT_NE(sized.error().message().find("dim '3' of sizes[?,3]: write '?' for any size, "
-                                         "'1' for size one or '0' for size zero"),
+  EXPECT_NE(sized.error().message().find("dim '3' of sizes[?,3]: write '?' for any size or "
+                                         "'1' for size one; other sizes only where kernels"),
             std::string::npos)
       << sized.error().message();
   auto wrong = parseSpecialization(view, "(float32[?], sizes[?,?])");
@@ -151,15 +151,36 @@ TEST(Specialization, AConvolutionsGroupsAboveOneAreRuntimeValuesOnTheCpu) {
   args = call(1);
   EXPECT_EQ(makeCallSpec(s, args.data(), DeviceType::CPU, false).args[8].kind,
             ArgKind::Constant);
-  // 8 channels per group or more (RegNet's): groups compiled in, for the
-  // products over shifted rows.
-  std::vector<IValue> wide = {Tensor::empty({2, 24, 5, 5}), Tensor::empty({24, 8, 3, 3}),
-                              IValue(), List{1, 1}, List{1, 1}, List{1, 1}, false,
-                              List{0, 0}, int64_t(3)};
-  EXPECT_EQ(makeCallSpec(s, wide.data(), DeviceType::CPU, false).args[8].kind,
-            ArgKind::Constant);
-  wide[1] = Tensor::empty({24, 7, 3, 3});
-  EXPECT_EQ(makeCallSpec(s, wide.data(), DeviceType::CPU, false).args[8].kind, ArgKind::Int);
+  // 8 channels per group or more (RegNet's): the count is in the key and
+  // static in the kernel (products over shifted rows), groups still a
+  // runtime value; fewer stay dynamic.
+  auto grouped = [](int64_t groups, int64_t perGroup) {
+    return std::vector<IValue>{Tensor::empty({2, groups * perGroup, 5, 5}),
+                               Tensor::empty({groups * 2, perGroup, 3, 3}), IValue(),
+                               List{1, 1}, List{1, 1}, List{1, 1}, false, List{0, 0}, groups};
+  };
+  EXPECT_EQ(keyOf(s, grouped(3, 8)), keyOf(s, grouped(55, 8)));
+  EXPECT_NE(keyOf(s, grouped(3, 8)), keyOf(s, grouped(3, 16)));
+  EXPECT_NE(keyOf(s, grouped(3, 8)), keyOf(s, grouped(3, 7)));
+  EXPECT_EQ(keyOf(s, grouped(3, 7)), keyOf(s, grouped(4, 2)));
+  auto wide = grouped(3, 8);
+  CallSpec wideSpec = makeCallSpec(s, wide.data(), DeviceType::CPU, false);
+  EXPECT_EQ(wideSpec.args[8].kind, ArgKind::Int);
+  EXPECT_EQ(wideSpec.args[1].keyedDims, uint64_t(1) << 1);
+  EXPECT_EQ(wideSpec.str(), "(float32[?,?,?,?], float32[?,8,?,?], None, List[int]=[1, 1], "
+                            "List[int]=[1, 1], List[int]=[1, 1], bool=False, List[int]=[0, 0], "
+                            "int)");
+  auto wideParsed = parseSpecialization(s, wideSpec.str());
+  ASSERT_TRUE(wideParsed.hasValue()) << wideParsed.error().message();
+  EXPECT_EQ(keyOf(s, *wideParsed), keyOf(s, wide));
+  // A size the key does not hold is refused: one group.
+  auto unkeyed = parseSpecialization(
+      s, "(float32[?,?,?,?], float32[?,8,?,?], None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1)");
+  ASSERT_FALSE(unkeyed.hasValue());
+  EXPECT_NE(unkeyed.error().message().find("argument 'weight': dim '8' of float32[?,8,?,?]"),
+            std::string::npos)
+      << unkeyed.error().message();
+  EXPECT_EQ(makeCallSpec(s, wide.data(), DeviceType::CPU, true).args[1].keyedDims, 0u);
   // Written back as text, the spec stands for the same kernel; `int` is
   // refused where groups is compiled in.
   auto parsed = parseSpecialization(s, spec.str());
@@ -193,8 +214,8 @@ TEST(Specialization, AConvolutionsInputOfNoChannelsIsSpecialized) {
   EXPECT_EQ(keyOf(s, call(3, 0)), keyOf(s, call(3)));
   auto args = call(0);
   CallSpec spec = makeCallSpec(s, args.data(), DeviceType::CPU, false);
-  EXPECT_EQ(spec.args[0].sizeZeroDims, uint64_t(1) << 1);
-  EXPECT_EQ(spec.args[1].sizeZeroDims, 0u);
+  EXPECT_EQ(spec.args[0].keyedDims, uint64_t(1) << 1);
+  EXPECT_EQ(spec.args[1].keyedDims, 0u);
   EXPECT_EQ(spec.str(), "(float32[?,0,?,?], float32[?,?,?,?], None, List[int]=[1, 1], "
                         "List[int]=[1, 1], List[int]=[1, 1], bool=False, List[int]=[0, 0], "
                         "int=1)");

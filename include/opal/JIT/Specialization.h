@@ -10,14 +10,15 @@
 // on the CPU is a runtime value too, with its length and its entries of 1
 // specialized as a tensor's rank and size-1 dims are: `zeros([n, 4])` is
 // one kernel for every n. So is `aten::convolution`'s `groups` above 1
-// on the CPU with dynamic shapes for a weight of fewer than 8 channels per
-// group (`groups == 1` and wider groups stay constants): one kernel serves
-// every depthwise or narrowly grouped convolution of a kernel size and
+// on the CPU with dynamic shapes (`groups == 1` stays a constant): one
+// kernel serves every depthwise or grouped convolution of a kernel size and
 // stride. Every other argument (dims, keepdim, dtype, strings, lists,
-// None) is baked into the IR as a constant. One size 0 is specialized
-// too: `aten::convolution`'s input with 0 channels, whose output has 0
-// channels whatever the weight says (PyTorch's empty convolution), gets a
-// kernel of its own with that dim static.
+// None) is baked into the IR as a constant. Two other sizes are
+// specialized too, both `aten::convolution`'s: an input with 0 channels,
+// whose output has 0 channels whatever the weight says (PyTorch's empty
+// convolution), and, where groups enter at run time, a weight's channels
+// per group from 8 on (their kernel sums a group's channels in products,
+// which want the count known).
 //
 // The key of a call is a short array of 64-bit words that holds all of
 // this exactly (no hashing of values, no strings): the in-memory cache
@@ -64,9 +65,12 @@ struct ArgSpec {
   ScalarType dtype = ScalarType::Undefined;
   int rank = 0;
   uint64_t sizeOneDims = 0; ///< bit d set: dim d has size 1
-  /// Bit d set: dim d has size 0 and the kernel takes it static (only where
-  /// the op's decomposition branches on it: emptyDimsOf).
-  uint64_t sizeZeroDims = 0;
+  /// Bit d set: dim d's size is in the key and static in the kernel (only
+  /// where the op's decomposition or lowering needs it: a convolution's
+  /// input of 0 channels, its weight's channels per group from 8 on);
+  /// keyedSizes holds those sizes, lowest dim first.
+  uint64_t keyedDims = 0;
+  std::vector<int64_t> keyedSizes;
   std::vector<int64_t> sizes; ///< every size, when the spec has static shapes
   /// On CUDA: the data the kernel reads is kVectorAlignment-byte aligned, so
   /// its elementwise loops may use 128-bit loads (always true elsewhere).
@@ -79,6 +83,14 @@ struct ArgSpec {
   bool strided = false;
   // Constant:
   IValue constant;
+
+  /// The size of keyed dim `d` (keyedDims has bit d).
+  int64_t keyedSize(int d) const {
+    size_t at = 0;
+    for (int e = 0; e < d; ++e)
+      at += keyedDims >> e & 1;
+    return keyedSizes[at];
+  }
 };
 
 /// The specialization of one call: the op, where it runs, its arguments.
