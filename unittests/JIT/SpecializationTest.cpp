@@ -181,6 +181,14 @@ TEST(Specialization, AConvolutionsGroupsAboveOneAreRuntimeValuesOnTheCpu) {
             std::string::npos)
       << unkeyed.error().message();
   EXPECT_EQ(makeCallSpec(s, wide.data(), DeviceType::CPU, true).args[1].keyedDims, 0u);
+  // Sizes whose count of elements overflows are an error, not a throw.
+  auto huge = parseSpecialization(
+      s, "(float32[?,?,?,?], float32[999999999999,999999999999,999999999999,9], None, [1, 1], "
+         "[1, 1], [1, 1], False, [0, 0], int)");
+  ASSERT_FALSE(huge.hasValue());
+  EXPECT_NE(huge.error().message().find("argument 'weight': Storage size calculation overflowed"),
+            std::string::npos)
+      << huge.error().message();
   // Written back as text, the spec stands for the same kernel; `int` is
   // refused where groups is compiled in.
   auto parsed = parseSpecialization(s, spec.str());
