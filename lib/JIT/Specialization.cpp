@@ -106,7 +106,8 @@ ArgKind kindOf(const FunctionSchema &schema, const IValue *args, size_t i, Devic
 /// where a decomposition or lowering needs it known. Two, both of
 /// `aten::convolution`: its input's channels when 0 (PyTorch's empty
 /// convolution gives 0 channels whatever the weight's count: the
-/// decomposition branches on it with opal.has_static_size), and, where its
+/// decomposition branches on it with opal.has_static_size; conv1d, conv2d
+/// and conv3d, which call it, key theirs too), and, where its
 /// groups enter at run time, its weight's channels per group from
 /// kShiftedChannels on (RegNet's 8): a kernel for that count sums a group's
 /// channels in products over shifted rows (ConvolutionToLinalg.cpp), 1.4x
@@ -117,17 +118,32 @@ uint64_t keyedDimsOf(const FunctionSchema &schema, const IValue *args, size_t i,
                      IntArrayRef sizes, DeviceType device, bool staticShapes) {
   if (i > kConvolutionWeight || sizes.size() < 2 || staticShapes)
     return 0;
-  bool emptyInput = i == kConvolutionInput && sizes[1] == 0;
-  bool wideGroups = i == kConvolutionWeight && sizes[1] >= kShiftedChannels;
-  if (!emptyInput && !wideGroups)
+  if (i == kConvolutionInput ? std::find(sizes.begin(), sizes.end(), 0) == sizes.end()
+                             : sizes[1] < kShiftedChannels)
     return 0;
   const OperatorName &name = schema.operatorName();
-  if (name.name != "aten::convolution" || !name.overloadName.empty())
+  if (!name.overloadName.empty() || name.name.rfind("aten::conv", 0) != 0)
     return 0;
-  if (wideGroups && (schema.arguments().size() <= kConvolutionGroups ||
-                     !isRuntimeInt(schema, args, kConvolutionGroups, device, staticShapes)))
-    return 0;
-  return uint64_t(1) << 1;
+  if (i == kConvolutionWeight)
+    return name.name == "aten::convolution" && sizes[1] >= kShiftedChannels &&
+                   schema.arguments().size() > kConvolutionGroups &&
+                   isRuntimeInt(schema, args, kConvolutionGroups, device, staticShapes)
+               ? uint64_t(1) << 1
+               : 0;
+  // The input's channels: dim 1, or dim 0 of conv1d/2d/3d's unbatched
+  // input (a rank of one more than the spatial dims).
+  int64_t channels = 1;
+  if (name.name != "aten::convolution") {
+    int64_t spatial = name.name == "aten::conv1d"   ? 1
+                      : name.name == "aten::conv2d" ? 2
+                      : name.name == "aten::conv3d" ? 3
+                                                    : 0;
+    int64_t rank = static_cast<int64_t>(sizes.size());
+    if (!spatial || (rank != spatial + 1 && rank != spatial + 2))
+      return 0;
+    channels = rank == spatial + 1 ? 0 : 1;
+  }
+  return sizes[channels] == 0 ? uint64_t(1) << channels : 0;
 }
 
 /// Bit d set: dim d has size 1.

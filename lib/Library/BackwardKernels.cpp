@@ -99,8 +99,10 @@ Three convolutionBackward(const Tensor &grad, const Tensor &input, const Tensor 
              IValue(transposed), IValue(outputPadding), IValue(groups)};
   Tensor gi = wants(mask, 0) ? callTensor("aten_backward::convolution", "input", args) : Tensor();
   Tensor gw = wants(mask, 1) ? callTensor("aten_backward::convolution", "weight", args) : Tensor();
-  Tensor gb = wants(mask, 2) && biasSizes ? callTensor("aten_backward::convolution", "bias", {IValue(grad)})
-                                          : Tensor();
+  Tensor gb = wants(mask, 2) && biasSizes
+                  ? callTensor("aten_backward::convolution", "bias",
+                               {IValue(grad), IValue(input), IValue(weight), IValue(transposed)})
+                  : Tensor();
   return {gi, gw, gb};
 }
 

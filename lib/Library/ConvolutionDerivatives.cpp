@@ -115,9 +115,19 @@ bool wastefulFlip(const Tensor &grad, const Tensor &weight, const Sizes &padding
   return padded * 10 > 14 * plane;
 }
 
+/// Whether a forward convolution was PyTorch's empty one: not transposed,
+/// an input of 0 channels (so a weight of 0 channels per group), whose
+/// output has 0 channels; every gradient is then empty or zero.
+bool emptyConvolution(const Tensor &input, const Tensor &weight, bool transposed) {
+  return !transposed && input.dim() > 1 && input.size(1) == 0 && weight.dim() > 1 &&
+         weight.size(1) == 0;
+}
+
 Tensor inputGradient(const Tensor &grad, const Tensor &input, const Tensor &weight,
                      Sizes stride, Sizes padding, Sizes dilation, bool transposed,
                      Sizes outputPadding, int64_t groups) {
+  if (emptyConvolution(input, weight, transposed))
+    return Tensor::empty(input.sizes(), input.dtype(), input.device()); // (no elements)
   size_t rank = static_cast<size_t>(input.dim() - 2);
   stride = expand(stride, rank, "stride");
   padding = expand(padding, rank, "padding");
@@ -245,6 +255,8 @@ Tensor channelsByGroup(const Tensor &t, int64_t groups) {
 Tensor weightGradient(const Tensor &grad, const Tensor &input, const Tensor &weight,
                       Sizes stride, Sizes padding, Sizes dilation, bool transposed,
                       const Sizes &, int64_t groups) {
+  if (emptyConvolution(input, weight, transposed))
+    return Tensor::empty(weight.sizes(), weight.dtype(), weight.device()); // (no elements)
   size_t rank = static_cast<size_t>(input.dim() - 2);
   stride = expand(stride, rank, "stride");
   padding = expand(padding, rank, "padding");
@@ -285,11 +297,18 @@ Tensor weightGradient(const Tensor &grad, const Tensor &input, const Tensor &wei
   return product.reshape(shape);
 }
 
-Tensor biasGradient(const Tensor &grad) {
-  Sizes dims{0};
-  for (int64_t d = 2; d < grad.dim(); ++d)
+/// The gradient summed over every dim but the channels; for PyTorch's empty
+/// convolution (whose output has 0 channels), zeros for the weight's
+/// filters: the weight, of 0 channels, summed over all but its first dim.
+Tensor biasGradient(const Tensor &grad, const Tensor &input, const Tensor &weight,
+                    bool transposed) {
+  bool empty = emptyConvolution(input, weight, transposed);
+  const Tensor &summed = empty ? weight : grad;
+  Sizes dims{empty ? 1 : 0};
+  for (int64_t d = 2; d < summed.dim(); ++d)
     dims.push_back(d);
-  return callTensor("aten::sum", "dim_IntList", {IValue(grad), IValue(dims), IValue(false), IValue()});
+  return callTensor("aten::sum", "dim_IntList",
+                    {IValue(summed), IValue(dims), IValue(false), IValue()});
 }
 
 } // namespace

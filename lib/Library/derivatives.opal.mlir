@@ -1461,7 +1461,7 @@ opal.library "aten_backward" {
   // aten::convolution, one formula per input.
   opal.def "convolution.input(Tensor grad, Tensor input, Tensor weight, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor"
   opal.def "convolution.weight(Tensor grad, Tensor input, Tensor weight, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor"
-  opal.def "convolution.bias(Tensor grad) -> Tensor"
+  opal.def "convolution.bias(Tensor grad, Tensor input, Tensor weight, bool transposed) -> Tensor"
 
   // --- Pooling: max pooling's gradient goes to each window's maximum, by
   // its index in the (H*W) plane (max_pool2d finds the indices again).

@@ -451,6 +451,21 @@ def test_an_input_of_no_channels_gives_no_channels():
         meta = A.convolution(opal.empty(*xs, device="meta"), opal.empty(*ws, device="meta"),
                              opal.empty(ws[0], device="meta") if bias else None, *args)
         assert meta.shape == tuple(want.shape), (xs, ws)
+    # conv1d/2d/3d key their input's channels too: batched (a view read
+    # from a copy) and unbatched.
+    view = opal.ones(2, 5, 0, 5).transpose(1, 2)
+    assert A.conv2d(view, opal.ones(4, 0, 3, 3)).shape == (2, 0, 3, 3)
+    assert A.conv2d(opal.ones(0, 5, 5), opal.ones(4, 0, 3, 3), opal.ones(4)).shape == (0, 3, 3)
+    assert A.conv1d(opal.ones(3, 0, 6), opal.ones(2, 0, 2), None, [2]).shape == (3, 0, 3)
+    assert tuple(torch.conv2d(torch.ones(0, 5, 5), torch.ones(4, 0, 3, 3))
+                 .shape) == (0, 3, 3)
+    # Its gradients: empty for the input and weight, zeros for the bias.
+    x, w, b = opal.ones(2, 0, 5, 5), opal.ones(4, 0, 3, 3), opal.ones(4)
+    for t in (x, w, b):
+        t.requires_grad_(True)
+    A.conv2d(x, w, b).sum().backward()
+    assert x.grad.shape == (2, 0, 5, 5) and w.grad.shape == (4, 0, 3, 3)
+    assert b.grad.numpy().tolist() == [0.0] * 4
     # The same shapes but for the channels: the filters' sums, with the bias.
     x, w = torch.randn(2, 3, 5, 5), torch.randn(4, 3, 3, 3)
     want = torch.conv2d(x, w, torch.ones(4), 2, 1)
