@@ -118,18 +118,18 @@ uint64_t keyedDimsOf(const FunctionSchema &schema, const IValue *args, size_t i,
                      IntArrayRef sizes, DeviceType device, bool staticShapes) {
   if (i > kConvolutionWeight || sizes.size() < 2 || staticShapes)
     return 0;
-  if (i == kConvolutionInput ? std::find(sizes.begin(), sizes.end(), 0) == sizes.end()
-                             : sizes[1] < kShiftedChannels)
+  // (isRuntimeInt tests the op's name only after its cheap tests: most
+  // ops' second tensor has 8 or more in dim 1.)
+  if (i == kConvolutionWeight)
+    return sizes[1] >= kShiftedChannels && schema.arguments().size() > kConvolutionGroups &&
+                   isRuntimeInt(schema, args, kConvolutionGroups, device, staticShapes)
+               ? uint64_t(1) << 1
+               : 0;
+  if (std::find(sizes.begin(), sizes.end(), 0) == sizes.end())
     return 0;
   const OperatorName &name = schema.operatorName();
   if (!name.overloadName.empty() || name.name.rfind("aten::conv", 0) != 0)
     return 0;
-  if (i == kConvolutionWeight)
-    return name.name == "aten::convolution" && sizes[1] >= kShiftedChannels &&
-                   schema.arguments().size() > kConvolutionGroups &&
-                   isRuntimeInt(schema, args, kConvolutionGroups, device, staticShapes)
-               ? uint64_t(1) << 1
-               : 0;
   // The input's channels: dim 1, or dim 0 of conv1d/2d/3d's unbatched
   // input (a rank of one more than the spatial dims).
   int64_t channels = 1;
